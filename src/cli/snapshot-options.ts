@@ -1,0 +1,37 @@
+import type { Options } from 'yargs';
+import { FORMATS, type Format } from '../run/formats.js';
+
+/** The options of a snapshot run, shared by the default command, `run` and `demo`. */
+export const SNAPSHOT_OPTIONS = {
+  to: {
+    type: 'string',
+    array: true,
+    default: ['parquet'],
+    describe: `Output format, repeatable or comma-separated: ${FORMATS.join(', ')}`,
+  },
+  'base-url': { type: 'string', default: 'https://neurovault.org', describe: 'Base URL of the Image Listing Service' },
+  out: { type: 'string', default: 'output', describe: 'Output folder' },
+  concurrency: { type: 'number', default: 2, describe: 'Pages fetched at once (the real service has 4 workers; be polite)' },
+  'page-size': { type: 'number', default: 100, describe: 'Records per page requested (the service caps it at 1000)' },
+  'parquet-engine': { choices: ['wasm', 'parquetjs'], default: 'wasm', describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite' },
+  'neutralise-formulas': {
+    type: 'boolean',
+    default: true,
+    describe: "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run it (--no-neutralise-formulas: off)",
+  },
+} as const satisfies Record<string, Options>;
+
+/** Parses `--to` values (repeated and/or comma-separated) into a list of formats; throws a one-line error for an unknown one. */
+export function parseFormats(values: readonly string[]): Format[] {
+  const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
+  for (const f of formats) {
+    if (!(FORMATS as readonly string[]).includes(f)) throw new Error(`--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}`);
+  }
+  return [...new Set(formats)] as Format[];
+}
+
+/** Checks a whole-number option: a positive integer within [min, max]. */
+export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`--${name}: expected a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
+  return value;
+}

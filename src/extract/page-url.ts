@@ -1,0 +1,23 @@
+/** The URL of the list page at `offset` with `limit` records: `{base}/api/images/?limit=L&offset=O`. */
+export function pageUrl(listUrl: URL, limit: number, offset: number): string {
+  const url = new URL(listUrl);
+  url.searchParams.set('limit', String(limit));
+  url.searchParams.set('offset', String(offset));
+  url.searchParams.sort();
+  return url.href;
+}
+
+/** The list endpoint of a service: `{base}/api/images/`, keeping any path prefix of the base URL. */
+export function listUrlOf(baseUrl: string): URL {
+  const base = new URL(baseUrl);
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  return new URL('api/images/', base);
+}
+
+/** The `limit` a link carries (the server's effective page size), or undefined. */
+export function limitOfLink(link: string | null): number | undefined {
+  if (link === null) return undefined;
+  const value = new URL(link).searchParams.get('limit');
+  const n = value === null ? NaN : Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}

@@ -1,0 +1,48 @@
+/**
+ * The values that flow between stages: raw pages from extract, normalised rows to load.
+ */
+import type { RecordIssue } from './image-schema.js';
+
+/** One value of a normalised row: int64/float64 as number, timestamp as bigint microseconds since the epoch (UTC), boolean, string (category and json too), or null. */
+export type RowValue = string | number | boolean | bigint | null;
+
+/** A normalised output row: a value for every column name of COLUMNS. */
+export type Row = Record<string, RowValue>;
+
+/** Where a batch came from: the page request. */
+export interface PageRef {
+  /** The URL the page was fetched from. */
+  url: string;
+  /** The page's offset in the list. */
+  offset: number;
+}
+
+/** A record that broke the schema, kept as data: the raw record, where it came from and why. */
+export interface Reject {
+  /** The page URL the record came from. */
+  url: string;
+  /** The raw record as served. */
+  record: unknown;
+  /** The zod issues. */
+  issues: RecordIssue[];
+}
+
+/** A page as extracted: raw records, not yet validated. */
+export interface PageBatch {
+  /** Where the page came from. */
+  source: PageRef;
+  /** `count` as the page reported it. */
+  count: number;
+  /** The raw records of `results`. */
+  records: unknown[];
+}
+
+/** A page-sized batch of normalised rows, with the records of that page that were rejected. */
+export interface RowBatch {
+  /** Where the page came from. */
+  source: PageRef;
+  /** Valid, normalised rows. */
+  rows: Row[];
+  /** Records that broke the schema. */
+  rejects: Reject[];
+}

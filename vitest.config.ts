@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+// CI asks for a JSON report too (.ci/run checks that no test was skipped).
+const report = process.env['IMG_ETL_TEST_REPORT'];
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // End-to-end tests start servers and child processes; the machine has two cores.
+    maxWorkers: 2,
+    reporters: report ? ['default', 'json'] : ['default'],
+    outputFile: report ? { json: report } : undefined,
+  },
+});
