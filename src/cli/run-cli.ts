@@ -1,5 +1,8 @@
 import yargs from 'yargs';
+import { UsageError } from './usage-error.js';
 import { serveCommand } from './serve-command.js';
+import { demoCommand } from './demo-command.js';
+import { readmeCommand } from './readme-command.js';
 import { snapshotCommand } from './snapshot-command.js';
 
 /** Runs the img-etl command line with the given arguments and resolves to the process exit code. */
@@ -10,6 +13,8 @@ export async function runCli(argv: string[]): Promise<number> {
     .scriptName('img-etl')
     .command(snapshotCommand(setExitCode))
     .command(serveCommand(setExitCode))
+    .command(demoCommand(setExitCode))
+    .command(readmeCommand())
     .strict()
     .help()
     .version(false)
@@ -25,6 +30,3 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   return exitCode;
 }
-
-/** A bad command line: unknown option, invalid value. */
-export class UsageError extends Error {}

@@ -5,6 +5,7 @@ import { EXIT } from './exit-codes.js';
 import { Progress } from './progress.js';
 import { SNAPSHOT_OPTIONS, parseFormats, positiveInt } from './snapshot-options.js';
 import { formatSummary } from './summary.js';
+import { UsageError } from './usage-error.js';
 
 type SnapshotArgs = ArgumentsCamelCase<{
   to: string[];
@@ -23,9 +24,9 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   try {
     baseUrl = new URL(args.baseUrl);
   } catch {
-    throw new Error(`--base-url: not a URL: ${JSON.stringify(args.baseUrl)}`);
+    throw new UsageError(`--base-url: not a URL: ${JSON.stringify(args.baseUrl)}`);
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new Error(`--base-url: expected an http or https URL, got ${JSON.stringify(args.baseUrl)}`);
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError(`--base-url: expected an http or https URL, got ${JSON.stringify(args.baseUrl)}`);
   return {
     baseUrl: baseUrl.href,
     outDir: args.out,

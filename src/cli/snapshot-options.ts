@@ -1,5 +1,6 @@
 import type { Options } from 'yargs';
 import { FORMATS, type Format } from '../run/formats.js';
+import { UsageError } from './usage-error.js';
 
 /** The options of a snapshot run, shared by the default command, `run` and `demo`. */
 export const SNAPSHOT_OPTIONS = {
@@ -25,13 +26,13 @@ export const SNAPSHOT_OPTIONS = {
 export function parseFormats(values: readonly string[]): Format[] {
   const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
   for (const f of formats) {
-    if (!(FORMATS as readonly string[]).includes(f)) throw new Error(`--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}`);
+    if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError(`--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}`);
   }
   return [...new Set(formats)] as Format[];
 }
 
 /** Checks a whole-number option: a positive integer within [min, max]. */
 export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`--${name}: expected a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError(`--${name}: expected a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
   return value;
 }

@@ -33,8 +33,12 @@ export interface Manifest {
   duplicates_dropped: number;
   /** Records that broke the schema (in rejects.ndjson). */
   rejects: number;
-  /** Values normalisation replaced. */
-  normalisation: NormalisationCounts;
+  /** Values normalisation replaced: sentinels and empty strings turned into null, per column, and records with unknown keys. */
+  normalisation: {
+    sentinel_to_null: NormalisationCounts['sentinelToNull'];
+    empty_to_null: NormalisationCounts['emptyToNull'];
+    records_with_extra: number;
+  };
   /** Every file written, with rows, bytes and sha256. */
   files: ManifestFile[];
 }

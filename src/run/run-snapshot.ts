@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, basename } from 'node:path';
 import { paginate, newExtractStats, type PaginateOptions } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
@@ -7,6 +7,7 @@ import { toArrow } from '../load/to-arrow.js';
 import { toCsv } from '../load/to-csv.js';
 import { toParquet, type ParquetEngine } from '../load/to-parquet.js';
 import { toRejects } from '../load/to-rejects.js';
+import { LoadError } from '../load/load-error.js';
 import { tee } from '../load/tee.js';
 import { writeJsonAtomic } from '../load/write-json-atomic.js';
 import type { SinkResult } from '../load/sink-result.js';
@@ -60,7 +61,11 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const metadata = { 'img-etl.source_url': sourceUrl, 'img-etl.snapshot_time': startedAt.toISOString(), 'img-etl.schema_version': SCHEMA_VERSION };
   const columnar = formats.filter((f) => f !== 'csv');
   const consumers: ((source: AsyncIterable<RowBatch>) => Promise<SinkResult | SinkResult[]>)[] = [
-    (source) => toRejects(source, { path: join(outDir, FILE_NAMES.rejects) }),
+    async (source) => {
+      const rejects = await toRejects(source, { path: join(outDir, FILE_NAMES.rejects) });
+      if (rejects.file === null) await rm(join(outDir, FILE_NAMES.rejects), { force: true }); // no stale file from an earlier run
+      return rejects.file === null ? [] : [rejects.file];
+    },
   ];
   if (formats.includes('csv')) {
     consumers.push((source) => toCsv(source, { path: join(outDir, FILE_NAMES.csv), neutraliseFormulas: options.neutraliseFormulas ?? true }));
@@ -76,8 +81,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     });
   }
   const streams = tee(rows.stream, consumers.length);
-  const results = (await Promise.all(consumers.map((consume, i) => consume(streams[i]!)))).flat();
-  const files = results.filter((r) => !(r.format === 'rejects' && r.rows === 0));
+  const files = (await settleAll(consumers.map((consume, i) => consume(streams[i]!)))).flat();
 
   const received = rows.written + rows.rejects;
   const manifest: Manifest = {
@@ -97,7 +101,11 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     records_written: rows.written,
     duplicates_dropped: dedupeCounts.duplicatesDropped,
     rejects: rows.rejects,
-    normalisation,
+    normalisation: {
+      sentinel_to_null: normalisation.sentinelToNull,
+      empty_to_null: normalisation.emptyToNull,
+      records_with_extra: normalisation.recordsWithExtra,
+    },
     files: files.map((f) => ({ name: basename(f.path), format: f.format as Manifest['files'][number]['format'], rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
   };
   const manifestPath = join(outDir, FILE_NAMES.manifest);
@@ -116,4 +124,14 @@ function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: 
     }
   })();
   return counter;
+}
+
+/** Waits for every sink; if any failed, throws the root failure rather than a sibling's "consumer stopped". */
+async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(promises);
+  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (failures.length > 0) {
+    throw failures.find((e) => !(e instanceof LoadError && e.code === 'LOAD_TEE_CONSUMER_STOPPED')) ?? failures[0];
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }

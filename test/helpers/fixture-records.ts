@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { fixtureRecords as readFixtureRecords } from './fixture-service.js';
 
 /** The 59 real records recorded from neurovault.org (test/fixtures), as parsed objects. */
-export const fixtureRecords: Record<string, unknown>[] = readFileSync(new URL('../fixtures/neurovault-real-records.ndjson', import.meta.url), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Record<string, unknown>);
+export const fixtureRecords: Record<string, unknown>[] = readFixtureRecords();
 
 /** The fixture record with this id. */
 export function fixtureById(id: number): Record<string, unknown> {

@@ -1,0 +1,71 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import { COLUMNS } from '../schema/columns.js';
+import type { Row } from '../schema/row.js';
+import { formatTimestampMicros } from '../schema/timestamp.js';
+import { readNdjsonLines } from '../service/data-records.js';
+import { startService } from '../service/start-service.js';
+import { runSnapshot } from '../run/run-snapshot.js';
+import { EXIT } from './exit-codes.js';
+import { Progress } from './progress.js';
+import { parseFormats, positiveInt } from './snapshot-options.js';
+import { formatSummary } from './summary.js';
+
+type DemoArgs = ArgumentsCamelCase<{ records: number; out: string; to: string[]; rows: number }>;
+
+/** The 59 real records shipped with the repository, when they are there. */
+function fixturePath(): string | undefined {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'test', 'fixtures', 'neurovault-real-records.ndjson');
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/** `img-etl demo`: serves the bundled service on a free loopback port, snapshots it, prints the summary and the first rows, and stops the service. */
+export function demoCommand(setExitCode: (code: number) => void): CommandModule<object, DemoArgs> {
+  return {
+    command: 'demo',
+    describe: 'Run the whole job against the bundled service (no network): real and generated records into output/demo',
+    builder: (y) =>
+      y
+        .option('records', { type: 'number', default: 5000, describe: 'Generated records served beside the 59 real ones' })
+        .option('out', { type: 'string', default: 'output/demo', describe: 'Output folder' })
+        .option('to', { type: 'string', array: true, default: ['parquet', 'arrow', 'csv'], describe: 'Formats to write' })
+        .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }) as never,
+    handler: async (args) => {
+      const file = fixturePath();
+      const service = await startService({ data: file === undefined ? [] : readNdjsonLines(file), records: args.records, seed: 1 });
+      try {
+        process.stderr.write(`img-etl demo: bundled service listening on ${service.listUrl} (${service.dataset.size} records)\n`);
+        const progress = new Progress(process.stderr);
+        const result = await runSnapshot({
+          baseUrl: service.url,
+          outDir: args.out,
+          formats: parseFormats(args.to),
+          concurrency: 4,
+          previewRows: positiveInt('rows', args.rows, 1000),
+          onEvent: progress.onEvent,
+        }).finally(() => progress.finish());
+        process.stdout.write(formatSummary(result, args.out));
+        process.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
+        setExitCode(result.manifest.complete ? EXIT.OK : EXIT.INCOMPLETE);
+      } finally {
+        await service.close();
+      }
+    },
+  };
+}
+
+const PREVIEW_COLUMNS = ['id', 'collection_id', 'map_type', 'modality', 'add_date', 'cognitive_paradigm_cogatlas', 'cognitive_paradigm_is_other', 'name'];
+
+/** A few columns of the first rows as a plain text table. */
+function formatPreview(rows: Row[]): string {
+  const columns = COLUMNS.filter((c) => PREVIEW_COLUMNS.includes(c.name)).map((c) => c.name);
+  const cell = (v: Row[string]) => (v === null ? 'null' : typeof v === 'bigint' ? formatTimestampMicros(v) : String(v)).replace(/\s+/g, ' ').slice(0, 40);
+  const table = [columns, ...rows.map((r) => columns.map((c) => cell(r[c] ?? null)))];
+  const widths = columns.map((_, i) => Math.max(...table.map((line) => line[i]!.length)));
+  return table.map((line) => line.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}

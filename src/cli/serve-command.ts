@@ -1,0 +1,126 @@
+import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
+import { readNdjsonLines } from '../service/data-records.js';
+import type { FaultOptions, ServiceOptions } from '../service/service-options.js';
+import { startService } from '../service/start-service.js';
+import { UsageError } from './usage-error.js';
+
+/** Generated records when neither --data nor --records is given. */
+const DEFAULT_RECORDS = 10_000;
+
+// Numeric options are read as strings so a bad value can be quoted back exactly.
+const SERVE_OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' },
+  port: { type: 'string', default: '8000', describe: 'Port to listen on (0: any free port)' },
+  data: { type: 'string', describe: 'Serve the records of this NDJSON file, in file order (URLs re-based on the served origin)' },
+  records: { type: 'string', describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)` },
+  seed: { type: 'string', default: '1', describe: 'Seed of the generated records (same seed and count: same bytes)' },
+  workers: { type: 'string', default: '0', describe: 'Concurrent workers; requests beyond wait (0: no limit)', group: 'Faults:' },
+  'page-latency': { type: 'string', default: '0', describe: 'Milliseconds per page, spent holding a worker', group: 'Faults:' },
+  'record-latency': { type: 'string', default: '0', describe: 'Milliseconds per record on the page, spent holding a worker', group: 'Faults:' },
+  'rate-500': { type: 'string', default: '0', describe: "Probability of Django's HTML 500 page", group: 'Faults:' },
+  'rate-502': { type: 'string', default: '0', describe: "Probability of the proxy's HTML 502 page", group: 'Faults:' },
+  'rate-504': { type: 'string', default: '0', describe: "Probability of the proxy's HTML 504 page", group: 'Faults:' },
+  'rate-429': { type: 'string', default: '0', describe: 'Probability of a 429 with Retry-After', group: 'Faults:' },
+  'retry-after': { type: 'string', default: '1', describe: 'Seconds in the Retry-After header of a 429', group: 'Faults:' },
+  'rate-truncate': { type: 'string', default: '0', describe: 'Probability that a 200 body is cut short and the connection destroyed', group: 'Faults:' },
+  'rate-reset': { type: 'string', default: '0', describe: 'Probability that the connection is reset without a response', group: 'Faults:' },
+  'insert-rate': { type: 'string', default: '0', describe: 'Probability per request that records are inserted at random rows', group: 'Faults:' },
+  'insert-count': { type: 'string', default: '1', describe: 'Records inserted each time', group: 'Faults:' },
+  'delete-rate': { type: 'string', default: '0', describe: 'Probability per request that records are deleted at random rows', group: 'Faults:' },
+  'delete-count': { type: 'string', default: '1', describe: 'Records deleted each time', group: 'Faults:' },
+  'unstable-order': { type: 'string', default: '0', describe: 'Probability per request that the row order changes', group: 'Faults:' },
+  'unstable-order-mode': { choices: ['rotate', 'move'], default: 'rotate', describe: 'rotate: scan starts at a random row; move: rows move to the end', group: 'Faults:' },
+  'move-count': { type: 'string', default: '10', describe: 'Rows moved each time in move mode', group: 'Faults:' },
+  'orphan-rate': { type: 'string', default: '0', describe: 'Share of records counted but never served', group: 'Faults:' },
+  'fault-seed': { type: 'string', default: '1', describe: 'Seed of every fault decision', group: 'Faults:' },
+} as const satisfies Record<string, Options>;
+
+type ServeArgs = ArgumentsCamelCase<Record<keyof typeof SERVE_OPTIONS, string | undefined>>;
+
+/** Turns parsed serve arguments into service options, failing with a one-line message on a bad value. */
+export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
+  const data = args.data === undefined ? undefined : readNdjsonLines(args.data);
+  const faults: FaultOptions = {
+    workers: integer('workers', args.workers),
+    pageLatencyMs: nonNegative('page-latency', args.pageLatency),
+    recordLatencyMs: nonNegative('record-latency', args.recordLatency),
+    rate500: probability('rate-500', args.rate500),
+    rate502: probability('rate-502', args.rate502),
+    rate504: probability('rate-504', args.rate504),
+    rate429: probability('rate-429', args.rate429),
+    retryAfterSeconds: nonNegative('retry-after', args.retryAfter),
+    rateTruncate: probability('rate-truncate', args.rateTruncate),
+    rateReset: probability('rate-reset', args.rateReset),
+    insertRate: probability('insert-rate', args.insertRate),
+    insertCount: integer('insert-count', args.insertCount),
+    deleteRate: probability('delete-rate', args.deleteRate),
+    deleteCount: integer('delete-count', args.deleteCount),
+    unstableOrderRate: probability('unstable-order', args.unstableOrder),
+    unstableOrderMode: args.unstableOrderMode === 'move' ? 'move' : 'rotate',
+    moveCount: integer('move-count', args.moveCount),
+    orphanRate: probability('orphan-rate', args.orphanRate),
+    faultSeed: integer('fault-seed', args.faultSeed),
+  };
+  const port = integer('port', args.port);
+  if (port !== undefined && port > 65535) throw new UsageError(`--port: expected 0 to 65535, got ${JSON.stringify(args.port)}`);
+  return {
+    host: args.host ?? '127.0.0.1',
+    port,
+    data,
+    records: integer('records', args.records) ?? (data ? 0 : DEFAULT_RECORDS),
+    seed: integer('seed', args.seed),
+    faults,
+  };
+}
+
+/** `img-etl serve`: the bundled Image Listing Service, up until SIGINT or SIGTERM. */
+export function serveCommand(setExitCode: (code: number) => void): CommandModule<object, ServeArgs> {
+  return {
+    command: 'serve',
+    describe: 'Run a local copy of the Image Listing Service (/api/images/) with generated or given records and optional faults',
+    builder: (y) =>
+      y
+        .options(SERVE_OPTIONS)
+        .example('$0 serve --port 0 --records 1000000', 'A million generated records on a free port')
+        .example('$0 serve --data test/fixtures/neurovault-real-records.ndjson --records 500', 'Real records with 500 generated ones mixed in')
+        .example('$0 serve --workers 4 --page-latency 500 --rate-502 0.05', 'Slow and flaky, like the real service on a bad day') as never,
+    handler: async (args) => {
+      const service = await startService(serveOptionsFrom(args));
+      process.stdout.write(`img-etl serve: listening on ${service.listUrl}\n`);
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        const stop = (received: NodeJS.Signals): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve(received);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await service.close();
+      const { requests, pagesServed } = service.stats;
+      process.stdout.write(`img-etl serve: stopped on ${signal} after ${requests} requests (${pagesServed} pages served)\n`);
+      setExitCode(0);
+    },
+  };
+}
+
+function integer(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isSafeInteger(value) || value < 0) throw new UsageError(`--${flag}: expected a non-negative integer, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function nonNegative(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw new UsageError(`--${flag}: expected a non-negative number, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function probability(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === '' || !(value >= 0 && value <= 1)) throw new UsageError(`--${flag}: expected a probability from 0 to 1, got ${JSON.stringify(raw)}`);
+  return value;
+}

@@ -1,0 +1,34 @@
+/**
+ * Size and SHA-256 of a byte stream, computed as the bytes go by so that no file is read back.
+ */
+import { createHash, type Hash } from 'node:crypto';
+
+/** The size and digest of a finished byte stream. */
+export interface Digest {
+  /** Number of bytes. */
+  bytes: number;
+  /** Lowercase hex SHA-256. */
+  sha256: string;
+}
+
+/** Accumulates the size and SHA-256 of the bytes given to `update`. */
+export class FileDigest {
+  private readonly hash: Hash = createHash('sha256');
+  private count = 0;
+
+  /** Adds bytes to the digest. */
+  update(chunk: Uint8Array): void {
+    this.hash.update(chunk);
+    this.count += chunk.byteLength;
+  }
+
+  /** Bytes seen so far. */
+  get bytes(): number {
+    return this.count;
+  }
+
+  /** Finishes the digest; call once. */
+  digest(): Digest {
+    return { bytes: this.count, sha256: this.hash.digest('hex') };
+  }
+}

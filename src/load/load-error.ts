@@ -1,0 +1,30 @@
+/**
+ * The load stage's error: a plain Error with a stable `code`, a lowercase message prefixed `load:`, and a `cause`.
+ */
+
+/** Stable codes of the load stage's errors. */
+export type LoadErrorCode =
+  | 'LOAD_INVALID_OPTION' // an option is out of range
+  | 'LOAD_INVALID_VALUE' // a row holds a value that does not fit its column's kind
+  | 'LOAD_WRITE_FAILED' // the file system refused a write, fsync, rename or remove
+  | 'LOAD_ENCODE_FAILED' // a format library failed or wrote something other than what it was given
+  | 'LOAD_TEE_CONSUMER_STOPPED'; // one consumer of a tee stopped early, so the others cannot go on
+
+/** An error of the load stage. */
+export class LoadError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: LoadErrorCode;
+
+  constructor(code: LoadErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LoadError';
+    this.code = code;
+  }
+}
+
+/** Wraps a format library's failure (anything but a LoadError, which passes through) as LOAD_ENCODE_FAILED. */
+export function encodeFailed(what: string, cause: unknown): LoadError {
+  if (cause instanceof LoadError) return cause;
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new LoadError('LOAD_ENCODE_FAILED', `load: ${what} failed: ${detail}`, { cause });
+}

@@ -1,0 +1,101 @@
+/**
+ * The 'wasm' Parquet engine: parquet-wasm (the Rust parquet crate) streaming over a ReadableStream of record
+ * batches, zstd-compressed and dictionary-encoded, with row groups of a fixed number of rows.
+ * Batches cross into WebAssembly through an IPC stream round trip; the writer pulls them as it goes, so memory holds
+ * at most one row group being encoded and one hand-over group, whatever the number of batches.
+ */
+import { RecordBatch, Table, tableToIPC, type Schema } from 'apache-arrow';
+import * as parquetWasm from 'parquet-wasm/node';
+import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
+import type { AtomicFile } from './atomic-file.js';
+import { encodeFailed } from './load-error.js';
+
+// Pages are handed to WebAssembly in groups of about this many rows: one IPC stream (schema and dictionaries
+// included) per group instead of per page. Row groups do not depend on it; memory holds one such group.
+const HANDOVER_ROWS = 8192;
+
+/** What the 'wasm' engine needs besides the batches. */
+export interface ParquetWasmWriteOptions {
+  /** Arrow schema, with the metadata to embed, that every batch is given. */
+  schema: Schema;
+  /** Rows per row group (the last one may have fewer). */
+  rowGroupSize: number;
+  /** Parquet key-value metadata. */
+  metadata: Record<string, string>;
+}
+
+/** Writes the batches as Parquet into `file` with parquet-wasm; returns the rows written. The file is not committed. */
+export async function writeParquetWasm(source: AsyncIterable<LoadBatch>, file: AtomicFile, options: ParquetWasmWriteOptions): Promise<number> {
+  const iterator = source[Symbol.asyncIterator]();
+  let rows = 0;
+  let handedOver = false;
+  let ended = false;
+  let stopped = false;
+  let sourceFailure: { error: unknown } | undefined;
+  // parquet-wasm ignores errors of the input stream, so the stream never errors: it ends, and the failure is kept here.
+  const input = new ReadableStream<parquetWasm.RecordBatch>(
+    {
+      pull: async (controller) => {
+        try {
+          const group: RecordBatch[] = [];
+          let groupRows = 0;
+          while (!stopped && !ended && groupRows < HANDOVER_ROWS) {
+            const next = await iterator.next();
+            if (next.done) ended = true;
+            else {
+              group.push(new RecordBatch(options.schema, next.value.arrow.data));
+              groupRows += next.value.arrow.numRows;
+            }
+          }
+          if (stopped || (group.length === 0 && handedOver)) return controller.close();
+          if (group.length === 0) group.push(new RecordBatch(options.schema, new ArrowBatchBuilder().build([]).data)); // an empty file still needs the schema
+          for (const batch of toWasmBatches(group)) controller.enqueue(batch);
+          handedOver = true;
+          rows += groupRows;
+        } catch (error) {
+          sourceFailure = { error };
+          controller.close();
+        }
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  try {
+    let output: ReadableStream<Uint8Array>;
+    try {
+      output = await parquetWasm.transformParquetStream(input, writerProperties(options));
+    } catch (cause) {
+      throw sourceFailure ? sourceFailure.error : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
+    }
+    for await (const chunk of output) await file.write(chunk);
+    if (sourceFailure) throw sourceFailure.error;
+    return rows;
+  } finally {
+    stopped = true; // the Rust writer goes on pulling after its output fails; make it stop
+    await iterator.return?.();
+  }
+}
+
+/** Converts apache-arrow batches to parquet-wasm batches (in WebAssembly memory) through one IPC stream. */
+function toWasmBatches(batches: RecordBatch[]): parquetWasm.RecordBatch[] {
+  let table: parquetWasm.Table;
+  try {
+    table = parquetWasm.Table.fromIPCStream(tableToIPC(new Table(batches), 'stream'));
+  } catch (cause) {
+    throw encodeFailed('handing a batch to parquet-wasm', cause);
+  }
+  try {
+    return table.recordBatches(); // the stream takes ownership of these; the table is freed here
+  } finally {
+    table.free();
+  }
+}
+
+function writerProperties(options: ParquetWasmWriteOptions): parquetWasm.WriterProperties {
+  return new parquetWasm.WriterPropertiesBuilder()
+    .setCompression(parquetWasm.Compression.ZSTD)
+    .setDictionaryEnabled(true)
+    .setMaxRowGroupSize(options.rowGroupSize)
+    .setKeyValueMetadata(new Map(Object.entries(options.metadata)))
+    .build();
+}

@@ -1,0 +1,78 @@
+/**
+ * Sink: the Arrow IPC file format (Feather v2), readable by `pyarrow.feather.read_table` and `pandas.read_feather`.
+ * Batches stream to disk one by one (memory stays flat); category columns are written as one initial dictionary
+ * followed by delta dictionaries, which the file format allows and pyarrow ≥ 7 reads.
+ */
+import { AsyncByteQueue, RecordBatch, RecordBatchFileWriter } from 'apache-arrow';
+import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
+import { arrowSchema } from './arrow-schema.js';
+import { AtomicFile } from './atomic-file.js';
+import { closeSource } from './close-source.js';
+import { encodeFailed } from './load-error.js';
+import type { SinkResult } from './sink-result.js';
+
+/** Options of `toArrow`. */
+export interface ArrowSinkOptions {
+  /** Path of the `.arrow` file to publish; required. */
+  path: string;
+  /** Key-value metadata stored in the Arrow schema (source URL, snapshot time, schema version); default none. */
+  metadata?: Record<string, string>;
+}
+
+/** Writes the batches to an Arrow IPC file at `options.path`, atomically; a stream without batches gives a valid empty file. */
+export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSinkOptions): Promise<SinkResult> {
+  let file: AtomicFile;
+  try {
+    file = await AtomicFile.create(options.path);
+  } catch (error) {
+    await closeSource(source);
+    throw error;
+  }
+  try {
+    const schema = arrowSchema(new Map(Object.entries(options.metadata ?? {})));
+    const bytes = new ByteCollector();
+    const writer = new RecordBatchFileWriter();
+    const encode = (data: RecordBatch['data'] | undefined): void => {
+      try {
+        if (data === undefined) writer.close(); // writes the footer
+        else writer.write(new RecordBatch(schema, data));
+      } catch (cause) {
+        throw encodeFailed(`writing arrow file ${options.path}`, cause);
+      }
+    };
+    writer.reset(bytes);
+    let rows = 0;
+    let batches = 0;
+    for await (const batch of source) {
+      encode(batch.arrow.data);
+      rows += batch.arrow.numRows;
+      batches++;
+      for (const chunk of bytes.take()) await file.write(chunk);
+    }
+    if (batches === 0) encode(new ArrowBatchBuilder().build([]).data); // the schema and empty dictionaries
+    encode(undefined);
+    for (const chunk of bytes.take()) await file.write(chunk);
+    const digest = await file.commit();
+    return { format: 'arrow', path: options.path, rows, ...digest };
+  } catch (error) {
+    await file.abort();
+    await closeSource(source); // in case the failure came before the sink started reading
+    throw error;
+  }
+}
+
+/** The writer's byte sink: collects what one `write` produced so that the caller can await the disk before the next batch. */
+class ByteCollector extends AsyncByteQueue {
+  private chunks: Uint8Array[] = [];
+
+  override write(value: Uint8Array): void {
+    if (value.byteLength > 0) this.chunks.push(value);
+  }
+
+  /** Removes and returns the bytes collected so far. */
+  take(): Uint8Array[] {
+    const chunks = this.chunks;
+    this.chunks = [];
+    return chunks;
+  }
+}

@@ -1,0 +1,51 @@
+/** The served row order of a data set: generated ids (sparse, mostly rising) with the given records mixed in. */
+import { hash32, Random } from './random.js';
+
+/** Ids past this appear even in small generated data sets, as in the real listing. */
+export const SPARSE_ID_FLOOR = 900_000;
+
+/**
+ * The ids of `count` generated records in served order. Ids rise in runs with small gaps and a few
+ * large jumps (and jump past 900,000 near the end); about 2% of rows are swapped with a row up to
+ * 150 places later, as rows that moved in the heap of a table read without ORDER BY.
+ */
+export function generatedIdOrder(count: number, seed: number, taken: ReadonlySet<number>): Uint32Array {
+  const ids = new Uint32Array(count);
+  const rng = new Random(hash32(seed, 0x1d5));
+  const jumpAt = count >= 20 ? Math.floor(count * 0.97) : -1;
+  let id = 1 + rng.int(0, 63);
+  for (let i = 0; i < count; i++) {
+    if (i === jumpAt && id < SPARSE_ID_FLOOR) id = SPARSE_ID_FLOOR + 1 + rng.int(0, 5_000);
+    while (taken.has(id)) id++;
+    ids[i] = id;
+    const roll = rng.next();
+    id += roll < 0.7 ? 1 : roll < 0.9 ? 2 : roll < 0.999 ? rng.int(3, 10) : rng.int(11, 500);
+  }
+  for (let i = 0; i < count; i++) {
+    if (rng.next() < 0.02) {
+      const j = Math.min(count - 1, i + rng.int(1, 150));
+      const swap = ids[i] as number;
+      ids[i] = ids[j] as number;
+      ids[j] = swap;
+    }
+  }
+  return ids;
+}
+
+/** Spreads the given records' ids evenly through the generated ones, keeping both in their own order. */
+export function mixIdOrders(given: readonly number[], generated: Uint32Array): Uint32Array {
+  const total = given.length + generated.length;
+  const mixed = new Uint32Array(total);
+  let g = 0;
+  let d = 0;
+  let nextGiven = given.length > 0 ? Math.floor((0.5 * total) / given.length) : total;
+  for (let i = 0; i < total; i++) {
+    if (i === nextGiven || g >= generated.length) {
+      mixed[i] = given[d++] as number;
+      nextGiven = d < given.length ? Math.floor(((d + 0.5) * total) / given.length) : total;
+    } else {
+      mixed[i] = generated[g++] as number;
+    }
+  }
+  return mixed;
+}

@@ -1,0 +1,176 @@
+/**
+ * The listed data set: an ordered list of ids in a typed array plus a way to render any id's record
+ * (given records by lookup, all others generated from (seed, id)). Mutations are logged so tests can
+ * tell which ids existed for a whole run.
+ */
+import { generatedIdOrder, mixIdOrders } from './build-id-order.js';
+import { type DataRecord, type DataRecordInput, NEUROVAULT_ORIGIN, prepareDataRecords, renderDataRecord } from './data-records.js';
+import { generateRecordJson } from './generate-record.js';
+import type { Random } from './random.js';
+
+/** One change to the list: a record inserted, deleted, or moved to the end (an updated row). */
+export interface Mutation {
+  kind: 'insert' | 'delete' | 'move';
+  id: number;
+  /** Row index the record was inserted at, deleted from, or moved from. */
+  position: number;
+}
+
+/** What a data set is built from. */
+export interface DatasetSource {
+  /** Given records, served in this order; default none. */
+  data?: readonly DataRecordInput[];
+  /** Number of generated records mixed in; default 0. */
+  records?: number;
+  /** Generator seed; default 1. */
+  seed?: number;
+}
+
+/** The ordered records a service lists. */
+export class Dataset {
+  /** Origin URLs are built on when no origin is passed (the running service sets its own). */
+  origin: string = NEUROVAULT_ORIGIN;
+  readonly seed: number;
+  private order: Uint32Array;
+  private length: number;
+  private readonly given: Map<number, DataRecord>;
+  private maxId: number;
+  private initial: Uint32Array | null = null;
+  private readonly log: Mutation[] = [];
+
+  constructor(source: DatasetSource = {}) {
+    const records = source.records ?? 0;
+    const seed = source.seed ?? 1;
+    if (!Number.isSafeInteger(records) || records < 0) throw new Error(`service: records must be a non-negative integer, got ${records}`);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`service: seed must be a non-negative integer, got ${seed}`);
+    const given = prepareDataRecords(source.data ?? []);
+    this.seed = seed;
+    this.given = new Map(given.map((record) => [record.id, record]));
+    const generated = generatedIdOrder(records, seed, new Set(this.given.keys()));
+    this.order = given.length === 0 ? generated : mixIdOrders(given.map((record) => record.id), generated);
+    this.length = this.order.length;
+    this.maxId = 0;
+    for (let i = 0; i < this.length; i++) this.maxId = Math.max(this.maxId, this.order[i] as number);
+  }
+
+  /** Number of records listed now (the `count` of a page). */
+  get size(): number {
+    return this.length;
+  }
+
+  /** The id at a row index of the current order. */
+  idAt(index: number): number {
+    if (!Number.isInteger(index) || index < 0 || index >= this.length) throw new RangeError(`service: row ${index} is outside 0..${this.length - 1}`);
+    return this.order[index] as number;
+  }
+
+  /** All ids in current order. */
+  ids(): number[] {
+    return Array.from(this.order.subarray(0, this.length));
+  }
+
+  /** Whether the id is one of the given (not generated) records. */
+  isGiven(id: number): boolean {
+    return this.given.has(id);
+  }
+
+  /** The record's JSON text exactly as served from `origin`. */
+  recordJson(id: number, origin: string = this.origin): string {
+    const given = this.given.get(id);
+    return given ? renderDataRecord(given, origin) : generateRecordJson(this.seed, id, origin);
+  }
+
+  /** The record at a row index, parsed, as served from `origin`. */
+  recordAt(index: number, origin: string = this.origin): Record<string, unknown> {
+    return JSON.parse(this.recordJson(this.idAt(index), origin)) as Record<string, unknown>;
+  }
+
+  /** Every record in current order, parsed, as served from `origin`. */
+  *records(origin: string = this.origin): IterableIterator<Record<string, unknown>> {
+    for (let i = 0; i < this.length; i++) yield JSON.parse(this.recordJson(this.order[i] as number, origin)) as Record<string, unknown>;
+  }
+
+  /** The ids listed before the first mutation, in that order. */
+  initialIds(): number[] {
+    return Array.from(this.initial ?? this.order.subarray(0, this.length));
+  }
+
+  /** Ids that were listed at the start and never deleted: present for the whole run, in initial order. */
+  stableIds(): number[] {
+    const deleted = new Set(this.deletedIds());
+    return this.initialIds().filter((id) => !deleted.has(id));
+  }
+
+  /** Ids added since the start, in order of insertion. */
+  insertedIds(): number[] {
+    return this.log.filter((m) => m.kind === 'insert').map((m) => m.id);
+  }
+
+  /** Ids removed since the start, in order of deletion. */
+  deletedIds(): number[] {
+    return this.log.filter((m) => m.kind === 'delete').map((m) => m.id);
+  }
+
+  /** Every mutation since the start, oldest first. */
+  mutations(): readonly Mutation[] {
+    return this.log;
+  }
+
+  /** Inserts `count` generated records with fresh ids (larger than any id ever listed) at random rows. */
+  insert(count: number, random: Random): number[] {
+    this.snapshot();
+    const added: number[] = [];
+    for (let k = 0; k < count; k++) {
+      const id = ++this.maxId;
+      const position = random.int(0, this.length);
+      this.grow(this.length + 1);
+      this.order.copyWithin(position + 1, position, this.length);
+      this.order[position] = id;
+      this.length++;
+      this.log.push({ kind: 'insert', id, position });
+      added.push(id);
+    }
+    return added;
+  }
+
+  /** Deletes up to `count` records at random rows. */
+  delete(count: number, random: Random): number[] {
+    this.snapshot();
+    const removed: number[] = [];
+    for (let k = 0; k < count && this.length > 0; k++) {
+      const position = random.int(0, this.length - 1);
+      const id = this.order[position] as number;
+      this.order.copyWithin(position, position + 1, this.length);
+      this.length--;
+      this.log.push({ kind: 'delete', id, position });
+      removed.push(id);
+    }
+    return removed;
+  }
+
+  /** Moves up to `count` random rows to the end of the order, as updated rows move in an unordered heap scan. */
+  moveToEnd(count: number, random: Random): number[] {
+    this.snapshot();
+    const moved: number[] = [];
+    for (let k = 0; k < count && this.length > 1; k++) {
+      const position = random.int(0, this.length - 2);
+      const id = this.order[position] as number;
+      this.order.copyWithin(position, position + 1, this.length);
+      this.order[this.length - 1] = id;
+      this.log.push({ kind: 'move', id, position });
+      moved.push(id);
+    }
+    return moved;
+  }
+
+  private snapshot(): void {
+    if (this.initial === null) this.initial = this.order.slice(0, this.length);
+  }
+
+  private grow(needed: number): void {
+    if (needed <= this.order.length) return;
+    const bigger = new Uint32Array(Math.max(needed, Math.ceil(this.order.length * 1.5) + 16));
+    bigger.set(this.order.subarray(0, this.length));
+    this.order = bigger;
+  }
+}

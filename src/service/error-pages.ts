@@ -1,0 +1,33 @@
+/** Bodies of the non-JSON error responses: Django's own pages and the proxy's. */
+
+/** Django's fallback error page (`django.views.defaults.ERROR_PAGE_TEMPLATE`). */
+function djangoPage(title: string, details: string): string {
+  return `
+<!doctype html>
+<html lang="en">
+<head>
+  <title>${title}</title>
+</head>
+<body>
+  <h1>${title}</h1><p>${details}</p>
+</body>
+</html>
+`;
+}
+
+/** Django's 500 page, sent when a view raises (DEBUG off, no 500.html). */
+export const DJANGO_SERVER_ERROR = djangoPage('Server Error (500)', '');
+
+/** Django's 404 page for a path no URL pattern matches. */
+export const DJANGO_NOT_FOUND = djangoPage('Not Found', 'The requested resource was not found on this server.');
+
+/** The proxy's page for a 502 or 504 (nginx layout, as Cloudflare serves it). */
+export function proxyErrorPage(status: 502 | 504): string {
+  const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Time-out';
+  return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n`;
+}
+
+/** DRF's 429 detail. */
+export function throttledDetail(seconds: number): string {
+  return JSON.stringify({ detail: `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.` });
+}

@@ -1,0 +1,65 @@
+/** Seeded fault decisions for list requests: which fault, which mutations, which row order. */
+import { hash32, Random } from './random.js';
+import type { FaultKind, PlannedRequest, ResolvedFaults } from './service-options.js';
+
+/** Everything decided for one list request before it is answered. */
+export interface FaultDecision {
+  /** What the response does. */
+  kind: FaultKind;
+  /** Records to insert before counting. */
+  insert: number;
+  /** Records to delete before counting. */
+  delete: number;
+  /** The row order changes for this request. */
+  unstable: boolean;
+  /** Where a rotated scan starts, as a fraction of the list. */
+  rotation: number;
+  /** Share of the body sent before a truncated response is cut off (0.1 to 0.9). */
+  truncateAt: number;
+  /** Random numbers for mutation positions, private to this request. */
+  random: Random;
+}
+
+/**
+ * Decides the faults of list request number `n`. Each request draws from its own generator seeded
+ * by (faultSeed, n), so decisions do not depend on how concurrent requests interleave.
+ */
+export function decideFaults(faults: ResolvedFaults, request: PlannedRequest): FaultDecision {
+  const rng = new Random(hash32(faults.faultSeed, request.n, 0xfa17));
+  const roll = rng.next();
+  const decision: FaultDecision = {
+    kind: 'none',
+    insert: rng.chance(faults.insertRate) ? faults.insertCount : 0,
+    delete: rng.chance(faults.deleteRate) ? faults.deleteCount : 0,
+    unstable: rng.chance(faults.unstableOrderRate),
+    rotation: rng.next(),
+    truncateAt: 0.1 + 0.8 * rng.next(),
+    random: new Random(hash32(faults.faultSeed, request.n, 0x1115)),
+  };
+  const planned = faults.plan?.(request);
+  if (planned !== undefined) {
+    decision.kind = planned;
+    return decision;
+  }
+  let threshold = 0;
+  for (const [kind, rate] of [
+    ['500', faults.rate500],
+    ['502', faults.rate502],
+    ['504', faults.rate504],
+    ['429', faults.rate429],
+    ['truncate', faults.rateTruncate],
+    ['reset', faults.rateReset],
+  ] as const) {
+    threshold += rate;
+    if (roll < threshold) {
+      decision.kind = kind;
+      break;
+    }
+  }
+  return decision;
+}
+
+/** Whether a record is an orphan: counted in `count` but dropped from pages (its polymorphic child row is missing). */
+export function isOrphan(faults: ResolvedFaults, id: number): boolean {
+  return faults.orphanRate > 0 && hash32(faults.faultSeed, id, 0x0f) / 4294967296 < faults.orphanRate;
+}

@@ -1,0 +1,24 @@
+/** The mutable state a running service's request handlers share. */
+import type { Dataset } from './dataset.js';
+import type { ResolvedFaults } from './service-options.js';
+import type { ServiceStats } from './service-stats.js';
+import type { WorkerPool } from './worker-pool.js';
+
+/** Shared state of one running service. */
+export interface ServiceContext {
+  dataset: Dataset;
+  faults: ResolvedFaults;
+  pool: WorkerPool;
+  stats: Omit<ServiceStats, 'workers'>;
+  /** Host and port for absolute URLs when a request has no Host header. */
+  fallbackHost: string;
+  /** Aborted when the service closes, to cut latency waits short. */
+  closing: AbortSignal;
+  /** List requests received so far (numbers the next one for the fault plan). */
+  listRequests: number;
+}
+
+/** Counts a response status. */
+export function countStatus(ctx: ServiceContext, status: number): void {
+  ctx.stats.byStatus[status] = (ctx.stats.byStatus[status] ?? 0) + 1;
+}

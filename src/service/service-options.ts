@@ -1,0 +1,151 @@
+/** Options of the bundled Image Listing Service and of its fault injector. */
+import type { DataRecordInput } from './data-records.js';
+
+/** What a fault plan or the rates can make a list request do instead of (or while) answering normally. */
+export type FaultKind =
+  /** answer normally */
+  | 'none'
+  /** Django's HTML "Server Error (500)" page */
+  | '500'
+  /** the proxy's HTML 502 Bad Gateway page */
+  | '502'
+  /** the proxy's HTML 504 Gateway Time-out page */
+  | '504'
+  /** 429 with a Retry-After header */
+  | '429'
+  /** status 200 and the full Content-Length, part of the body, then the socket is destroyed */
+  | 'truncate'
+  /** the socket is reset without any response */
+  | 'reset';
+
+/** What a fault plan is told about a list request. */
+export interface PlannedRequest {
+  /** The method, GET or HEAD. */
+  method: string;
+  /** The request target as received, path and query. */
+  url: string;
+  /** 1 for the first list request the service received, 2 for the second, and so on. */
+  n: number;
+}
+
+/** Fault knobs; all off by default. They act on the list endpoint only. */
+export interface FaultOptions {
+  /** Concurrent workers; requests beyond wait in line, and latency is spent holding a worker. Default 0 (no limit). */
+  workers?: number;
+  /** Milliseconds spent per page, holding a worker. Default 0. */
+  pageLatencyMs?: number;
+  /** Milliseconds spent per record on the page, holding a worker. Default 0. */
+  recordLatencyMs?: number;
+  /** Probability that a list request answers 500 (Django's HTML page). Default 0. */
+  rate500?: number;
+  /** Probability of a 502 from the proxy (HTML). Default 0. */
+  rate502?: number;
+  /** Probability of a 504 from the proxy (HTML). Default 0. */
+  rate504?: number;
+  /** Probability of a 429 with Retry-After. Default 0. */
+  rate429?: number;
+  /** Seconds in the Retry-After header of a 429. Default 1. */
+  retryAfterSeconds?: number;
+  /** Probability that a 200 body is cut short and the connection destroyed. Default 0. */
+  rateTruncate?: number;
+  /** Probability that the connection is reset without a response. Default 0. */
+  rateReset?: number;
+  /** Probability per list request that records are inserted at random rows before it is answered. Default 0. */
+  insertRate?: number;
+  /** Records inserted each time. Default 1. */
+  insertCount?: number;
+  /** Probability per list request that records are deleted at random rows before it is answered. Default 0. */
+  deleteRate?: number;
+  /** Records deleted each time. Default 1. */
+  deleteCount?: number;
+  /** Probability per list request that the row order is unstable for it. Default 0. */
+  unstableOrderRate?: number;
+  /**
+   * How the order changes: 'rotate' serves that request from a scan that starts at a random row and
+   * wraps (a synchronized sequential scan); 'move' moves `moveCount` random rows to the end for good
+   * (updated rows). Default 'rotate'.
+   */
+  unstableOrderMode?: 'rotate' | 'move';
+  /** Rows moved to the end each time in 'move' mode. Default 10. */
+  moveCount?: number;
+  /** Share of records counted in `count` but dropped from pages (decided per id). Default 0. */
+  orphanRate?: number;
+  /** Seed of every fault decision, so runs repeat exactly. Default 1. */
+  faultSeed?: number;
+  /** Picks the fault for a list request; undefined leaves it to the rates. Default none. */
+  plan?: (request: PlannedRequest) => FaultKind | undefined;
+}
+
+/** Options of `startService`. */
+export interface ServiceOptions {
+  /** Address to listen on. Default '127.0.0.1'. */
+  host?: string;
+  /** Port to listen on; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Given records (JSON text kept byte for byte, or objects), served in this order, URLs re-based on the served origin. Default none. */
+  data?: readonly DataRecordInput[];
+  /** Generated records mixed in with the given ones. Default 0 when `data` is given, else 1000. */
+  records?: number;
+  /** Seed of the generated records. Default 1. */
+  seed?: number;
+  /** Fault knobs. Default all off. */
+  faults?: FaultOptions;
+}
+
+/** Fault options with every default filled in. */
+export type ResolvedFaults = Required<Omit<FaultOptions, 'plan'>> & Pick<FaultOptions, 'plan'>;
+
+/** The fault options in force when none are given. */
+export const NO_FAULTS: ResolvedFaults = {
+  workers: 0,
+  pageLatencyMs: 0,
+  recordLatencyMs: 0,
+  rate500: 0,
+  rate502: 0,
+  rate504: 0,
+  rate429: 0,
+  retryAfterSeconds: 1,
+  rateTruncate: 0,
+  rateReset: 0,
+  insertRate: 0,
+  insertCount: 1,
+  deleteRate: 0,
+  deleteCount: 1,
+  unstableOrderRate: 0,
+  unstableOrderMode: 'rotate',
+  moveCount: 10,
+  orphanRate: 0,
+  faultSeed: 1,
+};
+
+const PROBABILITIES = ['rate500', 'rate502', 'rate504', 'rate429', 'rateTruncate', 'rateReset', 'insertRate', 'deleteRate', 'unstableOrderRate', 'orphanRate'] as const;
+const DURATIONS = ['pageLatencyMs', 'recordLatencyMs', 'retryAfterSeconds'] as const;
+const COUNTS = ['workers', 'insertCount', 'deleteCount', 'moveCount', 'faultSeed'] as const;
+
+/** Merges changes into fault options, checking each value; throws with the bad value in the message. */
+export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}): ResolvedFaults {
+  const next: ResolvedFaults = { ...base };
+  for (const [key, value] of Object.entries(changes) as [keyof FaultOptions, unknown][]) {
+    if (value === undefined) {
+      if (key === 'plan') delete next.plan;
+      continue;
+    }
+    if ((PROBABILITIES as readonly string[]).includes(key)) {
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new Error(`service: ${key} must be a probability from 0 to 1, got ${String(value)}`);
+    } else if ((DURATIONS as readonly string[]).includes(key)) {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`service: ${key} must be a non-negative number, got ${String(value)}`);
+    } else if ((COUNTS as readonly string[]).includes(key)) {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Error(`service: ${key} must be a non-negative integer, got ${String(value)}`);
+    } else if (key === 'unstableOrderMode') {
+      if (value !== 'rotate' && value !== 'move') throw new Error(`service: unstableOrderMode must be 'rotate' or 'move', got ${String(value)}`);
+    } else if (key === 'plan') {
+      if (typeof value !== 'function') throw new Error(`service: plan must be a function, got ${typeof value}`);
+    } else {
+      throw new Error(`service: unknown fault option ${JSON.stringify(key)}`);
+    }
+    (next as unknown as Record<string, unknown>)[key] = value;
+  }
+  const errorShare = next.rate500 + next.rate502 + next.rate504 + next.rate429 + next.rateTruncate + next.rateReset;
+  if (errorShare > 1) throw new Error(`service: fault rates add up to ${errorShare}, more than 1`);
+  return next;
+}

@@ -1,0 +1,41 @@
+/** Counters a running service keeps for tests and benchmarks. */
+import type { WorkerStats } from './worker-pool.js';
+
+/** A snapshot of the service's counters since start (or the last reset). */
+export interface ServiceStats {
+  /** Requests received, all paths and methods. */
+  requests: number;
+  /** Requests received on the list endpoint (GET and HEAD). */
+  listRequests: number;
+  /** Responses by status code; resets and truncations count under the status they started (or 0 for a reset). */
+  byStatus: Record<number, number>;
+  /** List pages answered completely with status 200. */
+  pagesServed: number;
+  /** Records in those pages. */
+  recordsServed: number;
+  /** Orphan records left out of pages. */
+  orphansDropped: number;
+  /** Faults injected, by kind. */
+  faults: { '500': number; '502': number; '504': number; '429': number; truncate: number; reset: number };
+  /** Records inserted, deleted and moved by the mutation knobs. */
+  mutations: { inserted: number; deleted: number; moved: number };
+  /** List requests served from a rotated scan. */
+  rotatedScans: number;
+  /** Worker pool counters. */
+  workers: WorkerStats;
+}
+
+/** Fresh counters, all zero. */
+export function emptyStats(): Omit<ServiceStats, 'workers'> {
+  return {
+    requests: 0,
+    listRequests: 0,
+    byStatus: {},
+    pagesServed: 0,
+    recordsServed: 0,
+    orphansDropped: 0,
+    faults: { '500': 0, '502': 0, '504': 0, '429': 0, truncate: 0, reset: 0 },
+    mutations: { inserted: 0, deleted: 0, moved: 0 },
+    rotatedScans: 0,
+  };
+}

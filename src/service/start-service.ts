@@ -1,0 +1,112 @@
+/** Starts the bundled Image Listing Service on node:http. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Dataset } from './dataset.js';
+import { isOrphan } from './faults.js';
+import { handleRequest } from './handle-request.js';
+import { emptyStats, type ServiceStats } from './service-stats.js';
+import { type FaultOptions, NO_FAULTS, type ResolvedFaults, resolveFaults, type ServiceOptions } from './service-options.js';
+import type { ServiceContext } from './service-context.js';
+import { WorkerPool } from './worker-pool.js';
+
+/** A listening service. */
+export interface RunningService {
+  /** Origin, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** The list endpoint, `${url}/api/images/`. */
+  readonly listUrl: string;
+  /** The port bound. */
+  readonly port: number;
+  /** The listed records: order, lookup, mutation log. Its `origin` is this service's url. */
+  readonly dataset: Dataset;
+  /** A snapshot of the counters. */
+  readonly stats: ServiceStats;
+  /** The fault options in force. */
+  readonly faults: Readonly<ResolvedFaults>;
+  /** Changes fault options while running (unmentioned options keep their value); throws on a bad value. */
+  setFaults(changes: FaultOptions): void;
+  /** Zeroes the counters (worker peaks restart from the current counts). */
+  resetStats(): void;
+  /** Whether a record is an orphan under the current faults (counted, never served). */
+  isOrphan(id: number): boolean;
+  /** Ids a complete pass over the list would return now: current order, orphans left out. */
+  servedIds(): number[];
+  /** Records a complete pass would return now, parsed, as served from this service's url. */
+  servedRecords(): IterableIterator<Record<string, unknown>>;
+  /** Stops listening, ends open connections (idle keep-alive ones too) and resolves once closed. */
+  close(): Promise<void>;
+}
+
+/** Default number of generated records when no data is given. */
+export const DEFAULT_GENERATED_RECORDS = 1000;
+
+/** Starts a service and resolves once it listens. */
+export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`service: port must be an integer from 0 to 65535, got ${port}`);
+  const dataset = new Dataset({
+    data: options.data ?? [],
+    records: options.records ?? (options.data && options.data.length > 0 ? 0 : DEFAULT_GENERATED_RECORDS),
+    seed: options.seed ?? 1,
+  });
+  const faults = resolveFaults(NO_FAULTS, options.faults);
+  const closing = new AbortController();
+  const ctx: ServiceContext = {
+    dataset,
+    faults,
+    pool: new WorkerPool(faults.workers),
+    stats: emptyStats(),
+    fallbackHost: host,
+    closing: closing.signal,
+    listRequests: 0,
+  };
+  const server = createServer((req, res) => handleRequest(ctx, req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(new Error(`service: cannot listen on ${host}:${port}: ${err.message}`, { cause: err })));
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${hostPart}:${bound}`;
+  ctx.fallbackHost = `${hostPart}:${bound}`;
+  dataset.origin = url;
+  let closed: Promise<void> | undefined;
+
+  return {
+    url,
+    listUrl: `${url}/api/images/`,
+    port: bound,
+    dataset,
+    get stats(): ServiceStats {
+      return structuredClone({ ...ctx.stats, workers: ctx.pool.stats() });
+    },
+    get faults(): Readonly<ResolvedFaults> {
+      return ctx.faults;
+    },
+    setFaults(changes: FaultOptions): void {
+      ctx.faults = resolveFaults(ctx.faults, changes);
+      ctx.pool.resize(ctx.faults.workers);
+    },
+    resetStats(): void {
+      ctx.stats = emptyStats();
+      ctx.pool.resetPeaks();
+    },
+    isOrphan: (id) => isOrphan(ctx.faults, id),
+    servedIds: () => dataset.ids().filter((id) => !isOrphan(ctx.faults, id)),
+    *servedRecords() {
+      for (const id of dataset.ids()) {
+        if (!isOrphan(ctx.faults, id)) yield JSON.parse(dataset.recordJson(id, url)) as Record<string, unknown>;
+      }
+    },
+    close(): Promise<void> {
+      closed ??= new Promise<void>((resolve) => {
+        closing.abort();
+        ctx.pool.abortWaiting(new Error('service: closing'));
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toRejects } from '../../src/load/to-rejects.js';
+import { expectResultMatchesFile, listDir, removeDir, tempDir } from './helpers.js';
+import { fixtureBatches, streamOf } from './fixture-rows.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await tempDir();
+});
+afterEach(async () => {
+  await removeDir(dir);
+});
+
+describe('toRejects', () => {
+  it('writes one JSON line per reject, url, issues and record, in stream order', async () => {
+    const path = join(dir, 'rejects.ndjson');
+    const batches = fixtureBatches();
+    const result = await toRejects(streamOf(batches), { path });
+    const rejects = batches.flatMap((b) => b.rejects);
+    expect(rejects.length).toBe(2);
+    expect(result.count).toBe(2);
+    expect(result.file).toMatchObject({ format: 'rejects', path, rows: 2 });
+    await expectResultMatchesFile(result.file!);
+    const text = await readFile(path, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l))).toEqual(rejects.map((r) => ({ url: r.url, issues: r.issues, record: r.record })));
+    expect(Object.keys(JSON.parse(lines[0]!))).toEqual(['url', 'issues', 'record']);
+    expect(await listDir(dir)).toEqual(['rejects.ndjson']);
+  });
+
+  it('writes no file when there is no reject', async () => {
+    const path = join(dir, 'rejects.ndjson');
+    const clean = fixtureBatches().map((b) => ({ ...b, rejects: [] }));
+    expect(await toRejects(streamOf(clean), { path })).toEqual({ count: 0, file: null });
+    expect(await listDir(dir)).toEqual([]);
+  });
+});

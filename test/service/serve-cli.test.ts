@@ -1,0 +1,85 @@
+/** `img-etl serve` as a process: prints its URL, serves, stops cleanly on SIGTERM; bad values fail in one line. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_PATH } from '../helpers/fixture-service.js';
+import { fetchReply, getPage } from './http.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+
+interface Served {
+  child: ChildProcess;
+  listUrl: string;
+  stdout: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function serve(args: string[]): Promise<Served> {
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /^img-etl serve: listening on (http:\/\/127\.0\.0\.1:\d+\/api\/images\/)$/m.exec(stdout);
+      if (match) resolve({ child, listUrl: match[1] as string, stdout: () => stdout, exited });
+    });
+    void exited.then(({ code }) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
+  });
+}
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('img-etl serve', () => {
+  it('prints its URL, serves generated records and closes cleanly on SIGTERM', async () => {
+    const served = await serve(['--records', '250', '--seed', '3']);
+    const page = await getPage(`${served.listUrl}?limit=10`);
+    expect(page.count).toBe(250);
+    expect(page.results).toHaveLength(10);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(served.stdout()).toMatch(/img-etl serve: stopped on SIGTERM after 1 requests \(1 pages served\)\n$/);
+  });
+
+  it('serves an NDJSON file with --data', async () => {
+    const served = await serve(['--data', FIXTURE_PATH]);
+    try {
+      const page = await getPage(`${served.listUrl}?limit=100`);
+      expect(page.count).toBe(59);
+      expect(page.results[0]?.url).toBe(`${new URL(served.listUrl).origin}/images/14225/`);
+    } finally {
+      served.child.kill('SIGINT');
+      expect((await served.exited).code).toBe(0);
+    }
+  });
+
+  it('passes fault options to the service', async () => {
+    const served = await serve(['--records', '20', '--rate-502', '1']);
+    try {
+      expect((await fetchReply(served.listUrl)).status).toBe(502);
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.exited;
+    }
+  });
+
+  it.concurrent.for([
+    [['--rate-500', '2'], '--rate-500: expected a probability from 0 to 1, got "2"'],
+    [['--records', 'many'], '--records: expected a non-negative integer, got "many"'],
+    [['--page-latency', '-5'], '--page-latency: expected a non-negative number, got "-5"'],
+    [['--port', '70000'], '--port: expected 0 to 65535, got "70000"'],
+  ] as const)('refuses %j with a one-line message', async ([args, message], { expect }) => {
+    const result = await run(['serve', ...args]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toBe(`img-etl: ${message}\n`);
+  });
+});
