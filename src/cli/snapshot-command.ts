@@ -3,7 +3,7 @@ import { runSnapshot, type SnapshotOptions } from '../run/run-snapshot.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
 import { Progress } from './progress.js';
-import { SNAPSHOT_OPTIONS, parseFormats, positiveInt } from './snapshot-options.js';
+import { SNAPSHOT_OPTIONS, parseFormats, positiveInt, positiveSeconds } from './snapshot-options.js';
 import { formatSummary } from './summary.js';
 import { UsageError } from './usage-error.js';
 
@@ -14,6 +14,8 @@ type SnapshotArgs = ArgumentsCamelCase<{
   concurrency: number;
   pageSize: number;
   parquetEngine: string;
+  maxAttempts: number;
+  timeout: number;
   neutraliseFormulas: boolean;
   quiet?: boolean;
 }>;
@@ -34,6 +36,8 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     concurrency: positiveInt('concurrency', args.concurrency, 64),
     pageSize: positiveInt('page-size', args.pageSize, 1000),
     parquetEngine: args.parquetEngine as ParquetEngine,
+    retry: { attempts: positiveInt('max-attempts', args.maxAttempts, 100) },
+    http: { headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000, bodyTimeoutMs: args.timeout * 1000 },
     neutraliseFormulas: args.neutraliseFormulas,
   };
 }

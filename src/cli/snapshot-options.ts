@@ -14,6 +14,8 @@ export const SNAPSHOT_OPTIONS = {
   out: { type: 'string', default: 'output', describe: 'Output folder' },
   concurrency: { type: 'number', default: 2, describe: 'Pages fetched at once (the real service has 4 workers; be polite)' },
   'page-size': { type: 'number', default: 100, describe: 'Records per page requested (the service caps it at 1000)' },
+  'max-attempts': { type: 'number', default: 6, describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)' },
+  timeout: { type: 'number', default: 30, describe: 'Seconds to wait for a response to start, and for each chunk of its body' },
   'parquet-engine': { choices: ['wasm', 'parquetjs'], default: 'wasm', describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite' },
   'neutralise-formulas': {
     type: 'boolean',
@@ -33,6 +35,16 @@ export function parseFormats(values: readonly string[]): Format[] {
 
 /** Checks a whole-number option: a positive integer within [min, max]. */
 export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError(`--${name}: expected a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError(`--${name}: expected a whole number from 1 to ${max}, got ${describeNumber(value)}`);
   return value;
+}
+
+/** Checks a duration option in seconds: a positive number. */
+export function positiveSeconds(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name}: expected a positive number of seconds, got ${describeNumber(value)}`);
+  return value;
+}
+
+function describeNumber(value: number): string {
+  return Number.isNaN(value) ? 'something that is not a number' : String(value);
 }

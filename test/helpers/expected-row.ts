@@ -2,7 +2,8 @@
  * What the output must hold for a served record, written independently of src/transform so that a bug
  * there cannot hide itself: the test states the rules, the tool must meet them.
  */
-import { COLUMNS } from '../../src/schema/columns.js';
+import { expect } from 'vitest';
+import { COLUMNS, type ColumnKind } from '../../src/schema/columns.js';
 
 /** An expected output value: bigint for int64 and timestamps (microseconds UTC), number, boolean, string, or null. */
 export type Expected = bigint | number | boolean | string | null;
@@ -49,4 +50,24 @@ export function isoMicros(micros: bigint): string {
   const seconds = micros / 1_000_000n - (micros % 1_000_000n < 0n ? 1n : 0n);
   const fraction = micros - seconds * 1_000_000n;
   return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${String(fraction).padStart(6, '0')}Z`;
+}
+
+/** Compares rows read back (keyed by id) with expected rows, every column, naming the first difference; `convert` maps a reader's value to the expected form. */
+export function expectRowsMatch(
+  rows: Record<string, unknown>[],
+  expected: Map<bigint, Record<string, Expected>>,
+  convert: (kind: ColumnKind, value: unknown) => unknown = (_, v) => v,
+): void {
+  expect(rows.length).toBe(expected.size);
+  for (const row of rows) {
+    const id = BigInt(row['id'] as bigint | number);
+    const want = expected.get(id);
+    if (want === undefined) throw new Error(`row with id ${id} was never served`);
+    for (const column of COLUMNS) {
+      const got = convert(column.kind, row[column.name]);
+      if (!Object.is(got, want[column.name])) {
+        throw new Error(`id ${id} column ${column.name}: got ${String(got)} (${typeof got}), want ${String(want[column.name])} (${typeof want[column.name]})`);
+      }
+    }
+  }
 }

@@ -11,7 +11,7 @@ import { toArrow } from '../../src/load/to-arrow.js';
 import { toCsv } from '../../src/load/to-csv.js';
 import { toParquet } from '../../src/load/to-parquet.js';
 import { toRejects } from '../../src/load/to-rejects.js';
-import { expectResultMatchesFile, listDir, removeDir, tempDir } from './helpers.js';
+import { expectResultMatchesFile, listDir, removeDir, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, makeRow, streamOf } from './fixture-rows.js';
 
 let dir: string;

@@ -5,7 +5,7 @@ import { DataType, RecordBatchFileReader, TimeUnit, tableFromIPC, type Dictionar
 import { COLUMNS } from '../../src/schema/columns.js';
 import { toArrowBatches } from '../../src/load/arrow-batches.js';
 import { toArrow } from '../../src/load/to-arrow.js';
-import { expectResultMatchesFile, listDir, removeDir, tempDir } from './helpers.js';
+import { expectResultMatchesFile, listDir, removeDir, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, fixtureRows, streamOf } from './fixture-rows.js';
 
 let dir: string;

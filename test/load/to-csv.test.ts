@@ -6,7 +6,7 @@ import { COLUMNS } from '../../src/schema/columns.js';
 import type { Row } from '../../src/schema/row.js';
 import { toCsv } from '../../src/load/to-csv.js';
 import { LoadError } from '../../src/load/load-error.js';
-import { duckValue, exactSelectList, expectResultMatchesFile, expectSameRows, listDir, openDuckDB, query, removeDir, sqlString, tempDir } from './helpers.js';
+import { duckValue, exactSelectList, expectResultMatchesFile, expectSameRows, listDir, openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, fixtureRows, makeRow, streamOf } from './fixture-rows.js';
 
 const DUCK_TYPES: Record<string, string> = { int64: 'BIGINT', float64: 'DOUBLE', boolean: 'BOOLEAN', timestamp: 'TIMESTAMPTZ', string: 'VARCHAR', category: 'VARCHAR', json: 'VARCHAR' };

@@ -5,7 +5,7 @@ import { COLUMNS } from '../../src/schema/columns.js';
 import { toArrowBatches } from '../../src/load/arrow-batches.js';
 import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
 import { LoadError } from '../../src/load/load-error.js';
-import { exactSelectList, expectResultMatchesFile, expectSameRows, listDir, openDuckDB, query, removeDir, sqlString, tempDir } from './helpers.js';
+import { exactSelectList, expectResultMatchesFile, expectSameRows, listDir, openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, fixtureRows, makeRow, streamOf } from './fixture-rows.js';
 
 const DUCK_TYPES: Record<string, string> = {

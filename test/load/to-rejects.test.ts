@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toRejects } from '../../src/load/to-rejects.js';
-import { expectResultMatchesFile, listDir, removeDir, tempDir } from './helpers.js';
+import { expectResultMatchesFile, listDir, removeDir, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, streamOf } from './fixture-rows.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the load tests: temporary folders, a DuckDB connection, expected values per reader.
+ * Shared pieces of the tests that read outputs back: temporary folders, DuckDB, value-by-value comparison.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';

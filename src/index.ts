@@ -1,0 +1,40 @@
+/** img-etl's public library: the stages, the sinks, the schema, the runner and the bundled service. */
+
+// schema: the one source of truth
+export { COLUMNS, KNOWN_KEYS, RECORD_COLUMNS, SCHEMA_VERSION, type Column, type ColumnKind, type ColumnOrigin } from './schema/columns.js';
+export { ImageSchema, PageSchema, imageIssues, type Page, type RecordIssue } from './schema/image-schema.js';
+export type { PageBatch, PageRef, Reject, Row, RowBatch, RowValue } from './schema/row.js';
+export { SENTINEL_ID, SENTINEL_NAME, SENTINEL_PAIRS, type SentinelPair } from './schema/sentinels.js';
+export { formatTimestampMicros, parseTimestampMicros } from './schema/timestamp.js';
+export { schemaTableMarkdown } from './schema/schema-table.js';
+
+// extract
+export { paginate, newExtractStats, type ExtractStats, type PaginateOptions } from './extract/paginate.js';
+export { ExtractError, type ExtractErrorCode } from './extract/extract-error.js';
+export type { ExtractEvent, PageEvent, RetryEvent } from './extract/extract-events.js';
+export { HttpClient, type HttpClientOptions } from './extract/http-client.js';
+export { withRetry, type RetryOptions } from './extract/retry.js';
+
+// transform
+export { validate, type ValidBatch } from './transform/validate.js';
+export { normalise, emptyNormalisationCounts, type NormalisationCounts } from './transform/normalise.js';
+export { dedupe, type DedupeCounts } from './transform/dedupe.js';
+
+// load
+export { toArrowBatches, type LoadBatch } from './load/arrow-batches.js';
+export { arrowSchema } from './load/arrow-schema.js';
+export { toParquet, type ParquetEngine, type ParquetSinkOptions } from './load/to-parquet.js';
+export { toArrow, type ArrowSinkOptions } from './load/to-arrow.js';
+export { toCsv, type CsvSinkOptions } from './load/to-csv.js';
+export { toRejects, type RejectsResult, type RejectsSinkOptions } from './load/to-rejects.js';
+export { tee } from './load/tee.js';
+export { LoadError, type LoadErrorCode } from './load/load-error.js';
+export type { SinkResult } from './load/sink-result.js';
+
+// run: the whole job
+export { runSnapshot, type SnapshotOptions, type SnapshotResult } from './run/run-snapshot.js';
+export { FILE_NAMES, FORMATS, type Format } from './run/formats.js';
+export type { Manifest, ManifestFile } from './run/manifest.js';
+
+// the bundled Image Listing Service
+export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';

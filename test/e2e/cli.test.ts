@@ -1,0 +1,133 @@
+/**
+ * The command line's contract: rejects, duplicates, the second Parquet engine, bad options, help, demo.
+ * Real CLI, real loopback HTTP (the bundled service, or a scripted server for what it would never serve).
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { COLUMNS } from '../../src/schema/columns.js';
+import { expectedRow, expectRowsMatch } from '../helpers/expected-row.js';
+import { fixtureRecords } from '../helpers/fixture-records.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+
+let out: string;
+let server: ScriptedServer | undefined;
+beforeEach(async () => {
+  out = await tempDir();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await removeDir(out);
+});
+
+/** Serves `records` as a list, `limit` records a page. */
+async function serveRecords(records: unknown[], limit = 10): Promise<ScriptedServer> {
+  server = await startScriptedServer((req, res, origin) => {
+    const offset = Number(new URL(req.url ?? '/', origin).searchParams.get('offset') ?? 0);
+    const link = (o: number) => `${origin}/api/images/?limit=${limit}&offset=${o}`;
+    sendJson(res, {
+      count: records.length,
+      next: offset + limit >= records.length ? null : link(offset + limit),
+      previous: offset <= 0 ? null : link(Math.max(0, offset - limit)),
+      results: records.slice(offset, offset + limit),
+    });
+  });
+  return server;
+}
+
+const selectExact = () => COLUMNS.map((c) => (c.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
+
+describe('img-etl command line', () => {
+  it('keeps records that break the schema in rejects.ndjson with the raw record, page URL and issues, and goes on', async () => {
+    const good = fixtureRecords.slice(0, 25);
+    const bad = [
+      { ...fixtureRecords[30], file_size: '19605' },
+      { ...fixtureRecords[31], id: undefined },
+      { ...fixtureRecords[32], add_date: '2016-01-21T18:21:57.860138' },
+    ];
+    const s = await serveRecords([...good.slice(0, 10), bad[0], ...good.slice(10, 20), bad[1], bad[2], ...good.slice(20)]);
+    const run = await runCli(['--base-url', s.origin, '--out', out, '--to', 'parquet']);
+    expect(run.code).toBe(0);
+    const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(3);
+    expect(lines.map((l) => l.url)).toEqual([10, 20, 20].map((offset) => `${s.origin}/api/images/?limit=10&offset=${offset}`));
+    expect(lines.map((l) => l.issues[0].path)).toEqual([['file_size'], ['id'], ['add_date']]);
+    expect(lines[0].record).toEqual(JSON.parse(JSON.stringify(bad[0])));
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ rejects: 3, records_written: 25, received: 28, complete: true });
+    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.parquet', 'rejects.ndjson']);
+    const db = await openDuckDB();
+    const rows = await query(db, `SELECT count(*) AS n FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
+    expect(rows[0]!['n']).toBe(25n);
+  });
+
+  it('drops a record repeated across pages, counts it, and does not call the snapshot complete when count promised more', async () => {
+    const records = fixtureRecords.slice(0, 20);
+    const s = await serveRecords([...records.slice(0, 10), records[3], ...records.slice(10)], 10);
+    const run = await runCli(['--base-url', s.origin, '--out', out, '--page-size', '10']);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('INCOMPLETE');
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ records_written: 20, duplicates_dropped: 1, expected: 21, received: 20, complete: false });
+  });
+
+  it('--parquet-engine parquetjs writes the same values, read back by DuckDB', async () => {
+    const service = await startFixtureService({ records: 150, seed: 3 });
+    try {
+      const run = await runCli(['--base-url', service.url, '--out', out, '--parquet-engine', 'parquetjs']);
+      expect(run.code).toBe(0);
+      const db = await openDuckDB();
+      const rows = await query(db, `SELECT ${selectExact()} FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
+      const expected = new Map([...service.servedRecords()].map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
+      expectRowsMatch(rows, expected);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it.each([
+    [['--to', 'xml'], '--to: unknown format "xml"; choose from parquet, arrow, csv'],
+    [['--concurrency', '0'], '--concurrency: expected a whole number from 1 to 64, got 0'],
+    [['--page-size', 'many'], '--page-size: expected a whole number from 1 to 1000, got something that is not a number'],
+    [['--base-url', 'neurovault.org'], '--base-url: not a URL: "neurovault.org"'],
+    [['--bogus'], 'Unknown argument: bogus'],
+    [['--parquet-engine', 'fast'], 'Invalid values:'],
+  ])('refuses %j with exit code 2 and a one-line message', async (args, message) => {
+    const run = await runCli([...args, '--out', out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(await readdir(out)).toEqual([]);
+  });
+
+  it('fails with exit code 1 and one line naming the URL when the service cannot be reached', async () => {
+    const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '2']);
+    expect(run.code).toBe(1);
+    const last = run.stderr.trim().split('\n').at(-1)!;
+    expect(last).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=100&offset=0 failed \(ECONNREFUSED\) after 2 attempts$/);
+    expect(await readdir(out)).toEqual([]);
+  });
+
+  it('--help lists every option with its default and examples', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    for (const option of ['--to', '--base-url', '--out', '--concurrency', '--page-size', '--parquet-engine', '--max-attempts', '--timeout', '--neutralise-formulas']) {
+      expect(run.stdout).toContain(option);
+    }
+    expect(run.stdout).toContain('[default: "https://neurovault.org"]');
+    expect(run.stdout).toContain('Examples:');
+  });
+
+  it('demo serves the bundled service, writes all three formats and prints the summary and first rows', async () => {
+    const run = await runCli(['demo', '--records', '300', '--out', out]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/complete snapshot of http:\/\/127\.0\.0\.1:\d+\/api\/images\//);
+    expect(run.stdout).toContain('359 written of 359 expected');
+    expect(run.stdout).toContain('first 5 rows:');
+    expect((await readdir(out)).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
+  });
+});
