@@ -22,6 +22,14 @@ export interface HttpClientOptions {
   userAgent?: string;
 }
 
+/** A page as fetched: the validated envelope and the body text it was parsed from. */
+export interface FetchedPage {
+  /** The validated envelope. */
+  page: Page;
+  /** The body as received (UTF-8 decoded). */
+  text: string;
+}
+
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 525, 526, 527, 530]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 
@@ -53,8 +61,8 @@ export class HttpClient {
     });
   }
 
-  /** GETs one list page, following same-host redirects, and validates its envelope. */
-  async getPage(url: string, signal?: AbortSignal): Promise<Page> {
+  /** GETs one list page, following same-host redirects, and validates its envelope; returns the page and its body text as received. */
+  async getPage(url: string, signal?: AbortSignal): Promise<FetchedPage> {
     let current = url;
     for (let hop = 0; ; hop++) {
       const response = await this.send(current, signal);
@@ -93,7 +101,7 @@ export class HttpClient {
     return target.href;
   }
 
-  private async readPage(url: string, response: Dispatcher.ResponseData, signal?: AbortSignal): Promise<Page> {
+  private async readPage(url: string, response: Dispatcher.ResponseData, signal?: AbortSignal): Promise<FetchedPage> {
     const { statusCode, headers } = response;
     if (statusCode !== 200) {
       await response.body.dump().catch(() => undefined);
@@ -117,7 +125,7 @@ export class HttpClient {
       const issue = page.error.issues[0]!;
       throw new ExtractError('BAD_BODY', url, `returned a page without a valid envelope (${issue.path.join('.') || 'body'}: ${issue.message})`, true, statusCode);
     }
-    return page.data;
+    return { page: page.data, text };
   }
 
   private async readBody(url: string, response: Dispatcher.ResponseData, signal?: AbortSignal): Promise<string> {

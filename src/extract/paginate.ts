@@ -55,7 +55,7 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
   options.signal?.addEventListener('abort', onAbort, { once: true });
 
   const fetchPage = async (url: string): Promise<Page> => {
-    const page = await withRetry(
+    const { page } = await withRetry(
       () => client.getPage(url, aborter.signal),
       options.retry,
       (n) => {
