@@ -22,6 +22,11 @@ export class Progress {
       this.out.write(`img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}\n`);
       return;
     }
+    if (event.type === 'skip') {
+      this.clearLine();
+      this.out.write(`img-etl: skipped the record at offset ${event.offset}: the server cannot serve it (${event.reason})\n`);
+      return;
+    }
     this.records += event.records;
     this.pages++;
     this.count = Math.max(this.count, event.count);

@@ -1,31 +1,54 @@
+import { redactUrl, redactUrlsIn } from './redact-url.js';
+
 /** Stable codes of extraction failures; the CLI maps them to messages and exit codes. */
 export type ExtractErrorCode =
   | 'HTTP_STATUS' // a status that is not 200
-  | 'NETWORK' // connection refused, reset, DNS, TLS
+  | 'NETWORK' // connection refused, reset, DNS, TLS, a response that is not HTTP
   | 'TIMEOUT' // connect, headers or body took too long
   | 'BAD_BODY' // 200 but not a valid page: not JSON, truncated, wrong content type, too large, bad envelope
-  | 'FOREIGN_LINK' // a link or redirect to another host
-  | 'REDIRECT_LOOP' // too many redirects
+  | 'BAD_REDIRECT' // a redirect without a usable Location (missing, unparseable, not http or https)
+  | 'FOREIGN_LINK' // a URL, link or redirect off the base host
+  | 'REDIRECT_LOOP' // a redirect back to a URL already visited, or too many redirects
   | 'ABORTED'; // the run was cancelled
 
-/** A failed page request: a stable code, the URL, the attempt, whether a retry may help, and the cause. */
+/** Longest reason kept in a message; a server's snippet can be long. */
+const MAX_REASON_CHARS = 500;
+
+/**
+ * A failed page request: a stable code, the URL, whether a retry may help, and the cause.
+ * The message is one line, `extract: GET <url> <reason>`, with credentials in URLs masked (see redactUrl).
+ */
 export class ExtractError extends Error {
   override readonly name = 'ExtractError';
+  /** The URL that failed, credentials masked. */
+  readonly url: string;
+  /** What happened, lowercase, with the bad value; one line, credentials masked. */
+  readonly reason: string;
+
   constructor(
     /** Stable code. */
     readonly code: ExtractErrorCode,
-    /** The URL that failed. */
-    readonly url: string,
-    /** What happened, lowercase, with the bad value. */
-    readonly reason: string,
+    url: string,
+    reason: string,
     /** Whether the same request may succeed later. */
     readonly retryable: boolean,
     /** HTTP status, when there was one. */
     readonly status?: number,
-    /** Seconds the server asked us to wait (Retry-After), when it did. */
+    /** Milliseconds the server asked us to wait (Retry-After), when it did. */
     readonly retryAfterMs?: number,
     options?: { cause?: unknown },
   ) {
-    super(`extract: GET ${url} ${reason}`, options);
+    const safeUrl = oneLine(redactUrl(url));
+    const safeReason = oneLine(redactUrlsIn(reason));
+    super(`extract: GET ${safeUrl} ${safeReason}`, options);
+    this.url = safeUrl;
+    this.reason = safeReason;
   }
+}
+
+/** Control characters (line breaks included) become one space, and a long text is cut, so a message is always one line. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  return flat.length > MAX_REASON_CHARS ? `${flat.slice(0, MAX_REASON_CHARS)}…` : flat;
 }

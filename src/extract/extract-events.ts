@@ -24,5 +24,16 @@ export interface RetryEvent {
   reason: string;
 }
 
+/** A record the server could not serve even alone was skipped. */
+export interface SkipEvent {
+  type: 'skip';
+  /** The single-record URL that kept failing. */
+  url: string;
+  /** The record's offset in the list. */
+  offset: number;
+  /** The last failure, one line. */
+  reason: string;
+}
+
 /** What extraction tells its caller while it runs. */
-export type ExtractEvent = PageEvent | RetryEvent;
+export type ExtractEvent = PageEvent | RetryEvent | SkipEvent;

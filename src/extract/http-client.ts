@@ -2,21 +2,25 @@ import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici'
 import { PageSchema, type Page } from '../schema/image-schema.js';
 import { ExtractError } from './extract-error.js';
 import { parseRetryAfter } from './retry-after.js';
-import { isSameHost } from './same-host.js';
+import { isSameHost, mayCarryCredentials } from './same-host.js';
 
 /** How pages are requested. */
 export interface HttpClientOptions {
   /** Connections kept alive to the service; default 4. */
   connections?: number;
-  /** Milliseconds to wait for the connection and the response headers; default 30,000. */
+  /** Milliseconds to wait for the TCP/TLS connection; default headersTimeoutMs. */
+  connectTimeoutMs?: number;
+  /** Milliseconds to wait for the response headers; default 30,000. */
   headersTimeoutMs?: number;
   /** Milliseconds the body may stall between chunks; default 30,000. */
   bodyTimeoutMs?: number;
+  /** Milliseconds one getPage may take in all, redirects and body included (a body trickled byte by byte ends here); default 300,000, and never less than headersTimeoutMs + bodyTimeoutMs. */
+  requestTimeoutMs?: number;
   /** Largest body accepted, in bytes; default 64 MiB. */
   maxBodyBytes?: number;
   /** Redirects followed within the same host; default 5. */
   maxRedirects?: number;
-  /** Token sent as `Authorization: Token …`, to the base host only; default none. */
+  /** Token sent as `Authorization: Token …`, to the base host only (and never over http when the base is https); default none. */
   token?: string;
   /** User-Agent header; default `img-etl`. */
   userAgent?: string;
@@ -32,6 +36,10 @@ export interface FetchedPage {
 
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 525, 526, 527, 530]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+/** Most of an error or redirect body read (for a `detail` message) or drained before the connection is dropped. */
+const ERROR_BODY_BYTES = 16 * 1024;
+/** An Authorization header value: visible ASCII, so a token can never inject a header or a line into a log. */
+const TOKEN = /^[\x21-\x7e]+$/;
 
 /** A keep-alive HTTP client for list pages: a page is a validated envelope or an ExtractError, never garbage. */
 export class HttpClient {
@@ -39,14 +47,19 @@ export class HttpClient {
   private readonly options: Required<Omit<HttpClientOptions, 'token'>> & { token?: string };
 
   constructor(
-    /** The service's base URL; links and redirects must stay on its host. */
+    /** The service's base URL; the pages asked for, and every redirect, must stay on its host. */
     readonly baseUrl: URL,
     options: HttpClientOptions = {},
   ) {
+    if (options.token !== undefined && !TOKEN.test(options.token)) throw new TypeError('extract: the token must be visible ASCII characters without spaces');
+    const headersTimeoutMs = options.headersTimeoutMs ?? 30_000;
+    const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
     this.options = {
       connections: options.connections ?? 4,
-      headersTimeoutMs: options.headersTimeoutMs ?? 30_000,
-      bodyTimeoutMs: options.bodyTimeoutMs ?? 30_000,
+      connectTimeoutMs: options.connectTimeoutMs ?? headersTimeoutMs,
+      headersTimeoutMs,
+      bodyTimeoutMs,
+      requestTimeoutMs: options.requestTimeoutMs ?? Math.max(300_000, headersTimeoutMs + bodyTimeoutMs),
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
       maxRedirects: options.maxRedirects ?? 5,
       userAgent: options.userAgent ?? 'img-etl',
@@ -57,21 +70,24 @@ export class HttpClient {
       keepAliveTimeout: 10_000,
       headersTimeout: this.options.headersTimeoutMs,
       bodyTimeout: this.options.bodyTimeoutMs,
-      connect: { timeout: this.options.headersTimeoutMs },
+      connect: { timeout: this.options.connectTimeoutMs },
     });
   }
 
-  /** GETs one list page, following same-host redirects, and validates its envelope; returns the page and its body text as received. */
+  /** GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page and its body text as received. */
   async getPage(url: string, signal?: AbortSignal): Promise<FetchedPage> {
-    let current = url;
-    for (let hop = 0; ; hop++) {
-      const response = await this.send(current, signal);
-      if (REDIRECT_STATUS.has(response.statusCode)) {
-        await response.body.dump().catch(() => undefined);
-        current = this.redirectTarget(current, response.headers['location'], hop);
-        continue;
+    let current = this.pageTarget(url);
+    const deadline = new Deadline(this.options.requestTimeoutMs, signal);
+    try {
+      const visited = new Set([current.href]);
+      for (let hop = 0; ; hop++) {
+        const response = await this.send(current, deadline);
+        if (!REDIRECT_STATUS.has(response.statusCode)) return await this.readPage(current.href, response, deadline);
+        await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
+        current = this.redirectTarget(current, response, hop, visited);
       }
-      return this.readPage(current, response, signal);
+    } finally {
+      deadline.clear();
     }
   }
 
@@ -80,40 +96,71 @@ export class HttpClient {
     await this.agent.close();
   }
 
-  private async send(url: string, signal?: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
-    if (this.options.token !== undefined && isSameHost(new URL(url), this.baseUrl)) headers['authorization'] = `Token ${this.options.token}`;
+  private pageTarget(url: string): URL {
+    let target: URL | undefined;
     try {
-      return await request(url, { dispatcher: this.agent, method: 'GET', headers, signal });
+      target = new URL(url);
+    } catch {
+      target = undefined;
+    }
+    if (target === undefined || !isSameHost(target, this.baseUrl)) {
+      throw new ExtractError('FOREIGN_LINK', url, `is not an http(s) URL on the base host (${this.baseUrl.host}); refusing to request it`, false);
+    }
+    return target;
+  }
+
+  private async send(url: URL, deadline: Deadline): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': 'identity', 'user-agent': this.options.userAgent };
+    if (this.options.token !== undefined && mayCarryCredentials(url, this.baseUrl)) headers['authorization'] = `Token ${this.options.token}`;
+    try {
+      return await request(url, { dispatcher: this.agent, method: 'GET', headers, signal: deadline.signal });
     } catch (err) {
-      throw this.networkError(url, err, signal);
+      throw this.networkError(url.href, err, deadline);
     }
   }
 
-  private redirectTarget(from: string, location: string | string[] | undefined, hop: number): string {
-    const text = Array.isArray(location) ? location[0] : location;
-    if (text === undefined) throw new ExtractError('BAD_BODY', from, 'returned a redirect without a location', true);
-    const target = new URL(text, from);
+  private redirectTarget(from: URL, response: Dispatcher.ResponseData, hop: number, visited: Set<string>): URL {
+    const status = response.statusCode;
+    const location = response.headers['location'];
+    const text = (Array.isArray(location) ? location[0] : location)?.trim();
+    if (text === undefined || text === '') throw new ExtractError('BAD_REDIRECT', from.href, `returned a ${status} redirect without a location`, true, status);
+    let target: URL;
+    try {
+      target = new URL(text, from);
+    } catch {
+      throw new ExtractError('BAD_REDIRECT', from.href, `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`, true, status);
+    }
+    target.hash = '';
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      throw new ExtractError('BAD_REDIRECT', from.href, `redirected to a ${target.protocol} URL; only http and https are followed`, false, status);
+    }
     if (!isSameHost(target, this.baseUrl)) {
-      throw new ExtractError('FOREIGN_LINK', from, `redirected to another host (${target.host}); refusing to follow`, false);
+      throw new ExtractError('FOREIGN_LINK', from.href, `redirected to another host (${target.host}); refusing to follow`, false, status);
     }
-    if (hop + 1 > this.options.maxRedirects) throw new ExtractError('REDIRECT_LOOP', from, `redirected more than ${this.options.maxRedirects} times`, false);
-    return target.href;
+    if (visited.has(target.href)) throw new ExtractError('REDIRECT_LOOP', from.href, `redirected in a loop, back to ${target.href}`, false, status);
+    if (hop + 1 > this.options.maxRedirects) throw new ExtractError('REDIRECT_LOOP', from.href, `redirected more than ${this.options.maxRedirects} times`, false, status);
+    visited.add(target.href);
+    return target;
   }
 
-  private async readPage(url: string, response: Dispatcher.ResponseData, signal?: AbortSignal): Promise<FetchedPage> {
+  private async readPage(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<FetchedPage> {
     const { statusCode, headers } = response;
     if (statusCode !== 200) {
-      await response.body.dump().catch(() => undefined);
+      const detail = await errorDetail(response, deadline.signal);
       const retryable = RETRYABLE_STATUS.has(statusCode);
-      throw new ExtractError('HTTP_STATUS', url, `returned ${statusCode}`, retryable, statusCode, parseRetryAfter(headers['retry-after']));
+      throw new ExtractError('HTTP_STATUS', url, `returned ${statusCode}${detail}`, retryable, statusCode, parseRetryAfter(headers['retry-after']));
     }
     const type = String(headers['content-type'] ?? '');
-    if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-      await response.body.dump().catch(() => undefined);
+    if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+      await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
       throw new ExtractError('BAD_BODY', url, `returned content type ${JSON.stringify(type)}, not JSON`, true, statusCode);
     }
-    const text = await this.readBody(url, response, signal);
+    const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+    if (encoding !== '' && encoding !== 'identity') {
+      await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
+      throw new ExtractError('BAD_BODY', url, `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`, true, statusCode);
+    }
+    const text = await this.readBody(url, response, deadline);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -123,31 +170,33 @@ export class HttpClient {
     const page = PageSchema.safeParse(parsed);
     if (!page.success) {
       const issue = page.error.issues[0]!;
-      throw new ExtractError('BAD_BODY', url, `returned a page without a valid envelope (${issue.path.join('.') || 'body'}: ${issue.message})`, true, statusCode);
+      const where = issue.path.map(String).join('.') || 'body';
+      throw new ExtractError('BAD_BODY', url, `returned a page without a valid envelope (${where}: ${issue.message})`, true, statusCode);
     }
     return { page: page.data, text };
   }
 
-  private async readBody(url: string, response: Dispatcher.ResponseData, signal?: AbortSignal): Promise<string> {
+  private async readBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<string> {
+    const cap = this.options.maxBodyBytes;
     const declared = Number(response.headers['content-length']);
-    if (declared > this.options.maxBodyBytes) {
+    if (declared > cap) {
       response.body.destroy();
-      throw new ExtractError('BAD_BODY', url, `returned a body of ${declared} bytes, over the ${this.options.maxBodyBytes}-byte cap`, true, 200);
+      throw new ExtractError('BAD_BODY', url, `returned a body of ${declared} bytes, over the ${cap}-byte cap`, true, 200);
     }
     const chunks: Buffer[] = [];
     let size = 0;
     try {
       for await (const chunk of response.body as AsyncIterable<Buffer>) {
         size += chunk.length;
-        if (size > this.options.maxBodyBytes) {
+        if (size > cap) {
           response.body.destroy();
-          throw new ExtractError('BAD_BODY', url, `returned a body over the ${this.options.maxBodyBytes}-byte cap`, true, 200);
+          throw new ExtractError('BAD_BODY', url, `returned a body over the ${cap}-byte cap (stopped reading at ${size} bytes)`, true, 200);
         }
         chunks.push(chunk);
       }
     } catch (err) {
       if (err instanceof ExtractError) throw err;
-      throw this.networkError(url, err, signal);
+      throw this.networkError(url, err, deadline);
     }
     if (!Number.isNaN(declared) && size !== declared) {
       throw new ExtractError('BAD_BODY', url, `returned a truncated body (${size} of ${declared} bytes)`, true, 200);
@@ -159,13 +208,93 @@ export class HttpClient {
     }
   }
 
-  private networkError(url: string, err: unknown, signal?: AbortSignal): ExtractError {
-    if (signal?.aborted) return new ExtractError('ABORTED', url, 'was cancelled', false, undefined, undefined, { cause: err });
-    const e = err as { code?: string; message?: string };
-    const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
-    const what = timeout ? 'timed out' : `failed (${e.code ?? e.message ?? String(err)})`;
-    return new ExtractError(timeout ? 'TIMEOUT' : 'NETWORK', url, what, true, undefined, undefined, { cause: err });
+  private networkError(url: string, err: unknown, deadline: Deadline): ExtractError {
+    const cause = { cause: err };
+    if (deadline.cancelled) return new ExtractError('ABORTED', url, 'was cancelled', false, undefined, undefined, cause);
+    if (deadline.expired) return new ExtractError('TIMEOUT', url, `took longer than ${this.options.requestTimeoutMs} ms in all`, true, undefined, undefined, cause);
+    if (err instanceof undiciErrors.ConnectTimeoutError) {
+      return new ExtractError('TIMEOUT', url, `timed out connecting (${this.options.connectTimeoutMs} ms)`, true, undefined, undefined, cause);
+    }
+    if (err instanceof undiciErrors.HeadersTimeoutError) {
+      return new ExtractError('TIMEOUT', url, `timed out waiting for the response headers (${this.options.headersTimeoutMs} ms)`, true, undefined, undefined, cause);
+    }
+    if (err instanceof undiciErrors.BodyTimeoutError) {
+      return new ExtractError('TIMEOUT', url, `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`, true, undefined, undefined, cause);
+    }
+    return new ExtractError('NETWORK', url, `failed (${describe(err)})`, true, undefined, undefined, cause);
   }
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The time one getPage may take, and the caller's cancellation, as one signal. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  /** The time ran out. */
+  expired = false;
+
+  constructor(
+    private readonly ms: number,
+    private readonly parent?: AbortSignal,
+  ) {
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      this.controller.abort(new Error(`deadline of ${this.ms} ms passed`));
+    }, ms);
+    this.timer.unref();
+    if (parent?.aborted) this.controller.abort(parent.reason);
+    else parent?.addEventListener('abort', this.onParentAbort, { once: true });
+  }
+
+  /** Aborts when the caller cancels or the time runs out. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The caller cancelled. */
+  get cancelled(): boolean {
+    return this.parent?.aborted === true;
+  }
+
+  /** Stops the timer and lets go of the caller's signal. */
+  clear(): void {
+    clearTimeout(this.timer);
+    this.parent?.removeEventListener('abort', this.onParentAbort);
+  }
+
+  private readonly onParentAbort = (): void => this.controller.abort(this.parent?.reason);
+}
+
+/** ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; reads at most ERROR_BODY_BYTES and never throws. */
+async function errorDetail(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
+  if (!/json/i.test(String(response.headers['content-type'] ?? ''))) {
+    await response.body.dump({ limit: ERROR_BODY_BYTES, signal }).catch(() => undefined);
+    return '';
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > ERROR_BODY_BYTES) {
+        response.body.destroy();
+        return '';
+      }
+    }
+    const detail = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { detail?: unknown } | null)?.detail;
+    return typeof detail === 'string' && detail !== '' ? ` (${detail.slice(0, 200)})` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** One line naming a network failure: its code and message, without repeating the code. */
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  const cause = err.cause instanceof Error && err.cause.message !== err.message ? `: ${err.cause.message}` : '';
+  const text = `${err.message}${cause}`;
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}

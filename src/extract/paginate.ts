@@ -1,8 +1,8 @@
-import type { Page } from '../schema/image-schema.js';
 import type { PageBatch } from '../schema/row.js';
+import { AdaptiveLimit } from './adaptive-limit.js';
 import { ExtractError } from './extract-error.js';
 import type { ExtractEvent } from './extract-events.js';
-import { HttpClient, type HttpClientOptions } from './http-client.js';
+import { HttpClient, type FetchedPage, type HttpClientOptions } from './http-client.js';
 import { limitOfLink, listUrlOf, pageUrl } from './page-url.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import { isSameHost } from './same-host.js';
@@ -13,7 +13,7 @@ export interface PaginateOptions {
   baseUrl?: string;
   /** Records asked for per page; default 100 (the server caps it at 1000). */
   pageSize?: number;
-  /** Pages in flight at once; default 2 (half the real service's four workers). */
+  /** Most pages in flight at once; default 2 (half the real service's four workers). Halved on 429s and errors, regained slowly. */
   concurrency?: number;
   /** HTTP client settings; defaults as HttpClientOptions says. */
   http?: HttpClientOptions;
@@ -25,106 +25,166 @@ export interface PaginateOptions {
   onEvent?: (event: ExtractEvent) => void;
 }
 
+/** Where a resumed pass stands: what an earlier process already fetched. */
+export interface PaginateResume {
+  /** The page size the server applied, from the pass's first page. */
+  limit: number;
+  /** The largest `count` seen so far in the pass. */
+  count: number;
+  /** Offsets already fetched in this pass; they are not fetched again. */
+  done: ReadonlySet<number>;
+}
+
 /** What paging saw, filled in while it runs. */
 export interface ExtractStats {
   /** `count` reported by the first page. */
   countAtStart: number;
   /** `count` reported by the last page fetched. */
   countAtEnd: number;
-  /** Pages fetched. */
+  /** Smallest and largest `count` seen. */
+  countMin: number;
+  countMax: number;
+  /** Pages fetched (requests that returned a page). */
   pagesFetched: number;
   /** Failed attempts that were retried. */
   retries: number;
   /** The page size the server applied. */
   pageSize: number;
+  /** Offsets of single records the server could not serve even alone (skipped after bisecting a failing page). */
+  skippedOffsets: number[];
 }
 
-type Settled = { ok: true; page: Page; url: string } | { ok: false; error: unknown };
+/** Fresh, all-zero extraction stats. */
+export function newExtractStats(): ExtractStats {
+  return { countAtStart: 0, countAtEnd: 0, countMin: Infinity, countMax: 0, pagesFetched: 0, retries: 0, pageSize: 0, skippedOffsets: [] };
+}
+
+type Settled = { ok: true; batch: PageBatch } | { ok: false; error: unknown };
 
 /**
  * Streams every page of `/api/images/` in offset order, fetching up to `concurrency` pages at once.
  * Reads `count` from the first page, advances by the server's effective limit (never by a short page's length),
  * and keeps going while the list reports more records; the consumer's pace bounds what is buffered.
+ * A page that keeps answering 500 is split in halves down to single records, and only a record that fails alone is skipped.
  */
-export async function* paginate(options: PaginateOptions = {}, stats: ExtractStats = newExtractStats()): AsyncIterable<PageBatch> {
+export async function* paginate(options: PaginateOptions = {}, stats: ExtractStats = newExtractStats(), resume?: PaginateResume): AsyncIterable<PageBatch> {
   const listUrl = listUrlOf(options.baseUrl ?? 'https://neurovault.org');
-  const concurrency = Math.max(1, options.concurrency ?? 2);
-  const client = new HttpClient(listUrl, { connections: concurrency + 1, ...options.http });
+  const adaptive = new AdaptiveLimit(Math.max(1, options.concurrency ?? 2));
+  const client = new HttpClient(listUrl, { connections: adaptive.max + 1, ...options.http });
   const aborter = new AbortController();
   const onAbort = () => aborter.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) aborter.abort();
 
-  const fetchPage = async (url: string): Promise<Page> => {
-    const { page } = await withRetry(
+  const fetchOne = async (url: string): Promise<FetchedPage> => {
+    const fetched = await withRetry(
       () => client.getPage(url, aborter.signal),
       options.retry,
       (n) => {
         stats.retries++;
+        adaptive.failed(n.error.status === 429);
         options.onEvent?.({ type: 'retry', url, attempt: n.attempt, delayMs: n.delayMs, reason: n.error.reason });
       },
       aborter.signal,
     );
-    for (const link of [page.next, page.previous]) checkLink(url, link, listUrl);
+    for (const link of [fetched.page.next, fetched.page.previous]) checkLink(url, link, listUrl);
+    adaptive.succeeded();
     stats.pagesFetched++;
-    return page;
+    const { count } = fetched.page;
+    stats.countAtEnd = count;
+    stats.countMin = Math.min(stats.countMin, count);
+    stats.countMax = Math.max(stats.countMax, count);
+    return fetched;
+  };
+
+  /** Fetches `limit` records at `offset`, splitting the range while the server answers 500. */
+  const fetchRange = async (offset: number, limit: number): Promise<PageBatch> => {
+    const url = pageUrl(listUrl, limit, offset);
+    try {
+      const { page, text } = await fetchOne(url);
+      const atEnd = page.results.length === 0 && page.next === null;
+      return { source: { url, offset }, count: page.count, records: page.results, limit, body: text, atEnd };
+    } catch (err) {
+      if (!(err instanceof ExtractError) || err.status !== 500 || aborter.signal.aborted) throw err;
+      if (limit === 1) {
+        stats.skippedOffsets.push(offset);
+        options.onEvent?.({ type: 'skip', url, offset, reason: err.reason });
+        return { source: { url, offset }, count: stats.countAtEnd, records: [], limit };
+      }
+      const half = Math.ceil(limit / 2);
+      const [left, right] = await Promise.all([fetchRange(offset, half), fetchRange(offset + half, limit - half)]);
+      return { source: { url, offset }, count: right.count, records: [...left.records, ...right.records], limit };
+    }
   };
 
   try {
-    const firstUrl = pageUrl(listUrl, options.pageSize ?? 100, 0);
-    const first = await fetchPage(firstUrl);
-    const limit = limitOfLink(first.next) ?? limitOfLink(first.previous) ?? Math.max(first.results.length, 1);
-    stats.countAtStart = stats.countAtEnd = first.count;
+    let limit: number;
+    let maxCount: number;
+    let nextOffset: number;
+    if (resume === undefined) {
+      const firstUrl = pageUrl(listUrl, options.pageSize ?? 100, 0);
+      const { page, text } = await fetchOne(firstUrl);
+      limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, options.pageSize ?? 100);
+      stats.countAtStart = page.count;
+      maxCount = page.count;
+      options.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: page.results.length, count: page.count });
+      yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: text };
+      if (page.next === null) return;
+      nextOffset = limit;
+    } else {
+      limit = resume.limit;
+      maxCount = resume.count;
+      stats.countAtStart = stats.countAtEnd = resume.count;
+      nextOffset = 0;
+    }
     stats.pageSize = limit;
-    let maxCount = first.count;
-    options.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: first.results.length, count: first.count });
-    yield { source: { url: firstUrl, offset: 0 }, count: first.count, records: first.results };
-    if (first.next === null) return;
+    const done = resume?.done ?? new Set<number>();
+    const skipDone = () => {
+      while (done.has(nextOffset)) nextOffset += limit;
+    };
+    skipDone();
 
+    // A window of pages in flight, yielded in offset order.
     const window = new Map<number, Promise<Settled>>();
-    const maxBuffered = concurrency * 2;
+    const order: number[] = [];
     let running = 0;
-    let nextOffset = limit;
-    let headOffset = limit;
     let wake: () => void = () => undefined;
     const start = (offset: number) => {
       running++;
-      const url = pageUrl(listUrl, limit, offset);
-      const settled = fetchPage(url).then(
-        (page): Settled => ({ ok: true, page, url }),
+      order.push(offset);
+      const settled = fetchRange(offset, limit).then(
+        (batch): Settled => ({ ok: true, batch }),
         (error): Settled => ({ ok: false, error }),
       );
       window.set(offset, settled.finally(() => { running--; wake(); }));
     };
     for (;;) {
-      while (running < concurrency && window.size < maxBuffered && nextOffset < maxCount) {
+      while (running < adaptive.current && window.size < adaptive.max * 2 && nextOffset < maxCount) {
         start(nextOffset);
         nextOffset += limit;
+        skipDone();
       }
-      const head = window.get(headOffset);
-      if (head === undefined) return;
+      const headOffset = order[0];
+      if (headOffset === undefined) return;
+      const head = window.get(headOffset)!;
       const woken = new Promise<undefined>((resolve) => (wake = () => resolve(undefined)));
       const settled = await Promise.race([head, woken]);
       if (settled === undefined) continue; // another page finished: refill the window
       window.delete(headOffset);
+      order.shift();
       if (!settled.ok) throw settled.error;
-      const { page, url } = settled;
-      stats.countAtEnd = page.count;
-      maxCount = Math.max(maxCount, page.count);
-      if (page.results.length === 0 && page.next === null) maxCount = Math.min(maxCount, headOffset);
-      options.onEvent?.({ type: 'page', url, offset: headOffset, records: page.results.length, count: page.count });
-      yield { source: { url, offset: headOffset }, count: page.count, records: page.results };
-      headOffset += limit;
+      const { batch } = settled;
+      maxCount = Math.max(maxCount, batch.count);
+      // An empty page with no next link: nothing lies beyond it, whatever `count` claims.
+      if (batch.atEnd === true) maxCount = Math.min(maxCount, headOffset);
+      options.onEvent?.({ type: 'page', url: batch.source.url, offset: headOffset, records: batch.records.length, count: batch.count });
+      yield batch;
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     aborter.abort();
     await client.close().catch(() => undefined);
   }
-}
-
-/** Fresh, all-zero extraction stats. */
-export function newExtractStats(): ExtractStats {
-  return { countAtStart: 0, countAtEnd: 0, pagesFetched: 0, retries: 0, pageSize: 0 };
 }
 
 function checkLink(pageUrl: string, link: string | null, listUrl: URL): void {

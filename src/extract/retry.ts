@@ -43,12 +43,17 @@ export async function withRetry<T>(
     try {
       return await attempt(n);
     } catch (err) {
-      if (!(err instanceof ExtractError) || !err.retryable || n >= attempts || signal?.aborted) throw withAttempts(err, n);
+      if (signal?.aborted) throw cancelled(err);
+      if (!(err instanceof ExtractError) || !err.retryable || n >= attempts) throw withAttempts(err, n);
       const delayMs = retryDelay(n, err, options);
-      if (delayMs === undefined || Date.now() - started + delayMs > budgetMs) throw withAttempts(err, n);
+      if (delayMs === undefined) {
+        const asked = Math.ceil((err.retryAfterMs ?? 0) / 1000);
+        throw withAttempts(err, n, `; retry-after ${asked} s is longer than the ${Math.round((options.retryAfterMaxMs ?? 120_000) / 1000)} s allowed`);
+      }
+      if (Date.now() - started + delayMs > budgetMs) throw withAttempts(err, n, `; the ${budgetMs} ms retry budget is spent`);
       onRetry?.({ attempt: n, error: err, delayMs });
       await sleep(delayMs, undefined, { signal }).catch(() => undefined);
-      if (signal?.aborted) throw withAttempts(err, n);
+      if (signal?.aborted) throw cancelled(err);
     }
   }
 }
@@ -63,8 +68,14 @@ export function retryDelay(n: number, err: ExtractError, options: RetryOptions =
   return Math.round((options.random ?? Math.random)() * ceiling);
 }
 
-function withAttempts(err: unknown, n: number): unknown {
-  if (!(err instanceof ExtractError) || n === 1) return err;
-  const wrapped = new ExtractError(err.code, err.url, `${err.reason} after ${n} attempts`, err.retryable, err.status, err.retryAfterMs, { cause: err.cause });
-  return wrapped;
+function withAttempts(err: unknown, n: number, why = ''): unknown {
+  if (!(err instanceof ExtractError) || (n === 1 && why === '')) return err;
+  const after = n === 1 ? '' : ` after ${n} attempts`;
+  return new ExtractError(err.code, err.url, `${err.reason}${after}${why}`, err.retryable, err.status, err.retryAfterMs, { cause: err.cause });
+}
+
+/** The run was cancelled while a request failed or waited: say so, not the failure being retried. */
+function cancelled(err: unknown): unknown {
+  if (!(err instanceof ExtractError) || err.code === 'ABORTED') return err;
+  return new ExtractError('ABORTED', err.url, 'was cancelled', false, undefined, undefined, { cause: err });
 }

@@ -13,20 +13,26 @@ export interface Manifest {
   started_at: string;
   /** When the run ended, ISO 8601 UTC. */
   finished_at: string;
-  /** Whether every record the service reported was written. */
+  /** Whether every record the service counts was received (written or rejected). */
   complete: boolean;
-  /** Records the service reported (`count`) at the start and at the end of the run. */
-  count_at_start: number;
-  count_at_end: number;
-  /** Records expected: the larger of the two counts. */
+  /** Records expected: `count` of the last page fetched. */
   expected: number;
   /** Unique records received (written plus rejected). */
   received: number;
+  /** expected - received, at least 0. */
+  missing: number;
+  /** Records the service reported (`count`) at the start and at the end of the run. */
+  count_at_start: number;
+  count_at_end: number;
+  /** Each pass over the list: records it added, duplicates it saw, the counts it saw, and whether nothing shifted under it. */
+  passes: { pass: number; added: number; duplicates: number; count_min: number; count_max: number; clean: boolean }[];
   /** Pages fetched, and the page size the server applied. */
   pages_fetched: number;
   page_size: number;
   /** Failed requests that were retried. */
   retries: number;
+  /** Offsets of records the server could not serve even alone (skipped). */
+  skipped_offsets: number[];
   /** Rows in the data files. */
   records_written: number;
   /** Records dropped because their id was already written. */

@@ -1,27 +1,25 @@
-import { mkdir, rm } from 'node:fs/promises';
-import { join, basename } from 'node:path';
-import { paginate, newExtractStats, type PaginateOptions } from '../extract/paginate.js';
+import { mkdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { Checkpoint } from '../extract/checkpoint.js';
+import { collect, type CollectOptions, type PassSummary } from '../extract/collect.js';
+import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
-import { toArrowBatches } from '../load/arrow-batches.js';
-import { toArrow } from '../load/to-arrow.js';
-import { toCsv } from '../load/to-csv.js';
-import { toParquet, type ParquetEngine } from '../load/to-parquet.js';
-import { toRejects } from '../load/to-rejects.js';
-import { LoadError } from '../load/load-error.js';
-import { tee } from '../load/tee.js';
+import { replayInIdOrder } from '../extract/replay-in-id-order.js';
+import type { ParquetEngine } from '../load/to-parquet.js';
 import { writeJsonAtomic } from '../load/write-json-atomic.js';
-import type { SinkResult } from '../load/sink-result.js';
 import { SCHEMA_VERSION } from '../schema/columns.js';
 import type { Row, RowBatch } from '../schema/row.js';
-import { dedupe } from '../transform/dedupe.js';
 import { emptyNormalisationCounts, normalise } from '../transform/normalise.js';
-import { validate } from '../transform/validate.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import type { Manifest } from './manifest.js';
 import { TOOL } from './tool.js';
+import { writeOutputs } from './write-outputs.js';
+
+/** The staging folder of a run, inside its output folder. */
+export const STAGING_DIR = '.img-etl-staging';
 
 /** A full snapshot run: where from, where to, which formats. */
-export interface SnapshotOptions extends PaginateOptions {
+export interface SnapshotOptions extends CollectOptions {
   /** Output folder; default `output`. */
   outDir?: string;
   /** Formats to write; default `['parquet']`. */
@@ -32,6 +30,8 @@ export interface SnapshotOptions extends PaginateOptions {
   neutraliseFormulas?: boolean;
   /** Rows to keep for a preview of the output; default 0. */
   previewRows?: number;
+  /** Discard what an unfinished earlier run left in the staging folder instead of resuming it; default false. */
+  fresh?: boolean;
 }
 
 /** What a run produced. */
@@ -44,73 +44,66 @@ export interface SnapshotResult {
   preview: Row[];
 }
 
-/** Extracts every page, validates, normalises and deduplicates the records, and writes each format plus the manifest, each file atomically. */
+/**
+ * Runs the whole job: pages the list into the staging folder until it is complete (resuming an unfinished run),
+ * then writes every format and the manifest from the staged records in id order, each file atomically, and
+ * removes the staging folder. An interrupted or failed run keeps the staging folder for the next attempt.
+ */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
   const startedAt = new Date();
   const outDir = options.outDir ?? 'output';
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   await mkdir(outDir, { recursive: true });
   const sourceUrl = listUrlOf(options.baseUrl ?? 'https://neurovault.org').href;
-  const extractStats = newExtractStats();
-  const normalisation = emptyNormalisationCounts();
-  const dedupeCounts = { duplicatesDropped: 0 };
-  const preview: Row[] = [];
-  const previewRows = options.previewRows ?? 0;
+  const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), { source_url: sourceUrl, page_size: options.pageSize ?? 100 }, { fresh: options.fresh });
+  let published = false;
+  try {
+    const collected = await collect(options, checkpoint, newExtractStats());
+    const normalisation = emptyNormalisationCounts();
+    const preview: Row[] = [];
+    const rows = counting(normalise(replayInIdOrder(collected.index, checkpoint), normalisation), preview, options.previewRows ?? 0);
+    const metadata = { 'img-etl.source_url': sourceUrl, 'img-etl.snapshot_time': startedAt.toISOString(), 'img-etl.schema_version': SCHEMA_VERSION };
+    const files = await writeOutputs(rows.stream, { outDir, formats, parquetEngine: options.parquetEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
 
-  const rows = counting(dedupe(normalise(validate(paginate(options, extractStats)), normalisation), dedupeCounts), preview, previewRows);
-  const metadata = { 'img-etl.source_url': sourceUrl, 'img-etl.snapshot_time': startedAt.toISOString(), 'img-etl.schema_version': SCHEMA_VERSION };
-  const columnar = formats.filter((f) => f !== 'csv');
-  const consumers: ((source: AsyncIterable<RowBatch>) => Promise<SinkResult | SinkResult[]>)[] = [
-    async (source) => {
-      const rejects = await toRejects(source, { path: join(outDir, FILE_NAMES.rejects) });
-      if (rejects.file === null) await rm(join(outDir, FILE_NAMES.rejects), { force: true }); // no stale file from an earlier run
-      return rejects.file === null ? [] : [rejects.file];
-    },
-  ];
-  if (formats.includes('csv')) {
-    consumers.push((source) => toCsv(source, { path: join(outDir, FILE_NAMES.csv), neutraliseFormulas: options.neutraliseFormulas ?? true }));
+    const { stats, index, passes, expected } = collected;
+    const manifest: Manifest = {
+      tool: TOOL,
+      schema_version: SCHEMA_VERSION,
+      source_url: sourceUrl,
+      started_at: startedAt.toISOString(),
+      finished_at: new Date().toISOString(),
+      complete: index.received >= expected,
+      expected,
+      received: index.received,
+      missing: Math.max(0, expected - index.received),
+      count_at_start: collected.countAtStart,
+      count_at_end: expected,
+      passes: passes.map(passForManifest),
+      pages_fetched: stats.pagesFetched,
+      page_size: stats.pageSize,
+      retries: stats.retries,
+      skipped_offsets: stats.skippedOffsets,
+      records_written: rows.written,
+      duplicates_dropped: passes.reduce((sum, p) => sum + p.duplicates, 0),
+      rejects: rows.rejects,
+      normalisation: {
+        sentinel_to_null: normalisation.sentinelToNull,
+        empty_to_null: normalisation.emptyToNull,
+        records_with_extra: normalisation.recordsWithExtra,
+      },
+      files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
+    };
+    const manifestPath = join(outDir, FILE_NAMES.manifest);
+    await writeJsonAtomic(manifestPath, manifest);
+    published = true;
+    return { manifest, manifestPath, preview };
+  } finally {
+    await (published ? checkpoint.remove() : checkpoint.close());
   }
-  if (columnar.length > 0) {
-    consumers.push(async (source) => {
-      const streams = tee(toArrowBatches(source), columnar.length);
-      const written = columnar.map((format, i) => {
-        const path = join(outDir, FILE_NAMES[format]);
-        return format === 'parquet' ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata }) : toArrow(streams[i]!, { path, metadata });
-      });
-      return Promise.all(written);
-    });
-  }
-  const streams = tee(rows.stream, consumers.length);
-  const files = (await settleAll(consumers.map((consume, i) => consume(streams[i]!)))).flat();
+}
 
-  const received = rows.written + rows.rejects;
-  const manifest: Manifest = {
-    tool: TOOL,
-    schema_version: SCHEMA_VERSION,
-    source_url: sourceUrl,
-    started_at: startedAt.toISOString(),
-    finished_at: new Date().toISOString(),
-    complete: received >= extractStats.countAtEnd,
-    count_at_start: extractStats.countAtStart,
-    count_at_end: extractStats.countAtEnd,
-    expected: extractStats.countAtEnd,
-    received,
-    pages_fetched: extractStats.pagesFetched,
-    page_size: extractStats.pageSize,
-    retries: extractStats.retries,
-    records_written: rows.written,
-    duplicates_dropped: dedupeCounts.duplicatesDropped,
-    rejects: rows.rejects,
-    normalisation: {
-      sentinel_to_null: normalisation.sentinelToNull,
-      empty_to_null: normalisation.emptyToNull,
-      records_with_extra: normalisation.recordsWithExtra,
-    },
-    files: files.map((f) => ({ name: basename(f.path), format: f.format as Manifest['files'][number]['format'], rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
-  };
-  const manifestPath = join(outDir, FILE_NAMES.manifest);
-  await writeJsonAtomic(manifestPath, manifest);
-  return { manifest, manifestPath, preview };
+function passForManifest(p: PassSummary): Manifest['passes'][number] {
+  return { pass: p.pass, added: p.added, duplicates: p.duplicates, count_min: p.countMin, count_max: p.countMax, clean: p.clean };
 }
 
 function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: number) {
@@ -124,14 +117,4 @@ function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: 
     }
   })();
   return counter;
-}
-
-/** Waits for every sink; if any failed, throws the root failure rather than a sibling's "consumer stopped". */
-async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
-  const settled = await Promise.allSettled(promises);
-  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
-  if (failures.length > 0) {
-    throw failures.find((e) => !(e instanceof LoadError && e.code === 'LOAD_TEE_CONSUMER_STOPPED')) ?? failures[0];
-  }
-  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }

@@ -35,6 +35,12 @@ export interface PageBatch {
   count: number;
   /** The raw records of `results`. */
   records: unknown[];
+  /** The page size the server applied. */
+  limit?: number;
+  /** The response body as received, when the page is one response (not split after failures). */
+  body?: string;
+  /** The server said nothing follows: `results` was empty and `next` null. */
+  atEnd?: boolean;
 }
 
 /** A page-sized batch of normalised rows, with the records of that page that were rejected. */

@@ -72,7 +72,9 @@ describe('img-etl command line', () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toContain('INCOMPLETE');
     const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
-    expect(manifest).toMatchObject({ records_written: 20, duplicates_dropped: 1, expected: 21, received: 20, complete: false });
+    // Pass 1 saw the repeat and could not reach count; pass 2 saw the same and added nothing, so the run stopped.
+    expect(manifest).toMatchObject({ records_written: 20, duplicates_dropped: 2, expected: 21, received: 20, missing: 1, complete: false });
+    expect(manifest.passes.map((p: { added: number; duplicates: number; clean: boolean }) => [p.added, p.duplicates, p.clean])).toEqual([[20, 1, false], [0, 1, false]]);
   });
 
   it('--parquet-engine parquetjs writes the same values, read back by DuckDB', async () => {

@@ -1,0 +1,137 @@
+/**
+ * Phase one of a run: page the list into the staging folder, pass after pass, until every record the service
+ * counts is there or a pass adds nothing. Resumes whatever an earlier process of the same run left.
+ */
+import { isValidRecord } from '../transform/check-record.js';
+import type { PageBatch } from '../schema/row.js';
+import type { Checkpoint, JournalPage } from './checkpoint.js';
+import { newExtractStats, paginate, type ExtractStats, type PaginateOptions, type PaginateResume } from './paginate.js';
+import { RecordIndex } from './record-index.js';
+
+/** How far to go for completeness. */
+export interface CollectOptions extends PaginateOptions {
+  /** Passes over the list at most (the first included); default 3. */
+  maxPasses?: number;
+}
+
+/** One pass over the list. */
+export interface PassSummary {
+  /** The pass, from 1. */
+  pass: number;
+  /** Records new to the run. */
+  added: number;
+  /** Occurrences of records the run already had. */
+  duplicates: number;
+  /** Smallest and largest `count` the pass saw. */
+  countMin: number;
+  countMax: number;
+  /** `count` of the pass's first page. */
+  countFirst: number;
+  /** No duplicate, and `count` never below the pass's first: no sign that offsets shifted under the pass. */
+  clean: boolean;
+}
+
+/** What phase one gathered. */
+export interface Collected {
+  /** The records by id, pointing into the staging folder. */
+  index: RecordIndex;
+  /** Each pass made. */
+  passes: PassSummary[];
+  /** Records the service counts: `count` of the last page fetched. */
+  expected: number;
+  /** `count` of the run's first page. */
+  countAtStart: number;
+  /** Extraction totals. */
+  stats: ExtractStats;
+}
+
+/** Pages the list into `checkpoint` until it is complete, no pass adds a record, or `maxPasses` passes were made. */
+export async function collect(options: CollectOptions, checkpoint: Checkpoint, stats: ExtractStats = newExtractStats()): Promise<Collected> {
+  const maxPasses = Math.max(1, options.maxPasses ?? 3);
+  const index = new RecordIndex();
+  const passes: PassSummary[] = [];
+  const earlier = checkpoint.entries;
+  const ended = new Set(earlier.flatMap((e) => (e.type === 'pass-end' ? [e.pass] : [])));
+  const earlierPages = earlier.filter((e): e is JournalPage => e.type === 'page');
+  const summaries = new Map<number, PassSummary>();
+  const summaryOf = (pass: number) => {
+    let s = summaries.get(pass);
+    if (s === undefined) summaries.set(pass, (s = { pass, added: 0, duplicates: 0, countMin: Infinity, countMax: 0, countFirst: NaN, clean: true }));
+    return s;
+  };
+  // Duplicates are counted within a pass: a later pass sees every record again by design.
+  let passSeen = { pass: 0, ids: new Set<number>() };
+  const account = (page: JournalPage) => {
+    const { added } = index.add(page);
+    if (passSeen.pass !== page.pass) passSeen = { pass: page.pass, ids: new Set() };
+    const s = summaryOf(page.pass);
+    for (const id of [...page.ids, ...page.rejected]) {
+      if (id === null) continue;
+      if (passSeen.ids.has(id)) s.duplicates++;
+      else passSeen.ids.add(id);
+    }
+    s.added += added;
+    if (Number.isNaN(s.countFirst)) s.countFirst = page.count;
+    s.countMin = Math.min(s.countMin, page.count);
+    s.countMax = Math.max(s.countMax, page.count);
+  };
+  for (const page of earlierPages) account(page);
+  let countAtStart = earlierPages[0]?.count;
+  let expected = earlierPages.at(-1)?.count ?? 0;
+
+  for (let pass = 1; pass <= maxPasses; pass++) {
+    if (!ended.has(pass)) {
+      const mine = earlierPages.filter((p) => p.pass === pass);
+      const resume: PaginateResume | undefined =
+        mine.length === 0 ? undefined : { limit: mine[0]!.limit, count: Math.max(...mine.map((p) => p.count)), done: new Set(mine.map((p) => p.offset)) };
+      const passStats = newExtractStats();
+      for await (const batch of paginate(options, passStats, resume)) {
+        const page = await keep(checkpoint, index, pass, batch, passStats.pageSize);
+        account(page);
+        countAtStart ??= page.count;
+        expected = page.count;
+      }
+      mergeStats(stats, passStats);
+      await checkpoint.endPass(pass);
+    }
+    const summary = summaryOf(pass);
+    // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor repeat records.
+    summary.clean = summary.duplicates === 0 && !(summary.countMin < summary.countFirst);
+    passes.push(summary);
+    const complete = index.received >= expected;
+    if (complete && summary.clean) break;
+    if (pass > 1 && summary.added === 0) break;
+  }
+  stats.countAtStart = countAtStart ?? 0;
+  stats.countAtEnd = expected;
+  return { index, passes, expected, countAtStart: countAtStart ?? 0, stats };
+}
+
+/** Stages one fetched page: its body only when it holds something new, and always its journal line. */
+async function keep(checkpoint: Checkpoint, index: RecordIndex, pass: number, batch: PageBatch, limit: number): Promise<JournalPage> {
+  const ids: (number | null)[] = [];
+  const rejected: (number | null)[] = [];
+  for (const record of batch.records) {
+    if (isValidRecord(record)) ids.push(record['id'] as number);
+    else {
+      ids.push(null);
+      const id = (record as { id?: unknown } | null)?.id;
+      rejected.push(Number.isSafeInteger(id) ? (id as number) : null);
+    }
+  }
+  const fresh = index.countNew(ids, rejected) > 0;
+  const body = fresh ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records })) : undefined;
+  return checkpoint.addPage(
+    { pass, offset: batch.source.offset, limit: batch.limit ?? limit, url: batch.source.url, count: batch.count, ids, rejected, at_end: batch.atEnd === true },
+    body,
+  );
+}
+
+function mergeStats(total: ExtractStats, pass: ExtractStats): void {
+  total.pagesFetched += pass.pagesFetched;
+  total.retries += pass.retries;
+  total.pageSize ||= pass.pageSize;
+  total.countMin = Math.min(total.countMin, pass.countMin);
+  total.countMax = Math.max(total.countMax, pass.countMax);
+  total.skippedOffsets.push(...pass.skippedOffsets);
+}

@@ -1,0 +1,65 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { toArrowBatches } from '../load/arrow-batches.js';
+import { LoadError } from '../load/load-error.js';
+import type { SinkResult } from '../load/sink-result.js';
+import { tee } from '../load/tee.js';
+import { toArrow } from '../load/to-arrow.js';
+import { toCsv } from '../load/to-csv.js';
+import { toParquet, type ParquetEngine } from '../load/to-parquet.js';
+import { toRejects } from '../load/to-rejects.js';
+import type { RowBatch } from '../schema/row.js';
+import { FILE_NAMES, type Format } from './formats.js';
+
+/** Which files to write, and how. */
+export interface WriteOutputsOptions {
+  /** Output folder. */
+  outDir: string;
+  /** Data formats; rejects.ndjson is written whenever there are rejects. */
+  formats: readonly Format[];
+  /** Parquet writer; default `wasm`. */
+  parquetEngine?: ParquetEngine;
+  /** CSV formula neutralisation; default true. */
+  neutraliseFormulas?: boolean;
+  /** Key-value metadata for Parquet and Arrow. */
+  metadata: Record<string, string>;
+}
+
+/** Feeds one stream of row batches to every sink at once (Arrow batches built once for Parquet and Arrow); resolves to the files written. */
+export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: WriteOutputsOptions): Promise<SinkResult[]> {
+  const { outDir, metadata } = options;
+  const columnar = options.formats.filter((f) => f !== 'csv');
+  const consumers: ((source: AsyncIterable<RowBatch>) => Promise<SinkResult | SinkResult[]>)[] = [
+    async (source) => {
+      const rejects = await toRejects(source, { path: join(outDir, FILE_NAMES.rejects) });
+      if (rejects.file === null) await rm(join(outDir, FILE_NAMES.rejects), { force: true }); // no stale file from an earlier run
+      return rejects.file === null ? [] : [rejects.file];
+    },
+  ];
+  if (options.formats.includes('csv')) {
+    consumers.push((source) => toCsv(source, { path: join(outDir, FILE_NAMES.csv), neutraliseFormulas: options.neutraliseFormulas ?? true }));
+  }
+  if (columnar.length > 0) {
+    consumers.push(async (source) => {
+      const streams = tee(toArrowBatches(source), columnar.length);
+      return settleAll(
+        columnar.map((format, i) => {
+          const path = join(outDir, FILE_NAMES[format]);
+          return format === 'parquet' ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata }) : toArrow(streams[i]!, { path, metadata });
+        }),
+      );
+    });
+  }
+  const streams = tee(rows, consumers.length);
+  return (await settleAll(consumers.map((consume, i) => consume(streams[i]!)))).flat();
+}
+
+/** Waits for every sink; if any failed, throws the root failure rather than a sibling's "consumer stopped". */
+async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(promises);
+  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  if (failures.length > 0) {
+    throw failures.find((e) => !(e instanceof LoadError && e.code === 'LOAD_TEE_CONSUMER_STOPPED')) ?? failures[0];
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
