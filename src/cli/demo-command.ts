@@ -7,11 +7,8 @@ import type { Row } from '../schema/row.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
 import { readNdjsonLines } from '../service/data-records.js';
 import { startService } from '../service/start-service.js';
-import { runSnapshot } from '../run/run-snapshot.js';
-import { EXIT } from './exit-codes.js';
-import { Progress } from './progress.js';
+import { runSnapshotCommand } from './snapshot-command.js';
 import { parseFormats, positiveInt } from './snapshot-options.js';
-import { formatSummary } from './summary.js';
 
 type DemoArgs = ArgumentsCamelCase<{ records: number; out: string; to: string[]; rows: number }>;
 
@@ -40,18 +37,15 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
       const service = await startService({ data: file === undefined ? [] : readNdjsonLines(file), records: args.records, seed: 1 });
       try {
         process.stderr.write(`img-etl demo: bundled service listening on ${service.listUrl} (${service.dataset.size} records)\n`);
-        const progress = new Progress(process.stderr);
-        const result = await runSnapshot({
+        const { code, result } = await runSnapshotCommand({
           baseUrl: service.url,
           outDir: args.out,
           formats: parseFormats(args.to),
           concurrency: 4,
           previewRows: positiveInt('rows', args.rows, 1000),
-          onEvent: progress.onEvent,
-        }).finally(() => progress.finish());
-        process.stdout.write(formatSummary(result, args.out));
-        process.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
-        setExitCode(result.manifest.complete ? EXIT.OK : EXIT.INCOMPLETE);
+        });
+        if (result !== undefined) process.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
+        setExitCode(code);
       } finally {
         await service.close();
       }

@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
-import { runSnapshot, type SnapshotOptions } from '../run/run-snapshot.js';
+import { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from '../run/run-snapshot.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
 import { Progress } from './progress.js';
@@ -15,8 +17,12 @@ type SnapshotArgs = ArgumentsCamelCase<{
   pageSize: number;
   parquetEngine: string;
   maxAttempts: number;
+  retryDelay: number;
   timeout: number;
   neutraliseFormulas: boolean;
+  maxPasses: number;
+  maxMissing: number;
+  fresh: boolean;
   quiet?: boolean;
 }>;
 
@@ -36,18 +42,58 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     concurrency: positiveInt('concurrency', args.concurrency, 64),
     pageSize: positiveInt('page-size', args.pageSize, 1000),
     parquetEngine: args.parquetEngine as ParquetEngine,
-    retry: { attempts: positiveInt('max-attempts', args.maxAttempts, 100) },
+    retry: { attempts: positiveInt('max-attempts', args.maxAttempts, 100), baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000 },
     http: { headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000, bodyTimeoutMs: args.timeout * 1000 },
     neutraliseFormulas: args.neutraliseFormulas,
+    maxPasses: positiveInt('max-passes', args.maxPasses, 100),
+    fresh: args.fresh,
   };
 }
 
-/** Runs one snapshot with progress on stderr and the summary on stdout; resolves to the exit code. */
-export async function runSnapshotCommand(options: SnapshotOptions, quiet = false): Promise<number> {
-  const progress = new Progress(process.stderr, quiet);
-  const result = await runSnapshot({ ...options, onEvent: progress.onEvent }).finally(() => progress.finish());
-  process.stdout.write(formatSummary(result, options.outDir ?? 'output'));
-  return result.manifest.complete ? EXIT.OK : EXIT.INCOMPLETE;
+/** How the command line runs a snapshot, beyond the run's own options. */
+export interface SnapshotCommandOptions {
+  /** No progress on stderr. */
+  quiet?: boolean;
+  /** Records that may be missing before the exit code says incomplete; default 0. */
+  maxMissing?: number;
+}
+
+/**
+ * Runs one snapshot with progress on stderr and the summary on stdout, stopping cleanly on Ctrl-C (or SIGTERM)
+ * with word on how to resume; resolves to the exit code and the result (undefined when interrupted).
+ */
+export async function runSnapshotCommand(options: SnapshotOptions, command: SnapshotCommandOptions = {}): Promise<{ code: number; result?: SnapshotResult }> {
+  const outDir = options.outDir ?? 'output';
+  const progress = new Progress(process.stderr, command.quiet);
+  const aborter = new AbortController();
+  const onSignal = () => {
+    if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED); // a second Ctrl-C: stop now
+    aborter.abort();
+  };
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  try {
+    const result = await runSnapshot({ ...options, signal: aborter.signal, onEvent: progress.onEvent });
+    progress.finish();
+    process.stdout.write(formatSummary(result, outDir));
+    const { missing } = result.manifest;
+    return { code: missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK, result };
+  } catch (err) {
+    progress.finish();
+    const kept = await stagedPages(outDir);
+    const resume = kept > 0 ? `; ${kept} pages are kept in ${join(outDir, STAGING_DIR)}: run the same command again to resume` : '';
+    if (aborter.signal.aborted) {
+      process.stderr.write(`img-etl: interrupted${resume}\n`);
+      return { code: EXIT.INTERRUPTED };
+    }
+    throw new Error(`${err instanceof Error ? err.message : String(err)}${resume}`, { cause: err });
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
+}
+
+async function stagedPages(outDir: string): Promise<number> {
+  const journal = await readFile(join(outDir, STAGING_DIR, 'journal.ndjson'), 'utf8').catch(() => '');
+  return journal.split('\n').filter((line) => line.startsWith('{"type":"page"')).length;
 }
 
 /** The default command: `img-etl [--to parquet|arrow|csv]... [--base-url URL] [--out DIR] ...`. */
@@ -62,6 +108,10 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
         .example('$0 --to parquet', 'Snapshot neurovault.org into output/images.parquet')
         .example('$0 --to parquet --to csv --out snap', 'Parquet and CSV into snap/')
         .example('$0 --base-url http://127.0.0.1:8000 --to arrow', 'Snapshot a local service (see `img-etl serve`)') as never,
-    handler: async (args) => setExitCode(await runSnapshotCommand(snapshotOptionsFrom(args), args.quiet)),
+    handler: async (args) => {
+      const maxMissing = args.maxMissing;
+      if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError(`--max-missing: expected a whole number from 0, got ${String(maxMissing)}`);
+      setExitCode((await runSnapshotCommand(snapshotOptionsFrom(args), { quiet: args.quiet, maxMissing })).code);
+    },
   };
 }

@@ -15,7 +15,11 @@ export const SNAPSHOT_OPTIONS = {
   concurrency: { type: 'number', default: 2, describe: 'Pages fetched at once (the real service has 4 workers; be polite)' },
   'page-size': { type: 'number', default: 100, describe: 'Records per page requested (the service caps it at 1000)' },
   'max-attempts': { type: 'number', default: 6, describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)' },
+  'retry-delay': { type: 'number', default: 0.5, describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s' },
   timeout: { type: 'number', default: 30, describe: 'Seconds to wait for a response to start, and for each chunk of its body' },
+  'max-passes': { type: 'number', default: 3, describe: 'Passes over the list at most while records are missing (the list changes while it is paged)' },
+  'max-missing': { type: 'number', default: 0, describe: `Records that may be missing before the run exits with code 3 (incomplete)` },
+  fresh: { type: 'boolean', default: false, describe: 'Discard an unfinished earlier run in --out instead of resuming it' },
   'parquet-engine': { choices: ['wasm', 'parquetjs'], default: 'wasm', describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite' },
   'neutralise-formulas': {
     type: 'boolean',

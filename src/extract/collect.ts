@@ -133,5 +133,6 @@ function mergeStats(total: ExtractStats, pass: ExtractStats): void {
   total.pageSize ||= pass.pageSize;
   total.countMin = Math.min(total.countMin, pass.countMin);
   total.countMax = Math.max(total.countMax, pass.countMax);
-  total.skippedOffsets.push(...pass.skippedOffsets);
+  // A record the server cannot serve is skipped again by every pass: report each offset once.
+  total.skippedOffsets = [...new Set([...total.skippedOffsets, ...pass.skippedOffsets])].sort((a, b) => a - b);
 }

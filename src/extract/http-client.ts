@@ -196,6 +196,8 @@ export class HttpClient {
       }
     } catch (err) {
       if (err instanceof ExtractError) throw err;
+      const closedEarly = size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
+      if (closedEarly) throw new ExtractError('BAD_BODY', url, `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`, true, 200, undefined, { cause: err });
       throw this.networkError(url, err, deadline);
     }
     if (!Number.isNaN(declared) && size !== declared) {

@@ -1,0 +1,19 @@
+import { join } from 'node:path';
+import { COLUMNS } from '../../src/schema/columns.js';
+import type { RunningService } from '../../src/service/index.js';
+import { expectedRow, type Expected } from './expected-row.js';
+import { openDuckDB, query, sqlString } from './readers.js';
+
+/** Every row of a snapshot's images.parquet, read by DuckDB, timestamps as epoch microseconds, in file order. */
+export async function readParquetRows(outDir: string): Promise<Record<string, unknown>[]> {
+  const db = await openDuckDB();
+  const select = COLUMNS.map((c) => (c.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
+  return query(db, `SELECT ${select} FROM read_parquet(${sqlString(join(outDir, 'images.parquet'))})`);
+}
+
+/** The expected rows of the given ids as the service serves (or served) them, keyed by id. */
+export function expectedRowsOf(service: RunningService, ids: Iterable<number>): Map<bigint, Record<string, Expected>> {
+  const rows = new Map<bigint, Record<string, Expected>>();
+  for (const id of ids) rows.set(BigInt(id), expectedRow(JSON.parse(service.dataset.recordJson(id, service.url)) as Record<string, unknown>));
+  return rows;
+}
