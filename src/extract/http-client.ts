@@ -180,7 +180,7 @@ export class HttpClient {
     const cap = this.options.maxBodyBytes;
     const declared = Number(response.headers['content-length']);
     if (declared > cap) {
-      response.body.destroy();
+      drop(response);
       throw new ExtractError('BAD_BODY', url, `returned a body of ${declared} bytes, over the ${cap}-byte cap`, true, 200);
     }
     const chunks: Buffer[] = [];
@@ -189,7 +189,7 @@ export class HttpClient {
       for await (const chunk of response.body as AsyncIterable<Buffer>) {
         size += chunk.length;
         if (size > cap) {
-          response.body.destroy();
+          drop(response);
           throw new ExtractError('BAD_BODY', url, `returned a body over the ${cap}-byte cap (stopped reading at ${size} bytes)`, true, 200);
         }
         chunks.push(chunk);
@@ -268,6 +268,11 @@ class Deadline {
   private readonly onParentAbort = (): void => this.controller.abort(this.parent?.reason);
 }
 
+/** Closes a response's body early; the error listener keeps the stream's abort error from becoming an uncaught exception. */
+function drop(response: Dispatcher.ResponseData): void {
+  response.body.on('error', () => undefined).destroy();
+}
+
 /** ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; reads at most ERROR_BODY_BYTES and never throws. */
 async function errorDetail(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
   if (!/json/i.test(String(response.headers['content-type'] ?? ''))) {
@@ -281,7 +286,7 @@ async function errorDetail(response: Dispatcher.ResponseData, signal: AbortSigna
       chunks.push(chunk);
       size += chunk.length;
       if (size > ERROR_BODY_BYTES) {
-        response.body.destroy();
+        drop(response);
         return '';
       }
     }

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint } from '../extract/checkpoint.js';
 import { collect, type CollectOptions, type PassSummary } from '../extract/collect.js';
@@ -58,6 +58,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), { source_url: sourceUrl, page_size: options.pageSize ?? 100 }, { fresh: options.fresh });
   let published = false;
   try {
+    await removeStaleTemporaries(outDir);
     const collected = await collect(options, checkpoint, newExtractStats());
     const normalisation = emptyNormalisationCounts();
     const preview: Row[] = [];
@@ -99,6 +100,15 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     return { manifest, manifestPath, preview };
   } finally {
     await (published ? checkpoint.remove() : checkpoint.close());
+  }
+}
+
+/** Deletes temporary files a killed run left beside the outputs (the staging lock says no other run is writing here). */
+async function removeStaleTemporaries(outDir: string): Promise<void> {
+  const names = new Set(Object.values(FILE_NAMES));
+  for (const entry of await readdir(outDir)) {
+    const match = /^\.(.+)\.tmp-\d+-[0-9a-f]+$/.exec(entry);
+    if (match !== null && names.has(match[1]!)) await rm(join(outDir, entry), { force: true });
   }
 }
 

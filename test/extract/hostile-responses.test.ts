@@ -170,6 +170,7 @@ const ROWS: Row[] = [
 
   // Sizes
   { name: '50 MB body announced by Content-Length', respond: stream(rawHead(200, { 'content-type': 'application/json', 'content-length': FIFTY_MB }), FIFTY_MB), expect: { error: new RegExp(`returned a body of ${FIFTY_MB} bytes, over the 1000000-byte cap${after3}`), code: 'BAD_BODY', attempts: 3 } },
+  { name: 'body over the cap by Content-Length, already sent in full (its early close once threw an uncaught AbortError)', respond: jsonText(' '.repeat(5_000)), http: { maxBodyBytes: 4_096 }, expect: { error: new RegExp(`returned a body of 5000 bytes, over the 4096-byte cap${after3}`), code: 'BAD_BODY', attempts: 3 } },
   { name: '50 MB body streamed without Content-Length', respond: stream(rawHead(200, { 'content-type': 'application/json' }), FIFTY_MB), expect: { error: new RegExp(`returned a body over the 1000000-byte cap \\(stopped reading at \\d+ bytes\\)${after3}`), code: 'BAD_BODY', attempts: 3 } },
   { name: 'a 64 KiB response header', respond: { raw: (socket) => socket.end(`${rawHead(200, { 'x-padding': 'a'.repeat(64 * 1024), 'content-type': 'application/json', 'content-length': 2 })}{}`) }, expect: { error: /failed \(UND_ERR_HEADERS_OVERFLOW: Headers Overflow Error\)/, code: 'NETWORK', attempts: 3 } },
 
@@ -199,6 +200,7 @@ const ROWS: Row[] = [
   { name: 'redirect to a file: URL', respond: redirect(() => 'file:///etc/passwd'), expect: { error: /redirected to a file: URL; only http and https are followed$/, code: 'BAD_REDIRECT', attempts: 1 } },
   { name: 'redirect to itself', respond: redirect((origin, req) => origin + req.url), expect: { error: /redirected in a loop, back to http:\/\/127\.0\.0\.1:\d+\/api\/images\/\?limit=2&offset=0$/, code: 'REDIRECT_LOOP', attempts: 1 } },
   { name: 'redirect without a Location', respond: redirect(() => undefined, 302), expect: { error: new RegExp(`returned a 302 redirect without a location${after3}`), code: 'BAD_REDIRECT', attempts: 3 } },
+  { name: 'redirect to an unreadable Location carrying credentials (masked in the message)', respond: redirect(() => 'http://user:pw@[::1?token=abc'), expect: { error: /returned a 301 redirect to an unreadable location "http:\/\/\*\*\*@\[::1\?token=\*\*\*"/, code: 'BAD_REDIRECT', attempts: 3 } },
   { name: 'redirect to an unreadable Location', respond: redirect(() => 'http://[::1'), expect: { error: /returned a 301 redirect to an unreadable location "http:\/\/\[::1"/, code: 'BAD_REDIRECT', attempts: 3 } },
 ];
 
