@@ -37,7 +37,7 @@ const derived = (name: string, kind: ColumnKind, doc: string): Column => ({ name
 /** Every output column, in output order: the real service's key order, then type-specific keys, then derived columns. */
 export const COLUMNS: readonly Column[] = [
   record('url', 'string', 'Absolute link to the record (`/images/<id>/`).'),
-  record('id', 'int64', 'Record identifier; unique in a snapshot.'),
+  record('id', 'int64', 'Record identifier; unique in a snapshot, rows are in ascending id order.'),
   record('file', 'string', 'Absolute link to the image file.'),
   record('collection', 'string', 'Absolute link to the owning collection.'),
   record('collection_id', 'int64', 'Identifier of the owning collection.'),
