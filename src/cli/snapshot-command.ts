@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { publishLatest, pruneSnapshots } from '../run/snapshot-folders.js';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from '../run/run-snapshot.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
@@ -23,6 +24,8 @@ type SnapshotArgs = ArgumentsCamelCase<{
   maxPasses: number;
   maxMissing: number;
   fresh: boolean;
+  snapshot: boolean;
+  keep?: number;
   quiet?: boolean;
 }>;
 
@@ -47,6 +50,7 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     neutraliseFormulas: args.neutraliseFormulas,
     maxPasses: positiveInt('max-passes', args.maxPasses, 100),
     fresh: args.fresh,
+    snapshot: args.snapshot,
   };
 }
 
@@ -56,6 +60,8 @@ export interface SnapshotCommandOptions {
   quiet?: boolean;
   /** Records that may be missing before the exit code says incomplete; default 0. */
   maxMissing?: number;
+  /** With a snapshot run: snapshots to keep after a successful run; default all. */
+  keep?: number;
 }
 
 /**
@@ -74,9 +80,16 @@ export async function runSnapshotCommand(options: SnapshotOptions, command: Snap
   try {
     const result = await runSnapshot({ ...options, signal: aborter.signal, onEvent: progress.onEvent });
     progress.finish();
-    process.stdout.write(formatSummary(result, outDir));
-    const { missing } = result.manifest;
-    return { code: missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK, result };
+    const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
+    let extra = '';
+    if (options.snapshot === true && code === EXIT.OK) {
+      await publishLatest(outDir, basename(result.dataDir));
+      extra += `  latest    ${join(outDir, 'latest')} -> ${basename(result.dataDir)}\n`;
+      const pruned = command.keep === undefined ? [] : await pruneSnapshots(outDir, command.keep);
+      if (pruned.length > 0) extra += `  pruned    ${pruned.join(', ')}\n`;
+    }
+    process.stdout.write(formatSummary(result) + extra);
+    return { code, result };
   } catch (err) {
     progress.finish();
     const kept = await stagedPages(outDir);
@@ -111,7 +124,9 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
     handler: async (args) => {
       const maxMissing = args.maxMissing;
       if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError(`--max-missing: expected a whole number from 0, got ${String(maxMissing)}`);
-      setExitCode((await runSnapshotCommand(snapshotOptionsFrom(args), { quiet: args.quiet, maxMissing })).code);
+      if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1)) throw new UsageError(`--keep: expected a whole number from 1, got ${String(args.keep)}`);
+      if (args.keep !== undefined && !args.snapshot) throw new UsageError('--keep: only with --snapshot');
+      setExitCode((await runSnapshotCommand(snapshotOptionsFrom(args), { quiet: args.quiet, maxMissing, keep: args.keep })).code);
     },
   };
 }

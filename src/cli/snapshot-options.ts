@@ -19,6 +19,8 @@ export const SNAPSHOT_OPTIONS = {
   timeout: { type: 'number', default: 30, describe: 'Seconds to wait for a response to start, and for each chunk of its body' },
   'max-passes': { type: 'number', default: 3, describe: 'Passes over the list at most while records are missing (the list changes while it is paged)' },
   'max-missing': { type: 'number', default: 0, describe: `Records that may be missing before the run exits with code 3 (incomplete)` },
+  snapshot: { type: 'boolean', default: false, describe: 'Write each run to {out}/<UTC time>/ and move {out}/latest to it after a successful run' },
+  keep: { type: 'number', describe: 'With --snapshot: keep the newest N snapshots, delete older ones after a successful run' },
   fresh: { type: 'boolean', default: false, describe: 'Discard an unfinished earlier run in --out instead of resuming it' },
   'parquet-engine': { choices: ['wasm', 'parquetjs'], default: 'wasm', describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite' },
   'neutralise-formulas': {

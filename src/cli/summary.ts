@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import type { SnapshotResult } from '../run/run-snapshot.js';
 
 /** The end-of-run summary for people: records, files with sizes, time, completeness. */
-export function formatSummary(result: SnapshotResult, outDir: string): string {
+export function formatSummary(result: SnapshotResult): string {
   const m = result.manifest;
   const seconds = (Date.parse(m.finished_at) - Date.parse(m.started_at)) / 1000;
   const lines = [
@@ -9,7 +10,7 @@ export function formatSummary(result: SnapshotResult, outDir: string): string {
     `  records   ${m.records_written} written of ${m.expected} expected (${m.missing} missing, ${m.duplicates_dropped} duplicates dropped, ${m.rejects} rejected)`,
     `  pages     ${m.pages_fetched} of ${m.page_size} records in ${m.passes.length} ${m.passes.length === 1 ? 'pass' : 'passes'}, ${m.retries} retries, ${seconds.toFixed(1)} s (${Math.round(m.records_written / Math.max(seconds, 0.001))} records/s)`,
     ...(m.skipped_offsets.length > 0 ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`] : []),
-    ...m.files.map((f) => `  ${f.format.padEnd(9)} ${outDir}/${f.name}  ${formatBytes(f.bytes)}, ${f.rows} rows`),
+    ...m.files.map((f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`),
     `  manifest  ${result.manifestPath}`,
   ];
   return lines.join('\n') + '\n';

@@ -12,6 +12,8 @@ export interface CheckpointIdentity {
   source_url: string;
   /** The page size asked for. */
   page_size: number;
+  /** When the run first started, ISO 8601 (kept from the first attempt when a run resumes; not compared). */
+  started_at?: string;
 }
 
 /** A fetched page, as the journal records it. */
@@ -70,6 +72,8 @@ export class Checkpoint {
   private constructor(
     /** The staging folder. */
     readonly dir: string,
+    /** The identity the folder holds (its `started_at` is the first attempt's). */
+    readonly identity: CheckpointIdentity,
     /** Journal entries of earlier processes (a torn last line is dropped). */
     readonly entries: JournalEntry[],
     private journal: FileHandle,
@@ -93,14 +97,16 @@ export class Checkpoint {
           `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ${existing.page_size}; run that command again to finish it, or add --fresh to discard it`,
         );
       }
+      let kept = existing;
       if (existing === undefined || options.fresh === true) {
         for (const name of await readdir(dir)) if (name !== LOCK) await rm(join(dir, name), { recursive: true, force: true });
+        kept = identity;
         await writeFile(join(dir, IDENTITY), JSON.stringify(identity) + '\n');
       }
       const { entries, torn } = await readJournal(join(dir, JOURNAL));
       if (torn) await rewriteJournal(join(dir, JOURNAL), entries);
       const journal = await open(join(dir, JOURNAL), 'a');
-      return new Checkpoint(dir, entries, journal);
+      return new Checkpoint(dir, kept!, entries, journal);
     } catch (err) {
       await rm(join(dir, LOCK), { force: true });
       throw err;

@@ -21,9 +21,19 @@ export function redactUrl(url: string): string {
   return head + (query === undefined ? '' : `?${redactParams(query)}`) + (fragment === undefined ? '' : `#${redactParams(fragment)}`);
 }
 
-/** Masks every URL-looking run (`scheme://…`) inside free text, e.g. a server's error snippet. */
+/** Masks every URL-looking run (`scheme://…`) inside free text, e.g. a server's error snippet; punctuation that closes the sentence stays outside. */
 export function redactUrlsIn(text: string): string {
-  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi, redactUrl);
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi, (run) => {
+    let end = run.length;
+    while (end > 0 && closesSentence(run.slice(0, end))) end--;
+    return redactUrl(run.slice(0, end)) + run.slice(end);
+  });
+}
+
+function closesSentence(run: string): boolean {
+  const last = run[run.length - 1]!;
+  if (last === ')') return run.split(')').length > run.split('(').length; // an unbalanced `)` closes a parenthesis around the URL
+  return '.,;:!?]'.includes(last);
 }
 
 function redactParams(params: string): string {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint } from '../extract/checkpoint.js';
 import { collect, type CollectOptions, type PassSummary } from '../extract/collect.js';
@@ -12,6 +12,7 @@ import type { Row, RowBatch } from '../schema/row.js';
 import { emptyNormalisationCounts, normalise } from '../transform/normalise.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import type { Manifest } from './manifest.js';
+import { snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
 import { writeOutputs } from './write-outputs.js';
 
@@ -32,6 +33,8 @@ export interface SnapshotOptions extends CollectOptions {
   previewRows?: number;
   /** Discard what an unfinished earlier run left in the staging folder instead of resuming it; default false. */
   fresh?: boolean;
+  /** Write into a new folder `outDir/<UTC start time>/` and keep wall-clock time out of the data files (byte-identical reruns); default false. */
+  snapshot?: boolean;
 }
 
 /** What a run produced. */
@@ -40,6 +43,8 @@ export interface SnapshotResult {
   manifest: Manifest;
   /** Path of the manifest. */
   manifestPath: string;
+  /** The folder the files were written to (`outDir`, or the snapshot folder inside it). */
+  dataDir: string;
   /** The first rows written, up to `previewRows`. */
   preview: Row[];
 }
@@ -55,16 +60,21 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   await mkdir(outDir, { recursive: true });
   const sourceUrl = listUrlOf(options.baseUrl ?? 'https://neurovault.org').href;
-  const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), { source_url: sourceUrl, page_size: options.pageSize ?? 100 }, { fresh: options.fresh });
+  const identity = { source_url: sourceUrl, page_size: options.pageSize ?? 100, started_at: startedAt.toISOString() };
+  const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), identity, { fresh: options.fresh });
+  // A resumed snapshot keeps the name of its first attempt.
+  const dataDir = options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at ?? identity.started_at))) : outDir;
   let published = false;
   try {
-    await removeStaleTemporaries(outDir);
+    await mkdir(dataDir, { recursive: true });
+    await removeStaleTemporaries(dataDir);
     const collected = await collect(options, checkpoint, newExtractStats());
     const normalisation = emptyNormalisationCounts();
     const preview: Row[] = [];
     const rows = counting(normalise(replayInIdOrder(collected.index, checkpoint), normalisation), preview, options.previewRows ?? 0);
-    const metadata = { 'img-etl.source_url': sourceUrl, 'img-etl.snapshot_time': startedAt.toISOString(), 'img-etl.schema_version': SCHEMA_VERSION };
-    const files = await writeOutputs(rows.stream, { outDir, formats, parquetEngine: options.parquetEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
+    const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
+    if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
+    const files = await writeOutputs(rows.stream, { outDir: dataDir, formats, parquetEngine: options.parquetEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
 
     const { stats, index, passes, expected } = collected;
     const manifest: Manifest = {
@@ -94,12 +104,13 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       },
       files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
     };
-    const manifestPath = join(outDir, FILE_NAMES.manifest);
+    const manifestPath = join(dataDir, FILE_NAMES.manifest);
     await writeJsonAtomic(manifestPath, manifest);
     published = true;
-    return { manifest, manifestPath, preview };
+    return { manifest, manifestPath, dataDir, preview };
   } finally {
     await (published ? checkpoint.remove() : checkpoint.close());
+    if (!published && dataDir !== outDir) await rmdir(dataDir).catch(() => undefined); // only if empty
   }
 }
 

@@ -96,6 +96,7 @@ const ROWS: Row[] = [
   { name: '429 asking to wait an hour', respond: status(429, { 'retry-after': '3600' }), expect: { error: /returned 429; retry-after 3600 s is longer than the 1 s allowed$/, code: 'HTTP_STATUS', attempts: 1 } },
   { name: "404 with DRF's JSON detail", respond: status(404, { 'content-type': 'application/json' }, '{"detail":"Not found."}'), expect: { error: /returned 404 \(Not found\.\)$/, code: 'HTTP_STATUS', attempts: 1 } },
   { name: '401 with a JSON detail naming the problem', respond: status(401, { 'content-type': 'application/json' }, '{"detail":"Invalid token."}'), expect: { error: /returned 401 \(Invalid token\.\)$/, code: 'HTTP_STATUS', attempts: 1 } },
+  { name: 'a 500 with a 1 MB HTML body, once', respond: status(500, { 'content-type': 'text/html' }, 'x'.repeat(1_000_000)), times: 1, expect: retried(1) },
   { name: '204 No Content', respond: { http: (res) => res.writeHead(204).end() }, expect: { error: /returned 204$/, code: 'HTTP_STATUS', attempts: 1 } },
 
   // A 200 that is not a JSON page
@@ -200,6 +201,12 @@ const ROWS: Row[] = [
   { name: 'redirect to a file: URL', respond: redirect(() => 'file:///etc/passwd'), expect: { error: /redirected to a file: URL; only http and https are followed$/, code: 'BAD_REDIRECT', attempts: 1 } },
   { name: 'redirect to itself', respond: redirect((origin, req) => origin + req.url), expect: { error: /redirected in a loop, back to http:\/\/127\.0\.0\.1:\d+\/api\/images\/\?limit=2&offset=0$/, code: 'REDIRECT_LOOP', attempts: 1 } },
   { name: 'redirect without a Location', respond: redirect(() => undefined, 302), expect: { error: new RegExp(`returned a 302 redirect without a location${after3}`), code: 'BAD_REDIRECT', attempts: 3 } },
+  {
+    name: 'a same-host redirect with a 1 MB body, then the page',
+    respond: { http: (res, _req, origin) => { res.writeHead(302, { location: `${origin}${PATH}&hop=1`, 'content-type': 'text/html', 'content-length': 1_000_000 }); res.end('x'.repeat(1_000_000)); } },
+    times: 1,
+    expect: retried(0),
+  },
   { name: 'redirect to an unreadable Location carrying credentials (masked in the message)', respond: redirect(() => 'http://user:pw@[::1?token=abc'), expect: { error: /returned a 301 redirect to an unreadable location "http:\/\/\*\*\*@\[::1\?token=\*\*\*"/, code: 'BAD_REDIRECT', attempts: 3 } },
   { name: 'redirect to an unreadable Location', respond: redirect(() => 'http://[::1'), expect: { error: /returned a 301 redirect to an unreadable location "http:\/\/\[::1"/, code: 'BAD_REDIRECT', attempts: 3 } },
 ];

@@ -60,6 +60,8 @@ describe('redactUrl', () => {
 describe('redactUrlsIn', () => {
   it('masks every URL inside free text and nothing else', () => {
     expect(redactUrlsIn('see https://a:b@h/x?token=1 and http://h/?limit=2; key=3')).toBe('see https://***@h/x?token=*** and http://h/?limit=2; key=3');
+    expect(redactUrlsIn('failed (via https://h/?a=(1)&token=abc).')).toBe('failed (via https://h/?a=(1)&token=***).');
+    expect(redactUrlsIn('"http://u:p@h/?key=k", then')).toBe('"http://***@h/?key=***", then');
   });
 });
 
