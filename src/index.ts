@@ -19,6 +19,7 @@ export { withRetry, type RetryOptions } from './extract/retry.js';
 export { validate, type ValidBatch } from './transform/validate.js';
 export { normalise, emptyNormalisationCounts, type NormalisationCounts } from './transform/normalise.js';
 export { dedupe, type DedupeCounts } from './transform/dedupe.js';
+export { filterRows, type RowStage } from './transform/filter-rows.js';
 
 // load
 export { toArrowBatches, type LoadBatch } from './load/arrow-batches.js';
@@ -35,6 +36,8 @@ export type { SinkResult } from './load/sink-result.js';
 export { runSnapshot, type SnapshotOptions, type SnapshotResult } from './run/run-snapshot.js';
 export { FILE_NAMES, FORMATS, type Format } from './run/formats.js';
 export type { Manifest, ManifestFile } from './run/manifest.js';
+export { definePipeline, type Pipeline } from './run/pipeline.js';
+export { writeOutputs, type WriteOutputsOptions } from './run/write-outputs.js';
 
 // the bundled Image Listing Service
 export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';

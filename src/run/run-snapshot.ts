@@ -9,6 +9,7 @@ import type { ParquetEngine } from '../load/to-parquet.js';
 import { writeJsonAtomic } from '../load/write-json-atomic.js';
 import { SCHEMA_VERSION } from '../schema/columns.js';
 import type { Row, RowBatch } from '../schema/row.js';
+import type { RowStage } from '../transform/filter-rows.js';
 import { emptyNormalisationCounts, normalise } from '../transform/normalise.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import type { Manifest } from './manifest.js';
@@ -35,6 +36,8 @@ export interface SnapshotOptions extends CollectOptions {
   fresh?: boolean;
   /** Write into a new folder `outDir/<UTC start time>/` and keep wall-clock time out of the data files (byte-identical reruns); default false. */
   snapshot?: boolean;
+  /** Stages applied in order to the normalised rows before they are written (filters, derived columns); default none. */
+  stages?: readonly RowStage[];
 }
 
 /** What a run produced. */
@@ -71,7 +74,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const collected = await collect(options, checkpoint, newExtractStats());
     const normalisation = emptyNormalisationCounts();
     const preview: Row[] = [];
-    const rows = counting(normalise(replayInIdOrder(collected.index, checkpoint), normalisation), preview, options.previewRows ?? 0);
+    let normalised = normalise(replayInIdOrder(collected.index, checkpoint), normalisation);
+    for (const stage of options.stages ?? []) normalised = stage(normalised);
+    const rows = counting(normalised, preview, options.previewRows ?? 0);
     const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
     if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
     const files = await writeOutputs(rows.stream, { outDir: dataDir, formats, parquetEngine: options.parquetEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });

@@ -6,11 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { lstat, readFile, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const NAME = /^\d{8}T\d{6}Z$/;
+const NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
 
-/** The folder name of a snapshot started at `date`: `20261121T134955Z` (UTC, sortable, safe in every file system). */
+/** The folder name of a snapshot started at `date`: `20261121T134955.123Z` (UTC, sortable, safe in every file system). */
 export function snapshotName(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return date.toISOString().replace(/[-:]/g, '');
 }
 
 /** Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where symlinks are unavailable. */

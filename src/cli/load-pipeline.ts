@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Pipeline } from '../run/pipeline.js';
+import { UsageError } from './usage-error.js';
+
+/** The compiled pipelines/ folder (dist/pipelines), found from this file in dist/src/cli. */
+function pipelinesDir(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'pipelines');
+}
+
+/** Names of the pipelines in pipelines/, sorted. */
+export async function pipelineNames(): Promise<string[]> {
+  const names = await readdir(pipelinesDir()).catch(() => []);
+  return names.filter((n) => n.endsWith('.js')).map((n) => n.slice(0, -3)).sort();
+}
+
+/** Loads a pipeline by name (from pipelines/) or by path to a .js/.mjs file exporting one as default; a one-line usage error otherwise. */
+export async function loadPipeline(nameOrPath: string): Promise<Pipeline> {
+  const isPath = /[/\\]/.test(nameOrPath) || /\.m?js$/.test(nameOrPath);
+  const file = isPath ? resolve(nameOrPath) : join(pipelinesDir(), `${nameOrPath}.js`);
+  if (!isPath && !/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath)) throw new UsageError(`run: ${JSON.stringify(nameOrPath)} is not a pipeline name`);
+  if (!existsSync(file)) {
+    const known = await pipelineNames();
+    throw new UsageError(isPath ? `run: no pipeline file ${file}` : `run: no pipeline named ${JSON.stringify(nameOrPath)}; known: ${known.join(', ')}`);
+  }
+  const module = (await import(pathToFileURL(file).href)) as { default?: Partial<Pipeline> };
+  const pipeline = module.default;
+  if (pipeline === undefined || typeof pipeline.name !== 'string' || typeof pipeline.description !== 'string') {
+    throw new UsageError(`run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`);
+  }
+  return pipeline as Pipeline;
+}

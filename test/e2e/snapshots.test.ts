@@ -1,0 +1,119 @@
+/**
+ * Issue 5: scheduled snapshots — a folder per run, `latest` moved only after success, pruning, byte-identical
+ * reruns — and options from the environment and a config file.
+ */
+import { lstat, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../src/service/index.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let service: RunningService;
+let out: string;
+beforeAll(async () => {
+  service = await startFixtureService({ records: 400, seed: 31 });
+});
+afterAll(async () => {
+  await service?.close();
+});
+beforeEach(async () => {
+  out = await tempDir();
+});
+afterEach(async () => {
+  await removeDir(out);
+});
+
+const snapshotFolders = async () => (await readdir(out)).filter((n) => /^\d{8}T\d{6}\.\d{3}Z$/.test(n)).sort();
+const DATA = ['images.arrow', 'images.csv', 'images.parquet'];
+
+describe('--snapshot', () => {
+  it('writes each run to DIR/<UTC time>/ and points DIR/latest at it', async () => {
+    const before = Date.now();
+    const run = await runCli(['--snapshot', '--base-url', service.url, '--out', out]);
+    expect(run.code).toBe(0);
+    const [name] = await snapshotFolders();
+    expect(name).toBeDefined();
+    const time = Date.parse(name!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})/, '$1-$2-$3T$4:$5:$6'));
+    expect(time).toBeGreaterThanOrEqual(before - 1000);
+    expect((await lstat(join(out, 'latest'))).isSymbolicLink()).toBe(true);
+    expect(await readlink(join(out, 'latest'))).toBe(name);
+    expect((await readdir(join(out, 'latest'))).sort()).toEqual(['images.parquet', 'manifest.json']);
+    expect(run.stdout).toContain(`latest    ${join(out, 'latest')} -> ${name}`);
+  });
+
+  it('two runs against an unchanged service write byte-identical data files', async () => {
+    for (let i = 0; i < 2; i++) expect((await runCli(['--snapshot', '--to', 'parquet,arrow,csv', '--base-url', service.url, '--out', out])).code).toBe(0);
+    const [a, b] = await snapshotFolders();
+    expect(a).not.toBe(b);
+    for (const file of DATA) expect([file, await readFile(join(out, b!, file))]).toEqual([file, await readFile(join(out, a!, file))]);
+    const [ma, mb] = await Promise.all([a, b].map(async (f) => JSON.parse(await readFile(join(out, f!, 'manifest.json'), 'utf8'))));
+    expect(mb.files).toEqual(ma.files); // same rows, bytes and sha256
+  });
+
+  it('--keep 2 keeps the two newest snapshots', async () => {
+    for (let i = 0; i < 3; i++) expect((await runCli(['--snapshot', '--keep', '2', '--base-url', service.url, '--out', out])).code).toBe(0);
+    const folders = await snapshotFolders();
+    expect(folders).toHaveLength(2);
+    expect(await readlink(join(out, 'latest'))).toBe(folders[1]);
+  });
+
+  it('does not move latest after an incomplete run', async () => {
+    expect((await runCli(['--snapshot', '--base-url', service.url, '--out', out])).code).toBe(0);
+    const [good] = await snapshotFolders();
+    const lossy = await startFixtureService({ records: 400, seed: 31, faults: { orphanRate: 0.05, faultSeed: 4 } });
+    try {
+      const run = await runCli(['--snapshot', '--base-url', lossy.url, '--out', out, '--retry-delay', '0.01']);
+      expect(run.code).toBe(3);
+    } finally {
+      await lossy.close();
+    }
+    expect(await snapshotFolders()).toHaveLength(2);
+    expect(await readlink(join(out, 'latest'))).toBe(good);
+  });
+
+  it('--keep without --snapshot is a usage error', async () => {
+    const run = await runCli(['--keep', '2', '--base-url', service.url, '--out', out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('img-etl: --keep: only with --snapshot');
+  });
+});
+
+describe('options from the environment and a config file', () => {
+  it('IMG_ETL_* variables set options', async () => {
+    const run = await runCli(['--base-url', service.url, '--out', out], { env: { IMG_ETL_TO: 'csv', IMG_ETL_PAGE_SIZE: '30' } });
+    expect(run.code).toBe(0);
+    expect((await readdir(out)).sort()).toEqual(['images.csv', 'manifest.json']);
+    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).page_size).toBe(30);
+  });
+
+  it('a --config JSON file sets options, and the command line wins over it', async () => {
+    const config = join(out, 'img-etl.json');
+    await writeFile(config, JSON.stringify({ to: ['arrow'], 'page-size': 25, 'base-url': service.url }));
+    const run = await runCli(['--config', config, '--page-size', '40', '--out', join(out, 'data')]);
+    expect(run.code).toBe(0);
+    expect((await readdir(join(out, 'data'))).sort()).toEqual(['images.arrow', 'manifest.json']);
+    expect(JSON.parse(await readFile(join(out, 'data', 'manifest.json'), 'utf8')).page_size).toBe(40);
+  });
+
+  it.each([
+    ['an unknown key', { bogus: 1 }, 'img-etl: Unknown argument: bogus'],
+    ['a bad value', { concurrency: 0 }, 'img-etl: --concurrency: expected a whole number from 1 to 64, got 0'],
+  ])('a config file with %s fails with exit code 2 and one line', async (_, body, message) => {
+    const config = join(out, 'bad.json');
+    await writeFile(config, JSON.stringify(body));
+    const run = await runCli(['--config', config, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(message);
+  });
+
+  it('an unreadable or invalid config file fails with exit code 2 naming the file', async () => {
+    const missing = await runCli(['--config', join(out, 'nope.json')]);
+    expect([missing.code, missing.stderr.trim()]).toEqual([2, `img-etl: --config: cannot read ${join(out, 'nope.json')} (ENOENT)`]);
+    await writeFile(join(out, 'bad.json'), '{nope');
+    const invalid = await runCli(['--config', join(out, 'bad.json')]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain(`img-etl: --config: ${join(out, 'bad.json')} is not valid JSON`);
+  });
+});
