@@ -1,61 +1,246 @@
 import type { ExtractEvent } from '../extract/extract-events.js';
+import { formatDuration, thousands } from './human-numbers.js';
+import type { Reporter } from './reporter.js';
 
-/** Renders extraction events on stderr: a redrawn bar on a terminal, a plain line every few seconds otherwise. */
-export class Progress {
-  private records = 0;
-  private pages = 0;
-  private count = 0;
-  private readonly started = Date.now();
-  private lastPlain = 0;
+/** How often progress is shown. */
+export interface ProgressOptions {
+  /** Milliseconds between plain lines when the stream is not a terminal; default 10,000. */
+  plainEveryMs?: number;
+  /** Least milliseconds between two redraws of the bar on a terminal; default 100 (at most 10 a second). */
+  redrawEveryMs?: number;
+  /** Milliseconds between redraws while no event arrives (rate and ETA keep moving during a slow page); default 1,000. */
+  refreshEveryMs?: number;
+}
+
+/** Where the run stands, as far as the events tell. */
+interface PassState {
+  pass: number;
+  maxPasses: number;
+  /** Records the pass looks for beyond what the run had (0 for the first pass). */
+  missing: number;
+  started: number;
+  /** Records and pages of the pass, those an earlier process fetched included. */
+  records: number;
+  pages: number;
+  /** Records this process fetched in the pass: the rate's numerator. */
+  fetched: number;
+  count: number;
+}
+
+interface PublishState {
+  records: number;
+  formats: string[];
+  written: number;
+  started: number;
+}
+
+/**
+ * Renders a run's events as text on stderr: on a terminal a bar redrawn in place (records, pages, rate, ETA from
+ * `count`; at most ten redraws a second, so a page costs a few additions); otherwise a plain line every few
+ * seconds. Retries, skips, resumes and later passes get a line of their own. Quiet shows errors only.
+ */
+export class Progress implements Reporter {
+  private readonly tty: boolean;
+  private readonly plainEveryMs: number;
+  private readonly redrawEveryMs: number;
+  private readonly refreshEveryMs: number;
+  private phase: 'idle' | 'extract' | 'publish' = 'idle';
+  private pass: PassState = newPass(1, 1, 0, Date.now());
+  private publish: PublishState = { records: 0, formats: [], written: 0, started: 0 };
+  /** The page size the server applied, from the `limit` of a page after the first. */
+  private limit = 0;
+  private firstLimit = 0;
+  private lastDraw = 0;
+  private drawn = false;
+  private plainLines = 0;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly quiet = false,
-    private readonly plainEveryMs = 5_000,
-  ) {}
+    options: ProgressOptions = {},
+  ) {
+    this.tty = out.isTTY === true;
+    this.plainEveryMs = options.plainEveryMs ?? 10_000;
+    this.redrawEveryMs = options.redrawEveryMs ?? 100;
+    this.refreshEveryMs = options.refreshEveryMs ?? 1_000;
+  }
 
   /** Takes one event. */
   readonly onEvent = (event: ExtractEvent): void => {
     if (this.quiet) return;
-    if (event.type === 'retry') {
-      this.clearLine();
-      this.out.write(`img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}\n`);
-      return;
-    }
-    if (event.type === 'skip') {
-      this.clearLine();
-      this.out.write(`img-etl: skipped the record at offset ${event.offset}: the server cannot serve it (${event.reason})\n`);
-      return;
-    }
-    this.records += event.records;
-    this.pages++;
-    this.count = Math.max(this.count, event.count);
     const now = Date.now();
-    if (this.out.isTTY) this.out.write(`\r${this.line(now)}\x1b[K`);
-    else if (now - this.lastPlain >= this.plainEveryMs) {
-      this.lastPlain = now;
-      this.out.write(`${this.line(now)}\n`);
+    switch (event.type) {
+      case 'page': {
+        const p = this.pass;
+        if (this.phase === 'idle') this.phase = 'extract';
+        p.records += event.records;
+        p.fetched += event.records;
+        p.pages++;
+        p.count = Math.max(p.count, event.count);
+        if (this.limit === 0) this.learnLimit(event.url, event.offset);
+        if (!this.tty && this.plainLines === 0) this.plainLine(now); // the first line shows `count` at once
+        this.startTimer();
+        this.maybeDraw(now);
+        return;
+      }
+      case 'retry':
+        this.message(`img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`);
+        return;
+      case 'skip':
+        this.message(`img-etl: skipped the record at offset ${event.offset}: the server cannot serve it (${event.reason})`);
+        return;
+      case 'pass-start':
+        this.phase = 'extract';
+        this.pass = newPass(event.pass, event.maxPasses, event.missing, now);
+        this.pass.records = event.recordsDone;
+        this.pass.pages = event.pagesDone;
+        this.pass.count = event.expected;
+        this.startTimer();
+        this.message(
+          ...(event.pass > 1 ? [`img-etl: ${passIntro(event.pass, event.maxPasses, event.missing)}`] : []),
+          ...(event.pagesDone > 0 ? [`img-etl: resuming pass ${event.pass}: ${thousands(event.pagesDone)} pages (${thousands(event.recordsDone)} records) were fetched by an earlier attempt and are kept`] : []),
+        );
+        return;
+      case 'pass-end':
+        return;
+      case 'publish-start':
+        this.phase = 'publish';
+        this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
+        if (!this.tty) this.out.write(`img-etl: writing ${thousands(event.records)} records as ${event.formats.join(', ')}\n`);
+        this.startTimer();
+        this.draw(now);
+        return;
+      case 'publish-progress':
+        this.publish.written = event.rows + event.rejects;
+        this.maybeDraw(now);
+        return;
+      case 'publish-end':
+        this.phase = 'idle'; // the summary follows
+        this.clearLine();
+        return;
     }
   };
 
-  /** Ends the bar so the summary starts on a clean line. */
+  /** Prints what ends the command, quiet or not. */
+  error(message: string): void {
+    this.clearLine();
+    this.out.write(`img-etl: ${message}\n`);
+  }
+
+  /** Stops the timer and clears the bar so the summary starts on a clean line. */
   finish(): void {
-    if (this.quiet) return;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
     this.clearLine();
   }
 
-  private clearLine(): void {
-    if (this.out.isTTY) this.out.write('\r\x1b[K');
+  /** Lines of their own, above the bar on a terminal; then the bar again. */
+  private message(...lines: string[]): void {
+    if (lines.length > 0) {
+      this.clearLine();
+      this.out.write(lines.map((line) => `${line}\n`).join(''));
+    }
+    this.draw(Date.now());
   }
 
-  private line(now: number): string {
-    const seconds = Math.max((now - this.started) / 1000, 0.001);
-    const rate = this.records / seconds;
-    const share = this.count > 0 ? Math.min(this.records / this.count, 1) : 0;
-    const eta = rate > 0 && this.count > this.records ? `${Math.ceil((this.count - this.records) / rate)} s` : '-';
+  private startTimer(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => this.tick(), this.tty ? this.refreshEveryMs : this.plainEveryMs);
+    this.timer.unref(); // never keeps the process alive
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    if (this.tty) this.draw(now);
+    else if (this.phase !== 'idle') this.plainLine(now);
+  }
+
+  /** Redraws the bar unless it was drawn moments ago. */
+  private maybeDraw(now: number): void {
+    if (this.tty && now - this.lastDraw >= this.redrawEveryMs) this.draw(now);
+  }
+
+  private draw(now: number): void {
+    if (!this.tty || this.phase === 'idle') return;
+    this.lastDraw = now;
+    this.drawn = true;
+    const width = Math.max(20, (this.out.columns || 80) - 1); // a wrapped line could not be redrawn in place
+    this.out.write(`\r${this.barLine(now).slice(0, width)}\x1b[K`);
+  }
+
+  private plainLine(now: number): void {
+    this.plainLines++;
+    this.out.write(`img-etl: ${this.status(now)}\n`);
+  }
+
+  private clearLine(): void {
+    if (this.tty && this.drawn) this.out.write('\r\x1b[K');
+    this.drawn = false;
+  }
+
+  private learnLimit(url: string, offset: number): void {
+    const limit = Number(/[?&]limit=(\d+)/.exec(url)?.[1] ?? NaN);
+    if (!(limit > 0)) return;
+    if (offset > 0) this.limit = limit; // pages after the first ask for what the server applied
+    else this.firstLimit ||= limit;
+  }
+
+  /** The bar and the status, for a terminal. */
+  private barLine(now: number): string {
+    const share = this.phase === 'publish' ? ratio(this.publish.written, this.publish.records) : ratio(this.pass.records, this.pass.count);
     const width = 24;
     const filled = Math.round(share * width);
-    const bar = this.out.isTTY ? `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ` : '';
-    return `${bar}${(share * 100).toFixed(1)}% ${this.records}/${this.count} records, ${this.pages} pages, ${Math.round(rate)} rec/s, eta ${eta}`;
+    const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+    if (this.phase === 'publish') return `writing ${this.publish.formats.join('+')} ${bar} ${this.publishStatus(now)}`;
+    const p = this.pass;
+    const head = p.pass > 1 ? `pass ${p.pass}/${p.maxPasses} looking for ${p.missing > 0 ? `${thousands(p.missing)} missing` : 'moved records'} ` : '';
+    return `${head}${bar} ${this.extractStatus(now)}`;
   }
+
+  /** The status for a plain line. */
+  private status(now: number): string {
+    if (this.phase === 'publish') return `writing ${this.publish.formats.join(', ')}: ${this.publishStatus(now)}`;
+    return `pass ${this.pass.pass}: ${this.extractStatus(now)}`;
+  }
+
+  private extractStatus(now: number): string {
+    const p = this.pass;
+    if (p.count === 0 && p.pages === 0) return 'waiting for the first page';
+    const limit = this.limit || this.firstLimit;
+    const pages = limit > 0 ? `${thousands(p.pages)}/${thousands(Math.max(p.pages, Math.ceil(p.count / limit)))} pages` : `${thousands(p.pages)} pages`;
+    const rate = p.fetched / Math.max((now - p.started) / 1000, 0.001);
+    return `${percent(p.records, p.count)} ${thousands(p.records)}/${thousands(p.count)} records, ${pages}, ${thousands(Math.round(rate))} rec/s, eta ${eta(p.count - p.records, rate)}`;
+  }
+
+  private publishStatus(now: number): string {
+    const q = this.publish;
+    const rate = q.written / Math.max((now - q.started) / 1000, 0.001);
+    return `${percent(q.written, q.records)} ${thousands(q.written)}/${thousands(q.records)} records, ${thousands(Math.round(rate))} rec/s, eta ${eta(q.records - q.written, rate)}`;
+  }
+}
+
+function newPass(pass: number, maxPasses: number, missing: number, started: number): PassState {
+  return { pass, maxPasses, missing, started, records: 0, pages: 0, fetched: 0, count: 0 };
+}
+
+/** Why a later pass runs, one line. */
+function passIntro(pass: number, maxPasses: number, missing: number): string {
+  const which = `pass ${pass} of at most ${maxPasses}`;
+  if (missing > 0) return `${which}: ${thousands(missing)} ${missing === 1 ? 'record is' : 'records are'} missing; paging the list again to find them`;
+  return `${which}: the list shifted during pass ${pass - 1} (a repeated record or a shrinking count); paging it again for records that moved`;
+}
+
+function ratio(part: number, whole: number): number {
+  return whole > 0 ? Math.min(part / whole, 1) : 0;
+}
+
+function percent(part: number, whole: number): string {
+  return `${(ratio(part, whole) * 100).toFixed(1)}%`;
+}
+
+/** Time left at the current rate; `-` while the rate is unknown. */
+function eta(left: number, perSecond: number): string {
+  if (left <= 0) return '0 s';
+  return perSecond > 0 ? formatDuration(left / perSecond) : '-';
 }

@@ -5,6 +5,9 @@ import { serveCommand } from './serve-command.js';
 import { demoCommand } from './demo-command.js';
 import { readmeCommand } from './readme-command.js';
 import { snapshotCommand } from './snapshot-command.js';
+import { diffCommand } from './diff-command.js';
+import { pipelineNames } from './load-pipeline.js';
+import { runCommand } from './run-command.js';
 
 /** Reads a --config file: a JSON object of options; a one-line usage error otherwise. */
 function readConfigFile(path: string): Record<string, unknown> {
@@ -33,6 +36,8 @@ export async function runCli(argv: string[]): Promise<number> {
     .command(snapshotCommand(setExitCode))
     .command(serveCommand(setExitCode))
     .command(demoCommand(setExitCode))
+    .command(diffCommand(setExitCode))
+    .command(runCommand(setExitCode, await pipelineNames()))
     .command(readmeCommand())
     .env('IMG_ETL')
     .config('config', 'A JSON file of options, named as on the command line (e.g. {"to": ["parquet", "csv"], "out": "snap"})', readConfigFile)

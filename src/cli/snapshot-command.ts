@@ -5,12 +5,16 @@ import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from '../run/run-snapshot.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
-import { Progress } from './progress.js';
-import { SNAPSHOT_OPTIONS, parseFormats, positiveInt, positiveSeconds } from './snapshot-options.js';
-import { formatSummary } from './summary.js';
+import { formatPlan, planSnapshot } from './dry-run.js';
+import { JsonLog } from './json-log.js';
+import { createReporter, type LogFormat } from './reporter.js';
+import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, outputChoicesFrom, parseFormats, positiveInt, positiveSeconds } from './snapshot-options.js';
+import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
+import { redactUrl } from '../extract/redact-url.js';
 
-type SnapshotArgs = ArgumentsCamelCase<{
+/** Parsed arguments of a snapshot run. */
+export type SnapshotArgs = ArgumentsCamelCase<{
   to: string[];
   baseUrl: string;
   out: string;
@@ -18,6 +22,7 @@ type SnapshotArgs = ArgumentsCamelCase<{
   pageSize: number;
   parquetEngine: string;
   maxAttempts: number;
+  token?: string;
   retryDelay: number;
   timeout: number;
   neutraliseFormulas: boolean;
@@ -27,6 +32,10 @@ type SnapshotArgs = ArgumentsCamelCase<{
   snapshot: boolean;
   keep?: number;
   quiet?: boolean;
+  logFormat?: string;
+  summary?: string;
+  progressInterval?: number;
+  dryRun?: boolean;
 }>;
 
 /** Turns parsed snapshot arguments into run options, failing with a one-line message on a bad value. */
@@ -37,7 +46,8 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   } catch {
     throw new UsageError(`--base-url: not a URL: ${JSON.stringify(args.baseUrl)}`);
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError(`--base-url: expected an http or https URL, got ${JSON.stringify(args.baseUrl)}`);
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError(`--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}`);
+  if (baseUrl.username !== '' || baseUrl.password !== '') throw new UsageError('--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN');
   return {
     baseUrl: baseUrl.href,
     outDir: args.out,
@@ -46,7 +56,7 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     pageSize: positiveInt('page-size', args.pageSize, 1000),
     parquetEngine: args.parquetEngine as ParquetEngine,
     retry: { attempts: positiveInt('max-attempts', args.maxAttempts, 100), baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000 },
-    http: { headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000, bodyTimeoutMs: args.timeout * 1000 },
+    http: { headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000, bodyTimeoutMs: args.timeout * 1000, token: args.token },
     neutraliseFormulas: args.neutraliseFormulas,
     maxPasses: positiveInt('max-passes', args.maxPasses, 100),
     fresh: args.fresh,
@@ -56,8 +66,16 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
 
 /** How the command line runs a snapshot, beyond the run's own options. */
 export interface SnapshotCommandOptions {
-  /** No progress on stderr. */
+  /** No progress on stderr, errors only. */
   quiet?: boolean;
+  /** stderr as text (bar or plain lines) or JSON lines; default text. */
+  logFormat?: LogFormat;
+  /** The summary on stdout as text or one JSON document; default text. */
+  summary?: 'text' | 'json';
+  /** Milliseconds between plain progress lines when stderr is not a terminal; default 10,000. */
+  progressIntervalMs?: number;
+  /** Fetch the first page only and print the plan; default false. */
+  dryRun?: boolean;
   /** Records that may be missing before the exit code says incomplete; default 0. */
   maxMissing?: number;
   /** With a snapshot run: snapshots to keep after a successful run; default all. */
@@ -70,7 +88,12 @@ export interface SnapshotCommandOptions {
  */
 export async function runSnapshotCommand(options: SnapshotOptions, command: SnapshotCommandOptions = {}): Promise<{ code: number; result?: SnapshotResult }> {
   const outDir = options.outDir ?? 'output';
-  const progress = new Progress(process.stderr, command.quiet);
+  const progress = createReporter(process.stderr, command);
+  if (command.dryRun === true) {
+    const plan = await planSnapshot(options, progress).finally(() => progress.finish());
+    process.stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+    return { code: EXIT.OK };
+  }
   const aborter = new AbortController();
   const onSignal = () => {
     if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED); // a second Ctrl-C: stop now
@@ -81,21 +104,20 @@ export async function runSnapshotCommand(options: SnapshotOptions, command: Snap
     const result = await runSnapshot({ ...options, signal: aborter.signal, onEvent: progress.onEvent });
     progress.finish();
     const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
-    let extra = '';
+    const extras: SummaryExtras = {};
     if (options.snapshot === true && code === EXIT.OK) {
       await publishLatest(outDir, basename(result.dataDir));
-      extra += `  latest    ${join(outDir, 'latest')} -> ${basename(result.dataDir)}\n`;
-      const pruned = command.keep === undefined ? [] : await pruneSnapshots(outDir, command.keep);
-      if (pruned.length > 0) extra += `  pruned    ${pruned.join(', ')}\n`;
+      extras.latest = { link: join(outDir, 'latest'), target: basename(result.dataDir) };
+      extras.pruned = command.keep === undefined ? [] : await pruneSnapshots(outDir, command.keep);
     }
-    process.stdout.write(formatSummary(result) + extra);
+    process.stdout.write(command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras));
     return { code, result };
   } catch (err) {
     progress.finish();
     const kept = await stagedPages(outDir);
     const resume = kept > 0 ? `; ${kept} pages are kept in ${join(outDir, STAGING_DIR)}: run the same command again to resume` : '';
     if (aborter.signal.aborted) {
-      process.stderr.write(`img-etl: interrupted${resume}\n`);
+      progress.error(`interrupted${resume}`, 'interrupted', { pages_kept: kept });
       return { code: EXIT.INTERRUPTED };
     }
     throw new Error(`${err instanceof Error ? err.message : String(err)}${resume}`, { cause: err });
@@ -109,6 +131,33 @@ async function stagedPages(outDir: string): Promise<number> {
   return journal.split('\n').filter((line) => line.startsWith('{"type":"page"')).length;
 }
 
+/**
+ * Runs a command's body; with `--log-format json` an error that ends it is written as a JSON line (exit code 2 for a
+ * bad command line, 1 otherwise) instead of the plain line the CLI prints.
+ */
+export async function reportingErrors(logFormat: LogFormat, setExitCode: (code: number) => void, body: () => Promise<void>): Promise<void> {
+  if (logFormat !== 'json') return body();
+  try {
+    await body();
+  } catch (err) {
+    const code = err instanceof UsageError ? EXIT.USAGE : EXIT.FAILED;
+    new JsonLog(process.stderr).exception(err, code);
+    setExitCode(code);
+  }
+}
+
+/** Checks parsed snapshot arguments and runs the snapshot they describe (the default command and `run`); `extra` adds run options such as a pipeline's stages. */
+export async function handleSnapshotArgs(args: SnapshotArgs, setExitCode: (code: number) => void, extra: Partial<SnapshotOptions> = {}): Promise<void> {
+  const output = outputChoicesFrom(args);
+  await reportingErrors(output.logFormat, setExitCode, async () => {
+    const maxMissing = args.maxMissing;
+    if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError(`--max-missing: expected a whole number from 0, got ${String(maxMissing)}`);
+    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1)) throw new UsageError(`--keep: expected a whole number from 1, got ${String(args.keep)}`);
+    if (args.keep !== undefined && !args.snapshot) throw new UsageError('--keep: only with --snapshot');
+    setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, { ...output, maxMissing, keep: args.keep })).code);
+  });
+}
+
 /** The default command: `img-etl [--to parquet|arrow|csv]... [--base-url URL] [--out DIR] ...`. */
 export function snapshotCommand(setExitCode: (code: number) => void): CommandModule<object, SnapshotArgs> {
   return {
@@ -117,16 +166,12 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
     builder: (y) =>
       y
         .options(SNAPSHOT_OPTIONS)
-        .option('quiet', { type: 'boolean', default: false, describe: 'No progress output (for cron)' })
+        .options(OUTPUT_OPTIONS)
         .example('$0 --to parquet', 'Snapshot neurovault.org into output/images.parquet')
         .example('$0 --to parquet --to csv --out snap', 'Parquet and CSV into snap/')
-        .example('$0 --base-url http://127.0.0.1:8000 --to arrow', 'Snapshot a local service (see `img-etl serve`)') as never,
-    handler: async (args) => {
-      const maxMissing = args.maxMissing;
-      if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError(`--max-missing: expected a whole number from 0, got ${String(maxMissing)}`);
-      if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1)) throw new UsageError(`--keep: expected a whole number from 1, got ${String(args.keep)}`);
-      if (args.keep !== undefined && !args.snapshot) throw new UsageError('--keep: only with --snapshot');
-      setExitCode((await runSnapshotCommand(snapshotOptionsFrom(args), { quiet: args.quiet, maxMissing, keep: args.keep })).code);
-    },
+        .example('$0 --base-url http://127.0.0.1:8000 --to arrow', 'Snapshot a local service (see `img-etl serve`)')
+        .example('$0 --dry-run --to parquet,csv', 'Read the first page and print the plan: pages, estimated time and sizes')
+        .example('$0 --quiet --summary json > run.json', 'For cron: errors only on stderr, the summary as JSON') as never,
+    handler: (args) => handleSnapshotArgs(args, setExitCode),
   };
 }

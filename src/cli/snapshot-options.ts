@@ -15,6 +15,7 @@ export const SNAPSHOT_OPTIONS = {
   concurrency: { type: 'number', default: 2, describe: 'Pages fetched at once (the real service has 4 workers; be polite)' },
   'page-size': { type: 'number', default: 100, describe: 'Records per page requested (the service caps it at 1000)' },
   'max-attempts': { type: 'number', default: 6, describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)' },
+  token: { type: 'string', describe: 'API token, sent as "Authorization: Token …" to the base host only (better: IMG_ETL_TOKEN, kept out of shell history)' },
   'retry-delay': { type: 'number', default: 0.5, describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s' },
   timeout: { type: 'number', default: 30, describe: 'Seconds to wait for a response to start, and for each chunk of its body' },
   'max-passes': { type: 'number', default: 3, describe: 'Passes over the list at most while records are missing (the list changes while it is paged)' },
@@ -29,6 +30,51 @@ export const SNAPSHOT_OPTIONS = {
     describe: "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run it (--no-neutralise-formulas: off)",
   },
 } as const satisfies Record<string, Options>;
+
+/** How a run is shown: progress and errors on stderr, the summary on stdout; and `--dry-run`. Shared by every command that runs a snapshot. */
+export const OUTPUT_OPTIONS = {
+  quiet: { type: 'boolean', default: false, describe: 'No progress on stderr, errors only (for cron)' },
+  'log-format': {
+    type: 'string',
+    default: 'text',
+    describe: 'stderr: text (a progress bar on a terminal, a line every --progress-interval otherwise) or json (one object per event and line)',
+  },
+  summary: { type: 'string', default: 'text', describe: 'The summary on stdout: text, or json (one document: records, files, sizes, sha256, time, completeness)' },
+  'progress-interval': { type: 'number', default: 10, describe: 'Seconds between progress lines when stderr is not a terminal' },
+  'dry-run': { type: 'boolean', default: false, describe: 'Read the first page only and print the plan: count, pages, estimated time and sizes; writes nothing' },
+} as const satisfies Record<string, Options>;
+
+/** What OUTPUT_OPTIONS parse into. */
+export interface OutputChoices {
+  /** Errors only on stderr. */
+  quiet: boolean;
+  /** stderr as text or JSON lines. */
+  logFormat: 'text' | 'json';
+  /** stdout summary as text or JSON. */
+  summary: 'text' | 'json';
+  /** Milliseconds between plain progress lines. */
+  progressIntervalMs: number;
+  /** Plan only. */
+  dryRun: boolean;
+}
+
+/** Checks the parsed OUTPUT_OPTIONS, failing with a one-line message on a bad value. */
+export function outputChoicesFrom(args: { quiet?: boolean; logFormat?: string; summary?: string; progressInterval?: number; dryRun?: boolean }): OutputChoices {
+  return {
+    quiet: args.quiet === true,
+    logFormat: oneOf('log-format', args.logFormat ?? 'text', ['text', 'json'] as const),
+    summary: oneOf('summary', args.summary ?? 'text', ['text', 'json'] as const),
+    progressIntervalMs: positiveSeconds('progress-interval', args.progressInterval ?? 10) * 1000,
+    dryRun: args.dryRun === true,
+  };
+}
+
+/** Checks a value against its choices; throws a one-line error naming them. */
+export function oneOf<T extends string>(name: string, value: unknown, choices: readonly T[]): T {
+  if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
+  const expected = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : choices.join('');
+  throw new UsageError(`--${name}: expected ${expected}, got ${JSON.stringify(value)}`);
+}
 
 /** Parses `--to` values (repeated and/or comma-separated) into a list of formats; throws a one-line error for an unknown one. */
 export function parseFormats(values: readonly string[]): Format[] {

@@ -1,10 +1,60 @@
 import { join } from 'node:path';
 import type { SnapshotResult } from '../run/run-snapshot.js';
+import { formatBytes } from './human-numbers.js';
+
+/** What the command line did after the run, beyond the result: a `--snapshot` run's latest link and pruned folders. */
+export interface SummaryExtras {
+  /** The `latest` link and the snapshot folder it now points to. */
+  latest?: { link: string; target: string };
+  /** Snapshot folders deleted by `--keep`. */
+  pruned?: string[];
+}
+
+/** `--summary json`: the end of a run as one document, derived from the manifest. */
+export interface SummaryDocument {
+  complete: boolean;
+  source_url: string;
+  started_at: string;
+  finished_at: string;
+  /** Seconds from start to end. */
+  duration_seconds: number;
+  records: { written: number; expected: number; received: number; missing: number; duplicates_dropped: number; rejects: number };
+  pages: { fetched: number; page_size: number; passes: number; retries: number; skipped_offsets: number[] };
+  /** Every file written, with its path. */
+  files: { name: string; path: string; format: string; rows: number; bytes: number; sha256: string }[];
+  /** Path of manifest.json. */
+  manifest: string;
+  latest?: { link: string; target: string };
+  pruned?: string[];
+}
+
+/** The end-of-run summary as data: records, files with sizes and digests, time, completeness. */
+export function summaryDocument(result: SnapshotResult, extras: SummaryExtras = {}): SummaryDocument {
+  const m = result.manifest;
+  return {
+    complete: m.complete,
+    source_url: m.source_url,
+    started_at: m.started_at,
+    finished_at: m.finished_at,
+    duration_seconds: durationSeconds(result),
+    records: { written: m.records_written, expected: m.expected, received: m.received, missing: m.missing, duplicates_dropped: m.duplicates_dropped, rejects: m.rejects },
+    pages: { fetched: m.pages_fetched, page_size: m.page_size, passes: m.passes.length, retries: m.retries, skipped_offsets: m.skipped_offsets },
+    files: m.files.map((f) => ({ name: f.name, path: join(result.dataDir, f.name), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
+    manifest: result.manifestPath,
+    ...(extras.latest === undefined ? {} : { latest: extras.latest }),
+    ...(extras.pruned === undefined || extras.pruned.length === 0 ? {} : { pruned: extras.pruned }),
+  };
+}
+
+/** `--summary json`: the summary document as JSON text, one document ending in a newline. */
+export function formatSummaryJson(result: SnapshotResult, extras: SummaryExtras = {}): string {
+  return `${JSON.stringify(summaryDocument(result, extras), null, 2)}\n`;
+}
 
 /** The end-of-run summary for people: records, files with sizes, time, completeness. */
-export function formatSummary(result: SnapshotResult): string {
+export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}): string {
   const m = result.manifest;
-  const seconds = (Date.parse(m.finished_at) - Date.parse(m.started_at)) / 1000;
+  const seconds = durationSeconds(result);
   const lines = [
     `img-etl: ${m.complete ? 'complete' : 'INCOMPLETE'} snapshot of ${m.source_url}`,
     `  records   ${m.records_written} written of ${m.expected} expected (${m.missing} missing, ${m.duplicates_dropped} duplicates dropped, ${m.rejects} rejected)`,
@@ -12,18 +62,12 @@ export function formatSummary(result: SnapshotResult): string {
     ...(m.skipped_offsets.length > 0 ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`] : []),
     ...m.files.map((f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`),
     `  manifest  ${result.manifestPath}`,
+    ...(extras.latest === undefined ? [] : [`  latest    ${extras.latest.link} -> ${extras.latest.target}`]),
+    ...(extras.pruned === undefined || extras.pruned.length === 0 ? [] : [`  pruned    ${extras.pruned.join(', ')}`]),
   ];
   return lines.join('\n') + '\n';
 }
 
-/** Bytes as a short human size: `12.3 MB`. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'kB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+function durationSeconds(result: SnapshotResult): number {
+  return (Date.parse(result.manifest.finished_at) - Date.parse(result.manifest.started_at)) / 1000;
 }

@@ -5,6 +5,7 @@
 import { isValidRecord } from '../transform/check-record.js';
 import type { PageBatch } from '../schema/row.js';
 import type { Checkpoint, JournalPage } from './checkpoint.js';
+import { ExtractError } from './extract-error.js';
 import { newExtractStats, paginate, type ExtractStats, type PaginateOptions, type PaginateResume } from './paginate.js';
 import { RecordIndex } from './record-index.js';
 
@@ -61,19 +62,22 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   };
   // Duplicates are counted within a pass: a later pass sees every record again by design.
   let passSeen = { pass: 0, ids: new Set<number>() };
-  const account = (page: JournalPage) => {
+  /** Adds a page to the index and its pass's summary; resolves to whether it held a record new to the pass. */
+  const account = (page: JournalPage): boolean => {
     const { added } = index.add(page);
     if (passSeen.pass !== page.pass) passSeen = { pass: page.pass, ids: new Set() };
     const s = summaryOf(page.pass);
+    let newToPass = page.ids.length === 0;
     for (const id of [...page.ids, ...page.rejected]) {
       if (id === null) continue;
       if (passSeen.ids.has(id)) s.duplicates++;
-      else passSeen.ids.add(id);
+      else (passSeen.ids.add(id), (newToPass = true));
     }
     s.added += added;
     if (Number.isNaN(s.countFirst)) s.countFirst = page.count;
     s.countMin = Math.min(s.countMin, page.count);
     s.countMax = Math.max(s.countMax, page.count);
+    return newToPass;
   };
   for (const page of earlierPages) account(page);
   let countAtStart = earlierPages[0]?.count;
@@ -84,10 +88,13 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
       const mine = earlierPages.filter((p) => p.pass === pass);
       const resume: PaginateResume | undefined =
         mine.length === 0 ? undefined : { limit: mine[0]!.limit, count: Math.max(...mine.map((p) => p.count)), done: new Set(mine.map((p) => p.offset)) };
+      options.onEvent?.({ type: 'pass-start', pass, maxPasses, expected, received: index.received, missing: Math.max(0, expected - index.received), pagesDone: mine.length, recordsDone: mine.reduce((n, p) => n + p.ids.length, 0) });
       const passStats = newExtractStats();
+      let repeating: JournalPage[] = [];
       for await (const batch of paginate(options, passStats, resume)) {
         const page = await keep(checkpoint, index, pass, batch, passStats.pageSize);
-        account(page);
+        repeating = account(page) ? [] : [...repeating, page];
+        if (repeating.length >= MAX_REPEATING_PAGES) throw endlessList(repeating);
         countAtStart ??= page.count;
         expected = page.count;
       }
@@ -98,6 +105,7 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor repeat records.
     summary.clean = summary.duplicates === 0 && !(summary.countMin < summary.countFirst);
     passes.push(summary);
+    if (!ended.has(pass)) options.onEvent?.({ type: 'pass-end', pass, added: summary.added, duplicates: summary.duplicates, expected, received: index.received, missing: Math.max(0, expected - index.received), clean: summary.clean });
     const complete = index.received >= expected;
     if (complete && summary.clean) break;
     if (pass > 1 && summary.added === 0) break;
@@ -105,6 +113,14 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   stats.countAtStart = countAtStart ?? 0;
   stats.countAtEnd = expected;
   return { index, passes, expected, countAtStart: countAtStart ?? 0, stats };
+}
+
+/** Pages in a row that may hold only records the pass already has before the list is taken to be endless. */
+const MAX_REPEATING_PAGES = 20;
+
+function endlessList(pages: JournalPage[]): ExtractError {
+  const first = pages[0]!;
+  return new ExtractError('IMPLAUSIBLE_COUNT', first.url, `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, false);
 }
 
 /** Stages one fetched page: its body only when it holds something new, and always its journal line. */

@@ -9,6 +9,7 @@ export type ExtractErrorCode =
   | 'BAD_REDIRECT' // a redirect without a usable Location (missing, unparseable, not http or https)
   | 'FOREIGN_LINK' // a URL, link or redirect off the base host
   | 'REDIRECT_LOOP' // a redirect back to a URL already visited, or too many redirects
+  | 'IMPLAUSIBLE_COUNT' // a `count` past any real list, or growing faster than the list can be read
   | 'ABORTED'; // the run was cancelled
 
 /** Longest reason kept in a message; a server's snippet can be long. */

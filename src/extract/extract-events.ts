@@ -35,5 +35,72 @@ export interface SkipEvent {
   reason: string;
 }
 
-/** What extraction tells its caller while it runs. */
-export type ExtractEvent = PageEvent | RetryEvent | SkipEvent;
+/** A pass over the list starts: the first, or a later one that re-pages the list for records that are missing or moved. */
+export interface PassStartEvent {
+  type: 'pass-start';
+  /** The pass, from 1. */
+  pass: number;
+  /** Passes the run makes at most. */
+  maxPasses: number;
+  /** Records the service counts, as far as known (0 before a fresh run's first page). */
+  expected: number;
+  /** Unique records the run already holds. */
+  received: number;
+  /** expected - received, at least 0: what a later pass looks for. */
+  missing: number;
+  /** Pages of this pass an earlier process of the run already fetched (resume); they are not fetched again. */
+  pagesDone: number;
+  /** Records on those pages. */
+  recordsDone: number;
+}
+
+/** A pass over the list ended. */
+export interface PassEndEvent {
+  type: 'pass-end';
+  /** The pass, from 1. */
+  pass: number;
+  /** Records new to the run. */
+  added: number;
+  /** Occurrences of records the pass had already seen. */
+  duplicates: number;
+  /** Records the service counts: `count` of the last page fetched. */
+  expected: number;
+  /** Unique records the run holds. */
+  received: number;
+  /** expected - received, at least 0. */
+  missing: number;
+  /** No sign that offsets shifted under the pass (no repeat, no shrinking `count`). */
+  clean: boolean;
+}
+
+/** Publishing starts: the staged records are written to the output files in id order. */
+export interface PublishStartEvent {
+  type: 'publish-start';
+  /** Records read back from staging (rows plus rejects); rows stages filter out are not written. */
+  records: number;
+  /** The data formats written. */
+  formats: string[];
+}
+
+/** A batch of rows went to the writers. */
+export interface PublishProgressEvent {
+  type: 'publish-progress';
+  /** Rows written so far. */
+  rows: number;
+  /** Rejects written so far (rejects.ndjson). */
+  rejects: number;
+}
+
+/** Every output file is written (the manifest follows). */
+export interface PublishEndEvent {
+  type: 'publish-end';
+  /** Rows in the data files. */
+  rows: number;
+  /** Records in rejects.ndjson. */
+  rejects: number;
+  /** The files written: name, format, rows and bytes. */
+  files: { name: string; format: string; rows: number; bytes: number }[];
+}
+
+/** What a run tells its caller while it runs: pages, retries, skips and passes of extraction, then publishing. */
+export type ExtractEvent = PageEvent | RetryEvent | SkipEvent | PassStartEvent | PassEndEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;

@@ -23,6 +23,8 @@ export interface PaginateOptions {
   signal?: AbortSignal;
   /** Receives progress events; default none. */
   onEvent?: (event: ExtractEvent) => void;
+  /** Largest `count` believed; a page claiming more fails the run (NeuroVault lists ~600,000). Default 100,000,000. */
+  maxCount?: number;
 }
 
 /** Where a resumed pass stands: what an earlier process already fetched. */
@@ -88,6 +90,7 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
       aborter.signal,
     );
     for (const link of [fetched.page.next, fetched.page.previous]) checkLink(url, link, listUrl);
+    checkCount(url, fetched.page.count, stats.countAtStart, options.maxCount ?? 100_000_000, options.pageSize ?? 100);
     adaptive.succeeded();
     stats.pagesFetched++;
     const { count } = fetched.page;
@@ -148,6 +151,7 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
     const window = new Map<number, Promise<Settled>>();
     const order: number[] = [];
     let running = 0;
+    let emptyRun = 0;
     let wake: () => void = () => undefined;
     const start = (offset: number) => {
       running++;
@@ -175,8 +179,10 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
       if (!settled.ok) throw settled.error;
       const { batch } = settled;
       maxCount = Math.max(maxCount, batch.count);
-      // An empty page with no next link: nothing lies beyond it, whatever `count` claims.
+      // An empty page with no next link, or three empty pages in a row: nothing lies beyond, whatever `count` claims.
+      emptyRun = batch.records.length === 0 ? emptyRun + 1 : 0;
       if (batch.atEnd === true) maxCount = Math.min(maxCount, headOffset);
+      else if (emptyRun >= 3) maxCount = Math.min(maxCount, headOffset + limit);
       options.onEvent?.({ type: 'page', url: batch.source.url, offset: headOffset, records: batch.records.length, count: batch.count });
       yield batch;
     }
@@ -184,6 +190,14 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
     options.signal?.removeEventListener('abort', onAbort);
     aborter.abort();
     await client.close().catch(() => undefined);
+  }
+}
+
+/** Refuses a `count` no real list has, or one that grew past twice the pass's first plus 100 pages: paging it would never end. */
+function checkCount(url: string, count: number, first: number, max: number, pageSize: number): void {
+  if (count > max) throw new ExtractError('IMPLAUSIBLE_COUNT', url, `reported count ${count}, more than the ${max} records any list is believed to hold`, false);
+  if (first > 0 && count > first * 2 + 100 * pageSize) {
+    throw new ExtractError('IMPLAUSIBLE_COUNT', url, `reported count ${count}, up from ${first} at the start of the pass: the list grows faster than it can be read`, false);
   }
 }
 

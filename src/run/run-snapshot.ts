@@ -4,6 +4,7 @@ import { Checkpoint } from '../extract/checkpoint.js';
 import { collect, type CollectOptions, type PassSummary } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
+import { redactUrl } from '../extract/redact-url.js';
 import { replayInIdOrder } from '../extract/replay-in-id-order.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { writeJsonAtomic } from '../load/write-json-atomic.js';
@@ -62,7 +63,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const outDir = options.outDir ?? 'output';
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   await mkdir(outDir, { recursive: true });
-  const sourceUrl = listUrlOf(options.baseUrl ?? 'https://neurovault.org').href;
+  const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? 'https://neurovault.org').href); // as recorded: never a credential
   const identity = { source_url: sourceUrl, page_size: options.pageSize ?? 100, started_at: startedAt.toISOString() };
   const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), identity, { fresh: options.fresh });
   // A resumed snapshot keeps the name of its first attempt.
@@ -76,10 +77,12 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const preview: Row[] = [];
     let normalised = normalise(replayInIdOrder(collected.index, checkpoint), normalisation);
     for (const stage of options.stages ?? []) normalised = stage(normalised);
-    const rows = counting(normalised, preview, options.previewRows ?? 0);
+    const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
     const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
     if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
+    options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
     const files = await writeOutputs(rows.stream, { outDir: dataDir, formats, parquetEngine: options.parquetEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
+    options.onEvent?.({ type: 'publish-end', rows: rows.written, rejects: rows.rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
 
     const { stats, index, passes, expected } = collected;
     const manifest: Manifest = {
@@ -132,13 +135,14 @@ function passForManifest(p: PassSummary): Manifest['passes'][number] {
   return { pass: p.pass, added: p.added, duplicates: p.duplicates, count_min: p.countMin, count_max: p.countMax, clean: p.clean };
 }
 
-function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: number) {
+function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: number, onEvent?: SnapshotOptions['onEvent']) {
   const counter = { written: 0, rejects: 0, stream: undefined as unknown as AsyncIterable<RowBatch> };
   counter.stream = (async function* () {
     for await (const batch of source) {
       counter.written += batch.rows.length;
       counter.rejects += batch.rejects.length;
       for (const row of batch.rows) if (preview.length < previewRows) preview.push(row);
+      onEvent?.({ type: 'publish-progress', rows: counter.written, rejects: counter.rejects });
       yield batch;
     }
   })();

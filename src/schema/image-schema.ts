@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { RECORD_COLUMNS, type ColumnKind } from './columns.js';
+import { isShallowJson, MAX_JSON_DEPTH } from './json-depth.js';
 import { parseTimestampMicros } from './timestamp.js';
 
 const timestamp = z
@@ -12,14 +13,17 @@ const timestamp = z
 
 const safeInt = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
 
+/** Text that UTF-8 can hold: no lone UTF-16 surrogates (the outputs would silently turn them into U+FFFD). */
+const text = z.string().refine((s) => s.isWellFormed(), { message: 'expected text without lone UTF-16 surrogates' });
+
 /** The zod type of a record key of each column kind (before normalisation). */
 export const ZOD_BY_KIND: Record<ColumnKind, z.ZodType> = {
   int64: safeInt,
   float64: z.number(),
   boolean: z.boolean(),
   timestamp,
-  string: z.string(),
-  category: z.string(),
+  string: text,
+  category: text,
   json: z.unknown(),
 };
 
@@ -27,8 +31,10 @@ const shape: Record<string, z.ZodType> = {};
 for (const column of RECORD_COLUMNS) shape[column.name] = ZOD_BY_KIND[column.kind].nullable().optional();
 shape['id'] = safeInt.min(0);
 
-/** An Image record as served; every known key is optional (atlases lack many) but typed, `id` is required. */
-export const ImageSchema = z.looseObject(shape);
+/** An Image record as served; every known key is optional (atlases lack many) but typed, `id` is required; unknown keys are kept if they are not nested absurdly deep. */
+export const ImageSchema = z.object(shape).catchall(
+  z.unknown().refine(isShallowJson, { message: `expected a value nested at most ${MAX_JSON_DEPTH} levels deep` }),
+);
 
 /** The list envelope; records are validated one by one so that one bad record does not lose its page. */
 export const PageSchema = z.object({

@@ -114,6 +114,37 @@ describe('img-etl command line', () => {
     expect(await readdir(out)).toEqual([]);
   });
 
+  it('stops a list that repeats the same records endlessly, with one line naming the page, and exit code 1', async () => {
+    const records = fixtureRecords.slice(0, 10);
+    server = await startScriptedServer((req, res, origin) => {
+      const offset = Number(new URL(req.url ?? '/', origin).searchParams.get('offset') ?? 0);
+      sendJson(res, { count: 5_000_000, next: `${origin}/api/images/?limit=10&offset=${offset + 10}`, previous: null, results: records });
+    });
+    const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(
+      new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 pages after it held only records already received in this pass: the list repeats itself endlessly; \\d+ pages are kept in .*: run the same command again to resume$`),
+    );
+    expect(server.requests.length).toBeLessThan(30);
+  });
+
+  it('sends --token (here from IMG_ETL_TOKEN) to the base host only, and never writes it anywhere', async () => {
+    const s = await serveRecords(fixtureRecords.slice(0, 12), 5);
+    const token = 'tok_5ecret_abc123';
+    const run = await runCli(['--base-url', s.origin, '--out', out, '--to', 'parquet,csv'], { env: { IMG_ETL_TOKEN: token } });
+    expect(run.code).toBe(0);
+    expect(s.seen.every((r) => r.headers['authorization'] === `Token ${token}`)).toBe(true);
+    for (const text of [run.stdout, run.stderr, await readFile(join(out, 'manifest.json'), 'utf8'), (await readFile(join(out, 'images.parquet'))).toString('latin1')]) {
+      expect(text).not.toContain(token);
+    }
+  });
+
+  it('refuses credentials inside --base-url without echoing them', async () => {
+    const run = await runCli(['--base-url', 'https://user:hunter2@neurovault.org', '--out', out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('img-etl: --base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN');
+  });
+
   it('--help lists every option with its default and examples', async () => {
     const run = await runCli(['--help']);
     expect(run.code).toBe(0);

@@ -158,9 +158,10 @@ const ROWS: Row[] = [
   },
   { name: 'a UTF-8 byte order mark before the JSON', respond: jsonText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(GOOD))])), expect: { page: { count: 2, ids: [1, 2] }, rejected: [] } },
   {
+    // The page parses; the record is rejected (writing its `extra` JSON would overflow the stack), the run goes on.
     name: 'JSON nested 100,000 levels deep inside a record',
     respond: jsonText(`{"count":1,"next":null,"previous":null,"results":[{"id":1,"data":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}`),
-    expect: { page: { count: 1, ids: [1] }, rejected: [] },
+    expect: { page: { count: 1, ids: [1] }, rejected: [0] },
   },
 
   // Bytes that are not UTF-8

@@ -115,3 +115,36 @@ describe('isSameHost', () => {
     expect(isSameHost(new URL(a), new URL(b))).toBe(same);
   });
 });
+
+describe('paginate against hostile counts', () => {
+  const hostileLink = (origin: string, limit: number, o: number) => `${origin}/api/images/?limit=${limit}&offset=${o}`;
+  const records = (offset: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: offset + i + 1 }));
+  async function serveHostile(page: (offset: number, limit: number, origin: string) => Record<string, unknown>): Promise<ScriptedServer> {
+    server = await startScriptedServer((req, res, origin) => {
+      const url = new URL(req.url ?? '/', origin);
+      sendJson(res, page(Number(url.searchParams.get('offset')), Number(url.searchParams.get('limit')), origin));
+    });
+    return server;
+  }
+  const options = (baseUrl: string) => ({ baseUrl, pageSize: 10, concurrency: 2, retry: { attempts: 2, baseDelayMs: 1 } });
+
+  it('refuses a count past any real list (10^15) on the first page', async () => {
+    const s = await serveHostile((offset, limit, origin) => ({ count: 1e15, next: hostileLink(origin, limit, offset + limit), previous: null, results: records(offset, 10) }));
+    await expect(collect(paginate(options(s.origin)))).rejects.toThrow(/reported count 1000000000000000, more than the 100000000 records any list is believed to hold$/);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('stops after three empty pages in a row, whatever a plausible count claims', async () => {
+    const s = await serveHostile((offset, limit, origin) => ({ count: 5_000_000, next: hostileLink(origin, limit, offset + limit), previous: null, results: offset < 30 ? records(offset, 10) : [] }));
+    const pages = await collect(paginate(options(s.origin)));
+    expect(idsOf(pages)).toEqual(range(30));
+    expect(s.requests.length).toBeLessThan(12);
+  });
+
+  it('refuses a count that grows faster than the list can be read', async () => {
+    const s = await serveHostile((offset, limit, origin) => ({ count: offset + 3 * limit, next: hostileLink(origin, limit, offset + limit), previous: null, results: records(offset, 10) }));
+    await expect(collect(paginate(options(s.origin)))).rejects.toThrow(/up from 30 at the start of the pass: the list grows faster than it can be read$/);
+    expect(s.requests.length).toBeLessThan(120);
+  });
+});
+

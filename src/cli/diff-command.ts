@@ -1,0 +1,102 @@
+import { mkdir } from 'node:fs/promises';
+import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import { DiffError } from '../diff/diff-error.js';
+import { diffSnapshots, type DiffTotals } from '../diff/diff-snapshots.js';
+import type { SchemaDiff } from '../diff/plan-columns.js';
+import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
+import { DIFF_FILE_NAMES, DIFF_FORMATS, writeDiff, type DiffFormat } from '../diff/write-diff.js';
+import type { SinkResult } from '../load/sink-result.js';
+import { UsageError } from './usage-error.js';
+
+type DiffArgs = ArgumentsCamelCase<{ old: string; new: string; out: string; to: string[] }>;
+
+/** Changed fields listed in the summary, most frequent first. */
+const TOP_FIELDS = 10;
+
+/** `img-etl diff OLD NEW`: compares two snapshots by id, writes diff.parquet (and diff.csv) and prints a summary. */
+export function diffCommand(setExitCode: (code: number) => void): CommandModule<object, DiffArgs> {
+  return {
+    command: 'diff <old> <new>',
+    describe: 'Compare two snapshots by id: added, removed and changed records with the names of the changed fields',
+    builder: (y) =>
+      y
+        .positional('old', { type: 'string', describe: 'The older snapshot: a folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file' })
+        .positional('new', { type: 'string', describe: 'The newer snapshot, named the same ways' })
+        .option('out', { type: 'string', default: 'output', describe: `Folder to write ${Object.values(DIFF_FILE_NAMES).join(' and ')} into (created if missing)` })
+        .option('to', { type: 'string', array: true, default: ['parquet'], describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}` })
+        .example('$0 diff snaps/20261120T020000Z snaps/latest', 'What changed since the snapshot of 20 November')
+        .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
+    handler: async (args) => {
+      const formats = parseDiffFormats(args.to);
+      const oldRows = await open(args.old);
+      let newRows: SnapshotRows;
+      try {
+        newRows = await open(args.new);
+      } catch (error) {
+        await oldRows.close();
+        throw error;
+      }
+      try {
+        const diff = diffSnapshots(oldRows, newRows);
+        await mkdir(args.out, { recursive: true }).catch((cause: unknown) => {
+          throw new Error(`diff: cannot create output folder ${args.out}: ${(cause as Error).message}`, { cause });
+        });
+        const metadata = { 'img-etl.diff_old': oldRows.path, 'img-etl.diff_new': newRows.path };
+        const files = await writeDiff(diff, { dir: args.out, formats, metadata });
+        process.stdout.write(formatSummary(args.old, args.new, oldRows, newRows, diff.totals, diff.schema, files));
+        setExitCode(0);
+      } finally {
+        await oldRows.close();
+        await newRows.close();
+      }
+    },
+  };
+}
+
+/** Opens a snapshot; a path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1). */
+async function open(path: string): Promise<SnapshotRows> {
+  try {
+    return await readSnapshotRows(path);
+  } catch (error) {
+    if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT')) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Parses `--to` values (repeated and/or comma-separated) into diff formats; a one-line usage error for an unknown one. */
+export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
+  const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
+  for (const f of formats) {
+    if (!(DIFF_FORMATS as readonly string[]).includes(f)) throw new UsageError(`--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}`);
+  }
+  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${DIFF_FORMATS.join(', ')}`);
+  return [...new Set(formats)] as DiffFormat[];
+}
+
+/** The one-screen summary: the counts, the sides, the most changed fields, schema differences, the files. */
+function formatSummary(oldArg: string, newArg: string, oldRows: SnapshotRows, newRows: SnapshotRows, totals: DiffTotals, schema: SchemaDiff, files: SinkResult[]): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const lines = [`img-etl diff: ${oldArg} -> ${newArg}: ${n(totals.added)} added, ${n(totals.removed)} removed, ${n(totals.changed)} changed, ${n(totals.unchanged)} unchanged`];
+  const row = (label: string, text: string) => lines.push(`  ${label.padEnd(9)} ${text}`);
+  row('old', `${oldRows.path}  ${n(totals.oldRows)} rows`);
+  row('new', `${newRows.path}  ${n(totals.newRows)} rows`);
+  if (totals.fields.size > 0) {
+    const ranked = [...totals.fields].sort((a, b) => b[1] - a[1]); // stable: ties keep column order
+    const shown = ranked.slice(0, TOP_FIELDS).map(([name, count]) => `${name} ${n(count)}`);
+    const more = ranked.length > TOP_FIELDS ? ` (+${ranked.length - TOP_FIELDS} more)` : '';
+    row('fields', shown.join(', ') + more);
+  }
+  if (schema.oldVersion !== schema.newVersion) row('schema', `version ${schema.oldVersion ?? 'unknown'} -> ${schema.newVersion ?? 'unknown'}`);
+  const everyRow = 'a changed field of every record in both';
+  if (schema.onlyInOld.length > 0) row('schema', `only in old: ${schema.onlyInOld.join(', ')} (${everyRow})`);
+  if (schema.onlyInNew.length > 0) row('schema', `only in new: ${schema.onlyInNew.join(', ')} (${everyRow})`);
+  for (const r of schema.retyped) row('schema', `${r.name} changed type ${r.old} -> ${r.new} (${everyRow})`);
+  for (const file of files) row(file.format, `${file.path}  ${n(file.rows)} rows, ${formatBytes(file.bytes)}`);
+  return lines.join('\n') + '\n';
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}

@@ -1,0 +1,143 @@
+/**
+ * `--dry-run`: reads the first page only and prints the plan of the run — count, effective page size, pages,
+ * requests at the chosen concurrency, and estimates of time and size — without staging or writing anything in `--out`.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { HttpClient, type FetchedPage } from '../extract/http-client.js';
+import { limitOfLink, listUrlOf, pageUrl } from '../extract/page-url.js';
+import { withRetry } from '../extract/retry.js';
+import type { Format } from '../run/formats.js';
+import type { SnapshotOptions } from '../run/run-snapshot.js';
+import { writeOutputs } from '../run/write-outputs.js';
+import { SCHEMA_VERSION } from '../schema/columns.js';
+import type { PageBatch } from '../schema/row.js';
+import { normalise } from '../transform/normalise.js';
+import { validate } from '../transform/validate.js';
+import { formatBytes, formatDuration, thousands } from './human-numbers.js';
+import type { Reporter } from './reporter.js';
+
+/** What a run would do, from its first page. */
+export interface DryRunPlan {
+  dry_run: true;
+  /** The list endpoint. */
+  source_url: string;
+  /** `count` of the first page. */
+  count: number;
+  /** Records per page asked for, and what the server applied (the `limit` of its `next` link). */
+  page_size_requested: number;
+  page_size: number;
+  /** Pages to fetch in one pass: the number of list requests without retries or later passes. */
+  pages: number;
+  /** Pages in flight at once. */
+  concurrency: number;
+  /** The first page: milliseconds from request to parsed body, body bytes, records. */
+  first_page: { ms: number; bytes: number; records: number };
+  /** pages × first-page time / concurrency, in seconds. */
+  estimated_seconds: number;
+  /** Bytes per chosen format: each written from the first page's records, extrapolated to `count`; null when the page had no valid record. */
+  estimated_bytes: Partial<Record<Format, number | null>>;
+  /** The list as JSON, from the first page's body: bytes / records × count. */
+  estimated_json_bytes: number;
+}
+
+/** Fetches the first page (retrying as a run would) and works out the plan; writes only into a temporary folder it deletes. */
+export async function planSnapshot(options: SnapshotOptions, reporter: Reporter): Promise<DryRunPlan> {
+  const listUrl = listUrlOf(options.baseUrl ?? 'https://neurovault.org');
+  const requested = options.pageSize ?? 100;
+  const concurrency = options.concurrency ?? 2;
+  const url = pageUrl(listUrl, requested, 0);
+  const client = new HttpClient(listUrl, { connections: 1, ...options.http });
+  let ms = 0;
+  let fetched: FetchedPage;
+  try {
+    fetched = await withRetry(
+      async () => {
+        const started = performance.now();
+        const got = await client.getPage(url, options.signal);
+        ms = performance.now() - started;
+        return got;
+      },
+      options.retry,
+      (n) => reporter.onEvent({ type: 'retry', url, attempt: n.attempt, delayMs: n.delayMs, reason: n.error.reason }),
+      options.signal,
+    );
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  const { page, text } = fetched;
+  const pageSize = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, requested);
+  const pages = page.next === null ? 1 : Math.max(1, Math.ceil(page.count / pageSize));
+  const bytes = Buffer.byteLength(text);
+  const batch: PageBatch = { source: { url, offset: 0 }, count: page.count, records: page.results, limit: pageSize };
+  return {
+    dry_run: true,
+    source_url: listUrl.href,
+    count: page.count,
+    page_size_requested: requested,
+    page_size: pageSize,
+    pages,
+    concurrency,
+    first_page: { ms: Math.round(ms), bytes, records: page.results.length },
+    estimated_seconds: Math.round((pages * ms) / concurrency) / 1000,
+    estimated_bytes: await estimateSizes(batch, options, listUrl.href),
+    estimated_json_bytes: page.results.length === 0 ? bytes : Math.round((bytes / page.results.length) * page.count),
+  };
+}
+
+/**
+ * Writes the page's records in every chosen format, and an empty file of each, into a temporary folder, then
+ * extrapolates: empty file + (sample − empty file) / records on the page × count. A small sample compresses worse than the
+ * whole list, so Parquet (zstd, dictionaries) tends to come out larger than it will be.
+ */
+async function estimateSizes(batch: PageBatch, options: SnapshotOptions, sourceUrl: string): Promise<Partial<Record<Format, number | null>>> {
+  const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
+  const dir = await mkdtemp(join(tmpdir(), 'img-etl-dry-run-'));
+  try {
+    const write = async (name: string, batches: PageBatch[]) => {
+      const outDir = join(dir, name);
+      await mkdir(outDir);
+      const metadata = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION, 'img-etl.snapshot_time': new Date().toISOString() };
+      const rows = normalise(validate(fromArray(batches)));
+      return writeOutputs(rows, { outDir, formats, parquetEngine: options.parquetEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
+    };
+    const empty = await write('empty', []);
+    const sample = await write('sample', [batch]);
+    const estimates: Partial<Record<Format, number | null>> = {};
+    for (const format of formats) {
+      const e = empty.find((f) => f.format === format);
+      const s = sample.find((f) => f.format === format);
+      estimates[format] = e === undefined || s === undefined || s.rows === 0 ? null : Math.round(e.bytes + ((s.bytes - e.bytes) / batch.records.length) * batch.count);
+    }
+    return estimates;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function* fromArray<T>(items: T[]): AsyncIterable<T> {
+  yield* items;
+}
+
+/** The plan for people: what the numbers are and how each estimate was made. */
+export function formatPlan(plan: DryRunPlan): string {
+  const { first_page: first } = plan;
+  const applied = plan.page_size === plan.page_size_requested ? 'as asked' : `asked for ${plan.page_size_requested}; the server applied ${plan.page_size}`;
+  const rounds = Math.ceil(plan.pages / plan.concurrency);
+  const lines = [
+    `img-etl: dry run of ${plan.source_url}: the first page only; nothing staged or written`,
+    `  count       ${thousands(plan.count)} records`,
+    `  page size   ${thousands(plan.page_size)} (${applied})`,
+    `  pages       ${thousands(plan.pages)} requests, ${plan.concurrency} at a time (${thousands(rounds)} rounds), before retries and any later pass`,
+    `  time        about ${formatDuration(plan.estimated_seconds)} (estimate: ${thousands(plan.pages)} pages × ${thousands(first.ms)} ms, the first page's time, / ${plan.concurrency} at a time)`,
+    ...Object.entries(plan.estimated_bytes).map(([format, bytes]) =>
+      bytes === null
+        ? `  ${format.padEnd(11)} unknown: the first page has no valid record to write`
+        : `  ${format.padEnd(11)} ${format === 'parquet' ? 'at most ' : ''}about ${formatBytes(bytes)} (estimate: the first page's ${thousands(first.records)} records written as ${format} to a temporary folder, less an empty file, × ${thousands(plan.count)} / ${thousands(first.records)}${format === 'parquet' ? '; the whole list compresses better than one page' : ''})`,
+    ),
+    `  served JSON about ${formatBytes(plan.estimated_json_bytes)} (estimate: the first page's body, ${formatBytes(first.bytes)}, × ${thousands(plan.count)} / ${thousands(first.records)} records)`,
+  ];
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,60 @@
+import type { ExtractEvent } from '../extract/extract-events.js';
+import type { Reporter } from './reporter.js';
+
+/** Severity of a log line. */
+export type LogLevel = 'info' | 'warn' | 'error';
+
+/** One log line: when, how bad, what happened, and the event's own fields. */
+export interface LogRecord {
+  /** ISO 8601 UTC time the line was written. */
+  ts: string;
+  level: LogLevel;
+  /** The event type (`page`, `retry`, `pass-start`, `publish-end`, …) or `error`/`interrupted`. */
+  event: string;
+  [field: string]: unknown;
+}
+
+const WARNINGS = new Set<ExtractEvent['type']>(['retry', 'skip']);
+
+/**
+ * `--log-format json`: every event as one JSON object on its own line (`ts`, `level`, `event`, then the event's
+ * fields), the error that ends a command too; no bar, no plain text. Quiet keeps errors only.
+ */
+export class JsonLog implements Reporter {
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly quiet = false,
+  ) {}
+
+  /** Writes one event as a line. */
+  readonly onEvent = (event: ExtractEvent): void => {
+    if (this.quiet) return;
+    const { type, ...fields } = event;
+    this.write(WARNINGS.has(type) ? 'warn' : 'info', type, fields);
+  };
+
+  /** Writes what ends the command as an `error` line (or the event given, such as `interrupted`). */
+  error(message: string, event = 'error', fields: Record<string, unknown> = {}): void {
+    this.write('error', event, { message, ...fields });
+  }
+
+  /** Writes an exception that ends the command, with its stable `code` and URL when it has them. */
+  exception(err: unknown, exitCode: number): void {
+    const fields: Record<string, unknown> = { exit_code: exitCode };
+    // The command may wrap the library's error (to add a resume hint): the code and URL are on a cause.
+    for (let e: unknown = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+      const { code, url } = e as { code?: unknown; url?: unknown };
+      if (typeof code === 'string') fields['code'] ??= code;
+      if (typeof url === 'string') fields['url'] ??= url;
+    }
+    this.error(err instanceof Error ? err.message : String(err), 'error', fields);
+  }
+
+  /** Nothing to clear: every line is complete. */
+  finish(): void {}
+
+  private write(level: LogLevel, event: string, fields: Record<string, unknown>): void {
+    const record: LogRecord = { ts: new Date().toISOString(), level, event, ...fields };
+    this.out.write(`${JSON.stringify(record)}\n`);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The diff stage's error: a plain Error with a stable `code`, a one-line lowercase message prefixed `diff:` that
+ * names the path or value at fault, and a `cause`.
+ */
+
+/** Stable codes of the diff stage's errors. */
+export type DiffErrorCode =
+  | 'DIFF_NOT_FOUND' // the path given for a snapshot does not exist
+  | 'DIFF_NOT_SNAPSHOT' // the path exists but holds no images.parquet or images.arrow (or is another kind of file)
+  | 'DIFF_UNREADABLE' // the data file exists but cannot be opened or decoded
+  | 'DIFF_BAD_ID' // the id column is missing, null, not an integer, or not in strictly ascending order
+  | 'DIFF_UNSUPPORTED_TYPE' // a column has an Arrow type the comparison does not know
+  | 'DIFF_INVALID_OPTION'; // an option is out of range
+
+/** An error of the diff stage. */
+export class DiffError extends Error {
+  override readonly name = 'DiffError';
+
+  constructor(
+    /** Stable machine-readable code. */
+    readonly code: DiffErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(oneLine(message), options);
+  }
+}
+
+/** A library's message made one line: line breaks and runs of white space become one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

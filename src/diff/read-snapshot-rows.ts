@@ -1,0 +1,151 @@
+/**
+ * Reading a snapshot's rows as a stream of Arrow record batches in file order (ascending id), with memory bounded
+ * by one Parquet row group or one Arrow batch whatever the number of rows: Parquet through parquet-wasm reading a
+ * file-backed Blob (only the byte ranges it asks for are read), Arrow IPC through apache-arrow reading a file handle
+ * at random (a byte stream would make it load an IPC file whole).
+ */
+import { openAsBlob } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { RecordBatchReader, tableFromIPC, type RecordBatch, type Schema } from 'apache-arrow';
+import * as parquetWasm from 'parquet-wasm/node';
+import { DiffError } from './diff-error.js';
+import { resolveSnapshotFile, type SnapshotFileFormat } from './resolve-snapshot-file.js';
+
+/** Options of `readSnapshotRows`. */
+export interface ReadSnapshotOptions {
+  /** Rows per record batch read from Parquet (Arrow IPC keeps the file's own batches); default 4096. */
+  batchSize?: number;
+}
+
+/** An opened snapshot: its schema now, its rows as they are read. */
+export interface SnapshotRows {
+  /** The data file read. */
+  readonly path: string;
+  /** Its format. */
+  readonly format: SnapshotFileFormat;
+  /** The Arrow schema of its rows, metadata included. */
+  readonly schema: Schema;
+  /** Rows in the file when its footer says (Parquet); undefined for Arrow IPC until read. */
+  readonly rows: number | undefined;
+  /** The rows in file order; read once. Stopping early releases the file. */
+  readonly batches: AsyncIterable<RecordBatch>;
+  /** Releases the file; safe to call more than once, and after the batches were read to the end. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_BATCH_SIZE = 4096;
+
+/** Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file); a one-line DiffError naming the path when there is none or it cannot be read. */
+export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
+  const file = await resolveSnapshotFile(path);
+  return file.format === 'parquet' ? openParquet(file.path, batchSize) : openArrow(file.path);
+}
+
+async function openParquet(path: string, batchSize: number): Promise<SnapshotRows> {
+  let reader: parquetWasm.ParquetFile;
+  let schema: Schema;
+  let rows: number;
+  try {
+    reader = await parquetWasm.ParquetFile.fromFile(await openAsBlob(path));
+  } catch (cause) {
+    throw unreadable(path, cause);
+  }
+  try {
+    schema = tableFromIPC(reader.schema().intoIPCStream()).schema;
+    const metadata = reader.metadata();
+    try {
+      rows = Number(metadata.fileMetadata().numRows());
+    } finally {
+      metadata.free();
+    }
+  } catch (cause) {
+    reader.free();
+    throw unreadable(path, cause);
+  }
+  let freed = false;
+  const release = (): void => {
+    if (!freed) reader.free();
+    freed = true;
+  };
+  async function* batches(): AsyncGenerator<RecordBatch> {
+    try {
+      let stream: ReadableStream<parquetWasm.RecordBatch>;
+      try {
+        stream = await reader.stream({ batchSize });
+      } catch (cause) {
+        throw unreadable(path, cause);
+      }
+      try {
+        // Stopping early returns the stream's iterator, which cancels the stream.
+        for await (const batch of stream) yield* tableFromIPC(batch.intoIPCStream()).batches; // intoIPCStream frees the WebAssembly batch
+      } catch (cause) {
+        throw unreadable(path, cause);
+      }
+    } finally {
+      release();
+    }
+  }
+  return opened(path, 'parquet', schema, rows, batches(), async () => release());
+}
+
+async function openArrow(path: string): Promise<SnapshotRows> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, 'r');
+  } catch (cause) {
+    throw unreadable(path, cause);
+  }
+  let reader: Awaited<ReturnType<typeof RecordBatchReader.from>>;
+  try {
+    reader = await RecordBatchReader.from(handle);
+    await reader.open();
+  } catch (cause) {
+    await handle.close().catch(() => undefined);
+    throw unreadable(path, cause);
+  }
+  const release = async (): Promise<void> => {
+    await reader.return().catch(() => undefined);
+    await handle.close().catch(() => undefined);
+  };
+  async function* batches(): AsyncGenerator<RecordBatch> {
+    try {
+      const iterator = reader[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<RecordBatch>;
+        try {
+          next = await iterator.next();
+        } catch (cause) {
+          throw unreadable(path, cause);
+        }
+        if (next.done) break;
+        yield next.value;
+      }
+    } finally {
+      await release();
+    }
+  }
+  return opened(path, 'arrow', reader.schema, undefined, batches(), release);
+}
+
+/** The SnapshotRows of an opened file; `close` stops the batches first (running their clean-up if they started), then releases. */
+function opened(path: string, format: SnapshotFileFormat, schema: Schema, rows: number | undefined, batches: AsyncGenerator<RecordBatch>, release: () => Promise<void>): SnapshotRows {
+  return {
+    path,
+    format,
+    schema,
+    rows,
+    batches,
+    close: async () => {
+      await batches.return(undefined).catch(() => undefined);
+      await release();
+    },
+  };
+}
+
+function unreadable(path: string, cause: unknown): DiffError {
+  if (cause instanceof DiffError) return cause;
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new DiffError('DIFF_UNREADABLE', `diff: cannot read ${path}: ${detail}`, { cause });
+}

@@ -1,0 +1,98 @@
+/**
+ * Reading one side of a diff batch by batch: the current batch's ids, checked to be non-null safe integers in
+ * strictly ascending order across batches, and its columns in the order of the comparison plan.
+ */
+import type { Data, RecordBatch } from 'apache-arrow';
+import { DiffError } from './diff-error.js';
+import type { DiffSide } from './diff-snapshots.js';
+import { ID_COLUMN } from './plan-columns.js';
+
+/** One side's current batch: its ids (checked ascending) and the plan's columns; `row` is the join's position in it. */
+export class SideCursor {
+  /** Ids of the current batch. */
+  ids: number[] = [];
+  /** The current batch's column data, by plan position (undefined where the side lacks the column). */
+  columns: (Data | undefined)[] = [];
+  /** Current row in the batch (the join advances it). */
+  row = 0;
+  /** Rows in the current batch. */
+  length = 0;
+  /** Rows read so far. */
+  rowsRead = 0;
+  private readonly iterator: AsyncIterator<RecordBatch>;
+  private readonly types: Map<string, string>;
+  private lastId = -Infinity;
+  private done = false;
+
+  /** Reads `side`, keeping the columns `names` (the comparison plan's order) of each batch. */
+  constructor(
+    private readonly side: DiffSide,
+    private readonly names: string[],
+  ) {
+    this.iterator = side.batches[Symbol.asyncIterator]();
+    this.types = new Map(side.schema.fields.map((f) => [f.name, String(f.type)]));
+  }
+
+  /** Moves to the next batch with rows; false at the end. */
+  async fill(): Promise<boolean> {
+    while (!this.done) {
+      const next = await this.iterator.next();
+      if (next.done === true) {
+        this.done = true;
+        break;
+      }
+      const batch = next.value;
+      if (batch.numRows === 0) continue;
+      this.load(batch);
+      return true;
+    }
+    this.row = this.length = 0;
+    return false;
+  }
+
+  /** Stops the side's stream early (releasing its file); nothing happens after its end. */
+  async close(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.iterator.return?.();
+  }
+
+  private load(batch: RecordBatch): void {
+    const index = new Map<string, number>();
+    batch.schema.fields.forEach((f, k) => {
+      const expected = this.types.get(f.name);
+      if (expected !== undefined && expected !== String(f.type)) {
+        throw new DiffError('DIFF_UNREADABLE', `diff: ${this.side.path}: column "${f.name}" is ${f.type} in a batch of a file whose schema says ${expected}`);
+      }
+      index.set(f.name, k);
+    });
+    const column = (name: string): Data | undefined => {
+      const k = index.get(name);
+      return k === undefined ? undefined : batch.data.children[k];
+    };
+    this.columns = this.names.map(column);
+    const ids = column(ID_COLUMN);
+    if (ids === undefined) throw new DiffError('DIFF_BAD_ID', `diff: ${this.side.path}: a batch has no "${ID_COLUMN}" column`);
+    this.ids = this.readIds(ids, batch.numRows);
+    this.row = 0;
+    this.length = batch.numRows;
+    this.rowsRead += batch.numRows;
+  }
+
+  private readIds(data: Data, rows: number): number[] {
+    const values = data.values as ArrayLike<number | bigint>;
+    const ids = new Array<number>(rows);
+    for (let r = 0; r < rows; r++) {
+      const at = this.rowsRead + r + 1;
+      if (!data.getValid(r)) throw new DiffError('DIFF_BAD_ID', `diff: ${this.side.path}: row ${at} has a null id`);
+      const raw = values[r]!;
+      const id = Number(raw);
+      if (!Number.isSafeInteger(id)) throw new DiffError('DIFF_BAD_ID', `diff: ${this.side.path}: row ${at} has id ${raw}, beyond the safe integers`);
+      if (id <= this.lastId) {
+        throw new DiffError('DIFF_BAD_ID', `diff: ${this.side.path} is not in ascending id order: row ${at} has id ${id} after id ${this.lastId}${id === this.lastId ? ' (a repeated id)' : ''}`);
+      }
+      ids[r] = this.lastId = id;
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,70 @@
+/** `--log-format json` on its own: one parseable object per line with ts, level and event; errors too. */
+import { describe, expect, it } from 'vitest';
+import type { ExtractEvent } from '../../src/extract/extract-events.js';
+import { ExtractError } from '../../src/extract/extract-error.js';
+import { JsonLog } from '../../src/cli/json-log.js';
+
+function fakeStream() {
+  const chunks: string[] = [];
+  return { stream: { write: (s: string) => (chunks.push(s), true) } as unknown as NodeJS.WritableStream, chunks };
+}
+
+const EVENTS: ExtractEvent[] = [
+  { type: 'pass-start', pass: 1, maxPasses: 3, expected: 0, received: 0, missing: 0, pagesDone: 0, recordsDone: 0 },
+  { type: 'page', url: 'http://h/api/images/?limit=100&offset=0', offset: 0, records: 100, count: 250 },
+  { type: 'retry', url: 'http://h/api/images/?limit=100&offset=100', attempt: 1, delayMs: 250, reason: 'returned 502' },
+  { type: 'skip', url: 'http://h/api/images/?limit=1&offset=150', offset: 150, reason: 'returned 500' },
+  { type: 'pass-end', pass: 1, added: 249, duplicates: 0, expected: 250, received: 249, missing: 1, clean: true },
+  { type: 'publish-start', records: 249, formats: ['parquet'] },
+  { type: 'publish-progress', rows: 249, rejects: 0 },
+  { type: 'publish-end', rows: 249, rejects: 0, files: [{ name: 'images.parquet', format: 'parquet', rows: 249, bytes: 1234 }] },
+];
+
+describe('JsonLog', () => {
+  it('writes each event as one JSON object on its own line: ts, level, event, then the event fields', () => {
+    const { stream, chunks } = fakeStream();
+    const log = new JsonLog(stream);
+    for (const event of EVENTS) log.onEvent(event);
+    log.finish();
+    expect(chunks).toHaveLength(EVENTS.length);
+    const lines = chunks.map((c) => {
+      expect(c.endsWith('\n')).toBe(true);
+      expect(c.slice(0, -1)).not.toContain('\n');
+      return JSON.parse(c) as Record<string, unknown>;
+    });
+    lines.forEach((line, i) => {
+      const { type, ...fields } = EVENTS[i]!;
+      expect(Object.keys(line).slice(0, 3)).toEqual(['ts', 'level', 'event']);
+      expect(line['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(line).toEqual({ ts: line['ts'], level: type === 'retry' || type === 'skip' ? 'warn' : 'info', event: type, ...fields });
+    });
+  });
+
+  it('writes an error that ends the command with the code and URL of the library error it wraps', () => {
+    const { stream, chunks } = fakeStream();
+    const log = new JsonLog(stream);
+    const cause = new ExtractError('HTTP_STATUS', 'http://h/api/images/?limit=100&offset=0', 'returned 404', false, 404);
+    log.exception(new Error(`${cause.message}; 3 pages are kept`, { cause }), 1);
+    log.error('interrupted; 3 pages are kept', 'interrupted', { pages_kept: 3 });
+    const [failed, interrupted] = chunks.map((c) => JSON.parse(c) as Record<string, unknown>);
+    expect(failed).toEqual({
+      ts: failed!['ts'],
+      level: 'error',
+      event: 'error',
+      message: 'extract: GET http://h/api/images/?limit=100&offset=0 returned 404; 3 pages are kept',
+      exit_code: 1,
+      code: 'HTTP_STATUS',
+      url: 'http://h/api/images/?limit=100&offset=0',
+    });
+    expect(interrupted).toEqual({ ts: interrupted!['ts'], level: 'error', event: 'interrupted', message: 'interrupted; 3 pages are kept', pages_kept: 3 });
+  });
+
+  it('keeps errors only when quiet', () => {
+    const { stream, chunks } = fakeStream();
+    const log = new JsonLog(stream, true);
+    for (const event of EVENTS) log.onEvent(event);
+    expect(chunks).toEqual([]);
+    log.exception(new Error('load: disk full'), 1);
+    expect(JSON.parse(chunks[0]!)).toMatchObject({ level: 'error', event: 'error', message: 'load: disk full', exit_code: 1 });
+  });
+});

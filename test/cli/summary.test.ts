@@ -1,0 +1,82 @@
+/** The end-of-run summary, as text and as `--summary json`, from a manifest. */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatSummary, formatSummaryJson, summaryDocument } from '../../src/cli/summary.js';
+import type { Manifest } from '../../src/run/manifest.js';
+import type { SnapshotResult } from '../../src/run/run-snapshot.js';
+
+const manifest: Manifest = {
+  tool: 'img-etl 0.1.0',
+  schema_version: '1',
+  source_url: 'http://h/api/images/',
+  started_at: '2025-03-01T10:00:00.000Z',
+  finished_at: '2025-03-01T10:00:12.500Z',
+  complete: false,
+  expected: 1002,
+  received: 1000,
+  missing: 2,
+  count_at_start: 1001,
+  count_at_end: 1002,
+  passes: [
+    { pass: 1, added: 998, duplicates: 1, count_min: 1001, count_max: 1002, clean: false },
+    { pass: 2, added: 2, duplicates: 0, count_min: 1002, count_max: 1002, clean: true },
+  ],
+  pages_fetched: 22,
+  page_size: 100,
+  retries: 3,
+  skipped_offsets: [512],
+  records_written: 999,
+  duplicates_dropped: 1,
+  rejects: 1,
+  normalisation: { sentinel_to_null: {}, empty_to_null: {}, records_with_extra: 0 },
+  files: [
+    { name: 'images.parquet', format: 'parquet', rows: 999, bytes: 123_456, sha256: 'a'.repeat(64) },
+    { name: 'rejects.ndjson', format: 'rejects', rows: 1, bytes: 800, sha256: 'b'.repeat(64) },
+  ],
+} as Manifest;
+const result: SnapshotResult = { manifest, manifestPath: join('snap', '20250301T100000Z', 'manifest.json'), dataDir: join('snap', '20250301T100000Z'), preview: [] };
+const extras = { latest: { link: join('snap', 'latest'), target: '20250301T100000Z' }, pruned: ['20250201T100000Z'] };
+
+describe('summary', () => {
+  it('as text: completeness, records, pages, time, each file with its size, the manifest, latest and pruned', () => {
+    expect(formatSummary(result, extras)).toBe(
+      [
+        'img-etl: INCOMPLETE snapshot of http://h/api/images/',
+        '  records   999 written of 1002 expected (2 missing, 1 duplicates dropped, 1 rejected)',
+        '  pages     22 of 100 records in 2 passes, 3 retries, 12.5 s (80 records/s)',
+        '  skipped   records at offsets 512: the server could not serve them',
+        `  parquet   ${join('snap', '20250301T100000Z', 'images.parquet')}  123.5 kB, 999 rows`,
+        `  rejects   ${join('snap', '20250301T100000Z', 'rejects.ndjson')}  800 B, 1 rows`,
+        `  manifest  ${join('snap', '20250301T100000Z', 'manifest.json')}`,
+        `  latest    ${join('snap', 'latest')} -> 20250301T100000Z`,
+        '  pruned    20250201T100000Z',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('as JSON: one document with records, files (name, path, bytes, rows, sha256), duration and completeness', () => {
+    const text = formatSummaryJson(result, extras);
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(text)).toEqual(summaryDocument(result, extras));
+    expect(JSON.parse(text)).toEqual({
+      complete: false,
+      source_url: 'http://h/api/images/',
+      started_at: '2025-03-01T10:00:00.000Z',
+      finished_at: '2025-03-01T10:00:12.500Z',
+      duration_seconds: 12.5,
+      records: { written: 999, expected: 1002, received: 1000, missing: 2, duplicates_dropped: 1, rejects: 1 },
+      pages: { fetched: 22, page_size: 100, passes: 2, retries: 3, skipped_offsets: [512] },
+      files: [
+        { name: 'images.parquet', path: join('snap', '20250301T100000Z', 'images.parquet'), format: 'parquet', rows: 999, bytes: 123_456, sha256: 'a'.repeat(64) },
+        { name: 'rejects.ndjson', path: join('snap', '20250301T100000Z', 'rejects.ndjson'), format: 'rejects', rows: 1, bytes: 800, sha256: 'b'.repeat(64) },
+      ],
+      manifest: join('snap', '20250301T100000Z', 'manifest.json'),
+      latest: { link: join('snap', 'latest'), target: '20250301T100000Z' },
+      pruned: ['20250201T100000Z'],
+    });
+    // Without a snapshot folder there is no latest link, and nothing pruned.
+    expect(summaryDocument(result)).not.toHaveProperty('latest');
+    expect(summaryDocument(result)).not.toHaveProperty('pruned');
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * The README's "Loading" section, executed: every code block runs against a real snapshot wherever its tool
+ * is installed. DuckDB is always there (dev dependency); Python blocks get a test only where Python has the
+ * modules they import, so the suite says exactly which readers were exercised on this machine.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../src/service/index.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { openDuckDB, query, removeDir, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const section = readme.slice(readme.indexOf('## Loading'), readme.indexOf('## Scheduling'));
+const blocks = [...section.matchAll(/```(python|sql)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, code: m[2]! }));
+
+/** The first Python on the machine that has every module, if any. */
+function pythonWith(modules: string[]): string | undefined {
+  for (const python of ['python3', '/usr/bin/python3']) {
+    try {
+      execFileSync(python, ['-c', modules.map((m) => `import ${m}`).join('; ')], { stdio: 'ignore' });
+      return python;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+const modulesOf = (code: string) => {
+  const modules = [...code.matchAll(/^import (\w+)/gm)].map((m) => m[1]!);
+  if (/read_parquet|read_feather/.test(code) && modules.includes('pandas')) modules.push('pyarrow');
+  return modules;
+};
+
+let service: RunningService;
+let cwd: string;
+const RECORDS = 359;
+
+beforeAll(async () => {
+  service = await startFixtureService({ records: 300, seed: 41 });
+  cwd = await tempDir();
+  const run = await runCli(['--base-url', service.url, '--out', 'output', '--to', 'parquet,arrow,csv'], { cwd });
+  expect(run.code).toBe(0);
+});
+afterAll(async () => {
+  await service?.close();
+  await removeDir(cwd);
+});
+
+describe('README: Loading', () => {
+  it('has the DuckDB block and a Python block for pandas (Parquet/Arrow), pandas (CSV) and polars', () => {
+    expect(blocks.filter((b) => b.lang === 'sql')).toHaveLength(1);
+    expect(blocks.filter((b) => b.lang === 'python').map((b) => modulesOf(b.code).join('+'))).toEqual(['pandas+pyarrow', 'pandas', 'polars']);
+  });
+
+  it('DuckDB: every statement runs against the snapshot and gives the expected answers', async () => {
+    const db = await openDuckDB();
+    const statements = blocks.find((b) => b.lang === 'sql')!.code.split(';').map((s) => s.trim()).filter((s) => s !== '');
+    const results = [];
+    for (const sql of statements) results.push(await query(db, sql.replaceAll("'output/", `'${join(cwd, 'output')}/`)));
+    const [byType, cias, other, csv] = results;
+    expect(byType!.reduce((n, r) => n + Number(r['maps']), 0)).toBe(RECORDS);
+    expect(cias!.length).toBeGreaterThan(0);
+    const served = [...service.servedRecords()];
+    expect(Number(other![0]!['other_paradigm'])).toBe(served.filter((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other').length);
+    expect(Number(csv![0]!['rows'])).toBe(RECORDS);
+  });
+
+  for (const block of blocks.filter((b) => b.lang === 'python')) {
+    const modules = modulesOf(block.code);
+    const python = pythonWith(modules);
+    if (python === undefined) continue; // not installed here: no test, rather than a test that cannot fail
+    it(`Python with ${modules.join(' + ')} (${python}): the block runs and reads every row with exact types`, () => {
+      const output = execFileSync(python, ['-c', block.code], { cwd, encoding: 'utf8' }).trim().split(/\s+/);
+      expect(output[0]).toBe(String(RECORDS));
+      expect(output.join(' ')).toMatch(/UTC|datetime\[μs, UTC\]/);
+    });
+  }
+});

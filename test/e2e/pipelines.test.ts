@@ -1,0 +1,75 @@
+/** Issue 5: `img-etl run <pipeline>` with the definitions in pipelines/ and a user's own file. */
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../src/service/index.js';
+import { expectedRow, expectRowsMatch } from '../helpers/expected-row.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { readParquetRows } from '../helpers/read-snapshot.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
+
+let service: RunningService;
+let out: string;
+beforeAll(async () => {
+  service = await startFixtureService({ records: 1500, seed: 51 });
+});
+afterAll(async () => {
+  await service?.close();
+});
+beforeEach(async () => {
+  out = await tempDir();
+});
+afterEach(async () => {
+  await removeDir(out);
+});
+
+describe('img-etl run', () => {
+  it('group-z-t-maps keeps exactly the group-level Z and T maps with a known paradigm', async () => {
+    const run = await runCli(['run', 'group-z-t-maps', '--base-url', service.url, '--out', out]);
+    expect(run.code).toBe(0);
+    const wanted = [...service.servedRecords()].filter(
+      (r) => r['analysis_level'] === 'group' && ['Z map', 'T map'].includes(r['map_type'] as string) && ![null, '', 'None / Other'].includes(r['cognitive_paradigm_cogatlas'] as string | null),
+    );
+    expect(wanted.length).toBeGreaterThan(10);
+    expectRowsMatch(await readParquetRows(out), new Map(wanted.map((r) => [BigInt(r['id'] as number), expectedRow(r)])));
+    expect((await readdir(out)).sort()).toEqual(['images.parquet', 'manifest.json']);
+  });
+
+  it('all-formats writes Parquet, Arrow and CSV; --to on the command line wins over the pipeline', async () => {
+    expect((await runCli(['run', 'all-formats', '--base-url', service.url, '--out', out])).code).toBe(0);
+    expect((await readdir(out)).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
+    const only = join(out, 'csv-only');
+    expect((await runCli(['run', 'all-formats', '--to', 'csv', '--base-url', service.url, '--out', only])).code).toBe(0);
+    expect((await readdir(only)).sort()).toEqual(['images.csv', 'manifest.json']);
+  });
+
+  it("runs a user's own pipeline file written in a dozen lines", async () => {
+    const file = join(out, 'atlases.mjs');
+    const lib = pathToFileURL(join(CLI, '..', '..', 'index.js')).href;
+    await writeFile(
+      file,
+      [
+        `import { definePipeline, filterRows } from '${lib}';`,
+        'export default definePipeline({',
+        "  name: 'atlases',",
+        "  description: 'Only atlases, as CSV',",
+        "  formats: ['csv', 'parquet'],",
+        "  stages: [filterRows((row) => row['image_type'] === 'atlas')],",
+        '});',
+      ].join('\n'),
+    );
+    const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(run.code).toBe(0);
+    const atlases = [...service.servedRecords()].filter((r) => r['image_type'] === 'atlas');
+    expect(atlases.length).toBeGreaterThan(0);
+    expectRowsMatch(await readParquetRows(join(out, 'data')), new Map(atlases.map((r) => [BigInt(r['id'] as number), expectedRow(r)])));
+  });
+
+  it('an unknown pipeline is a usage error naming the known ones', async () => {
+    const run = await runCli(['run', 'nope', '--base-url', service.url, '--out', out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('img-etl: run: no pipeline named "nope"; known: all-formats, full-snapshot, group-z-t-maps');
+  });
+});
