@@ -11,8 +11,11 @@ export { schemaTableMarkdown } from './schema/schema-table.js';
 // extract
 export { paginate, newExtractStats, type ExtractStats, type PaginateOptions } from './extract/paginate.js';
 export { ExtractError, type ExtractErrorCode } from './extract/extract-error.js';
-export type { ExtractEvent, PageEvent, RetryEvent } from './extract/extract-events.js';
-export { HttpClient, type HttpClientOptions } from './extract/http-client.js';
+export type * from './extract/extract-events.js';
+export { HttpClient, type FetchedPage, type HttpClientOptions } from './extract/http-client.js';
+export { redactUrl } from './extract/redact-url.js';
+export { collect, type CollectOptions, type Collected, type PassSummary } from './extract/collect.js';
+export { Checkpoint, CheckpointError, type CheckpointIdentity, type JournalEntry } from './extract/checkpoint.js';
 export { withRetry, type RetryOptions } from './extract/retry.js';
 
 // transform
@@ -33,11 +36,18 @@ export { LoadError, type LoadErrorCode } from './load/load-error.js';
 export type { SinkResult } from './load/sink-result.js';
 
 // run: the whole job
-export { runSnapshot, type SnapshotOptions, type SnapshotResult } from './run/run-snapshot.js';
+export { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from './run/run-snapshot.js';
+export { listSnapshots, publishLatest, pruneSnapshots, snapshotName } from './run/snapshot-folders.js';
 export { FILE_NAMES, FORMATS, type Format } from './run/formats.js';
 export type { Manifest, ManifestFile } from './run/manifest.js';
 export { definePipeline, type Pipeline } from './run/pipeline.js';
 export { writeOutputs, type WriteOutputsOptions } from './run/write-outputs.js';
+
+// diff of two snapshots
+export { diffSnapshots, SnapshotDiff, type DiffChange, type DiffEntry, type DiffOptions, type DiffSide, type DiffTotals } from './diff/diff-snapshots.js';
+export { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from './diff/read-snapshot-rows.js';
+export { writeDiff, DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat, type WriteDiffOptions } from './diff/write-diff.js';
+export { DiffError, type DiffErrorCode } from './diff/diff-error.js';
 
 // the bundled Image Listing Service
 export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';

@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { loadPipeline } from './load-pipeline.js';
 import { handleSnapshotArgs, type SnapshotArgs } from './snapshot-command.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
+import { withEnvAndConfig } from './config-file.js';
 
 // `--to` defaults to the pipeline's own formats, so it has no yargs default here.
 const { to: _to, ...SNAPSHOT_OPTIONS_BUT_TO } = SNAPSHOT_OPTIONS;
@@ -12,7 +13,7 @@ export function runCommand(setExitCode: (code: number) => void, names: readonly 
     command: 'run <pipeline>',
     describe: `Run a pipeline from pipelines/ (${names.join(', ')}) or a .js file that exports one`,
     builder: (y) =>
-      y
+      withEnvAndConfig(y)
         .positional('pipeline', { type: 'string', describe: 'Pipeline name, or path to a .js/.mjs file' })
         .options(SNAPSHOT_OPTIONS_BUT_TO)
         .options(OUTPUT_OPTIONS)

@@ -12,6 +12,7 @@ import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, outputChoicesFrom, parseFormats, posi
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
 import { redactUrl } from '../extract/redact-url.js';
+import { withEnvAndConfig } from './config-file.js';
 
 /** Parsed arguments of a snapshot run. */
 export type SnapshotArgs = ArgumentsCamelCase<{
@@ -164,7 +165,7 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
     command: '$0',
     describe: 'Snapshot every record of {base-url}/api/images/ into Parquet, Arrow IPC and/or CSV',
     builder: (y) =>
-      y
+      withEnvAndConfig(y)
         .options(SNAPSHOT_OPTIONS)
         .options(OUTPUT_OPTIONS)
         .example('$0 --to parquet', 'Snapshot neurovault.org into output/images.parquet')

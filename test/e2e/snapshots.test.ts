@@ -88,6 +88,12 @@ describe('options from the environment and a config file', () => {
     expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).page_size).toBe(30);
   });
 
+  it('IMG_ETL_* variables meant for snapshots do not break other commands', async () => {
+    const env = { IMG_ETL_CONCURRENCY: '3', IMG_ETL_TO: 'csv' };
+    expect((await runCli(['serve', '--help'], { env })).code).toBe(0);
+    expect((await runCli(['diff', '--help'], { env })).code).toBe(0);
+  });
+
   it('a --config JSON file sets options, and the command line wins over it', async () => {
     const config = join(out, 'img-etl.json');
     await writeFile(config, JSON.stringify({ to: ['arrow'], 'page-size': 25, 'base-url': service.url }));

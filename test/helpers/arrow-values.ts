@@ -6,7 +6,8 @@ export function arrowValues(vector: Vector): unknown[] {
   const values: unknown[] = [];
   for (const data of vector.data) {
     const raw = data.values as BigInt64Array;
-    for (let i = 0; i < data.length; i++) values.push(data.getValid(i) ? raw[data.offset + i]! : null);
+    // `values` is already sliced to the data's offset; only the validity bitmap is read through it.
+    for (let i = 0; i < data.length; i++) values.push(data.getValid(i) ? raw[i]! : null);
   }
   return values;
 }
