@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // CI asks for a JSON report too (.ci/run checks that no test was skipped).
-const report = process.env['IMG_ETL_TEST_REPORT'];
+const report = process.env['CI_TEST_REPORT_JSON'];
 
 export default defineConfig({
   test: {
