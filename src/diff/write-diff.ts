@@ -12,12 +12,11 @@
  * so no half-written diff ever appears under a final name, and an earlier diff there stays until the new one is whole.
  */
 import { join } from 'node:path';
-import { Table, tableToIPC, type RecordBatch, type Schema } from 'apache-arrow';
+import type { RecordBatch, Schema } from 'apache-arrow';
 import { stringify } from 'csv-stringify/sync';
-import * as parquetWasm from 'parquet-wasm/node';
 import { AtomicFile } from '../load/atomic-file.js';
-import { encodeFailed, LoadError } from '../load/load-error.js';
-import { readParquetFooterRows } from '../load/parquet-footer.js';
+import { encodeFailed } from '../load/load-error.js';
+import { checkParquetFooter, writeParquetWasm } from '../load/parquet-wasm-writer.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { diffBatch, diffSchema } from './diff-batch.js';
 import type { DiffEntry } from './diff-snapshots.js';
@@ -46,8 +45,6 @@ export interface WriteDiffOptions {
 
 const CSV_HEADER = ['id', 'change', 'changed_fields'];
 const DEFAULT_ROW_GROUP_SIZE = 100_000;
-// Entries handed to WebAssembly at once: one IPC stream per group rather than per page.
-const HANDOVER_ROWS = 8192;
 
 /** Writes every entry of `source` to the requested files in `options.dir`, publishing each atomically once all are written; resolves to what was written, in `formats` order. */
 export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<SinkResult[]> {
@@ -74,12 +71,14 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
       return item.value;
     };
     if (csv !== undefined) await csv.write(csvText([], true));
-    if (parquet !== undefined) await writeParquet(next, parquet, diffSchema(new Map(Object.entries(options.metadata ?? {}))), rowGroupSize);
-    else while ((await next()) !== undefined);
+    if (parquet !== undefined) {
+      const schema = diffSchema(new Map(Object.entries(options.metadata ?? {})));
+      await writeParquetWasm(diffBatches(next, schema), parquet, { rowGroupSize, metadata: options.metadata ?? {}, empty: diffBatch(schema, []) });
+    } else while ((await next()) !== undefined);
     const results: SinkResult[] = [];
     for (const [format, file] of files) {
       await file.flush();
-      if (format === 'parquet') await checkFooter(file, rows);
+      if (format === 'parquet') await checkParquetFooter(file, rows, 'parquet-wasm');
     }
     for (const [format, file] of files) results.push({ format, path: file.path, rows, ...(await file.commit()) });
     return results;
@@ -91,84 +90,9 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
   }
 }
 
-/** Streams the pages `next` gives into `file` as Parquet with parquet-wasm (zstd, dictionaries). */
-async function writeParquet(next: () => Promise<DiffEntry[] | undefined>, file: AtomicFile, schema: Schema, rowGroupSize: number): Promise<void> {
-  let handedOver = false;
-  let ended = false;
-  let stopped = false;
-  let failure: { error: unknown } | undefined;
-  // parquet-wasm ignores errors of its input stream, so the stream never errors: it ends, and the failure is kept.
-  const input = new ReadableStream<parquetWasm.RecordBatch>(
-    {
-      pull: async (controller) => {
-        try {
-          const group: RecordBatch[] = [];
-          let groupRows = 0;
-          while (!stopped && !ended && groupRows < HANDOVER_ROWS) {
-            const entries = await next();
-            if (entries === undefined) ended = true;
-            else if (entries.length > 0) {
-              group.push(diffBatch(schema, entries));
-              groupRows += entries.length;
-            }
-          }
-          if (stopped || (group.length === 0 && handedOver)) return controller.close();
-          if (group.length === 0) group.push(diffBatch(schema, [])); // an empty file still needs the schema
-          for (const batch of toWasmBatches(group)) controller.enqueue(batch);
-          handedOver = true;
-        } catch (error) {
-          failure = { error };
-          ended = true;
-          controller.close();
-        }
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  try {
-    let output: ReadableStream<Uint8Array>;
-    try {
-      output = await parquetWasm.transformParquetStream(input, writerProperties(schema, rowGroupSize));
-    } catch (cause) {
-      throw failure ? failure.error : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
-    }
-    for await (const chunk of output) await file.write(chunk);
-    if (failure) throw failure.error;
-  } finally {
-    stopped = true; // the Rust writer goes on pulling after its output fails; make it stop
-  }
-}
-
-/** parquet-wasm drops write errors silently: the footer must count every entry. */
-async function checkFooter(file: AtomicFile, rows: number): Promise<void> {
-  const footer = await readParquetFooterRows(file.tempPath).catch((cause: unknown) => {
-    throw new LoadError('LOAD_ENCODE_FAILED', `load: parquet-wasm wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`, { cause });
-  });
-  if (footer.rows !== rows) throw new LoadError('LOAD_ENCODE_FAILED', `load: parquet-wasm wrote ${footer.rows} rows of the ${rows} it was given to ${file.path}`);
-}
-
-/** Converts apache-arrow batches to parquet-wasm batches (in WebAssembly memory) through one IPC stream. */
-function toWasmBatches(batches: RecordBatch[]): parquetWasm.RecordBatch[] {
-  let table: parquetWasm.Table;
-  try {
-    table = parquetWasm.Table.fromIPCStream(tableToIPC(new Table(batches), 'stream'));
-  } catch (cause) {
-    throw encodeFailed('handing diff entries to parquet-wasm', cause);
-  }
-  try {
-    return table.recordBatches(); // the stream takes ownership of these; the table is freed here
-  } finally {
-    table.free();
-  }
-}
-
-function writerProperties(schema: Schema, rowGroupSize: number): parquetWasm.WriterProperties {
-  return new parquetWasm.WriterPropertiesBuilder()
-    .setCompression(parquetWasm.Compression.ZSTD)
-    .setDictionaryEnabled(true)
-    .setMaxRowGroupSize(rowGroupSize)
-    .setKeyValueMetadata(new Map(schema.metadata))
-    .build();
+/** The pages `next` gives, as Arrow record batches of the diff schema. */
+async function* diffBatches(next: () => Promise<DiffEntry[] | undefined>, schema: Schema): AsyncIterable<RecordBatch> {
+  for (let entries = await next(); entries !== undefined; entries = await next()) if (entries.length > 0) yield diffBatch(schema, entries);
 }
 
 /** CSV text of the header (`header`) or of a page of entries: RFC 4180, LF line ends, names joined with `,`. */

@@ -4,11 +4,11 @@
  * Batches cross into WebAssembly through an IPC stream round trip; the writer pulls them as it goes, so memory holds
  * at most one row group being encoded and one hand-over group, whatever the number of batches.
  */
-import { RecordBatch, Table, tableToIPC, type Schema } from 'apache-arrow';
+import { Table, tableToIPC, type RecordBatch } from 'apache-arrow';
 import * as parquetWasm from 'parquet-wasm/node';
-import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
 import type { AtomicFile } from './atomic-file.js';
-import { encodeFailed } from './load-error.js';
+import { encodeFailed, LoadError } from './load-error.js';
+import { readParquetFooterRows } from './parquet-footer.js';
 
 // Pages are handed to WebAssembly in groups of about this many rows: one IPC stream (schema and dictionaries
 // included) per group instead of per page. Row groups do not depend on it; memory holds one such group.
@@ -16,16 +16,16 @@ const HANDOVER_ROWS = 8192;
 
 /** What the 'wasm' engine needs besides the batches. */
 export interface ParquetWasmWriteOptions {
-  /** Arrow schema, with the metadata to embed, that every batch is given. */
-  schema: Schema;
   /** Rows per row group (the last one may have fewer). */
   rowGroupSize: number;
   /** Parquet key-value metadata. */
   metadata: Record<string, string>;
+  /** A batch without rows, of the batches' schema: an empty file still needs the schema. */
+  empty: RecordBatch;
 }
 
-/** Writes the batches as Parquet into `file` with parquet-wasm; returns the rows written. The file is not committed. */
-export async function writeParquetWasm(source: AsyncIterable<LoadBatch>, file: AtomicFile, options: ParquetWasmWriteOptions): Promise<number> {
+/** Writes Arrow record batches (all of one schema) as Parquet into `file` with parquet-wasm; returns the rows written. The file is not committed. */
+export async function writeParquetWasm(source: AsyncIterable<RecordBatch>, file: AtomicFile, options: ParquetWasmWriteOptions): Promise<number> {
   const iterator = source[Symbol.asyncIterator]();
   let rows = 0;
   let handedOver = false;
@@ -42,13 +42,13 @@ export async function writeParquetWasm(source: AsyncIterable<LoadBatch>, file: A
           while (!stopped && !ended && groupRows < HANDOVER_ROWS) {
             const next = await iterator.next();
             if (next.done) ended = true;
-            else {
-              group.push(new RecordBatch(options.schema, next.value.arrow.data));
-              groupRows += next.value.arrow.numRows;
+            else if (next.value.numRows > 0) {
+              group.push(next.value);
+              groupRows += next.value.numRows;
             }
           }
           if (stopped || (group.length === 0 && handedOver)) return controller.close();
-          if (group.length === 0) group.push(new RecordBatch(options.schema, new ArrowBatchBuilder().build([]).data)); // an empty file still needs the schema
+          if (group.length === 0) group.push(options.empty);
           for (const batch of toWasmBatches(group)) controller.enqueue(batch);
           handedOver = true;
           rows += groupRows;
@@ -98,4 +98,15 @@ function writerProperties(options: ParquetWasmWriteOptions): parquetWasm.WriterP
     .setMaxRowGroupSize(options.rowGroupSize)
     .setKeyValueMetadata(new Map(Object.entries(options.metadata)))
     .build();
+}
+
+/** Checks that the Parquet file being written holds exactly `rows` rows in its footer and row groups: parquet-wasm drops write errors silently. */
+export async function checkParquetFooter(file: AtomicFile, rows: number, writer: string): Promise<void> {
+  await file.flush();
+  const footer = await readParquetFooterRows(file.tempPath).catch((cause: unknown) => {
+    throw new LoadError('LOAD_ENCODE_FAILED', `load: ${writer} wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`, { cause });
+  });
+  if (footer.rows !== rows || footer.rowGroups.reduce((a, b) => a + b, 0) !== rows) {
+    throw new LoadError('LOAD_ENCODE_FAILED', `load: ${writer} wrote ${footer.rows} rows (row groups: ${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${file.path}`);
+  }
 }

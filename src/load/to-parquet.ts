@@ -4,14 +4,14 @@
  * fixed-size row groups and the given key-value metadata, stream batch by batch, and publish atomically after
  * checking the footer's row count against the rows they were given.
  */
-import type { LoadBatch } from './arrow-batches.js';
+import { RecordBatch, type Schema } from 'apache-arrow';
+import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
 import { arrowSchema } from './arrow-schema.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
 import { LoadError } from './load-error.js';
-import { readParquetFooterRows } from './parquet-footer.js';
 import { writeParquetJs } from './parquetjs-writer.js';
-import { writeParquetWasm } from './parquet-wasm-writer.js';
+import { checkParquetFooter, writeParquetWasm } from './parquet-wasm-writer.js';
 import type { SinkResult } from './sink-result.js';
 
 /** The Parquet writers `toParquet` can use. */
@@ -47,17 +47,12 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
     throw error;
   }
   try {
+    const schema = arrowSchema(new Map(Object.entries(metadata)));
     const rows =
       engine === 'wasm'
-        ? await writeParquetWasm(source, file, { schema: arrowSchema(new Map(Object.entries(metadata))), rowGroupSize, metadata })
+        ? await writeParquetWasm(withSchema(source, schema), file, { rowGroupSize, metadata, empty: new RecordBatch(schema, new ArrowBatchBuilder().build([]).data) })
         : await writeParquetJs(source, file, { rowGroupSize, metadata });
-    await file.flush();
-    const footer = await readParquetFooterRows(file.tempPath).catch((cause: unknown) => {
-      throw new LoadError('LOAD_ENCODE_FAILED', `load: the ${engine} engine wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`, { cause });
-    });
-    if (footer.rows !== rows || footer.rowGroups.reduce((a, b) => a + b, 0) !== rows) {
-      throw new LoadError('LOAD_ENCODE_FAILED', `load: the ${engine} engine wrote ${footer.rows} rows (row groups: ${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${options.path}`);
-    }
+    await checkParquetFooter(file, rows, `the ${engine} engine`);
     const digest = await file.commit();
     return { format: 'parquet', path: options.path, rows, ...digest };
   } catch (error) {
@@ -65,4 +60,9 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
     await closeSource(source); // in case the failure came before the sink started reading
     throw error;
   }
+}
+
+/** The page batches' Arrow data under the schema that carries the file's metadata. */
+async function* withSchema(source: AsyncIterable<LoadBatch>, schema: Schema): AsyncIterable<RecordBatch> {
+  for await (const batch of source) yield new RecordBatch(schema, batch.arrow.data);
 }
