@@ -3,29 +3,65 @@
  * JavaScript's Date keeps milliseconds only, so the fraction is parsed by hand to keep microseconds.
  */
 
-const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:?\d{2})$/;
-
 /** Parses an ISO 8601 timestamp with an offset (`2016-01-21T18:21:57.860138+01:00`) to microseconds since the epoch in UTC; undefined when it is not one. */
 export function parseTimestampMicros(text: string): bigint | undefined {
-  const m = PATTERN.exec(text);
-  if (m === null) return undefined;
-  const [, y, mo, d, h, mi, s, frac, zone] = m as unknown as string[];
-  const year = +y!, month = +mo!, day = +d!, hour = +h!, minute = +mi!, second = +s!;
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour > 23 || minute > 59 || second > 59) return undefined;
-  let offsetMinutes = 0;
-  if (zone !== 'Z') {
-    const digits = zone!.replace(':', '');
-    const oh = +digits.slice(1, 3), om = +digits.slice(3, 5);
-    if (oh > 23 || om > 59) return undefined;
-    offsetMinutes = (digits[0] === '-' ? -1 : 1) * (oh * 60 + om);
+  // A hand-written scanner: this runs twice per record, and a RegExp plus Date cost ten times as much.
+  // Grammar: YYYY-MM-DD[T ]HH:MM:SS[.f{1,6}](Z|+HH:MM|-HH:MM|+HHMM|-HHMM)
+  const n = text.length;
+  if (n < 20) return undefined;
+  const year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined; // - - : :
+  const t = text.charCodeAt(10);
+  if (t !== 84 && t !== 32) return undefined; // 'T' or ' '
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  let i = 19;
+  let fraction = 0;
+  if (text.charCodeAt(i) === 46) { // '.'
+    let count = 0;
+    for (i++; i < n && count < 7; i++, count++) {
+      const c = text.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) break;
+      fraction = fraction * 10 + c;
+    }
+    if (count === 0 || count > 6) return undefined;
+    fraction *= 10 ** (6 - count);
   }
-  const utc = new Date(0);
-  utc.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, keeps years 0-99 as written
-  utc.setUTCHours(hour, minute, second, 0);
-  const ms = utc.getTime() - offsetMinutes * 60_000;
-  const micros = frac === undefined ? 0 : Number(frac.padEnd(6, '0'));
-  return BigInt(ms) * 1000n + BigInt(micros);
+  let offsetMinutes: number;
+  const sign = text.charCodeAt(i);
+  if (sign === 90 && i + 1 === n) offsetMinutes = 0; // 'Z'
+  else if ((sign === 43 || sign === 45) && (n - i === 6 || n - i === 5)) {
+    const colon = n - i === 6;
+    if (colon && text.charCodeAt(i + 3) !== 58) return undefined;
+    const oh = digits(text, i + 1, 2), om = digits(text, i + (colon ? 4 : 3), 2);
+    if (oh < 0 || om < 0 || oh > 23 || om > 59) return undefined;
+    offsetMinutes = (sign === 45 ? -1 : 1) * (oh * 60 + om);
+  } else return undefined;
+  const seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second - offsetMinutes * 60;
+  const micros = seconds * 1_000_000 + fraction;
+  return Number.isSafeInteger(micros) ? BigInt(micros) : BigInt(seconds) * 1_000_000n + BigInt(fraction);
+}
+
+/** The number written with `length` decimal digits at `start`, or -1. */
+function digits(text: string, start: number, length: number): number {
+  let value = 0;
+  for (let i = start; i < start + length; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    value = value * 10 + c;
+  }
+  return value;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
 /** Formats microseconds since the epoch as ISO 8601 UTC with six fraction digits: `2016-01-21T17:21:57.860138Z`. */

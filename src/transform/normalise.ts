@@ -24,9 +24,14 @@ for (const pair of SENTINEL_PAIRS) {
   SENTINEL_BY_COLUMN.set(pair.nameColumn, SENTINEL_NAME);
   SENTINEL_BY_COLUMN.set(pair.idColumn, SENTINEL_ID);
 }
-const STRING_COLUMNS = new Set(COLUMNS.filter((c) => c.kind === 'string' || c.kind === 'category').map((c) => c.name));
-const TIMESTAMP_COLUMNS = new Set(COLUMNS.filter((c) => c.kind === 'timestamp').map((c) => c.name));
-const RECORD_COLUMN_NAMES = COLUMNS.filter((c) => c.origin === 'record').map((c) => c.name);
+
+/** What normalisation does to each record column, decided once from COLUMNS (this runs for every value). */
+const STEPS = COLUMNS.filter((c) => c.origin === 'record').map((c) => ({
+  name: c.name,
+  text: c.kind === 'string' || c.kind === 'category',
+  timestamp: c.kind === 'timestamp',
+  sentinel: SENTINEL_BY_COLUMN.get(c.name),
+}));
 
 /** Turns validated records into output rows: sentinels and empty strings to null (counted), timestamps to UTC microseconds, unknown keys to `extra`. */
 export async function* normalise(source: AsyncIterable<ValidBatch>, counts: NormalisationCounts = emptyNormalisationCounts()): AsyncIterable<RowBatch> {
@@ -38,23 +43,24 @@ export async function* normalise(source: AsyncIterable<ValidBatch>, counts: Norm
 /** Normalises one validated record into a row, adding what it replaced to `counts`. */
 export function normaliseRecord(record: Record<string, unknown>, counts: NormalisationCounts): Row {
   const row: Row = {};
-  for (const name of RECORD_COLUMN_NAMES) {
-    let value = record[name] as RowValue | undefined;
+  for (let i = 0; i < STEPS.length; i++) {
+    const step = STEPS[i]!;
+    let value = record[step.name] as RowValue | undefined;
     if (value === undefined) value = null;
     else if (typeof value === 'string') {
-      if (STRING_COLUMNS.has(name)) {
+      if (step.text) {
         if (value === '') {
-          counts.emptyToNull[name] = (counts.emptyToNull[name] ?? 0) + 1;
+          counts.emptyToNull[step.name] = (counts.emptyToNull[step.name] ?? 0) + 1;
           value = null;
-        } else if (SENTINEL_BY_COLUMN.get(name) === value) {
-          counts.sentinelToNull[name] = (counts.sentinelToNull[name] ?? 0) + 1;
+        } else if (value === step.sentinel) {
+          counts.sentinelToNull[step.name] = (counts.sentinelToNull[step.name] ?? 0) + 1;
           value = null;
         }
-      } else if (TIMESTAMP_COLUMNS.has(name)) {
+      } else if (step.timestamp) {
         value = parseTimestampMicros(value) ?? null; // validate() guarantees it parses
       }
     }
-    row[name] = value;
+    row[step.name] = value;
   }
   for (const pair of SENTINEL_PAIRS) {
     const present = pair.nameColumn in record || pair.idColumn in record;
