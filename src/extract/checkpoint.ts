@@ -114,7 +114,7 @@ export class Checkpoint {
   }
 
   /** Keeps a page: its body first (under a temporary name, then renamed), then its journal line. */
-  async addPage(entry: Omit<JournalPage, 'type' | 'file'>, body: string | undefined): Promise<JournalPage> {
+  async addPage(entry: Omit<JournalPage, 'type' | 'file'>, body: string | Uint8Array | undefined): Promise<JournalPage> {
     let file: string | null = null;
     if (body !== undefined) {
       file = `p${entry.pass}-${entry.offset}-${entry.limit}.json`;
@@ -135,7 +135,7 @@ export class Checkpoint {
 
   /** The records of a kept page. */
   async readRecords(file: string): Promise<unknown[]> {
-    const page = JSON.parse(await readFile(join(this.dir, file), 'utf8')) as { results: unknown[] };
+    const page = JSON.parse((await readFile(join(this.dir, file))).toString('utf8')) as { results: unknown[] };
     return page.results;
   }
 

@@ -32,6 +32,8 @@ export interface FetchedPage {
   page: Page;
   /** The body as received (UTF-8 decoded). */
   text: string;
+  /** The body's bytes as received (kept by the staging folder without encoding the text again). */
+  bytes: Uint8Array;
 }
 
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 525, 526, 527, 530]);
@@ -160,7 +162,13 @@ export class HttpClient {
       await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
       throw new ExtractError('BAD_BODY', url, `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`, true, statusCode);
     }
-    const text = await this.readBody(url, response, deadline);
+    const bytes = await this.readBody(url, response, deadline);
+    let text: string;
+    try {
+      text = UTF8.decode(bytes);
+    } catch (err) {
+      throw new ExtractError('BAD_BODY', url, 'returned a body that is not valid UTF-8', true, 200, undefined, { cause: err });
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -173,10 +181,10 @@ export class HttpClient {
       const where = issue.path.map(String).join('.') || 'body';
       throw new ExtractError('BAD_BODY', url, `returned a page without a valid envelope (${where}: ${issue.message})`, true, statusCode);
     }
-    return { page: page.data, text };
+    return { page: page.data, text, bytes };
   }
 
-  private async readBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<string> {
+  private async readBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<Uint8Array> {
     const cap = this.options.maxBodyBytes;
     const declared = Number(response.headers['content-length']);
     if (declared > cap) {
@@ -203,11 +211,7 @@ export class HttpClient {
     if (!Number.isNaN(declared) && size !== declared) {
       throw new ExtractError('BAD_BODY', url, `returned a truncated body (${size} of ${declared} bytes)`, true, 200);
     }
-    try {
-      return UTF8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    } catch (err) {
-      throw new ExtractError('BAD_BODY', url, 'returned a body that is not valid UTF-8', true, 200, undefined, { cause: err });
-    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   }
 
   private networkError(url: string, err: unknown, deadline: Deadline): ExtractError {

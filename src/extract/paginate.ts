@@ -104,9 +104,9 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
   const fetchRange = async (offset: number, limit: number): Promise<PageBatch> => {
     const url = pageUrl(listUrl, limit, offset);
     try {
-      const { page, text } = await fetchOne(url);
+      const { page, bytes } = await fetchOne(url);
       const atEnd = page.results.length === 0 && page.next === null;
-      return { source: { url, offset }, count: page.count, records: page.results, limit, body: text, atEnd };
+      return { source: { url, offset }, count: page.count, records: page.results, limit, body: bytes, atEnd };
     } catch (err) {
       if (!(err instanceof ExtractError) || err.status !== 500 || aborter.signal.aborted) throw err;
       if (limit === 1) {
@@ -126,12 +126,12 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
     let nextOffset: number;
     if (resume === undefined) {
       const firstUrl = pageUrl(listUrl, options.pageSize ?? 100, 0);
-      const { page, text } = await fetchOne(firstUrl);
+      const { page, bytes } = await fetchOne(firstUrl);
       limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, options.pageSize ?? 100);
       stats.countAtStart = page.count;
       maxCount = page.count;
       options.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: page.results.length, count: page.count });
-      yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: text };
+      yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };
       if (page.next === null) return;
       nextOffset = limit;
     } else {

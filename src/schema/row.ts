@@ -37,8 +37,8 @@ export interface PageBatch {
   records: unknown[];
   /** The page size the server applied. */
   limit?: number;
-  /** The response body as received, when the page is one response (not split after failures). */
-  body?: string;
+  /** The response body's bytes as received, when the page is one response (not split after failures). */
+  body?: Uint8Array;
   /** The server said nothing follows: `results` was empty and `next` null. */
   atEnd?: boolean;
 }
