@@ -12,14 +12,14 @@ import type { RecordIndex } from './record-index.js';
 export interface ReplayOptions {
   /** Rows per batch; fixed so that files depend only on the data. Default 1,000. */
   batchSize?: number;
-  /** Parsed pages kept in memory; default 32. */
-  cachePages?: number;
+  /** Records of parsed pages kept in memory (whole pages, at least one); default 5,000. */
+  cacheRecords?: number;
 }
 
 /** Yields every valid record once, ascending by id, then every reject once, each batch at most `batchSize` long. */
 export async function* replayInIdOrder(index: RecordIndex, checkpoint: Checkpoint, options: ReplayOptions = {}): AsyncIterable<ValidBatch> {
   const batchSize = options.batchSize ?? 1_000;
-  const cache = new PageCache(checkpoint, options.cachePages ?? 32);
+  const cache = new PageCache(checkpoint, options.cacheRecords ?? 5_000);
   let records: Record<string, unknown>[] = [];
   let first = 0;
   let n = 0;
@@ -62,12 +62,13 @@ function batchOf(records: Record<string, unknown>[], rejects: Reject[], offset: 
   return { source: { url: 'staging', offset }, count: records.length, records, rejects };
 }
 
-/** A least-recently-used cache of parsed staged pages. */
+/** A least-recently-used cache of parsed staged pages, bounded by the records it holds (pages are 1 to 1,000 records). */
 class PageCache {
   private readonly pages = new Map<string, unknown[]>();
+  private records = 0;
   constructor(
     private readonly checkpoint: Checkpoint,
-    private readonly size: number,
+    private readonly maxRecords: number,
   ) {}
 
   async get(page: JournalPage): Promise<unknown[]> {
@@ -77,7 +78,12 @@ class PageCache {
       this.pages.delete(file); // re-insert: Map order is recency
     } else {
       records = await this.checkpoint.readRecords(file);
-      if (this.pages.size >= this.size) this.pages.delete(this.pages.keys().next().value!);
+      this.records += records.length;
+      for (const [oldest, held] of this.pages) {
+        if (this.records <= this.maxRecords) break;
+        this.pages.delete(oldest);
+        this.records -= held.length;
+      }
     }
     this.pages.set(file, records);
     return records;
