@@ -8,7 +8,7 @@ import { EXIT } from './exit-codes.js';
 import { formatPlan, planSnapshot } from './dry-run.js';
 import { JsonLog } from './json-log.js';
 import { createReporter, type LogFormat } from './reporter.js';
-import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, outputChoicesFrom, parseFormats, positiveInt, positiveSeconds } from './snapshot-options.js';
+import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, outputChoicesFrom, parseFormats, positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
 import { redactUrl } from '../extract/redact-url.js';
@@ -25,6 +25,7 @@ export type SnapshotArgs = ArgumentsCamelCase<{
   maxAttempts: number;
   token?: string;
   retryDelay: number;
+  maxPageMb: number;
   timeout: number;
   neutraliseFormulas: boolean;
   maxPasses: number;
@@ -57,7 +58,7 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     pageSize: positiveInt('page-size', args.pageSize, 1000),
     parquetEngine: args.parquetEngine as ParquetEngine,
     retry: { attempts: positiveInt('max-attempts', args.maxAttempts, 100), baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000 },
-    http: { headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000, bodyTimeoutMs: args.timeout * 1000, token: args.token },
+    http: { headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000, bodyTimeoutMs: args.timeout * 1000, token: args.token, maxBodyBytes: Math.round(positiveNumber('max-page-mb', args.maxPageMb, 'MiB') * 1024 * 1024) },
     neutraliseFormulas: args.neutraliseFormulas,
     maxPasses: positiveInt('max-passes', args.maxPasses, 100),
     fresh: args.fresh,

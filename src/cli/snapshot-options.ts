@@ -17,6 +17,7 @@ export const SNAPSHOT_OPTIONS = {
   'max-attempts': { type: 'number', default: 6, describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)' },
   token: { type: 'string', describe: 'API token, sent as "Authorization: Token …" to the base host only (better: IMG_ETL_TOKEN, kept out of shell history)' },
   'retry-delay': { type: 'number', default: 0.5, describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s' },
+  'max-page-mb': { type: 'number', default: 64, describe: 'Largest page body accepted, in MiB; a larger one is a failed attempt' },
   timeout: { type: 'number', default: 30, describe: 'Seconds to wait for a response to start, and for each chunk of its body' },
   'max-passes': { type: 'number', default: 3, describe: 'Passes over the list at most while records are missing (the list changes while it is paged)' },
   'max-missing': { type: 'number', default: 0, describe: `Records that may be missing before the run exits with code 3 (incomplete)` },
@@ -93,7 +94,12 @@ export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_I
 
 /** Checks a duration option in seconds: a positive number. */
 export function positiveSeconds(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name}: expected a positive number of seconds, got ${describeNumber(value)}`);
+  return positiveNumber(name, value, 'seconds');
+}
+
+/** Checks an option that is a positive amount of `unit`. */
+export function positiveNumber(name: string, value: number, unit: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name}: expected a positive number of ${unit}, got ${describeNumber(value)}`);
   return value;
 }
 

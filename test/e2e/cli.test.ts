@@ -97,6 +97,7 @@ describe('img-etl command line', () => {
     [['--page-size', 'many'], '--page-size: expected a whole number from 1 to 1000, got something that is not a number'],
     [['--base-url', 'neurovault.org'], '--base-url: not a URL: "neurovault.org"'],
     [['--bogus'], 'Unknown argument: bogus'],
+    [['--max-page-mb', '0'], '--max-page-mb: expected a positive number of MiB, got 0'],
     [['--parquet-engine', 'fast'], 'Invalid values:'],
   ])('refuses %j with exit code 2 and a one-line message', async (args, message) => {
     const run = await runCli([...args, '--out', out]);
@@ -126,6 +127,13 @@ describe('img-etl command line', () => {
       new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 pages after it held only records already received in this pass: the list repeats itself endlessly; \\d+ pages are kept in .*: run the same command again to resume$`),
     );
     expect(server.requests.length).toBeLessThan(30);
+  });
+
+  it('--max-page-mb caps a page body: a larger page is retried, then fails with one line naming the URL and the cap', async () => {
+    const s = await serveRecords(fixtureRecords.slice(0, 40), 40);
+    const run = await runCli(['--base-url', s.origin, '--out', out, '--max-page-mb', '0.01', '--max-attempts', '2', '--retry-delay', '0.01']);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^img-etl: extract: GET ${s.origin}/api/images/\\?limit=100&offset=0 returned a body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`));
   });
 
   it('sends --token (here from IMG_ETL_TOKEN) to the base host only, and never writes it anywhere', async () => {
