@@ -1,0 +1,93 @@
+/** The parent's handle on the service process: start it, read its counters per run, stop it. */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ServiceCommand, ServiceReply } from './service-process.js';
+
+/** The service's load model. */
+export interface LoadModel {
+  /** Generated records. */
+  records: number;
+  /** Seed of the generated records. */
+  seed: number;
+  /** Concurrent workers (0: no limit). */
+  workers: number;
+  /** Milliseconds per page, holding a worker. */
+  pageLatencyMs: number;
+  /** Milliseconds per record on the page, holding a worker. */
+  recordLatencyMs: number;
+}
+
+/** The service counters the bench reads (a subset of the library's ServiceStats). */
+export interface ServerCounters {
+  requests: number;
+  listRequests: number;
+  byStatus: Record<string, number>;
+  pagesServed: number;
+  recordsServed: number;
+  workers: { peakActive: number; peakQueued: number };
+}
+
+const SCRIPT = fileURLToPath(new URL('./service-process.js', import.meta.url));
+
+/** A running service process. */
+export class BenchService {
+  private constructor(
+    private readonly child: ChildProcess,
+    /** Base URL, e.g. `http://127.0.0.1:40123`. */
+    readonly url: string,
+    /** Records it lists. */
+    readonly count: number,
+    /** Its load model. */
+    readonly model: LoadModel,
+  ) {}
+
+  /** Starts the service in a child process and waits until it listens. */
+  static async start(model: LoadModel): Promise<BenchService> {
+    const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs].map(String);
+    const child = fork(SCRIPT, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const ready = await new Promise<Extract<ServiceReply, { type: 'ready' }>>((resolve, reject) => {
+      child.once('message', (reply: ServiceReply) => (reply.type === 'ready' ? resolve(reply) : reject(new Error(`bench: service sent ${reply.type} before ready`))));
+      child.once('exit', (code) => reject(new Error(`bench: the service process exited (${code}) before it listened`)));
+    });
+    return new BenchService(child, ready.url, ready.count, model);
+  }
+
+  /** Zeroes the counters (before a measured run). */
+  async reset(): Promise<void> {
+    await this.ask({ type: 'reset' });
+  }
+
+  /** The counters since the last reset. */
+  async stats(): Promise<ServerCounters> {
+    const reply = await this.ask({ type: 'stats' });
+    return (reply as Extract<ServiceReply, { type: 'stats' }>).stats as ServerCounters;
+  }
+
+  /** Milliseconds of worker time the served pages cost under the load model. */
+  pageCostMs(counters: ServerCounters): number {
+    return counters.pagesServed * this.model.pageLatencyMs + counters.recordsServed * this.model.recordLatencyMs;
+  }
+
+  /** Stops the service and waits for its process to end. */
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.send({ type: 'close' } satisfies ServiceCommand);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private ask(command: ServiceCommand): Promise<ServiceReply> {
+    return new Promise((resolve, reject) => {
+      const onExit = (): void => reject(new Error('bench: the service process exited'));
+      this.child.once('exit', onExit);
+      this.child.once('message', (reply: ServiceReply) => {
+        this.child.off('exit', onExit);
+        if (reply.type === command.type) resolve(reply);
+        else reject(new Error(`bench: asked the service for ${command.type}, it answered ${reply.type}`));
+      });
+      this.child.send(command);
+    });
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * `npm run bench`: issue 6's benchmark. Starts the bundled service with a load model in its own
+ * process, runs img-etl end to end (a fresh process per format) and the floor client, measures wall
+ * time, records per second and peak RSS, checks every run's output, prints the tables with each
+ * target's PASS/FAIL and writes every measurement to output/bench.json. Exit code 1 when a target
+ * fails or a run is wrong.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { type BenchOptions, parseBenchOptions, USAGE } from './bench-options.js';
+import { buildStamp } from './build-stamp.js';
+import { type Machine, describeMachine } from './machine.js';
+import { renderReport } from './report.js';
+import { cpuScenario, memoryScenario, type ScenarioResult, serverScenario, sizeScenario } from './scenarios.js';
+import { compareWithDuckDB, type ParquetSizes } from './duckdb-size.js';
+
+/** What output/bench.json holds. */
+export interface BenchResults {
+  /** When the bench finished, ISO 8601 UTC. */
+  timestamp: string;
+  machine: Machine;
+  /** 1-minute load average when the bench finished (compare with machine.loadAverageAtStart). */
+  loadAverageAtEnd: number;
+  /** dist/src was rebuilt while the bench ran: the runs measured more than one build. */
+  rebuiltDuringRun: boolean;
+  options: BenchOptions;
+  durationSeconds: number;
+  scenarios: ScenarioResult[];
+  allPass: boolean;
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions | undefined;
+  try {
+    options = parseBenchOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options === undefined) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const o = options;
+  const machine = describeMachine();
+  const stamp = buildStamp();
+  const started = performance.now();
+  const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
+  log(`scenarios ${o.scenarios.join(', ')}; peak RSS from ${o.rusage === 'time' ? '/usr/bin/time -v' : "the child's process.resourceUsage()"}; load average ${machine.loadAverageAtStart}`);
+
+  const scenarios: ScenarioResult[] = [];
+  let sizes: ParquetSizes | undefined;
+  const wantsSize = o.scenarios.includes('size');
+  for (const name of o.scenarios) {
+    if (name === 'cpu') {
+      scenarios.push(
+        await cpuScenario(o, log, wantsSize ? async (file) => void (sizes = await compareWithDuckDB(file)) : undefined),
+      );
+    } else if (name === 'server') scenarios.push(await serverScenario(o, log));
+    else if (name === 'memory') scenarios.push(await memoryScenario(o, log));
+    else scenarios.push(await sizeScenario(o, log, sizes));
+  }
+
+  const results: BenchResults = {
+    timestamp: new Date().toISOString(),
+    machine,
+    loadAverageAtEnd: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    rebuiltDuringRun: buildStamp() !== stamp,
+    options: o,
+    durationSeconds: Math.round((performance.now() - started) / 100) / 10,
+    scenarios,
+    allPass: scenarios.every((s) => s.targets.every((t) => t.pass) && s.groups.every((g) => g.ok)),
+  };
+  const out = resolve(o.out);
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, `${JSON.stringify(results, null, 2)}\n`);
+
+  const targets = scenarios.flatMap((s) => s.targets);
+  const failed = targets.filter((t) => !t.pass).length;
+  process.stdout.write(`\n${renderReport(scenarios, machine, results.loadAverageAtEnd)}\n\n`);
+  if (results.rebuiltDuringRun) process.stdout.write('WARNING: dist/src was rebuilt while the bench ran; its runs measured more than one build. Run it again.\n');
+  process.stdout.write(`${targets.length - failed} of ${targets.length} targets PASS${failed > 0 ? `, ${failed} FAIL` : ''}; ${results.durationSeconds} s in all; results in ${o.out}\n`);
+  return results.allPass ? 0 : 1;
+}
+
+process.exitCode = await main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 1;
+});

@@ -1,0 +1,40 @@
+/**
+ * The bundled service in its own process, for the benchmark: started from the built library with a
+ * load model, it reports its URL and answers `stats`/`reset` over the IPC channel, so the bench can
+ * read what each measured run cost the server without the server's CPU inside the measured client.
+ */
+import { startService } from 'img-etl';
+
+/** What the parent sends: a request for the counters, to zero them, or to stop. */
+export type ServiceCommand = { type: 'stats' } | { type: 'reset' } | { type: 'close' };
+
+/** What this process sends back. */
+export type ServiceReply =
+  | { type: 'ready'; url: string; count: number }
+  | { type: 'stats'; stats: unknown }
+  | { type: 'reset' }
+  | { type: 'closed' };
+
+const [records, seed, workers, pageLatencyMs, recordLatencyMs] = process.argv.slice(2).map(Number);
+if (process.send === undefined) throw new Error('bench: service-process must be started with an IPC channel (child_process.fork)');
+const send = process.send.bind(process) as (reply: ServiceReply) => boolean;
+
+const service = await startService({
+  records: records ?? 0,
+  seed: seed ?? 1,
+  faults: { workers: workers ?? 0, pageLatencyMs: pageLatencyMs ?? 0, recordLatencyMs: recordLatencyMs ?? 0 },
+});
+send({ type: 'ready', url: service.url, count: service.dataset.size });
+
+process.on('message', (command: ServiceCommand) => {
+  if (command.type === 'stats') send({ type: 'stats', stats: service.stats });
+  else if (command.type === 'reset') {
+    service.resetStats();
+    send({ type: 'reset' });
+  } else void service.close().then(() => {
+    send({ type: 'closed' });
+    process.disconnect();
+  });
+});
+// The parent went away without saying close: do not linger.
+process.on('disconnect', () => void service.close());
