@@ -73,7 +73,7 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
     if (csv !== undefined) await csv.write(csvText([], true));
     if (parquet !== undefined) {
       const schema = diffSchema(new Map(Object.entries(options.metadata ?? {})));
-      await writeParquetWasm(diffBatches(next, schema), parquet, { rowGroupSize, metadata: options.metadata ?? {}, empty: diffBatch(schema, []) });
+      await writeParquetWasm(diffBatches(next, schema), parquet, { rowGroupSize, metadata: options.metadata ?? {}, empty: diffBatch(schema, []), dictionaryColumns: ['change'] });
     } else while ((await next()) !== undefined);
     const results: SinkResult[] = [];
     for (const [format, file] of files) {

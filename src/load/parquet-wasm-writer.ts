@@ -22,6 +22,8 @@ export interface ParquetWasmWriteOptions {
   metadata: Record<string, string>;
   /** A batch without rows, of the batches' schema: an empty file still needs the schema. */
   empty: RecordBatch;
+  /** Columns to dictionary-encode; the others are written plain (a dictionary of unique values only costs space). */
+  dictionaryColumns: readonly string[];
 }
 
 /** Writes Arrow record batches (all of one schema) as Parquet into `file` with parquet-wasm; returns the rows written. The file is not committed. */
@@ -92,12 +94,13 @@ function toWasmBatches(batches: RecordBatch[]): parquetWasm.RecordBatch[] {
 }
 
 function writerProperties(options: ParquetWasmWriteOptions): parquetWasm.WriterProperties {
-  return new parquetWasm.WriterPropertiesBuilder()
+  let builder = new parquetWasm.WriterPropertiesBuilder()
     .setCompression(parquetWasm.Compression.ZSTD)
-    .setDictionaryEnabled(true)
+    .setDictionaryEnabled(false)
     .setMaxRowGroupSize(options.rowGroupSize)
-    .setKeyValueMetadata(new Map(Object.entries(options.metadata)))
-    .build();
+    .setKeyValueMetadata(new Map(Object.entries(options.metadata)));
+  for (const column of options.dictionaryColumns) builder = builder.setColumnDictionaryEnabled(column, true);
+  return builder.build();
 }
 
 /** Checks that the Parquet file being written holds exactly `rows` rows in its footer and row groups: parquet-wasm drops write errors silently. */

@@ -6,6 +6,7 @@
  */
 import { RecordBatch, type Schema } from 'apache-arrow';
 import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
+import { COLUMNS } from '../schema/columns.js';
 import { arrowSchema } from './arrow-schema.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
@@ -29,6 +30,12 @@ export interface ParquetSinkOptions {
   metadata?: Record<string, string>;
 }
 
+// Links that name one record's own files: unique per record, so a dictionary of them only costs space.
+const PER_RECORD_LINKS = new Set(['url', 'file', 'thumbnail', 'surface_left_file', 'surface_right_file', 'reduced_representation', 'label_description_file', 'nidm_results', 'nidm_results_ttl']);
+
+/** Columns the 'wasm' engine dictionary-encodes: the enum-like ones and text that repeats across records (numbers and timestamps are plain, as DuckDB writes them). */
+const DICTIONARY_COLUMNS = COLUMNS.filter((c) => c.kind === 'category' || ((c.kind === 'string' || c.kind === 'json') && !PER_RECORD_LINKS.has(c.name))).map((c) => c.name);
+
 /** Default rows per row group. */
 export const DEFAULT_ROW_GROUP_SIZE = 100_000;
 
@@ -50,7 +57,7 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
     const schema = arrowSchema(new Map(Object.entries(metadata)));
     const rows =
       engine === 'wasm'
-        ? await writeParquetWasm(withSchema(source, schema), file, { rowGroupSize, metadata, empty: new RecordBatch(schema, new ArrowBatchBuilder().build([]).data) })
+        ? await writeParquetWasm(withSchema(source, schema), file, { rowGroupSize, metadata, empty: new RecordBatch(schema, new ArrowBatchBuilder().build([]).data), dictionaryColumns: DICTIONARY_COLUMNS })
         : await writeParquetJs(source, file, { rowGroupSize, metadata });
     await checkParquetFooter(file, rows, `the ${engine} engine`);
     const digest = await file.commit();
