@@ -120,22 +120,47 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
     }
   };
 
+  // A window of pages in flight, yielded in offset order.
+  const window = new Map<number, Promise<Settled>>();
+  let order: number[] = [];
+  let running = 0;
+  let emptyRun = 0;
+  let wake: () => void = () => undefined;
+  const asked = options.pageSize ?? 100;
+  let limit = resume?.limit ?? asked;
+  const start = (offset: number) => {
+    running++;
+    order.push(offset);
+    const settled = fetchRange(offset, limit).then(
+      (batch): Settled => ({ ok: true, batch }),
+      (error): Settled => ({ ok: false, error }),
+    );
+    window.set(offset, settled.finally(() => { running--; wake(); }));
+  };
+
   try {
-    let limit: number;
     let maxCount: number;
     let nextOffset: number;
     if (resume === undefined) {
-      const firstUrl = pageUrl(listUrl, options.pageSize ?? 100, 0);
-      const { page, bytes } = await fetchOne(firstUrl);
-      limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, options.pageSize ?? 100);
+      // The pages after the first are asked for at once, at the page size asked for: the server applies it unless it
+      // caps it (then they are dropped and paging goes on at the server's size). Saves a round trip on every run.
+      const firstUrl = pageUrl(listUrl, asked, 0);
+      const first = fetchOne(firstUrl);
+      for (let k = 1; k < adaptive.max; k++) start(k * asked);
+      const { page, bytes } = await first;
+      limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, asked);
       stats.countAtStart = page.count;
       maxCount = page.count;
       options.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: page.results.length, count: page.count });
       yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };
       if (page.next === null) return;
-      nextOffset = limit;
+      if (limit === asked) nextOffset = (order.at(-1) ?? 0) + limit;
+      else {
+        for (const offset of order) window.delete(offset); // the server pages at another size: drop the guesses
+        order = [];
+        nextOffset = limit;
+      }
     } else {
-      limit = resume.limit;
       maxCount = resume.count;
       stats.countAtStart = stats.countAtEnd = resume.count;
       nextOffset = 0;
@@ -147,21 +172,6 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
     };
     skipDone();
 
-    // A window of pages in flight, yielded in offset order.
-    const window = new Map<number, Promise<Settled>>();
-    const order: number[] = [];
-    let running = 0;
-    let emptyRun = 0;
-    let wake: () => void = () => undefined;
-    const start = (offset: number) => {
-      running++;
-      order.push(offset);
-      const settled = fetchRange(offset, limit).then(
-        (batch): Settled => ({ ok: true, batch }),
-        (error): Settled => ({ ok: false, error }),
-      );
-      window.set(offset, settled.finally(() => { running--; wake(); }));
-    };
     for (;;) {
       while (running < adaptive.current && window.size < adaptive.max * 2 && nextOffset < maxCount) {
         start(nextOffset);

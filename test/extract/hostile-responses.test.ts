@@ -345,7 +345,8 @@ describe('hostile responses across pages (paginate)', () => {
     const s = await serveList({ ids: range(30), edit: (page) => (page['count'] = count) });
     const run = collect(paginate({ baseUrl: s.origin, ...PAGING }));
     await expect(run).rejects.toThrow(new RegExp(`^extract: GET ${s.origin}/api/images/\\?limit=10&offset=0 returned a page without a valid envelope ${reason.source}`));
-    expect(s.requests).toHaveLength(3);
+    // The first page was tried three times (the second page, asked for at once, fails the same way).
+    expect(s.requests.filter((r) => r.endsWith('offset=0'))).toHaveLength(3);
   });
 
   it('a negative `count` on a later page fails the run naming that page', async () => {
