@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { DiffError } from '../diff/diff-error.js';
-import { diffSnapshots, type DiffTotals } from '../diff/diff-snapshots.js';
+import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from '../diff/diff-formats.js';
+import type { DiffTotals } from '../diff/diff-snapshots.js';
 import type { SchemaDiff } from '../diff/plan-columns.js';
-import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
-import { DIFF_FILE_NAMES, DIFF_FORMATS, writeDiff, type DiffFormat } from '../diff/write-diff.js';
+import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { UsageError } from './usage-error.js';
 
@@ -37,6 +37,7 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
         throw error;
       }
       try {
+        const [{ diffSnapshots }, { writeDiff }] = await Promise.all([import('../diff/diff-snapshots.js'), import('../diff/write-diff.js')]); // loaded for this command only
         const diff = diffSnapshots(oldRows, newRows);
         await mkdir(args.out, { recursive: true }).catch((cause: unknown) => {
           throw new Error(`diff: cannot create output folder ${args.out}: ${(cause as Error).message}`, { cause });
@@ -56,6 +57,7 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
 /** Opens a snapshot; a path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1). */
 async function open(path: string): Promise<SnapshotRows> {
   try {
+    const { readSnapshotRows } = await import('../diff/read-snapshot-rows.js');
     return await readSnapshotRows(path);
   } catch (error) {
     if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT')) throw new UsageError(error.message);

@@ -101,7 +101,7 @@ async function estimateSizes(batch: PageBatch, options: SnapshotOptions, sourceU
       await mkdir(outDir);
       const metadata = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION, 'img-etl.snapshot_time': new Date().toISOString() };
       const rows = normalise(validate(fromArray(batches)));
-      return writeOutputs(rows, { outDir, formats, parquetEngine: options.parquetEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
+      return writeOutputs(rows, { outDir, formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
     };
     const empty = await write('empty', []);
     const sample = await write('sample', [batch]);

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { publishLatest, pruneSnapshots } from '../run/snapshot-folders.js';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from '../run/run-snapshot.js';
+import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
 import { formatPlan, planSnapshot } from './dry-run.js';
@@ -22,6 +23,7 @@ export type SnapshotArgs = ArgumentsCamelCase<{
   concurrency: number;
   pageSize: number;
   parquetEngine: string;
+  csvEngine: string;
   maxAttempts: number;
   token?: string;
   retryDelay: number;
@@ -57,6 +59,7 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     concurrency: positiveInt('concurrency', args.concurrency, 64),
     pageSize: positiveInt('page-size', args.pageSize, 1000),
     parquetEngine: args.parquetEngine as ParquetEngine,
+    csvEngine: args.csvEngine as CsvEngine,
     retry: { attempts: positiveInt('max-attempts', args.maxAttempts, 100), baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000 },
     http: { headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000, bodyTimeoutMs: args.timeout * 1000, token: args.token, maxBodyBytes: Math.round(positiveNumber('max-page-mb', args.maxPageMb, 'MiB') * 1024 * 1024) },
     neutraliseFormulas: args.neutraliseFormulas,

@@ -25,6 +25,7 @@ export const SNAPSHOT_OPTIONS = {
   keep: { type: 'number', describe: 'With --snapshot: keep the newest N snapshots, delete older ones after a successful run' },
   fresh: { type: 'boolean', default: false, describe: 'Discard an unfinished earlier run in --out instead of resuming it' },
   'parquet-engine': { choices: ['wasm', 'parquetjs'], default: 'wasm', describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite' },
+  'csv-engine': { choices: ['builtin', 'csv-stringify'], default: 'builtin', describe: "CSV writer: img-etl's own formatter (fast) or the csv-stringify library; both write the same bytes" },
   'neutralise-formulas': {
     type: 'boolean',
     default: true,

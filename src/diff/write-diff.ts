@@ -22,14 +22,9 @@ import { diffBatch, diffSchema } from './diff-batch.js';
 import type { DiffEntry } from './diff-snapshots.js';
 import { DiffError } from './diff-error.js';
 
-/** The formats a diff can be written in. */
-export const DIFF_FORMATS = ['parquet', 'csv'] as const;
+import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from './diff-formats.js';
 
-/** One diff file format. */
-export type DiffFormat = (typeof DIFF_FORMATS)[number];
-
-/** The file name each diff format is written to inside the output folder. */
-export const DIFF_FILE_NAMES: Record<DiffFormat, string> = { parquet: 'diff.parquet', csv: 'diff.csv' };
+export { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat };
 
 /** Options of `writeDiff`. */
 export interface WriteDiffOptions {

@@ -76,6 +76,12 @@ export class RecordIndex {
     return this.valid.has(id);
   }
 
+  /** Whether the valid record `id` at `position` of `page` is the occurrence the index keeps (the first). */
+  isFirstOccurrence(id: number, page: JournalPage, position: number): boolean {
+    const location = this.valid.get(id);
+    return location !== undefined && location % 4096 === position && this.pages[Math.floor(location / 4096)] === page;
+  }
+
   /** Whether a reject with this id is the one to report (it never came valid). */
   isReportedReject(id: number): boolean {
     return this.rejectedIds.has(id);

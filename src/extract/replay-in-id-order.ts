@@ -1,5 +1,6 @@
 /**
- * Phase two's source: the staged records in ascending id order, then the rejects, in fixed-size batches.
+ * Phase two's source: the staged records in ascending id order, then the rejects, in fixed-size batches
+ * (the rejects alone also serve a run that published its valid records while extracting).
  * Pages are read back through a small cache; the list is nearly in id order, so each page is read about once.
  */
 import { imageIssues } from '../schema/image-schema.js';
@@ -34,7 +35,15 @@ export async function* replayInIdOrder(index: RecordIndex, checkpoint: Checkpoin
     n++;
   }
   if (records.length > 0) yield batchOf(records, [], first);
+  yield* rejectBatches(index, cache, n, batchSize);
+}
 
+/** Yields every reject once, in staging order, in batches of about `batchSize`, the first at `offset` (the valid rows before them). */
+export function replayRejects(index: RecordIndex, checkpoint: Checkpoint, offset: number, options: ReplayOptions = {}): AsyncIterable<ValidBatch> {
+  return rejectBatches(index, new PageCache(checkpoint, options.cacheRecords ?? 5_000), offset, options.batchSize ?? 1_000);
+}
+
+async function* rejectBatches(index: RecordIndex, cache: PageCache, offset: number, batchSize: number): AsyncIterable<ValidBatch> {
   let rejects: Reject[] = [];
   const reported = new Set<number>();
   for (const page of index.pages) {
@@ -51,11 +60,11 @@ export async function* replayInIdOrder(index: RecordIndex, checkpoint: Checkpoin
       rejects.push({ url: page.url, record: raw, issues: imageIssues(raw) ?? [] });
     });
     if (rejects.length >= batchSize) {
-      yield batchOf([], rejects, n);
+      yield batchOf([], rejects, offset);
       rejects = [];
     }
   }
-  if (rejects.length > 0) yield batchOf([], rejects, n);
+  if (rejects.length > 0) yield batchOf([], rejects, offset);
 }
 
 function batchOf(records: Record<string, unknown>[], rejects: Reject[], offset: number): ValidBatch {

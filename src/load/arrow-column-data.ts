@@ -104,29 +104,45 @@ export function utf8Data(rows: readonly Row[], name: string, place: BatchPlace):
   return utf8FromStrings(strings);
 }
 
-/** Utf8 Data from strings and nulls: offsets and UTF-8 bytes written in one pass. */
+/**
+ * Utf8 Data from strings and nulls. The strings are joined and encoded at once; when the bytes are as many as the
+ * UTF-16 units (all ASCII, the usual case for links and codes), the offsets are the string lengths. Otherwise each
+ * string is encoded on its own to find its offsets.
+ */
 export function utf8FromStrings(strings: readonly (string | null)[]): Data<Utf8> {
   const n = strings.length;
-  let units = 0;
-  for (let i = 0; i < n; i++) units += strings[i]?.length ?? 0;
-  const scratch = Buffer.allocUnsafe(units * 3); // a UTF-16 code unit never takes more than 3 UTF-8 bytes
   const offsets = new Int32Array(n + 1);
   const validity = new Uint8Array((n + 7) >> 3);
   let nulls = 0;
-  let end = 0;
+  let joined = '';
+  let units = 0;
   for (let i = 0; i < n; i++) {
     const s = strings[i];
     if (s === null || s === undefined) nulls++;
     else {
-      if (s.length > 0) end += scratch.write(s, end, 'utf8');
+      joined += s;
+      units += s.length;
       validity[i >> 3]! |= 1 << (i & 7);
     }
-    offsets[i + 1] = end;
+    offsets[i + 1] = units;
   }
-  if (end > 0x7fffffff) throw new LoadError('LOAD_INVALID_VALUE', `load: a batch's strings take ${end} bytes, more than a Utf8 column holds`);
-  const bytes = new Uint8Array(scratch.subarray(0, end)); // an exact-size copy, not a view that keeps the scratch alive
+  const size = Buffer.byteLength(joined, 'utf8');
+  if (size > 0x7fffffff) throw new LoadError('LOAD_INVALID_VALUE', `load: a batch's strings take ${size} bytes, more than a Utf8 column holds`);
+  const bytes = new Uint8Array(size);
+  if (size === units) UTF8.encodeInto(joined, bytes);
+  else {
+    const target = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let end = 0;
+    for (let i = 0; i < n; i++) {
+      const s = strings[i];
+      if (s !== null && s !== undefined && s.length > 0) end += target.write(s, end, 'utf8');
+      offsets[i + 1] = end;
+    }
+  }
   return makeData({ type: new Utf8(), length: n, nullCount: nulls, nullBitmap: nulls > 0 ? validity : undefined, valueOffsets: offsets, data: bytes });
 }
+
+const UTF8 = new TextEncoder();
 
 /** The error for a value that does not fit its column. */
 export function invalidValue(rows: readonly Row[], i: number, name: string, v: RowValue | undefined, expected: string, place: BatchPlace): LoadError {

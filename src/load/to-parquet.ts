@@ -11,8 +11,6 @@ import { arrowSchema } from './arrow-schema.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
 import { LoadError } from './load-error.js';
-import { writeParquetJs } from './parquetjs-writer.js';
-import { checkParquetFooter, writeParquetWasm } from './parquet-wasm-writer.js';
 import type { SinkResult } from './sink-result.js';
 
 /** The Parquet writers `toParquet` can use. */
@@ -55,10 +53,12 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
   }
   try {
     const schema = arrowSchema(new Map(Object.entries(metadata)));
+    // Each engine is loaded when first used (parquet-wasm compiles its WebAssembly then): a run loads only the one it writes with.
+    const { checkParquetFooter, writeParquetWasm } = await import('./parquet-wasm-writer.js');
     const rows =
       engine === 'wasm'
         ? await writeParquetWasm(withSchema(source, schema), file, { rowGroupSize, metadata, empty: new RecordBatch(schema, new ArrowBatchBuilder().build([]).data), dictionaryColumns: DICTIONARY_COLUMNS })
-        : await writeParquetJs(source, file, { rowGroupSize, metadata });
+        : await (await import('./parquetjs-writer.js')).writeParquetJs(source, file, { rowGroupSize, metadata });
     await checkParquetFooter(file, rows, `the ${engine} engine`);
     const digest = await file.commit();
     return { format: 'parquet', path: options.path, rows, ...digest };

@@ -1,18 +1,22 @@
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint } from '../extract/checkpoint.js';
-import { collect, type CollectOptions, type PassSummary } from '../extract/collect.js';
+import { collect, type Collected, type CollectOptions, type PassSummary } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
-import { replayInIdOrder } from '../extract/replay-in-id-order.js';
+import { replayInIdOrder, replayRejects } from '../extract/replay-in-id-order.js';
+import type { SinkResult } from '../load/sink-result.js';
+import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { writeJsonAtomic } from '../load/write-json-atomic.js';
 import { SCHEMA_VERSION } from '../schema/columns.js';
 import type { Row, RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
-import { emptyNormalisationCounts, normalise } from '../transform/normalise.js';
+import { emptyNormalisationCounts, normalise, type NormalisationCounts } from '../transform/normalise.js';
+import type { ValidBatch } from '../transform/validate.js';
 import { FILE_NAMES, type Format } from './formats.js';
+import { FeedAbandoned, InOrderFeed } from './in-order-feed.js';
 import type { Manifest } from './manifest.js';
 import { snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
@@ -29,6 +33,8 @@ export interface SnapshotOptions extends CollectOptions {
   formats?: readonly Format[];
   /** Parquet writer; default `wasm` (see README). */
   parquetEngine?: ParquetEngine;
+  /** CSV writer; default `builtin` (see README). */
+  csvEngine?: CsvEngine;
   /** Prefix CSV values that a spreadsheet would run as a formula with `'`; default true. */
   neutraliseFormulas?: boolean;
   /** Rows to keep for a preview of the output; default 0. */
@@ -37,6 +43,8 @@ export interface SnapshotOptions extends CollectOptions {
   fresh?: boolean;
   /** Write into a new folder `outDir/<UTC start time>/` and keep wall-clock time out of the data files (byte-identical reruns); default false. */
   snapshot?: boolean;
+  /** Write the files while extracting when the run starts fresh (see in-order-feed.ts); default true. False always writes them after extraction, from the staging folder. */
+  publishWhileExtracting?: boolean;
   /** Stages applied in order to the normalised rows before they are written (filters, derived columns); default none. */
   stages?: readonly RowStage[];
 }
@@ -55,8 +63,8 @@ export interface SnapshotResult {
 
 /**
  * Runs the whole job: pages the list into the staging folder until it is complete (resuming an unfinished run),
- * then writes every format and the manifest from the staged records in id order, each file atomically, and
- * removes the staging folder. An interrupted or failed run keeps the staging folder for the next attempt.
+ * writes every format from the records in id order, each file atomically (while extracting when it can, see
+ * in-order-feed.ts; else afterwards from the staging folder), then the manifest, and removes the staging folder. An interrupted or failed run keeps the staging folder for the next attempt.
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
   const startedAt = new Date();
@@ -72,17 +80,42 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   try {
     await mkdir(dataDir, { recursive: true });
     await removeStaleTemporaries(dataDir);
-    const collected = await collect(options, checkpoint, newExtractStats());
-    const normalisation = emptyNormalisationCounts();
-    const preview: Row[] = [];
-    let normalised = normalise(replayInIdOrder(collected.index, checkpoint), normalisation);
-    for (const stage of options.stages ?? []) normalised = stage(normalised);
-    const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
     const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
     if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
-    options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
-    const files = await writeOutputs(rows.stream, { outDir: dataDir, formats, parquetEngine: options.parquetEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
-    options.onEvent?.({ type: 'publish-end', rows: rows.written, rejects: rows.rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
+    const publishTo = (source: AsyncIterable<ValidBatch>, events: boolean) => publish(source, { ...options, formats, metadata, dataDir, onEvent: events ? options.onEvent : undefined });
+
+    // A fresh run writes the files while it extracts; a resumed one, or one whose list strays too far from id
+    // order, writes them afterwards from the staging folder. Both give the same bytes.
+    const live = checkpoint.entries.length === 0 && options.publishWhileExtracting !== false ? new InOrderFeed() : undefined;
+    const livePublish = live === undefined ? undefined : settle(publishTo(live.stream, false));
+    let collected: Collected;
+    try {
+      collected = await collect(options, checkpoint, newExtractStats(), live === undefined ? undefined : (page, records, index) => live.offer(page, records, index));
+    } catch (error) {
+      live?.abandon('extraction failed');
+      await livePublish;
+      throw error;
+    }
+    let output: Published | undefined;
+    let whileExtracting = false;
+    if (live !== undefined && livePublish !== undefined) {
+      if (live.records !== collected.index.validCount) live.abandon('a later pass added records');
+      await live.finish(replayRejects(collected.index, checkpoint, live.records));
+      const outcome = await livePublish;
+      if ('error' in outcome && !(outcome.error instanceof FeedAbandoned)) throw outcome.error;
+      if ('value' in outcome) {
+        output = outcome.value;
+        whileExtracting = true;
+        options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
+        options.onEvent?.({ type: 'publish-progress', rows: output.written, rejects: output.rejects });
+      }
+    }
+    if (output === undefined) {
+      options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
+      output = await publishTo(replayInIdOrder(collected.index, checkpoint), true);
+    }
+    const { files, normalisation, written, rejects } = output;
+    options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
 
     const { stats, index, passes, expected } = collected;
     const manifest: Manifest = {
@@ -102,9 +135,10 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       page_size: stats.pageSize,
       retries: stats.retries,
       skipped_offsets: stats.skippedOffsets,
-      records_written: rows.written,
+      records_written: written,
       duplicates_dropped: passes.reduce((sum, p) => sum + p.duplicates, 0),
-      rejects: rows.rejects,
+      rejects,
+      published_while_extracting: whileExtracting,
       normalisation: {
         sentinel_to_null: normalisation.sentinelToNull,
         empty_to_null: normalisation.emptyToNull,
@@ -115,7 +149,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const manifestPath = join(dataDir, FILE_NAMES.manifest);
     await writeJsonAtomic(manifestPath, manifest);
     published = true;
-    return { manifest, manifestPath, dataDir, preview };
+    return { manifest, manifestPath, dataDir, preview: output.preview };
   } finally {
     await (published ? checkpoint.remove() : checkpoint.close());
     if (!published && dataDir !== outDir) await rmdir(dataDir).catch(() => undefined); // only if empty
@@ -133,6 +167,34 @@ async function removeStaleTemporaries(outDir: string): Promise<void> {
 
 function passForManifest(p: PassSummary): Manifest['passes'][number] {
   return { pass: p.pass, added: p.added, duplicates: p.duplicates, count_min: p.countMin, count_max: p.countMax, clean: p.clean };
+}
+
+/** What writing the files from one stream of valid records gave. */
+interface Published {
+  files: SinkResult[];
+  normalisation: NormalisationCounts;
+  written: number;
+  rejects: number;
+  preview: Row[];
+}
+
+/** Normalises the valid records, applies the run's stages and writes every format. */
+async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptions & { formats: Format[]; metadata: Record<string, string>; dataDir: string }): Promise<Published> {
+  const normalisation = emptyNormalisationCounts();
+  const preview: Row[] = [];
+  let normalised = normalise(source, normalisation);
+  for (const stage of options.stages ?? []) normalised = stage(normalised);
+  const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
+  const files = await writeOutputs(rows.stream, { outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
+  return { files, normalisation, written: rows.written, rejects: rows.rejects, preview };
+}
+
+/** A promise's outcome as a value: it never rejects, so it may wait unobserved. */
+function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 }
 
 function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: number, onEvent?: SnapshotOptions['onEvent']) {

@@ -5,7 +5,7 @@ import { LoadError } from '../load/load-error.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { tee } from '../load/tee.js';
 import { toArrow } from '../load/to-arrow.js';
-import { toCsv } from '../load/to-csv.js';
+import { toCsv, type CsvEngine } from '../load/to-csv.js';
 import { toParquet, type ParquetEngine } from '../load/to-parquet.js';
 import { toRejects } from '../load/to-rejects.js';
 import type { RowBatch } from '../schema/row.js';
@@ -19,6 +19,8 @@ export interface WriteOutputsOptions {
   formats: readonly Format[];
   /** Parquet writer; default `wasm`. */
   parquetEngine?: ParquetEngine;
+  /** CSV writer; default `builtin`. */
+  csvEngine?: CsvEngine;
   /** CSV formula neutralisation; default true. */
   neutraliseFormulas?: boolean;
   /** Key-value metadata for Parquet and Arrow. */
@@ -37,7 +39,7 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
     },
   ];
   if (options.formats.includes('csv')) {
-    consumers.push((source) => toCsv(source, { path: join(outDir, FILE_NAMES.csv), neutraliseFormulas: options.neutraliseFormulas ?? true }));
+    consumers.push((source) => toCsv(source, { path: join(outDir, FILE_NAMES.csv), engine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas ?? true }));
   }
   if (columnar.length > 0) {
     consumers.push(async (source) => {

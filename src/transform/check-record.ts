@@ -16,18 +16,32 @@ const CHECK_BY_KIND: Record<ColumnKind, (v: unknown) => boolean> = {
   json: () => true,
 };
 
-const CHECKS = RECORD_COLUMNS.map((c) => [c.name, CHECK_BY_KIND[c.kind]] as const);
-
 /** True when the raw record is an object with a non-negative safe-integer `id` and every known key null, absent or of its column's type. */
 export function isValidRecord(raw: unknown): raw is Record<string, unknown> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
   const record = raw as Record<string, unknown>;
   const id = record['id'];
   if (!Number.isSafeInteger(id) || (id as number) < 0) return false;
-  for (const [name, check] of CHECKS) {
-    const value = record[name];
-    if (value !== null && value !== undefined && !check(value)) return false;
-  }
+  const known = CHECK_KNOWN_KEYS(record, CHECK_BY_KIND);
+  if (known < 0) return false;
+  let keys = 0;
+  for (const _ in record) keys++;
+  if (keys === known) return true;
   for (const key in record) if (!KNOWN_KEYS.has(key) && !isShallowJson(record[key])) return false;
   return true;
 }
+
+/**
+ * Checks every known key of a record, generated once from RECORD_COLUMNS as straight-line code that reads each key
+ * by name (a generic loop over the columns costs twice as much); returns how many known keys the record holds, or
+ * -1 when one holds a value of the wrong type. Unknown keys are then found by comparing that with the key count.
+ */
+const CHECK_KNOWN_KEYS: (record: Record<string, unknown>, checks: typeof CHECK_BY_KIND) => number = (() => {
+  const lines = ['let known = 0, v;'];
+  for (const column of RECORD_COLUMNS) {
+    lines.push(`v = r[${JSON.stringify(column.name)}];`, `if (v !== undefined) { known++; if (v !== null && !k.${column.kind}(v)) return -1; }`);
+  }
+  lines.push('return known;');
+  // Generated from COLUMNS only, once, at load.
+  return new Function('r', 'k', lines.join('\n')) as (record: Record<string, unknown>, checks: typeof CHECK_BY_KIND) => number;
+})();

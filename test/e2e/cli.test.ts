@@ -91,6 +91,24 @@ describe('img-etl command line', () => {
     }
   });
 
+  it('--csv-engine csv-stringify writes the same bytes as the default builtin engine', async () => {
+    const service = await startFixtureService({ records: 150, seed: 3 });
+    try {
+      const files: Buffer[] = [];
+      for (const engine of ['builtin', 'csv-stringify']) {
+        const run = await runCli(['--base-url', service.url, '--out', join(out, engine), '--to', 'csv', '--csv-engine', engine, '--page-size', '50']);
+        expect(run.code, run.stderr).toBe(0);
+        files.push(await readFile(join(out, engine, 'images.csv')));
+      }
+      expect(files[0]!.length).toBeGreaterThan(0);
+      expect(files[0]!.equals(files[1]!)).toBe(true);
+      const manifest = JSON.parse(await readFile(join(out, 'builtin', 'manifest.json'), 'utf8'));
+      expect(manifest).toMatchObject({ records_written: service.dataset.size, complete: true });
+    } finally {
+      await service.close();
+    }
+  });
+
   it.each([
     [['--to', 'xml'], '--to: unknown format "xml"; choose from parquet, arrow, csv'],
     [['--concurrency', '0'], '--concurrency: expected a whole number from 1 to 64, got 0'],
@@ -99,6 +117,7 @@ describe('img-etl command line', () => {
     [['--bogus'], 'Unknown argument: bogus'],
     [['--max-page-mb', '0'], '--max-page-mb: expected a positive number of MiB, got 0'],
     [['--parquet-engine', 'fast'], 'Invalid values:'],
+    [['--csv-engine', 'fast'], 'Invalid values:'],
   ])('refuses %j with exit code 2 and a one-line message', async (args, message) => {
     const run = await runCli([...args, '--out', out]);
     expect(run.code).toBe(2);

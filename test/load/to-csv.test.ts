@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { COLUMNS } from '../../src/schema/columns.js';
 import type { Row } from '../../src/schema/row.js';
-import { toCsv } from '../../src/load/to-csv.js';
+import { toCsv, type CsvEngine } from '../../src/load/to-csv.js';
 import { LoadError } from '../../src/load/load-error.js';
 import { duckValue, exactSelectList, expectResultMatchesFile, expectSameRows, listDir, openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, fixtureRows, makeRow, streamOf } from './fixture-rows.js';
@@ -16,6 +16,8 @@ function readCsv(path: string): string {
   const columns = `{${COLUMNS.map((c) => `${sqlString(c.name)}: ${sqlString(DUCK_TYPES[c.kind]!)}`).join(', ')}}`;
   return `read_csv(${sqlString(path)}, header = true, delim = ',', quote = '"', escape = '"', columns = ${columns}, allow_quoted_nulls = false, auto_detect = false)`;
 }
+
+const ENGINES: CsvEngine[] = ['builtin', 'csv-stringify'];
 
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
@@ -38,10 +40,10 @@ afterEach(async () => {
 });
 
 describe('toCsv', () => {
-  for (const neutraliseFormulas of [true, false]) {
-    it(`writes RFC 4180 CSV that DuckDB reads back value by value (neutraliseFormulas ${neutraliseFormulas})`, async () => {
+  for (const engine of ENGINES) for (const neutraliseFormulas of [true, false]) {
+    it(`writes RFC 4180 CSV that DuckDB reads back value by value (engine ${engine}, neutraliseFormulas ${neutraliseFormulas})`, async () => {
       const path = join(dir, 'images.csv');
-      const result = await toCsv(streamOf(fixtureBatches()), { path, neutraliseFormulas });
+      const result = await toCsv(streamOf(fixtureBatches()), { path, engine, neutraliseFormulas });
       const rows = fixtureRows();
       expect(result).toMatchObject({ format: 'csv', path, rows: rows.length });
       await expectResultMatchesFile(result);
@@ -109,6 +111,20 @@ describe('toCsv', () => {
     expect(Object.is(read[0]!['fat_percentage'], -0)).toBe(true);
   });
 
+  it('writes the same bytes with either engine', async () => {
+    const [builtin, reference] = [join(dir, 'builtin.csv'), join(dir, 'reference.csv')];
+    const results = [await toCsv(streamOf(fixtureBatches()), { path: builtin, engine: 'builtin' }), await toCsv(streamOf(fixtureBatches()), { path: reference, engine: 'csv-stringify' })];
+    expect(await readFile(builtin)).toEqual(await readFile(reference));
+    expect(results[0]!.sha256).toBe(results[1]!.sha256);
+  });
+
+  it('refuses an unknown engine and leaves no file', async () => {
+    const error = await toCsv(streamOf(fixtureBatches()), { path: join(dir, 'x.csv'), engine: 'papaparse' as CsvEngine }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LoadError);
+    expect((error as LoadError).code).toBe('LOAD_INVALID_OPTION');
+    expect(await listDir(dir)).toEqual([]);
+  });
+
   it('writes only the header for a stream without rows', async () => {
     const path = join(dir, 'empty.csv');
     const result = await toCsv(streamOf([{ source: { url: 'u', offset: 0 }, rows: [], rejects: [] }]), { path });
@@ -117,10 +133,10 @@ describe('toCsv', () => {
     await expectResultMatchesFile(result);
   });
 
-  it('refuses a value of the wrong type and leaves no file', async () => {
+  it.each(ENGINES)('refuses a value of the wrong type and leaves no file (engine %s)', async (engine) => {
     const row = makeRow(5, 0, 0);
     row['add_date'] = 1453396917860;
-    const error = await toCsv(streamOf([{ source: { url: 'http://x/page', offset: 0 }, rows: [row], rejects: [] }]), { path: join(dir, 'bad.csv') }).catch((e: unknown) => e);
+    const error = await toCsv(streamOf([{ source: { url: 'http://x/page', offset: 0 }, rows: [row], rejects: [] }]), { path: join(dir, 'bad.csv'), engine }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LoadError);
     expect((error as LoadError).code).toBe('LOAD_INVALID_VALUE');
     expect((error as LoadError).message).toBe('load: row 0 (id 5) of http://x/page: column "add_date" holds 1453396917860 (number), expected bigint microseconds');

@@ -1,0 +1,134 @@
+/**
+ * img-etl's own CSV formatter (the 'builtin' CSV engine): a batch of rows to CSV text in one pass, byte for byte what
+ * csv-stringify writes under the options of csv-stringify-format.ts, several times faster (csv-stringify builds and
+ * casts a record per row, and re-normalises its options for every empty string).
+ *
+ * The rules it reproduces: fields are joined with `,` and records end with LF; null is an empty field and `""` is the
+ * empty string; a field holding `,`, `"`, CR or LF is quoted with its quotes doubled (nothing else is: not leading or
+ * trailing spaces, not tabs); booleans are `true`/`false`, numbers `String(n)` with `-0` for negative zero, timestamps
+ * ISO 8601 UTC with microseconds. With formula neutralisation on, a text field (timestamps included: a year before 0
+ * or after 9999 starts with `-` or `+`) starting with `=`, `+`, `-`, `@`, tab, CR or a full-width `＝＋－＠` gets a `'`
+ * in front, before quoting; numbers and booleans never do.
+ */
+import { COLUMNS } from '../schema/columns.js';
+import type { Row, RowValue } from '../schema/row.js';
+import { formatTimestampMicros } from '../schema/timestamp.js';
+import { invalidValue } from './arrow-column-data.js';
+
+/** Copies a row's values, in COLUMNS order, into `values`. */
+type ReadRow = (row: Row, values: (RowValue | undefined)[]) => void;
+
+const NAMES = COLUMNS.map((c) => c.name);
+const COUNT = NAMES.length;
+// Column kinds as small integers for the switch; category and json are text like string.
+const INT64 = 0, FLOAT64 = 1, BOOLEAN = 2, TIMESTAMP = 3, TEXT = 4;
+const KINDS = COLUMNS.map((c) => (c.kind === 'int64' ? INT64 : c.kind === 'float64' ? FLOAT64 : c.kind === 'boolean' ? BOOLEAN : c.kind === 'timestamp' ? TIMESTAMP : TEXT));
+
+/** Characters that make csv-stringify quote a field under these options: the delimiter, the quote, CR and LF. */
+const NEEDS_QUOTES = /[,"\r\n]/;
+const QUOTES = /"/g;
+
+/** The CSV header record: the column names, LF-terminated. */
+export function formatCsvHeader(neutraliseFormulas: boolean): string {
+  return `${NAMES.map((name) => textField(name, neutraliseFormulas)).join(',')}\n`;
+}
+
+/** The rows as CSV records, each LF-terminated; a value that does not fit its column's kind is a LOAD_INVALID_VALUE error naming `place`. */
+export function formatCsvRows(rows: readonly Row[], place: string, neutraliseFormulas: boolean): string {
+  const fields = new Array<RowValue | undefined | string>(COUNT);
+  const records = new Array<string>(rows.length + 1);
+  for (let i = 0; i < rows.length; i++) {
+    READ_ROW(rows[i]!, fields);
+    for (let j = 0; j < COUNT; j++) {
+      const v = fields[j];
+      if (v === null) continue; // join writes null as an empty field
+      switch (KINDS[j]) {
+        case INT64:
+          if (!Number.isSafeInteger(v)) throw invalidValue(rows, i, NAMES[j]!, v, 'a safe integer', place);
+          fields[j] = numberText(v as number);
+          break;
+        case FLOAT64:
+          if (typeof v !== 'number') throw invalidValue(rows, i, NAMES[j]!, v, 'a number', place);
+          fields[j] = numberText(v);
+          break;
+        case BOOLEAN:
+          if (typeof v !== 'boolean') throw invalidValue(rows, i, NAMES[j]!, v, 'a boolean', place);
+          fields[j] = v ? 'true' : 'false';
+          break;
+        case TIMESTAMP:
+          if (typeof v !== 'bigint') throw invalidValue(rows, i, NAMES[j]!, v, 'bigint microseconds', place);
+          fields[j] = timestampField(v, neutraliseFormulas);
+          break;
+        default:
+          if (typeof v !== 'string') throw invalidValue(rows, i, NAMES[j]!, v, 'a string', place);
+          fields[j] = textField(v, neutraliseFormulas);
+      }
+    }
+    records[i] = fields.join(',');
+  }
+  records[rows.length] = '';
+  return records.join('\n');
+}
+
+/**
+ * Reads a row's columns by name in straight-line code generated once from COLUMNS (as normalise.ts generates its
+ * normaliser): each read is then a fast property access on the rows' one shape, where `row[name]` in a loop is a
+ * keyed lookup that costs more than formatting the value.
+ */
+const READ_ROW: ReadRow = (() => {
+  const reads = NAMES.map((name, j) => `v[${j}] = r[${JSON.stringify(name)}];`);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from COLUMNS only, once, at load
+  return new Function('r', 'v', reads.join('\n')) as ReadRow;
+})();
+
+/** `String(n)`, but `-0` for negative zero (as the csv-stringify engine's cast). */
+function numberText(n: number): string {
+  return n === 0 && 1 / n < 0 ? '-0' : String(n);
+}
+
+/** One text field: `""` when empty, `'` in front of a formula start, quoted (quotes doubled) when it holds `,` `"` CR or LF. */
+function textField(s: string, neutraliseFormulas: boolean): string {
+  if (s === '') return '""';
+  const field = neutraliseFormulas && startsLikeFormula(s.charCodeAt(0)) ? `'${s}` : s;
+  if (!NEEDS_QUOTES.test(s)) return field;
+  return `"${s.includes('"') ? field.replace(QUOTES, '""') : field}"`;
+}
+
+/** `=` `+` `-` `@` tab CR and the full-width `＝＋－＠`: csv-stringify 6's `escape_formulas` list. */
+function startsLikeFormula(c: number): boolean {
+  return c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 || c === 0xff1d || c === 0xff0b || c === 0xff0d || c === 0xff20;
+}
+
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+const HOUR_MINUTE = Array.from({ length: 1440 }, (_, n) => `${TWO_DIGITS[Math.floor(n / 60)]}:${TWO_DIGITS[n % 60]}:`);
+
+/**
+ * A timestamp field: formatTimestampMicros's text, computed here with exact small-number arithmetic and tables of
+ * digit strings for instants from 1970 to 2255 (2^53 µs), text that never needs quotes or a `'`; other instants take
+ * formatTimestampMicros and textField. Its BigInt division, Date and toISOString cost more than all of a row's other fields.
+ */
+function timestampField(micros: bigint, neutraliseFormulas: boolean): string {
+  const n = Number(micros); // exact up to 2^53; anything larger rounds to 2^53 or more and takes the slow path
+  if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER)) return textField(formatTimestampMicros(micros), neutraliseFormulas);
+  // The floor is exact: below 2^34 the quotient's rounding error (at most 2^-20) is less than 1e-6, the least that it lies below a whole number.
+  const seconds = Math.floor(n / 1_000_000);
+  const fraction = n - seconds * 1_000_000;
+  const days = Math.floor(seconds / 86_400);
+  const secondOfDay = seconds - days * 86_400;
+  // days since 1970-01-01 to year, month, day: H. Hinnant's civil_from_days, in int32 arithmetic as days >= 0
+  const z = days + 719_468;
+  const era = (z / 146_097) | 0;
+  const doe = z - era * 146_097;
+  const yoe = ((doe - ((doe / 1_460) | 0) + ((doe / 36_524) | 0) - ((doe / 146_096) | 0)) / 365) | 0;
+  const doy = doe - (365 * yoe + ((yoe / 4) | 0) - ((yoe / 100) | 0));
+  const mp = ((5 * doy + 2) / 153) | 0;
+  const day = doy - (((153 * mp + 2) / 5) | 0) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const century = (year / 100) | 0;
+  const minuteOfDay = (secondOfDay / 60) | 0;
+  const millis = (fraction / 1000) | 0;
+  const t = TWO_DIGITS;
+  return `${t[century]}${t[year - century * 100]}-${t[month]}-${t[day]}T${HOUR_MINUTE[minuteOfDay]}${t[secondOfDay - minuteOfDay * 60]}.${THREE_DIGITS[millis]}${THREE_DIGITS[fraction - millis * 1000]}Z`;
+}
