@@ -1,5 +1,5 @@
 /**
- * img-etl's own CSV formatter (the 'builtin' CSV engine): a batch of rows to CSV text in one pass, byte for byte what
+ * img-etl's own CSV formatter (the 'builtin' CSV engine): a batch of rows to UTF-8 CSV in one pass, byte for byte what
  * csv-stringify writes under the options of csv-stringify-format.ts, several times faster (csv-stringify builds and
  * casts a record per row, and re-normalises its options for every empty string).
  *
@@ -33,10 +33,16 @@ export function formatCsvHeader(neutraliseFormulas: boolean): string {
   return `${NAMES.map((name) => textField(name, neutraliseFormulas)).join(',')}\n`;
 }
 
-/** The rows as CSV records, each LF-terminated; a value that does not fit its column's kind is a LOAD_INVALID_VALUE error naming `place`. */
-export function formatCsvRows(rows: readonly Row[], place: string, neutraliseFormulas: boolean): string {
-  const fields = new Array<RowValue | undefined | string>(COUNT);
-  const records = new Array<string>(rows.length + 1);
+/**
+ * The rows as CSV records, each LF-terminated, in UTF-8; a value that does not fit its column's kind is a
+ * LOAD_INVALID_VALUE error naming `place`. Each record is encoded as soon as it is joined: a batch-sized string
+ * would be copied once more to join the records and again to encode them, mostly as UTF-16 (a non-ASCII character in
+ * any record makes the whole string two bytes a character).
+ */
+export function formatCsvRows(rows: readonly Row[], place: string, neutraliseFormulas: boolean): Buffer {
+  const fields = new Array<RowValue | undefined>(COUNT); // a row's values, then its fields' text
+  let out: Buffer = Buffer.allocUnsafe(Math.max(4096, rows.length * 1024));
+  let end = 0;
   for (let i = 0; i < rows.length; i++) {
     READ_ROW(rows[i]!, fields);
     for (let j = 0; j < COUNT; j++) {
@@ -64,10 +70,20 @@ export function formatCsvRows(rows: readonly Row[], place: string, neutraliseFor
           fields[j] = textField(v, neutraliseFormulas);
       }
     }
-    records[i] = fields.join(',');
+    const record = fields.join(',');
+    const most = 3 * record.length + 1; // UTF-8 takes at most 3 bytes per UTF-16 unit (4 per surrogate pair of 2)
+    if (end + most > out.length) out = grow(out, end, most);
+    end += out.write(record, end, 'utf8');
+    out[end++] = 0x0a; // LF
   }
-  records[rows.length] = '';
-  return records.join('\n');
+  return out.subarray(0, end);
+}
+
+/** A buffer at least twice as large with the first `end` bytes of `out`, and room for `more` bytes after them. */
+function grow(out: Buffer, end: number, more: number): Buffer {
+  const larger = Buffer.allocUnsafe(Math.max(2 * out.length, end + more));
+  out.copy(larger, 0, 0, end);
+  return larger;
 }
 
 /**

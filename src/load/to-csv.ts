@@ -47,7 +47,7 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
   try {
     const engine = ENGINES[engineName];
     const neutralise = options.neutraliseFormulas ?? true;
-    const encode = (format: () => string): string => {
+    const encode = (format: () => string | Uint8Array): string | Uint8Array => {
       try {
         return format();
       } catch (cause) {

@@ -1,5 +1,5 @@
 /**
- * The command line's contract: rejects, duplicates, the second Parquet engine, bad options, help, demo.
+ * The command line's contract: rejects, duplicates, the second Parquet engine, the CSV engines, bad options, help, demo.
  * Real CLI, real loopback HTTP (the bundled service, or a scripted server for what it would never serve).
  */
 import { readFile, readdir } from 'node:fs/promises';
@@ -175,7 +175,7 @@ describe('img-etl command line', () => {
   it('--help lists every option with its default and examples', async () => {
     const run = await runCli(['--help']);
     expect(run.code).toBe(0);
-    for (const option of ['--to', '--base-url', '--out', '--concurrency', '--page-size', '--parquet-engine', '--max-attempts', '--timeout', '--neutralise-formulas']) {
+    for (const option of ['--to', '--base-url', '--out', '--concurrency', '--page-size', '--parquet-engine', '--csv-engine', '--max-attempts', '--timeout', '--neutralise-formulas']) {
       expect(run.stdout).toContain(option);
     }
     expect(run.stdout).toContain('[default: "https://neurovault.org"]');

@@ -12,7 +12,7 @@ import type { Row, RowValue } from '../../src/schema/row.js';
 import { fixtureBatches, TRICKY_STRINGS } from './fixture-rows.js';
 
 /** Characters that decide quoting and neutralisation, and some that must not. */
-const TRICKY_CHARS = [',', '"', '\r', '\n', '=', '+', '-', '@', '\t', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20', ' ', "'", ';', '\\', 'a', 'é', '日', '🧠', '\u2028', '\u0000'];
+const TRICKY_CHARS = [',', '"', '\r', '\n', '=', '+', '-', '@', '\t', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20', ' ', "'", ';', '\\', 'a', 'é', '日', '🧠', '\u2028', '\u0000', '\uD83E', '\uDDE0']; // the last two: halves of a surrogate pair, alone or together
 
 const text = fc.oneof(
   fc.string({ unit: fc.constantFrom(...TRICKY_CHARS), maxLength: 8 }),
@@ -25,7 +25,7 @@ const text = fc.oneof(
 /** Microseconds: the epoch to 2^53 (where the builtin engine computes the text itself) and beyond it, before 1970, and the edges. */
 const timestamp = fc.oneof(
   fc.bigInt({ min: 0n, max: 2n ** 53n }),
-  fc.bigInt({ min: 1n, max: 2n ** 53n / 1_000_000n }).map((s) => s * 1_000_000n - 1n), // a microsecond before a whole second: n / 1e6 may round up
+  fc.bigInt({ min: 1n, max: 2n ** 53n / 1_000_000n }).map((s) => s * 1_000_000n - 1n), // a microsecond before a whole second, where a rounded n / 1e6 would land on the next one
   fc.bigInt({ min: -62_135_596_800_000_000n, max: 253_402_300_799_999_999n }), // years 1 to 9999
   fc.bigInt({ min: -8_640_000_000_000_000_000n, max: 8_640_000_000_000_000_000n }), // all of Date's range: years -271821 to 275760
   fc.constantFrom(0n, -1n, 1n, 999_999n, 1_000_000n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 253_402_300_799_999_999n, 253_402_300_800_000_000n, -62_167_219_200_000_001n, 951_782_400_000_000n, 1_709_208_000_000_000n),
@@ -41,6 +41,13 @@ const VALUES: Record<ColumnKind, fc.Arbitrary<RowValue>> = {
   json: fc.oneof(text, fc.jsonValue().map((v) => JSON.stringify(v))),
 };
 
+/** Asserts that the builtin engine's bytes are csv-stringify's text in UTF-8 (as the sink writes it). */
+function expectSameBytes(builtin: Uint8Array, reference: string): void {
+  const expected = Buffer.from(reference, 'utf8');
+  if (!expected.equals(builtin)) expect(Buffer.from(builtin).toString('utf8')).toBe(reference); // shows where they part
+  expect(expected.equals(builtin)).toBe(true);
+}
+
 /** A row with every column: null about one time in four. */
 const row: fc.Arbitrary<Row> = fc.record(Object.fromEntries(COLUMNS.map((c) => [c.name, fc.option(VALUES[c.kind], { nil: null, freq: 3 })])) as Record<string, fc.Arbitrary<RowValue>>);
 
@@ -54,7 +61,7 @@ describe('the builtin CSV engine', () => {
       it('writes exactly the bytes csv-stringify writes, for any rows (property)', () => {
         fc.assert(
           fc.property(fc.array(row, { maxLength: 5 }), (rows) => {
-            expect(formatCsvRows(rows, 'u', neutraliseFormulas)).toBe(stringifyCsvRows(rows, 'u', neutraliseFormulas));
+            expectSameBytes(formatCsvRows(rows, 'u', neutraliseFormulas), stringifyCsvRows(rows, 'u', neutraliseFormulas));
           }),
           { numRuns: 1500 },
         );
@@ -65,7 +72,7 @@ describe('the builtin CSV engine', () => {
         fc.assert(
           fc.property(text, timestamp, (value, micros) => {
             const rows = [{ ...template, name: value, add_date: micros }];
-            expect(formatCsvRows(rows, 'u', neutraliseFormulas)).toBe(stringifyCsvRows(rows, 'u', neutraliseFormulas));
+            expectSameBytes(formatCsvRows(rows, 'u', neutraliseFormulas), stringifyCsvRows(rows, 'u', neutraliseFormulas));
           }),
           { numRuns: 5000 },
         );
@@ -73,14 +80,14 @@ describe('the builtin CSV engine', () => {
 
       it('writes exactly the bytes csv-stringify writes for the load fixture', () => {
         for (const batch of fixtureBatches()) {
-          expect(formatCsvRows(batch.rows, batch.source.url, neutraliseFormulas)).toBe(stringifyCsvRows(batch.rows, batch.source.url, neutraliseFormulas));
+          expectSameBytes(formatCsvRows(batch.rows, batch.source.url, neutraliseFormulas), stringifyCsvRows(batch.rows, batch.source.url, neutraliseFormulas));
         }
       });
     });
   }
 
   it('writes nothing for no rows', () => {
-    expect(formatCsvRows([], 'u', true)).toBe('');
+    expect(formatCsvRows([], 'u', true)).toHaveLength(0);
     expect(stringifyCsvRows([], 'u', true)).toBe('');
   });
 
@@ -101,7 +108,7 @@ describe('the builtin CSV engine', () => {
         const target = broken[at % broken.length]!;
         if (value === undefined) delete target[c.name];
         else target[c.name] = value as RowValue;
-        const error = (format: typeof formatCsvRows) => {
+        const error = (format: (rows: Row[], place: string, neutralise: boolean) => unknown) => {
           try {
             format(broken, 'http://x/page', true);
           } catch (e) {
