@@ -6,7 +6,6 @@ import { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } f
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
-import { formatPlan, planSnapshot } from './dry-run.js';
 import { JsonLog } from './json-log.js';
 import { createReporter, type LogFormat } from './reporter.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, outputChoicesFrom, parseFormats, positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
@@ -95,6 +94,7 @@ export async function runSnapshotCommand(options: SnapshotOptions, command: Snap
   const outDir = options.outDir ?? 'output';
   const progress = createReporter(process.stderr, command);
   if (command.dryRun === true) {
+    const { formatPlan, planSnapshot } = await import('./dry-run.js'); // loaded for --dry-run only
     const plan = await planSnapshot(options, progress).finally(() => progress.finish());
     process.stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
     return { code: EXIT.OK };

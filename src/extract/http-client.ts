@@ -1,5 +1,6 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { PageSchema, type Page } from '../schema/image-schema.js';
+import type { Page } from '../schema/image-schema.js';
+import { pageEnvelope } from './page-envelope.js';
 import { ExtractError } from './extract-error.js';
 import { parseRetryAfter } from './retry-after.js';
 import { isSameHost, mayCarryCredentials } from './same-host.js';
@@ -175,6 +176,10 @@ export class HttpClient {
     } catch (err) {
       throw new ExtractError('BAD_BODY', url, `returned a body that is not valid JSON (${(err as Error).message})`, true, statusCode, undefined, { cause: err });
     }
+    const envelope = pageEnvelope(parsed);
+    if (envelope !== undefined) return { page: envelope, text, bytes };
+    // zod (loaded only now) says what is wrong; PageSchema is the definition the quick check above follows.
+    const { PageSchema } = await import('../schema/image-schema.js');
     const page = PageSchema.safeParse(parsed);
     if (!page.success) {
       const issue = page.error.issues[0]!;

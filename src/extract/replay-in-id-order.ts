@@ -3,7 +3,6 @@
  * (the rejects alone also serve a run that published its valid records while extracting).
  * Pages are read back through a small cache; the list is nearly in id order, so each page is read about once.
  */
-import { imageIssues } from '../schema/image-schema.js';
 import type { Reject } from '../schema/row.js';
 import type { ValidBatch } from '../transform/validate.js';
 import type { Checkpoint, JournalPage } from './checkpoint.js';
@@ -49,6 +48,7 @@ async function* rejectBatches(index: RecordIndex, cache: PageCache, offset: numb
   for (const page of index.pages) {
     if (!page.ids.includes(null)) continue;
     const results = await cache.get(page);
+    const { imageIssues } = await import('../schema/image-schema.js'); // zod, loaded only when there are rejects to explain
     page.ids.forEach((id, position) => {
       if (id !== null) return;
       const raw = results[position];

@@ -3,15 +3,15 @@
  * one function per column kind except category (see category-dictionary.ts). A value of the wrong type is an error.
  */
 import { Bool, Float64, Int64, TimestampMicrosecond, Utf8, makeData, type Data } from 'apache-arrow';
-import type { Row, RowValue } from '../schema/row.js';
+import type { Row } from '../schema/row.js';
+import { invalidValue, type BatchPlace } from './invalid-value.js';
 import { LoadError } from './load-error.js';
 
 const TWO_32 = 4294967296;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** Where a batch comes from, for error messages (the page URL). */
-export type BatchPlace = string;
+export type { BatchPlace };
 
 /** Int64 column from safe-integer numbers; each value is split into two 32-bit words (faster than BigInt()). */
 export function int64Data(rows: readonly Row[], name: string, place: BatchPlace): Data<Int64> {
@@ -143,10 +143,3 @@ export function utf8FromStrings(strings: readonly (string | null)[]): Data<Utf8>
 }
 
 const UTF8 = new TextEncoder();
-
-/** The error for a value that does not fit its column. */
-export function invalidValue(rows: readonly Row[], i: number, name: string, v: RowValue | undefined, expected: string, place: BatchPlace): LoadError {
-  const shown = v === undefined ? 'nothing (the key is missing)' : `${typeof v === 'bigint' ? `${v}n` : JSON.stringify(v)} (${typeof v})`;
-  const id = rows[i]?.['id'];
-  return new LoadError('LOAD_INVALID_VALUE', `load: row ${i}${typeof id === 'number' ? ` (id ${id})` : ''} of ${place}: column "${name}" holds ${shown}, expected ${expected}`);
-}

@@ -6,7 +6,8 @@
  */
 import { Vector, makeData, type Data, type Dictionary, type Int32, type Utf8 } from 'apache-arrow';
 import type { Row } from '../schema/row.js';
-import { invalidValue, utf8FromStrings, type BatchPlace } from './arrow-column-data.js';
+import { utf8FromStrings } from './arrow-column-data.js';
+import { invalidValue, type BatchPlace } from './invalid-value.js';
 
 /** The dictionary of one category column across all batches of a run. */
 export class CategoryDictionary {

@@ -13,7 +13,7 @@
 import { COLUMNS } from '../schema/columns.js';
 import type { Row, RowValue } from '../schema/row.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
-import { invalidValue } from './arrow-column-data.js';
+import { invalidValue } from './invalid-value.js';
 
 /** Copies a row's values, in COLUMNS order, into `values`. */
 type ReadRow = (row: Row, values: (RowValue | undefined)[]) => void;

@@ -7,7 +7,7 @@ import { stringify, type Options } from 'csv-stringify/sync';
 import { COLUMNS } from '../schema/columns.js';
 import type { Row } from '../schema/row.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
-import { invalidValue } from './arrow-column-data.js';
+import { invalidValue } from './invalid-value.js';
 
 type Field = string | number | boolean | null;
 

@@ -12,7 +12,7 @@ import { readParquetFooterRows } from './parquet-footer.js';
 
 // Pages are handed to WebAssembly in groups of about this many rows: one IPC stream (schema and dictionaries
 // included) per group instead of per page. Row groups do not depend on it; memory holds one such group.
-const HANDOVER_ROWS = 8192;
+const HANDOVER_ROWS = 2048;
 
 /** What the 'wasm' engine needs besides the batches. */
 export interface ParquetWasmWriteOptions {

@@ -11,7 +11,7 @@ import parquetUtil from 'parquetjs-lite/lib/util.js';
 import parquetTypes from 'parquetjs-lite/gen-nodejs/parquet_types.js';
 import { COLUMNS, type ColumnKind } from '../schema/columns.js';
 import type { Row } from '../schema/row.js';
-import { invalidValue } from './arrow-column-data.js';
+import { invalidValue } from './invalid-value.js';
 import type { LoadBatch } from './arrow-batches.js';
 import type { AtomicFile } from './atomic-file.js';
 import { encodeFailed } from './load-error.js';

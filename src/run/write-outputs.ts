@@ -1,12 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { toArrowBatches } from '../load/arrow-batches.js';
+import { closeSource } from '../load/close-source.js';
 import { LoadError } from '../load/load-error.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { tee } from '../load/tee.js';
-import { toArrow } from '../load/to-arrow.js';
 import { toCsv, type CsvEngine } from '../load/to-csv.js';
-import { toParquet, type ParquetEngine } from '../load/to-parquet.js';
+import type { ParquetEngine } from '../load/to-parquet.js';
 import { toRejects } from '../load/to-rejects.js';
 import type { RowBatch } from '../schema/row.js';
 import { FILE_NAMES, type Format } from './formats.js';
@@ -43,6 +42,11 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
   }
   if (columnar.length > 0) {
     consumers.push(async (source) => {
+      // The Arrow stack (apache-arrow, and parquet-wasm in to-parquet.ts) loads while the first pages are fetched, and only for these formats.
+      const [{ toArrowBatches }, { toParquet }, { toArrow }] = await Promise.all([import('../load/arrow-batches.js'), import('../load/to-parquet.js'), import('../load/to-arrow.js')]).catch(async (error: unknown) => {
+        await closeSource(source);
+        throw error;
+      });
       const streams = tee(toArrowBatches(source), columnar.length);
       return settleAll(
         columnar.map((format, i) => {

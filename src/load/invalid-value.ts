@@ -1,0 +1,12 @@
+import type { Row, RowValue } from '../schema/row.js';
+import { LoadError } from './load-error.js';
+
+/** Where a batch comes from, for error messages (the page URL). */
+export type BatchPlace = string;
+
+/** The error for a value that does not fit its column. */
+export function invalidValue(rows: readonly Row[], i: number, name: string, v: RowValue | undefined, expected: string, place: BatchPlace): LoadError {
+  const shown = v === undefined ? 'nothing (the key is missing)' : `${typeof v === 'bigint' ? `${v}n` : JSON.stringify(v)} (${typeof v})`;
+  const id = rows[i]?.['id'];
+  return new LoadError('LOAD_INVALID_VALUE', `load: row ${i}${typeof id === 'number' ? ` (id ${id})` : ''} of ${place}: column "${name}" holds ${shown}, expected ${expected}`);
+}
