@@ -29,7 +29,7 @@ export { toArrowBatches, type LoadBatch } from './load/arrow-batches.js';
 export { arrowSchema } from './load/arrow-schema.js';
 export { toParquet, type ParquetEngine, type ParquetSinkOptions } from './load/to-parquet.js';
 export { toArrow, type ArrowSinkOptions } from './load/to-arrow.js';
-export { toCsv, type CsvSinkOptions } from './load/to-csv.js';
+export { toCsv, type CsvEngine, type CsvSinkOptions } from './load/to-csv.js';
 export { toRejects, type RejectsResult, type RejectsSinkOptions } from './load/to-rejects.js';
 export { tee } from './load/tee.js';
 export { LoadError, type LoadErrorCode } from './load/load-error.js';
