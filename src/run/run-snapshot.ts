@@ -64,7 +64,8 @@ export interface SnapshotResult {
 /**
  * Runs the whole job: pages the list into the staging folder until it is complete (resuming an unfinished run),
  * writes every format from the records in id order, each file atomically (while extracting when it can, see
- * in-order-feed.ts; else afterwards from the staging folder), then the manifest, and removes the staging folder. An interrupted or failed run keeps the staging folder for the next attempt.
+ * in-order-feed.ts; else afterwards from the staging folder), then the manifest, and removes the staging folder.
+ * An interrupted or failed run keeps the staging folder for the next attempt.
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
   const startedAt = new Date();
