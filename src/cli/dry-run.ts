@@ -81,7 +81,8 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
     pages,
     concurrency,
     first_page: { ms: Math.round(ms), bytes, records: page.results.length },
-    estimated_seconds: Math.round((pages * ms) / concurrency) / 1000,
+    // From the first page's time as reported, so that the plan's own formula (pages × ms / concurrency) gives it.
+    estimated_seconds: Math.round((pages * Math.round(ms)) / concurrency) / 1000,
     estimated_bytes: await estimateSizes(batch, options, listUrl.href),
     estimated_json_bytes: page.results.length === 0 ? bytes : Math.round((bytes / page.results.length) * page.count),
   };
