@@ -9,10 +9,14 @@ import * as parquetWasm from 'parquet-wasm/node';
 import type { AtomicFile } from './atomic-file.js';
 import { encodeFailed, LoadError } from './load-error.js';
 import { readParquetFooterRows } from './parquet-footer.js';
+import { sortFooterKeyValues } from './parquet-key-value-order.js';
 
 // Pages are handed to WebAssembly in groups of about this many rows: one IPC stream (schema and dictionaries
 // included) per group instead of per page. Row groups do not depend on it; memory holds one such group.
 const HANDOVER_ROWS = 2048;
+
+/** Bytes of output held back at least, to hold the whole footer (ours are tens of kB). */
+const TAIL_BYTES = 1 << 20;
 
 /** What the 'wasm' engine needs besides the batches. */
 export interface ParquetWasmWriteOptions {
@@ -76,7 +80,22 @@ export async function writeParquetWasm(source: AsyncIterable<RecordBatch>, file:
     } catch (cause) {
       throw sourceFailure ? sourceFailure.error : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
     }
-    for await (const chunk of output) await file.write(chunk);
+    // The file's last bytes are held back until the end, so that the footer's key-value entries can be put in order
+    // before they are written (see parquet-key-value-order.ts): then the same data always gives the same bytes.
+    const held: Uint8Array[] = [];
+    let heldBytes = 0;
+    for await (const chunk of output) {
+      held.push(chunk);
+      heldBytes += chunk.length;
+      while (held.length > 1 && heldBytes - held[0]!.length >= TAIL_BYTES) {
+        const oldest = held.shift()!;
+        heldBytes -= oldest.length;
+        await file.write(oldest);
+      }
+    }
+    const tail = Buffer.concat(held, heldBytes);
+    sortFooterKeyValues(tail); // leaves the bytes as they are if the footer is not all in the tail
+    await file.write(tail);
     if (sourceFailure) throw sourceFailure.error;
     return rows;
   } finally {
