@@ -36,19 +36,7 @@ export function sortFooterKeyValues(tail: Uint8Array): boolean {
 }
 
 // Thrift compact protocol type ids.
-const STOP = 0;
-const TRUE = 1;
-const FALSE = 2;
-const BYTE = 3;
-const I16 = 4;
-const I32 = 5;
-const I64 = 6;
-const DOUBLE = 7;
-const BINARY = 8;
-const LIST = 9;
-const SET = 10;
-const MAP = 11;
-const STRUCT = 12;
+const [STOP, TRUE, FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, SET, MAP, STRUCT] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] as const;
 
 /** Reads just enough of the compact protocol to find a field and skip anything else; throws on anything malformed. */
 class CompactReader {
@@ -60,39 +48,43 @@ class CompactReader {
 
   /** In the top-level struct, moves to the elements of list field `id` and returns its size; undefined if the struct has no such field. */
   findListField(id: number): { size: number } | undefined {
-    let last = 0;
-    for (;;) {
-      const header = this.byte();
-      const type = header & 0x0f;
-      if (type === STOP) return undefined;
-      const delta = header >> 4;
-      const field = delta === 0 ? this.zigzag() : last + delta;
-      last = field;
-      if (field === id && type === LIST) {
-        const { size, elementType } = this.listHeader();
-        if (elementType !== STRUCT) throw new Error('key-value metadata is not a list of structs');
-        return { size };
-      }
-      this.skip(type);
-    }
+    let size = 0;
+    const found = this.fields((field, type) => {
+      if (field !== id || type !== LIST) return this.skip(type), false;
+      const header = this.listHeader();
+      if (header.elementType !== STRUCT) throw new Error('key-value metadata is not a list of structs');
+      size = header.size;
+      return true;
+    });
+    return found ? { size } : undefined;
   }
 
   /** Reads one KeyValue struct, returning its key (field 1). */
   readKeyValueKey(): string {
-    let last = 0;
     let key: string | undefined;
+    this.fields((field, type) => {
+      if (field === 1 && type === BINARY) key = this.binary();
+      else this.skip(type);
+      return false;
+    });
+    if (key === undefined) throw new Error('a key-value entry without a key');
+    return key;
+  }
+
+  /**
+   * Reads a struct's field headers in turn and hands each field's id and type to `visit`, which reads or skips the
+   * value and returns true to stop there; false at the struct's end.
+   */
+  private fields(visit: (id: number, type: number) => boolean): boolean {
+    let last = 0;
     for (;;) {
       const header = this.byte();
       const type = header & 0x0f;
-      if (type === STOP) break;
+      if (type === STOP) return false;
       const delta = header >> 4;
-      const field = delta === 0 ? this.zigzag() : last + delta;
-      last = field;
-      if (field === 1 && type === BINARY) key = this.binary();
-      else this.skip(type);
+      last = delta === 0 ? this.zigzag() : last + delta;
+      if (visit(last, type)) return true;
     }
-    if (key === undefined) throw new Error('a key-value entry without a key');
-    return key;
   }
 
   private skip(type: number): void {
@@ -145,13 +137,7 @@ class CompactReader {
   }
 
   private skipStruct(): void {
-    for (;;) {
-      const header = this.byte();
-      const type = header & 0x0f;
-      if (type === STOP) return;
-      if (header >> 4 === 0) this.zigzag();
-      this.skip(type);
-    }
+    this.fields((_, type) => (this.skip(type), false));
   }
 
   private listHeader(): { size: number; elementType: number } {
