@@ -1,11 +1,11 @@
 /**
  * Reads the row counts from a Parquet file's footer (the last 8 bytes give the footer length; the footer is a
- * thrift FileMetaData, decoded with parquetjs-lite's thrift code). Used to check that a writer wrote every row it
- * was given: parquet-wasm's streaming writer drops write errors silently.
+ * thrift compact-protocol FileMetaData: field 3 `num_rows`, field 4 `row_groups`, each RowGroup's field 3 its
+ * `num_rows`). Used to check that a writer wrote every row it was given: parquet-wasm's streaming writer drops
+ * write errors silently.
  */
 import { open } from 'node:fs/promises';
-import parquetUtil from 'parquetjs-lite/lib/util.js';
-import parquetTypes from 'parquetjs-lite/gen-nodejs/parquet_types.js';
+import { CompactReader, I64, LIST, STRUCT } from './thrift-compact-reader.js';
 
 /** The row counts recorded in a Parquet footer. */
 export interface ParquetFooterRows {
@@ -28,11 +28,36 @@ export async function readParquetFooterRows(path: string): Promise<ParquetFooter
     if (length > size - 12) throw new Error(`${path} declares a ${length}-byte footer in a ${size}-byte file`);
     const footer = Buffer.alloc(length);
     await handle.read(footer, 0, length, size - 8 - length);
-    const metadata = new parquetTypes.FileMetaData();
-    parquetUtil.decodeThrift(metadata, footer);
-    const rowGroups = (metadata['row_groups'] as { num_rows: unknown }[]).map((group) => Number(group.num_rows));
-    return { rows: Number(metadata['num_rows']), rowGroups };
+    return footerRows(footer);
   } finally {
     await handle.close();
   }
+}
+
+/** The row counts of a FileMetaData. */
+function footerRows(footer: Uint8Array): ParquetFooterRows {
+  const reader = new CompactReader(footer, 0, footer.length);
+  let rows: number | undefined;
+  let rowGroups: number[] | undefined;
+  reader.fields((field, type) => {
+    if (field === 3 && type === I64) rows = reader.integer();
+    else if (field === 4 && type === LIST) {
+      const { size, elementType } = reader.listHeader();
+      if (elementType !== STRUCT) throw new Error('row_groups is not a list of structs');
+      rowGroups = [];
+      for (let i = 0; i < size; i++) {
+        let groupRows: number | undefined;
+        reader.fields((groupField, groupType) => {
+          if (groupField === 3 && groupType === I64) groupRows = reader.integer();
+          else reader.skip(groupType);
+          return false;
+        });
+        if (groupRows === undefined) throw new Error(`row group ${i} has no num_rows`);
+        rowGroups.push(groupRows);
+      }
+    } else reader.skip(type);
+    return false;
+  });
+  if (rows === undefined || rowGroups === undefined) throw new Error('the footer has no num_rows or no row_groups');
+  return { rows, rowGroups };
 }
