@@ -26,19 +26,12 @@ export interface ParquetWasmWriteOptions {
   metadata: Record<string, string>;
   /** A batch without rows, of the batches' schema: an empty file still needs the schema. */
   empty: RecordBatch;
-  /**
-   * A small batch written once to memory and thrown away before the data: WebAssembly functions compile on their
-   * first call, so this moves that cost (a few hundred ms) to the start, while the first pages are being fetched,
-   * instead of after the last one. Default none.
-   */
-  warmUp?: RecordBatch;
   /** Columns to dictionary-encode; the others are written plain (a dictionary of unique values only costs space). */
   dictionaryColumns: readonly string[];
 }
 
 /** Writes Arrow record batches (all of one schema) as Parquet into `file` with parquet-wasm; returns the rows written. The file is not committed. */
 export async function writeParquetWasm(source: AsyncIterable<RecordBatch>, file: AtomicFile, options: ParquetWasmWriteOptions): Promise<number> {
-  if (options.warmUp !== undefined) warmUp(options.warmUp, options);
   const iterator = source[Symbol.asyncIterator]();
   let rows = 0;
   let handedOver = false;
@@ -116,14 +109,6 @@ function toWasmBatches(batches: RecordBatch[]): parquetWasm.RecordBatch[] {
     return table.recordBatches(); // the stream takes ownership of these; the table is freed here
   } finally {
     table.free();
-  }
-}
-
-function warmUp(batch: RecordBatch, options: ParquetWasmWriteOptions): void {
-  try {
-    parquetWasm.writeParquet(parquetWasm.Table.fromIPCStream(tableToIPC(new Table([batch]), 'stream')), writerProperties(options));
-  } catch {
-    // Only a warm-up: the real write reports its own failures.
   }
 }
 

@@ -6,8 +6,7 @@
  */
 import { RecordBatch, type Schema } from 'apache-arrow';
 import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
-import { COLUMNS, type ColumnKind } from '../schema/columns.js';
-import type { Row, RowValue } from '../schema/row.js';
+import { COLUMNS } from '../schema/columns.js';
 import { arrowSchema } from './arrow-schema.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
@@ -38,9 +37,6 @@ const DICTIONARY_COLUMNS = COLUMNS.filter((c) => c.kind === 'category' || ((c.ki
 /** Default rows per row group. */
 export const DEFAULT_ROW_GROUP_SIZE = 100_000;
 
-/** A row with a value in every column, for parquet-wasm's warm-up write (see ParquetWasmWriteOptions.warmUp). */
-const SAMPLE_VALUE: Record<ColumnKind, RowValue> = { int64: 1, float64: 0.5, boolean: true, timestamp: 0n, string: 'x', category: 'x', json: '{}' };
-const SAMPLE_ROW: Row = Object.fromEntries(COLUMNS.map((c) => [c.name, SAMPLE_VALUE[c.kind]]));
 
 /** Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with no rows. */
 export async function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSinkOptions): Promise<SinkResult> {
@@ -66,7 +62,6 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
             rowGroupSize,
             metadata,
             empty: new RecordBatch(schema, new ArrowBatchBuilder().build([]).data),
-            warmUp: new RecordBatch(schema, new ArrowBatchBuilder().build([SAMPLE_ROW]).data),
             dictionaryColumns: DICTIONARY_COLUMNS,
           })
         : await (await import('./parquetjs-writer.js')).writeParquetJs(source, file, { rowGroupSize, metadata });
