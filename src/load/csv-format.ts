@@ -63,7 +63,7 @@ export function formatCsvRows(rows: readonly Row[], place: string, neutraliseFor
           break;
         case TIMESTAMP:
           if (typeof v !== 'bigint') throw invalidValue(rows, i, NAMES[j]!, v, 'bigint microseconds', place);
-          fields[j] = timestampField(v, neutraliseFormulas);
+          fields[j] = textField(formatTimestampMicros(v), neutraliseFormulas);
           break;
         default:
           if (typeof v !== 'string') throw invalidValue(rows, i, NAMES[j]!, v, 'a string', place);
@@ -113,38 +113,4 @@ function textField(s: string, neutraliseFormulas: boolean): string {
 /** `=` `+` `-` `@` tab CR and the full-width `＝＋－＠`: csv-stringify 6's `escape_formulas` list. */
 function startsLikeFormula(c: number): boolean {
   return c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 || c === 0xff1d || c === 0xff0b || c === 0xff0d || c === 0xff20;
-}
-
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
-const HOUR_MINUTE = Array.from({ length: 1440 }, (_, n) => `${TWO_DIGITS[Math.floor(n / 60)]}:${TWO_DIGITS[n % 60]}:`);
-
-/**
- * A timestamp field: formatTimestampMicros's text, computed here with exact small-number arithmetic and tables of
- * digit strings for instants from 1970 to 2255 (2^53 µs), text that never needs quotes or a `'`; other instants take
- * formatTimestampMicros and textField. Its BigInt division, Date and toISOString cost more than all of a row's other fields.
- */
-function timestampField(micros: bigint, neutraliseFormulas: boolean): string {
-  const n = Number(micros); // exact up to 2^53; anything larger rounds to 2^53 or more and takes the slow path
-  if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER)) return textField(formatTimestampMicros(micros), neutraliseFormulas);
-  // The floor is exact: below 2^34 the quotient's rounding error (at most 2^-20) is less than 1e-6, the least that it lies below a whole number.
-  const seconds = Math.floor(n / 1_000_000);
-  const fraction = n - seconds * 1_000_000;
-  const days = Math.floor(seconds / 86_400);
-  const secondOfDay = seconds - days * 86_400;
-  // days since 1970-01-01 to year, month, day: H. Hinnant's civil_from_days, in int32 arithmetic as days >= 0
-  const z = days + 719_468;
-  const era = (z / 146_097) | 0;
-  const doe = z - era * 146_097;
-  const yoe = ((doe - ((doe / 1_460) | 0) + ((doe / 36_524) | 0) - ((doe / 146_096) | 0)) / 365) | 0;
-  const doy = doe - (365 * yoe + ((yoe / 4) | 0) - ((yoe / 100) | 0));
-  const mp = ((5 * doy + 2) / 153) | 0;
-  const day = doy - (((153 * mp + 2) / 5) | 0) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  const century = (year / 100) | 0;
-  const minuteOfDay = (secondOfDay / 60) | 0;
-  const millis = (fraction / 1000) | 0;
-  const t = TWO_DIGITS;
-  return `${t[century]}${t[year - century * 100]}-${t[month]}-${t[day]}T${HOUR_MINUTE[minuteOfDay]}${t[secondOfDay - minuteOfDay * 60]}.${THREE_DIGITS[millis]}${THREE_DIGITS[fraction - millis * 1000]}Z`;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatTimestampMicros, parseTimestampMicros } from '../../src/schema/timestamp.js';
+import { formatTimestampMicros, formatTimestampMicrosByDate, parseTimestampMicros } from '../../src/schema/timestamp.js';
 
 describe('parseTimestampMicros', () => {
   it('keeps the exact instant and microseconds of a Berlin winter timestamp', () => {
@@ -30,6 +30,17 @@ describe('parseTimestampMicros', () => {
     ['empty', ''],
   ])('refuses %s', (_, text) => {
     expect(parseTimestampMicros(text)).toBeUndefined();
+  });
+
+  it('formats every instant as Date does, on the fast path (1970 to 2^53 µs) and beyond it (property)', () => {
+    const edges = [0n, 1n, 999_999n, 1_000_000n, 86_399_999_999n, 86_400_000_000n, 951_782_400_000_000n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -1n, -1_000_000n];
+    for (const micros of edges) expect(formatTimestampMicros(micros)).toBe(formatTimestampMicrosByDate(micros));
+    fc.assert(
+      fc.property(fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 53n }), fc.bigInt({ min: -62_135_596_800_000_000n, max: 253_402_300_799_999_999n })), (micros) => {
+        expect(formatTimestampMicros(micros)).toBe(formatTimestampMicrosByDate(micros));
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it('round-trips any instant with any offset through the UTC formatter (property)', () => {
