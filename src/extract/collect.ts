@@ -6,6 +6,7 @@ import { isValidRecord } from '../transform/check-record.js';
 import type { PageBatch } from '../schema/row.js';
 import type { Checkpoint, JournalPage } from './checkpoint.js';
 import { ExtractError } from './extract-error.js';
+import { IdMap } from './id-map.js';
 import { newExtractStats, paginate, type ExtractStats, type PaginateOptions, type PaginateResume } from './paginate.js';
 import { RecordIndex } from './record-index.js';
 
@@ -64,17 +65,18 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     return s;
   };
   // Duplicates are counted within a pass: a later pass sees every record again by design.
-  let passSeen = { pass: 0, ids: new Set<number>() };
+  const lastPassOf = new IdMap(Uint8Array); // id → the last pass that saw it (passes are at most 100)
   /** Adds a page to the index and its pass's summary; resolves to whether it held a record new to the pass. */
   const account = (page: JournalPage): boolean => {
     const { added } = index.add(page);
-    if (passSeen.pass !== page.pass) passSeen = { pass: page.pass, ids: new Set() };
     const s = summaryOf(page.pass);
     let newToPass = page.ids.length === 0;
-    for (const id of [...page.ids, ...page.rejected]) {
-      if (id === null) continue;
-      if (passSeen.ids.has(id)) s.duplicates++;
-      else (passSeen.ids.add(id), (newToPass = true));
+    for (const ids of [page.ids, page.rejected]) {
+      for (const id of ids) {
+        if (id === null) continue;
+        if (lastPassOf.get(id) === page.pass) s.duplicates++;
+        else (lastPassOf.set(id, page.pass), (newToPass = true));
+      }
     }
     s.added += added;
     if (Number.isNaN(s.countFirst)) s.countFirst = page.count;

@@ -3,6 +3,7 @@
  * only ever came as rejects, and how many occurrences were duplicates. Small per record, so memory stays flat.
  */
 import type { JournalPage } from './checkpoint.js';
+import { IdMap } from './id-map.js';
 
 /** What adding one page changed. */
 export interface PageAddition {
@@ -17,7 +18,7 @@ export class RecordIndex {
   /** Pages that hold records, by index. */
   readonly pages: JournalPage[] = [];
   /** Valid id → page index * 4096 + position. */
-  private readonly valid = new Map<number, number>();
+  private readonly valid = new IdMap();
   /** Ids seen only as rejects. */
   private readonly rejectedIds = new Set<number>();
   /** Rejects without a usable id. */
@@ -89,8 +90,7 @@ export class RecordIndex {
 
   /** Valid records in ascending id order: [page index, position] pairs. */
   *inIdOrder(): IterableIterator<[page: number, position: number]> {
-    const ids = Float64Array.from(this.valid.keys()).sort();
-    for (const id of ids) {
+    for (const id of this.valid.keysAscending()) {
       const location = this.valid.get(id)!;
       yield [Math.floor(location / 4096), location % 4096];
     }
