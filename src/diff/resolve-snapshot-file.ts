@@ -2,7 +2,7 @@
  * Finding the data file of a snapshot from what a user names: a snapshot folder, a `--snapshot` base folder or its
  * `latest` pointer (a symlink, or the one-line file written where symlinks are unavailable), or a data file itself.
  * Parquet is preferred to Arrow IPC when a folder holds both: it is a tenth of the bytes to read. Arrow IPC reads with
- * less memory and CPU (parquet-wasm decodes a whole 100,000-row group at a time); name images.arrow to use it.
+ * less memory and CPU (parquet-wasm decodes a whole row group at a time); name images.arrow to use it.
  */
 import { lstat, open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';

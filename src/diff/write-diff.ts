@@ -18,6 +18,7 @@ import { AtomicFile } from '../load/atomic-file.js';
 import { encodeFailed } from '../load/load-error.js';
 import { checkParquetFooter, writeParquetWasm } from '../load/parquet-wasm-writer.js';
 import type { SinkResult } from '../load/sink-result.js';
+import { DEFAULT_ROW_GROUP_SIZE } from '../load/to-parquet.js';
 import { diffBatch, diffSchema } from './diff-batch.js';
 import type { DiffEntry } from './diff-snapshots.js';
 import { DiffError } from './diff-error.js';
@@ -34,12 +35,11 @@ export interface WriteDiffOptions {
   formats?: readonly DiffFormat[];
   /** Parquet key-value metadata, also in the embedded Arrow schema; default none. */
   metadata?: Record<string, string>;
-  /** Rows per Parquet row group (the last may have fewer); default 100,000. */
+  /** Rows per Parquet row group (the last may have fewer); default that of snapshots (25,000). */
   rowGroupSize?: number;
 }
 
 const CSV_HEADER = ['id', 'change', 'changed_fields'];
-const DEFAULT_ROW_GROUP_SIZE = 100_000;
 
 /** Writes every entry of `source` to the requested files in `options.dir`, publishing each atomically once all are written; resolves to what was written, in `formats` order. */
 export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<SinkResult[]> {

@@ -22,7 +22,7 @@ export interface ParquetSinkOptions {
   path: string;
   /** Writer: 'wasm' (parquet-wasm, zstd, dictionaries) or 'parquetjs' (parquetjs-lite, snappy); default 'wasm'. */
   engine?: ParquetEngine;
-  /** Rows per row group; only the last group may have fewer; default 100,000. */
+  /** Rows per row group; only the last group may have fewer; default 25,000. */
   rowGroupSize?: number;
   /** Parquet key-value metadata (e.g. `img-etl.source_url`, `img-etl.snapshot_time`, `img-etl.schema_version`), also stored in the embedded Arrow schema by 'wasm'; default none. */
   metadata?: Record<string, string>;
@@ -34,8 +34,12 @@ const PER_RECORD_LINKS = new Set(['url', 'file', 'thumbnail', 'surface_left_file
 /** Columns the 'wasm' engine dictionary-encodes: the enum-like ones and text that repeats across records (numbers and timestamps are plain, as DuckDB writes them). */
 const DICTIONARY_COLUMNS = COLUMNS.filter((c) => c.kind === 'category' || ((c.kind === 'string' || c.kind === 'json') && !PER_RECORD_LINKS.has(c.name))).map((c) => c.name);
 
-/** Default rows per row group. */
-export const DEFAULT_ROW_GROUP_SIZE = 100_000;
+/**
+ * Default rows per row group. parquet-wasm's memory grows to about 0.4 kB per row of the group being written and
+ * never shrinks (measured at 500,000 records: 21 MB at 10,000 rows, 36 MB at 25,000, 43 MB at 50,000, 67 MB at
+ * 100,000), while the file grows 2.5% from 100,000 to 25,000 (about 1.5 MB of zstd data per group at 25,000).
+ */
+export const DEFAULT_ROW_GROUP_SIZE = 25_000;
 
 
 /** Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with no rows. */
