@@ -67,10 +67,10 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
   } finally {
     await client.close().catch(() => undefined);
   }
-  const { page, text } = fetched;
+  const { page } = fetched;
   const pageSize = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, requested);
   const pages = page.next === null ? 1 : Math.max(1, Math.ceil(page.count / pageSize));
-  const bytes = Buffer.byteLength(text);
+  const bytes = fetched.bytes.length;
   const batch: PageBatch = { source: { url, offset: 0 }, count: page.count, records: page.results, limit: pageSize };
   return {
     dry_run: true,

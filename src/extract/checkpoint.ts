@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseJsonBytes } from './parse-json-bytes.js';
 
 /** What a staging folder belongs to; a run resumes only staging of the same identity. */
 export interface CheckpointIdentity {
@@ -135,7 +136,7 @@ export class Checkpoint {
 
   /** The records of a kept page. */
   async readRecords(file: string): Promise<unknown[]> {
-    const page = JSON.parse((await readFile(join(this.dir, file))).toString('utf8')) as { results: unknown[] };
+    const page = parseJsonBytes(await readFile(join(this.dir, file))) as { results: unknown[] };
     return page.results;
   }
 

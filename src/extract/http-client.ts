@@ -1,6 +1,7 @@
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { Page } from '../schema/image-schema.js';
 import { pageEnvelope } from './page-envelope.js';
+import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 import { ExtractError } from './extract-error.js';
 import { parseRetryAfter } from './retry-after.js';
 import { isSameHost, mayCarryCredentials } from './same-host.js';
@@ -27,13 +28,11 @@ export interface HttpClientOptions {
   userAgent?: string;
 }
 
-/** A page as fetched: the validated envelope and the body text it was parsed from. */
+/** A page as fetched: the validated envelope and the body it was parsed from. */
 export interface FetchedPage {
   /** The validated envelope. */
   page: Page;
-  /** The body as received (UTF-8 decoded). */
-  text: string;
-  /** The body's bytes as received (kept by the staging folder without encoding the text again). */
+  /** The body's bytes as received (kept by the staging folder as they are). */
   bytes: Uint8Array;
 }
 
@@ -77,7 +76,7 @@ export class HttpClient {
     });
   }
 
-  /** GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page and its body text as received. */
+  /** GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page and its body as received. */
   async getPage(url: string, signal?: AbortSignal): Promise<FetchedPage> {
     let current = this.pageTarget(url);
     const deadline = new Deadline(this.options.requestTimeoutMs, signal);
@@ -164,20 +163,16 @@ export class HttpClient {
       throw new ExtractError('BAD_BODY', url, `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`, true, statusCode);
     }
     const bytes = await this.readBody(url, response, deadline);
-    let text: string;
-    try {
-      text = UTF8.decode(bytes);
-    } catch (err) {
-      throw new ExtractError('BAD_BODY', url, 'returned a body that is not valid UTF-8', true, 200, undefined, { cause: err });
-    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJsonBytes(bytes);
     } catch (err) {
-      throw new ExtractError('BAD_BODY', url, `returned a body that is not valid JSON (${(err as Error).message})`, true, statusCode, undefined, { cause: err });
+      if (!(err instanceof JsonBytesError)) throw err;
+      if (err.code === 'UTF8') throw new ExtractError('BAD_BODY', url, 'returned a body that is not valid UTF-8', true, 200, undefined, { cause: err });
+      throw new ExtractError('BAD_BODY', url, `returned a body that is not valid JSON (${err.message})`, true, statusCode, undefined, { cause: err });
     }
     const envelope = pageEnvelope(parsed);
-    if (envelope !== undefined) return { page: envelope, text, bytes };
+    if (envelope !== undefined) return { page: envelope, bytes };
     // zod (loaded only now) says what is wrong; PageSchema is the definition the quick check above follows.
     const { PageSchema } = await import('../schema/image-schema.js');
     const page = PageSchema.safeParse(parsed);
@@ -186,7 +181,7 @@ export class HttpClient {
       const where = issue.path.map(String).join('.') || 'body';
       throw new ExtractError('BAD_BODY', url, `returned a page without a valid envelope (${where}: ${issue.message})`, true, statusCode);
     }
-    return { page: page.data, text, bytes };
+    return { page: page.data, bytes };
   }
 
   private async readBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<Uint8Array> {
@@ -236,7 +231,6 @@ export class HttpClient {
   }
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The time one getPage may take, and the caller's cancellation, as one signal. */
 class Deadline {
