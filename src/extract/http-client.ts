@@ -1,4 +1,5 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { Agent as UndiciAgent, Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, request } from './undici-parts.js';
 import type { Page } from '../schema/image-schema.js';
 import { pageEnvelope } from './page-envelope.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
@@ -45,7 +46,7 @@ const TOKEN = /^[\x21-\x7e]+$/;
 
 /** A keep-alive HTTP client for list pages: a page is a validated envelope or an ExtractError, never garbage. */
 export class HttpClient {
-  private readonly agent: Agent;
+  private readonly agent: UndiciAgent;
   private readonly options: Required<Omit<HttpClientOptions, 'token'>> & { token?: string };
 
   constructor(
