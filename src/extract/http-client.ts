@@ -232,7 +232,6 @@ export class HttpClient {
   }
 }
 
-
 /** The time one getPage may take, and the caller's cancellation, as one signal. */
 class Deadline {
   private readonly controller = new AbortController();
