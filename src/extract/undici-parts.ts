@@ -16,7 +16,7 @@ export interface RequestOptions {
   signal: AbortSignal;
 }
 
-interface Parts {
+export interface UndiciParts {
   Agent: typeof Undici.Agent;
   errors: typeof Undici.errors;
   request: (url: URL, options: RequestOptions) => Promise<Undici.Dispatcher.ResponseData>;
@@ -26,8 +26,8 @@ interface Parts {
 
 type RequestApi = (this: Undici.Dispatcher, options: Undici.Dispatcher.RequestOptions) => Promise<Undici.Dispatcher.ResponseData>;
 
-function load(): Parts {
-  const require = createRequire(import.meta.url);
+/** Loads the parts with `require` (a test passes one that fails on undici's own modules, to reach the fallback). */
+export function loadUndiciParts(require: (id: string) => unknown = createRequire(import.meta.url)): UndiciParts {
   try {
     const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
     const errors = require('undici/lib/core/errors.js') as typeof Undici.errors;
@@ -44,4 +44,4 @@ function load(): Parts {
   }
 }
 
-export const { Agent, errors, request, source: undiciSource } = load();
+export const { Agent, errors, request, source: undiciSource } = loadUndiciParts();

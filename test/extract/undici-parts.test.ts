@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as undici from 'undici';
-import { Agent, errors, request, undiciSource } from '../../src/extract/undici-parts.js';
+import { Agent, errors, loadUndiciParts, request, undiciSource, type UndiciParts } from '../../src/extract/undici-parts.js';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -11,7 +12,23 @@ describe('undici-parts', () => {
     expect(errors).toBe(undici.errors);
   });
 
-  it('sends a GET with the path, query and headers that undici.request sends', async () => {
+  const requireFrom = createRequire(import.meta.url);
+  /** undici laid out otherwise: its own modules are not there. */
+  const fallback = loadUndiciParts((id) => {
+    if (id.startsWith('undici/lib/')) throw new Error(`Cannot find module '${id}'`);
+    return requireFrom(id);
+  });
+
+  it('falls back to the index when undici has moved its files', () => {
+    expect(fallback.source).toBe('index');
+    expect(fallback.Agent).toBe(undici.Agent);
+    expect(fallback.errors).toBe(undici.errors);
+  });
+
+  it.each<[string, UndiciParts]>([
+    ['modules', { Agent, errors, request, source: undiciSource }],
+    ['index', fallback],
+  ])('sends a GET with the path, query and headers that undici.request sends (parts from the %s)', async (_, { request }) => {
     const seen: { url?: string; method?: string; header?: string }[] = [];
     const server = createServer((req, res) => {
       seen.push({ url: req.url, method: req.method, header: req.headers['x-probe'] as string });
