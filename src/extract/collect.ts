@@ -65,7 +65,7 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     return s;
   };
   // Duplicates are counted within a pass: a later pass sees every record again by design.
-  const lastPassOf = new IdMap(Uint8Array); // id → the last pass that saw it (passes are at most 100)
+  const lastPassOf = new IdMap(Uint8Array); // id → the last pass that saw it: a byte each (a pass past 254 goes to the fallback Map)
   /** Adds a page to the index and its pass's summary; resolves to whether it held a record new to the pass. */
   const account = (page: JournalPage): boolean => {
     const { added } = index.add(page);
