@@ -47,11 +47,8 @@ export interface Collected {
   stats: ExtractStats;
 }
 
-/** Sees each page fetched, once it is staged and in the index, with its records as served; the next page waits for it. */
-export type PageObserver = (page: JournalPage, records: readonly unknown[], index: RecordIndex) => Promise<void> | void;
-
 /** Pages the list into `checkpoint` until it is complete, no pass adds a record, or `maxPasses` passes were made. */
-export async function collect(options: CollectOptions, checkpoint: Checkpoint, stats: ExtractStats = newExtractStats(), observe?: PageObserver): Promise<Collected> {
+export async function collect(options: CollectOptions, checkpoint: Checkpoint, stats: ExtractStats = newExtractStats()): Promise<Collected> {
   const maxPasses = Math.max(1, options.maxPasses ?? 3);
   const index = new RecordIndex();
   const passes: PassSummary[] = [];
@@ -99,7 +96,6 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
       for await (const batch of paginate(options, passStats, resume)) {
         const page = await keep(checkpoint, index, pass, batch, passStats.pageSize);
         repeating = account(page) ? [] : [...repeating, page];
-        await observe?.(page, batch.records, index);
         if (repeating.length >= MAX_REPEATING_PAGES) throw endlessList(repeating);
         countAtStart ??= page.count;
         expected = page.count;

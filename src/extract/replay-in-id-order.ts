@@ -1,6 +1,5 @@
 /**
- * Phase two's source: the staged records in ascending id order, then the rejects, in fixed-size batches
- * (the rejects alone also serve a run that published its valid records while extracting).
+ * Phase two's source: the staged records in ascending id order, then the rejects, in fixed-size batches.
  * Pages are read back through a small cache; the list is nearly in id order, so each page is read about once.
  */
 import type { Reject } from '../schema/row.js';
@@ -35,11 +34,6 @@ export async function* replayInIdOrder(index: RecordIndex, checkpoint: Checkpoin
   }
   if (records.length > 0) yield batchOf(records, [], first);
   yield* rejectBatches(index, cache, n, batchSize);
-}
-
-/** Yields every reject once, in staging order, in batches of about `batchSize`, the first at `offset` (the valid rows before them). */
-export function replayRejects(index: RecordIndex, checkpoint: Checkpoint, offset: number, options: ReplayOptions = {}): AsyncIterable<ValidBatch> {
-  return rejectBatches(index, new PageCache(checkpoint, options.cacheRecords ?? 5_000), offset, options.batchSize ?? 1_000);
 }
 
 async function* rejectBatches(index: RecordIndex, cache: PageCache, offset: number, batchSize: number): AsyncIterable<ValidBatch> {

@@ -39,8 +39,6 @@ export interface Manifest {
   duplicates_dropped: number;
   /** Records that broke the schema (in rejects.ndjson). */
   rejects: number;
-  /** Whether the files were written while the list was paged (a fresh run over a list nearly in id order), or afterwards from the staging folder. */
-  published_while_extracting: boolean;
   /** Values normalisation replaced: sentinels and empty strings turned into null, per column, and records with unknown keys. */
   normalisation: {
     sentinel_to_null: NormalisationCounts['sentinelToNull'];

@@ -5,7 +5,7 @@ import { collect, type Collected, type CollectOptions, type PassSummary } from '
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
-import { replayInIdOrder, replayRejects } from '../extract/replay-in-id-order.js';
+import { replayInIdOrder } from '../extract/replay-in-id-order.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
@@ -16,7 +16,6 @@ import type { RowStage } from '../transform/filter-rows.js';
 import { emptyNormalisationCounts, normalise, type NormalisationCounts } from '../transform/normalise.js';
 import type { ValidBatch } from '../transform/validate.js';
 import { FILE_NAMES, type Format } from './formats.js';
-import { FeedAbandoned, InOrderFeed } from './in-order-feed.js';
 import type { Manifest } from './manifest.js';
 import { snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
@@ -43,8 +42,6 @@ export interface SnapshotOptions extends CollectOptions {
   fresh?: boolean;
   /** Write into a new folder `outDir/<UTC start time>/` and keep wall-clock time out of the data files (byte-identical reruns); default false. */
   snapshot?: boolean;
-  /** Write the files while extracting when the run starts fresh (see in-order-feed.ts); default true. False always writes them after extraction, from the staging folder. */
-  publishWhileExtracting?: boolean;
   /** Stages applied in order to the normalised rows before they are written (filters, derived columns); default none. */
   stages?: readonly RowStage[];
 }
@@ -63,8 +60,8 @@ export interface SnapshotResult {
 
 /**
  * Runs the whole job: pages the list into the staging folder until it is complete (resuming an unfinished run),
- * writes every format from the records in id order, each file atomically (while extracting when it can, see
- * in-order-feed.ts; else afterwards from the staging folder), then the manifest, and removes the staging folder.
+ * writes every format from the staging folder with the records in id order, each file atomically, then the manifest,
+ * and removes the staging folder.
  * An interrupted or failed run keeps the staging folder for the next attempt.
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
@@ -83,38 +80,10 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     await removeStaleTemporaries(dataDir);
     const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
     if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
-    const publishTo = (source: AsyncIterable<ValidBatch>, events: boolean) => publish(source, { ...options, formats, metadata, dataDir, onEvent: events ? options.onEvent : undefined });
 
-    // A fresh run writes the files while it extracts; a resumed one, or one whose list strays too far from id
-    // order, writes them afterwards from the staging folder. Both give the same bytes.
-    const live = checkpoint.entries.length === 0 && options.publishWhileExtracting !== false ? new InOrderFeed() : undefined;
-    const livePublish = live === undefined ? undefined : settle(publishTo(live.stream, false));
-    let collected: Collected;
-    try {
-      collected = await collect(options, checkpoint, newExtractStats(), live === undefined ? undefined : (page, records, index) => live.offer(page, records, index));
-    } catch (error) {
-      live?.abandon('extraction failed');
-      await livePublish;
-      throw error;
-    }
-    let output: Published | undefined;
-    let whileExtracting = false;
-    if (live !== undefined && livePublish !== undefined) {
-      if (live.records !== collected.index.validCount) live.abandon('a later pass added records');
-      await live.finish(replayRejects(collected.index, checkpoint, live.records));
-      const outcome = await livePublish;
-      if ('error' in outcome && !(outcome.error instanceof FeedAbandoned)) throw outcome.error;
-      if ('value' in outcome) {
-        output = outcome.value;
-        whileExtracting = true;
-        options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
-        options.onEvent?.({ type: 'publish-progress', rows: output.written, rejects: output.rejects });
-      }
-    }
-    if (output === undefined) {
-      options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
-      output = await publishTo(replayInIdOrder(collected.index, checkpoint), true);
-    }
+    const collected = await collect(options, checkpoint, newExtractStats());
+    options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
+    const output = await publish(replayInIdOrder(collected.index, checkpoint), { ...options, formats, metadata, dataDir });
     const { files, normalisation, written, rejects } = output;
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
 
@@ -139,7 +108,6 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       records_written: written,
       duplicates_dropped: passes.reduce((sum, p) => sum + p.duplicates, 0),
       rejects,
-      published_while_extracting: whileExtracting,
       normalisation: {
         sentinel_to_null: normalisation.sentinelToNull,
         empty_to_null: normalisation.emptyToNull,
@@ -188,14 +156,6 @@ async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptio
   const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
   const files = await writeOutputs(rows.stream, { outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
   return { files, normalisation, written: rows.written, rejects: rows.rejects, preview };
-}
-
-/** A promise's outcome as a value: it never rejects, so it may wait unobserved. */
-function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: unknown }> {
-  return promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
 }
 
 function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: number, onEvent?: SnapshotOptions['onEvent']) {
