@@ -14,7 +14,7 @@ export interface LogRecord {
   [field: string]: unknown;
 }
 
-const WARNINGS = new Set<ExtractEvent['type']>(['retry', 'skip']);
+const WARNINGS = new Set<ExtractEvent['type']>(['retry', 'skip', 'staging', 'conflicts']);
 
 /**
  * `--log-format json`: every event as one JSON object on its own line (`ts`, `level`, `event`, then the event's

@@ -104,6 +104,12 @@ export class Progress implements Reporter {
         return;
       case 'pass-end':
         return;
+      case 'staging':
+        this.message(`img-etl: ${event.message}`);
+        return;
+      case 'conflicts':
+        this.message(`img-etl: ${conflictLine(event.count, event.firstIds)}`);
+        return;
       case 'publish-start':
         this.phase = 'publish';
         this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
@@ -229,6 +235,12 @@ function passIntro(pass: number, maxPasses: number, missing: number): string {
   const which = `pass ${pass} of at most ${maxPasses}`;
   if (missing > 0) return `${which}: ${thousands(missing)} ${missing === 1 ? 'record is' : 'records are'} missing; paging the list again to find them`;
   return `${which}: the list shifted during pass ${pass - 1} (a repeated record or a shrinking count); paging it again for records that moved`;
+}
+
+/** The records that came back changed, one line. */
+export function conflictLine(count: number, firstIds: readonly number[]): string {
+  const ids = `${firstIds.join(', ')}${count > firstIds.length ? ', …' : ''}`;
+  return `${thousands(count)} ${count === 1 ? 'record' : 'records'} came back changed while the list was paged (id ${ids}); the copy newer by modify_date is kept`;
 }
 
 function ratio(part: number, whole: number): number {

@@ -12,6 +12,9 @@ import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, outputChoicesFrom, parseFormats, posi
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
 import { redactUrl } from '../extract/redact-url.js';
+import { CheckpointError } from '../extract/checkpoint.js';
+import { ExtractError } from '../extract/extract-error.js';
+import { LoadError } from '../load/load-error.js';
 import { withEnvAndConfig } from './config-file.js';
 
 /** Parsed arguments of a snapshot run. */
@@ -32,6 +35,7 @@ export type SnapshotArgs = ArgumentsCamelCase<{
   maxPasses: number;
   maxMissing: number;
   fresh: boolean;
+  maxResumeAge: number;
   snapshot: boolean;
   keep?: number;
   quiet?: boolean;
@@ -64,6 +68,7 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     neutraliseFormulas: args.neutraliseFormulas,
     maxPasses: positiveInt('max-passes', args.maxPasses, 100),
     fresh: args.fresh,
+    maxResumeAgeMs: positiveNumber('max-resume-age', args.maxResumeAge, 'hours') * 3_600_000,
     snapshot: args.snapshot,
   };
 }
@@ -113,14 +118,15 @@ export async function runSnapshotCommand(options: SnapshotOptions, command: Snap
     if (options.snapshot === true && code === EXIT.OK) {
       await publishLatest(outDir, basename(result.dataDir));
       extras.latest = { link: join(outDir, 'latest'), target: basename(result.dataDir) };
-      extras.pruned = command.keep === undefined ? [] : await pruneSnapshots(outDir, command.keep);
     }
+    // An incomplete snapshot is written too (exit 3); pruning then keeps incomplete ones from piling up.
+    if (options.snapshot === true && command.keep !== undefined) extras.pruned = await pruneSnapshots(outDir, command.keep);
     process.stdout.write(command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras));
     return { code, result };
   } catch (err) {
     progress.finish();
     const kept = await stagedPages(outDir);
-    const resume = kept > 0 ? `; ${kept} pages are kept in ${join(outDir, STAGING_DIR)}: run the same command again to resume` : '';
+    const resume = kept > 0 && (aborter.signal.aborted || rerunMayHelp(err)) ? `; ${kept} pages are kept in ${join(outDir, STAGING_DIR)}: run the same command again to resume` : '';
     if (aborter.signal.aborted) {
       progress.error(`interrupted${resume}`, 'interrupted', { pages_kept: kept });
       return { code: EXIT.INTERRUPTED };
@@ -129,6 +135,15 @@ export async function runSnapshotCommand(options: SnapshotOptions, command: Snap
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }
+}
+
+/** Whether running the same command again can get past this failure: the service or network, or the disk (once there is room). */
+function rerunMayHelp(err: unknown): boolean {
+  if (err instanceof ExtractError) return err.retryable; // a service error or timeout past its attempts, not a 404 or a foreign link
+  if (err instanceof LoadError) return err.code === 'LOAD_WRITE_FAILED';
+  if (err instanceof CheckpointError) return false; // another live run holds the staging, or it is another run's
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code); // a system error: a full disk, a file system gone read-only
 }
 
 async function stagedPages(outDir: string): Promise<number> {

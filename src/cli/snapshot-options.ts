@@ -24,6 +24,11 @@ export const SNAPSHOT_OPTIONS = {
   snapshot: { type: 'boolean', default: false, describe: 'Write each run to {out}/<UTC time>/ and move {out}/latest to it after a successful run' },
   keep: { type: 'number', describe: 'With --snapshot: keep the newest N snapshots, delete older ones after a successful run' },
   fresh: { type: 'boolean', default: false, describe: 'Discard an unfinished earlier run in --out instead of resuming it' },
+  'max-resume-age': {
+    type: 'number',
+    default: 12,
+    describe: 'Hours: an unfinished earlier run in --out is resumed only if it started less than this long ago, else discarded',
+  },
   'parquet-engine': { choices: ['wasm', 'parquetjs'], default: 'wasm', describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite' },
   'csv-engine': { choices: ['builtin', 'csv-stringify'], default: 'builtin', describe: "CSV writer: img-etl's own formatter (fast) or the csv-stringify library; both write the same bytes" },
   'neutralise-formulas': {

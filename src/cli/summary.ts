@@ -1,13 +1,16 @@
 import { join } from 'node:path';
 import type { SnapshotResult } from '../run/run-snapshot.js';
+import type { Manifest } from '../run/manifest.js';
+import type { PrunedSnapshot } from '../run/snapshot-folders.js';
 import { formatBytes } from './human-numbers.js';
+import { conflictLine } from './progress.js';
 
 /** What the command line did after the run, beyond the result: a `--snapshot` run's latest link and pruned folders. */
 export interface SummaryExtras {
   /** The `latest` link and the snapshot folder it now points to. */
   latest?: { link: string; target: string };
-  /** Snapshot folders deleted by `--keep`. */
-  pruned?: string[];
+  /** Snapshot folders deleted by `--keep`, and why. */
+  pruned?: PrunedSnapshot[];
 }
 
 /** `--summary json`: the end of a run as one document, derived from the manifest. */
@@ -25,7 +28,7 @@ export interface SummaryDocument {
   /** Path of manifest.json. */
   manifest: string;
   latest?: { link: string; target: string };
-  pruned?: string[];
+  pruned?: PrunedSnapshot[];
 }
 
 /** The end-of-run summary as data: records, files with sizes and digests, time, completeness. */
@@ -57,15 +60,32 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
   const seconds = durationSeconds(result);
   const lines = [
     `img-etl: ${m.complete ? 'complete' : 'INCOMPLETE'} snapshot of ${m.source_url}`,
-    `  records   ${m.records_written} written of ${m.expected} expected (${m.missing} missing, ${m.duplicates_dropped} duplicates dropped, ${m.rejects} rejected)`,
-    `  pages     ${m.pages_fetched} of ${m.page_size} records in ${m.passes.length} ${m.passes.length === 1 ? 'pass' : 'passes'}, ${m.retries} retries, ${seconds.toFixed(1)} s (${Math.round(m.records_written / Math.max(seconds, 0.001))} records/s)`,
+    `  records   ${recordsLine(m)}`,
+    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ${seconds.toFixed(1)} s (${Math.round(m.records_written / Math.max(seconds, 0.001))} records/s)`,
+    ...(m.conflicts.count > 0 ? [`  changed   ${conflictLine(m.conflicts.count, m.conflicts.first_ids)}`] : []),
     ...(m.skipped_offsets.length > 0 ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`] : []),
     ...m.files.map((f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`),
     `  manifest  ${result.manifestPath}`,
     ...(extras.latest === undefined ? [] : [`  latest    ${extras.latest.link} -> ${extras.latest.target}`]),
-    ...(extras.pruned === undefined || extras.pruned.length === 0 ? [] : [`  pruned    ${extras.pruned.join(', ')}`]),
+    ...(extras.pruned ?? []).map((p) => `  pruned    ${p.name} (${p.reason})`),
   ];
   return lines.join('\n') + '\n';
+}
+
+/** Records written and rejected against what the service counted, true whichever way `count` moved. */
+function recordsLine(m: Manifest): string {
+  const counted = m.count_at_start === m.count_at_end ? `the service counts ${m.count_at_end}` : `the service counted ${m.count_at_start} at the start and ${m.count_at_end} at the end`;
+  return `${m.records_written} written, ${m.rejects} rejected; ${counted}: ${m.missing} missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`;
+}
+
+/** Pages fetched, the page size when the server applied one, and the passes. */
+function pagesLine(m: Manifest): string {
+  const size = m.page_size > 0 ? ` of up to ${m.page_size} records` : '';
+  return `${plural(m.pages_fetched, 'page', 'pages')}${size} fetched in ${plural(m.passes.length, 'pass', 'passes')}`;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 function durationSeconds(result: SnapshotResult): number {

@@ -5,7 +5,23 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseJsonBytes } from './parse-json-bytes.js';
+import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
+
+/** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
+export const STAGING_FORMAT = 2;
+
+/** How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's run). */
+export const DEFAULT_MAX_RESUME_AGE_MS = 12 * 3600 * 1000;
+
+/** Options of `Checkpoint.open`. */
+export interface CheckpointOpenOptions {
+  /** Discard what an earlier run left; default false. */
+  fresh?: boolean;
+  /** Staging of a run started longer ago than this is discarded; default DEFAULT_MAX_RESUME_AGE_MS. */
+  maxAgeMs?: number;
+  /** The time now; default the clock. */
+  now?: Date;
+}
 
 /** What a staging folder belongs to; a run resumes only staging of the same identity. */
 export interface CheckpointIdentity {
@@ -14,7 +30,9 @@ export interface CheckpointIdentity {
   /** The page size asked for. */
   page_size: number;
   /** When the run first started, ISO 8601 (kept from the first attempt when a run resumes; not compared). */
-  started_at?: string;
+  started_at: string;
+  /** STAGING_FORMAT of the img-etl that wrote it (absent before format 2). */
+  format?: number;
 }
 
 /** A fetched page, as the journal records it. */
@@ -33,11 +51,18 @@ export interface JournalPage {
   file: string | null;
   /** Per record position: the id of a valid record, or null for a record that broke the schema. */
   ids: (number | null)[];
-  /** Ids of the records that broke the schema (null when it had none usable), in position order. */
-  rejected: (number | null)[];
+  /** For each record that broke the schema, in position order: its id when usable, else a hash of its content. */
+  rejected: RejectKey[];
+  /** Positions of records that replace the copy the run kept of their id (a newer copy); absent when none. */
+  replaced?: number[];
+  /** Ids of records whose copy here differs from the one the run had (replaced or not); absent when none. */
+  conflicts?: number[];
   /** The server said nothing follows (empty results, no next link). */
   at_end: boolean;
 }
+
+/** How a record that broke the schema is told apart: its id when it is a safe integer, else `sha256:<hex>` of its JSON text. */
+export type RejectKey = number | string;
 
 /** The end of a completeness pass. */
 export interface JournalPassEnd {
@@ -78,19 +103,29 @@ export class Checkpoint {
     /** Journal entries of earlier processes (a torn last line is dropped). */
     readonly entries: JournalEntry[],
     private journal: FileHandle,
+    /** What opening found and did about an earlier run's staging (discarded, pages dropped), one line each. */
+    readonly notices: readonly string[] = [],
   ) {
     this.pagesKept = entries.filter((e) => e.type === 'page').length;
   }
 
   /**
-   * Opens (or creates) a staging folder and locks it for this process. `fresh` discards what an earlier run left.
+   * Opens (or creates) a staging folder and locks it for this process. `fresh` discards what an earlier run left;
+   * so does staging older than `maxAgeMs` or written by another staging format, with a notice. Staged pages that
+   * no longer read back as the journal says are dropped (with a notice) so that the run fetches them again.
    * Throws CheckpointError when another live process holds it, or when it belongs to another source or page size.
    */
-  static async open(dir: string, identity: CheckpointIdentity, options: { fresh?: boolean } = {}): Promise<Checkpoint> {
+  static async open(dir: string, identity: CheckpointIdentity, options: CheckpointOpenOptions = {}): Promise<Checkpoint> {
     await mkdir(dir, { recursive: true });
     await takeLock(dir);
     try {
-      const existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
+      const notices: string[] = [];
+      let existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
+      const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);
+      if (stale !== undefined) {
+        notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
+        existing = undefined;
+      }
       const same = existing !== undefined && existing.source_url === identity.source_url && existing.page_size === identity.page_size;
       if (existing !== undefined && !same && options.fresh !== true) {
         throw new CheckpointError(
@@ -101,13 +136,19 @@ export class Checkpoint {
       let kept = existing;
       if (existing === undefined || options.fresh === true) {
         for (const name of await readdir(dir)) if (name !== LOCK) await rm(join(dir, name), { recursive: true, force: true });
-        kept = identity;
-        await writeFile(join(dir, IDENTITY), JSON.stringify(identity) + '\n');
+        kept = { ...identity, format: STAGING_FORMAT };
+        await writeFile(join(dir, IDENTITY), JSON.stringify(kept) + '\n');
       }
-      const { entries, torn } = await readJournal(join(dir, JOURNAL));
-      if (torn) await rewriteJournal(join(dir, JOURNAL), entries);
-      const journal = await open(join(dir, JOURNAL), 'a');
-      return new Checkpoint(dir, kept!, entries, journal);
+      const journalPath = join(dir, JOURNAL);
+      const read = await readJournal(journalPath);
+      const { entries, broken } = await dropBrokenPages(dir, read.entries);
+      if (broken.length > 0) {
+        const [first] = broken;
+        notices.push(`staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} could not be read back (${first!.file}: ${first!.reason}); fetching ${broken.length === 1 ? 'it' : 'them'} again`);
+      }
+      if (read.torn || broken.length > 0) await rewriteJournal(journalPath, entries);
+      const journal = await open(journalPath, 'a');
+      return new Checkpoint(dir, kept!, entries, journal, notices);
     } catch (err) {
       await rm(join(dir, LOCK), { force: true });
       throw err;
@@ -205,11 +246,14 @@ async function readJournal(path: string): Promise<{ entries: JournalEntry[]; tor
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line === '') continue;
+    let entry: unknown;
     try {
-      entries.push(JSON.parse(line) as JournalEntry);
+      entry = JSON.parse(line);
     } catch {
-      return { entries, torn: true }; // a line torn by a crash: it and anything after it are not trusted
+      entry = undefined;
     }
+    if (!isJournalEntry(entry)) return { entries, torn: true }; // a line torn by a crash: it and anything after it are not trusted
+    entries.push(entry);
     if (i === lines.length - 1) return { entries: entries.slice(0, -1), torn: true }; // no newline: the write did not finish
   }
   return { entries, torn: false };
@@ -220,4 +264,86 @@ async function rewriteJournal(path: string, entries: JournalEntry[]): Promise<vo
   const temp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
   await writeFile(temp, entries.map((e) => JSON.stringify(e) + '\n').join(''));
   await rename(temp, path);
+}
+
+/** Why an earlier run's staging is not to be resumed (another format, too old, no start time), or undefined. */
+function staleness(existing: CheckpointIdentity, options: CheckpointOpenOptions): string | undefined {
+  if (existing.format !== STAGING_FORMAT) return `was written by another version of img-etl (staging format ${existing.format ?? 1}, this one reads ${STAGING_FORMAT})`;
+  const started = Date.parse(existing.started_at);
+  if (!Number.isFinite(started)) return 'does not say when its run started';
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_RESUME_AGE_MS;
+  const ageMs = (options.now ?? new Date()).getTime() - started;
+  if (ageMs > maxAgeMs) return `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume limit of ${hours(maxAgeMs)}`;
+  return undefined;
+}
+
+function hours(ms: number): string {
+  const h = ms / 3_600_000;
+  return `${Number.isInteger(h) ? h : h.toFixed(1)} h`;
+}
+
+/** A staged page that did not read back as its journal line says. */
+interface BrokenPage {
+  file: string;
+  reason: string;
+}
+
+/**
+ * Reads every staged page back and drops the journal lines of those that are missing, do not parse, or do not hold
+ * the records their line lists, with the end of their passes (so the pass fetches them again); deletes their files.
+ */
+async function dropBrokenPages(dir: string, entries: JournalEntry[]): Promise<{ entries: JournalEntry[]; broken: BrokenPage[] }> {
+  const broken: BrokenPage[] = [];
+  const brokenPasses = new Set<number>();
+  const kept: JournalEntry[] = [];
+  for (const entry of entries) {
+    if (entry.type !== 'page' || entry.file === null) {
+      kept.push(entry);
+      continue;
+    }
+    const reason = await pageProblem(join(dir, entry.file), entry);
+    if (reason === undefined) kept.push(entry);
+    else {
+      broken.push({ file: entry.file, reason });
+      brokenPasses.add(entry.pass);
+      await rm(join(dir, entry.file), { force: true });
+    }
+  }
+  if (broken.length === 0) return { entries, broken };
+  return { entries: kept.filter((e) => !(e.type === 'pass-end' && brokenPasses.has(e.pass))), broken };
+}
+
+/** What is wrong with a staged page, or undefined when it holds what its journal line says. */
+async function pageProblem(path: string, page: JournalPage): Promise<string | undefined> {
+  let results: unknown;
+  try {
+    results = (parseJsonBytes(await readFile(path)) as { results?: unknown } | null)?.results;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    return `${err instanceof JsonBytesError ? 'does not parse' : 'cannot be read'}: ${(err as Error).message}`;
+  }
+  if (!Array.isArray(results) || results.length !== page.ids.length) return `holds ${Array.isArray(results) ? results.length : 'no'} records, the journal says ${page.ids.length}`;
+  for (let i = 0; i < results.length; i++) {
+    const id = page.ids[i];
+    if (id !== null && id !== undefined && (results[i] as { id?: unknown } | null)?.id !== id) return `record ${i} is not id ${id}`;
+  }
+  return undefined;
+}
+
+/** Whether a parsed journal line has the shape this version writes (a hand-edited or foreign line does not). */
+function isJournalEntry(value: unknown): value is JournalEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  if ((value as { type?: unknown }).type === 'pass-end') return Number.isInteger((value as JournalPassEnd).pass);
+  const e = value as Partial<JournalPage>;
+  return (
+    e.type === 'page' &&
+    [e.pass, e.offset, e.limit, e.count].every((n) => Number.isSafeInteger(n)) &&
+    typeof e.url === 'string' &&
+    (e.file === null || (typeof e.file === 'string' && /^[\w.-]+$/.test(e.file) && !e.file.startsWith('.'))) &&
+    Array.isArray(e.ids) &&
+    e.ids.every((id) => id === null || Number.isSafeInteger(id)) &&
+    Array.isArray(e.rejected) &&
+    e.rejected.length === e.ids.filter((id) => id === null).length &&
+    e.rejected.every((k) => Number.isSafeInteger(k) || typeof k === 'string')
+  );
 }

@@ -2,13 +2,16 @@
  * Phase one of a run: page the list into the staging folder, pass after pass, until every record the service
  * counts is there or a pass adds nothing. Resumes whatever an earlier process of the same run left.
  */
+import { createHash } from 'node:crypto';
+import { parseTimestampMicros } from '../schema/timestamp.js';
 import { isValidRecord } from '../transform/check-record.js';
 import type { PageBatch } from '../schema/row.js';
-import type { Checkpoint, JournalPage } from './checkpoint.js';
+import type { Checkpoint, JournalPage, RejectKey } from './checkpoint.js';
 import { ExtractError } from './extract-error.js';
 import { IdMap } from './id-map.js';
+import { PageCache } from './page-cache.js';
 import { newExtractStats, paginate, type ExtractStats, type PaginateOptions, type PaginateResume } from './paginate.js';
-import { RecordIndex } from './record-index.js';
+import { MAX_PAGE_RECORDS, RecordIndex } from './record-index.js';
 
 /** How far to go for completeness. */
 export interface CollectOptions extends PaginateOptions {
@@ -45,6 +48,8 @@ export interface Collected {
   countAtStart: number;
   /** Extraction totals. */
   stats: ExtractStats;
+  /** Ids served in copies that differed while the list was paged (the newer copy is kept), in the order found. */
+  conflicts: readonly number[];
 }
 
 /** Pages the list into `checkpoint` until it is complete, no pass adds a record, or `maxPasses` passes were made. */
@@ -63,16 +68,20 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   };
   // Duplicates are counted within a pass: a later pass sees every record again by design.
   const lastPassOf = new IdMap(Uint8Array); // id → the last pass that saw it: a byte each (a pass past 254 goes to the fallback Map)
+  const lastPassOfContent = new Map<string, number>(); // the same for rejects told apart by their content
   /** Adds a page to the index and its pass's summary; resolves to whether it held a record new to the pass. */
   const account = (page: JournalPage): boolean => {
     const { added } = index.add(page);
     const s = summaryOf(page.pass);
     let newToPass = page.ids.length === 0;
-    for (const ids of [page.ids, page.rejected]) {
-      for (const id of ids) {
-        if (id === null) continue;
-        if (lastPassOf.get(id) === page.pass) s.duplicates++;
-        else (lastPassOf.set(id, page.pass), (newToPass = true));
+    const keys: RejectKey[] = [...page.ids.filter((id) => id !== null), ...page.rejected];
+    for (const key of keys) {
+      const last = typeof key === 'number' ? lastPassOf.get(key) : lastPassOfContent.get(key);
+      if (last === page.pass) s.duplicates++;
+      else {
+        newToPass = true;
+        if (typeof key === 'number') lastPassOf.set(key, page.pass);
+        else lastPassOfContent.set(key, page.pass);
       }
     }
     s.added += added;
@@ -82,6 +91,7 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     return newToPass;
   };
   for (const page of earlierPages) account(page);
+  const cache = new PageCache(checkpoint);
   let countAtStart = earlierPages[0]?.count;
   let expected = earlierPages.at(-1)?.count ?? 0;
 
@@ -94,7 +104,7 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
       const passStats = newExtractStats();
       let repeating: JournalPage[] = [];
       for await (const batch of paginate(options, passStats, resume)) {
-        const page = await keep(checkpoint, index, pass, batch, passStats.pageSize);
+        const page = await keep(checkpoint, index, cache, pass, batch, passStats.pageSize);
         repeating = account(page) ? [] : [...repeating, page];
         if (repeating.length >= MAX_REPEATING_PAGES) throw endlessList(repeating);
         countAtStart ??= page.count;
@@ -114,8 +124,13 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   }
   stats.countAtStart = countAtStart ?? 0;
   stats.countAtEnd = expected;
-  return { index, passes, expected, countAtStart: countAtStart ?? 0, stats };
+  const conflicts = index.conflicts;
+  if (conflicts.length > 0) options.onEvent?.({ type: 'conflicts', count: conflicts.length, firstIds: conflicts.slice(0, MAX_CONFLICT_IDS) });
+  return { index, passes, expected, countAtStart: countAtStart ?? 0, stats, conflicts };
 }
+
+/** Conflicting ids named in the event and the manifest; the count covers all. */
+export const MAX_CONFLICT_IDS = 20;
 
 /** Pages in a row that may hold only records the pass already has before the list is taken to be endless. */
 const MAX_REPEATING_PAGES = 20;
@@ -125,24 +140,83 @@ function endlessList(pages: JournalPage[]): ExtractError {
   return new ExtractError('IMPLAUSIBLE_COUNT', first.url, `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, false);
 }
 
-/** Stages one fetched page: its body only when it holds something new, and always its journal line. */
-async function keep(checkpoint: Checkpoint, index: RecordIndex, pass: number, batch: PageBatch, limit: number): Promise<JournalPage> {
+/** Stages one fetched page: its body only when it holds something the run keeps, and always its journal line. */
+async function keep(checkpoint: Checkpoint, index: RecordIndex, cache: PageCache, pass: number, batch: PageBatch, limit: number): Promise<JournalPage> {
+  if (batch.records.length > MAX_PAGE_RECORDS) {
+    throw new ExtractError('BAD_BODY', batch.source.url, `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`, false);
+  }
   const ids: (number | null)[] = [];
-  const rejected: (number | null)[] = [];
+  const rejected: RejectKey[] = [];
   for (const record of batch.records) {
     if (isValidRecord(record)) ids.push(record['id'] as number);
-    else {
-      ids.push(null);
-      const id = (record as { id?: unknown } | null)?.id;
-      rejected.push(Number.isSafeInteger(id) ? (id as number) : null);
-    }
+    else (ids.push(null), rejected.push(rejectKey(record)));
   }
-  const fresh = index.countNew(ids, rejected) > 0;
+  const { replaced, conflicts } = await compareRepeats(index, cache, batch.records, ids);
+  const fresh = index.countNew(ids, rejected) > 0 || replaced.length > 0;
   const body = fresh ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records })) : undefined;
   return checkpoint.addPage(
-    { pass, offset: batch.source.offset, limit: batch.limit ?? limit, url: batch.source.url, count: batch.count, ids, rejected, at_end: batch.atEnd === true },
+    {
+      pass,
+      offset: batch.source.offset,
+      limit: batch.limit ?? limit,
+      url: batch.source.url,
+      count: batch.count,
+      ids,
+      rejected,
+      ...(replaced.length > 0 ? { replaced } : {}),
+      ...(conflicts.length > 0 ? { conflicts } : {}),
+      at_end: batch.atEnd === true,
+    },
     body,
   );
+}
+
+/** How a record that broke the schema is told apart from others: its id when usable, else a hash of its content. */
+function rejectKey(record: unknown): RejectKey {
+  const id = (record as { id?: unknown } | null)?.id;
+  if (Number.isSafeInteger(id)) return id as number;
+  return `sha256:${createHash('sha256').update(JSON.stringify(record)).digest('hex')}`;
+}
+
+/**
+ * Compares each valid record the run already has (from an earlier page, or earlier on this page) with the copy it
+ * kept: a copy that differs is a conflict, and it replaces the kept one when its `modify_date` is not older (the
+ * later one seen wins a tie). The real list has no ORDER BY and records change while it is paged.
+ */
+async function compareRepeats(index: RecordIndex, cache: PageCache, records: readonly unknown[], ids: readonly (number | null)[]): Promise<{ replaced: number[]; conflicts: number[] }> {
+  const replaced: number[] = [];
+  const conflicts: number[] = [];
+  const keptInPage = new Map<number, number>();
+  for (let position = 0; position < ids.length; position++) {
+    const id = ids[position];
+    if (id === null || id === undefined) continue;
+    let kept: unknown;
+    const inPage = keptInPage.get(id);
+    if (inPage !== undefined) kept = records[inPage];
+    else {
+      const location = index.locate(id);
+      if (location === undefined) {
+        keptInPage.set(id, position);
+        continue;
+      }
+      kept = (await cache.get(location[0]))[location[1]];
+    }
+    const record = records[position];
+    if (JSON.stringify(kept) === JSON.stringify(record)) continue;
+    if (!conflicts.includes(id)) conflicts.push(id);
+    if (modifiedAt(record) >= modifiedAt(kept)) {
+      replaced.push(position);
+      keptInPage.set(id, position);
+    }
+  }
+  return { replaced, conflicts };
+}
+
+/** A record's `modify_date` in microseconds, for ordering copies; a copy without one is the oldest. */
+function modifiedAt(record: unknown): number {
+  const text = (record as { modify_date?: unknown }).modify_date;
+  const micros = typeof text === 'string' ? parseTimestampMicros(text) : undefined;
+  return micros === undefined ? -Infinity : Number(micros);
 }
 
 function mergeStats(total: ExtractStats, pass: ExtractStats): void {

@@ -73,6 +73,22 @@ export interface PassEndEvent {
   clean: boolean;
 }
 
+/** What the run found and did about an earlier run's staging: discarded it (too old, another version) or dropped broken pages. */
+export interface StagingEvent {
+  type: 'staging';
+  /** One line, naming the staging folder. */
+  message: string;
+}
+
+/** Records came back changed while the list was paged: the newer copy of each (by `modify_date`) is kept. */
+export interface ConflictsEvent {
+  type: 'conflicts';
+  /** Ids served in copies that differed. */
+  count: number;
+  /** The first of them, in the order found. */
+  firstIds: number[];
+}
+
 /** Publishing starts: the staged records are written to the output files in id order. */
 export interface PublishStartEvent {
   type: 'publish-start';
@@ -103,4 +119,4 @@ export interface PublishEndEvent {
 }
 
 /** What a run tells its caller while it runs: pages, retries, skips and passes of extraction, then publishing. */
-export type ExtractEvent = PageEvent | RetryEvent | SkipEvent | PassStartEvent | PassEndEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;
+export type ExtractEvent = PageEvent | RetryEvent | SkipEvent | PassStartEvent | PassEndEvent | StagingEvent | ConflictsEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;

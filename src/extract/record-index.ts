@@ -1,64 +1,74 @@
 /**
- * Which records a run has, by id: the first valid occurrence of each id (its page and position), the ids that
- * only ever came as rejects, and how many occurrences were duplicates. Small per record, so memory stays flat.
+ * Which records a run has: for each valid id, the copy it keeps (its page and position); for each record that broke
+ * the schema and never came valid, its first occurrence, by id when it has a usable one and by its content
+ * otherwise. Every record is counted once however often it is served, so completeness counts distinct records.
+ * Small per record, so memory stays flat.
  */
-import type { JournalPage } from './checkpoint.js';
+import type { JournalPage, RejectKey } from './checkpoint.js';
 import { IdMap } from './id-map.js';
+
+/** Records a page may hold: a location is `page index * MAX_PAGE_RECORDS + position`, a safe integer for 2^27 pages. */
+export const MAX_PAGE_RECORDS = 2 ** 26;
 
 /** What adding one page changed. */
 export interface PageAddition {
-  /** Ids new to the run. */
+  /** Records new to the run. */
   added: number;
-  /** Occurrences of ids the run already had. */
+  /** Occurrences of records the run already had. */
   duplicates: number;
 }
 
-/** The run's records by id; built from journal pages in journal order. */
+/** The run's records; built from journal pages in journal order. */
 export class RecordIndex {
-  /** Pages that hold records, by index. */
+  /** Pages that hold records (a staged body), by index. */
   readonly pages: JournalPage[] = [];
-  /** Valid id → page index * 4096 + position. */
+  /** Valid id → location of the copy kept. */
   private readonly valid = new IdMap();
-  /** Ids seen only as rejects. */
-  private readonly rejectedIds = new Set<number>();
-  /** Rejects without a usable id. */
-  private rejectsWithoutId = 0;
+  /** Reject key → location of its first occurrence, for records that never came valid. */
+  private readonly rejects = new Map<RejectKey, number>();
+  /** Ids whose copies differed, in the order first seen. */
+  private readonly conflictIds = new Set<number>();
 
-  /** Adds a journal page's records. */
+  /** Adds a journal page's records; a position listed in `replaced` takes the place of the copy kept so far. */
   add(page: JournalPage): PageAddition {
+    if (page.ids.length > MAX_PAGE_RECORDS) throw new RangeError(`index: page ${page.url} has more than ${MAX_PAGE_RECORDS} records`);
     const pageIndex = this.pages.length;
+    const replaced = new Set(page.replaced ?? []);
     let added = 0;
     let duplicates = 0;
+    let r = 0;
     page.ids.forEach((id, position) => {
-      if (id === null) return;
-      if (this.valid.has(id)) {
-        duplicates++;
+      const location = pageIndex * MAX_PAGE_RECORDS + position;
+      if (id === null) {
+        const key = page.rejected[r++]!;
+        if ((typeof key === 'number' && this.valid.has(key)) || this.rejects.has(key)) duplicates++;
+        else (this.rejects.set(key, location), added++);
         return;
       }
-      if (position >= 4096) throw new Error(`index: page ${page.url} has more than 4096 records`);
-      if (!this.rejectedIds.delete(id)) added++; // a valid occurrence replaces an earlier reject
-      this.valid.set(id, pageIndex * 4096 + position);
-    });
-    for (const id of page.rejected) {
-      if (id === null) {
-        this.rejectsWithoutId++;
-        added++;
-      } else if (this.valid.has(id) || this.rejectedIds.has(id)) duplicates++;
-      else {
-        this.rejectedIds.add(id);
-        added++;
+      if (this.valid.has(id)) {
+        duplicates++;
+        if (replaced.has(position)) this.valid.set(id, location);
+        return;
       }
-    }
+      if (!this.rejects.delete(id)) added++; // a valid copy replaces a reject of the same id
+      this.valid.set(id, location);
+    });
+    for (const id of page.conflicts ?? []) this.conflictIds.add(id);
     if (page.file !== null) this.pages.push(page);
+    else if (replaced.size > 0 || added > 0) throw new Error(`index: page ${page.url} holds records the run keeps but no staged body`);
     return { added, duplicates };
   }
 
   /** How many records of a page would be new to the run (without adding them). */
-  countNew(ids: readonly (number | null)[], rejected: readonly (number | null)[]): number {
+  countNew(ids: readonly (number | null)[], rejected: readonly RejectKey[]): number {
     let fresh = 0;
-    const seen = new Set<number>();
+    const seen = new Set<RejectKey>();
     for (const id of ids) if (id !== null && !this.valid.has(id) && !seen.has(id)) (seen.add(id), fresh++);
-    for (const id of rejected) if (id === null || (!this.valid.has(id) && !this.rejectedIds.has(id) && !seen.has(id))) fresh++;
+    for (const key of rejected) {
+      if ((typeof key === 'number' && this.valid.has(key)) || this.rejects.has(key) || seen.has(key)) continue;
+      seen.add(key);
+      fresh++;
+    }
     return fresh;
   }
 
@@ -67,32 +77,32 @@ export class RecordIndex {
     return this.valid.size;
   }
 
-  /** Unique records received: valid, plus rejects (by id; each id-less reject counts once). */
+  /** Distinct records received: valid, plus rejects that never came valid. */
   get received(): number {
-    return this.valid.size + this.rejectedIds.size + this.rejectsWithoutId;
+    return this.valid.size + this.rejects.size;
   }
 
-  /** Whether the id has a valid record. */
-  hasValid(id: number): boolean {
-    return this.valid.has(id);
+  /** Ids served in copies that differed (the newer copy is kept). */
+  get conflicts(): readonly number[] {
+    return [...this.conflictIds];
   }
 
-  /** Whether the valid record `id` at `position` of `page` is the occurrence the index keeps (the first). */
-  isFirstOccurrence(id: number, page: JournalPage, position: number): boolean {
+  /** The page and position of the copy kept of a valid id. */
+  locate(id: number): [page: JournalPage, position: number] | undefined {
     const location = this.valid.get(id);
-    return location !== undefined && location % 4096 === position && this.pages[Math.floor(location / 4096)] === page;
-  }
-
-  /** Whether a reject with this id is the one to report (it never came valid). */
-  isReportedReject(id: number): boolean {
-    return this.rejectedIds.has(id);
+    return location === undefined ? undefined : [this.pages[Math.floor(location / MAX_PAGE_RECORDS)]!, location % MAX_PAGE_RECORDS];
   }
 
   /** Valid records in ascending id order: [page index, position] pairs. */
   *inIdOrder(): IterableIterator<[page: number, position: number]> {
     for (const id of this.valid.keysAscending()) {
       const location = this.valid.get(id)!;
-      yield [Math.floor(location / 4096), location % 4096];
+      yield [Math.floor(location / MAX_PAGE_RECORDS), location % MAX_PAGE_RECORDS];
     }
+  }
+
+  /** Rejects in staging order: [page index, position] pairs, each distinct reject once. */
+  rejectsInStagingOrder(): [page: number, position: number][] {
+    return [...this.rejects.values()].sort((a, b) => a - b).map((l) => [Math.floor(l / MAX_PAGE_RECORDS), l % MAX_PAGE_RECORDS]);
   }
 }

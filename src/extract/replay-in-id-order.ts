@@ -4,7 +4,8 @@
  */
 import type { Reject } from '../schema/row.js';
 import type { ValidBatch } from '../transform/validate.js';
-import type { Checkpoint, JournalPage } from './checkpoint.js';
+import type { Checkpoint } from './checkpoint.js';
+import { PageCache } from './page-cache.js';
 import type { RecordIndex } from './record-index.js';
 
 /** How replay reads the staging folder. */
@@ -38,21 +39,11 @@ export async function* replayInIdOrder(index: RecordIndex, checkpoint: Checkpoin
 
 async function* rejectBatches(index: RecordIndex, cache: PageCache, offset: number, batchSize: number): AsyncIterable<ValidBatch> {
   let rejects: Reject[] = [];
-  const reported = new Set<number>();
-  for (const page of index.pages) {
-    if (!page.ids.includes(null)) continue;
-    const results = await cache.get(page);
+  for (const [pageIndex, position] of index.rejectsInStagingOrder()) {
+    const page = index.pages[pageIndex]!;
+    const raw = (await cache.get(page))[position];
     const { imageIssues } = await import('../schema/image-schema.js'); // zod, loaded only when there are rejects to explain
-    page.ids.forEach((id, position) => {
-      if (id !== null) return;
-      const raw = results[position];
-      const rawId = (raw as { id?: unknown } | null)?.id;
-      if (Number.isSafeInteger(rawId)) {
-        if (!index.isReportedReject(rawId as number) || reported.has(rawId as number)) return;
-        reported.add(rawId as number);
-      }
-      rejects.push({ url: page.url, record: raw, issues: imageIssues(raw) ?? [] });
-    });
+    rejects.push({ url: page.url, record: raw, issues: imageIssues(raw) ?? [] });
     if (rejects.length >= batchSize) {
       yield batchOf([], rejects, offset);
       rejects = [];
@@ -63,32 +54,4 @@ async function* rejectBatches(index: RecordIndex, cache: PageCache, offset: numb
 
 function batchOf(records: Record<string, unknown>[], rejects: Reject[], offset: number): ValidBatch {
   return { source: { url: 'staging', offset }, count: records.length, records, rejects };
-}
-
-/** A least-recently-used cache of parsed staged pages, bounded by the records it holds (pages are 1 to 1,000 records). */
-class PageCache {
-  private readonly pages = new Map<string, unknown[]>();
-  private records = 0;
-  constructor(
-    private readonly checkpoint: Checkpoint,
-    private readonly maxRecords: number,
-  ) {}
-
-  async get(page: JournalPage): Promise<unknown[]> {
-    const file = page.file!;
-    let records = this.pages.get(file);
-    if (records !== undefined) {
-      this.pages.delete(file); // re-insert: Map order is recency
-    } else {
-      records = await this.checkpoint.readRecords(file);
-      this.records += records.length;
-      for (const [oldest, held] of this.pages) {
-        if (this.records <= this.maxRecords) break;
-        this.pages.delete(oldest);
-        this.records -= held.length;
-      }
-    }
-    this.pages.set(file, records);
-    return records;
-  }
 }

@@ -126,8 +126,8 @@ export class AtomicFile {
   }
 }
 
-/** Makes the rename durable; some platforms cannot fsync a folder, and there the rename is as durable as it gets. */
-async function syncFolder(folder: string): Promise<void> {
+/** Makes renames in `folder` durable; some platforms cannot fsync a folder, and there a rename is as durable as it gets. */
+export async function syncFolder(folder: string): Promise<void> {
   try {
     const handle = await open(folder, 'r');
     try {

@@ -37,6 +37,8 @@ export interface Manifest {
   records_written: number;
   /** Records dropped because their id was already written. */
   duplicates_dropped: number;
+  /** Records served in copies that differed while the list was paged; the copy newer by `modify_date` is kept (the later one seen, if equal). */
+  conflicts: { count: number; first_ids: number[] };
   /** Records that broke the schema (in rejects.ndjson). */
   rejects: number;
   /** Values normalisation replaced: sentinels and empty strings turned into null, per column, and records with unknown keys. */

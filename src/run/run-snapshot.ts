@@ -1,7 +1,7 @@
-import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint } from '../extract/checkpoint.js';
-import { collect, type Collected, type CollectOptions, type PassSummary } from '../extract/collect.js';
+import { collect, MAX_CONFLICT_IDS, type CollectOptions, type PassSummary } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
@@ -17,7 +17,8 @@ import { emptyNormalisationCounts, normalise, type NormalisationCounts } from '.
 import type { ValidBatch } from '../transform/validate.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import type { Manifest } from './manifest.js';
-import { snapshotName } from './snapshot-folders.js';
+import { PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
+import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
 import { writeOutputs } from './write-outputs.js';
 
@@ -40,6 +41,8 @@ export interface SnapshotOptions extends CollectOptions {
   previewRows?: number;
   /** Discard what an unfinished earlier run left in the staging folder instead of resuming it; default false. */
   fresh?: boolean;
+  /** Resume an unfinished run only if it started less than this long ago, else discard its staging; default 12 hours. */
+  maxResumeAgeMs?: number;
   /** Write into a new folder `outDir/<UTC start time>/` and keep wall-clock time out of the data files (byte-identical reruns); default false. */
   snapshot?: boolean;
   /** Stages applied in order to the normalised rows before they are written (filters, derived columns); default none. */
@@ -71,19 +74,21 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   await mkdir(outDir, { recursive: true });
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? 'https://neurovault.org').href); // as recorded: never a credential
   const identity = { source_url: sourceUrl, page_size: options.pageSize ?? 100, started_at: startedAt.toISOString() };
-  const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), identity, { fresh: options.fresh });
+  const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), identity, { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs });
+  for (const message of checkpoint.notices) options.onEvent?.({ type: 'staging', message });
   // A resumed snapshot keeps the name of its first attempt.
-  const dataDir = options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at ?? identity.started_at))) : outDir;
+  const dataDir = options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at))) : outDir;
   let published = false;
   try {
     await mkdir(dataDir, { recursive: true });
-    await removeStaleTemporaries(dataDir);
+    if (options.snapshot === true) await recoverSnapshots(outDir);
+    const { pending } = await preparePending(dataDir);
     const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
     if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
 
     const collected = await collect(options, checkpoint, newExtractStats());
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
-    const output = await publish(replayInIdOrder(collected.index, checkpoint), { ...options, formats, metadata, dataDir });
+    const output = await publish(replayInIdOrder(collected.index, checkpoint), { ...options, formats, metadata, dataDir: pending });
     const { files, normalisation, written, rejects } = output;
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
 
@@ -107,6 +112,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       skipped_offsets: stats.skippedOffsets,
       records_written: written,
       duplicates_dropped: passes.reduce((sum, p) => sum + p.duplicates, 0),
+      conflicts: { count: collected.conflicts.length, first_ids: collected.conflicts.slice(0, MAX_CONFLICT_IDS) },
       rejects,
       normalisation: {
         sentinel_to_null: normalisation.sentinelToNull,
@@ -115,23 +121,21 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       },
       files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
     };
-    const manifestPath = join(dataDir, FILE_NAMES.manifest);
-    await writeJsonAtomic(manifestPath, manifest);
+    await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
     published = true;
+    await publishPending(dataDir);
+    const manifestPath = join(dataDir, FILE_NAMES.manifest);
     return { manifest, manifestPath, dataDir, preview: output.preview };
   } finally {
+    if (!published) await rm(join(dataDir, PENDING_DIR), { recursive: true, force: true }).catch(() => undefined);
     await (published ? checkpoint.remove() : checkpoint.close());
     if (!published && dataDir !== outDir) await rmdir(dataDir).catch(() => undefined); // only if empty
   }
 }
 
-/** Deletes temporary files a killed run left beside the outputs (the staging lock says no other run is writing here). */
-async function removeStaleTemporaries(outDir: string): Promise<void> {
-  const names = new Set(Object.values(FILE_NAMES));
-  for (const entry of await readdir(outDir)) {
-    const match = /^\.(.+)\.tmp-\d+-[0-9a-f]+$/.exec(entry);
-    if (match !== null && names.has(match[1]!)) await rm(join(outDir, entry), { force: true });
-  }
+/** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */
+async function recoverSnapshots(outDir: string): Promise<void> {
+  for (const name of await listSnapshots(outDir)) await recoverPending(join(outDir, name));
 }
 
 function passForManifest(p: PassSummary): Manifest['passes'][number] {

@@ -5,6 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, readFile, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FILE_NAMES } from './formats.js';
+import { readManifest } from './publish-folder.js';
 
 const NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
 
@@ -49,11 +51,40 @@ export async function listSnapshots(baseDir: string): Promise<string[]> {
   return entries.filter((e) => e.isDirectory() && NAME.test(e.name)).map((e) => e.name).sort();
 }
 
-/** Deletes all but the newest `keep` snapshot folders (never the one `latest` points at); resolves to the names deleted. */
-export async function pruneSnapshots(baseDir: string, keep: number): Promise<string[]> {
-  const all = await listSnapshots(baseDir);
+/** A snapshot folder `--keep` deleted, and why. */
+export interface PrunedSnapshot {
+  /** The folder name. */
+  name: string;
+  /** Whether its manifest said complete. */
+  complete: boolean;
+  /** Why it went, one phrase. */
+  reason: string;
+}
+
+/**
+ * Deletes old snapshot folders that img-etl wrote (a folder without an img-etl manifest inside is never touched):
+ * complete ones beyond the newest `keep` (never the one `latest` points at); incomplete ones older than the newest
+ * complete snapshot kept, and beyond the newest `keep` incomplete ones after it. Resolves to what it deleted.
+ */
+export async function pruneSnapshots(baseDir: string, keep: number): Promise<PrunedSnapshot[]> {
   const current = await latestSnapshot(baseDir);
-  const doomed = all.slice(0, Math.max(0, all.length - keep)).filter((name) => name !== current);
-  for (const name of doomed) await rm(join(baseDir, name), { recursive: true, force: true });
+  const ours: { name: string; complete: boolean }[] = [];
+  for (const name of await listSnapshots(baseDir)) {
+    const manifest = await readManifest(join(baseDir, name, FILE_NAMES.manifest));
+    if (manifest !== undefined) ours.push({ name, complete: manifest.complete === true });
+  }
+  const complete = ours.filter((s) => s.complete);
+  const kept = new Set(complete.slice(-keep).map((s) => s.name));
+  const newestComplete = complete.at(-1)?.name ?? '';
+  const incompleteAfter = ours.filter((s) => !s.complete && s.name > newestComplete);
+  const keptIncomplete = new Set(incompleteAfter.slice(-keep).map((s) => s.name));
+  const doomed: PrunedSnapshot[] = [];
+  for (const s of ours) {
+    if (s.name === current) continue;
+    if (s.complete && !kept.has(s.name)) doomed.push({ ...s, reason: `beyond the newest ${keep} complete` });
+    else if (!s.complete && s.name < newestComplete) doomed.push({ ...s, reason: 'incomplete, older than the newest complete snapshot' });
+    else if (!s.complete && !keptIncomplete.has(s.name)) doomed.push({ ...s, reason: `incomplete, beyond the newest ${keep} incomplete` });
+  }
+  for (const s of doomed) await rm(join(baseDir, s.name), { recursive: true, force: true });
   return doomed;
 }

@@ -13,5 +13,8 @@ function readPackage(): { name: string; version: string } {
 
 const pkg = readPackage();
 
+/** The tool's name, as manifests start: `img-etl`. */
+export const TOOL_NAME = pkg.name;
+
 /** The tool's name and version, as recorded in manifests: `img-etl 0.1.0`. */
 export const TOOL = `${pkg.name} ${pkg.version}`;

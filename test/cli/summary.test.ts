@@ -27,6 +27,7 @@ const manifest: Manifest = {
   skipped_offsets: [512],
   records_written: 999,
   duplicates_dropped: 1,
+  conflicts: { count: 2, first_ids: [7, 9] },
   rejects: 1,
   normalisation: { sentinel_to_null: {}, empty_to_null: {}, records_with_extra: 0 },
   files: [
@@ -35,21 +36,23 @@ const manifest: Manifest = {
   ],
 } as Manifest;
 const result: SnapshotResult = { manifest, manifestPath: join('snap', '20250301T100000Z', 'manifest.json'), dataDir: join('snap', '20250301T100000Z'), preview: [] };
-const extras = { latest: { link: join('snap', 'latest'), target: '20250301T100000Z' }, pruned: ['20250201T100000Z'] };
+const pruned = [{ name: '20250201T100000Z', complete: true, reason: 'beyond the newest 1 complete' }];
+const extras = { latest: { link: join('snap', 'latest'), target: '20250301T100000Z' }, pruned };
 
 describe('summary', () => {
   it('as text: completeness, records, pages, time, each file with its size, the manifest, latest and pruned', () => {
     expect(formatSummary(result, extras)).toBe(
       [
         'img-etl: INCOMPLETE snapshot of http://h/api/images/',
-        '  records   999 written of 1002 expected (2 missing, 1 duplicates dropped, 1 rejected)',
-        '  pages     22 of 100 records in 2 passes, 3 retries, 12.5 s (80 records/s)',
+        '  records   999 written, 1 rejected; the service counted 1001 at the start and 1002 at the end: 2 missing, 1 duplicate dropped',
+        '  pages     22 pages of up to 100 records fetched in 2 passes, 3 retries, 12.5 s (80 records/s)',
+        '  changed   2 records came back changed while the list was paged (id 7, 9); the copy newer by modify_date is kept',
         '  skipped   records at offsets 512: the server could not serve them',
         `  parquet   ${join('snap', '20250301T100000Z', 'images.parquet')}  123.5 kB, 999 rows`,
         `  rejects   ${join('snap', '20250301T100000Z', 'rejects.ndjson')}  800 B, 1 rows`,
         `  manifest  ${join('snap', '20250301T100000Z', 'manifest.json')}`,
         `  latest    ${join('snap', 'latest')} -> 20250301T100000Z`,
-        '  pruned    20250201T100000Z',
+        '  pruned    20250201T100000Z (beyond the newest 1 complete)',
         '',
       ].join('\n'),
     );
@@ -73,10 +76,30 @@ describe('summary', () => {
       ],
       manifest: join('snap', '20250301T100000Z', 'manifest.json'),
       latest: { link: join('snap', 'latest'), target: '20250301T100000Z' },
-      pruned: ['20250201T100000Z'],
+      pruned,
     });
     // Without a snapshot folder there is no latest link, and nothing pruned.
     expect(summaryDocument(result)).not.toHaveProperty('latest');
     expect(summaryDocument(result)).not.toHaveProperty('pruned');
+  });
+});
+
+describe('summary lines stay true at the edges', () => {
+  const edge = (changes: Partial<Manifest>): string => formatSummary({ ...result, manifest: { ...manifest, ...changes } });
+
+  it('a list whose first page has no next: the page size is unknown and not printed as "of 0 records"', () => {
+    const text = edge({ pages_fetched: 2, page_size: 0, passes: manifest.passes.slice(0, 1) });
+    expect(text).toContain('  pages     2 pages fetched in 1 pass, 3 retries');
+    expect(text).not.toMatch(/of 0 records/);
+  });
+
+  it('a count that moved during the run: both counts, never "100 written of 50 expected"', () => {
+    const text = edge({ complete: true, records_written: 100, received: 100, expected: 50, missing: 0, count_at_start: 100, count_at_end: 50, rejects: 0, duplicates_dropped: 0 });
+    expect(text).toContain('  records   100 written, 0 rejected; the service counted 100 at the start and 50 at the end: 0 missing, 0 duplicates dropped');
+    expect(text).not.toMatch(/written of \d+ expected/);
+  });
+
+  it('no conflict line when no record came back changed', () => {
+    expect(edge({ conflicts: { count: 0, first_ids: [] } })).not.toContain('changed');
   });
 });

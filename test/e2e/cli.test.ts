@@ -143,7 +143,7 @@ describe('img-etl command line', () => {
     const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(
-      new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 pages after it held only records already received in this pass: the list repeats itself endlessly; \\d+ pages are kept in .*: run the same command again to resume$`),
+      new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 pages after it held only records already received in this pass: the list repeats itself endlessly$`),
     );
     expect(server.requests.length).toBeLessThan(30);
   });
@@ -186,7 +186,7 @@ describe('img-etl command line', () => {
     const run = await runCli(['demo', '--records', '300', '--out', out]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/complete snapshot of http:\/\/127\.0\.0\.1:\d+\/api\/images\//);
-    expect(run.stdout).toContain('359 written of 359 expected');
+    expect(run.stdout).toContain('359 written, 0 rejected; the service counts 359: 0 missing');
     expect(run.stdout).toContain('first 5 rows:');
     expect((await readdir(out)).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
   });

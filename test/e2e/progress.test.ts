@@ -83,7 +83,7 @@ describe('progress on stderr', () => {
     expect(bars.some((bar) => / eta \d+ s$/.test(bar))).toBe(true);
     expect(redraws(screen).some((line) => /^writing csv \[[#.]{24}\] \d+\.\d% [\d,]+\/1,059 records/.test(line))).toBe(true);
     // The bar is erased before the summary, which ends the screen (the terminal turns \n into \r\n).
-    expect(screen).toMatch(/\r\x1b\[Kimg-etl: complete snapshot of http:\/\/127\.0\.0\.1:\d+\/api\/images\/\r\n {2}records {3}1059 written of 1059 expected/);
+    expect(screen).toMatch(/\r\x1b\[Kimg-etl: complete snapshot of http:\/\/127\.0\.0\.1:\d+\/api\/images\/\r\n {2}records {3}1059 written, 0 rejected; the service counts 1059: 0 missing/);
     expect(screen.trimEnd().split('\r\n').at(-1)).toBe(`  manifest  ${join(out, 'manifest.json')}`);
   });
 
@@ -116,7 +116,7 @@ describe('progress on stderr', () => {
     const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '20', '--to', 'csv', '--quiet', '--progress-interval', '0.1']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
-    expect(run.stdout).toContain('1059 written of 1059 expected');
+    expect(run.stdout).toContain('1059 written, 0 rejected; the service counts 1059: 0 missing');
   });
 
   it('--quiet still reports the error that ends a run', async () => {

@@ -1,0 +1,73 @@
+/**
+ * Publishing a run's files together. Every file of a run is first written, fsynced and closed in a pending folder
+ * inside the output folder, the manifest last; only then are the files moved into the output folder, stale files of
+ * the previous run deleted, and the manifest moved last. The manifest in the pending folder is the commit point: a
+ * crash before it leaves the output folder untouched (the pending folder is discarded by the next run), a crash after
+ * it is rolled forward by the next run. So the output folder always holds the files of one run, as its manifest lists.
+ */
+import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { syncFolder } from '../load/atomic-file.js';
+import { FILE_NAMES } from './formats.js';
+import { TOOL_NAME } from './tool.js';
+
+const OWN_NAMES = new Set<string>(Object.values(FILE_NAMES));
+
+/** The pending folder inside an output folder. */
+export const PENDING_DIR = '.img-etl-publish';
+
+/** What finishing an earlier run's publication did. */
+export type Recovery = 'none' | 'rolled-forward' | 'discarded';
+
+/** Empties (or creates) the pending folder of `dataDir`, after finishing whatever an earlier run left there; resolves to its path. */
+export async function preparePending(dataDir: string): Promise<{ pending: string; recovery: Recovery }> {
+  const recovery = await recoverPending(dataDir);
+  const pending = join(dataDir, PENDING_DIR);
+  await mkdir(pending, { recursive: true });
+  return { pending, recovery };
+}
+
+/** Finishes a publication a crash interrupted (its manifest was written: roll forward) or discards one that never got that far. */
+export async function recoverPending(dataDir: string): Promise<Recovery> {
+  const pending = join(dataDir, PENDING_DIR);
+  const entries = await readdir(pending).catch(() => undefined);
+  if (entries === undefined) return 'none';
+  if (entries.includes(FILE_NAMES.manifest)) {
+    await publishPending(dataDir);
+    return 'rolled-forward';
+  }
+  await rm(pending, { recursive: true, force: true });
+  return 'discarded';
+}
+
+/** Moves the pending files into `dataDir`, deletes the files of the previous run the new manifest does not list, moves the manifest last. */
+export async function publishPending(dataDir: string): Promise<void> {
+  const pending = join(dataDir, PENDING_DIR);
+  const manifest = await readManifest(join(pending, FILE_NAMES.manifest));
+  if (manifest === undefined) throw new Error(`publish: ${join(pending, FILE_NAMES.manifest)} is not an img-etl manifest`);
+  const names = new Set(manifest.files.map((f) => f.name));
+  const present = new Set(await readdir(pending));
+  for (const name of names) if (present.has(name)) await rename(join(pending, name), join(dataDir, name));
+  // The files an img-etl run left here: those its manifest lists, and any img-etl name beside an img-etl manifest.
+  const previous = await readManifest(join(dataDir, FILE_NAMES.manifest));
+  if (previous !== undefined) {
+    const theirs = new Set([...previous.files.map((f) => f.name), ...Object.values(FILE_NAMES)]);
+    for (const name of theirs) if (name !== FILE_NAMES.manifest && !names.has(name)) await rm(join(dataDir, name), { force: true });
+  }
+  await rename(join(pending, FILE_NAMES.manifest), join(dataDir, FILE_NAMES.manifest));
+  await syncFolder(dataDir);
+  await rm(pending, { recursive: true, force: true });
+}
+
+/** A manifest img-etl wrote, or undefined (no file, not JSON, another tool's). */
+export async function readManifest(path: string): Promise<{ files: { name: string }[]; complete?: unknown } | undefined> {
+  try {
+    const value = JSON.parse(await readFile(path, 'utf8')) as { tool?: unknown; files?: unknown };
+    if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files)) return undefined;
+    // Only img-etl's own file names: a manifest edited by hand never makes a run move or delete anything else.
+    const files = value.files.filter((f): f is { name: string } => OWN_NAMES.has((f as { name?: unknown } | null)?.name as string));
+    return { ...value, files };
+  } catch {
+    return undefined;
+  }
+}
