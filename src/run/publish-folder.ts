@@ -48,12 +48,9 @@ export async function publishPending(dataDir: string): Promise<void> {
   const names = new Set(manifest.files.map((f) => f.name));
   const present = new Set(await readdir(pending));
   for (const name of names) if (present.has(name)) await rename(join(pending, name), join(dataDir, name));
-  // The files an img-etl run left here: those its manifest lists, and any img-etl name beside an img-etl manifest.
+  // The files the previous run left here are those its manifest lists; a file it does not list is not img-etl's to delete.
   const previous = await readManifest(join(dataDir, FILE_NAMES.manifest));
-  if (previous !== undefined) {
-    const theirs = new Set([...previous.files.map((f) => f.name), ...Object.values(FILE_NAMES)]);
-    for (const name of theirs) if (name !== FILE_NAMES.manifest && !names.has(name)) await rm(join(dataDir, name), { force: true });
-  }
+  for (const { name } of previous?.files ?? []) if (!names.has(name)) await rm(join(dataDir, name), { force: true });
   await rename(join(pending, FILE_NAMES.manifest), join(dataDir, FILE_NAMES.manifest));
   await syncFolder(dataDir);
   await rm(pending, { recursive: true, force: true });

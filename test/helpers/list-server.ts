@@ -1,0 +1,43 @@
+/**
+ * A scripted `/api/images/` over real loopback HTTP for the situations the bundled service has no knob for: records a
+ * test makes up (bad ids, changed copies, oversized pages), a `count` that lies, pages that fail on cue.
+ */
+import { fixtureRecords } from './fixture-records.js';
+import { sendJson, startScriptedServer, type ScriptedServer } from './scripted-server.js';
+
+/** `n` valid records made from the real fixture records, ids `first`, `first + 1`, …, each with its own url. */
+export function madeRecords(n: number, first = 1_000_000): Record<string, unknown>[] {
+  return Array.from({ length: n }, (_, i) => {
+    const id = first + i;
+    return { ...fixtureRecords[i % fixtureRecords.length]!, id, url: `https://neurovault.org/images/${id}/`, name: `made ${id}` };
+  });
+}
+
+/** What the list answers: the records of a request (by its offset, limit and how often that offset was asked). */
+export interface ListScript {
+  /** The records listed for this request; default the fixed `records` given to startListServer. */
+  records?: (offset: number, asked: number) => readonly unknown[];
+  /** `count` to report; default the length of the listed records. */
+  count?: number | ((offset: number, asked: number) => number);
+  /** A status to answer instead of a page (e.g. 404 to stop a run there). */
+  fail?: (offset: number, asked: number) => number | undefined;
+}
+
+/** Serves `records` (or the script's) with DRF's LimitOffsetPagination envelope; `asked` counts requests per offset from 1. */
+export async function startListServer(records: readonly unknown[], script: ListScript = {}): Promise<ScriptedServer> {
+  const asked = new Map<number, number>();
+  return startScriptedServer((req, res, origin) => {
+    const url = new URL(req.url ?? '/', origin);
+    const limit = Number(url.searchParams.get('limit') ?? 100);
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    const n = (asked.get(offset) ?? 0) + 1;
+    asked.set(offset, n);
+    const status = script.fail?.(offset, n);
+    if (status !== undefined) return sendJson(res, { detail: 'scripted failure' }, status);
+    const all = script.records?.(offset, n) ?? records;
+    const count = typeof script.count === 'function' ? script.count(offset, n) : (script.count ?? all.length);
+    const page = all.slice(offset, offset + limit);
+    const next = offset + limit < count ? `${origin}/api/images/?limit=${limit}&offset=${offset + limit}` : null;
+    sendJson(res, { count, next, previous: null, results: page });
+  });
+}
