@@ -48,12 +48,18 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
         throw error;
       });
       const streams = tee(toArrowBatches(source), columnar.length);
-      return settleAll(
-        columnar.map((format, i) => {
-          const path = join(outDir, FILE_NAMES[format]);
-          return format === 'parquet' ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata }) : toArrow(streams[i]!, { path, metadata });
-        }),
-      );
+      try {
+        return await settleAll(
+          columnar.map((format, i) => {
+            const path = join(outDir, FILE_NAMES[format]);
+            return format === 'parquet' ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata }) : toArrow(streams[i]!, { path, metadata });
+          }),
+        );
+      } finally {
+        // A sink that failed before reading closes a generator that never started, which cannot pass that on: release
+        // this branch here, or the other sinks would wait for it forever.
+        await closeSource(source);
+      }
     });
   }
   const streams = tee(rows, consumers.length);
