@@ -15,8 +15,18 @@ const SERVE_OPTIONS = {
   records: { type: 'string', describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)` },
   seed: { type: 'string', default: '1', describe: 'Seed of the generated records (same seed and count: same bytes)' },
   workers: { type: 'string', default: '0', describe: 'Concurrent workers; requests beyond wait (0: no limit)', group: 'Faults:' },
-  'page-latency': { type: 'string', default: '0', describe: 'Milliseconds per page, spent holding a worker', group: 'Faults:' },
-  'record-latency': { type: 'string', default: '0', describe: 'Milliseconds per record on the page, spent holding a worker', group: 'Faults:' },
+  'page-latency': {
+    type: 'string',
+    default: '0',
+    describe: 'Milliseconds per response (a page, one image), spent holding a worker',
+    group: 'Faults:',
+  },
+  'record-latency': {
+    type: 'string',
+    default: '0',
+    describe: 'Milliseconds per record in the response, spent holding a worker',
+    group: 'Faults:',
+  },
   'rate-500': { type: 'string', default: '0', describe: "Probability of Django's HTML 500 page", group: 'Faults:' },
   'rate-502': { type: 'string', default: '0', describe: "Probability of the proxy's HTML 502 page", group: 'Faults:' },
   'rate-504': { type: 'string', default: '0', describe: "Probability of the proxy's HTML 504 page", group: 'Faults:' },
@@ -77,7 +87,9 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
 export function serveCommand(setExitCode: (code: number) => void): CommandModule<object, ServeArgs> {
   return {
     command: 'serve',
-    describe: 'Run a local copy of the Image Listing Service (/api/images/) with generated or given records and optional faults',
+    describe:
+      'Run a local copy of the Image Listing Service (/api/images/ and /api/images/<id>/) ' +
+      'with generated or given records and optional faults; the fault knobs act on GET and HEAD of both',
     builder: (y) =>
       y
         .options(SERVE_OPTIONS)

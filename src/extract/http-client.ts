@@ -29,6 +29,16 @@ export interface HttpClientOptions {
   userAgent?: string;
 }
 
+/** A JSON document as fetched: its status, the parsed value and the body it was parsed from. */
+export interface FetchedJson {
+  /** 200, or a status the caller allowed. */
+  status: number;
+  /** The parsed body. */
+  value: unknown;
+  /** The body's bytes as received. */
+  bytes: Uint8Array;
+}
+
 /** A page as fetched: the validated envelope and the body it was parsed from. */
 export interface FetchedPage {
   /** The validated envelope. */
@@ -39,12 +49,13 @@ export interface FetchedPage {
 
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 525, 526, 527, 530]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 /** Most of an error or redirect body read (for a `detail` message) or drained before the connection is dropped. */
 const ERROR_BODY_BYTES = 16 * 1024;
 /** An Authorization header value: visible ASCII, so a token can never inject a header or a line into a log. */
 const TOKEN = /^[\x21-\x7e]+$/;
 
-/** A keep-alive HTTP client for list pages: a page is a validated envelope or an ExtractError, never garbage. */
+/** A keep-alive HTTP client for pages and records: a page is a validated envelope or an ExtractError, never garbage. */
 export class HttpClient {
   private readonly agent: UndiciAgent;
   private readonly options: Required<Omit<HttpClientOptions, 'token'>> & { token?: string };
@@ -79,13 +90,36 @@ export class HttpClient {
 
   /** GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page and its body as received. */
   async getPage(url: string, signal?: AbortSignal): Promise<FetchedPage> {
+    const { value, bytes } = await this.getJson(url, signal);
+    const envelope = pageEnvelope(value);
+    if (envelope !== undefined) return { page: envelope, bytes };
+    // zod (loaded only now) says what is wrong; PageSchema is the definition the quick check above follows.
+    const { PageSchema } = await import('../schema/image-schema.js');
+    const page = PageSchema.safeParse(value);
+    if (!page.success) {
+      const issue = page.error.issues[0]!;
+      const where = issue.path.map(String).join('.') || 'body';
+      const reason = `returned a page without a valid envelope (${where}: ${issue.message})`;
+      throw new ExtractError('BAD_BODY', url, reason, true, 200);
+    }
+    return { page: page.data, bytes };
+  }
+
+  /**
+   * GETs a JSON document on the base host, following same-host redirects, with the checks of a page (status,
+   * content type, encoding, size, UTF-8, JSON). A status in `allowed` whose body is JSON is returned like a 200;
+   * any other status is an ExtractError.
+   */
+  async getJson(url: string, signal?: AbortSignal, allowed: readonly number[] = []): Promise<FetchedJson> {
     let current = this.pageTarget(url);
     const deadline = new Deadline(this.options.requestTimeoutMs, signal);
     try {
       const visited = new Set([current.href]);
       for (let hop = 0; ; hop++) {
         const response = await this.send(current, deadline);
-        if (!REDIRECT_STATUS.has(response.statusCode)) return await this.readPage(current.href, response, deadline);
+        if (!REDIRECT_STATUS.has(response.statusCode)) {
+          return await this.readJson(current.href, response, deadline, allowed);
+        }
         await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
         current = this.redirectTarget(current, response, hop, visited);
       }
@@ -146,15 +180,21 @@ export class HttpClient {
     return target;
   }
 
-  private async readPage(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<FetchedPage> {
+  private async readJson(
+    url: string,
+    response: Dispatcher.ResponseData,
+    deadline: Deadline,
+    allowed: readonly number[],
+  ): Promise<FetchedJson> {
     const { statusCode, headers } = response;
-    if (statusCode !== 200) {
+    const type = String(headers['content-type'] ?? '');
+    if (statusCode !== 200 && !(allowed.includes(statusCode) && JSON_TYPE.test(type))) {
       const detail = await errorDetail(response, deadline.signal);
       const retryable = RETRYABLE_STATUS.has(statusCode);
-      throw new ExtractError('HTTP_STATUS', url, `returned ${statusCode}${detail}`, retryable, statusCode, parseRetryAfter(headers['retry-after']));
+      const retryAfter = parseRetryAfter(headers['retry-after']);
+      throw new ExtractError('HTTP_STATUS', url, `returned ${statusCode}${detail}`, retryable, statusCode, retryAfter);
     }
-    const type = String(headers['content-type'] ?? '');
-    if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+    if (!JSON_TYPE.test(type)) {
       await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
       throw new ExtractError('BAD_BODY', url, `returned content type ${JSON.stringify(type)}, not JSON`, true, statusCode);
     }
@@ -164,25 +204,14 @@ export class HttpClient {
       throw new ExtractError('BAD_BODY', url, `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`, true, statusCode);
     }
     const bytes = await this.readBody(url, response, deadline);
-    let parsed: unknown;
     try {
-      parsed = parseJsonBytes(bytes);
+      return { status: statusCode, value: parseJsonBytes(bytes), bytes };
     } catch (err) {
       if (!(err instanceof JsonBytesError)) throw err;
-      if (err.code === 'UTF8') throw new ExtractError('BAD_BODY', url, 'returned a body that is not valid UTF-8', true, 200, undefined, { cause: err });
-      throw new ExtractError('BAD_BODY', url, `returned a body that is not valid JSON (${err.message})`, true, statusCode, undefined, { cause: err });
+      const reason =
+        err.code === 'UTF8' ? 'returned a body that is not valid UTF-8' : `returned a body that is not valid JSON (${err.message})`;
+      throw new ExtractError('BAD_BODY', url, reason, true, statusCode, undefined, { cause: err });
     }
-    const envelope = pageEnvelope(parsed);
-    if (envelope !== undefined) return { page: envelope, bytes };
-    // zod (loaded only now) says what is wrong; PageSchema is the definition the quick check above follows.
-    const { PageSchema } = await import('../schema/image-schema.js');
-    const page = PageSchema.safeParse(parsed);
-    if (!page.success) {
-      const issue = page.error.issues[0]!;
-      const where = issue.path.map(String).join('.') || 'body';
-      throw new ExtractError('BAD_BODY', url, `returned a page without a valid envelope (${where}: ${issue.message})`, true, statusCode);
-    }
-    return { page: page.data, bytes };
   }
 
   private async readBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<Uint8Array> {
@@ -190,7 +219,8 @@ export class HttpClient {
     const declared = Number(response.headers['content-length']);
     if (declared > cap) {
       drop(response);
-      throw new ExtractError('BAD_BODY', url, `returned a body of ${declared} bytes, over the ${cap}-byte cap`, true, 200);
+      const reason = `returned a body of ${declared} bytes, over the ${cap}-byte cap`;
+      throw new ExtractError('BAD_BODY', url, reason, true, response.statusCode);
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -199,18 +229,23 @@ export class HttpClient {
         size += chunk.length;
         if (size > cap) {
           drop(response);
-          throw new ExtractError('BAD_BODY', url, `returned a body over the ${cap}-byte cap (stopped reading at ${size} bytes)`, true, 200);
+          const reason = `returned a body over the ${cap}-byte cap (stopped reading at ${size} bytes)`;
+          throw new ExtractError('BAD_BODY', url, reason, true, response.statusCode);
         }
         chunks.push(chunk);
       }
     } catch (err) {
       if (err instanceof ExtractError) throw err;
       const closedEarly = size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
-      if (closedEarly) throw new ExtractError('BAD_BODY', url, `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`, true, 200, undefined, { cause: err });
+      if (closedEarly) {
+        const reason = `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`;
+        throw new ExtractError('BAD_BODY', url, reason, true, response.statusCode, undefined, { cause: err });
+      }
       throw this.networkError(url, err, deadline);
     }
     if (!Number.isNaN(declared) && size !== declared) {
-      throw new ExtractError('BAD_BODY', url, `returned a truncated body (${size} of ${declared} bytes)`, true, 200);
+      const reason = `returned a truncated body (${size} of ${declared} bytes)`;
+      throw new ExtractError('BAD_BODY', url, reason, true, response.statusCode);
     }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   }

@@ -21,3 +21,8 @@ export function limitOfLink(link: string | null): number | undefined {
   const n = value === null ? NaN : Number(value);
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
+
+/** The URL of one image: `{base}/api/images/<id>/`. */
+export function imageUrlOf(baseUrl: string, id: number): string {
+  return new URL(`${id}/`, listUrlOf(baseUrl)).href;
+}

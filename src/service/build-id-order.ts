@@ -4,20 +4,34 @@ import { hash32, Random } from './random.js';
 /** Ids past this appear even in small generated data sets, as in the real listing. */
 export const SPARSE_ID_FLOOR = 900_000;
 
+/** The ids a generator makes: the listed ones in served order, the hidden ones (in private collections) ascending. */
+export interface GeneratedIds {
+  listed: Uint32Array;
+  hidden: Uint32Array;
+}
+
 /**
  * The ids of `count` generated records in served order. Ids rise in runs with small gaps and a few
  * large jumps (and jump past 900,000 near the end); about 2% of rows are swapped with a row up to
- * 150 places later, as rows that moved in the heap of a table read without ORDER BY.
+ * 150 places later, as rows that moved in the heap of a table read without ORDER BY. Ids for which
+ * `isHidden` holds are drawn the same way but set aside: they exist, and are never listed.
  */
-export function generatedIdOrder(count: number, seed: number, taken: ReadonlySet<number>): Uint32Array {
+export function generatedIdOrder(
+  count: number,
+  seed: number,
+  taken: ReadonlySet<number>,
+  isHidden: (id: number) => boolean = () => false,
+): GeneratedIds {
   const ids = new Uint32Array(count);
+  const hidden: number[] = [];
   const rng = new Random(hash32(seed, 0x1d5));
   const jumpAt = count >= 20 ? Math.floor(count * 0.97) : -1;
   let id = 1 + rng.int(0, 63);
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < count; ) {
     if (i === jumpAt && id < SPARSE_ID_FLOOR) id = SPARSE_ID_FLOOR + 1 + rng.int(0, 5_000);
     while (taken.has(id)) id++;
-    ids[i] = id;
+    if (isHidden(id)) hidden.push(id);
+    else ids[i++] = id;
     const roll = rng.next();
     id += roll < 0.7 ? 1 : roll < 0.9 ? 2 : roll < 0.999 ? rng.int(3, 10) : rng.int(11, 500);
   }
@@ -29,7 +43,7 @@ export function generatedIdOrder(count: number, seed: number, taken: ReadonlySet
       ids[j] = swap;
     }
   }
-  return ids;
+  return { listed: ids, hidden: Uint32Array.from(hidden) };
 }
 
 /** Spreads the given records' ids evenly through the generated ones, keeping both in their own order. */

@@ -1,12 +1,16 @@
 /**
  * The listed data set: an ordered list of ids in a typed array plus a way to render any id's record
- * (given records by lookup, all others generated from (seed, id)). Mutations are logged so tests can
- * tell which ids existed for a whole run.
+ * (given records by lookup, all others generated from (seed, id)), and the generated images of private
+ * collections, which exist but are never listed. Mutations are logged so tests can tell which ids
+ * existed for a whole run.
  */
 import { generatedIdOrder, mixIdOrders } from './build-id-order.js';
+import { isPrivateCollection, privateToken } from './collection-privacy.js';
+import { collectionOf } from './collection-traits.js';
 import { type DataRecord, type DataRecordInput, NEUROVAULT_ORIGIN, prepareDataRecords, renderDataRecord } from './data-records.js';
 import { generateRecordJson } from './generate-record.js';
 import type { Random } from './random.js';
+import { SortedIds } from './sorted-ids.js';
 
 /** One change to the list: a record inserted, deleted, or moved to the end (an updated row). */
 export interface Mutation {
@@ -37,6 +41,10 @@ export class Dataset {
   private maxId: number;
   private initial: Uint32Array | null = null;
   private readonly log: Mutation[] = [];
+  /** The listed ids, sorted; built on first use, then kept up to date. */
+  private sorted: SortedIds | null = null;
+  /** Generated ids in private collections. */
+  private readonly hidden: SortedIds;
 
   constructor(source: DatasetSource = {}) {
     const records = source.records ?? 0;
@@ -46,10 +54,12 @@ export class Dataset {
     const given = prepareDataRecords(source.data ?? []);
     this.seed = seed;
     this.given = new Map(given.map((record) => [record.id, record]));
-    const generated = generatedIdOrder(records, seed, new Set(this.given.keys()));
-    this.order = given.length === 0 ? generated : mixIdOrders(given.map((record) => record.id), generated);
+    const generated = generatedIdOrder(records, seed, new Set(this.given.keys()), (id) => this.inPrivateCollection(id));
+    const givenIds = given.map((record) => record.id);
+    this.order = given.length === 0 ? generated.listed : mixIdOrders(givenIds, generated.listed);
+    this.hidden = new SortedIds(generated.hidden);
     this.length = this.order.length;
-    this.maxId = 0;
+    this.maxId = this.hidden.size > 0 ? this.hidden.at(this.hidden.size - 1) : 0;
     for (let i = 0; i < this.length; i++) this.maxId = Math.max(this.maxId, this.order[i] as number);
   }
 
@@ -67,6 +77,32 @@ export class Dataset {
   /** All ids in current order. */
   ids(): number[] {
     return Array.from(this.order.subarray(0, this.length));
+  }
+
+  /** Whether the id is listed now: it was listed at the start or inserted since, and not deleted. */
+  has(id: number): boolean {
+    return this.sortedIds().has(id);
+  }
+
+  /** The listed ids in ascending order (kept up to date by the mutations). */
+  sortedIds(): SortedIds {
+    if (this.sorted === null) this.sorted = new SortedIds(this.order.subarray(0, this.length));
+    return this.sorted;
+  }
+
+  /** Whether the id is a generated image of a private collection: it exists and is never listed. */
+  isPrivate(id: number): boolean {
+    return this.hidden.has(id);
+  }
+
+  /** The ids of the images in private collections, ascending. */
+  privateIds(): number[] {
+    return Array.from({ length: this.hidden.size }, (_, i) => this.hidden.at(i));
+  }
+
+  /** The private token of the collection holding a private image; undefined for an image that is not private. */
+  privateTokenOf(id: number): string | undefined {
+    return this.isPrivate(id) ? privateToken(this.seed, collectionOf(this.seed, id)) : undefined;
   }
 
   /** Whether the id is one of the given (not generated) records. */
@@ -116,17 +152,19 @@ export class Dataset {
     return this.log;
   }
 
-  /** Inserts `count` generated records with fresh ids (larger than any id ever listed) at random rows. */
+  /** Inserts `count` generated records at random rows, with fresh ids (past any id made) in public collections. */
   insert(count: number, random: Random): number[] {
     this.snapshot();
     const added: number[] = [];
     for (let k = 0; k < count; k++) {
-      const id = ++this.maxId;
+      let id = ++this.maxId;
+      while (this.inPrivateCollection(id)) id = ++this.maxId;
       const position = random.int(0, this.length);
       this.grow(this.length + 1);
       this.order.copyWithin(position + 1, position, this.length);
       this.order[position] = id;
       this.length++;
+      this.sorted?.add(id);
       this.log.push({ kind: 'insert', id, position });
       added.push(id);
     }
@@ -142,6 +180,7 @@ export class Dataset {
       const id = this.order[position] as number;
       this.order.copyWithin(position, position + 1, this.length);
       this.length--;
+      this.sorted?.delete(id);
       this.log.push({ kind: 'delete', id, position });
       removed.push(id);
     }
@@ -161,6 +200,15 @@ export class Dataset {
       moved.push(id);
     }
     return moved;
+  }
+
+  // Memo of the last segment's answer: the generator asks about ids in rising runs.
+  private privateMemo = { cid: -1, isPrivate: false };
+
+  private inPrivateCollection(id: number): boolean {
+    const cid = collectionOf(this.seed, id);
+    if (cid !== this.privateMemo.cid) this.privateMemo = { cid, isPrivate: isPrivateCollection(this.seed, cid) };
+    return this.privateMemo.isPrivate;
   }
 
   private snapshot(): void {

@@ -1,8 +1,8 @@
-/** Seeded fault decisions for list requests: which fault, which mutations, which row order. */
+/** Seeded fault decisions for data requests: which fault, which mutations, which row order. */
 import { hash32, Random } from './random.js';
 import type { FaultKind, PlannedRequest, ResolvedFaults } from './service-options.js';
 
-/** Everything decided for one list request before it is answered. */
+/** Everything decided for one data request before it is answered. */
 export interface FaultDecision {
   /** What the response does. */
   kind: FaultKind;
@@ -21,7 +21,7 @@ export interface FaultDecision {
 }
 
 /**
- * Decides the faults of list request number `n`. Each request draws from its own generator seeded
+ * Decides the faults of data request number `n`. Each request draws from its own generator seeded
  * by (faultSeed, n), so decisions do not depend on how concurrent requests interleave.
  */
 export function decideFaults(faults: ResolvedFaults, request: PlannedRequest): FaultDecision {

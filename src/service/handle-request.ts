@@ -1,18 +1,52 @@
 /** Routes a request the way NeuroVault's URLconf, Django's middleware and DRF's view dispatch would. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IMAGE_INSTANCE, IMAGE_LIST, optionsBody, type View } from './drf-views.js';
 import { DJANGO_NOT_FOUND, DJANGO_SERVER_ERROR } from './error-pages.js';
+import { listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './image-endpoint.js';
 import { serveList } from './list-endpoint.js';
 import { negotiate } from './negotiate-format.js';
 import { lastValue, parseQueryString, unquote } from './query-params.js';
 import { send, sendView } from './respond.js';
+import type { ViewRequest } from './serve-view.js';
 import { countStatus, type ServiceContext } from './service-context.js';
 
-/** DRF's SimpleMetadata answer to OPTIONS on the list. */
-export const OPTIONS_BODY =
-  '{"name":"Image List","description":"","renders":["application/json","text/html"],"parses":["application/json","application/x-www-form-urlencoded","multipart/form-data"]}';
+/** One route of the API router: a path pattern (with its format-suffix twin) and how its view answers. */
+interface Route {
+  /** Matches the decoded path; group 1 is the pk where the route has one, the last group the format suffix. */
+  pattern: RegExp;
+  view: View;
+  /** Whether the pattern has a pk group. */
+  pk: boolean;
+  /** Serves GET and HEAD. */
+  serve(ctx: ServiceContext, request: ViewRequest, pk: string): Promise<void>;
+  /** Answers the write methods the route maps (status and JSON body); none: 405. */
+  write?(ctx: ServiceContext, pk: string): { status: number; json: string; headers?: Record<string, string> };
+  /** `retrieve(self, request, pk=None)` takes no `format`: a format suffix makes GET crash with a 500. */
+  suffixCrashes?: boolean;
+}
 
-// The router's list route and its format-suffix twin (`images.json`, `images.api`, `images.json/`).
-const LIST_ROUTE = /^\/api\/images(?:\/|\.([a-z0-9]+)\/?)$/;
+const ROUTES: readonly Route[] = [
+  {
+    pattern: /^\/api\/images(?:\/|\.([a-z0-9]+)\/?)$/,
+    view: IMAGE_LIST,
+    pk: false,
+    serve: (ctx, request) => serveList(ctx, request),
+  },
+  {
+    pattern: /^\/api\/images\/([^/.]+)(?:\/|\.([a-z0-9]+)\/?)$/,
+    view: IMAGE_INSTANCE,
+    pk: true,
+    serve: serveImage,
+    // An anonymous write gets as far as the object permission check, on an image that `get_object()` finds.
+    write: (ctx, pk) =>
+      listedId(ctx, pk) === undefined
+        ? { status: 404, json: NOT_FOUND }
+        : { status: 401, json: NOT_AUTHENTICATED, headers: { 'WWW-Authenticate': 'Token' } },
+    suffixCrashes: true,
+  },
+];
+
+const WRITE_METHODS = new Set(['PUT', 'PATCH', 'DELETE']);
 
 /** Handles one request; never throws (a bug answers Django's 500 page). */
 export function handleRequest(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): void {
@@ -26,43 +60,66 @@ export function handleRequest(ctx: ServiceContext, req: IncomingMessage, res: Se
   }
 }
 
+function matchRoute(path: string): { route: Route; pk: string; format: string | undefined } | undefined {
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (match) return { route, pk: route.pk ? (match[1] as string) : '', format: match[route.pk ? 2 : 1] };
+  }
+  return undefined;
+}
+
 function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): void {
   const target = req.url ?? '/';
   const mark = target.indexOf('?');
   const rawQuery = mark === -1 ? '' : target.slice(mark + 1);
-  const path = unquote(mark === -1 ? target : target.slice(0, mark));
-  const match = LIST_ROUTE.exec(path);
-  if (!match) {
-    if (path === '/api/images') {
+  const rawPath = mark === -1 ? target : target.slice(0, mark);
+  const path = unquote(rawPath);
+  const matched = matchRoute(path);
+  if (!matched) {
+    if (!path.endsWith('/') && matchRoute(`${path}/`)) {
       // CommonMiddleware's APPEND_SLASH redirect.
       countStatus(ctx, 301);
-      send(res, 301, 'text/html; charset=utf-8', '', { Location: `/api/images/${rawQuery === '' ? '' : `?${rawQuery}`}` });
+      const location = `${rawPath}/${rawQuery === '' ? '' : `?${rawQuery}`}`;
+      send(res, 301, 'text/html; charset=utf-8', '', { Location: location });
       return;
     }
     countStatus(ctx, 404);
     send(res, 404, 'text/html; charset=utf-8', DJANGO_NOT_FOUND);
     return;
   }
+  const { route: found, pk, format } = matched;
+  const { view } = found;
   const pairs = parseQueryString(rawQuery);
-  const negotiated = negotiate(match[1] ?? lastValue(pairs, 'format'), req.headers.accept);
+  const negotiated = negotiate(format ?? lastValue(pairs, 'format'), req.headers.accept);
   if ('status' in negotiated) {
     // DRF renders a failed negotiation with the first renderer, JSON.
     const detail = negotiated.status === 404 ? 'Not found.' : 'Could not satisfy the request Accept header.';
     countStatus(ctx, negotiated.status);
-    sendView(res, 'json', negotiated.status, JSON.stringify({ detail }), target);
+    sendView(res, 'json', negotiated.status, JSON.stringify({ detail }), target, view);
     return;
   }
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') {
+    if (format !== undefined && found.suffixCrashes) {
+      countStatus(ctx, 500);
+      send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
+      return;
+    }
     const origin = `http://${req.headers.host ?? ctx.fallbackHost}`;
-    void serveList(ctx, { req, res, pairs, renderer: negotiated.renderer, path, origin });
+    void found.serve(ctx, { req, res, pairs, renderer: negotiated.renderer, path, origin, view }, pk);
     return;
   }
   if (method === 'OPTIONS') {
     countStatus(ctx, 200);
-    sendView(res, negotiated.renderer, 200, OPTIONS_BODY, target);
+    sendView(res, negotiated.renderer, 200, optionsBody(view), target, view);
+    return;
+  }
+  if (found.write && WRITE_METHODS.has(method)) {
+    const answer = found.write(ctx, pk);
+    countStatus(ctx, answer.status);
+    sendView(res, negotiated.renderer, answer.status, answer.json, target, view, answer.headers);
     return;
   }
   countStatus(ctx, 405);
-  sendView(res, negotiated.renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target);
+  sendView(res, negotiated.renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target, view);
 }

@@ -1,13 +1,19 @@
-/** Writing responses the way Django and DRF send them: exact bytes, Content-Length, the list view's headers. */
+/** Writing responses the way Django and DRF send them: exact bytes, Content-Length, the view's headers. */
 import type { ServerResponse } from 'node:http';
 import { browsablePage } from './browsable-page.js';
+import type { View } from './drf-views.js';
 import type { RendererName } from './negotiate-format.js';
 
-/** The Allow header of the list view. */
-export const ALLOW = 'GET, HEAD, OPTIONS';
-
 /** Status lines DRF shows on the browsable page. */
-const REASONS: Record<number, string> = { 200: 'OK', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 429: 'Too Many Requests' };
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  429: 'Too Many Requests',
+};
 
 /** Sends a complete response with an exact Content-Length (HEAD gets the headers only). Returns the body size. */
 export function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer, extraHeaders: Record<string, string> = {}): number {
@@ -17,18 +23,24 @@ export function send(res: ServerResponse, status: number, contentType: string, b
   return bytes.length;
 }
 
-/** The list view's headers besides Content-Type and Content-Length. */
-export function viewHeaders(extra: Record<string, string> = {}): Record<string, string> {
-  return { Vary: 'Accept', Allow: ALLOW, ...extra };
+/** A DRF view's headers besides Content-Type and Content-Length. */
+export function viewHeaders(view: View, extra: Record<string, string> = {}): Record<string, string> {
+  return { Vary: 'Accept', Allow: view.allow, ...extra };
 }
 
 /** A DRF response body (compact JSON, UTF-8) rendered by the negotiated renderer: as is, or on the browsable page. */
-export function rendered(renderer: RendererName, status: number, json: Buffer, requestPath: string): { contentType: string; body: Buffer } {
+export function rendered(
+  renderer: RendererName,
+  status: number,
+  json: Buffer,
+  requestPath: string,
+  view: View,
+): { contentType: string; body: Buffer } {
   if (renderer === 'json') return { contentType: 'application/json; charset=utf-8', body: json };
   const page = browsablePage({
-    title: 'Image List',
+    title: view.name,
     status: `${status} ${REASONS[status] ?? ''}`.trim(),
-    headers: [['Allow', ALLOW], ['Content-Type', 'application/json'], ['Vary', 'Accept']],
+    headers: [['Allow', view.allow], ['Content-Type', 'application/json'], ['Vary', 'Accept']],
     json: json.toString('utf8'),
     requestPath,
   });
@@ -40,10 +52,12 @@ export function sendView(
   res: ServerResponse,
   renderer: RendererName,
   status: number,
-  json: string,
+  json: string | Buffer,
   requestPath: string,
+  view: View,
   extraHeaders: Record<string, string> = {},
 ): number {
-  const { contentType, body } = rendered(renderer, status, Buffer.from(json, 'utf8'), requestPath);
-  return send(res, status, contentType, body, viewHeaders(extraHeaders));
+  const bytes = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
+  const { contentType, body } = rendered(renderer, status, bytes, requestPath, view);
+  return send(res, status, contentType, body, viewHeaders(view, extraHeaders));
 }

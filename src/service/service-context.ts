@@ -14,8 +14,8 @@ export interface ServiceContext {
   fallbackHost: string;
   /** Aborted when the service closes, to cut latency waits short. */
   closing: AbortSignal;
-  /** List requests received so far (numbers the next one for the fault plan). */
-  listRequests: number;
+  /** GET and HEAD requests on data views received so far (numbers the next one for the fault plan). */
+  dataRequests: number;
 }
 
 /** Counts a response status. */

@@ -1,7 +1,7 @@
 /** Options of the bundled Image Listing Service and of its fault injector. */
 import type { DataRecordInput } from './data-records.js';
 
-/** What a fault plan or the rates can make a list request do instead of (or while) answering normally. */
+/** What a fault plan or the rates can make a data request do instead of (or while) answering normally. */
 export type FaultKind =
   /** answer normally */
   | 'none'
@@ -18,25 +18,28 @@ export type FaultKind =
   /** the socket is reset without any response */
   | 'reset';
 
-/** What a fault plan is told about a list request. */
+/** What a fault plan is told about a data request (GET or HEAD on the list or on one image). */
 export interface PlannedRequest {
   /** The method, GET or HEAD. */
   method: string;
   /** The request target as received, path and query. */
   url: string;
-  /** 1 for the first list request the service received, 2 for the second, and so on. */
+  /** 1 for the first data request the service received, 2 for the second, and so on. */
   n: number;
 }
 
-/** Fault knobs; all off by default. They act on the list endpoint only. */
+/**
+ * Fault knobs; all off by default. They act on GET and HEAD of the data endpoints (the list and one image):
+ * every such request may draw a fault and the mutations, holds a worker and spends the latency.
+ */
 export interface FaultOptions {
   /** Concurrent workers; requests beyond wait in line, and latency is spent holding a worker. Default 0 (no limit). */
   workers?: number;
-  /** Milliseconds spent per page, holding a worker. Default 0. */
+  /** Milliseconds spent per response (a page, or one image), holding a worker. Default 0. */
   pageLatencyMs?: number;
-  /** Milliseconds spent per record on the page, holding a worker. Default 0. */
+  /** Milliseconds spent per record in the response, holding a worker. Default 0. */
   recordLatencyMs?: number;
-  /** Probability that a list request answers 500 (Django's HTML page). Default 0. */
+  /** Probability that a data request answers 500 (Django's HTML page). Default 0. */
   rate500?: number;
   /** Probability of a 502 from the proxy (HTML). Default 0. */
   rate502?: number;
@@ -50,11 +53,11 @@ export interface FaultOptions {
   rateTruncate?: number;
   /** Probability that the connection is reset without a response. Default 0. */
   rateReset?: number;
-  /** Probability per list request that records are inserted at random rows before it is answered. Default 0. */
+  /** Probability per data request that records are inserted at random rows before it is answered. Default 0. */
   insertRate?: number;
   /** Records inserted each time. Default 1. */
   insertCount?: number;
-  /** Probability per list request that records are deleted at random rows before it is answered. Default 0. */
+  /** Probability per data request that records are deleted at random rows before it is answered. Default 0. */
   deleteRate?: number;
   /** Records deleted each time. Default 1. */
   deleteCount?: number;
@@ -72,7 +75,7 @@ export interface FaultOptions {
   orphanRate?: number;
   /** Seed of every fault decision, so runs repeat exactly. Default 1. */
   faultSeed?: number;
-  /** Picks the fault for a list request; undefined leaves it to the rates. Default none. */
+  /** Picks the fault for a data request; undefined leaves it to the rates. Default none. */
   plan?: (request: PlannedRequest) => FaultKind | undefined;
 }
 

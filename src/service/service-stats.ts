@@ -7,6 +7,8 @@ export interface ServiceStats {
   requests: number;
   /** Requests received on the list endpoint (GET and HEAD). */
   listRequests: number;
+  /** Requests received on the single-image endpoint `/api/images/<id>/` (GET and HEAD). */
+  detailRequests: number;
   /** Responses by status code; resets and truncations count under the status they started (or 0 for a reset). */
   byStatus: Record<number, number>;
   /** List pages answered completely with status 200. */
@@ -30,6 +32,7 @@ export function emptyStats(): Omit<ServiceStats, 'workers'> {
   return {
     requests: 0,
     listRequests: 0,
+    detailRequests: 0,
     byStatus: {},
     pagesServed: 0,
     recordsServed: 0,

@@ -59,7 +59,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     stats: emptyStats(),
     fallbackHost: host,
     closing: closing.signal,
-    listRequests: 0,
+    dataRequests: 0,
   };
   const server = createServer((req, res) => handleRequest(ctx, req, res));
   await new Promise<void>((resolve, reject) => {

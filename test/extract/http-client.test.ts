@@ -1,10 +1,11 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExtractError } from '../../src/extract/extract-error.js';
+import type { ExtractError } from '../../src/extract/extract-error.js';
 import { HttpClient, type HttpClientOptions } from '../../src/extract/http-client.js';
 import { retryDelay, withRetry, type RetryNotice, type RetryOptions } from '../../src/extract/retry.js';
 import { isSameHost, mayCarryCredentials } from '../../src/extract/same-host.js';
 import { rawHead, sendJson, startRawServer, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { failure } from '../helpers/extract-failure.js';
 
 const PATH = '/api/images/?limit=2&offset=0';
 const GOOD = { count: 2, next: null, previous: null, results: [{ id: 1 }, { id: 2 }] };
@@ -34,16 +35,6 @@ function client(base: string, options: HttpClientOptions = {}): HttpClient {
   const c = new HttpClient(new URL(base), options);
   clients.push(c);
   return c;
-}
-
-/** The rejection of `promise`, which must be an ExtractError. */
-async function failure(promise: Promise<unknown>): Promise<ExtractError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ExtractError);
-  return error as ExtractError;
 }
 
 /** Streams `total` bytes after `head` with backpressure; resolves with the bytes the server managed to write before the client hung up. */

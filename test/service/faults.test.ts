@@ -161,7 +161,7 @@ describe('fault seed', () => {
 });
 
 describe('scope and control', () => {
-  it('faults act on the list endpoint only', async () => {
+  it('faults act on GET and HEAD of the data views only', async () => {
     service.setFaults({ rate500: 1 });
     expect((await fetchReply(service.listUrl, { method: 'OPTIONS' })).status).toBe(200);
     expect((await fetchReply(service.listUrl, { method: 'POST' })).status).toBe(405);
