@@ -99,12 +99,12 @@ export class Checkpoint {
     /** The staging folder. */
     readonly dir: string,
     /** The identity the folder holds (its `started_at` is the first attempt's). */
-    readonly identity: CheckpointIdentity,
+    public identity: CheckpointIdentity,
     /** Journal entries of earlier processes (a torn last line is dropped). */
-    readonly entries: JournalEntry[],
+    public entries: JournalEntry[],
     private journal: FileHandle,
     /** What opening found and did about an earlier run's staging (discarded, pages dropped), one line each. */
-    readonly notices: readonly string[] = [],
+    readonly notices: string[] = [],
   ) {
     this.pagesKept = entries.filter((e) => e.type === 'page').length;
   }
@@ -179,6 +179,18 @@ export class Checkpoint {
   async readRecords(file: string): Promise<unknown[]> {
     const page = parseJsonBytes(await readFile(join(this.dir, file))) as { results: unknown[] };
     return page.results;
+  }
+
+  /** Discards what earlier processes staged (keeping the lock) and starts the run afresh as `identity`, with a notice. */
+  async discard(identity: CheckpointIdentity, notice: string): Promise<void> {
+    await this.journal.close().catch(() => undefined);
+    for (const name of await readdir(this.dir)) if (name !== LOCK) await rm(join(this.dir, name), { recursive: true, force: true });
+    this.identity = { ...identity, format: STAGING_FORMAT };
+    await writeFile(join(this.dir, IDENTITY), JSON.stringify(this.identity) + '\n');
+    this.journal = await open(join(this.dir, JOURNAL), 'a');
+    this.entries = [];
+    this.pagesKept = 0;
+    this.notices.push(notice);
   }
 
   /** Closes the journal and releases the lock; the folder stays for a later resume (unless it holds no page). */

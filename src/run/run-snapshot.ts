@@ -1,6 +1,7 @@
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Checkpoint } from '../extract/checkpoint.js';
+import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
+import { checkStaging } from '../extract/check-staging.js';
 import { collect, MAX_CONFLICT_IDS, type CollectOptions, type PassSummary } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
@@ -75,6 +76,12 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? 'https://neurovault.org').href); // as recorded: never a credential
   const identity = { source_url: sourceUrl, page_size: options.pageSize ?? 100, started_at: startedAt.toISOString() };
   const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), identity, { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs });
+  try {
+    if (checkpoint.pagesKept > 0) await discardIfStale(checkpoint, identity, options);
+  } catch (error) {
+    await checkpoint.close();
+    throw error;
+  }
   for (const message of checkpoint.notices) options.onEvent?.({ type: 'staging', message });
   // A resumed snapshot keeps the name of its first attempt.
   const dataDir = options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at))) : outDir;
@@ -131,6 +138,15 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     await (published ? checkpoint.remove() : checkpoint.close());
     if (!published && dataDir !== outDir) await rmdir(dataDir).catch(() => undefined); // only if empty
   }
+}
+
+/** Resumes only staging whose records the service still holds: a sample fetched again by id (see check-staging.ts). */
+async function discardIfStale(checkpoint: Checkpoint, identity: CheckpointIdentity, options: SnapshotOptions): Promise<void> {
+  const check = await checkStaging(checkpoint, options);
+  const differ = check.gone.length + check.changed.length;
+  if (!check.stale) return;
+  const which = [...(check.gone.length > 0 ? [`${check.gone.length} gone (id ${check.gone.slice(0, 5).join(', ')})`] : []), ...(check.changed.length > 0 ? [`${check.changed.length} changed (id ${check.changed.slice(0, 5).join(', ')})`] : [])];
+  await checkpoint.discard(identity, `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} since the run started at ${checkpoint.identity.started_at}; the service changed: discarded the staging and started afresh`);
 }
 
 /** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */

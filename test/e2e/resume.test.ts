@@ -59,6 +59,11 @@ async function interrupt(out: string, ready: (lines: string[]) => boolean, signa
   return { ...end, stderr, staged };
 }
 
+/** Valid records on the staged pages of a journal (those a resume may sample). */
+function stagedRecords(lines: string[]): number {
+  return lines.map((l) => JSON.parse(l)).filter((e) => e.type === 'page' && e.file !== null).reduce((n, e) => n + e.ids.filter((id: unknown) => id !== null).length, 0);
+}
+
 async function expectSameAsReference(out: string): Promise<void> {
   expect(await readFile(join(out, 'images.csv'))).toEqual(await readFile(join(reference, 'images.csv')));
   expect(await readParquetRows(out)).toEqual(await readParquetRows(reference));
@@ -76,11 +81,14 @@ describe('resume', () => {
     dirs.push(out);
     const killed = await interrupt(out, ready, 'SIGKILL');
     expect(killed.signal).toBe('SIGKILL');
+    const sampled = Math.min(20, stagedRecords(await journal(out)));
     service.resetStats();
     const resumed = await runCli(args(out));
     expect(resumed.code).toBe(0);
-    // Each page not staged before the kill is fetched exactly once, and no staged page again.
-    expect(service.stats.requests).toBe(PAGES - killed.staged);
+    // Each page not staged before the kill is fetched exactly once, and no staged page again; before resuming, a
+    // sample of the staged records is fetched again by id to check the service still holds them.
+    expect(service.stats.listRequests).toBe(PAGES - killed.staged);
+    expect(service.stats.detailRequests).toBe(sampled);
     await expectSameAsReference(out);
   });
 

@@ -2,17 +2,19 @@
  * Issue 12: a snapshot people can rely on unattended. Each case is a way a run could say something false, mix two
  * runs or delete what is not its own; each runs the real CLI over loopback HTTP on a real file system.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir, readFile, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningService } from '../../src/service/index.js';
+import { startService, type RunningService } from '../../src/service/index.js';
 import { expectedRow, expectRowsMatch, type Expected } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { madeRecords, startListServer } from '../helpers/list-server.js';
-import { readParquetRows } from '../helpers/read-snapshot.js';
+import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let out: string;
@@ -137,6 +139,28 @@ describe('staging of an earlier run', () => {
     expect(rerun.code).toBe(1);
     expect(rerun.stderr.trim().split('\n').at(-1)).toMatch(/offset=60 returned 404/);
     expect(rerun.stderr).not.toContain('run the same command again');
+  });
+});
+
+describe('a resume checks that the service still holds what was staged', () => {
+  it('a run interrupted, then the service changed, then resumed: the staging is discarded with a notice, not merged', async () => {
+    service = await startService({ records: 5000, seed: 1, faults: { workers: 2, pageLatencyMs: 10 } });
+    const port = Number(new URL(service.url).port);
+    const args = ['--base-url', service.url, '--out', out, '--page-size', '100'];
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    const journal = join(out, '.img-etl-staging', 'journal.ndjson');
+    while ((await readFile(journal, 'utf8').catch(() => '')).split('\n').length < 12) await sleep(5);
+    child.kill('SIGKILL');
+    await exited;
+    await service.close();
+    service = await startService({ records: 5000, seed: 2, port }); // another list at the same address
+    const resumed = await runCli(args);
+    expect(resumed.stderr).toMatch(/^img-etl: staging: \d+ of 20 staged records fetched again are .*; the service changed: discarded the staging and started afresh$/m);
+    expect(resumed.code).toBe(0);
+    expect(await manifestOf()).toMatchObject({ complete: true, expected: 5000, received: 5000, records_written: 5000 });
+    const rows = await readParquetRows(out);
+    expectRowsMatch(rows, expectedRowsOf(service, service.servedIds()));
   });
 });
 

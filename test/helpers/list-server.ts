@@ -28,6 +28,12 @@ export async function startListServer(records: readonly unknown[], script: ListS
   const asked = new Map<number, number>();
   return startScriptedServer((req, res, origin) => {
     const url = new URL(req.url ?? '/', origin);
+    const detail = /^\/api\/images\/(\d+)\/$/.exec(url.pathname);
+    if (detail !== null) {
+      // The record as the list serves it now (its first request's view), or DRF's 404.
+      const listed = (script.records?.(0, 1) ?? records).find((r) => (r as { id?: unknown } | null)?.id === Number(detail[1]));
+      return listed === undefined ? sendJson(res, { detail: 'Not found.' }, 404) : sendJson(res, listed);
+    }
     const limit = Number(url.searchParams.get('limit') ?? 100);
     const offset = Number(url.searchParams.get('offset') ?? 0);
     const n = (asked.get(offset) ?? 0) + 1;
