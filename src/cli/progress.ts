@@ -122,6 +122,9 @@ export class Progress implements Reporter {
         this.maybeDraw(now);
         return;
       case 'publish-end':
+        // The last bar drawn says the files are written, true when it is drawn; then it makes way for the summary.
+        this.publish.written = this.publish.records;
+        this.draw(now);
         this.phase = 'idle'; // the summary follows
         this.clearLine();
         return;

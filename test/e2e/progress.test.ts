@@ -82,6 +82,8 @@ describe('progress on stderr', () => {
     expect(bars.some((bar) => /^\[[#.]{24}\] (?!0\.0%)/.test(bar))).toBe(true);
     expect(bars.some((bar) => / eta \d+ s$/.test(bar))).toBe(true);
     expect(redraws(screen).some((line) => /^writing csv \[[#.]{24}\] \d+\.\d% [\d,]+\/1,059 records/.test(line))).toBe(true);
+    // The last bar drawn, once the files are written, says so (never "0.0% … eta -").
+    expect(redraws(screen).at(-1)).toMatch(/^writing csv \[#{24}\] 100\.0% 1,059\/1,059 records, [\d,]+ rec\/s, eta 0 s$/);
     // The bar is erased before the summary, which ends the screen (the terminal turns \n into \r\n).
     expect(screen).toMatch(/\r\x1b\[Kimg-etl: complete snapshot of http:\/\/127\.0\.0\.1:\d+\/api\/images\/\r\n {2}records {3}1059 written, 0 rejected; the service counts 1059: 0 missing/);
     expect(screen.trimEnd().split('\r\n').at(-1)).toBe(`  manifest  ${join(out, 'manifest.json')}`);
