@@ -1,5 +1,5 @@
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
-import { Agent, errors as undiciErrors, request } from './undici-parts.js';
+import { Agent, errors as undiciErrors, request } from 'undici';
 import type { Page } from '../schema/image-schema.js';
 import { pageEnvelope } from './page-envelope.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
