@@ -86,6 +86,15 @@ describe('the builtin CSV engine', () => {
     });
   }
 
+  it('writes a timestamp outside years 0000-9999 with its seconds and fraction, never formula-neutralised', () => {
+    const rows = [{ ...Object.fromEntries(COLUMNS.map((c) => [c.name, null])), add_date: 253_402_351_199_999_999n, modify_date: -62_167_222_800_000_000n } as Row];
+    const fields = COLUMNS.map((c) => (c.name === 'add_date' ? '+010000-01-01T13:59:59.999999Z' : c.name === 'modify_date' ? '-000001-12-31T23:00:00.000000Z' : ''));
+    for (const neutraliseFormulas of [true, false]) {
+      expect(Buffer.from(formatCsvRows(rows, 'u', neutraliseFormulas)).toString('utf8')).toBe(`${fields.join(',')}\n`);
+      expect(stringifyCsvRows(rows, 'u', neutraliseFormulas)).toBe(`${fields.join(',')}\n`);
+    }
+  });
+
   it('writes nothing for no rows', () => {
     expect(formatCsvRows([], 'u', true)).toHaveLength(0);
     expect(stringifyCsvRows([], 'u', true)).toBe('');
