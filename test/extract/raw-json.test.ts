@@ -1,0 +1,130 @@
+/**
+ * The raw JSON scanner against JSON.parse: every span it finds parses to what JSON.parse makes of that part of the
+ * whole text, for any JSON text (escapes, nesting, whitespace, `__proto__` keys, repeated keys, any number spelling).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { arrayElements, objectMembers, resultSpans, singleLineJson } from '../../src/extract/raw-json.js';
+
+/** JSON whitespace, often none. */
+const ws = fc.oneof(fc.constant(''), fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r'), maxLength: 3 }));
+
+/** Any number as JSON may spell it: -0, 1.0, 1E5, 1e400, integers past 2^53. */
+const numberText = fc.stringMatching(/^-?(0|[1-9][0-9]{0,24})(\.[0-9]{1,4})?([eE][+-]?[0-9]{1,3})?$/);
+
+/** One character of a string literal: plain (any code unit but `"`, `\` and controls), or escaped in every way JSON allows. */
+const stringPart = fc.oneof(
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => c !== '"' && c !== '\\' && c >= ' '),
+  fc.constantFrom('a', 'é', '日', '🧠', '\u2028', '/', "'", '{', '}', '[', ']', ',', ':', ' '),
+  fc.constantFrom('\\"', '\\\\', '\\/', '\\b', '\\f', '\\n', '\\r', '\\t', '\\u0022', '\\u005c', '\\u005C', '\\ud83e\\udde0', '\\ud800'),
+  fc.integer({ min: 0, max: 0xffff }).map((n) => `\\u${n.toString(16).padStart(4, '0')}`),
+);
+const stringText = fc.array(stringPart, { maxLength: 6 }).map((parts) => `"${parts.join('')}"`);
+
+/** Keys: any string, and a few that repeat or that a JavaScript object treats specially. */
+const keyText = fc.oneof(stringText, fc.constantFrom('"a"', '"\\u0061"', '"__proto__"', '"\\u005f_proto__"', '"constructor"', '"1"', '"results"', '"id"'));
+
+const { value: valueText, object: objectText } = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, numberText, stringText, fc.constantFrom('true', 'false', 'null'), tie('array'), tie('object')),
+  array: fc.array(fc.tuple(ws, tie('value'), ws), { maxLength: 4 }).chain((items) => ws.map((inner) => `[${items.length === 0 ? inner : items.map((p) => p.join('')).join(',')}]`)),
+  object: fc.array(fc.tuple(ws, keyText, ws, ws, tie('value'), ws), { maxLength: 5 }).chain((members) =>
+    ws.map((inner) => `{${members.length === 0 ? inner : members.map(([a, k, b, c, v, d]) => `${a}${k}${b}:${c}${v}${d}`).join(',')}}`),
+  ),
+}));
+
+/** A canonical, order-keeping text of a parsed value that tells -0 from 0 and keeps a `__proto__` key. */
+function canon(value: unknown): string {
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canon).join(',')}]`;
+  return `{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${canon((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+/** The object JSON.parse makes of members: a repeated key keeps its first place and takes the last value. */
+function objectOf(text: string, members: ReturnType<typeof objectMembers>): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (const m of members) {
+    Object.defineProperty(object, m.key, { value: JSON.parse(text.slice(m.valueStart, m.valueEnd)), enumerable: true, writable: true, configurable: true });
+  }
+  return object;
+}
+
+describe('objectMembers', () => {
+  it('finds every member of any object: its key decoded as JSON.parse decodes it, its key and value text (property)', () => {
+    fc.assert(
+      fc.property(ws, objectText, ws, (before, object, after) => {
+        const text = before + object + after;
+        const members = objectMembers(text);
+        for (const m of members) {
+          expect(JSON.parse(text.slice(m.keyStart, m.keyEnd))).toBe(m.key);
+          expect(text.slice(m.valueStart, m.valueEnd)).toBe(text.slice(m.valueStart, m.valueEnd).trim()); // no whitespace around
+        }
+        expect(canon(objectOf(text, members))).toBe(canon(JSON.parse(text)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('lists a repeated key each time; JSON.parse keeps the last value at the first place', () => {
+    const text = '{"a":1,"b":2,"\\u0061":3,"__proto__":{"x":1},"__proto__":[]}';
+    const members = objectMembers(text);
+    expect(members.map((m) => [m.key, text.slice(m.keyStart, m.keyEnd), text.slice(m.valueStart, m.valueEnd)])).toEqual([
+      ['a', '"a"', '1'],
+      ['b', '"b"', '2'],
+      ['a', '"\\u0061"', '3'],
+      ['__proto__', '"__proto__"', '{"x":1}'],
+      ['__proto__', '"__proto__"', '[]'],
+    ]);
+    expect(canon(objectOf(text, members))).toBe(canon(JSON.parse(text)));
+    expect(canon(JSON.parse(text))).toBe('{"a":3,"b":2,"__proto__":[]}');
+  });
+
+  it('gives numbers the text they were served with', () => {
+    const text = '{ "big" : 12345678901234567890 , "huge":1e400,"neg":-0,"one":1.0,"e":1E5 }';
+    expect(objectMembers(text).map((m) => text.slice(m.valueStart, m.valueEnd))).toEqual(['12345678901234567890', '1e400', '-0', '1.0', '1E5']);
+  });
+});
+
+describe('arrayElements and resultSpans', () => {
+  it('finds every element of any array (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(ws, valueText, ws), { maxLength: 6 }), ws, (items, inner) => {
+        const text = `[${items.length === 0 ? inner : items.map((p) => p.join('')).join(',')}]`;
+        const spans = arrayElements(text, 0);
+        expect(`[${spans.map((s) => canon(JSON.parse(text.slice(s.start, s.end)))).join(',')}]`).toBe(canon(JSON.parse(text)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("finds each record of a page's results in its UTF-8 bytes, the last results key winning as in JSON.parse (property)", () => {
+    const wellFormed = valueText.filter((v) => JSON.stringify(JSON.parse(v)).isWellFormed()); // UTF-8 cannot hold a lone surrogate
+    fc.assert(
+      fc.property(fc.array(wellFormed, { maxLength: 5 }), fc.array(wellFormed, { maxLength: 3 }), ws, fc.boolean(), fc.boolean(), (records, earlier, space, twice, bom) => {
+        const results = (list: string[]) => `[${space}${list.join(`${space},${space}`)}${space}]`;
+        const page = `${bom ? '\ufeff' : ''}${space}{"count":${records.length},${twice ? `"results":${results(earlier)},` : ''}"next":null,"re\\u0073ults"${space}:${space}${results(records)},"previous":"\\"]"}${space}`;
+        const bytes = Buffer.from(page, 'utf8');
+        const spans = resultSpans(bytes);
+        const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { results: unknown[] };
+        expect(spans.map((s) => canon(JSON.parse(bytes.toString('utf8', s.start, s.end))))).toEqual(parsed.results.map(canon));
+        expect(spans.map((s) => bytes.toString('utf8', s.start, s.end))).toEqual(records);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('singleLineJson', () => {
+  it('keeps text without a line break as it is, and otherwise drops only the whitespace outside strings (property)', () => {
+    fc.assert(
+      fc.property(valueText, (text) => {
+        const line = singleLineJson(text);
+        expect(line).not.toMatch(/[\r\n]/);
+        expect(canon(JSON.parse(line))).toBe(canon(JSON.parse(text)));
+        if (!/[\r\n]/.test(text)) expect(line).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(singleLineJson('{\n  "a": "x y",\r\n  "b": [1, 2]\n}')).toBe('{"a":"x y","b":[1,2]}');
+  });
+});
