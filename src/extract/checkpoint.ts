@@ -35,6 +35,11 @@ export interface JournalPage {
   ids: (number | null)[];
   /** Ids of the records that broke the schema (null when it had none usable), in position order. */
   rejected: (number | null)[];
+  /**
+   * Positions of the valid records that have keys the schema does not know: their `extra` is taken from the staged
+   * text. Absent in a journal written before it was kept: then every valid record's text is taken.
+   */
+  extra?: number[];
   /** The server said nothing follows (empty results, no next link). */
   at_end: boolean;
 }
@@ -134,10 +139,10 @@ export class Checkpoint {
     await this.append({ type: 'pass-end', pass });
   }
 
-  /** The records of a kept page. */
-  async readRecords(file: string): Promise<unknown[]> {
-    const page = parseJsonBytes(await readFile(join(this.dir, file))) as { results: unknown[] };
-    return page.results;
+  /** A kept page: its body as staged and its records parsed. */
+  async readPage(file: string): Promise<{ body: Buffer; records: unknown[] }> {
+    const body = await readFile(join(this.dir, file));
+    return { body, records: (parseJsonBytes(body) as { results: unknown[] }).results };
   }
 
   /** Closes the journal and releases the lock; the folder stays for a later resume (unless it holds no page). */

@@ -2,7 +2,7 @@
  * Phase one of a run: page the list into the staging folder, pass after pass, until every record the service
  * counts is there or a pass adds nothing. Resumes whatever an earlier process of the same run left.
  */
-import { isValidRecord } from '../transform/check-record.js';
+import { checkRecord } from '../transform/check-record.js';
 import type { PageBatch } from '../schema/row.js';
 import type { Checkpoint, JournalPage } from './checkpoint.js';
 import { ExtractError } from './extract-error.js';
@@ -125,22 +125,31 @@ function endlessList(pages: JournalPage[]): ExtractError {
   return new ExtractError('IMPLAUSIBLE_COUNT', first.url, `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, false);
 }
 
-/** Stages one fetched page: its body only when it holds something new, and always its journal line. */
+/**
+ * Stages one fetched page: its body only when it holds something new, and always its journal line. The body is the
+ * page as served (paginate joins a split page's body from its halves' record texts), so the files are written from
+ * the values as served; re-serialising the parsed records is left for a batch without a body, which paginate never
+ * gives for a page with records.
+ */
 async function keep(checkpoint: Checkpoint, index: RecordIndex, pass: number, batch: PageBatch, limit: number): Promise<JournalPage> {
   const ids: (number | null)[] = [];
   const rejected: (number | null)[] = [];
-  for (const record of batch.records) {
-    if (isValidRecord(record)) ids.push(record['id'] as number);
-    else {
-      ids.push(null);
-      const id = (record as { id?: unknown } | null)?.id;
-      rejected.push(Number.isSafeInteger(id) ? (id as number) : null);
+  const extra: number[] = [];
+  batch.records.forEach((record, position) => {
+    const check = checkRecord(record);
+    if (check !== 'invalid') {
+      ids.push((record as Record<string, unknown>)['id'] as number);
+      if (check === 'valid-with-extra') extra.push(position);
+      return;
     }
-  }
+    ids.push(null);
+    const id = (record as { id?: unknown } | null)?.id;
+    rejected.push(Number.isSafeInteger(id) ? (id as number) : null);
+  });
   const fresh = index.countNew(ids, rejected) > 0;
   const body = fresh ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records })) : undefined;
   return checkpoint.addPage(
-    { pass, offset: batch.source.offset, limit: batch.limit ?? limit, url: batch.source.url, count: batch.count, ids, rejected, at_end: batch.atEnd === true },
+    { pass, offset: batch.source.offset, limit: batch.limit ?? limit, url: batch.source.url, count: batch.count, ids, rejected, extra, at_end: batch.atEnd === true },
     body,
   );
 }

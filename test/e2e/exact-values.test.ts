@@ -6,12 +6,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { COLUMNS } from '../../src/schema/columns.js';
 import { arrowValues } from '../helpers/arrow-values.js';
 import { epochMicros } from '../helpers/expected-row.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
-import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let out: string;
 let server: ScriptedServer | undefined;
@@ -74,4 +75,79 @@ describe('timestamps outside years 0000-9999', () => {
     expect([again.code, again.stderr]).toEqual([0, '']);
     expect((await readFile(join(reference, 'images.csv'))).equals(await readFile(join(out, 'images.csv')))).toBe(true);
   });
+});
+
+describe('extra and rejects.ndjson hold the values as served', () => {
+  const known = new Set(COLUMNS.map((c) => c.name));
+  const plain = fixtureRecords.filter((r) => Object.keys(r).every((k) => known.has(k)));
+  /** The unknown members of the first record, as served; `dup` is served twice and `"10"` comes last. */
+  const members = [
+    '"big":12345678901234567890',
+    '"huge":1e400',
+    '"negative_zero":-0',
+    '"one":1.0',
+    '"exponent":1E5',
+    '"escaped":"\\u00e9"',
+    '"café":"naïve 🧠"',
+    '"dup":1',
+    '"nested":{ "a" : [1, 2.50, {"b":null}], "c":"x\\"y" }',
+    '"__proto__":{"polluted":true}',
+    '"dup":[2]',
+    '"10":"ten"',
+  ];
+  /** What `extra` must hold for it: every member as served, `dup` once at its first place with the value served last. */
+  const extraOfFirst =
+    '{"big":12345678901234567890,"huge":1e400,"negative_zero":-0,"one":1.0,"exponent":1E5,"escaped":"\\u00e9","café":"naïve 🧠",' +
+    '"dup":[2],"nested":{ "a" : [1, 2.50, {"b":null}], "c":"x\\"y" },"__proto__":{"polluted":true},"10":"ten"}';
+  const withExtra = (base: Record<string, unknown>, id: number, extra: string[]) => `${recordText({ ...base, id }, {}).slice(0, -1)},${extra.join(',')}}`;
+  const served = [
+    withExtra(plain[0]!, 11, members),
+    withExtra(plain[1]!, 12, ['"CIAS":""', '"score":47.0']),
+    // A reject with line breaks: written on one line without the whitespace outside its strings.
+    '{\n  "id": 12345678901234567891,\n  "name": "bad \\n  record",\n  "file_size": "19605",\n  "x": 1e400\n}',
+    // A reject without line breaks: written exactly as served.
+    ` {"id": 9007199254740993, "add_date": "yesterday", "x": [1.0, -0] } `.trim(),
+  ];
+  const expectedExtra = new Map<bigint, string>([[11n, extraOfFirst], [12n, '{"CIAS":"","score":47.0}']]);
+  const expectedRejects = ['{"id":12345678901234567891,"name":"bad \\n  record","file_size":"19605","x":1e400}', served[3]!];
+
+  it('serves what the checks below expect (guards them)', () => {
+    expect(extraOfFirst).toBe(`{${members.filter((m) => m !== '"dup":1' && m !== '"dup":[2]').join(',').replace('"nested"', '"dup":[2],"nested"')}}`);
+    for (const text of served) JSON.parse(text);
+    expect(Object.keys(JSON.parse(served[0]!) as object).filter((k) => !known.has(k))).toEqual(['10', 'big', 'huge', 'negative_zero', 'one', 'exponent', 'escaped', 'café', 'dup', 'nested', '__proto__']);
+  });
+
+  for (const split of [false, true]) {
+    it(`in Parquet, Arrow and CSV, byte for byte${split ? ', for a page that was split after failing' : ''}`, async () => {
+      const records = [...plain.slice(2, 6).map((r) => JSON.stringify(r)), ...served];
+      const limit = 4;
+      server = await startScriptedServer((req, res, origin) => {
+        const url = new URL(req.url ?? '/', origin);
+        const [offset, size] = [Number(url.searchParams.get('offset') ?? 0), Number(url.searchParams.get('limit') ?? limit)];
+        // Split: the second page answers 500 until asked for at most two records.
+        if (split && offset > 0 && size > 2) return sendJson(res, { detail: 'server error' }, 500);
+        const next = offset + size < records.length ? `"${origin}/api/images/?limit=${size}&offset=${offset + size}"` : 'null';
+        const body = Buffer.from(`{"count":${records.length},"next":${next},"previous":null,"results":[${records.slice(offset, offset + size).join(',')}]}`);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+        res.end(body);
+      });
+      const run = await runCli(['--base-url', server.origin, '--out', out, '--to', 'parquet,arrow,csv', '--page-size', String(limit), '--max-attempts', '1', '--quiet']);
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      if (split) expect(server.requests).toContain(`/api/images/?limit=2&offset=6`);
+
+      const db = await openDuckDB();
+      const fromParquet = await query(db, `SELECT id, extra FROM read_parquet(${sqlString(join(out, 'images.parquet'))}) WHERE extra IS NOT NULL ORDER BY id`);
+      expect(new Map(fromParquet.map((r) => [r['id'], r['extra']]))).toEqual(expectedExtra);
+      const arrow = tableFromIPC(await readFile(join(out, 'images.arrow')));
+      const [ids, extras] = [arrowValues(arrow.getChild('id')!), arrowValues(arrow.getChild('extra')!)];
+      expect(new Map(ids.flatMap((id, i) => (extras[i] === null ? [] : [[id, extras[i]]])))).toEqual(expectedExtra);
+      const fromCsv = await query(db, `SELECT id::BIGINT AS id, extra FROM read_csv(${sqlString(join(out, 'images.csv'))}, header = true, all_varchar = true) WHERE extra IS NOT NULL ORDER BY 1`);
+      expect(new Map(fromCsv.map((r) => [r['id'], r['extra']]))).toEqual(expectedExtra);
+
+      const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).split('\n');
+      expect(lines.at(-1)).toBe('');
+      expect(lines.slice(0, -1).map((line) => line.slice(line.indexOf(',"record":') + ',"record":'.length, -1))).toEqual(expectedRejects);
+      for (const line of lines.slice(0, -1)) expect(Object.keys(JSON.parse(line) as object)).toEqual(['url', 'issues', 'record']);
+    });
+  }
 });
