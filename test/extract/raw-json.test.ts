@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { arrayElements, objectMembers, resultSpans, singleLineJson } from '../../src/extract/raw-json.js';
+import { arrayElements, eachMemberFromEnd, memberSpans, objectMembers, resultSpans, singleLineJson } from '../../src/extract/raw-json.js';
 
 /** JSON whitespace, often none. */
 const ws = fc.oneof(fc.constant(''), fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r'), maxLength: 3 }));
@@ -82,6 +82,27 @@ describe('objectMembers', () => {
   it('gives numbers the text they were served with', () => {
     const text = '{ "big" : 12345678901234567890 , "huge":1e400,"neg":-0,"one":1.0,"e":1E5 }';
     expect(objectMembers(text).map((m) => text.slice(m.valueStart, m.valueEnd))).toEqual(['12345678901234567890', '1e400', '-0', '1.0', '1E5']);
+  });
+});
+
+describe('eachMemberFromEnd', () => {
+  it('visits the members of any object from the last to the first, as objectMembers finds them (property)', () => {
+    fc.assert(
+      fc.property(ws, objectText, ws, (before, object, after) => {
+        const text = before + object + after;
+        const visited: number[][] = [];
+        eachMemberFromEnd(text, (...span) => visited.push(span) > 0);
+        const forward = memberSpans(text);
+        expect(visited.reverse().flat()).toEqual(forward);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('stops when the visitor says so', () => {
+    const keys: string[] = [];
+    eachMemberFromEnd('{"a":1,"b":"}","c":[{"d":"\\"}]}', (keyStart, keyEnd) => keys.push(JSON.parse('{"a":1,"b":"}","c":[{"d":"\\"}]}'.slice(keyStart, keyEnd)) as string) < 2);
+    expect(keys).toEqual(['c', 'b']);
   });
 });
 

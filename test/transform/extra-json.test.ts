@@ -17,11 +17,18 @@ describe('extra', () => {
     expect(row!['extra']).toBe('{"big":12345678901234567890,"huge":1e400,"z":-0,"one":1.0,"e":1E5,"u":"\\u00e9","__proto__":{"a":[1, 2]},"2":0}');
   });
 
-  it('keeps a repeated unknown key once, at its first place, with the value served last (as JSON.parse)', () => {
-    const text = `${open},"k":1,"m":2,"\\u006b":3}`;
+  it('keeps a repeated unknown key once, with the value served last (what JSON.parse keeps), at its last place', () => {
+    const text = `${open},"k":1,"m":2,"\\u006b":[3]}`;
     const record = JSON.parse(text) as Record<string, unknown>;
     attachRecordText(record, text);
-    expect(normaliseRecords([record], emptyNormalisationCounts())[0]!['extra']).toBe('{"k":3,"m":2}');
+    expect(normaliseRecords([record], emptyNormalisationCounts())[0]!['extra']).toBe('{"m":2,"\\u006b":[3]}');
+  });
+
+  it('finds unknown keys anywhere in the record, keys written with escapes too', () => {
+    const text = `{"CIAS" : 1.0 , ${open.slice(1)},"s":"a\\"b","\\u0043IAS2":-0}`;
+    const record = JSON.parse(text) as Record<string, unknown>;
+    attachRecordText(record, text);
+    expect(normaliseRecords([record], emptyNormalisationCounts())[0]!['extra']).toBe('{"CIAS":1.0,"s":"a\\"b","\\u0043IAS2":-0}');
   });
 
   it('keeps a "__proto__" key of a record without its text, re-serialising the parsed values', () => {
