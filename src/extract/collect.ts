@@ -148,10 +148,9 @@ async function keep(checkpoint: Checkpoint, index: RecordIndex, pass: number, ba
   });
   const fresh = index.countNew(ids, rejected) > 0;
   const body = fresh ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records })) : undefined;
-  return checkpoint.addPage(
-    { pass, offset: batch.source.offset, limit: batch.limit ?? limit, url: batch.source.url, count: batch.count, ids, rejected, extra, at_end: batch.atEnd === true },
-    body,
-  );
+  const { source, count } = batch;
+  const request = { pass, offset: source.offset, limit: batch.limit ?? limit, url: source.url, count };
+  return checkpoint.addPage({ ...request, ids, rejected, extra, at_end: batch.atEnd === true }, body);
 }
 
 function mergeStats(total: ExtractStats, pass: ExtractStats): void {

@@ -13,7 +13,7 @@ export interface TextSpan {
   end: number;
 }
 
-/** One member of an object as written: its key as JSON.parse gives it, the key's text (quotes included) and the value's. */
+/** One member of an object as written: its key as JSON.parse gives it, and where its key's and value's texts are. */
 export interface RawMember {
   /** The key, decoded. */
   key: string;
@@ -76,7 +76,10 @@ export function memberSpans(text: string, start = skipSpace(text, text.startsWit
  * false: the last occurrence of a repeated key (the value JSON.parse keeps) comes first, and keys near the end are
  * found without reading the rest of the object.
  */
-export function eachMemberFromEnd(text: string, visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => boolean): void {
+export function eachMemberFromEnd(
+  text: string,
+  visit: (keyStart: number, keyEnd: number, valueStart: number, valueEnd: number) => boolean,
+): void {
   let i = skipSpaceBack(text, text.length - 1);
   if (text.charCodeAt(i) !== CLOSE_BRACE) throw new Error(`raw json: expected an object ending at ${i}`);
   i = skipSpaceBack(text, i - 1);
@@ -181,7 +184,7 @@ function valueStartBack(text: string, i: number): number {
   return i;
 }
 
-/** Where the string literal whose closing quote is at `i` starts (its opening quote: the first quote before it that no backslash escapes). */
+/** Where the string literal whose closing quote is at `i` starts: the first quote before it that is not escaped. */
 function stringStartBack(text: string, i: number): number {
   for (let at = text.lastIndexOf('"', i - 1); at !== -1; at = text.lastIndexOf('"', at - 1)) {
     let backslashes = 0;

@@ -55,6 +55,7 @@ export async function toRejects(source: AsyncIterable<RowBatch>, options: Reject
 
 /** One line of rejects.ndjson: the record's served text where known, else the parsed record re-serialised. */
 function rejectLine(reject: Reject): string {
-  if (reject.text === undefined) return JSON.stringify({ url: reject.url, issues: reject.issues, record: reject.record });
-  return `{"url":${JSON.stringify(reject.url)},"issues":${JSON.stringify(reject.issues)},"record":${singleLineJson(reject.text)}}`;
+  const { url, issues, record, text } = reject;
+  if (text === undefined) return JSON.stringify({ url, issues, record });
+  return `{"url":${JSON.stringify(url)},"issues":${JSON.stringify(issues)},"record":${singleLineJson(text)}}`;
 }

@@ -71,9 +71,9 @@ const HOUR_MINUTE = Array.from({ length: 1440 }, (_, n) => `${TWO_DIGITS[Math.fl
 /**
  * Formats microseconds since the epoch as ISO 8601 UTC with six fraction digits: `2016-01-21T17:21:57.860138Z`; outside
  * years 0000-9999 in ISO 8601's extended-year form, `+010000-01-01T13:59:59.999999Z`, `-000001-12-31T23:00:00.000000Z`
- * (a served time near the year limits with an offset lands there). Instants from 1970 to 2255 (0 to 2^53 µs) are computed with exact small-number arithmetic and tables of digit
- * strings (the CSV writer formats two a row; BigInt division, Date and toISOString cost more than all of a row's
- * other fields); other instants go through Date.
+ * (a served time near the year limits with an offset lands there). Instants from 1970 to 2255 (0 to 2^53 µs) are
+ * computed with exact small-number arithmetic and tables of digit strings (the CSV writer formats two a row; BigInt
+ * division, Date and toISOString cost more than all of a row's other fields); other instants go through Date.
  */
 export function formatTimestampMicros(micros: bigint): string {
   const n = Number(micros); // exact up to 2^53; anything larger rounds to 2^53 or more and takes the general path

@@ -16,7 +16,7 @@ const CHECK_BY_KIND: Record<ColumnKind, (v: unknown) => boolean> = {
   json: () => true,
 };
 
-/** What the check found: a record that breaks the schema, a valid one, or a valid one that has keys the schema does not know. */
+/** What the check found: a record that breaks the schema, a valid one, or a valid one with keys the schema lacks. */
 export type RecordCheck = 'invalid' | 'valid' | 'valid-with-extra';
 
 /** True when the raw record is an object with a non-negative safe-integer `id` and every known key null, absent or of its column's type. */
@@ -24,7 +24,7 @@ export function isValidRecord(raw: unknown): raw is Record<string, unknown> {
   return checkRecord(raw) !== 'invalid';
 }
 
-/** Checks a raw record as isValidRecord does, and says whether a valid one has keys the schema does not know (its `extra`). */
+/** Checks a raw record as isValidRecord does, and says whether a valid one has keys the schema lacks (its `extra`). */
 export function checkRecord(raw: unknown): RecordCheck {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'invalid';
   const record = raw as Record<string, unknown>;

@@ -41,10 +41,12 @@ function extraJsonOfText(text: string, unknown: readonly string[]): string {
   return `{${members.reverse().join(',')}}`;
 }
 
-/** Which of the unknown keys the key literal from `start` to `end` is, or -1; compared in place unless it has escapes. */
+/** Which unknown key the key literal from `start` to `end` is, or -1; compared in place unless it has escapes. */
 function unknownIndex(text: string, start: number, end: number, unknown: readonly string[], escapes: boolean): number {
   if (escapes) {
-    for (let i = start + 1; i < end - 1; i++) if (text.charCodeAt(i) === 0x5c) return unknown.indexOf(memberKey(text, start, end));
+    for (let i = start + 1; i < end - 1; i++) {
+      if (text.charCodeAt(i) === 0x5c) return unknown.indexOf(memberKey(text, start, end)); // a backslash
+    }
   }
   const length = end - start - 2;
   for (let j = 0; j < unknown.length; j++) {
@@ -58,6 +60,8 @@ function unknownIndex(text: string, start: number, end: number, unknown: readonl
 function extraJsonOfValues(record: Record<string, unknown>, unknown: readonly string[]): string {
   const extra: Record<string, unknown> = {};
   // defineProperty: a "__proto__" key stays a key, where an assignment would set the object's prototype.
-  for (const key of unknown) Object.defineProperty(extra, key, { value: record[key], enumerable: true, writable: true, configurable: true });
+  for (const key of unknown) {
+    Object.defineProperty(extra, key, { value: record[key], enumerable: true, writable: true, configurable: true });
+  }
   return JSON.stringify(extra);
 }

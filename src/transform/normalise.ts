@@ -52,7 +52,8 @@ type RecordNormaliser = (record: Record<string, unknown>, counts: NormalisationC
  * - timestamp: the text → bigint UTC microseconds (validation guarantees it parses);
  * - other record columns: as served; a missing key → null;
  * - the sentinel flags: whether the pair holds its sentinel, null when the record has neither key;
- * - extra: the unknown keys as JSON (extra-json.ts), found by comparing the record's key count with the known keys it holds.
+ * - extra: the unknown keys as JSON (extra-json.ts), found by comparing the record's key count with the known keys
+ *   it holds.
  */
 const NORMALISE_RECORD: RecordNormaliser = (() => {
   const sentinelOf = new Map<string, string>();

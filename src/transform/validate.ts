@@ -44,7 +44,9 @@ export function validatePage(page: PageBatch): ValidBatch {
     }
     const issues = imageIssues(raw) ?? [{ path: [], message: 'rejected by the fast check but not by the schema' }];
     const text = textAt(position);
-    rejects.push(text === undefined ? { url: page.source.url, record: raw, issues } : { url: page.source.url, record: raw, text, issues });
+    const reject: Reject = { url: page.source.url, record: raw, issues };
+    if (text !== undefined) reject.text = text;
+    rejects.push(reject);
   });
   return { source: page.source, count: page.count, records, rejects };
 }
