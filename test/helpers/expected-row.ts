@@ -45,7 +45,7 @@ export function expectedRow(record: Record<string, unknown>): Record<string, Exp
   return row;
 }
 
-/** The ISO 8601 UTC text with six fraction digits that CSV holds for a timestamp (`+010000-…` outside years 0000-9999). */
+/** The ISO 8601 UTC text with six fraction digits that CSV holds for a timestamp (`+010000-…` past year 9999). */
 export function isoMicros(micros: bigint): string {
   const seconds = micros / 1_000_000n - (micros % 1_000_000n < 0n ? 1n : 0n);
   const fraction = micros - seconds * 1_000_000n;

@@ -71,7 +71,7 @@ describe('formatTimestampMicros outside years 0000-9999', () => {
   const first = parseTimestampMicros('0000-01-01T00:00:00+23:59')!;
   const last = parseTimestampMicros('9999-12-31T23:59:59.999999-23:59')!;
 
-  /** Reads ISO 8601 UTC text with six fraction digits (extended years too) back to microseconds, by way of Date.parse. */
+  /** Reads ISO 8601 UTC text with six fraction digits (extended years too) back to microseconds, through Date.parse. */
   const readBack = (text: string): bigint => {
     const match = /^([+-]\d{6}|\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.(\d{6})Z$/.exec(text);
     if (match === null) throw new Error(`not ISO 8601 UTC with six fraction digits: ${text}`);
@@ -79,10 +79,11 @@ describe('formatTimestampMicros outside years 0000-9999', () => {
   };
 
   it('writes the extended-year form with the seconds and the fraction', () => {
-    expect(formatTimestampMicros(parseTimestampMicros('9999-12-31T23:30:00-01:00')!)).toBe('+010000-01-01T00:30:00.000000Z');
-    expect(formatTimestampMicros(parseTimestampMicros('9999-12-31T23:59:59.999999-14:00')!)).toBe('+010000-01-01T13:59:59.999999Z');
-    expect(formatTimestampMicros(parseTimestampMicros('0000-01-01T00:30:00+01:00')!)).toBe('-000001-12-31T23:30:00.000000Z');
-    expect(formatTimestampMicros(parseTimestampMicros('0000-01-01T00:00:00.000001+01:00')!)).toBe('-000001-12-31T23:00:00.000001Z');
+    const utc = (served: string) => formatTimestampMicros(parseTimestampMicros(served)!);
+    expect(utc('9999-12-31T23:30:00-01:00')).toBe('+010000-01-01T00:30:00.000000Z');
+    expect(utc('9999-12-31T23:59:59.999999-14:00')).toBe('+010000-01-01T13:59:59.999999Z');
+    expect(utc('0000-01-01T00:30:00+01:00')).toBe('-000001-12-31T23:30:00.000000Z');
+    expect(utc('0000-01-01T00:00:00.000001+01:00')).toBe('-000001-12-31T23:00:00.000001Z');
     expect(formatTimestampMicros(first)).toBe('-000001-12-31T00:01:00.000000Z');
     expect(formatTimestampMicros(last)).toBe('+010000-01-01T23:58:59.999999Z');
   });

@@ -8,38 +8,41 @@ import { fixtureRecords } from '../helpers/fixture-records.js';
 /** A real record with only known keys, as JSON text without its closing brace (unknown members are appended). */
 const open = JSON.stringify({ ...fixtureRecords.find((r) => r['id'] === 14225)!, data: undefined }).slice(0, -1);
 
+/** The `extra` of the record served as `text`, the text attached to it. */
+function extraOf(text: string): unknown {
+  const record = JSON.parse(text) as Record<string, unknown>;
+  attachRecordText(record, text);
+  return normaliseRecords([record], emptyNormalisationCounts())[0]!['extra'];
+}
+
 describe('extra', () => {
   it('holds each unknown member as served when the record carries its text', () => {
-    const text = `${open},"big":12345678901234567890,"huge":1e400,"z":-0,"one":1.0,"e":1E5,"u":"\\u00e9","__proto__":{"a":[1, 2]},"2":0}`;
-    const record = JSON.parse(text) as Record<string, unknown>;
-    attachRecordText(record, text);
-    const [row] = normaliseRecords([record], emptyNormalisationCounts());
-    expect(row!['extra']).toBe('{"big":12345678901234567890,"huge":1e400,"z":-0,"one":1.0,"e":1E5,"u":"\\u00e9","__proto__":{"a":[1, 2]},"2":0}');
+    const members =
+      '"big":12345678901234567890,"huge":1e400,"z":-0,"one":1.0,"e":1E5,"u":"\\u00e9","__proto__":{"a":[1, 2]},"2":0';
+    expect(extraOf(`${open},${members}}`)).toBe(`{${members}}`);
   });
 
   it('keeps a repeated unknown key once, with the value served last (what JSON.parse keeps), at its last place', () => {
-    const text = `${open},"k":1,"m":2,"\\u006b":[3]}`;
-    const record = JSON.parse(text) as Record<string, unknown>;
-    attachRecordText(record, text);
-    expect(normaliseRecords([record], emptyNormalisationCounts())[0]!['extra']).toBe('{"m":2,"\\u006b":[3]}');
+    expect(extraOf(`${open},"k":1,"m":2,"\\u006b":[3]}`)).toBe('{"m":2,"\\u006b":[3]}');
   });
 
   it('finds unknown keys anywhere in the record, keys written with escapes too', () => {
     const text = `{"CIAS" : 1.0 , ${open.slice(1)},"s":"a\\"b","\\u0043IAS2":-0}`;
-    const record = JSON.parse(text) as Record<string, unknown>;
-    attachRecordText(record, text);
-    expect(normaliseRecords([record], emptyNormalisationCounts())[0]!['extra']).toBe('{"CIAS":1.0,"s":"a\\"b","\\u0043IAS2":-0}');
+    expect(extraOf(text)).toBe('{"CIAS":1.0,"s":"a\\"b","\\u0043IAS2":-0}');
   });
 
   it('keeps a "__proto__" key of a record without its text, re-serialising the parsed values', () => {
     const record = JSON.parse(`${open},"__proto__":{"a":1},"b":12345678901234567890}`) as Record<string, unknown>;
-    expect(normaliseRecords([record], emptyNormalisationCounts())[0]!['extra']).toBe('{"__proto__":{"a":1},"b":12345678901234567000}');
+    const [row] = normaliseRecords([record], emptyNormalisationCounts());
+    expect(row!['extra']).toBe('{"__proto__":{"a":1},"b":12345678901234567000}');
   });
 
-  it('is exact through validate and normalise when the page has its body (the library path), and rejects keep their text', () => {
-    const texts = [`${open},"CIAS":47.0}`, `{"id": 12345678901234567891, "CIAS": 1e400}`, open.replace('"id":14225', '"id":14226') + '}'];
+  it('is exact through validate and normalise when the page has its body (library path), rejects too', () => {
+    const reject = '{"id": 12345678901234567891, "CIAS": 1e400}';
+    const texts = [`${open},"CIAS":47.0}`, reject, `${open.replace('14225', '14226')}}`];
     const body = Buffer.from(`{"count":3,"next":null,"previous":null,"results":[${texts.join(' , ')}]}`);
-    const page: PageBatch = { source: { url: 'http://x/api/images/', offset: 0 }, count: 3, records: JSON.parse(body.toString()).results, body };
+    const records = (JSON.parse(body.toString()) as { results: unknown[] }).results;
+    const page: PageBatch = { source: { url: 'http://x/api/images/', offset: 0 }, count: 3, records, body };
     const valid = validatePage(page);
     expect(valid.rejects.map((r) => r.text)).toEqual([texts[1]]);
     const rows = normaliseRecords(valid.records, emptyNormalisationCounts());
