@@ -39,7 +39,7 @@ export async function checkStaging(checkpoint: Checkpoint, options: PaginateOpti
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
         const { page, position, id } = next;
-        const staged = (await checkpoint.readRecords(page.file!))[position];
+        const staged = (await checkpoint.readPage(page.file!)).records[position];
         const now = await fetchImage(id, { baseUrl, client, retry: options.retry, signal: options.signal, onEvent: options.onEvent });
         if (now.status === 'gone') gone.push(id);
         else if (JSON.stringify(now.record) !== JSON.stringify(staged)) changed.push(id);

@@ -57,6 +57,11 @@ export interface JournalPage {
   replaced?: number[];
   /** Ids of records whose copy here differs from the one the run had (replaced or not); absent when none. */
   conflicts?: number[];
+  /**
+   * Positions of the valid records that have keys the schema does not know: their `extra` is taken from the staged
+   * text. Absent in a journal written before it was kept: then every valid record's text is taken.
+   */
+  extra?: number[];
   /** The server said nothing follows (empty results, no next link). */
   at_end: boolean;
 }
@@ -175,10 +180,10 @@ export class Checkpoint {
     await this.append({ type: 'pass-end', pass });
   }
 
-  /** The records of a kept page. */
-  async readRecords(file: string): Promise<unknown[]> {
-    const page = parseJsonBytes(await readFile(join(this.dir, file))) as { results: unknown[] };
-    return page.results;
+  /** A kept page: its body as staged and its records parsed. */
+  async readPage(file: string): Promise<{ body: Buffer; records: unknown[] }> {
+    const body = await readFile(join(this.dir, file));
+    return { body, records: (parseJsonBytes(body) as { results: unknown[] }).results };
   }
 
   /** Discards what earlier processes staged (keeping the lock) and starts the run afresh as `identity`, with a notice. */

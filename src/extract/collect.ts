@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { parseTimestampMicros } from '../schema/timestamp.js';
-import { isValidRecord } from '../transform/check-record.js';
+import { checkRecord } from '../transform/check-record.js';
 import type { PageBatch } from '../schema/row.js';
 import type { Checkpoint, JournalPage, RejectKey } from './checkpoint.js';
 import { ExtractError } from './extract-error.js';
@@ -140,35 +140,36 @@ function endlessList(pages: JournalPage[]): ExtractError {
   return new ExtractError('IMPLAUSIBLE_COUNT', first.url, `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, false);
 }
 
-/** Stages one fetched page: its body only when it holds something the run keeps, and always its journal line. */
+/**
+ * Stages one fetched page: its body only when it holds something the run keeps, and always its journal line. The body
+ * is the page as served (paginate joins a split page's body from its halves' record texts), so the files are written
+ * from the values as served; re-serialising the parsed records is left for a batch without a body, which paginate
+ * never gives for a page with records.
+ */
 async function keep(checkpoint: Checkpoint, index: RecordIndex, cache: PageCache, pass: number, batch: PageBatch, limit: number): Promise<JournalPage> {
   if (batch.records.length > MAX_PAGE_RECORDS) {
     throw new ExtractError('BAD_BODY', batch.source.url, `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`, false);
   }
   const ids: (number | null)[] = [];
   const rejected: RejectKey[] = [];
-  for (const record of batch.records) {
-    if (isValidRecord(record)) ids.push(record['id'] as number);
-    else (ids.push(null), rejected.push(rejectKey(record)));
-  }
+  const extra: number[] = [];
+  batch.records.forEach((record, position) => {
+    const check = checkRecord(record);
+    if (check !== 'invalid') {
+      ids.push((record as Record<string, unknown>)['id'] as number);
+      if (check === 'valid-with-extra') extra.push(position);
+      return;
+    }
+    ids.push(null);
+    rejected.push(rejectKey(record));
+  });
   const { replaced, conflicts } = await compareRepeats(index, cache, batch.records, ids);
   const fresh = index.countNew(ids, rejected) > 0 || replaced.length > 0;
   const body = fresh ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records })) : undefined;
-  return checkpoint.addPage(
-    {
-      pass,
-      offset: batch.source.offset,
-      limit: batch.limit ?? limit,
-      url: batch.source.url,
-      count: batch.count,
-      ids,
-      rejected,
-      ...(replaced.length > 0 ? { replaced } : {}),
-      ...(conflicts.length > 0 ? { conflicts } : {}),
-      at_end: batch.atEnd === true,
-    },
-    body,
-  );
+  const { source, count } = batch;
+  const request = { pass, offset: source.offset, limit: batch.limit ?? limit, url: source.url, count };
+  const changes = { ...(replaced.length > 0 ? { replaced } : {}), ...(conflicts.length > 0 ? { conflicts } : {}) };
+  return checkpoint.addPage({ ...request, ids, rejected, extra, ...changes, at_end: batch.atEnd === true }, body);
 }
 
 /** How a record that broke the schema is told apart from others: its id when usable, else a hash of its content. */
@@ -199,7 +200,7 @@ async function compareRepeats(index: RecordIndex, cache: PageCache, records: rea
         keptInPage.set(id, position);
         continue;
       }
-      kept = (await cache.get(location[0]))[location[1]];
+      kept = (await cache.get(location[0])).records[location[1]];
     }
     const record = records[position];
     if (JSON.stringify(kept) === JSON.stringify(record)) continue;

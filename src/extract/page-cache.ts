@@ -1,12 +1,22 @@
 /**
- * A least-recently-used cache of parsed staged pages, bounded by the records it holds (pages are 1 to 1,000
- * records): replay reads each page about once, and the conflict check reads the page of a record seen again.
+ * A least-recently-used cache of parsed staged pages, bounded by the records it holds (pages are 1 to 1,000 records):
+ * replay reads each page about once, and the conflict check reads the page of a record seen again. A page that holds
+ * records with keys the schema does not know, or rejects, is scanned for their served text as it is read: a valid
+ * record carries its text on itself (for `extra`), a reject's is kept by position.
  */
+import { attachRecordText } from '../schema/record-text.js';
 import type { Checkpoint, JournalPage } from './checkpoint.js';
+import { RecordTexts } from './record-texts.js';
+
+/** A staged page read back: its records, and the served text of each of its rejects by position. */
+export interface CachedPage {
+  records: unknown[];
+  texts: Map<number, string> | undefined;
+}
 
 /** Parsed staged pages, most recently used last. */
 export class PageCache {
-  private readonly pages = new Map<string, unknown[]>();
+  private readonly pages = new Map<string, CachedPage>();
   private records = 0;
 
   constructor(
@@ -16,21 +26,36 @@ export class PageCache {
   ) {}
 
   /** The records of a staged page (one with a file). */
-  async get(page: JournalPage): Promise<unknown[]> {
+  async get(page: JournalPage): Promise<CachedPage> {
     const file = page.file!;
-    let records = this.pages.get(file);
-    if (records !== undefined) {
+    let cached = this.pages.get(file);
+    if (cached !== undefined) {
       this.pages.delete(file); // re-insert: Map order is recency
     } else {
-      records = await this.checkpoint.readRecords(file);
-      this.records += records.length;
+      cached = read(page, await this.checkpoint.readPage(file));
+      this.records += cached.records.length;
       for (const [oldest, held] of this.pages) {
         if (this.records <= this.maxRecords) break;
         this.pages.delete(oldest);
-        this.records -= held.length;
+        this.records -= held.records.length;
       }
     }
-    this.pages.set(file, records);
-    return records;
+    this.pages.set(file, cached);
+    return cached;
   }
+}
+
+/** A page's records, with the served text attached where it is needed. */
+function read(page: JournalPage, { body, records }: { body: Buffer; records: unknown[] }): CachedPage {
+  // A journal of an earlier version does not say which records have unknown keys: take every valid record's text.
+  const extra = page.extra ?? page.ids.flatMap((id, position) => (id === null ? [] : [position]));
+  const rejects = page.ids.includes(null);
+  if (extra.length === 0 && !rejects) return { records, texts: undefined };
+  const texts = new RecordTexts(body);
+  for (const position of extra) attachRecordText(records[position] as object, texts.at(position));
+  const rejectTexts = new Map<number, string>();
+  page.ids.forEach((id, position) => {
+    if (id === null) rejectTexts.set(position, texts.at(position));
+  });
+  return { records, texts: rejectTexts };
 }

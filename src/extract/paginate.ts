@@ -3,6 +3,7 @@ import { AdaptiveLimit } from './adaptive-limit.js';
 import { ExtractError } from './extract-error.js';
 import type { ExtractEvent } from './extract-events.js';
 import { HttpClient, type FetchedPage, type HttpClientOptions } from './http-client.js';
+import { joinPageBodies } from './join-page-bodies.js';
 import { limitOfLink, listUrlOf, pageUrl } from './page-url.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import { isSameHost } from './same-host.js';
@@ -116,7 +117,8 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
       }
       const half = Math.ceil(limit / 2);
       const [left, right] = await Promise.all([fetchRange(offset, half), fetchRange(offset + half, limit - half)]);
-      return { source: { url, offset }, count: right.count, records: [...left.records, ...right.records], limit };
+      const body = joinPageBodies(right.count, [left.body, right.body]);
+      return { source: { url, offset }, count: right.count, records: [...left.records, ...right.records], limit, body };
     }
   };
 

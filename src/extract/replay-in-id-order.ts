@@ -1,6 +1,7 @@
 /**
  * Phase two's source: the staged records in ascending id order, then the rejects, in fixed-size batches.
- * Pages are read back through a small cache; the list is nearly in id order, so each page is read about once.
+ * Pages are read back through a small cache; the list is nearly in id order, so each page is read about once. Records
+ * keep the text they were served as where a value could change on the way (`extra`, rejects).
  */
 import type { Reject } from '../schema/row.js';
 import type { ValidBatch } from '../transform/validate.js';
@@ -25,7 +26,7 @@ export async function* replayInIdOrder(index: RecordIndex, checkpoint: Checkpoin
   let n = 0;
   for (const [pageIndex, position] of index.inIdOrder()) {
     const page = await cache.get(index.pages[pageIndex]!);
-    records.push(page[position] as Record<string, unknown>);
+    records.push(page.records[position] as Record<string, unknown>);
     if (records.length === batchSize) {
       yield batchOf(records, [], first);
       first = n + 1;
@@ -41,9 +42,10 @@ async function* rejectBatches(index: RecordIndex, cache: PageCache, offset: numb
   let rejects: Reject[] = [];
   for (const [pageIndex, position] of index.rejectsInStagingOrder()) {
     const page = index.pages[pageIndex]!;
-    const raw = (await cache.get(page))[position];
+    const { records, texts } = await cache.get(page);
+    const raw = records[position];
     const { imageIssues } = await import('../schema/image-schema.js'); // zod, loaded only when there are rejects to explain
-    rejects.push({ url: page.url, record: raw, issues: imageIssues(raw) ?? [] });
+    rejects.push({ url: page.url, record: raw, text: texts!.get(position)!, issues: imageIssues(raw) ?? [] });
     if (rejects.length >= batchSize) {
       yield batchOf([], rejects, offset);
       rejects = [];

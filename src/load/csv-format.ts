@@ -6,9 +6,9 @@
  * The rules it reproduces: fields are joined with `,` and records end with LF; null is an empty field and `""` is the
  * empty string; a field holding `,`, `"`, CR or LF is quoted with its quotes doubled (nothing else is: not leading or
  * trailing spaces, not tabs); booleans are `true`/`false`, numbers `String(n)` with `-0` for negative zero, timestamps
- * ISO 8601 UTC with microseconds. With formula neutralisation on, a text field (timestamps included: a year before 0
- * or after 9999 starts with `-` or `+`) starting with `=`, `+`, `-`, `@`, tab, CR or a full-width `＝＋－＠` gets a `'`
- * in front, before quoting; numbers and booleans never do.
+ * ISO 8601 UTC with microseconds (`+010000-01-01T13:59:59.999999Z` outside years 0000-9999). With formula
+ * neutralisation on, a text field starting with `=`, `+`, `-`, `@`, tab, CR or a full-width `＝＋－＠` gets a `'` in
+ * front, before quoting; numbers, booleans and timestamps never do (a timestamp is not a formula, even with a sign).
  */
 import { COLUMNS } from '../schema/columns.js';
 import type { Row, RowValue } from '../schema/row.js';
@@ -63,7 +63,7 @@ export function formatCsvRows(rows: readonly Row[], place: string, neutraliseFor
           break;
         case TIMESTAMP:
           if (typeof v !== 'bigint') throw invalidValue(rows, i, NAMES[j]!, v, 'bigint microseconds', place);
-          fields[j] = textField(formatTimestampMicros(v), neutraliseFormulas);
+          fields[j] = formatTimestampMicros(v); // digits, signs, `-:.TZ`: never quoted, never neutralised
           break;
         default:
           if (typeof v !== 'string') throw invalidValue(rows, i, NAMES[j]!, v, 'a string', place);

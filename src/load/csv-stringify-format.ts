@@ -1,7 +1,7 @@
 /**
  * The 'csv-stringify' CSV engine: rows to CSV text with csv-stringify's sync API, the reference the 'builtin' engine
- * (csv-format.ts) matches byte for byte. Each value is checked against its column's kind; timestamps become text here,
- * csv-stringify casts the rest.
+ * (csv-format.ts) matches byte for byte. Each value is checked against its column's kind; csv-stringify casts it,
+ * timestamps (bigint microseconds) to ISO 8601 text that formula neutralisation leaves alone.
  */
 import { stringify, type Options } from 'csv-stringify/sync';
 import { COLUMNS } from '../schema/columns.js';
@@ -9,7 +9,7 @@ import type { Row } from '../schema/row.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
 import { invalidValue } from './invalid-value.js';
 
-type Field = string | number | boolean | null;
+type Field = string | number | boolean | bigint | null;
 
 const NAMES = COLUMNS.map((c) => c.name);
 const KINDS = COLUMNS.map((c) => c.kind);
@@ -38,12 +38,14 @@ function stringifyOptions(neutraliseFormulas: boolean): Options {
     cast: {
       boolean: (v) => (v ? 'true' : 'false'),
       number: (v) => (Object.is(v, -0) ? '-0' : String(v)),
+      // Only timestamps are bigint here (int64 columns are safe-integer numbers): ISO text, never formula-neutralised.
+      bigint: (v) => ({ value: formatTimestampMicros(v), escape_formulas: false }),
       string: (v) => (v === '' ? { value: '', quoted_empty: true } : v),
     },
   };
 }
 
-/** One row as csv-stringify fields, each value checked against its column's kind; timestamps become text, the rest csv-stringify casts. */
+/** One row as csv-stringify fields, each value checked against its column's kind; csv-stringify casts them. */
 function toRecord(rows: readonly Row[], i: number, place: string): Field[] {
   const row = rows[i]!;
   const record = new Array<Field>(NAMES.length);
@@ -65,8 +67,7 @@ function toRecord(rows: readonly Row[], i: number, place: string): Field[] {
         break;
       case 'timestamp':
         if (typeof v !== 'bigint') throw invalidValue(rows, i, NAMES[j]!, v, 'bigint microseconds', place);
-        record[j] = formatTimestampMicros(v);
-        continue;
+        break; // cast.bigint writes it
       default:
         if (typeof v !== 'string') throw invalidValue(rows, i, NAMES[j]!, v, 'a string', place);
     }

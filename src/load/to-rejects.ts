@@ -1,8 +1,10 @@
 /**
- * Sink: the records that broke the schema, as NDJSON (`{"url":…,"issues":[…],"record":{…}}` per line).
- * The file exists only when there is at least one reject; a clean run leaves no file behind.
+ * Sink: the records that broke the schema, as NDJSON (`{"url":…,"issues":[…],"record":{…}}` per line), each record
+ * as the JSON text it was served as when the reject carries it (a text with line breaks loses the whitespace
+ * outside its strings, so that it stays one line). The file exists only when there is at least one reject.
  */
-import type { RowBatch } from '../schema/row.js';
+import { singleLineJson } from '../extract/raw-json.js';
+import type { Reject, RowBatch } from '../schema/row.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
 import { encodeFailed } from './load-error.js';
@@ -32,7 +34,7 @@ export async function toRejects(source: AsyncIterable<RowBatch>, options: Reject
       let text = '';
       for (const reject of batch.rejects) {
         try {
-          text += JSON.stringify({ url: reject.url, issues: reject.issues, record: reject.record }) + '\n';
+          text += rejectLine(reject) + '\n';
         } catch (cause) {
           throw encodeFailed(`writing a reject of ${reject.url} to ${options.path}`, cause);
         }
@@ -49,4 +51,11 @@ export async function toRejects(source: AsyncIterable<RowBatch>, options: Reject
     await closeSource(source);
     throw error;
   }
+}
+
+/** One line of rejects.ndjson: the record's served text where known, else the parsed record re-serialised. */
+function rejectLine(reject: Reject): string {
+  const { url, issues, record, text } = reject;
+  if (text === undefined) return JSON.stringify({ url, issues, record });
+  return `{"url":${JSON.stringify(url)},"issues":${JSON.stringify(issues)},"record":${singleLineJson(text)}}`;
 }

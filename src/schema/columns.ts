@@ -96,7 +96,7 @@ export const COLUMNS: readonly Column[] = [
   record('nidm_results_ttl', 'string', 'NIDM results maps only: link to the NIDM results Turtle file.'),
   derived('cognitive_paradigm_is_other', 'boolean', 'True where the depositor chose "None / Other" as paradigm; null where the record has no paradigm field (atlases).'),
   derived('cognitive_contrast_is_other', 'boolean', 'True where the depositor chose "None / Other" as contrast; null where the record has no contrast field (atlases).'),
-  derived('extra', 'json', 'JSON object of the keys the schema does not know (user-defined metadata such as "CIAS", an atlas\'s "data"), or null.'),
+  derived('extra', 'json', 'JSON object of the keys the schema does not know (user-defined metadata such as "CIAS", an atlas\'s "data"), each value as the JSON text served, or null.'),
 ];
 
 /** Version of the output schema; bump when a column is added, removed or changes type. */

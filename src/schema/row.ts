@@ -21,8 +21,10 @@ export interface PageRef {
 export interface Reject {
   /** The page URL the record came from. */
   url: string;
-  /** The raw record as served. */
+  /** The raw record as served, parsed. */
   record: unknown;
+  /** The record's JSON text as served, when known: rejects.ndjson holds it in place of `record` re-serialised. */
+  text?: string;
   /** The zod issues. */
   issues: RecordIssue[];
 }
@@ -37,7 +39,10 @@ export interface PageBatch {
   records: unknown[];
   /** The page size the server applied. */
   limit?: number;
-  /** The response body's bytes as received, when the page is one response (not split after failures). */
+  /**
+   * The body's bytes: as received, or for a page split after failures, a page body joined from the texts of its
+   * halves' records (join-page-bodies.ts). Where it is absent, validation and normalisation use the parsed values.
+   */
   body?: Uint8Array;
   /** The server said nothing follows: `results` was empty and `next` null. */
   atEnd?: boolean;

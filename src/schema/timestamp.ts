@@ -69,10 +69,11 @@ const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3
 const HOUR_MINUTE = Array.from({ length: 1440 }, (_, n) => `${TWO_DIGITS[Math.floor(n / 60)]}:${TWO_DIGITS[n % 60]}:`);
 
 /**
- * Formats microseconds since the epoch as ISO 8601 UTC with six fraction digits: `2016-01-21T17:21:57.860138Z`.
- * Instants from 1970 to 2255 (0 to 2^53 µs) are computed with exact small-number arithmetic and tables of digit
- * strings (the CSV writer formats two a row; BigInt division, Date and toISOString cost more than all of a row's
- * other fields); other instants go through Date.
+ * Formats microseconds since the epoch as ISO 8601 UTC with six fraction digits: `2016-01-21T17:21:57.860138Z`; outside
+ * years 0000-9999 in ISO 8601's extended-year form, `+010000-01-01T13:59:59.999999Z`, `-000001-12-31T23:00:00.000000Z`
+ * (a served time near the year limits with an offset lands there). Instants from 1970 to 2255 (0 to 2^53 µs) are
+ * computed with exact small-number arithmetic and tables of digit strings (the CSV writer formats two a row; BigInt
+ * division, Date and toISOString cost more than all of a row's other fields); other instants go through Date.
  */
 export function formatTimestampMicros(micros: bigint): string {
   const n = Number(micros); // exact up to 2^53; anything larger rounds to 2^53 or more and takes the general path
@@ -103,8 +104,8 @@ export function formatTimestampMicros(micros: bigint): string {
 export function formatTimestampMicrosByDate(micros: bigint): string {
   const ms = Number(micros / 1000n) - (micros % 1000n < 0n ? 1 : 0);
   const sub = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
-  const iso = new Date(ms).toISOString(); // 2016-01-21T17:21:57.860Z
-  return `${iso.slice(0, 19)}.${String(sub).padStart(6, '0')}Z`;
+  const iso = new Date(ms).toISOString(); // 2016-01-21T17:21:57.860Z, or +010000-01-01T13:59:59.999Z: drop `.860Z`
+  return `${iso.slice(0, -5)}.${String(sub).padStart(6, '0')}Z`;
 }
 
 function daysInMonth(year: number, month: number): number {

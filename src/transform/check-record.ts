@@ -16,19 +16,27 @@ const CHECK_BY_KIND: Record<ColumnKind, (v: unknown) => boolean> = {
   json: () => true,
 };
 
+/** What the check found: a record that breaks the schema, a valid one, or a valid one with keys the schema lacks. */
+export type RecordCheck = 'invalid' | 'valid' | 'valid-with-extra';
+
 /** True when the raw record is an object with a non-negative safe-integer `id` and every known key null, absent or of its column's type. */
 export function isValidRecord(raw: unknown): raw is Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
+  return checkRecord(raw) !== 'invalid';
+}
+
+/** Checks a raw record as isValidRecord does, and says whether a valid one has keys the schema lacks (its `extra`). */
+export function checkRecord(raw: unknown): RecordCheck {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'invalid';
   const record = raw as Record<string, unknown>;
   const id = record['id'];
-  if (!Number.isSafeInteger(id) || (id as number) < 0) return false;
+  if (!Number.isSafeInteger(id) || (id as number) < 0) return 'invalid';
   const known = CHECK_KNOWN_KEYS(record, CHECK_BY_KIND);
-  if (known < 0) return false;
+  if (known < 0) return 'invalid';
   let keys = 0;
   for (const _ in record) keys++;
-  if (keys === known) return true;
-  for (const key in record) if (!KNOWN_KEYS.has(key) && !isShallowJson(record[key])) return false;
-  return true;
+  if (keys === known) return 'valid';
+  for (const key in record) if (!KNOWN_KEYS.has(key) && !isShallowJson(record[key])) return 'invalid';
+  return 'valid-with-extra';
 }
 
 /**

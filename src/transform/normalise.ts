@@ -1,7 +1,8 @@
-import { COLUMNS, KNOWN_KEYS } from '../schema/columns.js';
+import { COLUMNS } from '../schema/columns.js';
 import type { Row, RowBatch } from '../schema/row.js';
 import { SENTINEL_ID, SENTINEL_NAME, SENTINEL_PAIRS } from '../schema/sentinels.js';
 import { parseTimestampMicros } from '../schema/timestamp.js';
+import { extraJson } from './extra-json.js';
 import type { ValidBatch } from './validate.js';
 
 /** How many values normalisation replaced, per column: the audit trail the manifest carries. */
@@ -40,16 +41,6 @@ export function normaliseRecord(record: Record<string, unknown>, counts: Normali
   return row;
 }
 
-/** The keys of `record` the schema does not know, as a JSON object text, or null when there are none. */
-function extraJson(record: Record<string, unknown>): string | null {
-  let extra: Record<string, unknown> | undefined;
-  for (const key in record) {
-    if (KNOWN_KEYS.has(key)) continue;
-    (extra ??= {})[key] = record[key];
-  }
-  return extra === undefined ? null : JSON.stringify(extra);
-}
-
 type RecordNormaliser = (record: Record<string, unknown>, counts: NormalisationCounts, parseTimestamp: typeof parseTimestampMicros) => Row;
 
 /**
@@ -61,7 +52,8 @@ type RecordNormaliser = (record: Record<string, unknown>, counts: NormalisationC
  * - timestamp: the text → bigint UTC microseconds (validation guarantees it parses);
  * - other record columns: as served; a missing key → null;
  * - the sentinel flags: whether the pair holds its sentinel, null when the record has neither key;
- * - extra: the unknown keys as JSON, found by comparing the record's key count with the known keys it holds.
+ * - extra: the unknown keys as JSON (extra-json.ts), found by comparing the record's key count with the known keys
+ *   it holds.
  */
 const NORMALISE_RECORD: RecordNormaliser = (() => {
   const sentinelOf = new Map<string, string>();

@@ -45,11 +45,11 @@ export function expectedRow(record: Record<string, unknown>): Record<string, Exp
   return row;
 }
 
-/** The ISO 8601 UTC text with six fraction digits that CSV holds for a timestamp. */
+/** The ISO 8601 UTC text with six fraction digits that CSV holds for a timestamp (`+010000-…` past year 9999). */
 export function isoMicros(micros: bigint): string {
   const seconds = micros / 1_000_000n - (micros % 1_000_000n < 0n ? 1n : 0n);
   const fraction = micros - seconds * 1_000_000n;
-  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${String(fraction).padStart(6, '0')}Z`;
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, -5)}.${String(fraction).padStart(6, '0')}Z`;
 }
 
 /** Compares rows read back (keyed by id) with expected rows, every column, naming the first difference; `convert` maps a reader's value to the expected form. */

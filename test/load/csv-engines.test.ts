@@ -86,6 +86,20 @@ describe('the builtin CSV engine', () => {
     });
   }
 
+  it('writes a timestamp outside years 0000-9999 with its seconds and fraction, never formula-neutralised', () => {
+    const row = Object.fromEntries(COLUMNS.map((c) => [c.name, null])) as Row;
+    const rows = [{ ...row, add_date: 253_402_351_199_999_999n, modify_date: -62_167_222_800_000_000n }];
+    const texts: Record<string, string> = {
+      add_date: '+010000-01-01T13:59:59.999999Z',
+      modify_date: '-000001-12-31T23:00:00.000000Z',
+    };
+    const fields = COLUMNS.map((c) => texts[c.name] ?? '');
+    for (const neutraliseFormulas of [true, false]) {
+      expect(Buffer.from(formatCsvRows(rows, 'u', neutraliseFormulas)).toString('utf8')).toBe(`${fields.join(',')}\n`);
+      expect(stringifyCsvRows(rows, 'u', neutraliseFormulas)).toBe(`${fields.join(',')}\n`);
+    }
+  });
+
   it('writes nothing for no rows', () => {
     expect(formatCsvRows([], 'u', true)).toHaveLength(0);
     expect(stringifyCsvRows([], 'u', true)).toBe('');

@@ -31,6 +31,20 @@ describe('toRejects', () => {
     expect(await listDir(dir)).toEqual(['rejects.ndjson']);
   });
 
+  it("writes a reject's served text as is, on one line (with line breaks: no whitespace outside strings)", async () => {
+    const path = join(dir, 'rejects.ndjson');
+    const texts = [
+      '{"id": 12345678901234567891, "x": [1.0, -0, 1e400], "s": "\\u00e9"}',
+      '{\n  "id": "a",\r\n  "s": "two  words"\n}',
+    ];
+    const url = 'http://x/?offset=0';
+    const issues = [{ path: ['id'], message: 'bad' }];
+    const rejects = texts.map((text) => ({ url, record: JSON.parse(text) as unknown, text, issues }));
+    await toRejects(streamOf([{ source: { url, offset: 0 }, rows: [], rejects }]), { path });
+    const prefix = '{"url":"http://x/?offset=0","issues":[{"path":["id"],"message":"bad"}],"record":';
+    expect(await readFile(path, 'utf8')).toBe(`${prefix}${texts[0]}}\n${prefix}{"id":"a","s":"two  words"}}\n`);
+  });
+
   it('writes no file when there is no reject', async () => {
     const path = join(dir, 'rejects.ndjson');
     const clean = fixtureBatches().map((b) => ({ ...b, rejects: [] }));

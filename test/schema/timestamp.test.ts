@@ -65,3 +65,38 @@ describe('parseTimestampMicros', () => {
     );
   });
 });
+
+describe('formatTimestampMicros outside years 0000-9999', () => {
+  /** The instants a served timestamp can name: 0000-01-01 at +23:59 to 9999-12-31 at -23:59. */
+  const first = parseTimestampMicros('0000-01-01T00:00:00+23:59')!;
+  const last = parseTimestampMicros('9999-12-31T23:59:59.999999-23:59')!;
+
+  /** Reads ISO 8601 UTC text with six fraction digits (extended years too) back to microseconds, through Date.parse. */
+  const readBack = (text: string): bigint => {
+    const match = /^([+-]\d{6}|\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.(\d{6})Z$/.exec(text);
+    if (match === null) throw new Error(`not ISO 8601 UTC with six fraction digits: ${text}`);
+    return BigInt(Date.parse(`${text.slice(0, -8)}Z`)) * 1000n + BigInt(match[2]!);
+  };
+
+  it('writes the extended-year form with the seconds and the fraction', () => {
+    const utc = (served: string) => formatTimestampMicros(parseTimestampMicros(served)!);
+    expect(utc('9999-12-31T23:30:00-01:00')).toBe('+010000-01-01T00:30:00.000000Z');
+    expect(utc('9999-12-31T23:59:59.999999-14:00')).toBe('+010000-01-01T13:59:59.999999Z');
+    expect(utc('0000-01-01T00:30:00+01:00')).toBe('-000001-12-31T23:30:00.000000Z');
+    expect(utc('0000-01-01T00:00:00.000001+01:00')).toBe('-000001-12-31T23:00:00.000001Z');
+    expect(formatTimestampMicros(first)).toBe('-000001-12-31T00:01:00.000000Z');
+    expect(formatTimestampMicros(last)).toBe('+010000-01-01T23:58:59.999999Z');
+  });
+
+  it('writes every instant a served timestamp can name so that it reads back exactly (property)', () => {
+    const near = (edge: bigint) => fc.bigInt({ min: edge - 2n * 86_400_000_000n, max: edge + 2n * 86_400_000_000n });
+    const year0 = parseTimestampMicros('0000-01-01T00:00:00Z')!;
+    const year10000 = parseTimestampMicros('9999-12-31T23:59:59.999999Z')! + 1n;
+    fc.assert(
+      fc.property(fc.oneof(fc.bigInt({ min: first, max: last }), near(year0), near(year10000)), (micros) => {
+        expect(readBack(formatTimestampMicros(micros))).toBe(micros);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});

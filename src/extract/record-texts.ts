@@ -1,0 +1,23 @@
+import { resultSpans, type TextSpan } from './raw-json.js';
+
+/** The JSON text each record of a page body's `results` was served as; the page is scanned on first use only. */
+export class RecordTexts {
+  private spans: TextSpan[] | undefined;
+  private readonly bytes: Buffer;
+
+  constructor(body: Uint8Array) {
+    this.bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  }
+
+  /** How many records the body's `results` holds. */
+  get length(): number {
+    return (this.spans ??= resultSpans(this.bytes)).length;
+  }
+
+  /** The text of the record at `position` of `results`, decoded from UTF-8. */
+  at(position: number): string {
+    const span = (this.spans ??= resultSpans(this.bytes))[position];
+    if (span === undefined) throw new RangeError(`raw json: the page has no record at position ${position}`);
+    return this.bytes.toString('utf8', span.start, span.end);
+  }
+}
