@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import { readdir, rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint } from '../extract/checkpoint.js';
 import { collect, type Collected, type CollectOptions, type PassSummary } from '../extract/collect.js';
@@ -6,6 +6,8 @@ import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
 import { replayInIdOrder } from '../extract/replay-in-id-order.js';
+import { fileSystemError } from '../load/file-system-error.js';
+import { makeFolder } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
@@ -68,20 +70,28 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const startedAt = new Date();
   const outDir = options.outDir ?? 'output';
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
-  await mkdir(outDir, { recursive: true });
+  await makeFolder(outDir);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? 'https://neurovault.org').href); // as recorded: never a credential
   const identity = { source_url: sourceUrl, page_size: options.pageSize ?? 100, started_at: startedAt.toISOString() };
-  const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), identity, { fresh: options.fresh });
+  const stagingDir = join(outDir, STAGING_DIR);
+  const stagingError = (cause: unknown) => fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });
+  await makeFolder(stagingDir, 'staging');
+  const checkpoint = await Checkpoint.open(stagingDir, identity, { fresh: options.fresh }).catch((cause: unknown) => {
+    throw stagingError(cause);
+  });
   // A resumed snapshot keeps the name of its first attempt.
   const dataDir = options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at ?? identity.started_at))) : outDir;
   let published = false;
   try {
-    await mkdir(dataDir, { recursive: true });
+    await makeFolder(dataDir);
     await removeStaleTemporaries(dataDir);
     const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
     if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
 
-    const collected = await collect(options, checkpoint, newExtractStats());
+    // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
+    const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {
+      throw stagingError(cause);
+    });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
     const output = await publish(replayInIdOrder(collected.index, checkpoint), { ...options, formats, metadata, dataDir });
     const { files, normalisation, written, rejects } = output;
