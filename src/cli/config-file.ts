@@ -1,14 +1,22 @@
 import { readFileSync } from 'node:fs';
-import type { Argv } from 'yargs';
+import type { Argv, Options } from 'yargs';
+import { booleanNames, camelCase, checkBooleanEnv } from './strict-booleans.js';
 import { UsageError } from './usage-error.js';
 
-/** Lets a snapshot command take its options from IMG_ETL_* variables and a --config JSON file too (the command line wins). */
-export function withEnvAndConfig<T>(y: Argv<T>): Argv<T> {
-  return y.env('IMG_ETL').config('config', 'A JSON file of options, named as on the command line (e.g. {"to": ["parquet", "csv"], "out": "snap"})', readConfigFile);
+/**
+ * Lets a snapshot command take its options from IMG_ETL_* variables and a --config JSON file too (the command line
+ * wins). `options` are the command's options: a config file may set those and nothing else, booleans as true or false.
+ */
+export function withEnvAndConfig<T>(y: Argv<T>, options: Record<string, Options>): Argv<T> {
+  const booleans = booleanNames(options);
+  return y
+    .env('IMG_ETL')
+    .config('config', 'A JSON file of options, named as on the command line (e.g. {"to": ["parquet", "csv"], "out": "snap"})', (path: string) => readConfigFile(path, options))
+    .middleware(() => checkBooleanEnv(process.env, 'IMG_ETL', booleans), true);
 }
 
-/** Reads a --config file: a JSON object of options; a one-line usage error otherwise. */
-function readConfigFile(path: string): Record<string, unknown> {
+/** Reads a --config file: a JSON object of the command's options; a one-line usage error otherwise. */
+function readConfigFile(path: string, options: Record<string, Options>): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -22,6 +30,12 @@ function readConfigFile(path: string): Record<string, unknown> {
     throw new UsageError(`--config: ${path} is not valid JSON (${(err as Error).message})`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--config: ${path} must hold a JSON object of options`);
+  const known = new Map(Object.keys(options).flatMap((name) => [[name, name], [camelCase(name), name]] as const));
+  for (const [key, v] of Object.entries(value)) {
+    if (key === 'config') throw new UsageError(`--config: ${path} sets "config": a config file cannot name another one`);
+    const name = known.get(key);
+    if (name === undefined) throw new UsageError(`--config: ${path} sets ${JSON.stringify(key)}, which is not an option of this command`);
+    if (options[name]!.type === 'boolean' && typeof v !== 'boolean') throw new UsageError(`--config: ${path} sets "${key}" to ${JSON.stringify(v)}; expected true or false`);
+  }
   return value as Record<string, unknown>;
 }
-

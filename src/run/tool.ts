@@ -13,5 +13,8 @@ function readPackage(): { name: string; version: string } {
 
 const pkg = readPackage();
 
+/** The package version, `0.1.0` (what `img-etl --version` prints). */
+export const VERSION = pkg.version;
+
 /** The tool's name and version, as recorded in manifests: `img-etl 0.1.0`. */
 export const TOOL = `${pkg.name} ${pkg.version}`;
