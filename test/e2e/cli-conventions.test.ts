@@ -3,9 +3,10 @@
  * `img-etl serve` prints works as --base-url; --version; numbers shown as numbers in help; and output piped to a slow
  * reader arrives whole. The real CLI against the bundled service over loopback HTTP.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
@@ -25,6 +26,7 @@ afterEach(async () => {
   await removeDir(out);
 });
 
+const runFile = promisify(execFile);
 const manifestOf = async (dir = out) => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
 
 describe('options that cannot work', () => {
@@ -127,24 +129,30 @@ describe('conventions', () => {
 });
 
 /**
- * Runs the CLI with stdout and stderr each piped into a reader process that reads nothing until told to. It is told
- * when the CLI has exited, or (a CLI that waits for its output to be taken does not exit) two seconds after the run's
- * manifest appeared; then it reads everything and hands it over.
+ * Runs the CLI with stdout and stderr each writing into a pipe (a FIFO: a real POSIX pipe of 64 KiB, as a shell's `|`
+ * makes; Node's own child pipes are socket pairs that buffer far more) whose reader process takes nothing until told.
+ * It is told when the CLI has exited, or (a CLI that waits for its output to be taken does not exit) two seconds after
+ * the run's manifest appeared; then it reads everything and hands it over.
  */
 async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const READER = `process.once('message', () => {
-    process.disconnect();
-    const chunks = [];
-    process.stdin.on('data', (c) => chunks.push(c)).on('end', () => process.stdout.write(Buffer.concat(chunks)));
-  });`;
-  const readers = [0, 1].map(() => spawn(process.execPath, ['-e', READER], { stdio: ['pipe', 'pipe', 'inherit', 'ipc'] }));
+  const READER = `const fs = require('node:fs');
+    const fd = fs.openSync(process.argv[1], 'r');
+    process.once('message', () => {
+      process.disconnect();
+      const chunks = [];
+      fs.createReadStream('', { fd }).on('data', (c) => chunks.push(c)).on('end', () => process.stdout.write(Buffer.concat(chunks)));
+    });`;
+  const fifos = [join(out, 'stdout.fifo'), join(out, 'stderr.fifo')];
+  for (const fifo of fifos) await runFile('mkfifo', [fifo]);
+  const readers = fifos.map((fifo) => spawn(process.execPath, ['-e', READER, fifo], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] }));
   const received = readers.map((reader) => {
     const chunks: Buffer[] = [];
     reader.stdout!.on('data', (c: Buffer) => chunks.push(c));
     return new Promise<string>((resolve) => reader.on('close', () => resolve(Buffer.concat(chunks).toString('utf8'))));
   });
-  const cli = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', readers[0]!.stdin!, readers[1]!.stdin!] });
-  for (const reader of readers) reader.stdin!.destroy(); // the CLI holds the only write ends now
+  const writeEnds = await Promise.all(fifos.map((fifo) => open(fifo, 'w'))); // returns once the reader has opened its end
+  const cli = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', writeEnds[0]!.fd, writeEnds[1]!.fd] });
+  for (const end of writeEnds) await end.close(); // the CLI holds the only write ends now
   let told = false;
   const tell = () => {
     if (told) return;
@@ -169,7 +177,7 @@ describe('output piped to a slow reader', () => {
     expect(run.code).toBe(0);
     const manifest = await manifestOf();
     const lines = run.stderr.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(run.stderr.length).toBeGreaterThan(128 * 1024); // more than a pipe and a reader's buffer hold
+    expect(run.stderr.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
     expect(lines.filter((l) => l['event'] === 'page')).toHaveLength(1000);
     expect(lines.at(-1)).toMatchObject({ event: 'publish-end', rows: 2000 });
     expect(JSON.parse(run.stdout)).toMatchObject({ complete: true, records: { written: 2000 }, duration_seconds: expect.any(Number) });
@@ -179,7 +187,7 @@ describe('output piped to a slow reader', () => {
   it('arrives whole on stdout: the 1,000 rows demo prints', async () => {
     const run = await runIntoSlowReaders(['demo', '--records', '941', '--rows', '1000', '--out', out], join(out, 'manifest.json'));
     expect(run.code).toBe(0);
-    expect(run.stdout.length).toBeGreaterThan(128 * 1024);
+    expect(run.stdout.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
     const rows = run.stdout.slice(run.stdout.indexOf('first 1000 rows:\n')).trimEnd().split('\n');
     expect(rows).toHaveLength(2 + 1000); // the title, the header, the rows
     const ids = rows.slice(2).map((row) => Number(row.split(/\s+/)[0]));
