@@ -35,7 +35,9 @@ const SERVE_OPTIONS = {
   'fault-seed': { type: 'number', default: 1, describe: 'Seed of every fault decision', group: 'Faults:' },
 } as const satisfies Record<string, Options>;
 
-type ServeArgs = ArgumentsCamelCase<{ [K in keyof typeof SERVE_OPTIONS]: (typeof SERVE_OPTIONS)[K] extends { type: 'number' } ? number | undefined : string | undefined }>;
+type ServeOption = typeof SERVE_OPTIONS;
+type ServeValue<O> = O extends { type: 'number' } ? number | undefined : string | undefined;
+type ServeArgs = ArgumentsCamelCase<{ [K in keyof ServeOption]: ServeValue<ServeOption[K]> }>;
 
 /** Turns parsed serve arguments into service options, failing with a one-line message on a bad value. */
 export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
@@ -87,7 +89,8 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
     handler: async (args) => {
       const service = await startService(serveOptionsFrom(args));
       const records = service.dataset.size.toLocaleString('en-US');
-      process.stdout.write(`img-etl serve: serving ${records} records at ${service.listUrl}; snapshot it with: img-etl --base-url ${service.url}\n`);
+      const snapshotIt = `snapshot it with: img-etl --base-url ${service.url}`;
+      process.stdout.write(`img-etl serve: serving ${records} records at ${service.listUrl}; ${snapshotIt}\n`);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const stop = (received: NodeJS.Signals): void => {
           process.off('SIGINT', stop);
@@ -106,16 +109,16 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
 }
 
 function integer(flag: string, value: number | undefined): number | undefined {
-  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) throw new UsageError(`--${flag}: expected a non-negative integer, got ${describeNumber(value)}`);
-  return value;
+  if (value === undefined || (Number.isSafeInteger(value) && value >= 0)) return value;
+  throw new UsageError(`--${flag}: expected a non-negative integer, got ${describeNumber(value)}`);
 }
 
 function nonNegative(flag: string, value: number | undefined): number | undefined {
-  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new UsageError(`--${flag}: expected a non-negative number, got ${describeNumber(value)}`);
-  return value;
+  if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
+  throw new UsageError(`--${flag}: expected a non-negative number, got ${describeNumber(value)}`);
 }
 
 function probability(flag: string, value: number | undefined): number | undefined {
-  if (value !== undefined && !(value >= 0 && value <= 1)) throw new UsageError(`--${flag}: expected a probability from 0 to 1, got ${describeNumber(value)}`);
-  return value;
+  if (value === undefined || (value >= 0 && value <= 1)) return value;
+  throw new UsageError(`--${flag}: expected a probability from 0 to 1, got ${describeNumber(value)}`);
 }

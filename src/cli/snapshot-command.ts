@@ -8,7 +8,8 @@ import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
 import { JsonLog } from './json-log.js';
 import { createReporter, type LogFormat } from './reporter.js';
-import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, folderOption, outputChoicesFrom, parseFormats, positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
+import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, folderOption, outputChoicesFrom, parseFormats } from './snapshot-options.js';
+import { positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
 import { redactUrl } from '../extract/redact-url.js';
@@ -54,7 +55,8 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   if (baseUrl.username !== '' || baseUrl.password !== '') throw new UsageError('--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN');
   // Never quoted back: a malformed token is still a secret.
   if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
-    throw new UsageError('--token: expected one token of visible ASCII characters, without spaces or control characters (not shown here)');
+    const expected = 'one token of visible ASCII characters, without spaces or control characters';
+    throw new UsageError(`--token: expected ${expected} (not shown here)`);
   }
   return {
     baseUrl: baseUrl.href,

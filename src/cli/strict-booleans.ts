@@ -10,14 +10,15 @@ export function booleanNames(options: Record<string, Options>): string[] {
   return Object.entries(options).flatMap(([name, option]) => (option.type === 'boolean' ? [name] : []));
 }
 
-/** Refuses `--name=value` or `--no-name=value` on a command line when `name` is a boolean option and value is not true or false. */
+/** Refuses `--name=value` or `--no-name=value` on a command line for a boolean option and a value but true or false. */
 export function checkBooleanArgs(argv: readonly string[], names: readonly string[]): void {
-  const spellings = new Map(names.flatMap((name) => [name, camelCase(name)].flatMap((s) => [[s, name], [`no-${s}`, name]] as const)));
+  const spellings = new Map<string, string>();
+  for (const name of names) for (const s of [name, camelCase(name)]) spellings.set(s, name).set(`no-${s}`, name);
   for (const arg of argv) {
     if (arg === '--') return; // what follows is not an option
-    const match = /^--([^=]+)=(.*)$/s.exec(arg);
-    const name = match === null ? undefined : spellings.get(match[1]!);
-    if (name !== undefined && !isBooleanWord(match![2]!)) throw new UsageError(`--${name}: expected true or false, got ${JSON.stringify(match![2])}`);
+    const [, given, value] = /^--([^=]+)=(.*)$/s.exec(arg) ?? [];
+    const name = given === undefined ? undefined : spellings.get(given);
+    if (name !== undefined && !isBooleanWord(value!)) throw notBoolean(`--${name}`, value!);
   }
 }
 
@@ -26,13 +27,17 @@ export function checkBooleanEnv(env: NodeJS.ProcessEnv, prefix: string, names: r
   for (const name of names) {
     const variable = `${prefix}_${name.toUpperCase().replace(/-/g, '_')}`;
     const value = env[variable];
-    if (value !== undefined && !isBooleanWord(value)) throw new UsageError(`${variable}: expected true or false, got ${JSON.stringify(value)}`);
+    if (value !== undefined && !isBooleanWord(value)) throw notBoolean(variable, value);
   }
 }
 
 /** `dry-run` → `dryRun`, the other spelling yargs accepts. */
 export function camelCase(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+function notBoolean(what: string, value: string): UsageError {
+  return new UsageError(`${what}: expected true or false, got ${JSON.stringify(value)}`);
 }
 
 function isBooleanWord(value: string): boolean {

@@ -124,7 +124,7 @@ export class Checkpoint {
         await writeFile(temp, body);
         await rename(temp, join(this.dir, file));
       } catch (err) {
-        await rm(temp, { force: true }).catch(() => undefined); // a full disk leaves no part of a page, however often it is retried
+        await rm(temp, { force: true }).catch(() => undefined); // a full disk leaves no part of a page behind
         throw err;
       }
     }

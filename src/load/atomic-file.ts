@@ -49,7 +49,7 @@ export class AtomicFile {
     try {
       handle = await open(tempPath, 'wx');
     } catch (cause) {
-      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot write ${path}: ${fileSystemReason(cause)}`, { cause });
+      throw writeFailed(`cannot write ${path}`, cause);
     }
     return new AtomicFile(path, tempPath, handle, bufferSize);
   }
@@ -84,7 +84,7 @@ export class AtomicFile {
         offset += bytesWritten;
       }
     } catch (cause) {
-      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot write ${this.path}: ${fileSystemReason(cause)}`, { cause });
+      throw writeFailed(`cannot write ${this.path}`, cause);
     }
   }
 
@@ -101,7 +101,7 @@ export class AtomicFile {
       this.state = 'open';
       await this.abort();
       if (cause instanceof LoadError) throw cause;
-      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot publish ${this.path}: ${fileSystemReason(cause)}`, { cause });
+      throw writeFailed(`cannot publish ${this.path}`, cause);
     }
     await syncFolder(dirname(this.path));
     return this.digest.digest();
@@ -117,7 +117,7 @@ export class AtomicFile {
       await unlink(this.tempPath);
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new LoadError('LOAD_WRITE_FAILED', `load: cannot remove ${this.tempPath}: ${fileSystemReason(cause)}`, { cause });
+        throw writeFailed(`cannot remove ${this.tempPath}`, cause);
       }
     }
   }
@@ -125,6 +125,10 @@ export class AtomicFile {
   private ensureOpen(): void {
     if (this.state !== 'open') throw new LoadError('LOAD_WRITE_FAILED', `load: ${this.tempPath} is already ${this.state}`);
   }
+}
+
+function writeFailed(what: string, cause: unknown): LoadError {
+  return new LoadError('LOAD_WRITE_FAILED', `load: ${what}: ${fileSystemReason(cause)}`, { cause });
 }
 
 /** Makes the rename durable; some platforms cannot fsync a folder, and there the rename is as durable as it gets. */

@@ -30,9 +30,10 @@ export function fileSystemReason(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
-/** True for an error of a Node file-system call: it names its system call and has a file-system code (not ECONNRESET). */
+/** True for an error of a Node file-system call: it names its system call and has a file-system code. */
 export function isFileSystemError(cause: unknown): cause is NodeJS.ErrnoException {
   const { syscall, code } = cause instanceof Error ? (cause as NodeJS.ErrnoException) : {};
+  // A known code, not just a system call: a socket's ECONNRESET names one too (`read`).
   return typeof syscall === 'string' && typeof code === 'string' && REASONS[code] !== undefined;
 }
 
@@ -56,5 +57,6 @@ export function fileSystemError(options: FileSystemErrorOptions): unknown {
   const { stage, action, cause } = options;
   if (!isFileSystemError(cause)) return cause;
   const path = (cause as { dest?: string }).dest ?? cause.path ?? options.path; // a rename names its target
-  return new LoadError('LOAD_WRITE_FAILED', `${stage}: cannot ${action} ${path}: ${fileSystemReason(cause)}`, { cause });
+  const message = `${stage}: cannot ${action} ${path}: ${fileSystemReason(cause)}`;
+  return new LoadError('LOAD_WRITE_FAILED', message, { cause });
 }

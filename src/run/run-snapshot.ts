@@ -74,7 +74,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? 'https://neurovault.org').href); // as recorded: never a credential
   const identity = { source_url: sourceUrl, page_size: options.pageSize ?? 100, started_at: startedAt.toISOString() };
   const stagingDir = join(outDir, STAGING_DIR);
-  const stagingError = (cause: unknown) => fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });
+  const stagingError = (cause: unknown) =>
+    fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });
   await makeFolder(stagingDir, 'staging');
   const checkpoint = await Checkpoint.open(stagingDir, identity, { fresh: options.fresh }).catch((cause: unknown) => {
     throw stagingError(cause);

@@ -53,6 +53,13 @@ describe('options that cannot work', () => {
     expect(await readdir(out)).toEqual([]);
   });
 
+  it.each([[['demo']], [['diff', 'old', 'new']]])('%j refuses --out "" with exit code 2 and one line', async (command) => {
+    const run = await runCli([...command, '--out', ''], { cwd: out });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('img-etl: --out: expected a folder, got ""\n');
+    expect(await readdir(out)).toEqual([]);
+  });
+
   it.each([['sec ret'], ['sec\tret'], ['sec\u0007ret'], ['séc'], ['']])('refuses the token %j with exit code 2 and one line that does not show it', async (token) => {
     service = await startFixtureService({ records: 10 });
     for (const [args, env] of [[['--token', token], {}], [[], { IMG_ETL_TOKEN: token }]] as const) {
