@@ -8,7 +8,7 @@ import { formatTimestampMicros } from '../schema/timestamp.js';
 import { readNdjsonLines } from '../service/data-records.js';
 import { startService } from '../service/start-service.js';
 import { runSnapshotCommand } from './snapshot-command.js';
-import { parseFormats, positiveInt } from './snapshot-options.js';
+import { folderOption, parseFormats, positiveInt } from './snapshot-options.js';
 
 type DemoArgs = ArgumentsCamelCase<{ records: number; out: string; to: string[]; rows: number }>;
 
@@ -33,14 +33,16 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
         .option('to', { type: 'string', array: true, default: ['parquet', 'arrow', 'csv'], describe: 'Formats to write' })
         .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }) as never,
     handler: async (args) => {
+      const outDir = folderOption('out', args.out);
+      const formats = parseFormats(args.to);
       const file = fixturePath();
       const service = await startService({ data: file === undefined ? [] : readNdjsonLines(file), records: args.records, seed: 1 });
       try {
         process.stderr.write(`img-etl demo: bundled service listening on ${service.listUrl} (${service.dataset.size} records)\n`);
         const { code, result } = await runSnapshotCommand({
           baseUrl: service.url,
-          outDir: args.out,
-          formats: parseFormats(args.to),
+          outDir,
+          formats,
           concurrency: 4,
           previewRows: positiveInt('rows', args.rows, 1000),
         });

@@ -1,11 +1,12 @@
-import { mkdir } from 'node:fs/promises';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { DiffError } from '../diff/diff-error.js';
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from '../diff/diff-formats.js';
 import type { DiffTotals } from '../diff/diff-snapshots.js';
 import type { SchemaDiff } from '../diff/plan-columns.js';
 import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
+import { makeFolder } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
+import { folderOption } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
 type DiffArgs = ArgumentsCamelCase<{ old: string; new: string; out: string; to: string[] }>;
@@ -28,6 +29,7 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
         .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
     handler: async (args) => {
       const formats = parseDiffFormats(args.to);
+      const out = folderOption('out', args.out);
       const oldRows = await open(args.old);
       let newRows: SnapshotRows;
       try {
@@ -39,11 +41,9 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
       try {
         const [{ diffSnapshots }, { writeDiff }] = await Promise.all([import('../diff/diff-snapshots.js'), import('../diff/write-diff.js')]); // loaded for this command only
         const diff = diffSnapshots(oldRows, newRows);
-        await mkdir(args.out, { recursive: true }).catch((cause: unknown) => {
-          throw new Error(`diff: cannot create output folder ${args.out}: ${(cause as Error).message}`, { cause });
-        });
+        await makeFolder(out, 'diff');
         const metadata = { 'img-etl.diff_old': oldRows.path, 'img-etl.diff_new': newRows.path };
-        const files = await writeDiff(diff, { dir: args.out, formats, metadata });
+        const files = await writeDiff(diff, { dir: out, formats, metadata });
         process.stdout.write(formatSummary(args.old, args.new, oldRows, newRows, diff.totals, diff.schema, files));
         setExitCode(0);
       } finally {

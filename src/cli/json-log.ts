@@ -18,7 +18,8 @@ const WARNINGS = new Set<ExtractEvent['type']>(['retry', 'skip', 'staging', 'con
 
 /**
  * `--log-format json`: every event as one JSON object on its own line (`ts`, `level`, `event`, then the event's
- * fields), the error that ends a command too; no bar, no plain text. Quiet keeps errors only.
+ * fields), the error that ends a command too; no bar, no plain text. Quiet keeps errors only. Field names are
+ * snake_case, as in the manifest (`max_passes`, `delay_ms`), whatever the library's events call them.
  */
 export class JsonLog implements Reporter {
   constructor(
@@ -54,7 +55,15 @@ export class JsonLog implements Reporter {
   finish(): void {}
 
   private write(level: LogLevel, event: string, fields: Record<string, unknown>): void {
-    const record: LogRecord = { ts: new Date().toISOString(), level, event, ...fields };
+    const record: LogRecord = { ts: new Date().toISOString(), level, event, ...(snakeCaseKeys(fields) as object) };
     this.out.write(`${JSON.stringify(record)}\n`);
   }
+}
+
+/** The value with every object key in snake_case (`maxPasses` → `max_passes`), nested objects and arrays included. */
+function snakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [snake(key), snakeCaseKeys(v)]));
 }

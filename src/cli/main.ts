@@ -11,5 +11,7 @@ setFlagsFromString('--liftoff-only');
 // CPU time (19.1 instead of 17.0 CPU-s). NODE_OPTIONS or node flags that set it win.
 if (!`${process.env['NODE_OPTIONS'] ?? ''} ${process.execArgv.join(' ')}`.includes('--heap-growing-percent')) setFlagsFromString('--heap-growing-percent=75');
 const { runCli } = await import('./run-cli.js');
+const { drainStdio } = await import('./drain-stdio.js');
 const code = await runCli(process.argv.slice(2));
-process.exit(code); // everything is done and written (stdout and stderr writes are synchronous on Linux)
+await drainStdio(); // a pipe to a slow reader may still hold output: process.exit would drop it
+process.exit(code);

@@ -7,6 +7,9 @@ import { snapshotCommand } from './snapshot-command.js';
 import { diffCommand } from './diff-command.js';
 import { pipelineNames } from './load-pipeline.js';
 import { runCommand } from './run-command.js';
+import { VERSION } from '../run/tool.js';
+import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
+import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
 
 /** Runs the img-etl command line with the given arguments and resolves to the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
@@ -22,7 +25,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .command(readmeCommand())
     .strict()
     .help()
-    .version(false)
+    .version(VERSION)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((msg, err) => {
       // yargs' own errors (bad config file, parse errors) are usage errors; a command's errors pass through.
@@ -30,6 +33,7 @@ export async function runCli(argv: string[]): Promise<number> {
       throw err;
     });
   try {
+    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS })); // yargs reads --fresh=yes as false
     await parser.parseAsync();
   } catch (err) {
     process.stderr.write(`img-etl: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -13,7 +13,7 @@ export function runCommand(setExitCode: (code: number) => void, names: readonly 
     command: 'run <pipeline>',
     describe: `Run a pipeline from pipelines/ (${names.join(', ')}) or a .js file that exports one`,
     builder: (y) =>
-      withEnvAndConfig(y)
+      withEnvAndConfig(y, { ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS })
         .positional('pipeline', { type: 'string', describe: 'Pipeline name, or path to a .js/.mjs file' })
         .options(SNAPSHOT_OPTIONS_BUT_TO)
         .options(OUTPUT_OPTIONS)

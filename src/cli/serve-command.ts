@@ -2,50 +2,42 @@ import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
 import { readNdjsonLines } from '../service/data-records.js';
 import type { FaultOptions, ServiceOptions } from '../service/service-options.js';
 import { startService } from '../service/start-service.js';
+import { describeNumber } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
 /** Generated records when neither --data nor --records is given. */
 const DEFAULT_RECORDS = 10_000;
 
-// Numeric options are read as strings so a bad value can be quoted back exactly.
 const SERVE_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' },
-  port: { type: 'string', default: '8000', describe: 'Port to listen on (0: any free port)' },
+  port: { type: 'number', default: 8000, describe: 'Port to listen on (0: any free port)' },
   data: { type: 'string', describe: 'Serve the records of this NDJSON file, in file order (URLs re-based on the served origin)' },
-  records: { type: 'string', describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)` },
-  seed: { type: 'string', default: '1', describe: 'Seed of the generated records (same seed and count: same bytes)' },
-  workers: { type: 'string', default: '0', describe: 'Concurrent workers; requests beyond wait (0: no limit)', group: 'Faults:' },
-  'page-latency': {
-    type: 'string',
-    default: '0',
-    describe: 'Milliseconds per response (a page, one image), spent holding a worker',
-    group: 'Faults:',
-  },
-  'record-latency': {
-    type: 'string',
-    default: '0',
-    describe: 'Milliseconds per record in the response, spent holding a worker',
-    group: 'Faults:',
-  },
-  'rate-500': { type: 'string', default: '0', describe: "Probability of Django's HTML 500 page", group: 'Faults:' },
-  'rate-502': { type: 'string', default: '0', describe: "Probability of the proxy's HTML 502 page", group: 'Faults:' },
-  'rate-504': { type: 'string', default: '0', describe: "Probability of the proxy's HTML 504 page", group: 'Faults:' },
-  'rate-429': { type: 'string', default: '0', describe: 'Probability of a 429 with Retry-After', group: 'Faults:' },
-  'retry-after': { type: 'string', default: '1', describe: 'Seconds in the Retry-After header of a 429', group: 'Faults:' },
-  'rate-truncate': { type: 'string', default: '0', describe: 'Probability that a 200 body is cut short and the connection destroyed', group: 'Faults:' },
-  'rate-reset': { type: 'string', default: '0', describe: 'Probability that the connection is reset without a response', group: 'Faults:' },
-  'insert-rate': { type: 'string', default: '0', describe: 'Probability per request that records are inserted at random rows', group: 'Faults:' },
-  'insert-count': { type: 'string', default: '1', describe: 'Records inserted each time', group: 'Faults:' },
-  'delete-rate': { type: 'string', default: '0', describe: 'Probability per request that records are deleted at random rows', group: 'Faults:' },
-  'delete-count': { type: 'string', default: '1', describe: 'Records deleted each time', group: 'Faults:' },
-  'unstable-order': { type: 'string', default: '0', describe: 'Probability per request that the row order changes', group: 'Faults:' },
+  records: { type: 'number', describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)` },
+  seed: { type: 'number', default: 1, describe: 'Seed of the generated records (same seed and count: same bytes)' },
+  workers: { type: 'number', default: 0, describe: 'Concurrent workers; requests beyond wait (0: no limit)', group: 'Faults:' },
+  'page-latency': { type: 'number', default: 0, describe: 'Milliseconds per response (a page, one image), spent holding a worker', group: 'Faults:' },
+  'record-latency': { type: 'number', default: 0, describe: 'Milliseconds per record in the response, spent holding a worker', group: 'Faults:' },
+  'rate-500': { type: 'number', default: 0, describe: "Probability of Django's HTML 500 page", group: 'Faults:' },
+  'rate-502': { type: 'number', default: 0, describe: "Probability of the proxy's HTML 502 page", group: 'Faults:' },
+  'rate-504': { type: 'number', default: 0, describe: "Probability of the proxy's HTML 504 page", group: 'Faults:' },
+  'rate-429': { type: 'number', default: 0, describe: 'Probability of a 429 with Retry-After', group: 'Faults:' },
+  'retry-after': { type: 'number', default: 1, describe: 'Seconds in the Retry-After header of a 429', group: 'Faults:' },
+  'rate-truncate': { type: 'number', default: 0, describe: 'Probability that a 200 body is cut short and the connection destroyed', group: 'Faults:' },
+  'rate-reset': { type: 'number', default: 0, describe: 'Probability that the connection is reset without a response', group: 'Faults:' },
+  'insert-rate': { type: 'number', default: 0, describe: 'Probability per request that records are inserted at random rows', group: 'Faults:' },
+  'insert-count': { type: 'number', default: 1, describe: 'Records inserted each time', group: 'Faults:' },
+  'delete-rate': { type: 'number', default: 0, describe: 'Probability per request that records are deleted at random rows', group: 'Faults:' },
+  'delete-count': { type: 'number', default: 1, describe: 'Records deleted each time', group: 'Faults:' },
+  'unstable-order': { type: 'number', default: 0, describe: 'Probability per request that the row order changes', group: 'Faults:' },
   'unstable-order-mode': { choices: ['rotate', 'move'], default: 'rotate', describe: 'rotate: scan starts at a random row; move: rows move to the end', group: 'Faults:' },
-  'move-count': { type: 'string', default: '10', describe: 'Rows moved each time in move mode', group: 'Faults:' },
-  'orphan-rate': { type: 'string', default: '0', describe: 'Share of records counted but never served', group: 'Faults:' },
-  'fault-seed': { type: 'string', default: '1', describe: 'Seed of every fault decision', group: 'Faults:' },
+  'move-count': { type: 'number', default: 10, describe: 'Rows moved each time in move mode', group: 'Faults:' },
+  'orphan-rate': { type: 'number', default: 0, describe: 'Share of records counted but never served', group: 'Faults:' },
+  'fault-seed': { type: 'number', default: 1, describe: 'Seed of every fault decision', group: 'Faults:' },
 } as const satisfies Record<string, Options>;
 
-type ServeArgs = ArgumentsCamelCase<Record<keyof typeof SERVE_OPTIONS, string | undefined>>;
+type ServeOption = typeof SERVE_OPTIONS;
+type ServeValue<O> = O extends { type: 'number' } ? number | undefined : string | undefined;
+type ServeArgs = ArgumentsCamelCase<{ [K in keyof ServeOption]: ServeValue<ServeOption[K]> }>;
 
 /** Turns parsed serve arguments into service options, failing with a one-line message on a bad value. */
 export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
@@ -72,7 +64,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     faultSeed: integer('fault-seed', args.faultSeed),
   };
   const port = integer('port', args.port);
-  if (port !== undefined && port > 65535) throw new UsageError(`--port: expected 0 to 65535, got ${JSON.stringify(args.port)}`);
+  if (port !== undefined && port > 65535) throw new UsageError(`--port: expected 0 to 65535, got ${port}`);
   return {
     host: args.host ?? '127.0.0.1',
     port,
@@ -98,7 +90,9 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
         .example('$0 serve --workers 4 --page-latency 500 --rate-502 0.05', 'Slow and flaky, like the real service on a bad day') as never,
     handler: async (args) => {
       const service = await startService(serveOptionsFrom(args));
-      process.stdout.write(`img-etl serve: listening on ${service.listUrl}\n`);
+      const records = service.dataset.size.toLocaleString('en-US');
+      const snapshotIt = `snapshot it with: img-etl --base-url ${service.url}`;
+      process.stdout.write(`img-etl serve: serving ${records} records at ${service.listUrl}; ${snapshotIt}\n`);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const stop = (received: NodeJS.Signals): void => {
           process.off('SIGINT', stop);
@@ -116,23 +110,17 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
   };
 }
 
-function integer(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isSafeInteger(value) || value < 0) throw new UsageError(`--${flag}: expected a non-negative integer, got ${JSON.stringify(raw)}`);
-  return value;
+function integer(flag: string, value: number | undefined): number | undefined {
+  if (value === undefined || (Number.isSafeInteger(value) && value >= 0)) return value;
+  throw new UsageError(`--${flag}: expected a non-negative integer, got ${describeNumber(value)}`);
 }
 
-function nonNegative(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) throw new UsageError(`--${flag}: expected a non-negative number, got ${JSON.stringify(raw)}`);
-  return value;
+function nonNegative(flag: string, value: number | undefined): number | undefined {
+  if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
+  throw new UsageError(`--${flag}: expected a non-negative number, got ${describeNumber(value)}`);
 }
 
-function probability(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === '' || !(value >= 0 && value <= 1)) throw new UsageError(`--${flag}: expected a probability from 0 to 1, got ${JSON.stringify(raw)}`);
-  return value;
+function probability(flag: string, value: number | undefined): number | undefined {
+  if (value === undefined || (value >= 0 && value <= 1)) return value;
+  throw new UsageError(`--${flag}: expected a probability from 0 to 1, got ${describeNumber(value)}`);
 }

@@ -8,13 +8,15 @@ import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
 import { JsonLog } from './json-log.js';
 import { createReporter, type LogFormat } from './reporter.js';
-import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, outputChoicesFrom, parseFormats, positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
+import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, folderOption, outputChoicesFrom, parseFormats } from './snapshot-options.js';
+import { positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
 import { redactUrl } from '../extract/redact-url.js';
 import { CheckpointError } from '../extract/checkpoint.js';
 import { ExtractError } from '../extract/extract-error.js';
 import { LoadError } from '../load/load-error.js';
+import { TOKEN } from '../extract/http-client.js';
 import { withEnvAndConfig } from './config-file.js';
 
 /** Parsed arguments of a snapshot run. */
@@ -55,9 +57,14 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   }
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError(`--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}`);
   if (baseUrl.username !== '' || baseUrl.password !== '') throw new UsageError('--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN');
+  // Never quoted back: a malformed token is still a secret.
+  if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
+    const expected = 'one token of visible ASCII characters, without spaces or control characters';
+    throw new UsageError(`--token: expected ${expected} (not shown here)`);
+  }
   return {
     baseUrl: baseUrl.href,
-    outDir: args.out,
+    outDir: folderOption('out', args.out),
     formats: parseFormats(args.to),
     concurrency: positiveInt('concurrency', args.concurrency, 64),
     pageSize: positiveInt('page-size', args.pageSize, 1000),
@@ -184,7 +191,7 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
     command: '$0',
     describe: 'Snapshot every record of {base-url}/api/images/ into Parquet, Arrow IPC and/or CSV',
     builder: (y) =>
-      withEnvAndConfig(y)
+      withEnvAndConfig(y, { ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS })
         .options(SNAPSHOT_OPTIONS)
         .options(OUTPUT_OPTIONS)
         .example('$0 --to parquet', 'Snapshot neurovault.org into output/images.parquet')

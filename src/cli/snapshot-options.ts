@@ -83,13 +83,24 @@ export function oneOf<T extends string>(name: string, value: unknown, choices: r
   throw new UsageError(`--${name}: expected ${expected}, got ${JSON.stringify(value)}`);
 }
 
-/** Parses `--to` values (repeated and/or comma-separated) into a list of formats; throws a one-line error for an unknown one. */
+/** Parses `--to` values (repeated and/or comma-separated) into formats; a one-line error for an unknown one or none. */
 export function parseFormats(values: readonly string[]): Format[] {
   const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
   for (const f of formats) {
     if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError(`--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}`);
   }
+  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${FORMATS.join(', ')}`);
   return [...new Set(formats)] as Format[];
+}
+
+/** Checks an option naming a folder (`--out`): one non-empty path. */
+export function folderOption(name: string, value: unknown): string {
+  if (Array.isArray(value)) {
+    const given = value.map((v) => JSON.stringify(v)).join(', ');
+    throw new UsageError(`--${name}: given more than once (${given}); give one folder`);
+  }
+  if (typeof value === 'string' && value !== '') return value;
+  throw new UsageError(`--${name}: expected a folder, got ${JSON.stringify(value)}`);
 }
 
 /** Checks a whole-number option: a positive integer within [min, max]. */
@@ -98,9 +109,14 @@ export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_I
   return value;
 }
 
-/** Checks a duration option in seconds: a positive number. */
+/** The longest duration option, in seconds: a day (Node's timers hold at most 2^31-1 ms, about 24.8 days). */
+export const MAX_SECONDS = 86_400;
+
+/** Checks a duration option in seconds: a positive number, at most MAX_SECONDS. */
 export function positiveSeconds(name: string, value: number): number {
-  return positiveNumber(name, value, 'seconds');
+  positiveNumber(name, value, 'seconds');
+  if (value <= MAX_SECONDS) return value;
+  throw new UsageError(`--${name}: expected at most ${MAX_SECONDS} seconds (a day), got ${value}`);
 }
 
 /** Checks an option that is a positive amount of `unit`. */
@@ -109,6 +125,7 @@ export function positiveNumber(name: string, value: number, unit: string): numbe
   return value;
 }
 
-function describeNumber(value: number): string {
+/** A number as a message quotes it: NaN (what yargs makes of `--port many`) as "something that is not a number". */
+export function describeNumber(value: number): string {
   return Number.isNaN(value) ? 'something that is not a number' : String(value);
 }

@@ -166,8 +166,13 @@ export class Checkpoint {
     if (body !== undefined) {
       file = `p${entry.pass}-${entry.offset}-${entry.limit}.json`;
       const temp = join(this.dir, `.${file}.tmp-${randomBytes(4).toString('hex')}`);
-      await writeFile(temp, body);
-      await rename(temp, join(this.dir, file));
+      try {
+        await writeFile(temp, body);
+        await rename(temp, join(this.dir, file));
+      } catch (err) {
+        await rm(temp, { force: true }).catch(() => undefined); // a full disk leaves no part of a page behind
+        throw err;
+      }
     }
     const page: JournalPage = { type: 'page', ...entry, file };
     await this.append(page);

@@ -53,7 +53,7 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 /** Most of an error or redirect body read (for a `detail` message) or drained before the connection is dropped. */
 const ERROR_BODY_BYTES = 16 * 1024;
 /** An Authorization header value: visible ASCII, so a token can never inject a header or a line into a log. */
-const TOKEN = /^[\x21-\x7e]+$/;
+export const TOKEN = /^[\x21-\x7e]+$/;
 
 /** A keep-alive HTTP client for pages and records: a page is a validated envelope or an ExtractError, never garbage. */
 export class HttpClient {

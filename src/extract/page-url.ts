@@ -7,11 +7,14 @@ export function pageUrl(listUrl: URL, limit: number, offset: number): string {
   return url.href;
 }
 
-/** The list endpoint of a service: `{base}/api/images/`, keeping any path prefix of the base URL. */
+/**
+ * The list endpoint of a service: `{base}/api/images/`, keeping any path prefix of the base URL. A base that already
+ * ends in `/api/images` or `/api/images/` (the list URL `img-etl serve` and the browser show) is that list itself.
+ */
 export function listUrlOf(baseUrl: string): URL {
   const base = new URL(baseUrl);
   if (!base.pathname.endsWith('/')) base.pathname += '/';
-  return new URL('api/images/', base);
+  return new URL(base.pathname.endsWith('/api/images/') ? base.pathname : 'api/images/', base);
 }
 
 /** The `limit` a link carries (the server's effective page size), or undefined. */

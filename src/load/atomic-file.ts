@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { FileDigest, type Digest } from './file-digest.js';
+import { fileSystemReason } from './file-system-error.js';
 import { LoadError } from './load-error.js';
 
 /** Options of `AtomicFile.create`. */
@@ -48,7 +49,7 @@ export class AtomicFile {
     try {
       handle = await open(tempPath, 'wx');
     } catch (cause) {
-      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot create ${tempPath}: ${(cause as Error).message}`, { cause });
+      throw writeFailed(`cannot write ${path}`, cause);
     }
     return new AtomicFile(path, tempPath, handle, bufferSize);
   }
@@ -83,7 +84,7 @@ export class AtomicFile {
         offset += bytesWritten;
       }
     } catch (cause) {
-      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot write ${this.tempPath}: ${(cause as Error).message}`, { cause });
+      throw writeFailed(`cannot write ${this.path}`, cause);
     }
   }
 
@@ -100,7 +101,7 @@ export class AtomicFile {
       this.state = 'open';
       await this.abort();
       if (cause instanceof LoadError) throw cause;
-      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot publish ${this.path}: ${(cause as Error).message}`, { cause });
+      throw writeFailed(`cannot publish ${this.path}`, cause);
     }
     await syncFolder(dirname(this.path));
     return this.digest.digest();
@@ -116,7 +117,7 @@ export class AtomicFile {
       await unlink(this.tempPath);
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new LoadError('LOAD_WRITE_FAILED', `load: cannot remove ${this.tempPath}: ${(cause as Error).message}`, { cause });
+        throw writeFailed(`cannot remove ${this.tempPath}`, cause);
       }
     }
   }
@@ -124,6 +125,10 @@ export class AtomicFile {
   private ensureOpen(): void {
     if (this.state !== 'open') throw new LoadError('LOAD_WRITE_FAILED', `load: ${this.tempPath} is already ${this.state}`);
   }
+}
+
+function writeFailed(what: string, cause: unknown): LoadError {
+  return new LoadError('LOAD_WRITE_FAILED', `load: ${what}: ${fileSystemReason(cause)}`, { cause });
 }
 
 /** Makes renames in `folder` durable; some platforms cannot fsync a folder, and there a rename is as durable as it gets. */

@@ -5,9 +5,11 @@
  * crash before it leaves the output folder untouched (the pending folder is discarded by the next run), a crash after
  * it is rolled forward by the next run. So the output folder always holds the files of one run, as its manifest lists.
  */
-import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncFolder } from '../load/atomic-file.js';
+import { fileSystemError } from '../load/file-system-error.js';
+import { LoadError } from '../load/load-error.js';
 import { FILE_NAMES } from './formats.js';
 import { TOOL_NAME } from './tool.js';
 
@@ -40,8 +42,29 @@ export async function recoverPending(dataDir: string): Promise<Recovery> {
   return 'discarded';
 }
 
+/**
+ * Checks, before the commit point, that every file can be moved into `dataDir` (no folder in the way of one), so that a
+ * run that cannot publish leaves the folder as it was and keeps its staging.
+ */
+export async function checkTargets(dataDir: string, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    const stat = await lstat(join(dataDir, name)).catch(() => undefined);
+    if (stat?.isDirectory() === true) {
+      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot publish ${join(dataDir, name)}: a folder is in the way (EISDIR)`);
+    }
+  }
+}
+
 /** Moves the pending files into `dataDir`, deletes the files of the previous run the new manifest does not list, moves the manifest last. */
 export async function publishPending(dataDir: string): Promise<void> {
+  try {
+    await movePending(dataDir);
+  } catch (cause) {
+    throw fileSystemError({ stage: 'load', action: 'publish', path: dataDir, cause });
+  }
+}
+
+async function movePending(dataDir: string): Promise<void> {
   const pending = join(dataDir, PENDING_DIR);
   const manifest = await readManifest(join(pending, FILE_NAMES.manifest));
   if (manifest === undefined) throw new Error(`publish: ${join(pending, FILE_NAMES.manifest)} is not an img-etl manifest`);

@@ -1,4 +1,4 @@
-import { mkdir, rm, rmdir } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
@@ -7,6 +7,8 @@ import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
 import { replayInIdOrder } from '../extract/replay-in-id-order.js';
+import { fileSystemError } from '../load/file-system-error.js';
+import { makeFolder } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
@@ -18,7 +20,7 @@ import { emptyNormalisationCounts, normalise, type NormalisationCounts } from '.
 import type { ValidBatch } from '../transform/validate.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import type { Manifest } from './manifest.js';
-import { PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
+import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
 import { writeOutputs } from './write-outputs.js';
@@ -72,10 +74,16 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const startedAt = new Date();
   const outDir = options.outDir ?? 'output';
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
-  await mkdir(outDir, { recursive: true });
+  await makeFolder(outDir);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? 'https://neurovault.org').href); // as recorded: never a credential
   const identity = { source_url: sourceUrl, page_size: options.pageSize ?? 100, started_at: startedAt.toISOString() };
-  const checkpoint = await Checkpoint.open(join(outDir, STAGING_DIR), identity, { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs });
+  const stagingDir = join(outDir, STAGING_DIR);
+  const stagingError = (cause: unknown) =>
+    fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });
+  await makeFolder(stagingDir, 'staging');
+  const checkpoint = await Checkpoint.open(stagingDir, identity, { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs }).catch((cause: unknown) => {
+    throw stagingError(cause);
+  });
   try {
     if (checkpoint.pagesKept > 0) await discardIfStale(checkpoint, identity, options);
   } catch (error) {
@@ -87,13 +95,16 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const dataDir = options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at))) : outDir;
   let published = false;
   try {
-    await mkdir(dataDir, { recursive: true });
+    await makeFolder(dataDir);
     if (options.snapshot === true) await recoverSnapshots(outDir);
     const { pending } = await preparePending(dataDir);
     const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
     if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
 
-    const collected = await collect(options, checkpoint, newExtractStats());
+    // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
+    const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {
+      throw stagingError(cause);
+    });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
     const output = await publish(replayInIdOrder(collected.index, checkpoint), { ...options, formats, metadata, dataDir: pending });
     const { files, normalisation, written, rejects } = output;
@@ -128,6 +139,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       },
       files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
     };
+    await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
     await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
     published = true;
     await publishPending(dataDir);

@@ -16,5 +16,8 @@ const pkg = readPackage();
 /** The tool's name, as manifests start: `img-etl`. */
 export const TOOL_NAME = pkg.name;
 
+/** The package version, `0.1.0` (what `img-etl --version` prints). */
+export const VERSION = pkg.version;
+
 /** The tool's name and version, as recorded in manifests: `img-etl 0.1.0`. */
 export const TOOL = `${pkg.name} ${pkg.version}`;

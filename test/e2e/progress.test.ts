@@ -31,6 +31,9 @@ async function slowService(): Promise<RunningService> {
 }
 const slowArgs = (s: RunningService) => ['--base-url', s.url, '--out', out, '--page-size', '20'];
 const manifestOf = async () => JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+/** Every key of a parsed JSON value, nested objects and arrays included. */
+const keysOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.flatMap(keysOf) : typeof value === 'object' && value !== null ? Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v)]) : [];
 
 /**
  * Runs a command on a pseudo-terminal 120 columns wide (stdin, stdout and stderr all on it) and returns what the
@@ -137,6 +140,7 @@ describe('progress on stderr', () => {
       expect(line['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(['info', 'warn']).toContain(line['level']);
       expect(typeof line['event']).toBe('string');
+      expect(keysOf(line).filter((key) => !/^[a-z][a-z0-9_]*$/.test(key))).toEqual([]); // snake_case, as in the manifest
     }
     const manifest = await manifestOf();
     const of = (event: string) => lines.filter((line) => line['event'] === event);
@@ -144,7 +148,7 @@ describe('progress on stderr', () => {
     expect(of('page')).toHaveLength(manifest.pages_fetched);
     expect(of('page')[0]).toMatchObject({ level: 'info', url: `${service.listUrl}?limit=50&offset=0`, offset: 0, records: 50 });
     expect(of('pass-start').map((line) => line['pass'])).toEqual(manifest.passes.map((p: { pass: number }) => p.pass));
-    expect(of('pass-start')[1]).toMatchObject({ pass: 2, maxPasses: 3 });
+    expect(of('pass-start')[1]).toMatchObject({ pass: 2, max_passes: 3, pages_done: 0, records_done: 0 });
     expect(of('pass-end').map((line) => [line['pass'], line['added'], line['clean']])).toEqual(
       manifest.passes.map((p: { pass: number; added: number; clean: boolean }) => [p.pass, p.added, p.clean]),
     );

@@ -104,14 +104,14 @@ describe('options from the environment and a config file', () => {
   });
 
   it.each([
-    ['an unknown key', { bogus: 1 }, 'img-etl: Unknown argument: bogus'],
-    ['a bad value', { concurrency: 0 }, 'img-etl: --concurrency: expected a whole number from 1 to 64, got 0'],
+    ['an unknown key', { bogus: 1 }, (path: string) => `img-etl: --config: ${path} sets "bogus", which is not an option of this command`],
+    ['a bad value', { concurrency: 0 }, () => 'img-etl: --concurrency: expected a whole number from 1 to 64, got 0'],
   ])('a config file with %s fails with exit code 2 and one line', async (_, body, message) => {
     const config = join(out, 'bad.json');
     await writeFile(config, JSON.stringify(body));
     const run = await runCli(['--config', config, '--base-url', service.url, '--out', join(out, 'data')]);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe(message);
+    expect(run.stderr.trim()).toBe(message(config));
   });
 
   it('an unreadable or invalid config file fails with exit code 2 naming the file', async () => {

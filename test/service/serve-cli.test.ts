@@ -1,8 +1,11 @@
 /** `img-etl serve` as a process: prints its URL, serves, stops cleanly on SIGTERM; bad values fail in one line. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_PATH } from '../helpers/fixture-service.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
 import { fetchReply, getPage } from './http.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -10,6 +13,8 @@ const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url
 interface Served {
   child: ChildProcess;
   listUrl: string;
+  /** The base URL the line says to snapshot it with. */
+  baseUrl: string;
   stdout: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -23,8 +28,8 @@ function serve(args: string[]): Promise<Served> {
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /^img-etl serve: listening on (http:\/\/127\.0\.0\.1:\d+\/api\/images\/)$/m.exec(stdout);
-      if (match) resolve({ child, listUrl: match[1] as string, stdout: () => stdout, exited });
+      const match = /^img-etl serve: serving [\d,]+ records at (http:\/\/127\.0\.0\.1:\d+\/api\/images\/); snapshot it with: img-etl --base-url (\S+)$/m.exec(stdout);
+      if (match) resolve({ child, listUrl: match[1]!, baseUrl: match[2]!, stdout: () => stdout, exited });
     });
     void exited.then(({ code }) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
   });
@@ -50,6 +55,28 @@ describe('img-etl serve', () => {
     expect(served.stdout()).toMatch(/img-etl serve: stopped on SIGTERM after 1 requests \(1 pages served\)\n$/);
   });
 
+  it('prints how many records it serves and the command that snapshots it, which works as printed', async () => {
+    const served = await serve(['--records', '1250', '--seed', '3']);
+    try {
+      expect(served.stdout()).toMatch(/^img-etl serve: serving 1,250 records at /);
+      expect(served.baseUrl).toBe(new URL(served.listUrl).origin);
+      const out = await tempDir();
+      try {
+        for (const baseUrl of [served.baseUrl, served.listUrl]) {
+          const result = await run(['--base-url', baseUrl, '--out', out, '--quiet', '--page-size', '500']);
+          expect(result.code, result.stderr).toBe(0);
+          const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+          expect(manifest).toMatchObject({ source_url: served.listUrl, complete: true, records_written: 1250, pages_fetched: 3 });
+        }
+      } finally {
+        await removeDir(out);
+      }
+    } finally {
+      served.child.kill('SIGTERM');
+      await served.exited;
+    }
+  });
+
   it('serves an NDJSON file with --data', async () => {
     const served = await serve(['--data', FIXTURE_PATH]);
     try {
@@ -73,10 +100,11 @@ describe('img-etl serve', () => {
   });
 
   it.concurrent.for([
-    [['--rate-500', '2'], '--rate-500: expected a probability from 0 to 1, got "2"'],
-    [['--records', 'many'], '--records: expected a non-negative integer, got "many"'],
-    [['--page-latency', '-5'], '--page-latency: expected a non-negative number, got "-5"'],
-    [['--port', '70000'], '--port: expected 0 to 65535, got "70000"'],
+    [['--rate-500', '2'], '--rate-500: expected a probability from 0 to 1, got 2'],
+    [['--records', 'many'], '--records: expected a non-negative integer, got something that is not a number'],
+    [['--records', '2.5'], '--records: expected a non-negative integer, got 2.5'],
+    [['--page-latency', '-5'], '--page-latency: expected a non-negative number, got -5'],
+    [['--port', '70000'], '--port: expected 0 to 65535, got 70000'],
   ] as const)('refuses %j with a one-line message', async ([args, message], { expect }) => {
     const result = await run(['serve', ...args]);
     expect(result.code).not.toBe(0);

@@ -1,0 +1,62 @@
+/**
+ * A refused file-system call in words a user can act on: the path and why (`the disk is full (ENOSPC)`), never a bare
+ * `ENOSPC: no space left on device, write` that names neither the file nor what to do.
+ */
+import { LoadError } from './load-error.js';
+
+const REASONS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'a file is in the way of a folder',
+  EEXIST: 'a file is in the way',
+  EISDIR: 'a folder is in the way',
+  ENOTEMPTY: 'the folder is not empty',
+  ENAMETOOLONG: 'the name is too long',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  EIO: 'input/output error',
+  EBUSY: 'it is busy',
+  EXDEV: 'it is on another file system',
+};
+
+/** Why a file-system call failed: `the disk is full (ENOSPC)`; an error without a known code gives its own message. */
+export function fileSystemReason(cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && REASONS[code] !== undefined) return `${REASONS[code]} (${code})`;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+/** True for an error of a Node file-system call: it names its system call and has a file-system code. */
+export function isFileSystemError(cause: unknown): cause is NodeJS.ErrnoException {
+  const { syscall, code } = cause instanceof Error ? (cause as NodeJS.ErrnoException) : {};
+  // A known code, not just a system call: a socket's ECONNRESET names one too (`read`).
+  return typeof syscall === 'string' && typeof code === 'string' && REASONS[code] !== undefined;
+}
+
+/** What `fileSystemError` reports. */
+export interface FileSystemErrorOptions {
+  /** The stage the message starts with: `load`, `staging`. */
+  stage: string;
+  /** What could not be done, before the path: `write to`, `create folder`. */
+  action: string;
+  /** The path named when the error names none (a failed write does not). */
+  path: string;
+  /** The error of the file-system call. */
+  cause: unknown;
+}
+
+/**
+ * A file-system error as a LOAD_WRITE_FAILED LoadError, one line: `{stage}: cannot {action} {path}: {reason}`, the
+ * path the error names (a rename's target) or else the one given. Any other error is returned as it is.
+ */
+export function fileSystemError(options: FileSystemErrorOptions): unknown {
+  const { stage, action, cause } = options;
+  if (!isFileSystemError(cause)) return cause;
+  const path = (cause as { dest?: string }).dest ?? cause.path ?? options.path; // a rename names its target
+  const message = `${stage}: cannot ${action} ${path}: ${fileSystemReason(cause)}`;
+  return new LoadError('LOAD_WRITE_FAILED', message, { cause });
+}

@@ -1,0 +1,204 @@
+/**
+ * Command-line conventions: options that cannot work are refused (exit 2, one line) before any request; the list URL
+ * `img-etl serve` prints works as --base-url; --version; numbers shown as numbers in help; and output piped to a slow
+ * reader arrives whole. The real CLI against the bundled service over loopback HTTP.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../src/service/index.js';
+import { expectRowsMatch } from '../helpers/expected-row.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
+
+let out: string;
+let service: RunningService | undefined;
+beforeEach(async () => {
+  out = await tempDir();
+});
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+  await removeDir(out);
+});
+
+const runFile = promisify(execFile);
+const manifestOf = async (dir = out) => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+
+describe('options that cannot work', () => {
+  it.each([
+    [['--to', ''], {}, '--to: no format given; choose from parquet, arrow, csv'],
+    [['--to', ' , '], {}, '--to: no format given; choose from parquet, arrow, csv'],
+    [['--timeout', '1e12'], {}, '--timeout: expected at most 86400 seconds (a day), got 1000000000000'],
+    [['--timeout', '86401'], {}, '--timeout: expected at most 86400 seconds (a day), got 86401'],
+    [['--progress-interval', '3000000'], {}, '--progress-interval: expected at most 86400 seconds (a day), got 3000000'],
+    [['--fresh=maybe'], {}, '--fresh: expected true or false, got "maybe"'],
+    [['--fresh=1'], {}, '--fresh: expected true or false, got "1"'],
+    [['--no-fresh=yes'], {}, '--fresh: expected true or false, got "yes"'],
+    [['--dryRun=TRUE'], {}, '--dry-run: expected true or false, got "TRUE"'],
+    [[], { IMG_ETL_FRESH: 'maybe' }, 'IMG_ETL_FRESH: expected true or false, got "maybe"'],
+    [[], { IMG_ETL_NEUTRALISE_FORMULAS: 'off' }, 'IMG_ETL_NEUTRALISE_FORMULAS: expected true or false, got "off"'],
+    [['--out', 'other'], {}, '--out: given more than once ("snap", "other"); give one folder'],
+  ])('refuses %j %j with exit code 2 and one line, before any request', async (args, env, message) => {
+    service = await startFixtureService({ records: 10 });
+    const run = await runCli(['--base-url', service.url, '--out', 'snap', ...args], { env, cwd: out });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`img-etl: ${message}\n`);
+    expect(run.stdout).toBe('');
+    expect(service.stats.requests).toBe(0);
+    expect(await readdir(out)).toEqual([]);
+  });
+
+  it.each([[['demo']], [['diff', 'old', 'new']]])('%j refuses --out "" with exit code 2 and one line', async (command) => {
+    const run = await runCli([...command, '--out', ''], { cwd: out });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('img-etl: --out: expected a folder, got ""\n');
+    expect(await readdir(out)).toEqual([]);
+  });
+
+  it.each([['sec ret'], ['sec\tret'], ['sec\u0007ret'], ['séc'], ['']])('refuses the token %j with exit code 2 and one line that does not show it', async (token) => {
+    service = await startFixtureService({ records: 10 });
+    for (const [args, env] of [[['--token', token], {}], [[], { IMG_ETL_TOKEN: token }]] as const) {
+      const run = await runCli(['--base-url', service.url, '--out', out, ...args], { env });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe('img-etl: --token: expected one token of visible ASCII characters, without spaces or control characters (not shown here)\n');
+      if (token !== '') expect(run.stderr).not.toContain(token);
+    }
+    expect(service.stats.requests).toBe(0);
+  });
+
+  it.each([
+    [{ config: 'other.json' }, 'sets "config": a config file cannot name another one'],
+    [{ out: 'x', bogus: 1 }, 'sets "bogus", which is not an option of this command'],
+    [{ extends: './base.json' }, 'sets "extends", which is not an option of this command'],
+    [{ fresh: 'yes' }, 'sets "fresh" to "yes"; expected true or false'],
+    [{ dryRun: 1 }, 'sets "dryRun" to 1; expected true or false'],
+  ])('refuses a config file %j with exit code 2 and one line naming it', async (config, reason) => {
+    service = await startFixtureService({ records: 10 });
+    const path = join(out, 'config.json');
+    await writeFile(path, JSON.stringify(config));
+    const run = await runCli(['--base-url', service.url, '--out', join(out, 'snap'), '--config', path]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`img-etl: --config: ${path} ${reason}\n`);
+    expect(service.stats.requests).toBe(0);
+  });
+
+  it('takes true and false from the command line, the environment and a config file, and a timeout of a day', async () => {
+    service = await startFixtureService({ records: 10 });
+    const path = join(out, 'config.json');
+    await writeFile(path, JSON.stringify({ 'max-passes': 2, neutraliseFormulas: false, to: ['csv'] }));
+    const run = await runCli(['--base-url', service.url, '--out', join(out, 'snap'), '--config', path, '--fresh=true', '--timeout', '86400'], {
+      env: { IMG_ETL_QUIET: 'true', IMG_ETL_SNAPSHOT: 'false' },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe(''); // quiet, and no TimeoutOverflowWarning
+    expect((await manifestOf(join(out, 'snap'))).files.map((f: { name: string }) => f.name)).toEqual(['images.csv']);
+  });
+});
+
+describe('--base-url', () => {
+  it.each([['the list URL'], ['the list URL without its last slash']])('takes %s as the service: every record, as served', async (which) => {
+    service = await startFixtureService({ records: 120, seed: 4 });
+    const baseUrl = which === 'the list URL' ? service.listUrl : service.listUrl.slice(0, -1);
+    const run = await runCli(['--base-url', baseUrl, '--out', out, '--quiet', '--page-size', '50']);
+    expect(run.code, run.stderr).toBe(0);
+    const manifest = await manifestOf();
+    expect(manifest).toMatchObject({ source_url: service.listUrl, complete: true, records_written: 179, pages_fetched: 4 });
+    const served = [...service.servedRecords()].map((r) => r['id'] as number);
+    expectRowsMatch(await readParquetRows(out), expectedRowsOf(service, served));
+  });
+});
+
+describe('conventions', () => {
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const run = await runCli(['--version']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${version}\n`);
+    expect(run.stderr).toBe('');
+  });
+
+  it('serve --help shows numeric options as numbers with numeric defaults', async () => {
+    const run = await runCli(['serve', '--help']);
+    expect(run.code).toBe(0);
+    const help = run.stdout.replace(/\n {20,}/g, ' '); // yargs wraps a long description onto an indented line
+    expect(help).toMatch(/--port +Port to listen on \(0: any free port\) +\[number\] \[default: 8000\]/);
+    expect(help).toMatch(/--rate-500 +Probability of Django's HTML 500 page +\[number\] \[default: 0\]/);
+    expect(help).toMatch(/--retry-after +Seconds in the Retry-After header of a 429 +\[number\] \[default: 1\]/);
+    expect(help).toMatch(/--records +Generated records \(.*\) +\[number\]/);
+    expect(help).toMatch(/--host +Address to listen on +\[string\] \[default: "127\.0\.0\.1"\]/);
+    expect(help).not.toMatch(/\[default: "\d+(\.\d+)?"\]/); // no number quoted as a string
+  });
+});
+
+/**
+ * Runs the CLI with stdout and stderr each writing into a pipe (a FIFO: a real POSIX pipe of 64 KiB, as a shell's `|`
+ * makes; Node's own child pipes are socket pairs that buffer far more) whose reader process takes nothing until told.
+ * It is told when the CLI has exited, or (a CLI that waits for its output to be taken does not exit) two seconds after
+ * the run's manifest appeared; then it reads everything and hands it over.
+ */
+async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const READER = `const fs = require('node:fs');
+    const fd = fs.openSync(process.argv[1], 'r');
+    process.once('message', () => {
+      process.disconnect();
+      const chunks = [];
+      fs.createReadStream('', { fd }).on('data', (c) => chunks.push(c)).on('end', () => process.stdout.write(Buffer.concat(chunks)));
+    });`;
+  const fifos = [join(out, 'stdout.fifo'), join(out, 'stderr.fifo')];
+  for (const fifo of fifos) await runFile('mkfifo', [fifo]);
+  const readers = fifos.map((fifo) => spawn(process.execPath, ['-e', READER, fifo], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] }));
+  const received = readers.map((reader) => {
+    const chunks: Buffer[] = [];
+    reader.stdout!.on('data', (c: Buffer) => chunks.push(c));
+    return new Promise<string>((resolve) => reader.on('close', () => resolve(Buffer.concat(chunks).toString('utf8'))));
+  });
+  const writeEnds = await Promise.all(fifos.map((fifo) => open(fifo, 'w'))); // returns once the reader has opened its end
+  const cli = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', writeEnds[0]!.fd, writeEnds[1]!.fd] });
+  for (const end of writeEnds) await end.close(); // the CLI holds the only write ends now
+  let told = false;
+  const tell = () => {
+    if (told) return;
+    told = true;
+    for (const reader of readers) reader.send('read');
+  };
+  const exited = new Promise<number | null>((resolve) => cli.on('exit', (code) => (tell(), resolve(code))));
+  void waitForFile(manifest, cli).then(() => setTimeout(tell, 2000));
+  const [stdout, stderr] = await Promise.all(received);
+  return { code: await exited, stdout: stdout!, stderr: stderr! };
+}
+
+/** Resolves once `path` exists, or when `child` exits. */
+async function waitForFile(path: string, child: ChildProcess): Promise<void> {
+  while (child.exitCode === null && !(await stat(path).then(() => true, () => false))) await new Promise((r) => setTimeout(r, 50));
+}
+
+describe('output piped to a slow reader', () => {
+  it('arrives whole on stdout and stderr: every JSON log line and the JSON summary', async () => {
+    service = await startFixtureService({ records: 1941, seed: 8 }); // 2,000 records in 1,000 pages: about 165 kB of log
+    const run = await runIntoSlowReaders(['--base-url', service.url, '--out', out, '--page-size', '2', '--log-format', 'json', '--summary', 'json'], join(out, 'manifest.json'));
+    expect(run.code).toBe(0);
+    const manifest = await manifestOf();
+    const lines = run.stderr.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(run.stderr.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
+    expect(lines.filter((l) => l['event'] === 'page')).toHaveLength(1000);
+    expect(lines.at(-1)).toMatchObject({ event: 'publish-end', rows: 2000 });
+    expect(JSON.parse(run.stdout)).toMatchObject({ complete: true, records: { written: 2000 }, duration_seconds: expect.any(Number) });
+    expect(manifest.records_written).toBe(2000);
+  });
+
+  it('arrives whole on stdout: the 1,000 rows demo prints', async () => {
+    const run = await runIntoSlowReaders(['demo', '--records', '941', '--rows', '1000', '--out', out], join(out, 'manifest.json'));
+    expect(run.code).toBe(0);
+    expect(run.stdout.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
+    const rows = run.stdout.slice(run.stdout.indexOf('first 1000 rows:\n')).trimEnd().split('\n');
+    expect(rows).toHaveLength(2 + 1000); // the title, the header, the rows
+    const ids = rows.slice(2).map((row) => Number(row.split(/\s+/)[0]));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(1000);
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * File-system faults a user can act on: the real CLI against the bundled service over loopback HTTP, writing to a real
+ * file system that refuses. A full disk and a read-only folder are real tmpfs mounts (the tests run as root); where
+ * mounting is not permitted, each test meets another real file-system fault instead (a file or folder in the way).
+ * Every failure is one line naming the path and the reason, exit code 1, and leaves no temporary file behind.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { STAGING_FORMAT } from '../../src/extract/checkpoint.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../src/service/index.js';
+import { fixtureRecords } from '../helpers/fixture-records.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+import { fetchReply } from '../service/http.js';
+
+const run = promisify(execFile);
+
+let dir: string;
+let service: RunningService | undefined;
+let mounted: string[] = [];
+let canMount = false;
+
+/** Mounts a tmpfs of `size` bytes (rounded up to 4 KiB pages) on `at`, read-only if asked. */
+async function mountTmpfs(at: string, size: number, readOnly = false): Promise<void> {
+  await mkdir(at, { recursive: true });
+  await run('mount', ['-t', 'tmpfs', '-o', `size=${Math.ceil(size / 4096) * 4}k${readOnly ? ',ro' : ''}`, 'tmpfs', at]);
+  mounted.push(at);
+}
+
+beforeAll(async () => {
+  // Checked once: can this process mount a tmpfs? (TEST_WITHOUT_MOUNT=1 runs the fallbacks where it can; not IMG_ETL_*, which the CLI reads.)
+  if (process.env['TEST_WITHOUT_MOUNT'] === '1') return;
+  const probe = await tempDir();
+  try {
+    await run('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe]);
+    await run('umount', [probe]);
+    canMount = true;
+  } catch {
+    canMount = false;
+  } finally {
+    await removeDir(probe);
+  }
+});
+beforeEach(async () => {
+  dir = await tempDir();
+});
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+  for (const at of mounted.reverse()) await run('umount', [at]).catch(() => run('umount', ['-l', at]));
+  mounted = [];
+  await removeDir(dir);
+});
+
+/** Every file under `root` whose name says it is a temporary file. */
+async function temporaries(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true });
+  return entries.filter((name) => /\.tmp-/.test(name));
+}
+
+/** The bytes of every page of 100 records the service serves (what the staging folder keeps). */
+async function pageSizes(s: RunningService): Promise<number[]> {
+  const sizes: number[] = [];
+  for (let offset = 0; offset < s.dataset.size; offset += 100) sizes.push((await fetchReply(`${s.listUrl}?limit=100&offset=${offset}`)).body.length);
+  return sizes;
+}
+
+const onDisk = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
+const lastLine = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
+
+describe('file-system errors', () => {
+  it('--out naming a file: one line naming it, exit code 1, nothing requested', async () => {
+    service = await startFixtureService({ records: 50 });
+    const file = join(dir, 'not-a-folder');
+    await writeFile(file, 'x');
+    const result = await runCli(['--base-url', service.url, '--out', file, '--quiet']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`img-etl: load: cannot create folder ${file}: a file is in the way\n`);
+    const below = await runCli(['--base-url', service.url, '--out', join(file, 'snap'), '--quiet']);
+    expect(below.code).toBe(1);
+    expect(below.stderr).toBe(`img-etl: load: cannot create folder ${join(file, 'snap')}: ${file} is a file, not a folder\n`);
+    expect(service.stats.requests).toBe(0);
+  });
+
+  it('--out "" is a bad option: exit code 2, one line', async () => {
+    const result = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', ''], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('img-etl: --out: expected a folder, got ""\n');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a read-only folder: one line naming the folder and saying it is read-only, exit code 1', async () => {
+    service = await startFixtureService({ records: 50 });
+    if (canMount) {
+      const readOnly = join(dir, 'ro');
+      await mountTmpfs(readOnly, 1 << 20, true);
+      const inside = await runCli(['--base-url', service.url, '--out', join(readOnly, 'snap'), '--quiet']);
+      expect(inside.code).toBe(1);
+      expect(inside.stderr).toBe(`img-etl: load: cannot create folder ${join(readOnly, 'snap')}: the file system is read-only (EROFS)\n`);
+      const itself = await runCli(['--base-url', service.url, '--out', readOnly, '--quiet']);
+      expect(itself.code).toBe(1);
+      expect(itself.stderr).toBe(`img-etl: staging: cannot create folder ${join(readOnly, '.img-etl-staging')}: the file system is read-only (EROFS)\n`);
+    } else {
+      // No mount here: a file where the staging folder would go is the folder that cannot be created.
+      await writeFile(join(dir, '.img-etl-staging'), 'x');
+      const result = await runCli(['--base-url', service.url, '--out', dir, '--quiet']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`img-etl: staging: cannot create folder ${join(dir, '.img-etl-staging')}: a file is in the way\n`);
+    }
+    expect(service.stats.requests).toBe(0);
+  });
+
+  it('a disk too full for the staged pages: one line naming the staging folder, and no temporary file left by any rerun', async () => {
+    service = await startFixtureService({ records: 941, seed: 5 }); // 1,000 records, 10 pages
+    const out = join(dir, 'out');
+    const staging = join(out, '.img-etl-staging');
+    let expected: RegExp;
+    if (canMount) {
+      // Room for the first two pages and the journal, not for the third.
+      const sizes = await pageSizes(service);
+      await mountTmpfs(out, onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
+      expected = new RegExp(`^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); 2 pages are kept in ${staging}: run the same command again to resume$`);
+    } else {
+      // No mount here: a folder in the way of the third staged page fails its rename after its temporary file is written.
+      await mkdir(join(staging, 'p1-200-100.json', 'x'), { recursive: true });
+      const identity = { source_url: service.listUrl, page_size: 100, started_at: new Date().toISOString(), format: STAGING_FORMAT };
+      await writeFile(join(staging, 'run.json'), JSON.stringify(identity) + '\n');
+      expected = new RegExp(`^img-etl: staging: cannot write to ${join(staging, 'p1-200-100.json')}: a folder is in the way \\(EISDIR\\); 2 pages are kept in ${staging}: run the same command again to resume$`);
+    }
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const result = await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet', '--concurrency', '1']);
+      expect(result.code, result.stderr).toBe(1);
+      expect(lastLine(result.stderr)).toMatch(expected);
+      expect(await temporaries(out)).toEqual([]);
+    }
+  });
+
+  it('a disk with room for the staged pages but not the files: one line naming the file, no temporary file, and a rerun with room finishes', async () => {
+    service = await startFixtureService({ records: 941, seed: 6 });
+    const out = join(dir, 'out');
+    let expected: string;
+    if (canMount) {
+      const sizes = await pageSizes(service);
+      await mountTmpfs(out, sizes.reduce((sum, n) => sum + onDisk(n), 0) + 16 * 4096); // the CSV is ~600 kB
+      // The files are written in .img-etl-publish and moved into --out together once all are written.
+      expected = `load: cannot write ${join(out, '.img-etl-publish', 'images.csv')}: the disk is full (ENOSPC)`;
+    } else {
+      // No mount here: a folder in the way of images.csv fails its publication after the file is written.
+      await mkdir(join(out, 'images.csv', 'x'), { recursive: true });
+      expected = `load: cannot publish ${join(out, 'images.csv')}: a folder is in the way (EISDIR)`;
+    }
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const result = await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet']);
+      expect(result.code, result.stderr).toBe(1);
+      expect(lastLine(result.stderr)).toBe(`img-etl: ${expected}; 10 pages are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`);
+      expect(await temporaries(out)).toEqual([]);
+    }
+    // With room again, the same command resumes from the kept pages and writes every record.
+    if (canMount) await run('mount', ['-o', 'remount,size=64m', out]);
+    else await removeDir(join(out, 'images.csv'));
+    const served = service.stats.pagesServed;
+    const result = await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(service.stats.pagesServed).toBe(served); // every page came from staging
+    const db = await openDuckDB();
+    const rows = await query(db, `SELECT id FROM read_csv(${sqlString(join(out, 'images.csv'))}) ORDER BY id`);
+    expect(rows.map((r) => Number(r['id']))).toEqual([...service.servedRecords()].map((r) => r['id'] as number).sort((a, b) => a - b));
+    expect(rows.map((r) => Number(r['id']))).toEqual(expect.arrayContaining(fixtureRecords.map((r) => r['id'] as number)));
+  });
+});
