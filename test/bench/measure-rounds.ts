@@ -3,8 +3,14 @@
  * service, then run every kind once per round, pinned and (when asked) unpinned, `repeat` rounds.
  */
 import type { BenchOptions, ScenarioName } from './bench-options.js';
-import { type FetchSettings, type ImgEtlPlan, planImgEtl, type RunKind } from './bench-runs.js';
-import { type RunResult, runOnce } from './bench-runs.js';
+import {
+  type FetchSettings,
+  type ImgEtlPlan,
+  planImgEtl,
+  type RunKind,
+  type RunResult,
+  runOnce,
+} from './bench-runs.js';
 import { BenchService, type LoadModel } from './bench-service.js';
 import type { Pinning } from './pinning.js';
 

@@ -2,8 +2,16 @@
 import { FORMATS, type ImgEtlPlan, type RunKind } from './bench-runs.js';
 import { type BenchContext, measureRounds, withService } from './measure-rounds.js';
 import { groupRuns, type RunGroup } from './run-group.js';
-import { count, fetchOf, fetchSettings, isImgEtl, NO_COST, pct, pinNotes } from './scenario-result.js';
-import type { ScenarioResult } from './scenario-result.js';
+import {
+  count,
+  fetchOf,
+  fetchSettings,
+  isImgEtl,
+  NO_COST,
+  pct,
+  pinNotes,
+  type ScenarioResult,
+} from './scenario-result.js';
 import { targetResult } from './target-result.js';
 
 /** The limits: img-etl to Parquet's peak RSS at the larger size, and its growth from the smaller. */
