@@ -1,26 +1,32 @@
 /**
- * One measured run against the service: the floor client or img-etl to one format, each a fresh
- * process, each checked for correctness (a fast wrong run is a failure, not a result).
+ * One measured run against the service: the floor client, the DuckDB peer or img-etl to one format,
+ * each a fresh process (pinned to the clients' core or not), each checked for correctness (a fast wrong
+ * run is a failure, not a result).
  */
-import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchService, ServerCounters } from './bench-service.js';
+import { checkImgEtlOutput, checkPeerOutput, IMG_ETL_FILES, parseJson } from './check-output.js';
+import type { PeerFormat } from './duckdb-peer-job.js';
 import { type Measurement, measureNode, type RusageSource } from './measure.js';
-
-/** What is run: the floor client or img-etl to one format. */
-export type RunKind = 'floor' | 'parquet' | 'arrow' | 'csv';
 
 /** img-etl's formats, in the order they are run. */
 export const FORMATS = ['parquet', 'arrow', 'csv'] as const;
 
+/** What is run: the floor client, the DuckDB peer to Parquet or CSV, or img-etl to one format. */
+export type RunKind = 'floor' | 'peer-parquet' | 'peer-csv' | (typeof FORMATS)[number];
+
 /** How every run of a scenario fetches. */
 export interface FetchSettings {
-  /** Pages in flight at once. */
+  /** Pages in flight at once, every client alike. */
   concurrency: number;
-  /** Records asked for per page. */
-  pageSize: number;
+  /** img-etl's `--page-size`; undefined: not passed, img-etl's default. */
+  imgEtlPageSize: number | undefined;
+  /** Records per page of the floor and the peer. */
+  clientPageSize: number;
   /** Where to measure peak RSS and CPU time from. */
   rusage: RusageSource;
 }
@@ -28,6 +34,8 @@ export interface FetchSettings {
 /** One measured run. */
 export interface RunResult {
   run: RunKind;
+  /** The core the client was pinned to; undefined: not pinned. */
+  cpu: number | undefined;
   /** Records the service lists. */
   records: number;
   wallSeconds: number;
@@ -38,26 +46,87 @@ export interface RunResult {
   server: ServerCounters;
   /** Worker milliseconds the served pages cost under the load model. */
   serverCostMs: number;
-  /** img-etl: the output file's size. */
+  /** img-etl and the peer: the output file's size. */
   fileBytes?: number;
   /** Everything that was wrong with the run; empty when it is correct. */
   problems: string[];
 }
 
+/** What img-etl asks for by default, from its own `--dry-run`. */
+export interface ImgEtlPlan {
+  /** The page size img-etl asks for. */
+  requested: number;
+  /** The page size the service applied (it caps the limit at 1000). */
+  applied: number;
+}
+
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./floor-client.js', import.meta.url));
-const FILE_NAMES: Record<(typeof FORMATS)[number], string> = { parquet: 'images.parquet', arrow: 'images.arrow', csv: 'images.csv' };
+const PEER = fileURLToPath(new URL('./duckdb-peer.js', import.meta.url));
+
+/** Runs `kind` once against the service, on core `cpu` only when given. */
+export function runOnce(
+  service: BenchService,
+  kind: RunKind,
+  settings: FetchSettings,
+  cpu: number | undefined,
+  inspect?: (file: string) => Promise<void>,
+): Promise<RunResult> {
+  if (kind === 'floor') return runFloor(service, settings, cpu);
+  if (kind === 'peer-parquet') return runPeer(service, 'parquet', settings, cpu);
+  if (kind === 'peer-csv') return runPeer(service, 'csv', settings, cpu);
+  return runImgEtl(service, kind, settings, cpu, inspect);
+}
+
+/**
+ * Asks img-etl for its plan (`--dry-run`, the first page only) with the page-size setting of the
+ * measured runs: the page size it asks for and the one the service applied. Not measured.
+ */
+export async function planImgEtl(service: BenchService, settings: FetchSettings): Promise<ImgEtlPlan> {
+  const args = [CLI, '--base-url', service.url, '--dry-run', '--summary', 'json', '--quiet', ...pageSizeArgs(settings)];
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (error, out, err) => {
+      if (error === null) resolve(out);
+      else reject(new Error(`bench: img-etl --dry-run failed: ${err.trim() || error.message}`));
+    }),
+  );
+  const plan = JSON.parse(stdout) as { page_size_requested?: unknown; page_size?: unknown };
+  if (typeof plan.page_size_requested !== 'number' || typeof plan.page_size !== 'number') {
+    throw new Error(`bench: img-etl --dry-run gave no page size: ${stdout.slice(0, 200)}`);
+  }
+  return { requested: plan.page_size_requested, applied: plan.page_size };
+}
 
 /** Runs the floor client once against the service. */
-export async function runFloor(service: BenchService, settings: FetchSettings): Promise<RunResult> {
-  const args = ['--base-url', service.url, '--concurrency', String(settings.concurrency), '--page-size', String(settings.pageSize)];
-  const { measurement, server } = await measured(service, FLOOR, args, settings);
+async function runFloor(service: BenchService, settings: FetchSettings, cpu: number | undefined): Promise<RunResult> {
+  const args = ['--base-url', service.url, ...clientArgs(settings)];
+  const { measurement, server } = await measured(service, FLOOR, args, settings, cpu);
   const problems = exitProblems(measurement);
-  if (problems.length === 0) {
-    const summary = parseJson(measurement.stdout, problems) as { count?: number; records?: number } | undefined;
-    if (summary !== undefined && summary.records !== service.count) problems.push(`read ${summary.records} records, the service lists ${service.count}`);
+  if (problems.length === 0) checkRecordsRead(service, measurement, problems);
+  return result('floor', service, measurement, server, cpu, problems);
+}
+
+/** Runs the DuckDB peer once into a fresh folder; DuckDB reads its file back: every record once. */
+async function runPeer(
+  service: BenchService,
+  format: PeerFormat,
+  settings: FetchSettings,
+  cpu: number | undefined,
+): Promise<RunResult> {
+  const out = await mkdtemp(join(tmpdir(), `img-etl-bench-peer-${format}-`));
+  try {
+    const args = ['--base-url', service.url, '--out', out, '--format', format, ...clientArgs(settings)];
+    const { measurement, server } = await measured(service, PEER, args, settings, cpu);
+    const problems = exitProblems(measurement);
+    let fileBytes: number | undefined;
+    if (problems.length === 0) {
+      checkRecordsRead(service, measurement, problems);
+      fileBytes = await checkPeerOutput(service.count, format, join(out, `images.${format}`), problems);
+    }
+    return { ...result(`peer-${format}`, service, measurement, server, cpu, problems), fileBytes };
+  } finally {
+    await rm(out, { recursive: true, force: true });
   }
-  return result('floor', service, measurement, server, problems);
 }
 
 /**
@@ -65,40 +134,74 @@ export async function runFloor(service: BenchService, settings: FetchSettings): 
  * manifest complete with every record written, the file there with the size they report. Calls
  * `inspect` with the output file before the folder is removed.
  */
-export async function runImgEtl(
+async function runImgEtl(
   service: BenchService,
   format: (typeof FORMATS)[number],
   settings: FetchSettings,
+  cpu: number | undefined,
   inspect?: (file: string) => Promise<void>,
 ): Promise<RunResult> {
   const out = await mkdtemp(join(tmpdir(), `img-etl-bench-${format}-`));
   try {
-    const args = ['--base-url', service.url, '--out', out, '--to', format, '--concurrency', String(settings.concurrency), '--page-size', String(settings.pageSize), '--quiet', '--summary', 'json'];
-    const { measurement, server } = await measured(service, CLI, args, settings);
+    const args = ['--base-url', service.url, '--out', out, '--to', format, '--quiet', '--summary', 'json'];
+    args.push('--concurrency', String(settings.concurrency), ...pageSizeArgs(settings));
+    const { measurement, server } = await measured(service, CLI, args, settings, cpu);
     const problems = exitProblems(measurement);
-    const file = join(out, FILE_NAMES[format]);
+    const file = join(out, IMG_ETL_FILES[format]);
     let fileBytes: number | undefined;
     if (problems.length === 0) {
-      fileBytes = await checkOutput(service.count, format, out, file, measurement.stdout, problems);
+      const output = { count: service.count, format, out, file, stdout: measurement.stdout };
+      fileBytes = await checkImgEtlOutput(output, problems);
       if (problems.length === 0 && inspect !== undefined) await inspect(file);
     }
-    return { ...result(format, service, measurement, server, problems), fileBytes };
+    return { ...result(format, service, measurement, server, cpu, problems), fileBytes };
   } finally {
     await rm(out, { recursive: true, force: true });
   }
 }
 
-async function measured(service: BenchService, script: string, args: string[], settings: FetchSettings): Promise<{ measurement: Measurement; server: ServerCounters }> {
+function pageSizeArgs(settings: FetchSettings): string[] {
+  return settings.imgEtlPageSize === undefined ? [] : ['--page-size', String(settings.imgEtlPageSize)];
+}
+
+/** The floor's and the peer's paging arguments. */
+function clientArgs(settings: FetchSettings): string[] {
+  return ['--concurrency', String(settings.concurrency), '--page-size', String(settings.clientPageSize)];
+}
+
+/** The floor and the peer print `{ records, … }`: every record the service lists must have been read. */
+function checkRecordsRead(service: BenchService, measurement: Measurement, problems: string[]): void {
+  const summary = parseJson(measurement.stdout, problems) as { records?: number } | undefined;
+  if (summary !== undefined && summary.records !== service.count) {
+    problems.push(`read ${summary.records} records, the service lists ${service.count}`);
+  }
+}
+
+async function measured(
+  service: BenchService,
+  script: string,
+  args: string[],
+  settings: FetchSettings,
+  cpu: number | undefined,
+): Promise<{ measurement: Measurement; server: ServerCounters }> {
   await service.reset();
-  const measurement = await measureNode(script, args, settings.rusage);
+  const measurement = await measureNode(script, args, settings.rusage, cpu);
   return { measurement, server: await service.stats() };
 }
 
-function result(run: RunKind, service: BenchService, m: Measurement, server: ServerCounters, problems: string[]): RunResult {
+function result(
+  run: RunKind,
+  service: BenchService,
+  m: Measurement,
+  server: ServerCounters,
+  cpu: number | undefined,
+  problems: string[],
+): RunResult {
   const failed = Object.entries(server.byStatus).filter(([status]) => status !== '200');
   if (failed.length > 0) problems.push(`the service answered ${failed.map(([s, n]) => `${n} × ${s}`).join(', ')}`);
   return {
     run,
+    cpu,
     records: service.count,
     wallSeconds: m.wallSeconds,
     maxRssBytes: m.maxRssBytes,
@@ -114,53 +217,4 @@ function exitProblems(m: Measurement): string[] {
   if (m.exitCode === 0) return [];
   const stderr = m.stderr.trim().split('\n').slice(-3).join(' | ');
   return [`exit code ${m.exitCode}${stderr === '' ? '' : `: ${stderr}`}`];
-}
-
-function parseJson(text: string, problems: string[]): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    problems.push(`stdout is not one JSON document: ${JSON.stringify(text.slice(0, 200))}`);
-    return undefined;
-  }
-}
-
-interface SummaryJson {
-  complete?: boolean;
-  records?: { written?: number; missing?: number };
-  files?: { name?: string; format?: string; rows?: number; bytes?: number }[];
-  manifest?: string;
-}
-
-interface ManifestJson {
-  complete?: boolean;
-  records_written?: number;
-  rejects?: number;
-  files?: { name?: string; rows?: number; bytes?: number }[];
-}
-
-async function checkOutput(count: number, format: string, out: string, file: string, stdout: string, problems: string[]): Promise<number | undefined> {
-  const summary = parseJson(stdout, problems) as SummaryJson | undefined;
-  if (summary === undefined) return undefined;
-  if (summary.complete !== true) problems.push(`summary: complete is ${summary.complete}`);
-  if (summary.records?.written !== count) problems.push(`summary: ${summary.records?.written} records written, the service lists ${count}`);
-  const manifest = (await readFile(join(out, 'manifest.json'), 'utf8').then((text) => parseJson(text, problems), () => undefined)) as ManifestJson | undefined;
-  if (manifest === undefined) {
-    problems.push('no readable manifest.json');
-    return undefined;
-  }
-  if (manifest.complete !== true) problems.push(`manifest: complete is ${manifest.complete}`);
-  if (manifest.records_written !== count) problems.push(`manifest: records_written is ${manifest.records_written}, expected ${count}`);
-  if (manifest.rejects !== 0) problems.push(`manifest: ${manifest.rejects} rejects`);
-  const entry = manifest.files?.find((f) => f.name === FILE_NAMES[format as keyof typeof FILE_NAMES]);
-  const bytes = await stat(file).then((s) => s.size, () => undefined);
-  if (bytes === undefined) problems.push(`no ${file}`);
-  else if (entry === undefined) problems.push(`manifest: no entry for ${format}`);
-  else {
-    if (entry.rows !== count) problems.push(`manifest: ${entry.rows} rows in ${entry.name}, expected ${count}`);
-    if (entry.bytes !== bytes) problems.push(`manifest: ${entry.name} is ${entry.bytes} bytes, the file ${bytes}`);
-  }
-  const staging = await access(join(out, '.img-etl-staging')).then(() => true, () => false);
-  if (staging) problems.push('the staging folder was left behind');
-  return bytes;
 }

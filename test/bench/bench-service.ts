@@ -1,6 +1,7 @@
-/** The parent's handle on the service process: start it, read its counters per run, stop it. */
-import { type ChildProcess, fork } from 'node:child_process';
+/** The parent's handle on the service process: start it (on one core or not), read its counters per run, stop it. */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { pinnedArgv } from './pinning.js';
 import type { ServiceCommand, ServiceReply } from './service-process.js';
 
 /** The service's load model. */
@@ -39,17 +40,22 @@ export class BenchService {
     readonly count: number,
     /** Its load model. */
     readonly model: LoadModel,
+    /** The cores the kernel lets it run on, as it reads them itself (`Cpus_allowed_list`). */
+    readonly cpus: string,
   ) {}
 
-  /** Starts the service in a child process and waits until it listens. */
-  static async start(model: LoadModel): Promise<BenchService> {
+  /** Starts the service in a child process, on core `cpu` only when given, and waits until it listens. */
+  static async start(model: LoadModel, cpu?: number): Promise<BenchService> {
     const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs].map(String);
-    const child = fork(SCRIPT, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const argv = pinnedArgv(cpu, [process.execPath, SCRIPT, ...args]);
+    // taskset execs node in its own place, so node finds the IPC channel spawn opened for it.
+    const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const ready = await new Promise<Extract<ServiceReply, { type: 'ready' }>>((resolve, reject) => {
       child.once('message', (reply: ServiceReply) => (reply.type === 'ready' ? resolve(reply) : reject(new Error(`bench: service sent ${reply.type} before ready`))));
       child.once('exit', (code) => reject(new Error(`bench: the service process exited (${code}) before it listened`)));
+      child.once('error', reject);
     });
-    return new BenchService(child, ready.url, ready.count, model);
+    return new BenchService(child, ready.url, ready.count, model, ready.cpus);
   }
 
   /** Zeroes the counters (before a measured run). */

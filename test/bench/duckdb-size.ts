@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { sqlString } from './sql-string.js';
 
 /** Sizes of img-etl's Parquet file and of DuckDB's copy of it, and the rows in each. */
 export interface ParquetSizes {
@@ -19,9 +20,11 @@ export async function compareWithDuckDB(file: string): Promise<ParquetSizes> {
   const connection = await instance.connect();
   try {
     const copy = join(dir, 'duck.parquet');
-    await connection.run(`COPY (SELECT * FROM read_parquet(${literal(file)})) TO ${literal(copy)} (FORMAT parquet, COMPRESSION zstd)`);
+    const query = `SELECT * FROM read_parquet(${sqlString(file)})`;
+    await connection.run(`COPY (${query}) TO ${sqlString(copy)} (FORMAT parquet, COMPRESSION zstd)`);
     const rows = async (path: string): Promise<number> => {
-      const reader = await connection.runAndReadAll(`SELECT count(*)::DOUBLE AS n FROM read_parquet(${literal(path)})`);
+      const sql = `SELECT count(*)::DOUBLE AS n FROM read_parquet(${sqlString(path)})`;
+      const reader = await connection.runAndReadAll(sql);
       return Number(reader.getRowObjectsJS()[0]?.['n']);
     };
     return { ourBytes: (await stat(file)).size, duckdbBytes: (await stat(copy)).size, ourRows: await rows(file), duckdbRows: await rows(copy) };
@@ -30,8 +33,4 @@ export async function compareWithDuckDB(file: string): Promise<ParquetSizes> {
     instance.closeSync();
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-function literal(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -1,7 +1,8 @@
 /**
  * Runs one Node program in a fresh child process and measures it: wall time (taken here, around the
  * child), peak RSS and CPU time (from GNU `/usr/bin/time -v`, i.e. the kernel's rusage of the child;
- * without it, from `process.resourceUsage()` inside the child through a preloaded module).
+ * without it, from `process.resourceUsage()` inside the child through a preloaded module). The child
+ * can be pinned to one core (`taskset -c`, which execs node in its own place, so the rusage is node's).
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -9,6 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pinnedArgv } from './pinning.js';
 
 /** How peak RSS and CPU time are read. */
 export type RusageSource = 'time' | 'preload';
@@ -40,18 +42,24 @@ export function defaultRusageSource(): RusageSource {
   }
 }
 
-/** Runs `node script ...args` and measures it. */
-export async function measureNode(script: string, args: string[], source: RusageSource): Promise<Measurement> {
+/** Runs `node script ...args`, on core `cpu` only when given, and measures it. */
+export async function measureNode(
+  script: string,
+  args: string[],
+  source: RusageSource,
+  cpu?: number,
+): Promise<Measurement> {
   const dir = await mkdtemp(join(tmpdir(), 'img-etl-bench-rusage-'));
   const report = join(dir, 'rusage.txt');
   try {
     const node = [script, ...args];
-    const [command, argv, env] =
+    const preloaded = { ...process.env, IMG_ETL_BENCH_RUSAGE: report };
+    const [argv, env] =
       source === 'time'
-        ? [GNU_TIME, ['-v', '-o', report, process.execPath, ...node], process.env]
-        : [process.execPath, ['--import', PRELOAD, ...node], { ...process.env, IMG_ETL_BENCH_RUSAGE: report }];
+        ? [[GNU_TIME, '-v', '-o', report, ...pinnedArgv(cpu, [process.execPath, ...node])], process.env]
+        : [pinnedArgv(cpu, [process.execPath, '--import', PRELOAD, ...node]), preloaded];
     const started = performance.now();
-    const run = await spawnCollect(command, argv, env);
+    const run = await spawnCollect(argv[0] as string, argv.slice(1), env);
     const wallSeconds = (performance.now() - started) / 1000;
     const text = await readFile(report, 'utf8').catch(() => '');
     const usage = source === 'time' ? parseGnuTime(text) : parsePreload(text);

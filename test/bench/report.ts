@@ -1,22 +1,53 @@
 /** The benchmark's tables: Markdown, aligned so they read in a terminal and paste into the README. */
 import { type Machine, machineLine } from './machine.js';
-import type { RunGroup, ScenarioResult, TargetResult } from './scenarios.js';
+import type { RunGroup } from './run-group.js';
+import type { ScenarioFetch, ScenarioResult } from './scenario-result.js';
+import type { TargetResult } from './target-result.js';
+
+const RUN_HEADER = [
+  ...['scenario', 'run', 'pinned', 'records', 'page size', 'wall s', 'records/s', 'peak RSS MB', 'CPU s', 'file MB'],
+  ...['ratio', 'target', 'result'],
+];
+// The numbers, from records to ratio, are right-aligned.
+const RUN_RIGHT = RUN_HEADER.map((_, i) => i >= 3 && i <= 10);
 
 /** The runs table, the targets table, notes and the machine, as one Markdown text. */
-export function renderReport(scenarios: ScenarioResult[], machine: Machine, loadAverageAtEnd: number): string {
+export function renderReport(
+  scenarios: ScenarioResult[],
+  machine: Machine,
+  loadAtEnd: number,
+  pinning: string,
+): string {
   const runs = scenarios.flatMap((s) => s.groups.map((g) => runRow(s, g, scenarios)));
   const targets = scenarios.flatMap((s) => s.targets).map(targetRow);
   const notes = scenarios.flatMap((s) => s.notes.map((n) => `- ${s.name}: ${n}`));
-  const settings = scenarios.map((s) => `${s.name}: --concurrency ${s.fetch.concurrency} --page-size ${s.fetch.pageSize}${loadText(s)}`).join('; ');
+  const settings = scenarios.flatMap((s) => (s.fetch === undefined ? [] : [fetchText(s, s.fetch)]));
+  const load = `1-minute load average ${machine.loadAverageAtStart} at the start, ${loadAtEnd} at the end`;
   return [
-    table(['scenario', 'run', 'records', 'wall s', 'records/s', 'peak RSS MB', 'CPU s', 'ratio', 'target', 'result'], runs, [false, false, true, true, true, true, true, true, false, false]),
+    table(RUN_HEADER, runs, RUN_RIGHT),
     '',
     table(['target', 'measured', 'limit', 'result'], targets, [false, true, false, false]),
     '',
+    `- pinning: ${pinning}`,
     ...notes,
-    `- settings: ${settings}`,
-    `- machine: ${machineLine(machine)}; 1-minute load average ${machine.loadAverageAtStart} at the start, ${loadAverageAtEnd} at the end (the bench itself accounts for up to about 2)`,
+    `- settings: ${settings.join('; ')}`,
+    `- machine: ${machineLine(machine)}; ${load} (the bench itself accounts for up to about 2)`,
   ].join('\n');
+}
+
+/** How a run is named in the tables. */
+function runLabel(run: RunGroup['run']): string {
+  if (run === 'floor') return 'floor';
+  if (run === 'peer-parquet' || run === 'peer-csv') return `DuckDB peer → ${run.slice('peer-'.length)}`;
+  return `img-etl → ${run}`;
+}
+
+function fetchText(s: ScenarioResult, f: ScenarioFetch): string {
+  const size = f.imgEtlPageSizeRequested;
+  const ours = `img-etl page size ${size} (${f.imgEtlPageSizeFrom === 'default' ? 'its default' : '--page-size'})`;
+  const applied = f.imgEtlPageSize === size ? '' : ` (the service applied ${f.imgEtlPageSize})`;
+  const others = s.name === 'server' ? 'the floor as img-etl' : `floor and peer page size ${f.clientPageSize}`;
+  return `${s.name}: --concurrency ${f.concurrency}, ${ours}${applied}, ${others}${loadText(s)}`;
 }
 
 function loadText(s: ScenarioResult): string {
@@ -27,17 +58,19 @@ function loadText(s: ScenarioResult): string {
 
 function runRow(s: ScenarioResult, g: RunGroup, all: ScenarioResult[]): string[] {
   const t = g.target === undefined ? undefined : all.flatMap((x) => x.targets).find((x) => x.id === g.target);
-  const run = g.run === 'floor' ? 'floor' : `img-etl → ${g.run}`;
   const ratio = g.ratio === undefined ? '' : `${g.ratio.value.toFixed(s.name === 'server' ? 3 : 2)}x ${g.ratio.of}`;
   const result = t !== undefined ? (t.pass ? 'PASS' : 'FAIL') : g.ok ? 'ok' : 'FAIL (wrong output)';
   return [
     s.name,
-    run,
+    runLabel(g.run),
+    g.pinned ? 'yes' : 'no',
     g.records.toLocaleString('en-US'),
+    String(g.pageSize),
     g.wallSeconds.toFixed(2),
     Math.round(g.recordsPerSecond).toLocaleString('en-US'),
     (g.maxRssBytes / 1e6).toFixed(0),
     g.cpuSeconds.toFixed(2),
+    g.fileBytes === undefined ? '' : (g.fileBytes / 1e6).toFixed(2),
     ratio,
     t?.limit ?? '',
     result,

@@ -3,6 +3,7 @@
  * load model, it reports its URL and answers `stats`/`reset` over the IPC channel, so the bench can
  * read what each measured run cost the server without the server's CPU inside the measured client.
  */
+import { readFileSync } from 'node:fs';
 import { startService } from 'img-etl';
 
 /** What the parent sends: a request for the counters, to zero them, or to stop. */
@@ -10,7 +11,7 @@ export type ServiceCommand = { type: 'stats' } | { type: 'reset' } | { type: 'cl
 
 /** What this process sends back. */
 export type ServiceReply =
-  | { type: 'ready'; url: string; count: number }
+  | { type: 'ready'; url: string; count: number; cpus: string }
   | { type: 'stats'; stats: unknown }
   | { type: 'reset' }
   | { type: 'closed' };
@@ -24,7 +25,7 @@ const service = await startService({
   seed: seed ?? 1,
   faults: { workers: workers ?? 0, pageLatencyMs: pageLatencyMs ?? 0, recordLatencyMs: recordLatencyMs ?? 0 },
 });
-send({ type: 'ready', url: service.url, count: service.dataset.size });
+send({ type: 'ready', url: service.url, count: service.dataset.size, cpus: allowedCpus() });
 
 process.on('message', (command: ServiceCommand) => {
   if (command.type === 'stats') send({ type: 'stats', stats: service.stats });
@@ -38,3 +39,12 @@ process.on('message', (command: ServiceCommand) => {
 });
 // The parent went away without saying close: do not linger.
 process.on('disconnect', () => void service.close());
+
+/** The cores this process may run on, from the kernel (so the bench can show that pinning took effect). */
+function allowedCpus(): string {
+  try {
+    return /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,95 @@
+/** Server-bound: a service with few workers and a cost per page and record; img-etl against the server's limit. */
+import { FORMATS, type RunKind } from './bench-runs.js';
+import type { LoadModel } from './bench-service.js';
+import { type BenchContext, measureRounds, withService } from './measure-rounds.js';
+import { groupRuns } from './run-group.js';
+import { count, fetchOf, fetchSettings, isImgEtl, pinNotes, type ScenarioResult } from './scenario-result.js';
+import { type TargetResult, targetResult } from './target-result.js';
+
+/** The limit: img-etl's wall time over the server's limit. */
+export const SERVER_LIMIT = 1.05;
+
+const RUNS: RunKind[] = ['floor', ...FORMATS];
+
+/** Runs img-etl to each format and the floor (paging as img-etl does) against the loaded service. */
+export async function serverScenario(ctx: BenchContext): Promise<ScenarioResult> {
+  const o = ctx.options;
+  const load = {
+    records: o.serverRecords,
+    seed: o.seed,
+    workers: o.serverWorkers,
+    pageLatencyMs: o.pageLatencyMs,
+    recordLatencyMs: o.recordLatencyMs,
+  };
+  const base = fetchSettings(o, o.peerPageSize);
+  const { runs, plan, fetch, serviceCpus } = await withService(load, ctx, base, async ({ service, plan }) => {
+    // The floor pages as img-etl does here: the server's limit depends on the page size.
+    const fetch = { ...base, clientPageSize: plan.applied };
+    const rounds = { kinds: RUNS, cpus: [ctx.pinning?.clientCpu], repeat: o.repeat };
+    const runs = await measureRounds('server', service, fetch, rounds, ctx.log);
+    return { runs, plan, fetch, serviceCpus: service.cpus };
+  });
+  const groups = groupRuns('server', runs, () => plan.applied);
+  const limit = serverLimitSeconds(load, plan.applied);
+  const model = `${load.workers} workers, ${load.pageLatencyMs} ms/page + ${load.recordLatencyMs} ms/record`;
+  const targets: TargetResult[] = [];
+  for (const g of groups) {
+    const ratio = g.wallSeconds / limit;
+    g.ratio = { value: ratio, of: 'server limit' };
+    if (!isImgEtl(g.run)) continue;
+    g.target = `server-${g.run}`;
+    const spec = {
+      id: g.target,
+      scenario: 'server' as const,
+      description: `Server-bound, ${count(load.records)} records, ${model}: img-etl to ${g.run} / server limit`,
+      measured: ratio,
+      shown: `${ratio.toFixed(3)}x`,
+      limit: `≤ ${SERVER_LIMIT.toFixed(3)}x`,
+      within: ratio <= SERVER_LIMIT,
+    };
+    targets.push(targetResult(spec, [g]));
+  }
+  const pages = Math.ceil(load.records / plan.applied);
+  const bound = countFirstBound(load, plan.applied, fetch.concurrency);
+  const served = groups.map((g) => `${g.run} ${[...new Set(g.runs.map((r) => r.server.pagesServed))].join('/')}`);
+  const peaks = groups.map((g) => `${g.run} ${Math.max(...g.runs.map((r) => r.server.workers.peakActive))}`);
+  const notes = [
+    ...pinNotes(ctx, serviceCpus),
+    `server limit = (${count(pages)} pages of ${plan.applied} × ${load.pageLatencyMs} ms + ` +
+      `${count(load.records)} records × ${load.recordLatencyMs} ms) / ${load.workers} workers = ` +
+      `${limit.toFixed(2)} s; ` +
+      'a client that reads page 0 alone before fanning out cannot finish before ' +
+      `${bound.toFixed(2)} s (${(bound / limit).toFixed(3)}x)`,
+    `pages served per run: ${served.join(', ')}; most workers busy at once: ${peaks.join(', ')}`,
+  ];
+  const details = { limitSeconds: limit, countFirstBoundSeconds: bound, serviceCpus };
+  return { name: 'server', load, fetch: fetchOf(fetch, plan), groups, targets, notes, details };
+}
+
+/**
+ * The least time the service needs to serve the list once at `pageSize`: every page's cost under the
+ * load model, spread over its workers.
+ */
+export function serverLimitSeconds(load: LoadModel, pageSize: number): number {
+  const pages = Math.ceil(load.records / pageSize);
+  return (pages * load.pageLatencyMs + load.records * load.recordLatencyMs) / Math.max(1, load.workers) / 1000;
+}
+
+/**
+ * The earliest a client can finish that reads page 0 alone (to learn `count`) and then keeps every
+ * worker it may use (the service's workers, at most `concurrency`) busy with the remaining pages:
+ * page 0's cost plus a greedy schedule of the rest.
+ */
+function countFirstBound(load: LoadModel, pageSize: number, concurrency: number): number {
+  const cost = (records: number): number => load.pageLatencyMs + records * load.recordLatencyMs;
+  const pages: number[] = [];
+  for (let offset = pageSize; offset < load.records; offset += pageSize) {
+    pages.push(cost(Math.min(pageSize, load.records - offset)));
+  }
+  const workers = new Array<number>(Math.max(1, Math.min(load.workers, concurrency))).fill(0);
+  for (const page of pages) {
+    const next = workers.indexOf(Math.min(...workers));
+    workers[next] = (workers[next] as number) + page;
+  }
+  return (cost(Math.min(pageSize, load.records)) + Math.max(...workers)) / 1000;
+}
