@@ -18,6 +18,7 @@ import { normalise } from '../transform/normalise.js';
 import { validate } from '../transform/validate.js';
 import { formatBytes, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
+import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 
 /** What a run would do, from its first page. */
 export interface DryRunPlan {
@@ -45,8 +46,8 @@ export interface DryRunPlan {
 
 /** Fetches the first page (retrying as a run would) and works out the plan; writes only into a temporary folder it deletes. */
 export async function planSnapshot(options: SnapshotOptions, reporter: Reporter): Promise<DryRunPlan> {
-  const listUrl = listUrlOf(options.baseUrl ?? 'https://neurovault.org');
-  const requested = options.pageSize ?? 100;
+  const listUrl = listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
+  const requested = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const concurrency = options.concurrency ?? 2;
   const url = pageUrl(listUrl, requested, 0);
   const client = new HttpClient(listUrl, { connections: 1, ...options.http });

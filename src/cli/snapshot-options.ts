@@ -1,6 +1,7 @@
 import type { Options } from 'yargs';
 import { FORMATS, type Format } from '../run/formats.js';
 import { UsageError } from './usage-error.js';
+import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 
 /** The options of a snapshot run, shared by the default command, `run` and `demo`. */
 export const SNAPSHOT_OPTIONS = {
@@ -10,10 +11,10 @@ export const SNAPSHOT_OPTIONS = {
     default: ['parquet'],
     describe: `Output format, repeatable or comma-separated: ${FORMATS.join(', ')}`,
   },
-  'base-url': { type: 'string', default: 'https://neurovault.org', describe: 'Base URL of the Image Listing Service' },
+  'base-url': { type: 'string', default: DEFAULT_BASE_URL, describe: 'Base URL of the Image Listing Service' },
   out: { type: 'string', default: 'output', describe: 'Output folder' },
   concurrency: { type: 'number', default: 2, describe: 'Pages fetched at once (the real service has 4 workers; be polite)' },
-  'page-size': { type: 'number', default: 100, describe: 'Records per page requested (the service caps it at 1000)' },
+  'page-size': { type: 'number', default: DEFAULT_PAGE_SIZE, describe: 'Records per page requested (the service caps it at 1000)' },
   'max-attempts': { type: 'number', default: 6, describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)' },
   token: { type: 'string', describe: 'API token, sent as "Authorization: Token …" to the base host only (better: IMG_ETL_TOKEN, kept out of shell history)' },
   'retry-delay': { type: 'number', default: 0.5, describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s' },

@@ -9,6 +9,7 @@ import { fetchImage } from './fetch-image.js';
 import { HttpClient } from './http-client.js';
 import { listUrlOf } from './page-url.js';
 import type { PaginateOptions } from './paginate.js';
+import { DEFAULT_BASE_URL } from './defaults.js';
 
 /** Staged records fetched again at most. */
 export const STAGING_SAMPLE = 20;
@@ -30,7 +31,7 @@ export interface StagingCheck {
 /** Fetches a sample of the staged records by id, `concurrency` at a time, and compares each with its staged copy. */
 export async function checkStaging(checkpoint: Checkpoint, options: PaginateOptions): Promise<StagingCheck> {
   const sample = sampleOf(checkpoint.entries.filter((e): e is JournalPage => e.type === 'page' && e.file !== null));
-  const baseUrl = options.baseUrl ?? 'https://neurovault.org';
+  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   const client = new HttpClient(listUrlOf(baseUrl), { connections: options.concurrency ?? 2, ...options.http });
   const gone: number[] = [];
   const changed: number[] = [];

@@ -3,6 +3,7 @@ import type { RetryEvent } from './extract-events.js';
 import { HttpClient, type HttpClientOptions } from './http-client.js';
 import { imageUrlOf, listUrlOf } from './page-url.js';
 import { withRetry, type RetryOptions } from './retry.js';
+import { DEFAULT_BASE_URL } from './defaults.js';
 
 /** Where and how to fetch one image. */
 export interface FetchImageOptions {
@@ -40,7 +41,7 @@ export async function fetchImage(id: number, options: FetchImageOptions = {}): P
   if (!Number.isSafeInteger(id) || id <= 0) {
     throw new TypeError(`extract: an image id must be a positive integer, got ${String(id)}`);
   }
-  const baseUrl = options.baseUrl ?? 'https://neurovault.org';
+  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   const url = imageUrlOf(baseUrl, id);
   const client = options.client ?? new HttpClient(listUrlOf(baseUrl), { connections: 1, ...options.http });
   try {

@@ -7,12 +7,13 @@ import { joinPageBodies } from './join-page-bodies.js';
 import { limitOfLink, listUrlOf, pageUrl } from './page-url.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import { isSameHost } from './same-host.js';
+import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from './defaults.js';
 
 /** Where and how to page the list. */
 export interface PaginateOptions {
   /** The service's base URL; default `https://neurovault.org`. */
   baseUrl?: string;
-  /** Records asked for per page; default 100 (the server caps it at 1000). */
+  /** Records asked for per page; default DEFAULT_PAGE_SIZE, 1,000 (the server caps it at 1000). */
   pageSize?: number;
   /** Most pages in flight at once; default 2 (half the real service's four workers). Halved on 429s and errors, regained slowly. */
   concurrency?: number;
@@ -71,7 +72,7 @@ type Settled = { ok: true; batch: PageBatch } | { ok: false; error: unknown };
  * A page that keeps answering 500 is split in halves down to single records, and only a record that fails alone is skipped.
  */
 export async function* paginate(options: PaginateOptions = {}, stats: ExtractStats = newExtractStats(), resume?: PaginateResume): AsyncIterable<PageBatch> {
-  const listUrl = listUrlOf(options.baseUrl ?? 'https://neurovault.org');
+  const listUrl = listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
   const adaptive = new AdaptiveLimit(Math.max(1, options.concurrency ?? 2));
   const client = new HttpClient(listUrl, { connections: adaptive.max + 1, ...options.http });
   const aborter = new AbortController();
@@ -91,7 +92,7 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
       aborter.signal,
     );
     for (const link of [fetched.page.next, fetched.page.previous]) checkLink(url, link, listUrl);
-    checkCount(url, fetched.page.count, stats.countAtStart, options.maxCount ?? 100_000_000, options.pageSize ?? 100);
+    checkCount(url, fetched.page.count, stats.countAtStart, options.maxCount ?? 100_000_000, options.pageSize ?? DEFAULT_PAGE_SIZE);
     adaptive.succeeded();
     stats.pagesFetched++;
     const { count } = fetched.page;
@@ -128,7 +129,7 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
   let running = 0;
   let emptyRun = 0;
   let wake: () => void = () => undefined;
-  const asked = options.pageSize ?? 100;
+  const asked = options.pageSize ?? DEFAULT_PAGE_SIZE;
   let limit = resume?.limit ?? asked;
   const start = (offset: number) => {
     running++;

@@ -24,6 +24,7 @@ import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPendi
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
 import { writeOutputs } from './write-outputs.js';
+import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 
 /** The staging folder of a run, inside its output folder. */
 export const STAGING_DIR = '.img-etl-staging';
@@ -75,8 +76,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const outDir = options.outDir ?? 'output';
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   await makeFolder(outDir);
-  const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? 'https://neurovault.org').href); // as recorded: never a credential
-  const identity = { source_url: sourceUrl, page_size: options.pageSize ?? 100, started_at: startedAt.toISOString() };
+  const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
+  const identity = { source_url: sourceUrl, page_size: options.pageSize ?? DEFAULT_PAGE_SIZE, started_at: startedAt.toISOString() };
   const stagingDir = join(outDir, STAGING_DIR);
   const stagingError = (cause: unknown) =>
     fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });

@@ -49,7 +49,7 @@ describe('--dry-run', () => {
 
   it('--summary json prints the plan as one document, with estimates close to what a real run writes', async () => {
     service = await startFixtureService({ records: 2000, seed: 32 });
-    const dry = await runCli(['--base-url', service.url, '--out', out, '--dry-run', '--summary', 'json', '--to', 'csv,arrow']);
+    const dry = await runCli(['--base-url', service.url, '--out', out, '--dry-run', '--summary', 'json', '--to', 'csv,arrow', '--page-size', '100']);
     expect(dry.code).toBe(0);
     expect(service.stats.listRequests).toBe(1);
     expect(existsSync(out)).toBe(false);
@@ -96,7 +96,7 @@ describe('--dry-run', () => {
     const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--dry-run', '--max-attempts', '1']);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=100&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/);
+    expect(run.stderr).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/);
     expect(existsSync(out)).toBe(false);
     expect(await readdir(dir)).toEqual([]);
   });

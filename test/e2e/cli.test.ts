@@ -130,7 +130,7 @@ describe('img-etl command line', () => {
     const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '2']);
     expect(run.code).toBe(1);
     const last = run.stderr.trim().split('\n').at(-1)!;
-    expect(last).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=100&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/);
+    expect(last).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/);
     expect(await readdir(out)).toEqual([]);
   });
 
@@ -152,7 +152,7 @@ describe('img-etl command line', () => {
     const s = await serveRecords(fixtureRecords.slice(0, 40), 40);
     const run = await runCli(['--base-url', s.origin, '--out', out, '--max-page-mb', '0.01', '--max-attempts', '2', '--retry-delay', '0.01']);
     expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^img-etl: extract: GET ${s.origin}/api/images/\\?limit=100&offset=0 returned a body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`));
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`));
   });
 
   it('sends --token (here from IMG_ETL_TOKEN) to the base host only, and never writes it anywhere', async () => {

@@ -132,7 +132,7 @@ describe('file-system errors', () => {
       expected = new RegExp(`^img-etl: staging: cannot write to ${join(staging, 'p1-200-100.json')}: a folder is in the way \\(EISDIR\\); 2 pages are kept in ${staging}: run the same command again to resume$`);
     }
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const result = await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet', '--concurrency', '1']);
+      const result = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet', '--concurrency', '1']);
       expect(result.code, result.stderr).toBe(1);
       expect(lastLine(result.stderr)).toMatch(expected);
       expect(await temporaries(out)).toEqual([]);
@@ -154,7 +154,7 @@ describe('file-system errors', () => {
       expected = `load: cannot publish ${join(out, 'images.csv')}: a folder is in the way (EISDIR)`;
     }
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const result = await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet']);
+      const result = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet']);
       expect(result.code, result.stderr).toBe(1);
       expect(lastLine(result.stderr)).toBe(`img-etl: ${expected}; 10 pages are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`);
       expect(await temporaries(out)).toEqual([]);
@@ -163,7 +163,7 @@ describe('file-system errors', () => {
     if (canMount) await run('mount', ['-o', 'remount,size=64m', out]);
     else await removeDir(join(out, 'images.csv'));
     const served = service.stats.pagesServed;
-    const result = await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet']);
+    const result = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet']);
     expect(result.code, result.stderr).toBe(0);
     expect(service.stats.pagesServed).toBe(served); // every page came from staging
     const db = await openDuckDB();

@@ -127,7 +127,7 @@ describe('progress on stderr', () => {
   it('--quiet still reports the error that ends a run', async () => {
     const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--quiet', '--max-attempts', '1']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=100&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/);
+    expect(run.stderr).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/);
   });
 
   it('--log-format json: every stderr line is an object with ts, level and event: pages, passes, publishing', async () => {
@@ -174,17 +174,17 @@ describe('progress on stderr', () => {
       level: 'error',
       event: 'error',
       code: 'NETWORK',
-      url: 'http://127.0.0.1:9/api/images/?limit=100&offset=0',
+      url: 'http://127.0.0.1:9/api/images/?limit=1000&offset=0',
       exit_code: 1,
     });
-    expect(lines.at(-1)!['message']).toMatch(/^extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=100&offset=0 failed \(.*ECONNREFUSED/);
+    expect(lines.at(-1)!['message']).toMatch(/^extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \(.*ECONNREFUSED/);
   });
 });
 
 describe('summary on stdout', () => {
   it('--summary json: one document with records, files (name, bytes, rows, sha256), duration and completeness', async () => {
     service = await startFixtureService({ records: 300, seed: 23 });
-    const run = await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,arrow,csv', '--summary', 'json', '--quiet']);
+    const run = await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,arrow,csv', '--summary', 'json', '--quiet', '--page-size', '100']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     const summary = JSON.parse(run.stdout);
