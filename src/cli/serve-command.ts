@@ -28,7 +28,12 @@ const SERVE_OPTIONS = {
   'insert-count': { type: 'number', default: 1, describe: 'Records inserted each time', group: 'Faults:' },
   'delete-rate': { type: 'number', default: 0, describe: 'Probability per request that records are deleted at random rows', group: 'Faults:' },
   'delete-count': { type: 'number', default: 1, describe: 'Records deleted each time', group: 'Faults:' },
-  'unstable-order': { type: 'number', default: 0, describe: 'Probability per request that the row order changes', group: 'Faults:' },
+  'unstable-order': {
+    type: 'number',
+    default: 0,
+    describe: 'Probability per request that the row order of /api/images/ or /api/collections/ changes',
+    group: 'Faults:',
+  },
   'unstable-order-mode': { choices: ['rotate', 'move'], default: 'rotate', describe: 'rotate: scan starts at a random row; move: rows move to the end', group: 'Faults:' },
   'move-count': { type: 'number', default: 10, describe: 'Rows moved each time in move mode', group: 'Faults:' },
   'orphan-rate': { type: 'number', default: 0, describe: 'Share of records counted but never served', group: 'Faults:' },
@@ -80,8 +85,9 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
   return {
     command: 'serve',
     describe:
-      'Run a local copy of the Image Listing Service (/api/images/ and /api/images/<id>/) ' +
-      'with generated or given records and optional faults; the fault knobs act on GET and HEAD of both',
+      'Run a local copy of the Image Listing Service (/api/images/, /api/images/<id>/, /api/collections/, ' +
+      '/api/collections/<id>/ and its images/) with generated or given records and optional faults; ' +
+      'the fault knobs act on GET and HEAD of all of them, the unstable-order ones on the two unordered lists',
     builder: (y) =>
       y
         .options(SERVE_OPTIONS)

@@ -4,6 +4,9 @@ import { hash32, Random } from './random.js';
 /** Ids past this appear even in small generated data sets, as in the real listing. */
 export const SPARSE_ID_FLOOR = 900_000;
 
+/** What the generator does with an id it draws: list it, set it aside (a private collection's), or pass over it. */
+export type IdUse = 'list' | 'hide' | 'skip';
+
 /** The ids a generator makes: the listed ones in served order, the hidden ones (in private collections) ascending. */
 export interface GeneratedIds {
   listed: Uint32Array;
@@ -13,15 +16,11 @@ export interface GeneratedIds {
 /**
  * The ids of `count` generated records in served order. Ids rise in runs with small gaps and a few
  * large jumps (and jump past 900,000 near the end); about 2% of rows are swapped with a row up to
- * 150 places later, as rows that moved in the heap of a table read without ORDER BY. Ids for which
- * `isHidden` holds are drawn the same way but set aside: they exist, and are never listed.
+ * 150 places later, as rows that moved in the heap of a table read without ORDER BY. `use` is asked
+ * about each id drawn, in rising order: hidden ids are drawn like listed ones but set aside (they exist
+ * and are never listed); a skipped id (given records, their collections) is passed over for the next one.
  */
-export function generatedIdOrder(
-  count: number,
-  seed: number,
-  taken: ReadonlySet<number>,
-  isHidden: (id: number) => boolean = () => false,
-): GeneratedIds {
+export function generatedIdOrder(count: number, seed: number, use: (id: number) => IdUse = () => 'list'): GeneratedIds {
   const ids = new Uint32Array(count);
   const hidden: number[] = [];
   const rng = new Random(hash32(seed, 0x1d5));
@@ -29,8 +28,9 @@ export function generatedIdOrder(
   let id = 1 + rng.int(0, 63);
   for (let i = 0; i < count; ) {
     if (i === jumpAt && id < SPARSE_ID_FLOOR) id = SPARSE_ID_FLOOR + 1 + rng.int(0, 5_000);
-    while (taken.has(id)) id++;
-    if (isHidden(id)) hidden.push(id);
+    let kind = use(id);
+    while (kind === 'skip') kind = use(++id);
+    if (kind === 'hide') hidden.push(id);
     else ids[i++] = id;
     const roll = rng.next();
     id += roll < 0.7 ? 1 : roll < 0.9 ? 2 : roll < 0.999 ? rng.int(3, 10) : rng.int(11, 500);

@@ -1,22 +1,10 @@
-/** Generated collections: which ids belong together, and what their records share. */
+/** What the generated records of one collection share (which ids belong together: collection-layout.ts). */
 import { utcMicros } from './berlin-time.js';
 import { ANALYSIS_LEVELS, CONTRASTS, DESCRIPTIONS, EXTRA_KEYS, MAP_NAMES, MAP_TYPES, MODALITIES, PARADIGMS, TEMPLATES } from './generator-vocabulary.js';
 import { hash32, Random } from './random.js';
 
 /** The three kinds of image that share the list. */
 export type ImageType = 'statistic_map' | 'atlas' | 'NIDM results statistic map';
-
-const IDS_PER_SEGMENT = 16;
-
-/**
- * The collection an id belongs to. Ids are cut into segments of 16; a collection starts at every
- * other segment or so (chosen by hash, and at least every 16th), so collections hold runs of nearby ids.
- */
-export function collectionOf(seed: number, id: number): number {
-  let segment = Math.floor(id / IDS_PER_SEGMENT);
-  while (segment % 16 !== 0 && hash32(seed, segment, 0xb0) % 2 !== 0) segment--;
-  return segment + 1;
-}
 
 /** What the records of one collection have in common. */
 export interface CollectionTraits {

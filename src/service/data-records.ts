@@ -1,5 +1,6 @@
 /** Records given as data (NDJSON lines or objects): kept byte for byte, their URLs re-based on the serving origin. */
 import { readFileSync } from 'node:fs';
+import { parseTimestampMicros } from '../schema/timestamp.js';
 import { URL_KEYS } from './record-keys.js';
 
 /** A record given to the service: its JSON text (kept exactly) or an object (serialized with JSON.stringify). */
@@ -10,6 +11,11 @@ export interface DataRecord {
   id: number;
   /** The record's JSON text split at every `http://neurovault.org` that starts a URL field; join with the origin. */
   parts: string[];
+  /** Its `collection_id`, when that is a positive integer. */
+  collectionId?: number;
+  /** Its `add_date` and `modify_date` in UTC microseconds, when they are timestamps. */
+  added?: number;
+  modified?: number;
 }
 
 /** The origin URLs are written with in NeuroVault's own responses. */
@@ -37,7 +43,12 @@ export function prepareDataRecords(inputs: readonly DataRecordInput[]): DataReco
     }
     if (seen.has(id)) throw new Error(`service: data record ${index + 1} repeats id ${id}`);
     seen.add(id);
-    return { id, parts: splitAtOrigin(text) };
+    const { collection_id: cid, add_date: added, modify_date: modified } = parsed as Record<string, unknown>;
+    const record: DataRecord = { id, parts: splitAtOrigin(text) };
+    if (typeof cid === 'number' && Number.isSafeInteger(cid) && cid > 0) record.collectionId = cid;
+    if (typeof added === 'string') record.added = micros(added);
+    if (typeof modified === 'string') record.modified = micros(modified);
+    return record;
   });
 }
 
@@ -55,6 +66,11 @@ export function readNdjsonLines(path: string): string[] {
     throw new Error(`service: cannot read data file ${path}: ${(err as Error).message}`, { cause: err });
   }
   return text.split('\n').filter((line) => line.trim() !== '');
+}
+
+function micros(timestamp: string): number | undefined {
+  const value = parseTimestampMicros(timestamp);
+  return value === undefined ? undefined : Number(value);
 }
 
 function splitAtOrigin(text: string): string[] {

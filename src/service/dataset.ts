@@ -1,15 +1,17 @@
 /**
  * The listed data set: an ordered list of ids in a typed array plus a way to render any id's record
- * (given records by lookup, all others generated from (seed, id)), and the generated images of private
- * collections, which exist but are never listed. Mutations are logged so tests can tell which ids
- * existed for a whole run.
+ * (given records by lookup, all others generated from (seed, id)), the generated images of private
+ * collections (they exist and are never listed), and the collections. Mutations are logged so tests
+ * can tell which ids existed for a whole run.
  */
-import { generatedIdOrder, mixIdOrders } from './build-id-order.js';
+import { generatedIdOrder, type IdUse, mixIdOrders } from './build-id-order.js';
+import { collectionOf } from './collection-layout.js';
 import { isPrivateCollection, privateToken } from './collection-privacy.js';
-import { collectionOf } from './collection-traits.js';
+import { CollectionRegistry } from './collection-registry.js';
 import { type DataRecord, type DataRecordInput, NEUROVAULT_ORIGIN, prepareDataRecords, renderDataRecord } from './data-records.js';
 import { generateRecordJson } from './generate-record.js';
-import type { Random } from './random.js';
+import { givenCollectionProfile } from './given-collections.js';
+import { hash32, Random } from './random.js';
 import { SortedIds } from './sorted-ids.js';
 
 /** One change to the list: a record inserted, deleted, or moved to the end (an updated row). */
@@ -41,10 +43,16 @@ export class Dataset {
   private maxId: number;
   private initial: Uint32Array | null = null;
   private readonly log: Mutation[] = [];
+  /** Inserted records: when they were uploaded, by the collections' virtual clock. */
+  private readonly uploaded = new Map<number, number>();
   /** The listed ids, sorted; built on first use, then kept up to date. */
   private sorted: SortedIds | null = null;
   /** Generated ids in private collections. */
   private readonly hidden: SortedIds;
+  /** Collection ids of the given records: generated ids never fall in them. */
+  private readonly givenCollections: ReadonlySet<number>;
+  /** The collections, public and private. */
+  readonly collections: CollectionRegistry;
 
   constructor(source: DatasetSource = {}) {
     const records = source.records ?? 0;
@@ -54,7 +62,16 @@ export class Dataset {
     const given = prepareDataRecords(source.data ?? []);
     this.seed = seed;
     this.given = new Map(given.map((record) => [record.id, record]));
-    const generated = generatedIdOrder(records, seed, new Set(this.given.keys()), (id) => this.inPrivateCollection(id));
+    const byCollection = new Map<number, number[]>();
+    for (const record of given) {
+      const cid = record.collectionId;
+      if (cid !== undefined) byCollection.set(cid, [...(byCollection.get(cid) ?? []), record.id]);
+    }
+    for (const ids of byCollection.values()) ids.sort((a, b) => a - b);
+    this.givenCollections = new Set(byCollection.keys());
+    this.collections = new CollectionRegistry(seed, byCollection, (cid) => givenCollectionProfile(seed, cid, 0).name);
+    const generated = generatedIdOrder(records, seed, (id) => this.use(id));
+    this.collections.finish(new Random(hash32(seed, 0xc011ec)));
     const givenIds = given.map((record) => record.id);
     this.order = given.length === 0 ? generated.listed : mixIdOrders(givenIds, generated.listed);
     this.hidden = new SortedIds(generated.hidden);
@@ -105,15 +122,36 @@ export class Dataset {
     return this.isPrivate(id) ? privateToken(this.seed, collectionOf(this.seed, id)) : undefined;
   }
 
+  /** The ids of the images in private collections, ascending, as a set. */
+  hiddenIds(): SortedIds {
+    return this.hidden;
+  }
+
   /** Whether the id is one of the given (not generated) records. */
   isGiven(id: number): boolean {
     return this.given.has(id);
   }
 
+  /** The given record with this id. */
+  givenRecord(id: number): DataRecord | undefined {
+    return this.given.get(id);
+  }
+
+  /** The collection an image belongs to: a given record's `collection_id`, a generated one's collection. */
+  collectionIdOf(id: number): number | undefined {
+    const given = this.given.get(id);
+    return given ? given.collectionId : collectionOf(this.seed, id);
+  }
+
   /** The record's JSON text exactly as served from `origin`. */
   recordJson(id: number, origin: string = this.origin): string {
     const given = this.given.get(id);
-    return given ? renderDataRecord(given, origin) : generateRecordJson(this.seed, id, origin);
+    return given ? renderDataRecord(given, origin) : generateRecordJson(this.seed, id, origin, this.uploaded.get(id));
+  }
+
+  /** When a record inserted by the mutation knobs was uploaded (UTC microseconds, virtual clock); else undefined. */
+  uploadedAt(id: number): number | undefined {
+    return this.uploaded.get(id);
   }
 
   /** The record at a row index, parsed, as served from `origin`. */
@@ -158,13 +196,16 @@ export class Dataset {
     const added: number[] = [];
     for (let k = 0; k < count; k++) {
       let id = ++this.maxId;
-      while (this.inPrivateCollection(id)) id = ++this.maxId;
+      while (this.use(id) !== 'list') id = ++this.maxId;
       const position = random.int(0, this.length);
       this.grow(this.length + 1);
       this.order.copyWithin(position + 1, position, this.length);
       this.order[position] = id;
       this.length++;
       this.sorted?.add(id);
+      const now = this.collections.tick();
+      this.uploaded.set(id, now);
+      this.collections.touch(collectionOf(this.seed, id), now);
       this.log.push({ kind: 'insert', id, position });
       added.push(id);
     }
@@ -181,6 +222,8 @@ export class Dataset {
       this.order.copyWithin(position, position + 1, this.length);
       this.length--;
       this.sorted?.delete(id);
+      const cid = this.collectionIdOf(id);
+      if (cid !== undefined) this.collections.touch(cid, this.collections.tick());
       this.log.push({ kind: 'delete', id, position });
       removed.push(id);
     }
@@ -202,13 +245,17 @@ export class Dataset {
     return moved;
   }
 
-  // Memo of the last segment's answer: the generator asks about ids in rising runs.
+  // Memo of the last collection's answer: the generator asks about ids in rising runs.
   private privateMemo = { cid: -1, isPrivate: false };
 
-  private inPrivateCollection(id: number): boolean {
+  /** What becomes of a generated id: given records and their collections pass it over; private collections hide it. */
+  private use(id: number): IdUse {
+    if (this.given.has(id)) return 'skip';
     const cid = collectionOf(this.seed, id);
+    if (this.givenCollections.has(cid)) return 'skip';
+    this.collections.reach(id, cid);
     if (cid !== this.privateMemo.cid) this.privateMemo = { cid, isPrivate: isPrivateCollection(this.seed, cid) };
-    return this.privateMemo.isPrivate;
+    return this.privateMemo.isPrivate ? 'hide' : 'list';
   }
 
   private snapshot(): void {

@@ -2,9 +2,11 @@
  * The deterministic record generator: every field of a record is a pure function of (seed, id),
  * so a million-record data set needs no record storage and the same seed serves the same bytes.
  */
-import { formatBerlinTimestamp, utcMicros } from './berlin-time.js';
-import { collectionOf, collectionTraits, type ImageType, recordKind } from './collection-traits.js';
+import { formatBerlinTimestamp } from './berlin-time.js';
+import { collectionOf } from './collection-layout.js';
+import { collectionTraits, type ImageType, recordKind } from './collection-traits.js';
 import { ANALYSIS_LEVELS, ATLAS_NAMES, CONTRAST_DEFINITIONS, CONTRASTS, DESCRIPTIONS, EXTRA_STRINGS, MAP_TYPES, PARADIGMS, SHORT_CODES } from './generator-vocabulary.js';
+import { imageTimes } from './image-times.js';
 import { jsonNullableString, jsonString, pythonFloat } from './python-json.js';
 import { hash32, Random } from './random.js';
 
@@ -14,8 +16,8 @@ export function imageTypeOf(seed: number, id: number): ImageType {
   return recordKind(collection, new Random(hash32(seed, id, 0x1d)));
 }
 
-/** The compact JSON text of the generated record with this id, its URLs built on `origin`. */
-export function generateRecordJson(seed: number, id: number, origin: string): string {
+/** The compact JSON text of the generated record with this id, its URLs on `origin`; `uploaded` overrides its times. */
+export function generateRecordJson(seed: number, id: number, origin: string, uploaded?: number): string {
   const cid = collectionOf(seed, id);
   const c = collectionTraits(seed, cid);
   const rng = new Random(hash32(seed, id, 0x1d));
@@ -32,8 +34,8 @@ export function generateRecordJson(seed: number, id: number, origin: string): st
   const safeStem = safeFileName(stem);
   const fileBase = whole ? safeStem : `${safeStem}_${ordinal}`;
   let description = rng.chance(0.7) ? c.description : rng.weighted(DESCRIPTIONS);
-  const added = addMicros(id, rng);
-  const modified = modifyMicros(added, c.bulkUpdate, rng);
+  const times = uploaded === undefined ? imageTimes(seed, id, c.bulkUpdate) : { added: uploaded, modified: uploaded };
+  const { added, modified } = times;
   const isValid = rng.chance(0.92);
   const surfaceOrigin = rng.chance(0.03);
   const hasSurfaces = surfaceOrigin || rng.chance(0.55);
@@ -99,28 +101,6 @@ export function generateRecordJson(seed: number, id: number, origin: string): st
 const LOG_SIZE_RANGE = Math.log(15_000);
 const NIDM_MAPS = ['TStatistic', 'ZStatistic', 'FStatistic'] as const;
 const NIDM_MAP_TYPES = ['T map', 'Z map', 'F map'] as const;
-
-const EPOCH_START = utcMicros(2014, 3, 1);
-const LATEST_MODIFICATION = utcMicros(2025, 10, 1);
-const SPAN = utcMicros(2026, 3, 1) - EPOCH_START;
-
-// Creation time grows with the id and flattens out, so ids past 900,000 land in the 2020s.
-function addMicros(id: number, rng: Random): number {
-  const base = EPOCH_START + Math.floor((SPAN * id) / (id + 300_000));
-  return withMicros(base + rng.int(0, 90) * 1_000_000, rng);
-}
-
-function modifyMicros(added: number, bulkUpdate: number | null, rng: Random): number {
-  if (bulkUpdate !== null && bulkUpdate > added && rng.chance(0.9)) return bulkUpdate + rng.int(0, 600) * 1_000_000;
-  const later = added + Math.floor(rng.next() * rng.next() * 3 * 365 * 86_400) * 1_000_000;
-  return withMicros(Math.max(added, Math.min(later, LATEST_MODIFICATION)), rng);
-}
-
-// Python's isoformat drops the fraction when microseconds are 0; make that happen now and then.
-function withMicros(micros: number, rng: Random): number {
-  const whole = micros - (micros % 1_000_000);
-  return whole + (rng.chance(0.03) ? 0 : rng.int(1, 999_999));
-}
 
 function qaFloat(rng: Random): string {
   if (rng.chance(0.02)) return 'null'; // NaN in the database, served as null

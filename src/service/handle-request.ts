@@ -1,14 +1,30 @@
 /** Routes a request the way NeuroVault's URLconf, Django's middleware and DRF's view dispatch would. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { IMAGE_INSTANCE, IMAGE_LIST, optionsBody, type View } from './drf-views.js';
+import { findCollection, serveCollection, serveCollectionImages, serveCollectionList } from './collection-endpoints.js';
+import {
+  COLLECTION_IMAGES,
+  COLLECTION_INSTANCE,
+  COLLECTION_LIST,
+  IMAGE_INSTANCE,
+  IMAGE_LIST,
+  optionsBody,
+  type View,
+} from './drf-views.js';
 import { DJANGO_NOT_FOUND, DJANGO_SERVER_ERROR } from './error-pages.js';
-import { listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './image-endpoint.js';
+import { FORBIDDEN, listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './image-endpoint.js';
 import { serveList } from './list-endpoint.js';
 import { negotiate } from './negotiate-format.js';
 import { lastValue, parseQueryString, unquote } from './query-params.js';
 import { send, sendView } from './respond.js';
 import type { ViewRequest } from './serve-view.js';
 import { countStatus, type ServiceContext } from './service-context.js';
+
+/** What a write method gets: a status and DRF's body (500: Django's HTML page). */
+interface WriteAnswer {
+  status: number;
+  json?: string;
+  headers?: Record<string, string>;
+}
 
 /** One route of the API router: a path pattern (with its format-suffix twin) and how its view answers. */
 interface Route {
@@ -19,34 +35,72 @@ interface Route {
   pk: boolean;
   /** Serves GET and HEAD. */
   serve(ctx: ServiceContext, request: ViewRequest, pk: string): Promise<void>;
-  /** Answers the write methods the route maps (status and JSON body); none: 405. */
-  write?(ctx: ServiceContext, pk: string): { status: number; json: string; headers?: Record<string, string> };
-  /** `retrieve(self, request, pk=None)` takes no `format`: a format suffix makes GET crash with a 500. */
+  /** The write methods the route maps, and how an anonymous client's write ends; other methods: 405. */
+  writes?: readonly string[];
+  write?(ctx: ServiceContext, pk: string): WriteAnswer;
+  /** The view takes no `format` argument: a format suffix makes GET crash with a 500. */
   suffixCrashes?: boolean;
 }
 
+// An anonymous write that gets as far as a permission check: NotAuthenticated, with TokenAuthentication's challenge.
+const UNAUTHENTICATED: WriteAnswer = { status: 401, json: NOT_AUTHENTICATED, headers: { 'WWW-Authenticate': 'Token' } };
+const PK = '([^/.]+)';
+const SUFFIX = '(?:\\/|\\.([a-z0-9]+)\\/?)$';
+
 const ROUTES: readonly Route[] = [
   {
-    pattern: /^\/api\/images(?:\/|\.([a-z0-9]+)\/?)$/,
+    pattern: new RegExp(`^/api/images${SUFFIX}`),
     view: IMAGE_LIST,
     pk: false,
     serve: (ctx, request) => serveList(ctx, request),
   },
   {
-    pattern: /^\/api\/images\/([^/.]+)(?:\/|\.([a-z0-9]+)\/?)$/,
+    pattern: new RegExp(`^/api/images/${PK}${SUFFIX}`),
     view: IMAGE_INSTANCE,
     pk: true,
     serve: serveImage,
-    // An anonymous write gets as far as the object permission check, on an image that `get_object()` finds.
-    write: (ctx, pk) =>
-      listedId(ctx, pk) === undefined
-        ? { status: 404, json: NOT_FOUND }
-        : { status: 401, json: NOT_AUTHENTICATED, headers: { 'WWW-Authenticate': 'Token' } },
+    // update and destroy call get_object(), then the object permission check.
+    writes: ['PUT', 'PATCH', 'DELETE'],
+    write: (ctx, pk) => (listedId(ctx, pk) === undefined ? { status: 404, json: NOT_FOUND } : UNAUTHENTICATED),
+    suffixCrashes: true,
+  },
+  {
+    pattern: new RegExp(`^/api/collections${SUFFIX}`),
+    view: COLLECTION_LIST,
+    pk: false,
+    serve: (ctx, request) => serveCollectionList(ctx, request),
+    // Not modelled: the real create validates the body first (400) and fails to save an anonymous owner (500).
+    writes: ['POST'],
+    write: () => UNAUTHENTICATED,
+  },
+  {
+    pattern: new RegExp(`^/api/collections/${PK}/images${SUFFIX}`),
+    view: COLLECTION_IMAGES,
+    pk: true,
+    serve: serveCollectionImages,
+    // add_item: get_collection, then owner_or_contrib refuses an anonymous client.
+    writes: ['POST'],
+    write: (ctx, pk) => {
+      const found = findCollection(ctx, pk);
+      if ('entry' in found) return UNAUTHENTICATED;
+      return { status: found.status, json: found.status === 403 ? FORBIDDEN : NOT_FOUND };
+    },
+    suffixCrashes: true,
+  },
+  {
+    pattern: new RegExp(`^/api/collections/${PK}${SUFFIX}`),
+    view: COLLECTION_INSTANCE,
+    pk: true,
+    serve: serveCollection,
+    // get_object() over the public collections (a non-numeric pk is a 404 there), then the object permission check.
+    writes: ['PUT', 'PATCH', 'DELETE'],
+    write: (ctx, pk) => {
+      const found = findCollection(ctx, pk);
+      return 'entry' in found && !found.entry.private ? UNAUTHENTICATED : { status: 404, json: NOT_FOUND };
+    },
     suffixCrashes: true,
   },
 ];
-
-const WRITE_METHODS = new Set(['PUT', 'PATCH', 'DELETE']);
 
 /** Handles one request; never throws (a bug answers Django's 500 page). */
 export function handleRequest(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): void {
@@ -114,10 +168,11 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
     sendView(res, negotiated.renderer, 200, optionsBody(view), target, view);
     return;
   }
-  if (found.write && WRITE_METHODS.has(method)) {
+  if (found.write && found.writes?.includes(method)) {
     const answer = found.write(ctx, pk);
     countStatus(ctx, answer.status);
-    sendView(res, negotiated.renderer, answer.status, answer.json, target, view, answer.headers);
+    if (answer.status === 500) send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
+    else sendView(res, negotiated.renderer, answer.status, answer.json ?? NOT_FOUND, target, view, answer.headers);
     return;
   }
   countStatus(ctx, 405);

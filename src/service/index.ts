@@ -2,10 +2,12 @@
 export { startService, DEFAULT_GENERATED_RECORDS, type RunningService } from './start-service.js';
 export { type FaultKind, type FaultOptions, type PlannedRequest, type ResolvedFaults, type ServiceOptions, NO_FAULTS } from './service-options.js';
 export { Dataset, type DatasetSource, type Mutation } from './dataset.js';
+export { CollectionRegistry, type CollectionEntry } from './collection-registry.js';
 export { type DataRecordInput, NEUROVAULT_ORIGIN, readNdjsonLines } from './data-records.js';
 export { type ServiceStats } from './service-stats.js';
 export { generateRecordJson, imageTypeOf } from './generate-record.js';
-export { collectionOf, type ImageType } from './collection-traits.js';
+export { collectionOf, collectionRange } from './collection-layout.js';
+export { type ImageType } from './collection-traits.js';
 export { ATLAS_KEYS, NIDM_MAP_KEYS, STATISTIC_MAP_KEYS } from './record-keys.js';
 export { formatBerlinTimestamp, berlinOffsetHours } from './berlin-time.js';
 export { DEFAULT_LIMIT, MAX_LIMIT, effectiveLimit, effectiveOffset, pageWindow } from './pagination.js';

@@ -29,8 +29,10 @@ export interface ViewRequest {
 
 /** A view's answer when no fault intervenes. */
 export interface ViewAnswer {
-  /** 200, or the status DRF answers (404, 403). */
+  /** 200, or the status DRF answers (404, 403); 500 with `crash`. */
   status: number;
+  /** The view raised an exception DRF does not handle: Django's HTML 500 page, whatever the renderer. */
+  crash?: true;
   /** The compact JSON body, UTF-8. */
   json: Buffer;
   /** Records (or collections) in the body; the per-record latency is spent on each. */
@@ -115,23 +117,34 @@ function respond(ctx: ServiceContext, request: ViewRequest, decision: FaultDecis
     }
     case 'truncate': {
       countStatus(ctx, built.status);
-      const body = rendered(request.renderer, built.status, built.json, req.url ?? '/', view);
-      const bytes = body.body;
-      res.writeHead(built.status, {
-        'Content-Type': body.contentType,
-        'Content-Length': String(bytes.length),
-        ...viewHeaders(view),
-      });
-      const cut = Math.max(1, Math.floor(bytes.length * decision.truncateAt));
-      res.write(bytes.subarray(0, Math.min(cut, bytes.length - 1)), () => req.socket.destroy());
+      const { contentType, body, headers } = answerOf(request, built);
+      res.writeHead(built.status, { 'Content-Type': contentType, 'Content-Length': String(body.length), ...headers });
+      const cut = Math.max(1, Math.floor(body.length * decision.truncateAt));
+      res.write(body.subarray(0, Math.min(cut, body.length - 1)), () => req.socket.destroy());
       return;
     }
     case 'none': {
       countStatus(ctx, built.status);
-      const body = rendered(request.renderer, built.status, built.json, req.url ?? '/', view);
-      send(res, built.status, body.contentType, body.body, viewHeaders(view));
+      const { contentType, body, headers } = answerOf(request, built);
+      send(res, built.status, contentType, body, headers);
       built.onSent?.();
       return;
     }
   }
+}
+
+/** The view's answer as sent: DRF's rendering with the view's headers, or Django's 500 page for a crash. */
+interface SentAnswer {
+  contentType: string;
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+function answerOf(request: ViewRequest, built: ViewAnswer): SentAnswer {
+  const { renderer, req, view } = request;
+  if (built.crash) {
+    return { contentType: 'text/html; charset=utf-8', body: Buffer.from(DJANGO_SERVER_ERROR), headers: {} };
+  }
+  const { contentType, body } = rendered(renderer, built.status, built.json, req.url ?? '/', view);
+  return { contentType, body, headers: viewHeaders(view) };
 }

@@ -9,6 +9,8 @@ export interface ServiceStats {
   listRequests: number;
   /** Requests received on the single-image endpoint `/api/images/<id>/` (GET and HEAD). */
   detailRequests: number;
+  /** Requests received on the collection endpoints (GET and HEAD). */
+  collectionRequests: number;
   /** Responses by status code; resets and truncations count under the status they started (or 0 for a reset). */
   byStatus: Record<number, number>;
   /** List pages answered completely with status 200. */
@@ -33,6 +35,7 @@ export function emptyStats(): Omit<ServiceStats, 'workers'> {
     requests: 0,
     listRequests: 0,
     detailRequests: 0,
+    collectionRequests: 0,
     byStatus: {},
     pagesServed: 0,
     recordsServed: 0,

@@ -32,7 +32,7 @@ let served: Record<string, unknown>[];
 let expected: Map<bigint, Record<string, Expected>>;
 
 beforeAll(async () => {
-  service = await startFixtureService({ records: 700, seed: 7 });
+  service = await startFixtureService({ records: 700, seed: 24 });
   served = [...service.servedRecords()];
   expected = new Map(served.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
   out = await tempDir();

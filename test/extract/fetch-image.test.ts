@@ -53,7 +53,7 @@ describe('a listed image', () => {
 
 describe('gone', () => {
   it('is what a deleted, a private and a never-made image resolve to', async () => {
-    const target = await startService({ records: 400, seed: 8, faults: { deleteRate: 1, deleteCount: 1 } });
+    const target = await startService({ records: 400, seed: 7, faults: { deleteRate: 1, deleteCount: 1 } });
     try {
       const deleted = target.dataset.idAt(0);
       expect((await fetchImage(deleted, { baseUrl: target.url, retry: FAST })).status).toBe('ok');

@@ -121,7 +121,7 @@ describe('renderers', () => {
 
 describe('other paths', () => {
   it('answer Django 404 pages', async () => {
-    for (const path of ['/', '/api/', '/api/collections/', '/api/imagesx/']) {
+    for (const path of ['/', '/api/', '/api/atlases/', '/api/imagesx/']) {
       const reply = await fetchReply(`${service.url}${path}`);
       expect(reply.status).toBe(404);
       expect(reply.headers['content-type']).toBe('text/html; charset=utf-8');
