@@ -19,7 +19,7 @@ export type LoadBatch = RowBatch & {
 export class ArrowBatchBuilder {
   /** The schema of every batch built (no metadata). */
   readonly schema: arrow.Schema = arrowSchema();
-  private readonly encoders: ArrowEncoder[] = COLUMNS.map((c, i) => c.type.arrowEncoder(arrow, c.name, this.schema.fields[i]!.type));
+  private readonly encoders: ArrowEncoder[] = COLUMNS.map((c, i) => c.type.arrowEncoder(arrow, this.schema.fields[i]!.type));
 
   /** Builds the RecordBatch of `rows`; `place` (the page URL) names the batch in errors. Zero rows are fine. After an error, discard the builder. */
   build(rows: readonly Row[], place: BatchPlace = 'a batch'): arrow.RecordBatch {
@@ -29,8 +29,9 @@ export class ArrowBatchBuilder {
       readRow(rows[i]!, values);
       for (let j = 0; j < columns.length; j++) columns[j]![i] = values[j];
     }
-    const children = this.encoders.map((encode, j) => encode(columns[j]!, rows, place));
-    const data = arrow.makeData({ type: new arrow.Struct(this.schema.fields), length: rows.length, nullCount: 0, children });
+    const children = this.encoders.map((encode, j) => encode({ name: COLUMNS[j]!.name, values: columns[j]!, rows, place }));
+    const type = new arrow.Struct(this.schema.fields);
+    const data = arrow.makeData({ type, length: rows.length, nullCount: 0, children });
     return new arrow.RecordBatch(this.schema, data);
   }
 }

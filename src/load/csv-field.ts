@@ -9,7 +9,7 @@
 const NEEDS_QUOTES = /[,"\r\n]/;
 const QUOTES = /"/g;
 
-/** A text field: `""` when empty, `'` in front of a formula start, quoted (quotes doubled) when it holds `,` `"` CR or LF. */
+/** A text field: `""` when empty, `'` before a formula start, quoted (quotes doubled) if it holds `,` `"` CR or LF. */
 export function csvText(s: string, neutraliseFormulas: boolean): string {
   if (s === '') return '""';
   const field = neutraliseFormulas && startsLikeFormula(s.charCodeAt(0)) ? `'${s}` : s;
@@ -24,5 +24,8 @@ export function csvNumber(n: number): string {
 
 /** `=` `+` `-` `@` tab CR and the full-width `＝＋－＠`: csv-stringify 6's `escape_formulas` list. */
 function startsLikeFormula(c: number): boolean {
-  return c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 || c === 0xff1d || c === 0xff0b || c === 0xff0d || c === 0xff20;
+  return (
+    c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 ||
+    c === 0xff1d || c === 0xff0b || c === 0xff0d || c === 0xff20
+  );
 }

@@ -19,7 +19,10 @@ export function stringifyCsvHeader(neutraliseFormulas: boolean): string {
   return stringify([NAMES], stringifyOptions(neutraliseFormulas));
 }
 
-/** The rows as CSV records written by csv-stringify, each LF-terminated; a value its column's type does not hold is a LOAD_INVALID_VALUE error naming `place`. */
+/**
+ * The rows as CSV records written by csv-stringify, each LF-terminated; a value its column's type does not hold is a
+ * LOAD_INVALID_VALUE error naming `place`.
+ */
 export function stringifyCsvRows(rows: readonly Row[], place: string, neutraliseFormulas: boolean): string {
   const records = new Array<Field[]>(rows.length);
   for (let i = 0; i < rows.length; i++) records[i] = toRecord(rows, i, place);

@@ -21,13 +21,15 @@ export interface ParquetJsWriteOptions {
   metadata: Record<string, string>;
 }
 
-const BEFORE_1970 = 'an instant from 1970 on (parquetjs-lite refuses earlier ones; the default wasm engine writes any instant)';
+const FROM_1970 =
+  'an instant from 1970 on (parquetjs-lite refuses earlier ones; the default wasm engine writes any instant)';
 
 /** Writes the batches' rows as Parquet into `file` with parquetjs-lite; returns the rows written. The file is not committed. */
 export async function writeParquetJs(source: AsyncIterable<LoadBatch>, file: AtomicFile, options: ParquetJsWriteOptions): Promise<number> {
   const definition: Record<string, FieldDefinition> = {};
   for (const { name, type } of COLUMNS) {
-    definition[name] = { type: type.parquetjs, optional: true, compression: 'SNAPPY', statistics: type.parquetjs !== 'UTF8' };
+    const statistics = type.parquetjs !== 'UTF8';
+    definition[name] = { type: type.parquetjs, optional: true, compression: 'SNAPPY', statistics };
   }
   const output: OutputStream = {
     write: (chunk, callback) => void file.write(chunk).then(() => callback(), callback),
@@ -36,7 +38,9 @@ export async function writeParquetJs(source: AsyncIterable<LoadBatch>, file: Ato
   const failed = (cause: unknown) => encodeFailed(`writing parquet file ${file.path} with parquetjs-lite`, cause);
   let writer: ParquetWriter;
   try {
-    writer = await parquet.ParquetWriter.openStream(new parquet.ParquetSchema(definition), output, { rowGroupSize: options.rowGroupSize, useDataPageV2: false, pageIndex: false });
+    const schema = new parquet.ParquetSchema(definition);
+    const writerOptions = { rowGroupSize: options.rowGroupSize, useDataPageV2: false, pageIndex: false };
+    writer = await parquet.ParquetWriter.openStream(schema, output, writerOptions);
   } catch (cause) {
     throw failed(cause);
   }
@@ -64,13 +68,13 @@ export async function writeParquetJs(source: AsyncIterable<LoadBatch>, file: Ato
 }
 
 /** The row as parquetjs-lite needs it (values were checked by the Arrow stage): no instant before 1970, -0 as text. */
-function prepare(rows: readonly Row[], i: number, timestampColumns: readonly string[], doubleColumns: readonly string[], place: string): Row {
+function prepare(rows: readonly Row[], i: number, timestamps: string[], doubles: string[], place: string): Row {
   let row = rows[i]!;
-  for (const name of timestampColumns) {
+  for (const name of timestamps) {
     const v = row[name];
-    if (typeof v === 'bigint' && v < 0n) throw invalidValue(rows, i, name, v, BEFORE_1970, place);
+    if (typeof v === 'bigint' && v < 0n) throw invalidValue(rows, i, name, v, FROM_1970, place);
   }
-  for (const name of doubleColumns) {
+  for (const name of doubles) {
     // parquetjs-lite parses doubles with parseFloat(value), and String(-0) is "0"; the text "-0" parses back to -0.
     if (Object.is(row[name], -0)) {
       if (row === rows[i]) row = { ...row };

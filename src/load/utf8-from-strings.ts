@@ -27,7 +27,10 @@ export function utf8FromStrings(arrow: ArrowModule, strings: readonly (string | 
     offsets[i + 1] = units;
   }
   const size = Buffer.byteLength(joined, 'utf8');
-  if (size > 0x7fffffff) throw new LoadError('LOAD_INVALID_VALUE', `load: a batch's strings take ${size} bytes, more than a Utf8 column holds`);
+  if (size > 0x7fffffff) {
+    const message = `load: a batch's strings take ${size} bytes, more than a Utf8 column holds`;
+    throw new LoadError('LOAD_INVALID_VALUE', message);
+  }
   const bytes = new Uint8Array(size);
   if (size === units) UTF8.encodeInto(joined, bytes);
   else {
@@ -39,6 +42,7 @@ export function utf8FromStrings(arrow: ArrowModule, strings: readonly (string | 
       offsets[i + 1] = end;
     }
   }
+  const nullBitmap = nulls > 0 ? validity : undefined;
   const type = new arrow.Utf8();
-  return arrow.makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? validity : undefined, valueOffsets: offsets, data: bytes });
+  return arrow.makeData({ type, length: n, nullCount: nulls, nullBitmap, valueOffsets: offsets, data: bytes });
 }

@@ -1,6 +1,7 @@
 /**
  * What a column type is: one object holding a kind of value's whole behaviour, from the served JSON to every output
- * format (as a kysely dialect holds a database's). Each column of COLUMNS names one; nothing else states a type's rules.
+ * format (as a kysely dialect holds a database's). Each column of COLUMNS names one; nothing else states a type's
+ * rules.
  */
 import type * as Arrow from 'apache-arrow';
 import type { z as Zod } from 'zod';
@@ -27,11 +28,20 @@ export type ArrowModule = typeof Arrow;
 /** The zod module, handed to a type's `zod` by image-schema.ts, which loads it only when a record needs explaining. */
 export type ZodModule = typeof Zod;
 
-/**
- * Encodes one column of a batch as Arrow Data: `values[i]` is the column's value in `rows[i]` (undefined for a key
- * the row lacks); the rows and `place` (the page URL) name a value the type does not hold in the error.
- */
-export type ArrowEncoder = (values: readonly (RowValue | undefined)[], rows: readonly Row[], place: string) => Arrow.Data;
+/** One column of a batch of rows, as the Arrow stage hands it to its type's encoder. */
+export interface BatchColumn {
+  /** The column's name. */
+  readonly name: string;
+  /** Its value in each row (undefined for a key the row lacks). */
+  readonly values: readonly (RowValue | undefined)[];
+  /** The rows, and the page URL they came from: an error about a value names both. */
+  readonly rows: readonly Row[];
+  /** The page URL the rows came from. */
+  readonly place: string;
+}
+
+/** Encodes one column of a batch as Arrow Data. */
+export type ArrowEncoder = (column: BatchColumn) => Arrow.Data;
 
 /** A column type: what a served value may be, what a row holds, and how each output writes it. */
 export interface ColumnType {
@@ -39,7 +49,7 @@ export interface ColumnType {
   readonly kind: ColumnKind;
   /** Whether a served value (not null, not absent) is one of this type: the fast check of every record. */
   accepts(value: unknown): boolean;
-  /** The same rule as `accepts`, in zod, whose issues explain a rejected record (a property test holds the two together). */
+  /** The rule of `accepts` in zod, whose issues explain a rejected record (a property test holds the two together). */
   zod(z: ZodModule): Zod.ZodType;
   /** A served value the type accepts, as a row holds it; the text types count what they turn into null in `counts`. */
   normalise(value: unknown, column: Column, counts: NormalisationCounts): RowValue;
@@ -49,8 +59,8 @@ export interface ColumnType {
   readonly expected: string;
   /** The Arrow (and so Parquet) type of a column of this type; `id` is the column's position, a dictionary's id. */
   arrowType(arrow: ArrowModule, id: number): Arrow.DataType;
-  /** A new encoder of the column `name`, of Arrow type `type`, batch after batch (a category's dictionary grows). */
-  arrowEncoder(arrow: ArrowModule, name: string, type: Arrow.DataType): ArrowEncoder;
+  /** A new encoder of a column of Arrow type `type`, batch after batch (a category's dictionary grows). */
+  arrowEncoder(arrow: ArrowModule, type: Arrow.DataType): ArrowEncoder;
   /** The CSV field of a value the type holds, before the record's fields are joined by `,`. */
   csvField(value: RowValue, neutraliseFormulas: boolean): string;
   /** The parquetjs-lite type a column of this type is written as. */

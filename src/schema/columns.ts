@@ -43,10 +43,12 @@ export interface Column {
 
 type ColumnOptions = Partial<Pick<Column, 'required' | 'sentinel' | 'dictionary'>>;
 
-const record = (name: string, type: ColumnType, doc: string, options: ColumnOptions = {}): Column => ({ name, type, origin: 'record', doc, dictionary: type.dictionary, ...options });
+const record = (name: string, type: ColumnType, doc: string, options: ColumnOptions = {}): Column => {
+  return { name, type, origin: 'record', doc, dictionary: type.dictionary, ...options };
+};
 /** A link to one record's own file: unique per record, so a dictionary of them only costs space. */
 const link = (name: string, doc: string): Column => record(name, string, doc, { dictionary: false });
-/** Whether the depositor chose the "None / Other" sentinel of a name and id pair; null when the record has neither key. */
+/** Whether the depositor chose the sentinel of a name and id pair ("None / Other"); null if the record has neither. */
 const choseOther = (name: string, pair: readonly [Column, Column], doc: string): Column => ({
   name,
   type: boolean,
@@ -60,25 +62,54 @@ const choseOther = (name: string, pair: readonly [Column, Column], doc: string):
 });
 
 const paradigm = [
-  record('cognitive_paradigm_cogatlas', category, 'Cognitive Atlas paradigm name; null for blank and for "None / Other" (see cognitive_paradigm_is_other).', { sentinel: 'None / Other' }),
-  record('cognitive_paradigm_cogatlas_id', category, 'Cognitive Atlas paradigm id (`trm_…`); null for blank and for the sentinel "None".', { sentinel: 'None' }),
+  record(
+    'cognitive_paradigm_cogatlas',
+    category,
+    'Cognitive Atlas paradigm name; null for blank and for "None / Other" (see cognitive_paradigm_is_other).',
+    { sentinel: 'None / Other' },
+  ),
+  record(
+    'cognitive_paradigm_cogatlas_id',
+    category,
+    'Cognitive Atlas paradigm id (`trm_…`); null for blank and for the sentinel "None".',
+    { sentinel: 'None' },
+  ),
 ] as const;
 const contrast = [
-  record('cognitive_contrast_cogatlas', category, 'Cognitive Atlas contrast name; null for blank and for "None / Other" (see cognitive_contrast_is_other).', { sentinel: 'None / Other' }),
-  record('cognitive_contrast_cogatlas_id', category, 'Cognitive Atlas contrast id (`cnt_…`); null for blank and for the sentinel "None".', { sentinel: 'None' }),
+  record(
+    'cognitive_contrast_cogatlas',
+    category,
+    'Cognitive Atlas contrast name; null for blank and for "None / Other" (see cognitive_contrast_is_other).',
+    { sentinel: 'None / Other' },
+  ),
+  record(
+    'cognitive_contrast_cogatlas_id',
+    category,
+    'Cognitive Atlas contrast id (`cnt_…`); null for blank and for the sentinel "None".',
+    { sentinel: 'None' },
+  ),
 ] as const;
 
 /** Every output column, in output order: the real service's key order, then type-specific keys, then derived columns. */
 export const COLUMNS: readonly Column[] = [
   link('url', 'Absolute link to the record (`/images/<id>/`).'),
-  record('id', nonNegativeInt64, 'Record identifier; unique in a snapshot, rows are in ascending id order.', { required: true }),
+  record(
+    'id',
+    nonNegativeInt64,
+    'Record identifier; unique in a snapshot, rows are in ascending id order.',
+    { required: true },
+  ),
   link('file', 'Absolute link to the image file.'),
   record('collection', string, 'Absolute link to the owning collection.'),
   record('collection_id', int64, 'Identifier of the owning collection.'),
   record('file_size', int64, 'Size of the image file in bytes; 0 when the file is missing on the server.'),
   ...paradigm,
   ...contrast,
-  record('map_type', category, 'Kind of map: "T map", "Z map", "P map (given null hypothesis)", "ROI/mask", "parcellation", …; null for atlases.'),
+  record(
+    'map_type',
+    category,
+    'Kind of map: "T map", "Z map", "P map (given null hypothesis)", "ROI/mask", "parcellation", …; null for atlases.',
+  ),
   record('analysis_level', category, 'Analysis level: "single-subject", "group", "meta-analysis", "other" or null.'),
   record('name', string, 'Display name of the image.'),
   record('description', string, 'Free text; null when empty.'),
@@ -88,7 +119,11 @@ export const COLUMNS: readonly Column[] = [
   link('surface_left_file', 'Absolute link to the left-hemisphere surface file, or null.'),
   link('surface_right_file', 'Absolute link to the right-hemisphere surface file, or null.'),
   record('data_origin', category, 'Origin of the data: "volume" or "surface".'),
-  record('target_template_image', category, 'Reference template, e.g. "GenericMNI", "MNI152NLin2009cAsym", "Dorr2008".'),
+  record(
+    'target_template_image',
+    category,
+    'Reference template, e.g. "GenericMNI", "MNI152NLin2009cAsym", "Dorr2008".',
+  ),
   record('subject_species', category, 'Species, e.g. "homo sapiens", "mus musculus".'),
   record('figure', string, 'Figure of the paper the map belongs to; null when empty.'),
   record('handedness', category, 'Handedness code (L/R).'),
@@ -126,13 +161,23 @@ export const COLUMNS: readonly Column[] = [
   link('label_description_file', 'Atlases only: link to the label description file.'),
   link('nidm_results', 'NIDM results maps only: link to the NIDM results.'),
   link('nidm_results_ttl', 'NIDM results maps only: link to the NIDM results Turtle file.'),
-  choseOther('cognitive_paradigm_is_other', paradigm, 'True where the depositor chose "None / Other" as paradigm; null where the record has no paradigm field (atlases).'),
-  choseOther('cognitive_contrast_is_other', contrast, 'True where the depositor chose "None / Other" as contrast; null where the record has no contrast field (atlases).'),
+  choseOther(
+    'cognitive_paradigm_is_other',
+    paradigm,
+    'True where the depositor chose "None / Other" as paradigm; null where the record has no paradigm field (atlases).',
+  ),
+  choseOther(
+    'cognitive_contrast_is_other',
+    contrast,
+    'True where the depositor chose "None / Other" as contrast; null where the record has no contrast field (atlases).',
+  ),
   {
     name: 'extra',
     type: json,
     origin: 'unknown-keys',
-    doc: 'JSON object of the keys the schema does not know (user-defined metadata such as "CIAS", an atlas\'s "data"), each value as the JSON text served, or null.',
+    doc:
+      'JSON object of the keys the schema does not know (user-defined metadata such as "CIAS", an atlas\'s "data"), ' +
+      'each value as the JSON text served, or null.',
     dictionary: json.dictionary,
   },
 ];

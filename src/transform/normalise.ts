@@ -32,7 +32,7 @@ export function normaliseRecords(records: readonly Record<string, unknown>[], co
   return rows;
 }
 
-/** A row of nulls, in COLUMNS order: each row starts as a copy, so that every row has the same shape (fast reads later). */
+/** A row of nulls in COLUMNS order: each row starts as a copy, so that all rows have one shape (fast reads later). */
 const NULL_ROW: Row = Object.fromEntries(COLUMNS.map((c) => [c.name, null]));
 
 /**

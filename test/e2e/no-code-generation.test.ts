@@ -22,12 +22,13 @@ afterEach(async () => {
 });
 
 describe('img-etl under node --disallow-code-generation-from-strings', () => {
-  it.each(['wasm', 'parquetjs'])('writes every format with the values served and explains a reject (parquet engine %s)', async (engine) => {
+  it.each(['wasm', 'parquetjs'])('writes every format with the values served, and a reject (parquet %s)', async (e) => {
     const bad = { ...fixtureRecords()[0], id: 99_000_001, file_size: 'large' };
     const service = await startService({ records: 150, seed: 5, data: [...fixtureLines(), JSON.stringify(bad)] });
     try {
-      const args = ['--base-url', service.url, '--to', 'parquet,arrow,csv', '--parquet-engine', engine, '--page-size', '40'];
-      const hardened = await runCli([...args, '--out', join(out, 'hardened')], { nodeArgs: ['--disallow-code-generation-from-strings'] });
+      const args = ['--base-url', service.url, '--to', 'parquet,arrow,csv', '--parquet-engine', e, '--page-size', '40'];
+      const nodeArgs = ['--disallow-code-generation-from-strings'];
+      const hardened = await runCli([...args, '--out', join(out, 'hardened')], { nodeArgs });
       expect(hardened.stderr).not.toMatch(/Error|at .*\.js:\d+/);
       expect(hardened.code).toBe(0);
 
@@ -35,15 +36,18 @@ describe('img-etl under node --disallow-code-generation-from-strings', () => {
       const expected = new Map(served.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
       expectRowsMatch(await readParquetRows(join(out, 'hardened')), expected);
       const arrow = tableFromIPC(await readFile(join(out, 'hardened', 'images.arrow')));
-      expect([...arrow.getChild('id')!].map(Number).sort((a, b) => a - b)).toEqual(served.map((r) => r['id']).sort((a, b) => (a as number) - (b as number)));
+      const ids = (values: Iterable<unknown>) => [...values].map(Number).sort((a, b) => a - b);
+      expect(ids(arrow.getChild('id')!)).toEqual(ids(served.map((r) => r['id'])));
 
       const rejects = (await readFile(join(out, 'hardened', 'rejects.ndjson'), 'utf8')).trim().split('\n');
-      expect(rejects.map((line) => (JSON.parse(line) as { issues: { path: string[] }[] }).issues[0]!.path)).toEqual([['file_size']]);
+      const paths = rejects.map((line) => (JSON.parse(line) as { issues: { path: string[] }[] }).issues[0]!.path);
+      expect(paths).toEqual([['file_size']]);
       // The same bytes as an ordinary process writes (Parquet and Arrow files carry the snapshot time).
       const ordinary = await runCli([...args, '--out', join(out, 'ordinary')]);
       expect(ordinary.code).toBe(0);
       for (const name of ['images.csv', 'rejects.ndjson']) {
-        expect((await readFile(join(out, 'hardened', name))).equals(await readFile(join(out, 'ordinary', name))), name).toBe(true);
+        const hardenedBytes = await readFile(join(out, 'hardened', name));
+        expect(hardenedBytes.equals(await readFile(join(out, 'ordinary', name))), name).toBe(true);
       }
     } finally {
       await service.close();

@@ -11,8 +11,16 @@ export interface CliRun {
   stderr: string;
 }
 
+/** How to run the CLI: environment, folder, time limit (default 120 s), arguments to node itself. */
+export interface CliOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  timeoutMs?: number;
+  nodeArgs?: string[];
+}
+
 /** Runs the real CLI in a child process (no shell) and waits for it to end; `nodeArgs` go to node before the CLI. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<CliRun> {
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,

@@ -41,17 +41,28 @@ export const TRICKY_INTS = [2 ** 40 + 7, 0, -5, Number.MAX_SAFE_INTEGER, Number.
 export const TRICKY_TIMESTAMPS = [1453396917860138n, 1n, -1n, 0n, -86_400_000_001n, 1530331621316444n, -631152000000000n];
 
 /** Timestamps in µs for the parquetjs engine, which refuses instants before 1970: the epoch, past 2^53, year 9999. */
-export const FROM_1970_TIMESTAMPS = [1453396917860138n, 1n, 0n, 999_999n, 1530331621316444n, 2n ** 53n + 1n, 253_402_300_799_999_999n];
+export const FROM_1970_TIMESTAMPS = [
+  1453396917860138n,
+  1n,
+  0n,
+  999_999n,
+  1530331621316444n,
+  2n ** 53n + 1n,
+  253_402_300_799_999_999n,
+];
+
+/** Timestamps for the fixture, in µs. */
+type Stamps = readonly bigint[];
 
 /** The fixture's timestamps for a Parquet engine: the tricky ones, or from 1970 on for parquetjs. */
-export function timestampsFor(engine: ParquetEngine): readonly bigint[] {
+export function timestampsFor(engine: ParquetEngine): Stamps {
   return engine === 'parquetjs' ? FROM_1970_TIMESTAMPS : TRICKY_TIMESTAMPS;
 }
 
 /** Category values: the batch index where each first appears is part of the test. */
 export const CATEGORY_VALUES = [['T map', 'Z map'], ['T map', 'ROI/mask'], [], ['Z map', 'P map (given null hypothesis)', 'parcellation', '=formula category']];
 
-function valueFor(kind: string, name: string, id: number, b: number, i: number, timestamps: readonly bigint[]): RowValue {
+function valueFor(kind: string, name: string, id: number, b: number, i: number, timestamps: Stamps): RowValue {
   const k = id + name.length;
   switch (kind) {
     case 'int64':
@@ -75,14 +86,16 @@ function valueFor(kind: string, name: string, id: number, b: number, i: number, 
 }
 
 /** A row with a value for every column; `nulls` makes every value null (id too). */
-export function makeRow(id: number, b: number, i: number, nulls = false, timestamps: readonly bigint[] = TRICKY_TIMESTAMPS): Row {
+export function makeRow(id: number, b: number, i: number, nulls = false, timestamps: Stamps = TRICKY_TIMESTAMPS): Row {
   const row: Row = {};
-  for (const column of COLUMNS) row[column.name] = nulls ? null : valueFor(column.type.kind, column.name, id, b, i, timestamps);
+  for (const column of COLUMNS) {
+    row[column.name] = nulls ? null : valueFor(column.type.kind, column.name, id, b, i, timestamps);
+  }
   return row;
 }
 
 /** The fixture: four pages (the third one empty), an all-null row, every edge case, and two rejects. */
-export function fixtureBatches(timestamps: readonly bigint[] = TRICKY_TIMESTAMPS): RowBatch[] {
+export function fixtureBatches(timestamps: Stamps = TRICKY_TIMESTAMPS): RowBatch[] {
   const batches: RowBatch[] = [];
   let id = 1;
   const sizes = [9, 12, 0, 15];
@@ -104,7 +117,7 @@ export function fixtureBatches(timestamps: readonly bigint[] = TRICKY_TIMESTAMPS
 }
 
 /** Every row of the fixture, in order. */
-export function fixtureRows(timestamps: readonly bigint[] = TRICKY_TIMESTAMPS): Row[] {
+export function fixtureRows(timestamps: Stamps = TRICKY_TIMESTAMPS): Row[] {
   return fixtureBatches(timestamps).flatMap((b) => b.rows);
 }
 

@@ -139,7 +139,10 @@ describe('toCsv', () => {
     const error = await toCsv(streamOf([{ source: { url: 'http://x/page', offset: 0 }, rows: [row], rejects: [] }]), { path: join(dir, 'bad.csv'), engine }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LoadError);
     expect((error as LoadError).code).toBe('LOAD_INVALID_VALUE');
-    expect((error as LoadError).message).toBe('load: row 0 (id 5) of http://x/page: column "add_date" holds 1453396917860 (number), expected bigint microseconds within int64');
+    expect((error as LoadError).message).toBe(
+      'load: row 0 (id 5) of http://x/page: column "add_date" holds 1453396917860 (number), ' +
+        'expected bigint microseconds within int64',
+    );
     expect(await listDir(dir)).toEqual([]);
   });
 });

@@ -18,8 +18,10 @@ const DUCK_TYPES: Record<string, string> = {
   json: 'VARCHAR',
 };
 
-/** The DuckDB types of an engine's file: parquetjs-lite's TIMESTAMP_MICROS has no time zone flag, so DuckDB reads TIMESTAMP. */
-const duckTypes = (engine: ParquetEngine): Record<string, string> => (engine === 'parquetjs' ? { ...DUCK_TYPES, timestamp: 'TIMESTAMP' } : DUCK_TYPES);
+/** The DuckDB types of an engine's file: parquetjs-lite's TIMESTAMP_MICROS has no UTC flag; DuckDB reads TIMESTAMP. */
+const duckTypes = (engine: ParquetEngine): Record<string, string> => {
+  return engine === 'parquetjs' ? { ...DUCK_TYPES, timestamp: 'TIMESTAMP' } : DUCK_TYPES;
+};
 
 const METADATA = { 'img-etl.source_url': 'http://neurovault.org/api/images/', 'img-etl.snapshot_time': '2024-05-01T12:00:00.123456Z', 'img-etl.schema_version': '1' };
 
@@ -44,7 +46,8 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
 
   it('writes a file DuckDB reads back value by value, with exact types, metadata, compression and row groups', async () => {
     const path = join(dir, 'images.parquet');
-    const result = await toParquet(toArrowBatches(streamOf(fixtureBatches(timestamps))), { path, engine, rowGroupSize: 10, metadata: METADATA });
+    const source = toArrowBatches(streamOf(fixtureBatches(timestamps)));
+    const result = await toParquet(source, { path, engine, rowGroupSize: 10, metadata: METADATA });
     const rows = fixtureRows(timestamps);
     expect(result).toMatchObject({ format: 'parquet', path, rows: rows.length });
     await expectResultMatchesFile(result);
@@ -154,11 +157,13 @@ describe('toParquet options', () => {
     expect(await listDir(dir)).toEqual([]);
   });
 
-  it('refuses an instant before 1970 with the parquetjs engine, naming row, column and value, and leaves no file', async () => {
+  it('refuses an instant before 1970 with the parquetjs engine, naming row, column and value; no file', async () => {
     const row = makeRow(1, 0, 0);
     row['add_date'] = -1n;
-    const page = { source: { url: 'http://x/page', offset: 0 }, rows: [makeRow(7, 0, 0, false, timestampsFor('parquetjs')), row], rejects: [] };
-    const error = await toParquet(toArrowBatches(streamOf([page])), { path: join(dir, 'old.parquet'), engine: 'parquetjs' }).catch((e: unknown) => e);
+    const rows = [makeRow(7, 0, 0, false, timestampsFor('parquetjs')), row];
+    const source = toArrowBatches(streamOf([{ source: { url: 'http://x/page', offset: 0 }, rows, rejects: [] }]));
+    const path = join(dir, 'old.parquet');
+    const error = await toParquet(source, { path, engine: 'parquetjs' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LoadError);
     expect((error as LoadError).code).toBe('LOAD_INVALID_VALUE');
     expect((error as LoadError).message).toBe(

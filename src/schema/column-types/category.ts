@@ -7,7 +7,7 @@
  */
 import type { Data, Dictionary, Int32, Utf8, Vector } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
-import { invalidValue } from '../../load/invalid-value.js';
+import { refusedValue } from '../../load/invalid-value.js';
 import { utf8FromStrings } from '../../load/utf8-from-strings.js';
 import { string } from './string.js';
 
@@ -16,11 +16,12 @@ export const category: ColumnType = {
   ...string,
   kind: 'category',
   arrowType: (arrow, id) => new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32(), id, false),
-  arrowEncoder: (arrow, name, type) => {
+  arrowEncoder: (arrow, type) => {
     const positions = new Map<string, number>();
     const chunks: Data<Utf8>[] = [];
     let dictionary: Vector<Utf8> | undefined;
-    return (values, rows, place) => {
+    return (column) => {
+      const { values } = column;
       const n = values.length;
       const indices = new Int32Array(n);
       const validity = new Uint8Array((n + 7) >> 3);
@@ -32,7 +33,7 @@ export const category: ColumnType = {
           nulls++;
           continue;
         }
-        if (!string.holds(v)) throw invalidValue(rows, i, name, v, string.expected, place);
+        if (!string.holds(v)) throw refusedValue(column, i, string);
         let position = positions.get(v as string);
         if (position === undefined) {
           position = positions.size;
@@ -48,7 +49,8 @@ export const category: ColumnType = {
         dictionary = new arrow.Vector<Utf8>([...chunks]);
       }
       const nullBitmap = nulls > 0 ? validity : undefined;
-      return arrow.makeData({ type: type as Dictionary<Utf8, Int32>, length: n, nullCount: nulls, nullBitmap, data: indices, dictionary });
+      const indexType = type as Dictionary<Utf8, Int32>;
+      return arrow.makeData({ type: indexType, length: n, nullCount: nulls, nullBitmap, data: indices, dictionary });
     };
   },
   readers: { arrow: 'dictionary<int32, string>', duckdb: 'VARCHAR', pandas: 'category' },

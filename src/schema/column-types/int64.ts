@@ -4,7 +4,7 @@
  */
 import type { Int64 } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
-import { invalidValue } from '../../load/invalid-value.js';
+import { fillFixedWidth } from '../../load/fixed-width-column.js';
 import { csvNumber } from '../../load/csv-field.js';
 
 const TWO_32 = 4294967296;
@@ -17,8 +17,7 @@ export const nonNegativeInt64: ColumnType = int64Type(true);
 
 function int64Type(nonNegative: boolean): ColumnType {
   const holds = (v: unknown): v is number => Number.isSafeInteger(v);
-  const expected = 'a safe integer';
-  return {
+  const self: ColumnType = {
     kind: 'int64',
     accepts: (v) => holds(v) && (!nonNegative || v >= 0),
     zod: (z) => {
@@ -27,31 +26,22 @@ function int64Type(nonNegative: boolean): ColumnType {
     },
     normalise: (v) => v as number,
     holds,
-    expected,
+    expected: 'a safe integer',
     arrowType: (arrow) => new arrow.Int64(),
-    arrowEncoder: (arrow, name, type) => (values, rows, place) => {
-      const n = values.length;
-      const data = new BigInt64Array(n);
+    arrowEncoder: (arrow, type) => (column) => {
+      const data = new BigInt64Array(column.values.length);
       const words = new Int32Array(data.buffer); // little-endian, like Arrow itself
-      const validity = new Uint8Array((n + 7) >> 3);
-      let nulls = 0;
-      for (let i = 0; i < n; i++) {
-        const v = values[i];
-        if (v === null) {
-          nulls++;
-          continue;
-        }
-        if (!holds(v)) throw invalidValue(rows, i, name, v, expected, place);
-        const high = Math.floor(v / TWO_32);
-        words[2 * i] = v - high * TWO_32;
+      const nulls = fillFixedWidth(self, column, (i, v) => {
+        const high = Math.floor((v as number) / TWO_32);
+        words[2 * i] = (v as number) - high * TWO_32;
         words[2 * i + 1] = high;
-        validity[i >> 3]! |= 1 << (i & 7);
-      }
-      return arrow.makeData({ type: type as Int64, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? validity : undefined, data });
+      });
+      return arrow.makeData({ type: type as Int64, length: data.length, ...nulls, data });
     },
     csvField: (v) => csvNumber(v as number),
     parquetjs: 'INT64',
     dictionary: false,
     readers: { arrow: 'int64', duckdb: 'BIGINT', pandas: 'Int64' },
   };
+  return self;
 }

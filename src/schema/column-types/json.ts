@@ -6,12 +6,14 @@ import type { ColumnType } from '../column-type.js';
 import { isShallowJson, MAX_JSON_DEPTH } from '../json-depth.js';
 import { string } from './string.js';
 
+const TOO_DEEP = `expected a value nested at most ${MAX_JSON_DEPTH} levels deep`;
+
 /** A column of JSON texts. */
 export const json: ColumnType = {
   ...string,
   kind: 'json',
   accepts: isShallowJson,
-  zod: (z) => z.unknown().refine(isShallowJson, { message: `expected a value nested at most ${MAX_JSON_DEPTH} levels deep` }),
+  zod: (z) => z.unknown().refine(isShallowJson, { message: TOO_DEEP }),
   normalise: (v) => JSON.stringify(v), // `extra` keeps each value's text as served instead (extra-json.ts)
   readers: { arrow: 'string (JSON)', duckdb: 'VARCHAR (cast to JSON)', pandas: 'string' },
 };

@@ -5,11 +5,10 @@
  */
 import type { ColumnType } from '../column-type.js';
 import { csvText } from '../../load/csv-field.js';
-import { invalidValue } from '../../load/invalid-value.js';
+import { refusedValue } from '../../load/invalid-value.js';
 import { utf8FromStrings } from '../../load/utf8-from-strings.js';
 
 const holds = (v: unknown): v is string => typeof v === 'string';
-const expected = 'a string';
 const accepts = (v: unknown): boolean => typeof v === 'string' && v.isWellFormed();
 
 /** A column of text. */
@@ -23,14 +22,15 @@ export const string: ColumnType = {
     return v as string;
   },
   holds,
-  expected,
+  expected: 'a string',
   arrowType: (arrow) => new arrow.Utf8(),
-  arrowEncoder: (arrow, name) => (values, rows, place) => {
+  arrowEncoder: (arrow) => (column) => {
+    const { values } = column;
     const strings = new Array<string | null>(values.length);
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
-      if (v !== null && !holds(v)) throw invalidValue(rows, i, name, v, expected, place);
-      strings[i] = v;
+      if (v !== null && !holds(v)) throw refusedValue(column, i, string);
+      strings[i] = v as string | null;
     }
     return utf8FromStrings(arrow, strings);
   },

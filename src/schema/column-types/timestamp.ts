@@ -4,14 +4,13 @@
  */
 import type { TimestampMicrosecond } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
-import { invalidValue } from '../../load/invalid-value.js';
+import { fillFixedWidth } from '../../load/fixed-width-column.js';
 import { formatTimestampMicros, parseTimestampMicros } from '../timestamp.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 const holds = (v: unknown): v is bigint => typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX;
-const expected = 'bigint microseconds within int64';
 const accepts = (v: unknown): boolean => typeof v === 'string' && parseTimestampMicros(v) !== undefined;
 
 /** A column of instants, kept to the microsecond. */
@@ -21,24 +20,12 @@ export const timestamp: ColumnType = {
   zod: (z) => z.string().refine(accepts, { message: 'expected an ISO 8601 timestamp with a UTC offset' }),
   normalise: (v) => (typeof v === 'string' ? (parseTimestampMicros(v) ?? null) : (v as bigint)),
   holds,
-  expected,
+  expected: 'bigint microseconds within int64',
   arrowType: (arrow) => new arrow.TimestampMicrosecond('UTC'),
-  arrowEncoder: (arrow, name, type) => (values, rows, place) => {
-    const n = values.length;
-    const data = new BigInt64Array(n);
-    const validity = new Uint8Array((n + 7) >> 3);
-    let nulls = 0;
-    for (let i = 0; i < n; i++) {
-      const v = values[i];
-      if (v === null) {
-        nulls++;
-        continue;
-      }
-      if (!holds(v)) throw invalidValue(rows, i, name, v, expected, place);
-      data[i] = v;
-      validity[i >> 3]! |= 1 << (i & 7);
-    }
-    return arrow.makeData({ type: type as TimestampMicrosecond, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? validity : undefined, data });
+  arrowEncoder: (arrow, type) => (column) => {
+    const data = new BigInt64Array(column.values.length);
+    const nulls = fillFixedWidth(timestamp, column, (i, v) => (data[i] = v as bigint));
+    return arrow.makeData({ type: type as TimestampMicrosecond, length: data.length, ...nulls, data });
   },
   csvField: (v) => formatTimestampMicros(v as bigint), // digits, signs, `-:.TZ`: never quoted, never neutralised
   parquetjs: 'TIMESTAMP_MICROS',
