@@ -2,7 +2,6 @@
  * The Arrow stage: each page's rows become one Arrow RecordBatch, built once and shared by every sink.
  */
 import * as arrow from 'apache-arrow';
-import type { ArrowEncoder } from '../schema/column-type.js';
 import { COLUMNS } from '../schema/columns.js';
 import { readRow } from '../schema/read-row.js';
 import type { Row, RowBatch, RowValue } from '../schema/row.js';
@@ -19,17 +18,18 @@ export type LoadBatch = RowBatch & {
 export class ArrowBatchBuilder {
   /** The schema of every batch built (no metadata). */
   readonly schema: arrow.Schema = arrowSchema();
-  private readonly encoders: ArrowEncoder[] = COLUMNS.map((c, i) => c.type.arrowEncoder(arrow, this.schema.fields[i]!.type));
+  private readonly encoders = COLUMNS.map((c, j) => c.type.arrowEncoder(arrow, this.schema.fields[j]!.type));
 
   /** Builds the RecordBatch of `rows`; `place` (the page URL) names the batch in errors. Zero rows are fine. After an error, discard the builder. */
   build(rows: readonly Row[], place: BatchPlace = 'a batch'): arrow.RecordBatch {
-    const columns = this.encoders.map(() => new Array<RowValue | undefined>(rows.length));
+    // The rows' values, column by column: each row is read once, in one pass over its properties (read-row.ts).
+    const columns = COLUMNS.map(() => new Array<RowValue | undefined>(rows.length));
     const values = new Array<RowValue | undefined>(columns.length);
     for (let i = 0; i < rows.length; i++) {
       readRow(rows[i]!, values);
       for (let j = 0; j < columns.length; j++) columns[j]![i] = values[j];
     }
-    const children = this.encoders.map((encode, j) => encode({ name: COLUMNS[j]!.name, values: columns[j]!, rows, place }));
+    const children = COLUMNS.map(({ name }, j) => this.encoders[j]!({ name, values: columns[j]!, rows, place }));
     const type = new arrow.Struct(this.schema.fields);
     const data = arrow.makeData({ type, length: rows.length, nullCount: 0, children });
     return new arrow.RecordBatch(this.schema, data);

@@ -10,14 +10,7 @@ import type { Column } from './columns.js';
 import type { Row, RowValue } from './row.js';
 
 /** The name of a column type. */
-export type ColumnKind =
-  | 'int64' // Arrow Int64, Parquet INT64, pandas Int64
-  | 'float64' // Arrow Float64, Parquet DOUBLE
-  | 'boolean' // Arrow Bool, Parquet BOOLEAN
-  | 'timestamp' // Arrow Timestamp(MICROSECOND, "UTC"), Parquet TIMESTAMP(MICROS, UTC)
-  | 'string' // Arrow Utf8, Parquet BYTE_ARRAY (UTF8)
-  | 'category' // dictionary-encoded string: Arrow Dictionary<Int32, Utf8>
-  | 'json'; // a JSON text (Utf8) holding what the schema does not know
+export type ColumnKind = 'int64' | 'float64' | 'boolean' | 'timestamp' | 'string' | 'category' | 'json';
 
 /**
  * The apache-arrow module, handed to a type's Arrow members by the load stage: the schema does not load apache-arrow
@@ -34,7 +27,7 @@ export interface BatchColumn {
   readonly name: string;
   /** Its value in each row (undefined for a key the row lacks). */
   readonly values: readonly (RowValue | undefined)[];
-  /** The rows, and the page URL they came from: an error about a value names both. */
+  /** The batch's rows: an error about a value names its row and the row's id. */
   readonly rows: readonly Row[];
   /** The page URL the rows came from. */
   readonly place: string;

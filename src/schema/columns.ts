@@ -48,49 +48,37 @@ const record = (name: string, type: ColumnType, doc: string, options: ColumnOpti
 };
 /** A link to one record's own file: unique per record, so a dictionary of them only costs space. */
 const link = (name: string, doc: string): Column => record(name, string, doc, { dictionary: false });
-/** Whether the depositor chose the sentinel of a name and id pair ("None / Other"); null if the record has neither. */
-const choseOther = (name: string, pair: readonly [Column, Column], doc: string): Column => ({
-  name,
-  type: boolean,
-  origin: 'derived',
-  doc,
-  dictionary: false,
-  derive: (r) => {
-    const [a, b] = [r[pair[0].name], r[pair[1].name]];
-    return a === undefined && b === undefined ? null : a === pair[0].sentinel || b === pair[1].sentinel;
-  },
-});
 
-const paradigm = [
-  record(
-    'cognitive_paradigm_cogatlas',
-    category,
-    'Cognitive Atlas paradigm name; null for blank and for "None / Other" (see cognitive_paradigm_is_other).',
-    { sentinel: 'None / Other' },
-  ),
-  record(
-    'cognitive_paradigm_cogatlas_id',
-    category,
-    'Cognitive Atlas paradigm id (`trm_…`); null for blank and for the sentinel "None".',
-    { sentinel: 'None' },
-  ),
-] as const;
-const contrast = [
-  record(
-    'cognitive_contrast_cogatlas',
-    category,
-    'Cognitive Atlas contrast name; null for blank and for "None / Other" (see cognitive_contrast_is_other).',
-    { sentinel: 'None / Other' },
-  ),
-  record(
-    'cognitive_contrast_cogatlas_id',
-    category,
-    'Cognitive Atlas contrast id (`cnt_…`); null for blank and for the sentinel "None".',
-    { sentinel: 'None' },
-  ),
-] as const;
+/**
+ * A Cognitive Atlas pair: the name and id columns, whose sentinels ("None / Other", id "None") become null, and the
+ * derived flag that keeps the depositor's choice of them (null where the record has neither key: atlases).
+ */
+function cognitiveAtlas(what: 'paradigm' | 'contrast', idPrefix: string): Record<'name' | 'id' | 'isOther', Column> {
+  const key = `cognitive_${what}_cogatlas`;
+  const flag = `cognitive_${what}_is_other`;
+  const nameDoc = `Cognitive Atlas ${what} name; null for blank and for "None / Other" (see ${flag}).`;
+  const name = record(key, category, nameDoc, { sentinel: 'None / Other' });
+  const idDoc = `Cognitive Atlas ${what} id (\`${idPrefix}…\`); null for blank and for the sentinel "None".`;
+  const id = record(`${key}_id`, category, idDoc, { sentinel: 'None' });
+  const flagDoc = `True where the depositor chose "None / Other" as ${what}; null where the record has no ${what}`;
+  const isOther: Column = {
+    name: flag,
+    type: boolean,
+    origin: 'derived',
+    doc: `${flagDoc} field (atlases).`,
+    dictionary: false,
+    derive: (r) => {
+      const [a, b] = [r[name.name], r[id.name]];
+      return a === undefined && b === undefined ? null : a === name.sentinel || b === id.sentinel;
+    },
+  };
+  return { name, id, isOther };
+}
 
-/** Every output column, in output order: the real service's key order, then type-specific keys, then derived columns. */
+const paradigm = cognitiveAtlas('paradigm', 'trm_');
+const contrast = cognitiveAtlas('contrast', 'cnt_');
+
+/** Every output column in output order: the real service's key order, then type-specific keys, then derived ones. */
 export const COLUMNS: readonly Column[] = [
   link('url', 'Absolute link to the record (`/images/<id>/`).'),
   record(
@@ -103,8 +91,10 @@ export const COLUMNS: readonly Column[] = [
   record('collection', string, 'Absolute link to the owning collection.'),
   record('collection_id', int64, 'Identifier of the owning collection.'),
   record('file_size', int64, 'Size of the image file in bytes; 0 when the file is missing on the server.'),
-  ...paradigm,
-  ...contrast,
+  paradigm.name,
+  paradigm.id,
+  contrast.name,
+  contrast.id,
   record(
     'map_type',
     category,
@@ -161,16 +151,8 @@ export const COLUMNS: readonly Column[] = [
   link('label_description_file', 'Atlases only: link to the label description file.'),
   link('nidm_results', 'NIDM results maps only: link to the NIDM results.'),
   link('nidm_results_ttl', 'NIDM results maps only: link to the NIDM results Turtle file.'),
-  choseOther(
-    'cognitive_paradigm_is_other',
-    paradigm,
-    'True where the depositor chose "None / Other" as paradigm; null where the record has no paradigm field (atlases).',
-  ),
-  choseOther(
-    'cognitive_contrast_is_other',
-    contrast,
-    'True where the depositor chose "None / Other" as contrast; null where the record has no contrast field (atlases).',
-  ),
+  paradigm.isOther,
+  contrast.isOther,
   {
     name: 'extra',
     type: json,
