@@ -1,10 +1,11 @@
 /** img-etl's public library: the stages, the sinks, the schema, the runner and the bundled service. */
 
 // schema: the one source of truth
-export { COLUMNS, KNOWN_KEYS, RECORD_COLUMNS, SCHEMA_VERSION, type Column, type ColumnKind, type ColumnOrigin } from './schema/columns.js';
+export { COLUMNS, KNOWN_KEYS, RECORD_COLUMNS, SCHEMA_VERSION } from './schema/columns.js';
+export type { Column, ColumnOrigin } from './schema/columns.js';
+export type { ArrowEncoder, ArrowModule, ColumnKind, ColumnType, ZodModule } from './schema/column-type.js';
 export { ImageSchema, PageSchema, imageIssues, type Page, type RecordIssue } from './schema/image-schema.js';
 export type { PageBatch, PageRef, Reject, Row, RowBatch, RowValue } from './schema/row.js';
-export { SENTINEL_ID, SENTINEL_NAME, SENTINEL_PAIRS, type SentinelPair } from './schema/sentinels.js';
 export { formatTimestampMicros, parseTimestampMicros } from './schema/timestamp.js';
 export { schemaTableMarkdown } from './schema/schema-table.js';
 

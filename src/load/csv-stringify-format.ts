@@ -1,6 +1,6 @@
 /**
  * The 'csv-stringify' CSV engine: rows to CSV text with csv-stringify's sync API, the reference the 'builtin' engine
- * (csv-format.ts) matches byte for byte. Each value is checked against its column's kind; csv-stringify casts it,
+ * (csv-format.ts) matches byte for byte. Each value is checked by its column's type; csv-stringify casts it,
  * timestamps (bigint microseconds) to ISO 8601 text that formula neutralisation leaves alone.
  */
 import { stringify, type Options } from 'csv-stringify/sync';
@@ -12,14 +12,17 @@ import { invalidValue } from './invalid-value.js';
 type Field = string | number | boolean | bigint | null;
 
 const NAMES = COLUMNS.map((c) => c.name);
-const KINDS = COLUMNS.map((c) => c.kind);
+const TYPES = COLUMNS.map((c) => c.type);
 
 /** The CSV header record, written by csv-stringify: the column names, LF-terminated. */
 export function stringifyCsvHeader(neutraliseFormulas: boolean): string {
   return stringify([NAMES], stringifyOptions(neutraliseFormulas));
 }
 
-/** The rows as CSV records written by csv-stringify, each LF-terminated; a value that does not fit its column's kind is a LOAD_INVALID_VALUE error naming `place`. */
+/**
+ * The rows as CSV records written by csv-stringify, each LF-terminated; a value its column's type does not hold is a
+ * LOAD_INVALID_VALUE error naming `place`.
+ */
 export function stringifyCsvRows(rows: readonly Row[], place: string, neutraliseFormulas: boolean): string {
   const records = new Array<Field[]>(rows.length);
   for (let i = 0; i < rows.length; i++) records[i] = toRecord(rows, i, place);
@@ -45,33 +48,15 @@ function stringifyOptions(neutraliseFormulas: boolean): Options {
   };
 }
 
-/** One row as csv-stringify fields, each value checked against its column's kind; csv-stringify casts them. */
+/** One row as csv-stringify fields, each value checked by its column's type; csv-stringify casts them. */
 function toRecord(rows: readonly Row[], i: number, place: string): Field[] {
   const row = rows[i]!;
   const record = new Array<Field>(NAMES.length);
   for (let j = 0; j < NAMES.length; j++) {
     const v = row[NAMES[j]!];
-    if (v === null) {
-      record[j] = null;
-      continue;
-    }
-    switch (KINDS[j]!) {
-      case 'int64':
-        if (!Number.isSafeInteger(v)) throw invalidValue(rows, i, NAMES[j]!, v, 'a safe integer', place);
-        break;
-      case 'float64':
-        if (typeof v !== 'number') throw invalidValue(rows, i, NAMES[j]!, v, 'a number', place);
-        break;
-      case 'boolean':
-        if (typeof v !== 'boolean') throw invalidValue(rows, i, NAMES[j]!, v, 'a boolean', place);
-        break;
-      case 'timestamp':
-        if (typeof v !== 'bigint') throw invalidValue(rows, i, NAMES[j]!, v, 'bigint microseconds', place);
-        break; // cast.bigint writes it
-      default:
-        if (typeof v !== 'string') throw invalidValue(rows, i, NAMES[j]!, v, 'a string', place);
-    }
-    record[j] = v as Field;
+    const type = TYPES[j]!;
+    if (v !== null && !type.holds(v)) throw invalidValue(rows, i, NAMES[j]!, v, type.expected, place);
+    record[j] = v;
   }
   return record;
 }

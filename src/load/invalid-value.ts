@@ -1,3 +1,4 @@
+import type { BatchColumn, ColumnType } from '../schema/column-type.js';
 import type { Row, RowValue } from '../schema/row.js';
 import { LoadError } from './load-error.js';
 
@@ -9,4 +10,9 @@ export function invalidValue(rows: readonly Row[], i: number, name: string, v: R
   const shown = v === undefined ? 'nothing (the key is missing)' : `${typeof v === 'bigint' ? `${v}n` : JSON.stringify(v)} (${typeof v})`;
   const id = rows[i]?.['id'];
   return new LoadError('LOAD_INVALID_VALUE', `load: row ${i}${typeof id === 'number' ? ` (id ${id})` : ''} of ${place}: column "${name}" holds ${shown}, expected ${expected}`);
+}
+
+/** The error for the value of row `i` of a batch's column that its type does not hold. */
+export function refusedValue(column: BatchColumn, i: number, type: ColumnType): LoadError {
+  return invalidValue(column.rows, i, column.name, column.values[i], type.expected, column.place);
 }

@@ -28,11 +28,8 @@ export interface ParquetSinkOptions {
   metadata?: Record<string, string>;
 }
 
-// Links that name one record's own files: unique per record, so a dictionary of them only costs space.
-const PER_RECORD_LINKS = new Set(['url', 'file', 'thumbnail', 'surface_left_file', 'surface_right_file', 'reduced_representation', 'label_description_file', 'nidm_results', 'nidm_results_ttl']);
-
-/** Columns the 'wasm' engine dictionary-encodes: the enum-like ones and text that repeats across records (numbers and timestamps are plain, as DuckDB writes them). */
-const DICTIONARY_COLUMNS = COLUMNS.filter((c) => c.kind === 'category' || ((c.kind === 'string' || c.kind === 'json') && !PER_RECORD_LINKS.has(c.name))).map((c) => c.name);
+/** Columns the 'wasm' engine dictionary-encodes: those whose definition says so (COLUMNS). */
+const DICTIONARY_COLUMNS = COLUMNS.filter((c) => c.dictionary).map((c) => c.name);
 
 /**
  * Default rows per row group. parquet-wasm's memory grows to about 0.4 kB per row of the group being written and
@@ -40,7 +37,6 @@ const DICTIONARY_COLUMNS = COLUMNS.filter((c) => c.kind === 'category' || ((c.ki
  * 100,000), while the file grows 2.5% from 100,000 to 25,000 (about 1.5 MB of zstd data per group at 25,000).
  */
 export const DEFAULT_ROW_GROUP_SIZE = 25_000;
-
 
 /** Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with no rows. */
 export async function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSinkOptions): Promise<SinkResult> {

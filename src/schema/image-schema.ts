@@ -1,40 +1,18 @@
 /**
- * zod schemas of the service's Page envelope and Image record, derived from COLUMNS.
- * Unknown keys are allowed (they become the `extra` column); a known key with the wrong type is an error.
+ * zod schemas of the service's Page envelope and Image record, the record's built from COLUMNS' types. Unknown keys
+ * are allowed (they become the `extra` column); a known key with the wrong type is an error.
  */
 import { z } from 'zod';
-import { RECORD_COLUMNS, type ColumnKind } from './columns.js';
-import { isShallowJson, MAX_JSON_DEPTH } from './json-depth.js';
-import { parseTimestampMicros } from './timestamp.js';
-
-const timestamp = z
-  .string()
-  .refine((s) => parseTimestampMicros(s) !== undefined, { message: 'expected an ISO 8601 timestamp with a UTC offset' });
-
-const safeInt = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
-
-/** Text that UTF-8 can hold: no lone UTF-16 surrogates (the outputs would silently turn them into U+FFFD). */
-const text = z.string().refine((s) => s.isWellFormed(), { message: 'expected text without lone UTF-16 surrogates' });
-
-/** The zod type of a record key of each column kind (before normalisation). */
-export const ZOD_BY_KIND: Record<ColumnKind, z.ZodType> = {
-  int64: safeInt,
-  float64: z.number(),
-  boolean: z.boolean(),
-  timestamp,
-  string: text,
-  category: text,
-  json: z.unknown(),
-};
+import { EXTRA_COLUMN, RECORD_COLUMNS } from './columns.js';
 
 const shape: Record<string, z.ZodType> = {};
-for (const column of RECORD_COLUMNS) shape[column.name] = ZOD_BY_KIND[column.kind].nullable().optional();
-shape['id'] = safeInt.min(0);
+for (const column of RECORD_COLUMNS) {
+  const type = column.type.zod(z);
+  shape[column.name] = column.required ? type : type.nullable().optional();
+}
 
 /** An Image record as served; every known key is optional (atlases lack many) but typed, `id` is required; unknown keys are kept if they are not nested absurdly deep. */
-export const ImageSchema = z.object(shape).catchall(
-  z.unknown().refine(isShallowJson, { message: `expected a value nested at most ${MAX_JSON_DEPTH} levels deep` }),
-);
+export const ImageSchema = z.object(shape).catchall(EXTRA_COLUMN.type.zod(z));
 
 /** The list envelope; records are validated one by one so that one bad record does not lose its page. */
 export const PageSchema = z.object({

@@ -1,7 +1,5 @@
-import { COLUMNS } from '../schema/columns.js';
+import { COLUMNS, DERIVED_COLUMNS, EXTRA_COLUMN, RECORD_COLUMN_BY_NAME } from '../schema/columns.js';
 import type { Row, RowBatch } from '../schema/row.js';
-import { SENTINEL_ID, SENTINEL_NAME, SENTINEL_PAIRS } from '../schema/sentinels.js';
-import { parseTimestampMicros } from '../schema/timestamp.js';
 import { extraJson } from './extra-json.js';
 import type { ValidBatch } from './validate.js';
 
@@ -34,62 +32,27 @@ export function normaliseRecords(records: readonly Record<string, unknown>[], co
   return rows;
 }
 
-/** Normalises one validated record into a row, adding what it replaced to `counts`. */
-export function normaliseRecord(record: Record<string, unknown>, counts: NormalisationCounts): Row {
-  const row = NORMALISE_RECORD(record, counts, parseTimestampMicros);
-  if (row['extra'] !== null) counts.recordsWithExtra++;
-  return row;
-}
-
-type RecordNormaliser = (record: Record<string, unknown>, counts: NormalisationCounts, parseTimestamp: typeof parseTimestampMicros) => Row;
+/** A row of nulls in COLUMNS order: each row starts as a copy, so that all rows have one shape (fast reads later). */
+const NULL_ROW: Row = Object.fromEntries(COLUMNS.map((c) => [c.name, null]));
 
 /**
- * The per-record normaliser, generated once from COLUMNS: a straight-line function that reads each known key by
- * name and returns the row as one object literal in COLUMNS order. Every row then has the same shape (fast
- * property access in every later stage), and no per-column lookups run per record, which costs a third of the
- * generic loop's time. What each column gets:
- * - string and category: `""` → null (counted in `emptyToNull`); the column's sentinel, if it has one, → null (counted in `sentinelToNull`);
- * - timestamp: the text → bigint UTC microseconds (validation guarantees it parses);
- * - other record columns: as served; a missing key → null;
- * - the sentinel flags: whether the pair holds its sentinel, null when the record has neither key;
- * - extra: the unknown keys as JSON (extra-json.ts), found by comparing the record's key count with the known keys
- *   it holds.
+ * Normalises one validated record into a row, adding what it replaced to `counts`: the type of the column each key
+ * names normalises its value (a key the record lacks is null), each derived column derives its own, and the keys no
+ * column names go to `extra` (extra-json.ts). The record is read through its own keys, as checkRecord does.
  */
-const NORMALISE_RECORD: RecordNormaliser = (() => {
-  const sentinelOf = new Map<string, string>();
-  for (const pair of SENTINEL_PAIRS) {
-    sentinelOf.set(pair.nameColumn, SENTINEL_NAME);
-    sentinelOf.set(pair.idColumn, SENTINEL_ID);
+export function normaliseRecord(record: Record<string, unknown>, counts: NormalisationCounts): Row {
+  const row: Row = { ...NULL_ROW };
+  let extra = false;
+  for (const key in record) {
+    const v = record[key];
+    const column = RECORD_COLUMN_BY_NAME.get(key);
+    if (column === undefined) extra = true;
+    else if (v !== null && v !== undefined) row[key] = column.type.normalise(v, column, counts);
   }
-  const flagOf = new Map(SENTINEL_PAIRS.map((p) => [p.flagColumn, p]));
-  const key = (name: string) => `r[${JSON.stringify(name)}]`;
-  const count = (field: string, name: string) => `c.${field}[${JSON.stringify(name)}] = (c.${field}[${JSON.stringify(name)}] ?? 0) + 1;`;
-  const lines: string[] = ['let known = 0;'];
-  const fields: string[] = [];
-  COLUMNS.forEach((column, i) => {
-    const v = `v${i}`;
-    fields.push(`${JSON.stringify(column.name)}: ${v}`);
-    if (column.origin === 'record') {
-      lines.push(`let ${v} = ${key(column.name)};`, `if (${v} === undefined) ${v} = null; else known++;`);
-      if (column.kind === 'string' || column.kind === 'category') {
-        const sentinel = sentinelOf.get(column.name);
-        lines.push(`if (${v} === '') { ${count('emptyToNull', column.name)} ${v} = null; }`);
-        if (sentinel !== undefined) lines.push(`else if (${v} === ${JSON.stringify(sentinel)}) { ${count('sentinelToNull', column.name)} ${v} = null; }`);
-      } else if (column.kind === 'timestamp') {
-        lines.push(`if (typeof ${v} === 'string') ${v} = p(${v}) ?? null;`);
-      }
-      return;
-    }
-    const pair = flagOf.get(column.name);
-    if (pair !== undefined) {
-      const [name, id] = [key(pair.nameColumn), key(pair.idColumn)];
-      lines.push(`const ${v} = ${name} !== undefined || ${id} !== undefined ? ${name} === ${JSON.stringify(SENTINEL_NAME)} || ${id} === ${JSON.stringify(SENTINEL_ID)} : null;`);
-    } else if (column.name === 'extra') {
-      lines.push(`let n = 0; for (const _ in r) n++;`, `const ${v} = n === known ? null : x(r);`);
-    } else throw new Error(`normalise: no rule for derived column ${column.name}`);
-  });
-  lines.push(`return { ${fields.join(', ')} };`);
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from COLUMNS only, once, at load
-  const make = new Function('x', `return function normaliseRecord(r, c, p) {\n${lines.join('\n')}\n};`) as (x: typeof extraJson) => RecordNormaliser;
-  return make(extraJson);
-})();
+  for (const column of DERIVED_COLUMNS) row[column.name] = column.derive!(record);
+  if (extra) {
+    row[EXTRA_COLUMN.name] = extraJson(record);
+    counts.recordsWithExtra++;
+  }
+  return row;
+}

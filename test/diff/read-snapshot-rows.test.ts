@@ -12,7 +12,7 @@ import { toCsv } from '../../src/load/to-csv.js';
 import type { Row, RowBatch } from '../../src/schema/row.js';
 import { arrowValues } from '../helpers/arrow-values.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { fixtureBatches, streamOf } from '../load/fixture-rows.js';
+import { fixtureBatches, streamOf, timestampsFor } from '../load/fixture-rows.js';
 import { collect, drain } from './sides.js';
 
 let dir: string;
@@ -23,9 +23,12 @@ afterEach(async () => {
   await removeDir(dir);
 });
 
-/** The load tests' fixture (every column kind and edge case, categories first seen in later batches, an empty batch), with an id in every row. */
-function snapshotBatches(): RowBatch[] {
-  const batches = fixtureBatches();
+/**
+ * The load tests' fixture (every column kind and edge case, categories first seen in later batches, an empty batch),
+ * with an id in every row; with the timestamps a Parquet engine writes (parquetjs: none before 1970).
+ */
+function snapshotBatches(engine: ParquetEngine = 'wasm'): RowBatch[] {
+  const batches = fixtureBatches(timestampsFor(engine));
   let id = 0;
   for (const batch of batches) for (const row of batch.rows) row['id'] = ++id;
   return batches;
@@ -52,29 +55,33 @@ async function readAll(rows: SnapshotRows): Promise<Record<string, unknown[]>> {
 }
 
 describe('readSnapshotRows', () => {
-  it('reads Parquet (both engines) and Arrow IPC to the same exact values, in small batches across row groups', async () => {
-    const batches = snapshotBatches();
-    const wasm = await readSnapshotRows(await writeSnapshot(join(dir, 'wasm'), 'parquet', batches), { batchSize: 7 });
-    const js = await readSnapshotRows(await writeSnapshot(join(dir, 'js'), 'parquet', batches, 'parquetjs'), { batchSize: 7 });
+  const engines: ParquetEngine[] = ['wasm', 'parquetjs'];
+  it.each(engines)('reads Parquet (%s) and Arrow IPC to the same exact values, in small batches', async (engine) => {
+    const batches = snapshotBatches(engine);
+    const folder = await writeSnapshot(join(dir, engine), 'parquet', batches, engine);
+    const parquet = await readSnapshotRows(folder, { batchSize: 7 });
     const arrow = await readSnapshotRows(await writeSnapshot(join(dir, 'arrow'), 'arrow', batches));
-    expect([wasm.format, js.format, arrow.format]).toEqual(['parquet', 'parquet', 'arrow']);
-    expect([wasm.rows, js.rows, arrow.rows]).toEqual([36, 36, undefined]);
-    expect(wasm.schema.metadata.get('img-etl.schema_version')).toBe('1');
+    expect([parquet.format, arrow.format]).toEqual(['parquet', 'arrow']);
+    expect([parquet.rows, arrow.rows]).toEqual([36, undefined]);
+    expect(parquet.schema.metadata.get('img-etl.schema_version')).toBe('1');
     const expected = await readAll(arrow);
     expect(expected['id']).toEqual(Array.from({ length: 36 }, (_, i) => BigInt(i + 1)));
-    expect(await readAll(wasm)).toEqual(expected);
-    const plain = await readAll(js); // parquetjs-lite writes categories as plain strings: same text
-    expect(plain).toEqual(expected);
+    expect(await readAll(parquet)).toEqual(expected); // parquetjs-lite writes categories as plain strings: same text
   });
 
-  it('gives an empty diff between one snapshot written by every engine and format', async () => {
-    const batches = snapshotBatches();
-    const paths = [
-      await writeSnapshot(join(dir, 'wasm'), 'parquet', batches),
-      await writeSnapshot(join(dir, 'js'), 'parquet', batches, 'parquetjs'),
-      await writeSnapshot(join(dir, 'arrow'), 'arrow', batches),
-    ];
-    for (const [a, b] of [[0, 1], [1, 2], [2, 0]] as const) {
+  it.each<{ name: string; timestamps: ParquetEngine; writers: ('arrow' | ParquetEngine)[] }>([
+    { name: 'wasm and arrow', timestamps: 'wasm', writers: ['wasm', 'arrow'] },
+    { name: 'wasm, parquetjs and arrow', timestamps: 'parquetjs', writers: ['wasm', 'parquetjs', 'arrow'] },
+  ])('gives an empty diff between one snapshot in each engine and format ($name)', async ({ timestamps, writers }) => {
+    const batches = snapshotBatches(timestamps);
+    const paths: string[] = [];
+    for (const writer of writers) {
+      const folder = join(dir, writer);
+      if (writer === 'arrow') paths.push(await writeSnapshot(folder, 'arrow', batches));
+      else paths.push(await writeSnapshot(folder, 'parquet', batches, writer));
+    }
+    for (let a = 0; a < paths.length; a++) {
+      const b = (a + 1) % paths.length;
       const diff = diffSnapshots(await readSnapshotRows(paths[a]!, { batchSize: 5 }), await readSnapshotRows(paths[b]!, { batchSize: 8 }));
       expect((await collect(diff)).entries).toEqual([]);
       expect(diff.totals).toMatchObject({ added: 0, removed: 0, changed: 0, unchanged: 36, oldRows: 36, newRows: 36 });

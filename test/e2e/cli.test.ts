@@ -39,7 +39,7 @@ async function serveRecords(records: unknown[], limit = 10): Promise<ScriptedSer
   return server;
 }
 
-const selectExact = () => COLUMNS.map((c) => (c.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
+const selectExact = () => COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
 
 describe('img-etl command line', () => {
   it('keeps records that break the schema in rejects.ndjson with the raw record, page URL and issues, and goes on', async () => {

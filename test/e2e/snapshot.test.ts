@@ -71,12 +71,12 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
   it('Parquet: DuckDB sees every column with its type', async () => {
     const db = await openDuckDB();
     const described = await query(db, `DESCRIBE SELECT * FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
-    expect(described.map((d) => [d['column_name'], d['column_type']])).toEqual(COLUMNS.map((c) => [c.name, DUCKDB_TYPE[c.kind]]));
+    expect(described.map((d) => [d['column_name'], d['column_type']])).toEqual(COLUMNS.map((c) => [c.name, DUCKDB_TYPE[c.type.kind]]));
   });
 
   it('Parquet: every value equals what was served, timestamps to the microsecond', async () => {
     const db = await openDuckDB();
-    const select = COLUMNS.map((c) => (c.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
+    const select = COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
     const rows = await query(db, `SELECT ${select} FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
     expectRows(rows);
   });
@@ -109,7 +109,7 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
         category: DataType.isDictionary(type) && DataType.isUtf8(type.dictionary),
         json: DataType.isUtf8(type),
       };
-      expect([column.name, check[column.kind]]).toEqual([column.name, true]);
+      expect([column.name, check[column.type.kind]]).toEqual([column.name, true]);
     }
   });
 

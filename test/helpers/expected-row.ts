@@ -31,8 +31,8 @@ export function expectedRow(record: Record<string, unknown>): Record<string, Exp
     const value = record[column.name];
     if (value === undefined || value === null || value === '') row[column.name] = null;
     else if (SENTINELS[column.name] === value) row[column.name] = null;
-    else if (column.kind === 'timestamp') row[column.name] = epochMicros(value as string);
-    else if (column.kind === 'int64') row[column.name] = BigInt(value as number);
+    else if (column.type.kind === 'timestamp') row[column.name] = epochMicros(value as string);
+    else if (column.type.kind === 'int64') row[column.name] = BigInt(value as number);
     else row[column.name] = value as Expected;
   }
   const pair = (name: string, id: string): Expected =>
@@ -64,7 +64,7 @@ export function expectRowsMatch(
     const want = expected.get(id);
     if (want === undefined) throw new Error(`row with id ${id} was never served`);
     for (const column of COLUMNS) {
-      const got = convert(column.kind, row[column.name]);
+      const got = convert(column.type.kind, row[column.name]);
       if (!Object.is(got, want[column.name])) {
         throw new Error(`id ${id} column ${column.name}: got ${String(got)} (${typeof got}), want ${String(want[column.name])} (${typeof want[column.name]})`);
       }

@@ -7,7 +7,7 @@ import { openDuckDB, query, sqlString } from './readers.js';
 /** Every row of a snapshot's images.parquet, read by DuckDB, timestamps as epoch microseconds, in file order. */
 export async function readParquetRows(outDir: string): Promise<Record<string, unknown>[]> {
   const db = await openDuckDB();
-  const select = COLUMNS.map((c) => (c.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
+  const select = COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
   return query(db, `SELECT ${select} FROM read_parquet(${sqlString(join(outDir, 'images.parquet'))})`);
 }
 

@@ -11,12 +11,20 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the real CLI in a child process (no shell) and waits for it to end. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+/** How to run the CLI: environment, folder, time limit (default 120 s), arguments to node itself. */
+export interface CliOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  timeoutMs?: number;
+  nodeArgs?: string[];
+}
+
+/** Runs the real CLI in a child process (no shell) and waits for it to end; `nodeArgs` go to node before the CLI. */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [CLI, ...args],
+      [...(options.nodeArgs ?? []), CLI, ...args],
       { env: { ...process.env, ...options.env }, cwd: options.cwd, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;

@@ -31,11 +31,11 @@ describe('arrowSchema', () => {
     COLUMNS.forEach((column, i) => {
       const field = schema.fields[i]!;
       expect(field.nullable).toBe(true);
-      expect(field.type.typeId).toBe(expected[column.kind]);
-      if (column.kind === 'int64') expect(field.type.toString()).toBe('Int64');
-      if (column.kind === 'float64') expect(field.type.toString()).toBe('Float64');
-      if (column.kind === 'timestamp') expect(field.type.toString()).toBe('Timestamp<MICROSECOND, UTC>');
-      if (column.kind === 'category') {
+      expect(field.type.typeId).toBe(expected[column.type.kind]);
+      if (column.type.kind === 'int64') expect(field.type.toString()).toBe('Int64');
+      if (column.type.kind === 'float64') expect(field.type.toString()).toBe('Float64');
+      if (column.type.kind === 'timestamp') expect(field.type.toString()).toBe('Timestamp<MICROSECOND, UTC>');
+      if (column.type.kind === 'category') {
         const type = field.type as Dictionary;
         expect(type.id).toBe(i);
         expect(type.indices.toString()).toBe('Int32');

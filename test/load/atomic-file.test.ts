@@ -12,7 +12,8 @@ import { toCsv } from '../../src/load/to-csv.js';
 import { toParquet } from '../../src/load/to-parquet.js';
 import { toRejects } from '../../src/load/to-rejects.js';
 import { expectResultMatchesFile, listDir, removeDir, tempDir } from '../helpers/readers.js';
-import { fixtureBatches, makeRow, streamOf } from './fixture-rows.js';
+import { fixtureBatches, makeRow, streamOf, TRICKY_TIMESTAMPS } from './fixture-rows.js';
+import { FROM_1970_TIMESTAMPS as FROM_1970 } from './fixture-rows.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -64,34 +65,36 @@ describe('AtomicFile', () => {
 });
 
 type Sink = (source: AsyncIterable<LoadBatch>, path: string) => Promise<unknown>;
-const SINKS: [string, string, Sink][] = [
-  ['parquet (wasm)', 'images.parquet', (s, path) => toParquet(s, { path, engine: 'wasm' })],
-  ['parquet (parquetjs)', 'images.parquet', (s, path) => toParquet(s, { path, engine: 'parquetjs' })],
-  ['arrow', 'images.arrow', (s, path) => toArrow(s, { path })],
-  ['csv', 'images.csv', (s, path) => toCsv(s, { path })],
-  ['rejects', 'rejects.ndjson', (s, path) => toRejects(s, { path })],
+/** Each sink with the fixture timestamps it writes (the parquetjs engine refuses instants before 1970). */
+const SINKS: [string, string, Sink, readonly bigint[]][] = [
+  ['parquet (wasm)', 'images.parquet', (s, path) => toParquet(s, { path, engine: 'wasm' }), TRICKY_TIMESTAMPS],
+  ['parquet (parquetjs)', 'images.parquet', (s, path) => toParquet(s, { path, engine: 'parquetjs' }), FROM_1970],
+  ['arrow', 'images.arrow', (s, path) => toArrow(s, { path }), TRICKY_TIMESTAMPS],
+  ['csv', 'images.csv', (s, path) => toCsv(s, { path }), TRICKY_TIMESTAMPS],
+  ['rejects', 'rejects.ndjson', (s, path) => toRejects(s, { path }), TRICKY_TIMESTAMPS],
 ];
 
 /** Pages that break after `pages` pages, the way a failed extraction would. */
-async function* breaking(pages: number, error: Error): AsyncGenerator<RowBatch> {
-  const batches = fixtureBatches();
+async function* breaking(pages: number, error: Error, timestamps: readonly bigint[]): AsyncGenerator<RowBatch> {
+  const batches = fixtureBatches(timestamps);
   for (let i = 0; i < pages; i++) yield batches[i]!;
   throw error;
 }
 
-describe.each(SINKS)('the %s sink', (_name, fileName, sink) => {
+describe.each(SINKS)('the %s sink', (_name, fileName, sink, timestamps) => {
   it('leaves neither a final nor a temporary file when its source throws midway, and keeps an existing file', async () => {
     const path = join(dir, fileName);
     const broken = new Error('extract: GET /api/images/?offset=200 returned 502 after 5 attempts');
-    await expect(sink(toArrowBatches(breaking(2, broken)), path)).rejects.toBe(broken);
+    await expect(sink(toArrowBatches(breaking(2, broken, timestamps)), path)).rejects.toBe(broken);
     expect(await listDir(dir)).toEqual([]);
 
     await writeFile(path, 'previous snapshot');
-    await expect(sink(toArrowBatches(breaking(2, broken)), path)).rejects.toBe(broken);
+    await expect(sink(toArrowBatches(breaking(2, broken, timestamps)), path)).rejects.toBe(broken);
     expect(await listDir(dir)).toEqual([fileName]);
     expect(await readFile(path, 'utf8')).toBe('previous snapshot');
 
-    const result = (await sink(toArrowBatches(streamOf(fixtureBatches())), path)) as { path: string; bytes: number; sha256: string } | { file: { path: string; bytes: number; sha256: string } };
+    const source = toArrowBatches(streamOf(fixtureBatches(timestamps)));
+    const result = (await sink(source, path)) as { path: string; bytes: number; sha256: string } | { file: { path: string; bytes: number; sha256: string } };
     await expectResultMatchesFile(('file' in result ? result.file : result) as never);
     expect(await listDir(dir)).toEqual([fileName]);
     expect(await readFile(path, 'utf8')).not.toBe('previous snapshot');
@@ -102,7 +105,7 @@ describe('sinks sharing one stream through tee', () => {
   it('publish all files from one pass over the pages', async () => {
     let pulls = 0;
     async function* pages() {
-      for (const batch of fixtureBatches()) {
+      for (const batch of fixtureBatches(FROM_1970)) { // a stream every sink writes, parquetjs too
         pulls++;
         yield batch;
       }

@@ -49,7 +49,7 @@ function expectSameBytes(builtin: Uint8Array, reference: string): void {
 }
 
 /** A row with every column: null about one time in four. */
-const row: fc.Arbitrary<Row> = fc.record(Object.fromEntries(COLUMNS.map((c) => [c.name, fc.option(VALUES[c.kind], { nil: null, freq: 3 })])) as Record<string, fc.Arbitrary<RowValue>>);
+const row: fc.Arbitrary<Row> = fc.record(Object.fromEntries(COLUMNS.map((c) => [c.name, fc.option(VALUES[c.type.kind], { nil: null, freq: 3 })])) as Record<string, fc.Arbitrary<RowValue>>);
 
 describe('the builtin CSV engine', () => {
   for (const neutraliseFormulas of [true, false]) {
@@ -117,7 +117,7 @@ describe('the builtin CSV engine', () => {
     };
     const column = fc.constantFrom(...COLUMNS);
     fc.assert(
-      fc.property(fc.array(row, { minLength: 1, maxLength: 3 }), column.chain((c) => fc.tuple(fc.constant(c), bad[c.kind])), fc.nat(), (rows, [c, value], at) => {
+      fc.property(fc.array(row, { minLength: 1, maxLength: 3 }), column.chain((c) => fc.tuple(fc.constant(c), bad[c.type.kind])), fc.nat(), (rows, [c, value], at) => {
         const broken = rows.map((r) => ({ ...r }));
         const target = broken[at % broken.length]!;
         if (value === undefined) delete target[c.name];

@@ -2,6 +2,7 @@
  * Rows for the load tests: every column kind with its edge cases, spread over batches so that category values
  * first appear in later batches, with an empty batch among them.
  */
+import type { ParquetEngine } from '../../src/load/to-parquet.js';
 import { COLUMNS } from '../../src/schema/columns.js';
 import type { Reject, Row, RowBatch, RowValue } from '../../src/schema/row.js';
 
@@ -39,10 +40,29 @@ export const TRICKY_INTS = [2 ** 40 + 7, 0, -5, Number.MAX_SAFE_INTEGER, Number.
 /** Timestamps in µs: microseconds kept, .000001, pre-1970, the epoch. */
 export const TRICKY_TIMESTAMPS = [1453396917860138n, 1n, -1n, 0n, -86_400_000_001n, 1530331621316444n, -631152000000000n];
 
+/** Timestamps in µs for the parquetjs engine, which refuses instants before 1970: the epoch, past 2^53, year 9999. */
+export const FROM_1970_TIMESTAMPS = [
+  1453396917860138n,
+  1n,
+  0n,
+  999_999n,
+  1530331621316444n,
+  2n ** 53n + 1n,
+  253_402_300_799_999_999n,
+];
+
+/** Timestamps for the fixture, in µs. */
+type Stamps = readonly bigint[];
+
+/** The fixture's timestamps for a Parquet engine: the tricky ones, or from 1970 on for parquetjs. */
+export function timestampsFor(engine: ParquetEngine): Stamps {
+  return engine === 'parquetjs' ? FROM_1970_TIMESTAMPS : TRICKY_TIMESTAMPS;
+}
+
 /** Category values: the batch index where each first appears is part of the test. */
 export const CATEGORY_VALUES = [['T map', 'Z map'], ['T map', 'ROI/mask'], [], ['Z map', 'P map (given null hypothesis)', 'parcellation', '=formula category']];
 
-function valueFor(kind: string, name: string, id: number, b: number, i: number): RowValue {
+function valueFor(kind: string, name: string, id: number, b: number, i: number, timestamps: Stamps): RowValue {
   const k = id + name.length;
   switch (kind) {
     case 'int64':
@@ -52,7 +72,7 @@ function valueFor(kind: string, name: string, id: number, b: number, i: number):
     case 'boolean':
       return k % 2 === 0;
     case 'timestamp':
-      return TRICKY_TIMESTAMPS[k % TRICKY_TIMESTAMPS.length]!;
+      return timestamps[k % timestamps.length]!;
     case 'string':
       return name === 'url' ? `http://neurovault.org/images/${id}/` : TRICKY_STRINGS[k % TRICKY_STRINGS.length]!;
     case 'category': {
@@ -66,20 +86,22 @@ function valueFor(kind: string, name: string, id: number, b: number, i: number):
 }
 
 /** A row with a value for every column; `nulls` makes every value null (id too). */
-export function makeRow(id: number, b: number, i: number, nulls = false): Row {
+export function makeRow(id: number, b: number, i: number, nulls = false, timestamps: Stamps = TRICKY_TIMESTAMPS): Row {
   const row: Row = {};
-  for (const column of COLUMNS) row[column.name] = nulls ? null : valueFor(column.kind, column.name, id, b, i);
+  for (const column of COLUMNS) {
+    row[column.name] = nulls ? null : valueFor(column.type.kind, column.name, id, b, i, timestamps);
+  }
   return row;
 }
 
 /** The fixture: four pages (the third one empty), an all-null row, every edge case, and two rejects. */
-export function fixtureBatches(): RowBatch[] {
+export function fixtureBatches(timestamps: Stamps = TRICKY_TIMESTAMPS): RowBatch[] {
   const batches: RowBatch[] = [];
   let id = 1;
   const sizes = [9, 12, 0, 15];
   for (let b = 0; b < sizes.length; b++) {
     const rows: Row[] = [];
-    for (let i = 0; i < sizes[b]!; i++) rows.push(makeRow(id++, b, i, b === 1 && i === 3));
+    for (let i = 0; i < sizes[b]!; i++) rows.push(makeRow(id++, b, i, b === 1 && i === 3, timestamps));
     const rejects: Reject[] = b === 1 ? [{ url: `http://neurovault.org/api/images/?offset=${b}`, record: { id: 'x', name: 'bad "record"\n' }, issues: [{ path: ['id'], message: 'expected number, received string' }] }] : [];
     if (b === 3) rejects.push({ url: 'http://neurovault.org/api/images/?offset=3', record: { id: 7, add_date: 'yesterday', extra: { ü: '🧠' } }, issues: [{ path: ['add_date'], message: 'expected an ISO 8601 timestamp with a UTC offset' }] });
     batches.push({ source: { url: `http://neurovault.org/api/images/?limit=100&offset=${b * 100}`, offset: b * 100 }, rows, rejects });
@@ -90,13 +112,13 @@ export function fixtureBatches(): RowBatch[] {
   TRICKY_STRINGS.forEach((s, i) => (last[i % last.length]![textColumns[Math.floor(i / last.length)]!] = s));
   TRICKY_FLOATS.forEach((f, i) => (last[i % last.length]!['age'] = f));
   TRICKY_INTS.forEach((n, i) => (last[i % last.length]!['file_size'] = n));
-  TRICKY_TIMESTAMPS.forEach((t, i) => (last[i % last.length]!['add_date'] = t));
+  timestamps.forEach((t, i) => (last[i % last.length]!['add_date'] = t));
   return batches;
 }
 
 /** Every row of the fixture, in order. */
-export function fixtureRows(): Row[] {
-  return fixtureBatches().flatMap((b) => b.rows);
+export function fixtureRows(timestamps: Stamps = TRICKY_TIMESTAMPS): Row[] {
+  return fixtureBatches(timestamps).flatMap((b) => b.rows);
 }
 
 /** An async stream of the given items. */

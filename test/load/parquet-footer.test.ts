@@ -10,7 +10,7 @@ import { toArrowBatches } from '../../src/load/arrow-batches.js';
 import { readParquetFooterRows } from '../../src/load/parquet-footer.js';
 import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { fixtureBatches, streamOf } from './fixture-rows.js';
+import { fixtureBatches, streamOf, timestampsFor } from './fixture-rows.js';
 
 let duck: DuckDBConnection;
 let dir: string;
@@ -27,7 +27,7 @@ describe('readParquetFooterRows', () => {
   for (const [engine, rowGroupSize] of [['wasm', 7], ['wasm', 1000], ['parquetjs', 10]] as [ParquetEngine, number][]) {
     it(`reads the row counts DuckDB reads (${engine}, row groups of ${rowGroupSize})`, async () => {
       const path = join(dir, `${engine}-${rowGroupSize}.parquet`);
-      await toParquet(toArrowBatches(streamOf(fixtureBatches())), { path, engine, rowGroupSize });
+      await toParquet(toArrowBatches(streamOf(fixtureBatches(timestampsFor(engine)))), { path, engine, rowGroupSize });
       const groups = await query(duck, `SELECT row_group_id, max(row_group_num_rows) AS n FROM parquet_metadata(${sqlString(path)}) GROUP BY row_group_id ORDER BY row_group_id`);
       const footer = await readParquetFooterRows(path);
       expect(footer.rowGroups).toEqual(groups.map((g) => Number(g['n'])));

@@ -34,22 +34,22 @@ describe('toArrow', () => {
     for (const column of COLUMNS) {
       const field = table.schema.fields.find((f) => f.name === column.name)!;
       expect(field.nullable).toBe(true);
-      if (column.kind === 'timestamp') {
+      if (column.type.kind === 'timestamp') {
         const type = field.type as TimestampMicrosecond;
         expect(DataType.isTimestamp(type)).toBe(true);
         expect(type.unit).toBe(TimeUnit.MICROSECOND);
         expect(type.timezone).toBe('UTC');
       }
-      if (column.kind === 'category') {
+      if (column.type.kind === 'category') {
         const type = field.type as Dictionary;
         expect(DataType.isDictionary(type)).toBe(true);
         expect(type.indices.toString()).toBe('Int32');
         expect(type.dictionary.toString()).toBe('Utf8');
       }
-      if (column.kind === 'int64') expect(field.type.toString()).toBe('Int64');
-      if (column.kind === 'float64') expect(field.type.toString()).toBe('Float64');
-      if (column.kind === 'boolean') expect(field.type.toString()).toBe('Bool');
-      if (column.kind === 'string' || column.kind === 'json') expect(field.type.toString()).toBe('Utf8');
+      if (column.type.kind === 'int64') expect(field.type.toString()).toBe('Int64');
+      if (column.type.kind === 'float64') expect(field.type.toString()).toBe('Float64');
+      if (column.type.kind === 'boolean') expect(field.type.toString()).toBe('Bool');
+      if (column.type.kind === 'string' || column.type.kind === 'json') expect(field.type.toString()).toBe('Utf8');
     }
     for (const column of COLUMNS) {
       const vector = table.getChild(column.name)!;
@@ -69,7 +69,7 @@ describe('toArrow', () => {
     // One initial dictionary per category column, then deltas for values first seen in later batches.
     const reader = RecordBatchFileReader.from(bytes);
     reader.open();
-    const categories = COLUMNS.filter((c) => c.kind === 'category').length;
+    const categories = COLUMNS.filter((c) => c.type.kind === 'category').length;
     expect(reader.numDictionaries).toBe(3 * categories); // initial + deltas of pages 2 and 4 (page 3 is empty)
     expect(reader.numRecordBatches).toBe(fixtureBatches().length);
   });

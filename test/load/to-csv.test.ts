@@ -13,7 +13,7 @@ const DUCK_TYPES: Record<string, string> = { int64: 'BIGINT', float64: 'DOUBLE',
 
 /** read_csv with the column types given, so that the test checks values rather than DuckDB's sniffer. */
 function readCsv(path: string): string {
-  const columns = `{${COLUMNS.map((c) => `${sqlString(c.name)}: ${sqlString(DUCK_TYPES[c.kind]!)}`).join(', ')}}`;
+  const columns = `{${COLUMNS.map((c) => `${sqlString(c.name)}: ${sqlString(DUCK_TYPES[c.type.kind]!)}`).join(', ')}}`;
   return `read_csv(${sqlString(path)}, header = true, delim = ',', quote = '"', escape = '"', columns = ${columns}, allow_quoted_nulls = false, auto_detect = false)`;
 }
 
@@ -139,7 +139,10 @@ describe('toCsv', () => {
     const error = await toCsv(streamOf([{ source: { url: 'http://x/page', offset: 0 }, rows: [row], rejects: [] }]), { path: join(dir, 'bad.csv'), engine }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LoadError);
     expect((error as LoadError).code).toBe('LOAD_INVALID_VALUE');
-    expect((error as LoadError).message).toBe('load: row 0 (id 5) of http://x/page: column "add_date" holds 1453396917860 (number), expected bigint microseconds');
+    expect((error as LoadError).message).toBe(
+      'load: row 0 (id 5) of http://x/page: column "add_date" holds 1453396917860 (number), ' +
+        'expected bigint microseconds within int64',
+    );
     expect(await listDir(dir)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { toArrowBatches } from '../../src/load/arrow-batches.js';
 import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
 import { LoadError } from '../../src/load/load-error.js';
 import { exactSelectList, expectResultMatchesFile, expectSameRows, listDir, openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { fixtureBatches, fixtureRows, makeRow, streamOf } from './fixture-rows.js';
+import { fixtureBatches, fixtureRows, makeRow, streamOf, timestampsFor } from './fixture-rows.js';
 
 const DUCK_TYPES: Record<string, string> = {
   int64: 'BIGINT',
@@ -16,6 +16,11 @@ const DUCK_TYPES: Record<string, string> = {
   string: 'VARCHAR',
   category: 'VARCHAR',
   json: 'VARCHAR',
+};
+
+/** The DuckDB types of an engine's file: parquetjs-lite's TIMESTAMP_MICROS has no UTC flag; DuckDB reads TIMESTAMP. */
+const duckTypes = (engine: ParquetEngine): Record<string, string> => {
+  return engine === 'parquetjs' ? { ...DUCK_TYPES, timestamp: 'TIMESTAMP' } : DUCK_TYPES;
 };
 
 const METADATA = { 'img-etl.source_url': 'http://neurovault.org/api/images/', 'img-etl.snapshot_time': '2024-05-01T12:00:00.123456Z', 'img-etl.schema_version': '1' };
@@ -37,17 +42,20 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
   { engine: 'wasm', codec: 'ZSTD' },
   { engine: 'parquetjs', codec: 'SNAPPY' },
 ])('toParquet with the $engine engine', ({ engine, codec }) => {
+  const timestamps = timestampsFor(engine);
+
   it('writes a file DuckDB reads back value by value, with exact types, metadata, compression and row groups', async () => {
     const path = join(dir, 'images.parquet');
-    const result = await toParquet(toArrowBatches(streamOf(fixtureBatches())), { path, engine, rowGroupSize: 10, metadata: METADATA });
-    const rows = fixtureRows();
+    const source = toArrowBatches(streamOf(fixtureBatches(timestamps)));
+    const result = await toParquet(source, { path, engine, rowGroupSize: 10, metadata: METADATA });
+    const rows = fixtureRows(timestamps);
     expect(result).toMatchObject({ format: 'parquet', path, rows: rows.length });
     await expectResultMatchesFile(result);
     expect(await listDir(dir)).toEqual(['images.parquet']);
     const file = sqlString(path);
 
     const described = await query(duck, `DESCRIBE SELECT * FROM read_parquet(${file})`);
-    expect(described.map((d) => [d['column_name'], d['column_type']])).toEqual(COLUMNS.map((c) => [c.name, DUCK_TYPES[c.kind]]));
+    expect(described.map((d) => [d['column_name'], d['column_type']])).toEqual(COLUMNS.map((c) => [c.name, duckTypes(engine)[c.type.kind]]));
 
     const read = await query(duck, `SELECT ${exactSelectList()} FROM read_parquet(${file})`);
     expectSameRows(read, rows);
@@ -66,8 +74,10 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
     const schema = await query(duck, `SELECT name, type, converted_type, logical_type FROM parquet_schema(${file}) WHERE name = 'add_date' OR name = 'name' OR name = 'id'`);
     const byName = Object.fromEntries(schema.map((s) => [s['name'], s]));
     expect(byName['add_date']).toMatchObject({ type: 'INT64' });
-    expect(String(byName['add_date']!['logical_type'])).toMatch(/isAdjustedToUTC=1/);
-    expect(String(byName['add_date']!['logical_type'])).toMatch(/MICROS/);
+    if (engine === 'wasm') {
+      expect(String(byName['add_date']!['logical_type'])).toMatch(/isAdjustedToUTC=1/);
+      expect(String(byName['add_date']!['logical_type'])).toMatch(/MICROS/);
+    } else expect(byName['add_date']).toMatchObject({ converted_type: 'TIMESTAMP_MICROS' });
     expect(byName['name']).toMatchObject({ type: 'BYTE_ARRAY', converted_type: 'UTF8' });
     expect(byName['id']).toMatchObject({ type: 'INT64' });
 
@@ -79,9 +89,9 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
 
   it('finds rows by strings outside the BMP: no statistics that would skip a matching row group', async () => {
     const path = join(dir, 'stats.parquet');
-    const first = makeRow(1, 0, 0);
+    const first = makeRow(1, 0, 0, false, timestamps);
     first['name'] = 'emoji 😀';
-    const second = makeRow(2, 0, 1);
+    const second = makeRow(2, 0, 1, false, timestamps);
     second['name'] = 'fullwidth ！';
     await toParquet(toArrowBatches(streamOf([{ source: { url: 'u', offset: 0 }, rows: [first, second], rejects: [] }])), { path, engine });
     const found = await query(duck, `SELECT id FROM read_parquet(${sqlString(path)}) WHERE name = 'emoji 😀'`);
@@ -96,7 +106,7 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
     expect(result.rows).toBe(0);
     await expectResultMatchesFile(result);
     const described = await query(duck, `DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);
-    expect(described.map((d) => [d['column_name'], d['column_type']])).toEqual(COLUMNS.map((c) => [c.name, DUCK_TYPES[c.kind]]));
+    expect(described.map((d) => [d['column_name'], d['column_type']])).toEqual(COLUMNS.map((c) => [c.name, duckTypes(engine)[c.type.kind]]));
     expect(await query(duck, `SELECT count(*) AS n FROM read_parquet(${sqlString(path)})`)).toEqual([{ n: 0n }]);
   });
 });
@@ -109,7 +119,7 @@ describe('toParquet on many pages', () => {
     const pages = [];
     for (let offset = 0; offset < total; offset += 100) {
       const rows = [];
-      for (let i = offset; i < offset + 100; i++) rows.push(makeRow(i + 1, i % 4, i));
+      for (let i = offset; i < offset + 100; i++) rows.push(makeRow(i + 1, i % 4, i, false, timestampsFor(engine)));
       pages.push({ source: { url: `http://x/?offset=${offset}`, offset }, rows, rejects: [] });
     }
     const path = join(dir, 'many.parquet');
@@ -147,12 +157,19 @@ describe('toParquet options', () => {
     expect(await listDir(dir)).toEqual([]);
   });
 
-  it('keeps parquetjs timestamps exact and refuses those it cannot write exactly', async () => {
+  it('refuses an instant before 1970 with the parquetjs engine, naming row, column and value; no file', async () => {
     const row = makeRow(1, 0, 0);
-    row['add_date'] = 2n ** 53n + 1n;
-    const error = await toParquet(toArrowBatches(streamOf([{ source: { url: 'http://x/page', offset: 0 }, rows: [row], rejects: [] }])), { path: join(dir, 'far.parquet'), engine: 'parquetjs' }).catch((e: unknown) => e);
+    row['add_date'] = -1n;
+    const rows = [makeRow(7, 0, 0, false, timestampsFor('parquetjs')), row];
+    const source = toArrowBatches(streamOf([{ source: { url: 'http://x/page', offset: 0 }, rows, rejects: [] }]));
+    const path = join(dir, 'old.parquet');
+    const error = await toParquet(source, { path, engine: 'parquetjs' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LoadError);
     expect((error as LoadError).code).toBe('LOAD_INVALID_VALUE');
-    expect((error as LoadError).message).toMatch(/column "add_date" holds 9007199254740993n/);
+    expect((error as LoadError).message).toBe(
+      'load: row 1 (id 1) of http://x/page: column "add_date" holds -1n (bigint), expected an instant from 1970 on ' +
+        '(parquetjs-lite refuses earlier ones; the default wasm engine writes any instant)',
+    );
     expect(await listDir(dir)).toEqual([]);
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * What a column type is: one object holding a kind of value's whole behaviour, from the served JSON to every output
+ * format (as a kysely dialect holds a database's). Each column of COLUMNS names one; nothing else states a type's
+ * rules.
+ */
+import type * as Arrow from 'apache-arrow';
+import type { z as Zod } from 'zod';
+import type { NormalisationCounts } from '../transform/normalise.js';
+import type { Column } from './columns.js';
+import type { Row, RowValue } from './row.js';
+
+/** The name of a column type. */
+export type ColumnKind = 'int64' | 'float64' | 'boolean' | 'timestamp' | 'string' | 'category' | 'json';
+
+/**
+ * The apache-arrow module, handed to a type's Arrow members by the load stage: the schema does not load apache-arrow
+ * itself, so that a run that writes no Arrow or Parquet never loads it (400 ms).
+ */
+export type ArrowModule = typeof Arrow;
+
+/** The zod module, handed to a type's `zod` by image-schema.ts, which loads it only when a record needs explaining. */
+export type ZodModule = typeof Zod;
+
+/** One column of a batch of rows, as the Arrow stage hands it to its type's encoder. */
+export interface BatchColumn {
+  /** The column's name. */
+  readonly name: string;
+  /** Its value in each row (undefined for a key the row lacks). */
+  readonly values: readonly (RowValue | undefined)[];
+  /** The batch's rows: an error about a value names its row and the row's id. */
+  readonly rows: readonly Row[];
+  /** The page URL the rows came from. */
+  readonly place: string;
+}
+
+/** Encodes one column of a batch as Arrow Data. */
+export type ArrowEncoder = (column: BatchColumn) => Arrow.Data;
+
+/** A column type: what a served value may be, what a row holds, and how each output writes it. */
+export interface ColumnType {
+  /** The type's name. */
+  readonly kind: ColumnKind;
+  /** Whether a served value (not null, not absent) is one of this type: the fast check of every record. */
+  accepts(value: unknown): boolean;
+  /** The rule of `accepts` in zod, whose issues explain a rejected record (a property test holds the two together). */
+  zod(z: ZodModule): Zod.ZodType;
+  /** A served value the type accepts, as a row holds it; the text types count what they turn into null in `counts`. */
+  normalise(value: unknown, column: Column, counts: NormalisationCounts): RowValue;
+  /** Whether a row value (not null) is one of this type: what every writer checks before it writes one. */
+  holds(value: RowValue | undefined): value is RowValue;
+  /** What `holds` wants, for the error about a value it refuses: "a safe integer". */
+  readonly expected: string;
+  /** The Arrow (and so Parquet) type of a column of this type; `id` is the column's position, a dictionary's id. */
+  arrowType(arrow: ArrowModule, id: number): Arrow.DataType;
+  /** A new encoder of a column of Arrow type `type`, batch after batch (a category's dictionary grows). */
+  arrowEncoder(arrow: ArrowModule, type: Arrow.DataType): ArrowEncoder;
+  /** The CSV field of a value the type holds, before the record's fields are joined by `,`. */
+  csvField(value: RowValue, neutraliseFormulas: boolean): string;
+  /** The parquetjs-lite type a column of this type is written as. */
+  readonly parquetjs: 'INT64' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMP_MICROS' | 'UTF8';
+  /** Whether Parquet dictionary-encodes a column of this type, unless the column says otherwise. */
+  readonly dictionary: boolean;
+  /** How readers show a column of this type: the README's type columns. */
+  readonly readers: { readonly arrow: string; readonly duckdb: string; readonly pandas: string };
+}
