@@ -53,3 +53,6 @@ export { DiffError, type DiffErrorCode } from './diff/diff-error.js';
 
 // the bundled Image Listing Service
 export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';
+
+// the node flags the img-etl command runs with (give them to your own node for the same memory profile)
+export { NODE_FLAGS } from './cli/node-flags.js';

@@ -5,6 +5,8 @@ import type { SinkResult } from '../load/sink-result.js';
 export interface Manifest {
   /** The tool and its version. */
   tool: string;
+  /** The node that ran it: its version and the flags it started with (`img-etl` gives those of src/cli/node-flags.ts). */
+  runtime: { node: string; flags: string[] };
   /** Version of the output schema (see COLUMNS). */
   schema_version: string;
   /** The list endpoint that was paged. */

@@ -114,6 +114,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const { stats, index, passes, expected } = collected;
     const manifest: Manifest = {
       tool: TOOL,
+      runtime: { node: process.version, flags: [...process.execArgv] },
       schema_version: SCHEMA_VERSION,
       source_url: sourceUrl,
       started_at: startedAt.toISOString(),

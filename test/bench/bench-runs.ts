@@ -12,6 +12,7 @@ import type { BenchService, ServerCounters } from './bench-service.js';
 import { checkImgEtlOutput, checkPeerOutput, IMG_ETL_FILES, parseJson } from './check-output.js';
 import type { PeerFormat } from './duckdb-peer-job.js';
 import { type Measurement, measureNode, type RusageSource } from './measure.js';
+import { NODE_FLAGS } from 'img-etl';
 
 /** img-etl's formats, in the order they are run. */
 export const FORMATS = ['parquet', 'arrow', 'csv'] as const;
@@ -145,7 +146,7 @@ async function runImgEtl(
   try {
     const args = ['--base-url', service.url, '--out', out, '--to', format, '--quiet', '--summary', 'json'];
     args.push('--concurrency', String(settings.concurrency), ...pageSizeArgs(settings));
-    const { measurement, server } = await measured(service, CLI, args, settings, cpu);
+    const { measurement, server } = await measured(service, CLI, args, settings, cpu, NODE_FLAGS); // as the img-etl program runs (main.ts's first line)
     const problems = exitProblems(measurement);
     const file = join(out, IMG_ETL_FILES[format]);
     let fileBytes: number | undefined;
@@ -183,9 +184,10 @@ async function measured(
   args: string[],
   settings: FetchSettings,
   cpu: number | undefined,
+  nodeArgs: readonly string[] = [],
 ): Promise<{ measurement: Measurement; server: ServerCounters }> {
   await service.reset();
-  const measurement = await measureNode(script, args, settings.rusage, cpu);
+  const measurement = await measureNode(script, args, settings.rusage, cpu, nodeArgs);
   return { measurement, server: await service.stats() };
 }
 

@@ -42,17 +42,18 @@ export function defaultRusageSource(): RusageSource {
   }
 }
 
-/** Runs `node script ...args`, on core `cpu` only when given, and measures it. */
+/** Runs `node ...nodeArgs script ...args`, on core `cpu` only when given, and measures it. */
 export async function measureNode(
   script: string,
   args: string[],
   source: RusageSource,
   cpu?: number,
+  nodeArgs: readonly string[] = [],
 ): Promise<Measurement> {
   const dir = await mkdtemp(join(tmpdir(), 'img-etl-bench-rusage-'));
   const report = join(dir, 'rusage.txt');
   try {
-    const node = [script, ...args];
+    const node = [...nodeArgs, script, ...args];
     const preloaded = { ...process.env, IMG_ETL_BENCH_RUSAGE: report };
     const [argv, env] =
       source === 'time'
