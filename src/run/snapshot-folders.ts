@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, readFile, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileSystemError } from '../load/file-system-error.js';
 import { FILE_NAMES } from './formats.js';
 import { readManifest } from './publish-folder.js';
 
@@ -15,10 +16,22 @@ export function snapshotName(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '');
 }
 
-/** Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where symlinks are unavailable. */
+/**
+ * Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where
+ * symlinks are unavailable. A refusal (a folder of someone's named `latest`) is a one-line LoadError naming it.
+ */
 export async function publishLatest(baseDir: string, name: string): Promise<'symlink' | 'file'> {
   const latest = join(baseDir, 'latest');
   const temp = join(baseDir, `.latest.tmp-${randomBytes(4).toString('hex')}`);
+  try {
+    return await pointLatest(latest, temp, name);
+  } catch (cause) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw fileSystemError({ stage: 'snapshot', action: `link ${name} as`, path: latest, cause });
+  }
+}
+
+async function pointLatest(latest: string, temp: string, name: string): Promise<'symlink' | 'file'> {
   try {
     await symlink(name, temp, 'dir');
     await rename(temp, latest);

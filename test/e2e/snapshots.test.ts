@@ -2,7 +2,7 @@
  * Issue 5: scheduled snapshots — a folder per run, `latest` moved only after success, pruning, byte-identical
  * reruns — and options from the environment and a config file.
  */
-import { lstat, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
@@ -41,6 +41,17 @@ describe('--snapshot', () => {
     expect(await readlink(join(out, 'latest'))).toBe(name);
     expect((await readdir(join(out, 'latest'))).sort()).toEqual(['images.parquet', 'manifest.json']);
     expect(run.stdout).toContain(`latest    ${join(out, 'latest')} -> ${name}`);
+  });
+
+  it('leaves a folder named latest that it did not write alone, and says so in one line (exit 1)', async () => {
+    await mkdir(join(out, 'latest'));
+    await writeFile(join(out, 'latest', 'mine.txt'), 'not img-etl\n');
+    const run = await runCli(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
+    expect(run.code).toBe(1);
+    const [name] = await snapshotFolders();
+    expect(run.stderr.trim()).toBe(`img-etl: snapshot: cannot link ${name} as ${join(out, 'latest')}: a folder is in the way (EISDIR)`);
+    expect(await readdir(join(out, 'latest'))).toEqual(['mine.txt']);
+    expect((await readdir(out)).filter((n) => n.startsWith('.latest'))).toEqual([]);
   });
 
   it('two runs against an unchanged service write byte-identical data files', async () => {
