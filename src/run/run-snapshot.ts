@@ -13,18 +13,19 @@ import type { SinkResult } from '../load/sink-result.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { writeJsonAtomic } from '../load/write-json-atomic.js';
+import { COLLECTIONS } from '../schema/collection-columns.js';
 import { SCHEMA_VERSION } from '../schema/columns.js';
-import type { Row, RowBatch } from '../schema/row.js';
+import type { Row } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
-import { emptyNormalisationCounts, normalise, type NormalisationCounts } from '../transform/normalise.js';
-import type { ValidBatch } from '../transform/validate.js';
 import { FILE_NAMES, type Format } from './formats.js';
-import type { Manifest } from './manifest.js';
+import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
-import { writeOutputs } from './write-outputs.js';
+import { writeCollections } from './write-collections.js';
+import { writeTable, type TableOutput } from './write-table.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
+import { listCollections } from '../extract/list-collections.js';
 
 /** The staging folder of a run, inside its output folder. */
 export const STAGING_DIR = '.img-etl-staging';
@@ -67,8 +68,8 @@ export interface SnapshotResult {
 
 /**
  * Runs the whole job: pages the list into the staging folder until it is complete (resuming an unfinished run),
- * writes every format from the staging folder with the records in id order, each file atomically, then the manifest,
- * and removes the staging folder.
+ * pages the collections list, writes every format of both tables (the images from the staging folder with the records
+ * in id order), each file atomically, then the manifest, and removes the staging folder.
  * An interrupted or failed run keeps the staging folder for the next attempt.
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
@@ -106,10 +107,47 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {
       throw stagingError(cause);
     });
+    const collectionList = await listCollections(options);
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
-    const output = await publish(replayInIdOrder(collected.index, checkpoint), { ...options, formats, metadata, dataDir: pending });
-    const { files, normalisation, written, rejects } = output;
-    options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
+    const writing = {
+      outDir: pending,
+      formats,
+      parquetEngine: options.parquetEngine,
+      csvEngine: options.csvEngine,
+      neutraliseFormulas: options.neutraliseFormulas,
+    };
+    const output = await writeTable(replayInIdOrder(collected.index, checkpoint), {
+      ...writing,
+      metadata,
+      stages: options.stages,
+      previewRows: options.previewRows,
+      onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
+    });
+    const { normalisation, written, rejects } = output;
+    let collections: ManifestCollections;
+    let collectionFiles: TableOutput['files'] = [];
+    if ('absent' in collectionList) collections = { source_url: collectionList.url, absent: collectionList.absent };
+    else {
+      const table = await writeCollections(collectionList.batches, {
+        ...writing,
+        metadata: {
+          ...metadata,
+          'img-etl.source_url': collectionList.url,
+          'img-etl.schema_version': COLLECTIONS.schemaVersion,
+        },
+      });
+      collectionFiles = table.files;
+      collections = {
+        source_url: collectionList.url,
+        schema_version: COLLECTIONS.schemaVersion,
+        records_written: table.written,
+        rejects: table.rejects,
+        normalisation: manifestNormalisation(table.normalisation),
+      };
+    }
+    const files = [...output.files, ...collectionFiles];
+    const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
+    options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: fileEvents });
 
     const { stats, index, passes, expected } = collected;
     const manifest: Manifest = {
@@ -133,11 +171,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       duplicates_dropped: passes.reduce((sum, p) => sum + p.duplicates, 0),
       conflicts: { count: collected.conflicts.length, first_ids: collected.conflicts.slice(0, MAX_CONFLICT_IDS) },
       rejects,
-      normalisation: {
-        sentinel_to_null: normalisation.sentinelToNull,
-        empty_to_null: normalisation.emptyToNull,
-        records_with_extra: normalisation.recordsWithExtra,
-      },
+      normalisation: manifestNormalisation(normalisation),
+      collections,
       files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
     };
     await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
@@ -169,38 +204,4 @@ async function recoverSnapshots(outDir: string): Promise<void> {
 
 function passForManifest(p: PassSummary): Manifest['passes'][number] {
   return { pass: p.pass, added: p.added, duplicates: p.duplicates, count_min: p.countMin, count_max: p.countMax, clean: p.clean };
-}
-
-/** What writing the files from one stream of valid records gave. */
-interface Published {
-  files: SinkResult[];
-  normalisation: NormalisationCounts;
-  written: number;
-  rejects: number;
-  preview: Row[];
-}
-
-/** Normalises the valid records, applies the run's stages and writes every format. */
-async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptions & { formats: Format[]; metadata: Record<string, string>; dataDir: string }): Promise<Published> {
-  const normalisation = emptyNormalisationCounts();
-  const preview: Row[] = [];
-  let normalised = normalise(source, normalisation);
-  for (const stage of options.stages ?? []) normalised = stage(normalised);
-  const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
-  const files = await writeOutputs(rows.stream, { outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
-  return { files, normalisation, written: rows.written, rejects: rows.rejects, preview };
-}
-
-function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: number, onEvent?: SnapshotOptions['onEvent']) {
-  const counter = { written: 0, rejects: 0, stream: undefined as unknown as AsyncIterable<RowBatch> };
-  counter.stream = (async function* () {
-    for await (const batch of source) {
-      counter.written += batch.rows.length;
-      counter.rejects += batch.rejects.length;
-      for (const row of batch.rows) if (preview.length < previewRows) preview.push(row);
-      onEvent?.({ type: 'publish-progress', rows: counter.written, rejects: counter.rejects });
-      yield batch;
-    }
-  })();
-  return counter;
 }
