@@ -158,7 +158,7 @@ describe('collections as a scripted server serves them', () => {
   const collections = [
     '{"id":7,"name":"Seven","DOI":"","contributors":"","unknown_key":1.0,"another":{"a" : [1, 2.50]}}',
     '{"id":3,"name":"Three","owner":12,"add_date":"2020-01-01T10:00:00.123456+01:00","communities":[1,2]}',
-    '{"name":"no id","private":false}',
+    '{"name":"no id", "private": false}',
   ];
 
   beforeAll(async () => {
@@ -218,7 +218,7 @@ describe('collections as a scripted server serves them', () => {
     const rejects = (await readFile(join(dir, 'collections-rejects.ndjson'), 'utf8')).split('\n');
     expect(rejects).toHaveLength(2);
     expect(rejects[0]).toMatch(/^\{"url":"http:\/\/127\.0\.0\.1:\d+\/api\/collections\/","issues":\[.*"path":\["id"\]/);
-    expect(rejects[0]!.endsWith(',"record":{"name":"no id","private":false}}')).toBe(true);
+    expect(rejects[0]!.endsWith(',"record":{"name":"no id", "private": false}}')).toBe(true); // as served
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
     expect(manifest['collections']).toMatchObject({
       records_written: 2,
@@ -235,6 +235,7 @@ describe('collections as a scripted server serves them', () => {
     expect([cli.code, cli.stderr]).toEqual([0, '']);
     expect(await listDir(dir)).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
+    expect(cli.stdout.split('\n')).toContain(`  collections ${manifest['collections'].absent}`);
     expect(manifest['collections']).toEqual({
       source_url: `${server.origin}/api/collections/`,
       absent: `${server.origin}/api/collections/ answered 404: the service lists no collections, so there is no collections table`,
