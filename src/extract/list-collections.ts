@@ -21,8 +21,6 @@ export type CollectionListing =
       url: string;
       /** The records as served, each id once (its last copy), ascending by id, in batches; then any without an id. */
       batches: AsyncIterable<PageBatch>;
-      /** Records in the batches. */
-      records: number;
     }
   | {
       /** The collections list, credentials masked. */
@@ -71,7 +69,7 @@ export async function listCollections(options: PaginateOptions = {}): Promise<Co
   }
   const ids = [...byId.keys()].sort((a, b) => a - b);
   const records = [...ids.map((id) => byId.get(id)!), ...unkeyed.values()];
-  return { url, batches: inBatches(url, records), records: records.length };
+  return { url, batches: inBatches(url, records) };
 }
 
 async function* inBatches(url: string, records: readonly unknown[]): AsyncIterable<PageBatch> {

@@ -23,9 +23,10 @@ import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPendi
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
 import { writeCollections } from './write-collections.js';
-import { writeTable, type TableOutput } from './write-table.js';
+import { writeTable } from './write-table.js';
+import type { WriteOutputsOptions } from './write-outputs.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
-import { listCollections } from '../extract/list-collections.js';
+import { listCollections, type CollectionListing } from '../extract/list-collections.js';
 
 /** The staging folder of a run, inside its output folder. */
 export const STAGING_DIR = '.img-etl-staging';
@@ -124,28 +125,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
     });
     const { normalisation, written, rejects } = output;
-    let collections: ManifestCollections;
-    let collectionFiles: TableOutput['files'] = [];
-    if ('absent' in collectionList) collections = { source_url: collectionList.url, absent: collectionList.absent };
-    else {
-      const table = await writeCollections(collectionList.batches, {
-        ...writing,
-        metadata: {
-          ...metadata,
-          'img-etl.source_url': collectionList.url,
-          'img-etl.schema_version': COLLECTIONS.schemaVersion,
-        },
-      });
-      collectionFiles = table.files;
-      collections = {
-        source_url: collectionList.url,
-        schema_version: COLLECTIONS.schemaVersion,
-        records_written: table.written,
-        rejects: table.rejects,
-        normalisation: manifestNormalisation(table.normalisation),
-      };
-    }
-    const files = [...output.files, ...collectionFiles];
+    const collections = await collectionsTable(collectionList, { ...writing, metadata });
+    const files = [...output.files, ...collections.files];
     const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: fileEvents });
 
@@ -172,7 +153,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       conflicts: { count: collected.conflicts.length, first_ids: collected.conflicts.slice(0, MAX_CONFLICT_IDS) },
       rejects,
       normalisation: manifestNormalisation(normalisation),
-      collections,
+      collections: collections.manifest,
       files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
     };
     await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
@@ -204,4 +185,26 @@ async function recoverSnapshots(outDir: string): Promise<void> {
 
 function passForManifest(p: PassSummary): Manifest['passes'][number] {
   return { pass: p.pass, added: p.added, duplicates: p.duplicates, count_min: p.countMin, count_max: p.countMax, clean: p.clean };
+}
+
+/**
+ * Writes the collections table of `listing` beside the images (its own source URL and schema version in the files'
+ * metadata), or says why there is none; resolves to its files and its part of the manifest.
+ */
+async function collectionsTable(
+  listing: CollectionListing,
+  options: Omit<WriteOutputsOptions, 'table'>,
+): Promise<{ files: SinkResult[]; manifest: ManifestCollections }> {
+  if ('absent' in listing) return { files: [], manifest: { source_url: listing.url, absent: listing.absent } };
+  const version = COLLECTIONS.schemaVersion;
+  const metadata = { ...options.metadata, 'img-etl.source_url': listing.url, 'img-etl.schema_version': version };
+  const table = await writeCollections(listing.batches, { ...options, metadata });
+  const manifest: ManifestCollections = {
+    source_url: listing.url,
+    schema_version: version,
+    records_written: table.written,
+    rejects: table.rejects,
+    normalisation: manifestNormalisation(table.normalisation),
+  };
+  return { files: table.files, manifest };
 }
