@@ -1,10 +1,13 @@
 /** img-etl's public library: the stages, the sinks, the schema, the runner and the bundled service. */
 
 // schema: the one source of truth
-export { COLUMNS, KNOWN_KEYS, RECORD_COLUMNS, SCHEMA_VERSION } from './schema/columns.js';
+export { COLUMNS, IMAGES, KNOWN_KEYS, RECORD_COLUMNS, SCHEMA_VERSION } from './schema/columns.js';
+export { COLLECTION_COLUMNS, COLLECTIONS } from './schema/collection-columns.js';
+export { defineTable, type Table, type TableDefinition, type TableDiffFiles, type TableFiles } from './schema/table.js';
 export type { Column, ColumnOrigin } from './schema/columns.js';
 export type { ArrowEncoder, ArrowModule, ColumnKind, ColumnType, ZodModule } from './schema/column-type.js';
-export { ImageSchema, PageSchema, imageIssues, type Page, type RecordIssue } from './schema/image-schema.js';
+export { ImageSchema, PageSchema, imageIssues, recordIssues, recordSchema } from './schema/image-schema.js';
+export type { Page, RecordIssue } from './schema/image-schema.js';
 export type { PageBatch, PageRef, Reject, Row, RowBatch, RowValue } from './schema/row.js';
 export { formatTimestampMicros, parseTimestampMicros } from './schema/timestamp.js';
 export { schemaTableMarkdown } from './schema/schema-table.js';
@@ -40,10 +43,13 @@ export type { SinkResult } from './load/sink-result.js';
 // run: the whole job
 export { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from './run/run-snapshot.js';
 export { listSnapshots, publishLatest, pruneSnapshots, snapshotName } from './run/snapshot-folders.js';
-export { FILE_NAMES, FORMATS, type Format } from './run/formats.js';
-export type { Manifest, ManifestFile } from './run/manifest.js';
+export { FILE_NAMES, FORMATS, TABLES, type Format } from './run/formats.js';
+export type { Manifest, ManifestCollections, ManifestFile, ManifestNormalisation } from './run/manifest.js';
 export { definePipeline, type Pipeline } from './run/pipeline.js';
 export { writeOutputs, type WriteOutputsOptions } from './run/write-outputs.js';
+export { writeTable, type TableOutput, type WriteTableOptions } from './run/write-table.js';
+export { writeCollections } from './run/write-collections.js';
+export { listCollections, type CollectionListing } from './extract/list-collections.js';
 
 // diff of two snapshots
 export { diffSnapshots, SnapshotDiff, type DiffChange, type DiffEntry, type DiffOptions, type DiffSide, type DiffTotals } from './diff/diff-snapshots.js';

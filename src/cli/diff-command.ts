@@ -6,6 +6,9 @@ import type { SchemaDiff } from '../diff/plan-columns.js';
 import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
 import { makeFolder } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
+import { COLLECTIONS } from '../schema/collection-columns.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import { folderOption } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -23,42 +26,88 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
       y
         .positional('old', { type: 'string', describe: 'The older snapshot: a folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file' })
         .positional('new', { type: 'string', describe: 'The newer snapshot, named the same ways' })
-        .option('out', { type: 'string', default: 'output', describe: `Folder to write ${Object.values(DIFF_FILE_NAMES).join(' and ')} into (created if missing)` })
+        .option('out', {
+          type: 'string',
+          default: 'output',
+          describe:
+            `Folder to write ${Object.values(DIFF_FILE_NAMES).join(' and ')} into, and collections-diff.* when both ` +
+            'snapshots hold collections (created if missing)',
+        })
         .option('to', { type: 'string', array: true, default: ['parquet'], describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}` })
         .example('$0 diff snaps/20261120T020000Z snaps/latest', 'What changed since the snapshot of 20 November')
         .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
     handler: async (args) => {
       const formats = parseDiffFormats(args.to);
       const out = folderOption('out', args.out);
-      const oldRows = await open(args.old);
-      let newRows: SnapshotRows;
+      const images = await openPair(args.old, args.new, IMAGES);
       try {
-        newRows = await open(args.new);
-      } catch (error) {
-        await oldRows.close();
-        throw error;
-      }
-      try {
-        const [{ diffSnapshots }, { writeDiff }] = await Promise.all([import('../diff/diff-snapshots.js'), import('../diff/write-diff.js')]); // loaded for this command only
-        const diff = diffSnapshots(oldRows, newRows);
-        await makeFolder(out, 'diff');
-        const metadata = { 'img-etl.diff_old': oldRows.path, 'img-etl.diff_new': newRows.path };
-        const files = await writeDiff(diff, { dir: out, formats, metadata });
-        process.stdout.write(formatSummary(args.old, args.new, oldRows, newRows, diff.totals, diff.schema, files));
-        setExitCode(0);
+        // The collections are compared where both sides are snapshot folders that hold them.
+        const collections = await openPair(args.old, args.new, COLLECTIONS).catch((error: unknown) => {
+          if (error instanceof UsageError) return error.message.replace(/^diff: /, '');
+          throw error;
+        });
+        try {
+          // Loaded for this command only.
+          const [{ diffSnapshots }, { writeDiff }] = await Promise.all([
+            import('../diff/diff-snapshots.js'),
+            import('../diff/write-diff.js'),
+          ]);
+          await makeFolder(out, 'diff');
+          const compare = async (pair: Pair, table: Table): Promise<string[]> => {
+            const diff = diffSnapshots(pair.old, pair.new, { table });
+            const metadata = { 'img-etl.diff_old': pair.old.path, 'img-etl.diff_new': pair.new.path };
+            const files = await writeDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
+            return tableSummary(pair, diff.totals, diff.schema, files);
+          };
+          const lines = await compare(images, IMAGES);
+          lines[0] = `img-etl diff: ${args.old} -> ${args.new}: ${lines[0]}`;
+          if (typeof collections === 'string') lines.push(`collections: not compared: ${collections}`);
+          else {
+            const collectionLines = await compare(collections, COLLECTIONS);
+            lines.push(`collections: ${collectionLines[0]}`, ...collectionLines.slice(1));
+          }
+          process.stdout.write(lines.join('\n') + '\n');
+          setExitCode(0);
+        } finally {
+          if (typeof collections !== 'string') await closePair(collections);
+        }
       } finally {
-        await oldRows.close();
-        await newRows.close();
+        await closePair(images);
       }
     },
   };
 }
 
-/** Opens a snapshot; a path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1). */
-async function open(path: string): Promise<SnapshotRows> {
+/** The two sides of one table. */
+interface Pair {
+  old: SnapshotRows;
+  new: SnapshotRows;
+}
+
+/** Opens `table` in both snapshots; the first fails first, and the second's failure closes the first. */
+async function openPair(oldPath: string, newPath: string, table: Table): Promise<Pair> {
+  const oldRows = await open(oldPath, table);
+  try {
+    return { old: oldRows, new: await open(newPath, table) };
+  } catch (error) {
+    await oldRows.close();
+    throw error;
+  }
+}
+
+async function closePair(pair: Pair): Promise<void> {
+  await pair.old.close();
+  await pair.new.close();
+}
+
+/**
+ * Opens a snapshot's table; a path that names no snapshot is a usage error (exit 2), a file that cannot be read a
+ * failure (exit 1).
+ */
+async function open(path: string, table: Table): Promise<SnapshotRows> {
   try {
     const { readSnapshotRows } = await import('../diff/read-snapshot-rows.js');
-    return await readSnapshotRows(path);
+    return await readSnapshotRows(path, { table });
   } catch (error) {
     if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT')) throw new UsageError(error.message);
     throw error;
@@ -75,13 +124,17 @@ export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
   return [...new Set(formats)] as DiffFormat[];
 }
 
-/** The one-screen summary: the counts, the sides, the most changed fields, schema differences, the files. */
-function formatSummary(oldArg: string, newArg: string, oldRows: SnapshotRows, newRows: SnapshotRows, totals: DiffTotals, schema: SchemaDiff, files: SinkResult[]): string {
+/**
+ * One table's part of the one-screen summary: the counts (first line), the sides, the most changed fields, schema
+ * differences, the files.
+ */
+function tableSummary(pair: Pair, totals: DiffTotals, schema: SchemaDiff, files: SinkResult[]): string[] {
   const n = (x: number) => x.toLocaleString('en-US');
-  const lines = [`img-etl diff: ${oldArg} -> ${newArg}: ${n(totals.added)} added, ${n(totals.removed)} removed, ${n(totals.changed)} changed, ${n(totals.unchanged)} unchanged`];
+  const { added, removed, changed, unchanged } = totals;
+  const lines = [`${n(added)} added, ${n(removed)} removed, ${n(changed)} changed, ${n(unchanged)} unchanged`];
   const row = (label: string, text: string) => lines.push(`  ${label.padEnd(9)} ${text}`);
-  row('old', `${oldRows.path}  ${n(totals.oldRows)} rows`);
-  row('new', `${newRows.path}  ${n(totals.newRows)} rows`);
+  row('old', `${pair.old.path}  ${n(totals.oldRows)} rows`);
+  row('new', `${pair.new.path}  ${n(totals.newRows)} rows`);
   if (totals.fields.size > 0) {
     const ranked = [...totals.fields].sort((a, b) => b[1] - a[1]); // stable: ties keep column order
     const shown = ranked.slice(0, TOP_FIELDS).map(([name, count]) => `${name} ${n(count)}`);
@@ -94,7 +147,7 @@ function formatSummary(oldArg: string, newArg: string, oldRows: SnapshotRows, ne
   if (schema.onlyInNew.length > 0) row('schema', `only in new: ${schema.onlyInNew.join(', ')} (${everyRow})`);
   for (const r of schema.retyped) row('schema', `${r.name} changed type ${r.old} -> ${r.new} (${everyRow})`);
   for (const file of files) row(file.format, `${file.path}  ${n(file.rows)} rows, ${formatBytes(file.bytes)}`);
-  return lines.join('\n') + '\n';
+  return lines;
 }
 
 function formatBytes(bytes: number): string {

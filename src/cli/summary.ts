@@ -65,6 +65,7 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
     ...(m.conflicts.count > 0 ? [`  changed   ${conflictLine(m.conflicts.count, m.conflicts.first_ids)}`] : []),
     ...(m.skipped_offsets.length > 0 ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`] : []),
     ...m.files.map((f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`),
+    ...('absent' in m.collections ? [`  collections ${m.collections.absent}`] : []),
     `  manifest  ${result.manifestPath}`,
     ...(extras.latest === undefined ? [] : [`  latest    ${extras.latest.link} -> ${extras.latest.target}`]),
     ...(extras.pruned ?? []).map((p) => `  pruned    ${p.name} (${p.reason})`),

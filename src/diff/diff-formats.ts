@@ -1,8 +1,10 @@
+import { IMAGES } from '../schema/columns.js';
+
 /** The formats a diff can be written in, and their file names (apart from the writers, so the CLI loads them only to write). */
 export const DIFF_FORMATS = ['parquet', 'csv'] as const;
 
 /** One diff file format. */
 export type DiffFormat = (typeof DIFF_FORMATS)[number];
 
-/** The file name each diff format is written to inside the output folder. */
-export const DIFF_FILE_NAMES: Record<DiffFormat, string> = { parquet: 'diff.parquet', csv: 'diff.csv' };
+/** The file name each diff format of the images is written to in the output folder (the collections': COLLECTIONS). */
+export const DIFF_FILE_NAMES: Record<DiffFormat, string> = { ...IMAGES.diffFiles };

@@ -4,6 +4,8 @@
  * each side (img-etl writes them so), which is checked as the rows go by.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import { DiffError } from './diff-error.js';
 import { planColumns, type PlanColumn, type SchemaDiff } from './plan-columns.js';
 import { SideCursor } from './side-cursor.js';
@@ -53,6 +55,8 @@ export interface DiffSide {
 export interface DiffOptions {
   /** Entries per yielded batch (the last may have fewer); default 1000. */
   batchSize?: number;
+  /** The table both sides are of, which orders the changed fields; default the images. */
+  table?: Table;
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -70,8 +74,9 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
     private readonly oldSide: DiffSide,
     private readonly newSide: DiffSide,
     private readonly batchSize: number,
+    table: Table = IMAGES,
   ) {
-    const { schema, plan } = planColumns(oldSide, newSide);
+    const { schema, plan } = planColumns(oldSide, newSide, table);
     this.schema = schema;
     this.plan = plan;
   }
@@ -155,5 +160,5 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
 export function diffSnapshots(oldSide: DiffSide, newSide: DiffSide, options: DiffOptions = {}): SnapshotDiff {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
-  return new SnapshotDiff(oldSide, newSide, batchSize);
+  return new SnapshotDiff(oldSide, newSide, batchSize, options.table);
 }

@@ -1,9 +1,10 @@
 /**
- * Lining up the columns of two snapshots for a diff: which are compared value by value and how, which exist on one
- * side only, which changed type beyond comparison. Output order is COLUMNS order, then any other columns in old then
- * new file order; `id` is the join key, never a changed field.
+ * Lining up the columns of two snapshots of a table for a diff: which are compared value by value and how, which exist
+ * on one side only, which changed type beyond comparison. Output order is the table's column order, then any other
+ * columns in old then new file order; `id` is the join key, never a changed field.
  */
-import { COLUMNS } from '../schema/columns.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import { columnEquality, valueFamily, type ValuesEqual } from './column-equality.js';
 import { DiffError } from './diff-error.js';
 import type { DiffSide } from './diff-snapshots.js';
@@ -38,13 +39,20 @@ export const SCHEMA_VERSION_KEY = 'img-etl.schema_version';
 /** The key column of a diff. */
 export const ID_COLUMN = 'id';
 
-/** The columns to compare between two sides and how; throws a DiffError when a side has no integer id or a column type diff cannot compare. */
-export function planColumns(oldSide: DiffSide, newSide: DiffSide): { schema: SchemaDiff; plan: PlanColumn[] } {
+/**
+ * The columns to compare between two sides of `table` and how; throws a DiffError when a side has no integer id or a
+ * column type diff cannot compare.
+ */
+export function planColumns(
+  oldSide: DiffSide,
+  newSide: DiffSide,
+  table: Table = IMAGES,
+): { schema: SchemaDiff; plan: PlanColumn[] } {
   checkId(oldSide);
   checkId(newSide);
   const oldFields = new Map(oldSide.schema.fields.map((f) => [f.name, f]));
   const newFields = new Map(newSide.schema.fields.map((f) => [f.name, f]));
-  const known = COLUMNS.map((c) => c.name);
+  const known = table.names;
   const names = [...new Set([...known.filter((n) => oldFields.has(n) || newFields.has(n)), ...oldFields.keys(), ...newFields.keys()])].filter((n) => n !== ID_COLUMN);
   const schema: SchemaDiff = {
     compared: [],

@@ -8,6 +8,7 @@ import { openAsBlob } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { RecordBatchReader, tableFromIPC, type RecordBatch, type Schema } from 'apache-arrow';
 import * as parquetWasm from 'parquet-wasm/node';
+import type { Table } from '../schema/table.js';
 import { DiffError } from './diff-error.js';
 import { resolveSnapshotFile, type SnapshotFileFormat } from './resolve-snapshot-file.js';
 
@@ -15,6 +16,8 @@ import { resolveSnapshotFile, type SnapshotFileFormat } from './resolve-snapshot
 export interface ReadSnapshotOptions {
   /** Rows per record batch read from Parquet (Arrow IPC keeps the file's own batches); default 4096. */
   batchSize?: number;
+  /** The table to read from a snapshot folder; default the images. */
+  table?: Table;
 }
 
 /** An opened snapshot: its schema now, its rows as they are read. */
@@ -39,7 +42,7 @@ const DEFAULT_BATCH_SIZE = 4096;
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
-  const file = await resolveSnapshotFile(path);
+  const file = await resolveSnapshotFile(path, options.table);
   return file.format === 'parquet' ? openParquet(file.path, batchSize) : openArrow(file.path);
 }
 

@@ -6,7 +6,8 @@
  */
 import { lstat, open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { FILE_NAMES } from '../run/formats.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import { latestSnapshot } from '../run/snapshot-folders.js';
 import { DiffError } from './diff-error.js';
 
@@ -24,19 +25,27 @@ export interface SnapshotFile {
 // Following `latest` more than this many times means the pointers go round in a circle.
 const MAX_HOPS = 8;
 
-/** The data file behind `path` (folder, `latest` pointer or file); a DiffError naming `path` when there is none. */
-export async function resolveSnapshotFile(path: string): Promise<SnapshotFile> {
+/**
+ * The data file of `table` (default the images) behind `path` (folder, `latest` pointer or file); a DiffError naming
+ * `path` when there is none. A data file named directly is the images': it holds no other table.
+ */
+export async function resolveSnapshotFile(path: string, table: Table = IMAGES): Promise<SnapshotFile> {
+  const names = table.files;
   let current = path;
   for (let hop = 0; hop <= MAX_HOPS; hop++) {
     const kind = await kindOf(current, current);
     if (kind === 'file') {
       const pointed = basename(current) === 'latest' ? await followLatestFile(current) : undefined;
+      if (pointed === undefined && table !== IMAGES) {
+        const why = `diff: ${path} is a data file, not a snapshot folder: it holds no ${table.name} table`;
+        throw new DiffError('DIFF_NOT_SNAPSHOT', why);
+      }
       if (pointed === undefined) return { path: current, format: await sniffFormat(current) };
       current = pointed;
       continue;
     }
     for (const format of ['parquet', 'arrow'] as const) {
-      const file = join(current, FILE_NAMES[format]);
+      const file = join(current, names[format]);
       if ((await kindOf(file, file, true)) === 'file') return { path: file, format };
     }
     const latest = join(current, 'latest');
@@ -44,12 +53,13 @@ export async function resolveSnapshotFile(path: string): Promise<SnapshotFile> {
       current = latest; // a `--snapshot` base folder: its newest snapshot
       continue;
     }
-    const csv = (await kindOf(join(current, FILE_NAMES.csv), path, true)) === 'file';
+    const csv = (await kindOf(join(current, names.csv), path, true)) === 'file';
     throw new DiffError(
       'DIFF_NOT_SNAPSHOT',
       csv
-        ? `diff: ${path} holds only ${FILE_NAMES.csv}; diff reads ${FILE_NAMES.parquet} or ${FILE_NAMES.arrow} (snapshot with --to parquet or --to arrow)`
-        : `diff: ${path} holds no ${FILE_NAMES.parquet} or ${FILE_NAMES.arrow}`,
+        ? `diff: ${path} holds only ${names.csv}; diff reads ${names.parquet} or ${names.arrow} ` +
+          '(snapshot with --to parquet or --to arrow)'
+        : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
     );
   }
   throw new DiffError('DIFF_NOT_SNAPSHOT', `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row`);

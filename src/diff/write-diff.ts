@@ -24,6 +24,7 @@ import type { DiffEntry } from './diff-snapshots.js';
 import { DiffError } from './diff-error.js';
 
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from './diff-formats.js';
+import type { TableDiffFiles } from '../schema/table.js';
 
 export { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat };
 
@@ -37,6 +38,8 @@ export interface WriteDiffOptions {
   metadata?: Record<string, string>;
   /** Rows per Parquet row group (the last may have fewer); default that of snapshots (25,000). */
   rowGroupSize?: number;
+  /** The file names, by the table diffed; default the images' (`diff.parquet`, `diff.csv`). */
+  files?: TableDiffFiles;
 }
 
 const CSV_HEADER = ['id', 'change', 'changed_fields'];
@@ -53,7 +56,8 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
   const files = new Map<DiffFormat, AtomicFile>();
   const iterator = source[Symbol.asyncIterator]();
   try {
-    for (const format of formats) files.set(format, await AtomicFile.create(join(options.dir, DIFF_FILE_NAMES[format])));
+    const names = options.files ?? DIFF_FILE_NAMES;
+    for (const format of formats) files.set(format, await AtomicFile.create(join(options.dir, names[format])));
     const csv = files.get('csv');
     const parquet = files.get('parquet');
     let rows = 0;

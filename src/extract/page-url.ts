@@ -17,6 +17,11 @@ export function listUrlOf(baseUrl: string): URL {
   return new URL(base.pathname.endsWith('/api/images/') ? base.pathname : 'api/images/', base);
 }
 
+/** The collections list of a service: `{base}/api/collections/`, beside its images list (see listUrlOf). */
+export function collectionsUrlOf(baseUrl: string): URL {
+  return new URL('../collections/', listUrlOf(baseUrl));
+}
+
 /** The `limit` a link carries (the server's effective page size), or undefined. */
 export function limitOfLink(link: string | null): number | undefined {
   if (link === null) return undefined;

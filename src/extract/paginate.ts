@@ -13,6 +13,8 @@ import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from './defaults.js';
 export interface PaginateOptions {
   /** The service's base URL; default `https://neurovault.org`. */
   baseUrl?: string;
+  /** The list to page, another list of the same service (`/api/collections/`); default the images list of `baseUrl`. */
+  listUrl?: string;
   /** Records asked for per page; default DEFAULT_PAGE_SIZE, 1,000 (the server caps it at 1000). */
   pageSize?: number;
   /** Most pages in flight at once; default 2 (half the real service's four workers). Halved on 429s and errors, regained slowly. */
@@ -66,13 +68,14 @@ export function newExtractStats(): ExtractStats {
 type Settled = { ok: true; batch: PageBatch } | { ok: false; error: unknown };
 
 /**
- * Streams every page of `/api/images/` in offset order, fetching up to `concurrency` pages at once.
+ * Streams every page of `/api/images/` (or of `listUrl`) in offset order, fetching up to `concurrency` pages at once.
  * Reads `count` from the first page, advances by the server's effective limit (never by a short page's length),
  * and keeps going while the list reports more records; the consumer's pace bounds what is buffered.
  * A page that keeps answering 500 is split in halves down to single records, and only a record that fails alone is skipped.
  */
 export async function* paginate(options: PaginateOptions = {}, stats: ExtractStats = newExtractStats(), resume?: PaginateResume): AsyncIterable<PageBatch> {
-  const listUrl = listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
+  const listUrl =
+    options.listUrl === undefined ? listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL) : new URL(options.listUrl);
   const adaptive = new AdaptiveLimit(Math.max(1, options.concurrency ?? 2));
   const client = new HttpClient(listUrl, { connections: adaptive.max + 1, ...options.http });
   const aborter = new AbortController();

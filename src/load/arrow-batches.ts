@@ -2,9 +2,11 @@
  * The Arrow stage: each page's rows become one Arrow RecordBatch, built once and shared by every sink.
  */
 import * as arrow from 'apache-arrow';
-import { COLUMNS } from '../schema/columns.js';
+import type { ArrowEncoder } from '../schema/column-type.js';
+import { IMAGES } from '../schema/columns.js';
 import { readRow } from '../schema/read-row.js';
 import type { Row, RowBatch, RowValue } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
 import { arrowSchema } from './arrow-schema.js';
 import type { BatchPlace } from './invalid-value.js';
 
@@ -14,31 +16,41 @@ export type LoadBatch = RowBatch & {
   arrow: arrow.RecordBatch;
 };
 
-/** Builds RecordBatches of the output schema; category columns share one growing dictionary per column across batches. */
+/** Builds RecordBatches of a table's schema; category columns share one growing dictionary per column. */
 export class ArrowBatchBuilder {
   /** The schema of every batch built (no metadata). */
-  readonly schema: arrow.Schema = arrowSchema();
-  private readonly encoders = COLUMNS.map((c, j) => c.type.arrowEncoder(arrow, this.schema.fields[j]!.type));
+  readonly schema: arrow.Schema;
+  private readonly encoders: ArrowEncoder[];
+
+  /** A builder of batches of `table` (default the images). */
+  constructor(private readonly table: Table = IMAGES) {
+    this.schema = arrowSchema(undefined, table);
+    this.encoders = table.columns.map((c, j) => c.type.arrowEncoder(arrow, this.schema.fields[j]!.type));
+  }
 
   /** Builds the RecordBatch of `rows`; `place` (the page URL) names the batch in errors. Zero rows are fine. After an error, discard the builder. */
   build(rows: readonly Row[], place: BatchPlace = 'a batch'): arrow.RecordBatch {
     // The rows' values, column by column: each row is read once, in one pass over its properties (read-row.ts).
-    const columns = COLUMNS.map(() => new Array<RowValue | undefined>(rows.length));
+    const { names } = this.table;
+    const columns = names.map(() => new Array<RowValue | undefined>(rows.length));
     const values = new Array<RowValue | undefined>(columns.length);
     for (let i = 0; i < rows.length; i++) {
-      readRow(rows[i]!, values);
+      readRow(rows[i]!, values, names);
       for (let j = 0; j < columns.length; j++) columns[j]![i] = values[j];
     }
-    const children = COLUMNS.map(({ name }, j) => this.encoders[j]!({ name, values: columns[j]!, rows, place }));
+    const children = names.map((name, j) => this.encoders[j]!({ name, values: columns[j]!, rows, place }));
     const type = new arrow.Struct(this.schema.fields);
     const data = arrow.makeData({ type, length: rows.length, nullCount: 0, children });
     return new arrow.RecordBatch(this.schema, data);
   }
 }
 
-/** Stage: adds to each page its Arrow RecordBatch; category dictionaries grow across the batches of this stream. */
-export async function* toArrowBatches(source: AsyncIterable<RowBatch>): AsyncIterable<LoadBatch> {
-  const builder = new ArrowBatchBuilder();
+/** Stage: adds to each page its Arrow RecordBatch of `table`; category dictionaries grow across the batches. */
+export async function* toArrowBatches(
+  source: AsyncIterable<RowBatch>,
+  table: Table = IMAGES,
+): AsyncIterable<LoadBatch> {
+  const builder = new ArrowBatchBuilder(table);
   for await (const batch of source) {
     yield { ...batch, arrow: builder.build(batch.rows, batch.source.url) };
   }

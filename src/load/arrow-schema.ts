@@ -1,12 +1,13 @@
 /**
- * The Arrow schema of the output table: one nullable field per column of COLUMNS, of its type's Arrow type.
+ * The Arrow schema of an output table: one nullable field per column, of its type's Arrow type.
  */
 import * as arrow from 'apache-arrow';
-import { COLUMNS } from '../schema/columns.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 
-/** The Arrow schema of the output: one nullable field per column of COLUMNS, in order, with optional schema metadata. */
-export function arrowSchema(metadata?: Map<string, string>): arrow.Schema {
+/** The Arrow schema of `table` (default the images): one nullable field per column, in order, and the metadata. */
+export function arrowSchema(metadata?: Map<string, string>, table: Table = IMAGES): arrow.Schema {
   // A category's dictionary id is its column's position: stable across runs and files.
-  const fields = COLUMNS.map((column, i) => new arrow.Field(column.name, column.type.arrowType(arrow, i), true));
+  const fields = table.columns.map((column, i) => new arrow.Field(column.name, column.type.arrowType(arrow, i), true));
   return new arrow.Schema(fields, metadata);
 }

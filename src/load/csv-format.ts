@@ -4,18 +4,16 @@
  * csv-stringify-format.ts, several times faster (csv-stringify builds and casts a record per row, and re-normalises its
  * options for every empty string). Fields are joined with `,` and records end with LF; null is an empty field.
  */
-import { COLUMNS } from '../schema/columns.js';
+import { IMAGES } from '../schema/columns.js';
 import { readRow } from '../schema/read-row.js';
 import type { Row, RowValue } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
 import { csvText } from './csv-field.js';
 import { invalidValue } from './invalid-value.js';
 
-const NAMES = COLUMNS.map((c) => c.name);
-const TYPES = COLUMNS.map((c) => c.type);
-
-/** The CSV header record: the column names, LF-terminated. */
-export function formatCsvHeader(neutraliseFormulas: boolean): string {
-  return `${NAMES.map((name) => csvText(name, neutraliseFormulas)).join(',')}\n`;
+/** The CSV header record of `table` (default the images): the column names, LF-terminated. */
+export function formatCsvHeader(neutraliseFormulas: boolean, table: Table = IMAGES): string {
+  return `${table.names.map((name) => csvText(name, neutraliseFormulas)).join(',')}\n`;
 }
 
 /**
@@ -24,18 +22,25 @@ export function formatCsvHeader(neutraliseFormulas: boolean): string {
  * would be copied once more to join the records and again to encode them, mostly as UTF-16 (a non-ASCII character in
  * any record makes the whole string two bytes a character).
  */
-export function formatCsvRows(rows: readonly Row[], place: string, neutraliseFormulas: boolean): Buffer {
-  const fields = new Array<RowValue | undefined>(NAMES.length); // a row's values, then its fields' text
+export function formatCsvRows(
+  rows: readonly Row[],
+  place: string,
+  neutraliseFormulas: boolean,
+  table: Table = IMAGES,
+): Buffer {
+  const { names } = table;
+  const types = table.columns.map((c) => c.type);
+  const fields = new Array<RowValue | undefined>(names.length); // a row's values, then its fields' text
   let out: Buffer = Buffer.allocUnsafe(Math.max(4096, rows.length * 1024));
   let end = 0;
   for (let i = 0; i < rows.length; i++) {
-    readRow(rows[i]!, fields);
-    for (let j = 0; j < NAMES.length; j++) {
+    readRow(rows[i]!, fields, names);
+    for (let j = 0; j < names.length; j++) {
       const v = fields[j];
-      const type = TYPES[j]!;
+      const type = types[j]!;
       if (v === null) continue; // join writes null as an empty field
       if (type.holds(v)) fields[j] = type.csvField(v, neutraliseFormulas);
-      else throw invalidValue(rows, i, NAMES[j]!, v, type.expected, place);
+      else throw invalidValue(rows, i, names[j]!, v, type.expected, place);
     }
     const record = fields.join(',');
     const most = 3 * record.length + 1; // UTF-8 takes at most 3 bytes per UTF-16 unit (4 per surrogate pair of 2)

@@ -4,28 +4,31 @@
  * timestamps (bigint microseconds) to ISO 8601 text that formula neutralisation leaves alone.
  */
 import { stringify, type Options } from 'csv-stringify/sync';
-import { COLUMNS } from '../schema/columns.js';
+import { IMAGES } from '../schema/columns.js';
 import type { Row } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
 import { invalidValue } from './invalid-value.js';
 
 type Field = string | number | boolean | bigint | null;
 
-const NAMES = COLUMNS.map((c) => c.name);
-const TYPES = COLUMNS.map((c) => c.type);
-
-/** The CSV header record, written by csv-stringify: the column names, LF-terminated. */
-export function stringifyCsvHeader(neutraliseFormulas: boolean): string {
-  return stringify([NAMES], stringifyOptions(neutraliseFormulas));
+/** The CSV header record of `table` (default the images), written by csv-stringify: the column names, LF-terminated. */
+export function stringifyCsvHeader(neutraliseFormulas: boolean, table: Table = IMAGES): string {
+  return stringify([table.names], stringifyOptions(neutraliseFormulas));
 }
 
 /**
  * The rows as CSV records written by csv-stringify, each LF-terminated; a value its column's type does not hold is a
  * LOAD_INVALID_VALUE error naming `place`.
  */
-export function stringifyCsvRows(rows: readonly Row[], place: string, neutraliseFormulas: boolean): string {
+export function stringifyCsvRows(
+  rows: readonly Row[],
+  place: string,
+  neutraliseFormulas: boolean,
+  table: Table = IMAGES,
+): string {
   const records = new Array<Field[]>(rows.length);
-  for (let i = 0; i < rows.length; i++) records[i] = toRecord(rows, i, place);
+  for (let i = 0; i < rows.length; i++) records[i] = toRecord(rows, i, place, table);
   return records.length === 0 ? '' : stringify(records, stringifyOptions(neutraliseFormulas));
 }
 
@@ -49,13 +52,14 @@ function stringifyOptions(neutraliseFormulas: boolean): Options {
 }
 
 /** One row as csv-stringify fields, each value checked by its column's type; csv-stringify casts them. */
-function toRecord(rows: readonly Row[], i: number, place: string): Field[] {
+function toRecord(rows: readonly Row[], i: number, place: string, table: Table): Field[] {
   const row = rows[i]!;
-  const record = new Array<Field>(NAMES.length);
-  for (let j = 0; j < NAMES.length; j++) {
-    const v = row[NAMES[j]!];
-    const type = TYPES[j]!;
-    if (v !== null && !type.holds(v)) throw invalidValue(rows, i, NAMES[j]!, v, type.expected, place);
+  const { names, columns } = table;
+  const record = new Array<Field>(names.length);
+  for (let j = 0; j < names.length; j++) {
+    const v = row[names[j]!];
+    const type = columns[j]!.type;
+    if (v !== null && !type.holds(v)) throw invalidValue(rows, i, names[j]!, v, type.expected, place);
     record[j] = v;
   }
   return record;

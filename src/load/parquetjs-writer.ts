@@ -6,8 +6,8 @@
  * and wrong bounds would let readers skip row groups that hold a match.
  */
 import parquet, { type FieldDefinition, type OutputStream, type ParquetWriter } from 'parquetjs-lite';
-import { COLUMNS } from '../schema/columns.js';
 import type { Row } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
 import type { LoadBatch } from './arrow-batches.js';
 import type { AtomicFile } from './atomic-file.js';
 import { invalidValue } from './invalid-value.js';
@@ -19,6 +19,8 @@ export interface ParquetJsWriteOptions {
   rowGroupSize: number;
   /** Parquet key-value metadata. */
   metadata: Record<string, string>;
+  /** The table the batches are rows of. */
+  table: Table;
 }
 
 const FROM_1970 =
@@ -27,7 +29,8 @@ const FROM_1970 =
 /** Writes the batches' rows as Parquet into `file` with parquetjs-lite; returns the rows written. The file is not committed. */
 export async function writeParquetJs(source: AsyncIterable<LoadBatch>, file: AtomicFile, options: ParquetJsWriteOptions): Promise<number> {
   const definition: Record<string, FieldDefinition> = {};
-  for (const { name, type } of COLUMNS) {
+  const columns = options.table.columns;
+  for (const { name, type } of columns) {
     const statistics = type.parquetjs !== 'UTF8';
     definition[name] = { type: type.parquetjs, optional: true, compression: 'SNAPPY', statistics };
   }
@@ -45,8 +48,8 @@ export async function writeParquetJs(source: AsyncIterable<LoadBatch>, file: Ato
     throw failed(cause);
   }
   for (const [key, value] of Object.entries(options.metadata)) writer.setMetadata(key, value);
-  const timestampColumns = COLUMNS.filter((c) => c.type.parquetjs === 'TIMESTAMP_MICROS').map((c) => c.name);
-  const doubleColumns = COLUMNS.filter((c) => c.type.parquetjs === 'DOUBLE').map((c) => c.name);
+  const timestampColumns = columns.filter((c) => c.type.parquetjs === 'TIMESTAMP_MICROS').map((c) => c.name);
+  const doubleColumns = columns.filter((c) => c.type.parquetjs === 'DOUBLE').map((c) => c.name);
   let rows = 0;
   for await (const batch of source) {
     for (let i = 0; i < batch.rows.length; i++) {

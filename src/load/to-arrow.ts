@@ -6,6 +6,8 @@
 import { AsyncByteQueue, RecordBatch, RecordBatchFileWriter } from 'apache-arrow';
 import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
 import { arrowSchema } from './arrow-schema.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
 import { encodeFailed } from './load-error.js';
@@ -17,6 +19,8 @@ export interface ArrowSinkOptions {
   path: string;
   /** Key-value metadata stored in the Arrow schema (source URL, snapshot time, schema version); default none. */
   metadata?: Record<string, string>;
+  /** The table the batches are rows of; default the images. */
+  table?: Table;
 }
 
 /** Writes the batches to an Arrow IPC file at `options.path`, atomically; a stream without batches gives a valid empty file. */
@@ -29,7 +33,8 @@ export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSi
     throw error;
   }
   try {
-    const schema = arrowSchema(new Map(Object.entries(options.metadata ?? {})));
+    const table = options.table ?? IMAGES;
+    const schema = arrowSchema(new Map(Object.entries(options.metadata ?? {})), table);
     const bytes = new ByteCollector();
     const writer = new RecordBatchFileWriter();
     const encode = (data: RecordBatch['data'] | undefined): void => {
@@ -49,7 +54,7 @@ export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSi
       batches++;
       for (const chunk of bytes.take()) await file.write(chunk);
     }
-    if (batches === 0) encode(new ArrowBatchBuilder().build([]).data); // the schema and empty dictionaries
+    if (batches === 0) encode(new ArrowBatchBuilder(table).build([]).data); // the schema and empty dictionaries
     encode(undefined);
     for (const chunk of bytes.take()) await file.write(chunk);
     const digest = await file.commit();

@@ -1,13 +1,15 @@
 /**
- * Sink: RFC 4180 CSV with a header row from COLUMNS, by one of two engines that write the same bytes — 'builtin'
- * (img-etl's own formatter, csv-format.ts) or 'csv-stringify' (the csv-stringify library, csv-stringify-format.ts).
+ * Sink: RFC 4180 CSV with a header row of the table's columns, by one of two engines that write the same bytes:
+ * 'builtin' (img-etl's own formatter, csv-format.ts) or 'csv-stringify' (the library, csv-stringify-format.ts).
  * Records end with LF ("\n"), which RFC 4180 readers (DuckDB, pandas, polars, spreadsheets) accept and which
  * keeps the file identical on every platform; fields holding `,`, `"`, CR or LF are quoted, quotes doubled.
  * null is an empty field; an empty string is `""` so that the two stay apart for readers that care
  * (DuckDB with `allow_quoted_nulls = false`). Timestamps are ISO 8601 UTC with microseconds, booleans
  * `true`/`false`, numbers in their shortest round-trip form (`String(n)`, and `-0` for negative zero).
  */
+import { IMAGES } from '../schema/columns.js';
 import type { RowBatch } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
 import { formatCsvHeader, formatCsvRows } from './csv-format.js';
@@ -31,6 +33,8 @@ export interface CsvSinkOptions {
   neutraliseFormulas?: boolean;
   /** Writer: 'builtin' (img-etl's own formatter, several times faster) or 'csv-stringify' (the library); default 'builtin'. */
   engine?: CsvEngine;
+  /** The table the rows are of; default the images. */
+  table?: Table;
 }
 
 /** Writes the rows of every batch to a CSV file at `options.path`, atomically; rejects are not written. */
@@ -47,6 +51,7 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
   try {
     const engine = ENGINES[engineName];
     const neutralise = options.neutraliseFormulas ?? true;
+    const table = options.table ?? IMAGES;
     const encode = (format: () => string | Uint8Array): string | Uint8Array => {
       try {
         return format();
@@ -54,10 +59,11 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
         throw encodeFailed(`writing csv file ${options.path}`, cause); // a LoadError (a value of the wrong type) passes through
       }
     };
-    await file.write(encode(() => engine.header(neutralise)));
+    await file.write(encode(() => engine.header(neutralise, table)));
     let rows = 0;
     for await (const batch of source) {
-      if (batch.rows.length > 0) await file.write(encode(() => engine.rows(batch.rows, batch.source.url, neutralise)));
+      const { rows: batchRows, source: from } = batch;
+      if (batchRows.length > 0) await file.write(encode(() => engine.rows(batchRows, from.url, neutralise, table)));
       rows += batch.rows.length;
     }
     const digest = await file.commit();

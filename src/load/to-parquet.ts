@@ -6,7 +6,8 @@
  */
 import { RecordBatch, type Schema } from 'apache-arrow';
 import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
-import { COLUMNS } from '../schema/columns.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import { arrowSchema } from './arrow-schema.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
@@ -26,10 +27,9 @@ export interface ParquetSinkOptions {
   rowGroupSize?: number;
   /** Parquet key-value metadata (e.g. `img-etl.source_url`, `img-etl.snapshot_time`, `img-etl.schema_version`), also stored in the embedded Arrow schema by 'wasm'; default none. */
   metadata?: Record<string, string>;
+  /** The table the batches are rows of; default the images. */
+  table?: Table;
 }
-
-/** Columns the 'wasm' engine dictionary-encodes: those whose definition says so (COLUMNS). */
-const DICTIONARY_COLUMNS = COLUMNS.filter((c) => c.dictionary).map((c) => c.name);
 
 /**
  * Default rows per row group. parquet-wasm's memory grows to about 0.4 kB per row of the group being written and
@@ -43,6 +43,7 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
   const engine = options.engine ?? 'wasm';
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
   const metadata = options.metadata ?? {};
+  const table = options.table ?? IMAGES;
   let file: AtomicFile;
   try {
     if (engine !== 'wasm' && engine !== 'parquetjs') throw new LoadError('LOAD_INVALID_OPTION', `load: parquet engine must be 'wasm' or 'parquetjs', got ${JSON.stringify(engine)}`);
@@ -53,7 +54,7 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
     throw error;
   }
   try {
-    const schema = arrowSchema(new Map(Object.entries(metadata)));
+    const schema = arrowSchema(new Map(Object.entries(metadata)), table);
     // Each engine is loaded when first used (parquet-wasm compiles its WebAssembly then): a run loads only the one it writes with.
     const { checkParquetFooter, writeParquetWasm } = await import('./parquet-wasm-writer.js');
     const rows =
@@ -61,10 +62,11 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
         ? await writeParquetWasm(withSchema(source, schema), file, {
             rowGroupSize,
             metadata,
-            empty: new RecordBatch(schema, new ArrowBatchBuilder().build([]).data),
-            dictionaryColumns: DICTIONARY_COLUMNS,
+            empty: new RecordBatch(schema, new ArrowBatchBuilder(table).build([]).data),
+            // The columns whose definition says so.
+            dictionaryColumns: table.columns.filter((c) => c.dictionary).map((c) => c.name),
           })
-        : await (await import('./parquetjs-writer.js')).writeParquetJs(source, file, { rowGroupSize, metadata });
+        : await (await import('./parquetjs-writer.js')).writeParquetJs(source, file, { rowGroupSize, metadata, table });
     await checkParquetFooter(file, rows, `the ${engine} engine`);
     const digest = await file.commit();
     return { format: 'parquet', path: options.path, rows, ...digest };

@@ -44,13 +44,51 @@ export interface Manifest {
   /** Records that broke the schema (in rejects.ndjson). */
   rejects: number;
   /** Values normalisation replaced: sentinels and empty strings turned into null, per column, and records with unknown keys. */
-  normalisation: {
-    sentinel_to_null: NormalisationCounts['sentinelToNull'];
-    empty_to_null: NormalisationCounts['emptyToNull'];
-    records_with_extra: number;
-  };
+  normalisation: ManifestNormalisation;
+  /** The collections table: what was written, or why there is none. */
+  collections: ManifestCollections;
   /** Every file written, with rows, bytes and sha256. */
   files: ManifestFile[];
+}
+
+/** Values normalisation replaced in a table. */
+export interface ManifestNormalisation {
+  /** Sentinels turned into null, per column. */
+  sentinel_to_null: NormalisationCounts['sentinelToNull'];
+  /** Empty strings turned into null, per column. */
+  empty_to_null: NormalisationCounts['emptyToNull'];
+  /** Records that had keys the schema does not know (kept in `extra`). */
+  records_with_extra: number;
+}
+
+/** The collections table of a snapshot: its rows (files in `files`), or the one-line reason it is absent. */
+export type ManifestCollections =
+  | {
+      /** The collections list paged. */
+      source_url: string;
+      /** Version of the collections table's schema. */
+      schema_version: string;
+      /** Rows in its data files. */
+      records_written: number;
+      /** Records that broke its schema (in collections-rejects.ndjson). */
+      rejects: number;
+      /** Values its normalisation replaced. */
+      normalisation: ManifestNormalisation;
+    }
+  | {
+      /** The collections list asked for. */
+      source_url: string;
+      /** Why there is no collections table, one line. */
+      absent: string;
+    };
+
+/** A table's normalisation counts as the manifest gives them. */
+export function manifestNormalisation(counts: NormalisationCounts): ManifestNormalisation {
+  return {
+    sentinel_to_null: counts.sentinelToNull,
+    empty_to_null: counts.emptyToNull,
+    records_with_extra: counts.recordsWithExtra,
+  };
 }
 
 /** One written file. */

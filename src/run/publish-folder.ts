@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { syncFolder } from '../load/atomic-file.js';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../load/load-error.js';
-import { FILE_NAMES } from './formats.js';
+import { FILE_NAMES, TABLES } from './formats.js';
 import { TOOL_NAME } from './tool.js';
 
-const OWN_NAMES = new Set<string>(Object.values(FILE_NAMES));
+const OWN_NAMES = new Set<string>([FILE_NAMES.manifest, ...TABLES.flatMap((t) => Object.values(t.files))]);
 
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';

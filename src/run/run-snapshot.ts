@@ -13,18 +13,20 @@ import type { SinkResult } from '../load/sink-result.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { writeJsonAtomic } from '../load/write-json-atomic.js';
+import { COLLECTIONS } from '../schema/collection-columns.js';
 import { SCHEMA_VERSION } from '../schema/columns.js';
-import type { Row, RowBatch } from '../schema/row.js';
+import type { Row } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
-import { emptyNormalisationCounts, normalise, type NormalisationCounts } from '../transform/normalise.js';
-import type { ValidBatch } from '../transform/validate.js';
 import { FILE_NAMES, type Format } from './formats.js';
-import type { Manifest } from './manifest.js';
+import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
-import { writeOutputs } from './write-outputs.js';
+import { writeCollections } from './write-collections.js';
+import { writeTable } from './write-table.js';
+import type { WriteOutputsOptions } from './write-outputs.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
+import { listCollections, type CollectionListing } from '../extract/list-collections.js';
 
 /** The staging folder of a run, inside its output folder. */
 export const STAGING_DIR = '.img-etl-staging';
@@ -67,8 +69,8 @@ export interface SnapshotResult {
 
 /**
  * Runs the whole job: pages the list into the staging folder until it is complete (resuming an unfinished run),
- * writes every format from the staging folder with the records in id order, each file atomically, then the manifest,
- * and removes the staging folder.
+ * pages the collections list, writes every format of both tables (the images from the staging folder with the records
+ * in id order), each file atomically, then the manifest, and removes the staging folder.
  * An interrupted or failed run keeps the staging folder for the next attempt.
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
@@ -106,10 +108,27 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {
       throw stagingError(cause);
     });
+    const collectionList = await listCollections(options);
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
-    const output = await publish(replayInIdOrder(collected.index, checkpoint), { ...options, formats, metadata, dataDir: pending });
-    const { files, normalisation, written, rejects } = output;
-    options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
+    const writing = {
+      outDir: pending,
+      formats,
+      parquetEngine: options.parquetEngine,
+      csvEngine: options.csvEngine,
+      neutraliseFormulas: options.neutraliseFormulas,
+    };
+    const output = await writeTable(replayInIdOrder(collected.index, checkpoint), {
+      ...writing,
+      metadata,
+      stages: options.stages,
+      previewRows: options.previewRows,
+      onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
+    });
+    const { normalisation, written, rejects } = output;
+    const collections = await collectionsTable(collectionList, { ...writing, metadata });
+    const files = [...output.files, ...collections.files];
+    const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
+    options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: fileEvents });
 
     const { stats, index, passes, expected } = collected;
     const manifest: Manifest = {
@@ -134,11 +153,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       duplicates_dropped: passes.reduce((sum, p) => sum + p.duplicates, 0),
       conflicts: { count: collected.conflicts.length, first_ids: collected.conflicts.slice(0, MAX_CONFLICT_IDS) },
       rejects,
-      normalisation: {
-        sentinel_to_null: normalisation.sentinelToNull,
-        empty_to_null: normalisation.emptyToNull,
-        records_with_extra: normalisation.recordsWithExtra,
-      },
+      normalisation: manifestNormalisation(normalisation),
+      collections: collections.manifest,
       files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
     };
     await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
@@ -172,36 +188,24 @@ function passForManifest(p: PassSummary): Manifest['passes'][number] {
   return { pass: p.pass, added: p.added, duplicates: p.duplicates, count_min: p.countMin, count_max: p.countMax, clean: p.clean };
 }
 
-/** What writing the files from one stream of valid records gave. */
-interface Published {
-  files: SinkResult[];
-  normalisation: NormalisationCounts;
-  written: number;
-  rejects: number;
-  preview: Row[];
-}
-
-/** Normalises the valid records, applies the run's stages and writes every format. */
-async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptions & { formats: Format[]; metadata: Record<string, string>; dataDir: string }): Promise<Published> {
-  const normalisation = emptyNormalisationCounts();
-  const preview: Row[] = [];
-  let normalised = normalise(source, normalisation);
-  for (const stage of options.stages ?? []) normalised = stage(normalised);
-  const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
-  const files = await writeOutputs(rows.stream, { outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
-  return { files, normalisation, written: rows.written, rejects: rows.rejects, preview };
-}
-
-function counting(source: AsyncIterable<RowBatch>, preview: Row[], previewRows: number, onEvent?: SnapshotOptions['onEvent']) {
-  const counter = { written: 0, rejects: 0, stream: undefined as unknown as AsyncIterable<RowBatch> };
-  counter.stream = (async function* () {
-    for await (const batch of source) {
-      counter.written += batch.rows.length;
-      counter.rejects += batch.rejects.length;
-      for (const row of batch.rows) if (preview.length < previewRows) preview.push(row);
-      onEvent?.({ type: 'publish-progress', rows: counter.written, rejects: counter.rejects });
-      yield batch;
-    }
-  })();
-  return counter;
+/**
+ * Writes the collections table of `listing` beside the images (its own source URL and schema version in the files'
+ * metadata), or says why there is none; resolves to its files and its part of the manifest.
+ */
+async function collectionsTable(
+  listing: CollectionListing,
+  options: Omit<WriteOutputsOptions, 'table'>,
+): Promise<{ files: SinkResult[]; manifest: ManifestCollections }> {
+  if ('absent' in listing) return { files: [], manifest: { source_url: listing.url, absent: listing.absent } };
+  const version = COLLECTIONS.schemaVersion;
+  const metadata = { ...options.metadata, 'img-etl.source_url': listing.url, 'img-etl.schema_version': version };
+  const table = await writeCollections(listing.batches, { ...options, metadata });
+  const manifest: ManifestCollections = {
+    source_url: listing.url,
+    schema_version: version,
+    records_written: table.written,
+    rejects: table.rejects,
+    normalisation: manifestNormalisation(table.normalisation),
+  };
+  return { files: table.files, manifest };
 }

@@ -7,8 +7,10 @@ import { tee } from '../load/tee.js';
 import { toCsv, type CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { toRejects } from '../load/to-rejects.js';
+import { IMAGES } from '../schema/columns.js';
 import type { RowBatch } from '../schema/row.js';
-import { FILE_NAMES, type Format } from './formats.js';
+import type { Table } from '../schema/table.js';
+import type { Format } from './formats.js';
 
 /** Which files to write, and how. */
 export interface WriteOutputsOptions {
@@ -24,21 +26,33 @@ export interface WriteOutputsOptions {
   neutraliseFormulas?: boolean;
   /** Key-value metadata for Parquet and Arrow. */
   metadata: Record<string, string>;
+  /** The table the rows are of, which names the files; default the images. */
+  table?: Table;
 }
 
 /** Feeds one stream of row batches to every sink at once (Arrow batches built once for Parquet and Arrow); resolves to the files written. */
 export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: WriteOutputsOptions): Promise<SinkResult[]> {
   const { outDir, metadata } = options;
+  const table = options.table ?? IMAGES;
+  const { files } = table;
   const columnar = options.formats.filter((f) => f !== 'csv');
   const consumers: ((source: AsyncIterable<RowBatch>) => Promise<SinkResult | SinkResult[]>)[] = [
     async (source) => {
-      const rejects = await toRejects(source, { path: join(outDir, FILE_NAMES.rejects) });
-      if (rejects.file === null) await rm(join(outDir, FILE_NAMES.rejects), { force: true }); // no stale file from an earlier run
+      const rejects = await toRejects(source, { path: join(outDir, files.rejects) });
+      // No stale file from an earlier run.
+      if (rejects.file === null) await rm(join(outDir, files.rejects), { force: true });
       return rejects.file === null ? [] : [rejects.file];
     },
   ];
   if (options.formats.includes('csv')) {
-    consumers.push((source) => toCsv(source, { path: join(outDir, FILE_NAMES.csv), engine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas ?? true }));
+    consumers.push((source) =>
+      toCsv(source, {
+        path: join(outDir, files.csv),
+        engine: options.csvEngine,
+        neutraliseFormulas: options.neutraliseFormulas ?? true,
+        table,
+      }),
+    );
   }
   if (columnar.length > 0) {
     consumers.push(async (source) => {
@@ -47,12 +61,14 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
         await closeSource(source);
         throw error;
       });
-      const streams = tee(toArrowBatches(source), columnar.length);
+      const streams = tee(toArrowBatches(source, table), columnar.length);
       try {
         return await settleAll(
           columnar.map((format, i) => {
-            const path = join(outDir, FILE_NAMES[format]);
-            return format === 'parquet' ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata }) : toArrow(streams[i]!, { path, metadata });
+            const path = join(outDir, files[format]);
+            return format === 'parquet'
+              ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata, table })
+              : toArrow(streams[i]!, { path, metadata, table });
           }),
         );
       } finally {

@@ -1,7 +1,8 @@
 /**
- * The one source of truth for the output table: every column, its type and its meaning. The record check, the zod
- * record schema, normalisation, the Arrow schema and encoders, the Parquet writers, both CSV writers and the README's
- * schema table all read this list and the column types it names (column-types/); nothing else states a type's rules.
+ * The one source of truth for the images table: every column, its type and its meaning. The record check, the zod
+ * record schema, normalisation, the Arrow schema and encoders, the Parquet writers, both CSV writers, diff and the
+ * README's schema table all read this list (through IMAGES) and the column types it names (column-types/); nothing
+ * else states a type's rules. The collections table is defined the same way in collection-columns.ts.
  */
 import type { ColumnType } from './column-type.js';
 import { boolean } from './column-types/boolean.js';
@@ -12,6 +13,7 @@ import { json } from './column-types/json.js';
 import { string } from './column-types/string.js';
 import { timestamp } from './column-types/timestamp.js';
 import type { RowValue } from './row.js';
+import { defineTable, type Table } from './table.js';
 
 export type { ColumnKind, ColumnType } from './column-type.js';
 
@@ -41,13 +43,23 @@ export interface Column {
   readonly derive?: (record: Record<string, unknown>) => RowValue;
 }
 
-type ColumnOptions = Partial<Pick<Column, 'required' | 'sentinel' | 'dictionary'>>;
+/** What a record column may say beyond its type: required, its sentinel, its dictionary choice. */
+export type ColumnOptions = Partial<Pick<Column, 'required' | 'sentinel' | 'dictionary'>>;
 
-const record = (name: string, type: ColumnType, doc: string, options: ColumnOptions = {}): Column => {
+/** A column of a record key, of `type`. */
+export function record(name: string, type: ColumnType, doc: string, options: ColumnOptions = {}): Column {
   return { name, type, origin: 'record', doc, dictionary: type.dictionary, ...options };
-};
-/** A link to one record's own file: unique per record, so a dictionary of them only costs space. */
-const link = (name: string, doc: string): Column => record(name, string, doc, { dictionary: false });
+}
+
+/** A link to one record's own page or file: unique per record, so a dictionary of them only costs space. */
+export function link(name: string, doc: string): Column {
+  return record(name, string, doc, { dictionary: false });
+}
+
+/** The `extra` column: the record's keys that no other column names, as one JSON object, each value as served. */
+export function extraColumn(doc: string): Column {
+  return { name: 'extra', type: json, origin: 'unknown-keys', doc, dictionary: json.dictionary };
+}
 
 /**
  * A Cognitive Atlas pair: the name and id columns, whose sentinels ("None / Other", id "None") become null, and the
@@ -153,31 +165,26 @@ export const COLUMNS: readonly Column[] = [
   link('nidm_results_ttl', 'NIDM results maps only: link to the NIDM results Turtle file.'),
   paradigm.isOther,
   contrast.isOther,
-  {
-    name: 'extra',
-    type: json,
-    origin: 'unknown-keys',
-    doc:
-      'JSON object of the keys the schema does not know (user-defined metadata such as "CIAS", an atlas\'s "data"), ' +
+  extraColumn(
+    'JSON object of the keys the schema does not know (user-defined metadata such as "CIAS", an atlas\'s "data"), ' +
       'each value as the JSON text served, or null.',
-    dictionary: json.dictionary,
-  },
+  ),
 ];
 
-/** Version of the output schema; bump when a column is added, removed or changes type. */
+/** Version of the images table's schema; bump when a column is added, removed or changes type. */
 export const SCHEMA_VERSION = '1';
 
-/** Columns that come from record keys, in output order. */
-export const RECORD_COLUMNS: readonly Column[] = COLUMNS.filter((c) => c.origin === 'record');
+/** The images table: `/api/images/` records, one row per map. */
+export const IMAGES: Table = defineTable({
+  name: 'images',
+  columns: COLUMNS,
+  schemaVersion: SCHEMA_VERSION,
+  files: { parquet: 'images.parquet', arrow: 'images.arrow', csv: 'images.csv', rejects: 'rejects.ndjson' },
+  diffFiles: { parquet: 'diff.parquet', csv: 'diff.csv' },
+});
 
-/** Names of the record keys the schema knows; every other key goes to `extra`. */
-export const KNOWN_KEYS: ReadonlySet<string> = new Set(RECORD_COLUMNS.map((c) => c.name));
+/** The images' columns that come from record keys, in output order. */
+export const RECORD_COLUMNS: readonly Column[] = IMAGES.recordColumns;
 
-/** The record columns by name: what a record's key is. */
-export const RECORD_COLUMN_BY_NAME: ReadonlyMap<string, Column> = new Map(RECORD_COLUMNS.map((c) => [c.name, c]));
-
-/** Columns computed from other keys, in output order. */
-export const DERIVED_COLUMNS: readonly Column[] = COLUMNS.filter((c) => c.origin === 'derived');
-
-/** The column that holds the record's keys no other column names: `extra`. */
-export const EXTRA_COLUMN: Column = COLUMNS.find((c) => c.origin === 'unknown-keys')!;
+/** Names of the record keys the images table knows; every other key goes to `extra`. */
+export const KNOWN_KEYS: ReadonlySet<string> = IMAGES.knownKeys;

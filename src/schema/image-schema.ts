@@ -1,18 +1,31 @@
 /**
- * zod schemas of the service's Page envelope and Image record, the record's built from COLUMNS' types. Unknown keys
- * are allowed (they become the `extra` column); a known key with the wrong type is an error.
+ * zod schemas of the service's Page envelope and of a table's record (an Image, a Collection), the record's built from
+ * the table's column types. Unknown keys are allowed (they become the `extra` column); a known key with the wrong type
+ * is an error.
  */
 import { z } from 'zod';
-import { EXTRA_COLUMN, RECORD_COLUMNS } from './columns.js';
+import { IMAGES } from './columns.js';
+import type { Table } from './table.js';
 
-const shape: Record<string, z.ZodType> = {};
-for (const column of RECORD_COLUMNS) {
-  const type = column.type.zod(z);
-  shape[column.name] = column.required ? type : type.nullable().optional();
+const schemas = new Map<Table, z.ZodType>();
+
+/** The zod schema of a record of `table`: every known key optional but typed, required ones present; made once. */
+export function recordSchema(table: Table): z.ZodType {
+  let schema = schemas.get(table);
+  if (schema === undefined) {
+    const shape: Record<string, z.ZodType> = {};
+    for (const column of table.recordColumns) {
+      const type = column.type.zod(z);
+      shape[column.name] = column.required ? type : type.nullable().optional();
+    }
+    schema = z.object(shape).catchall(table.extraColumn.type.zod(z));
+    schemas.set(table, schema);
+  }
+  return schema;
 }
 
 /** An Image record as served; every known key is optional (atlases lack many) but typed, `id` is required; unknown keys are kept if they are not nested absurdly deep. */
-export const ImageSchema = z.object(shape).catchall(EXTRA_COLUMN.type.zod(z));
+export const ImageSchema = recordSchema(IMAGES);
 
 /** The list envelope; records are validated one by one so that one bad record does not lose its page. */
 export const PageSchema = z.object({
@@ -33,9 +46,14 @@ export interface RecordIssue {
   message: string;
 }
 
-/** Validates a record with the zod schema; undefined when it is valid, else its issues. */
+/** Validates an Image record with ImageSchema; undefined when it is valid, else its issues. */
 export function imageIssues(raw: unknown): RecordIssue[] | undefined {
-  const result = ImageSchema.safeParse(raw);
+  return recordIssues(raw, IMAGES);
+}
+
+/** Validates a record of `table` with its zod schema; undefined when it is valid, else its issues. */
+export function recordIssues(raw: unknown, table: Table): RecordIssue[] | undefined {
+  const result = recordSchema(table).safeParse(raw);
   if (result.success) return undefined;
   return result.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message }));
 }

@@ -1,19 +1,16 @@
-import { COLUMNS } from './columns.js';
 import type { Row, RowValue } from './row.js';
 
-const NAMES = COLUMNS.map((c) => c.name);
-
 /**
- * Copies a row's values, in COLUMNS order, into `values` (undefined for a key the row lacks). A row that holds COLUMNS'
- * keys in order (every row normalise makes) is read with `for…in`, which V8 reads from each property's slot; reading
- * by name in a loop over the columns is a hash lookup per value, seven times slower. The rest of any other row is read
- * by name.
+ * Copies a row's values, in the order of `names` (its table's column names), into `values` (undefined for a key the
+ * row lacks). A row that holds the table's keys in order (every row normalise makes) is read with `for…in`, which V8
+ * reads from each property's slot; reading by name in a loop over the columns is a hash lookup per value, seven times
+ * slower. The rest of any other row is read by name.
  */
-export function readRow(row: Row, values: (RowValue | undefined)[]): void {
+export function readRow(row: Row, values: (RowValue | undefined)[], names: readonly string[]): void {
   let j = 0;
   for (const key in row) {
-    if (key !== NAMES[j]) break;
+    if (key !== names[j]) break;
     values[j++] = row[key];
   }
-  for (; j < NAMES.length; j++) values[j] = row[NAMES[j]!];
+  for (; j < names.length; j++) values[j] = row[names[j]!];
 }

@@ -1,7 +1,9 @@
 import { RecordTexts } from '../extract/record-texts.js';
-import { imageIssues } from '../schema/image-schema.js';
-import { attachRecordText } from '../schema/record-text.js';
+import { IMAGES } from '../schema/columns.js';
+import { recordIssues } from '../schema/image-schema.js';
+import { attachRecordText, recordTextOf } from '../schema/record-text.js';
 import type { PageBatch, Reject } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
 import { checkRecord } from './check-record.js';
 
 /** A page whose records were checked: valid records, and the rejects with their zod issues. */
@@ -13,16 +15,17 @@ export interface ValidBatch extends Omit<PageBatch, 'records'> {
 }
 
 /**
- * Splits each page's records into valid records and rejects (raw record, page URL, zod issues); never throws on bad
- * data. Where the page has its body, a reject keeps its served text, and so does a valid record with keys the schema
- * does not know (for `extra`); the body is scanned only for a page that holds such a record.
+ * Splits each page's records into valid records of `table` and rejects (raw record, page URL, zod issues); never
+ * throws on bad data. Where the page has its body, a reject keeps its served text, and so does a valid record with keys
+ * the schema does not know (for `extra`); the body is scanned only for a page that holds such a record. A record that
+ * already carries its served text (record-text.ts) keeps it.
  */
-export async function* validate(source: AsyncIterable<PageBatch>): AsyncIterable<ValidBatch> {
-  for await (const page of source) yield validatePage(page);
+export async function* validate(source: AsyncIterable<PageBatch>, table: Table = IMAGES): AsyncIterable<ValidBatch> {
+  for await (const page of source) yield validatePage(page, table);
 }
 
-/** Validates one page's records. */
-export function validatePage(page: PageBatch): ValidBatch {
+/** Validates one page's records against `table`. */
+export function validatePage(page: PageBatch, table: Table = IMAGES): ValidBatch {
   const records: Record<string, unknown>[] = [];
   const rejects: Reject[] = [];
   let texts: RecordTexts | null | undefined; // null: the page has no body, or one that does not hold these records
@@ -34,7 +37,7 @@ export function validatePage(page: PageBatch): ValidBatch {
     return texts?.at(position);
   };
   page.records.forEach((raw, position) => {
-    const check = checkRecord(raw);
+    const check = checkRecord(raw, table);
     if (check !== 'invalid') {
       const record = raw as Record<string, unknown>;
       const text = check === 'valid-with-extra' ? textAt(position) : undefined;
@@ -42,8 +45,9 @@ export function validatePage(page: PageBatch): ValidBatch {
       records.push(record);
       return;
     }
-    const issues = imageIssues(raw) ?? [{ path: [], message: 'rejected by the fast check but not by the schema' }];
-    const text = textAt(position);
+    const unexplained = [{ path: [], message: 'rejected by the fast check but not by the schema' }];
+    const issues = recordIssues(raw, table) ?? unexplained;
+    const text = textAt(position) ?? (typeof raw === 'object' && raw !== null ? recordTextOf(raw) : undefined);
     const reject: Reject = { url: page.source.url, record: raw, issues };
     if (text !== undefined) reject.text = text;
     rejects.push(reject);

@@ -30,6 +30,7 @@ const manifest: Manifest = {
   conflicts: { count: 2, first_ids: [7, 9] },
   rejects: 1,
   normalisation: { sentinel_to_null: {}, empty_to_null: {}, records_with_extra: 0 },
+  collections: { source_url: 'http://h/api/collections/', absent: 'http://h/api/collections/ answered 404: no table' },
   files: [
     { name: 'images.parquet', format: 'parquet', rows: 999, bytes: 123_456, sha256: 'a'.repeat(64) },
     { name: 'rejects.ndjson', format: 'rejects', rows: 1, bytes: 800, sha256: 'b'.repeat(64) },
@@ -50,6 +51,7 @@ describe('summary', () => {
         '  skipped   records at offsets 512: the server could not serve them',
         `  parquet   ${join('snap', '20250301T100000Z', 'images.parquet')}  123.5 kB, 999 rows`,
         `  rejects   ${join('snap', '20250301T100000Z', 'rejects.ndjson')}  800 B, 1 rows`,
+        '  collections http://h/api/collections/ answered 404: no table',
         `  manifest  ${join('snap', '20250301T100000Z', 'manifest.json')}`,
         `  latest    ${join('snap', 'latest')} -> 20250301T100000Z`,
         '  pruned    20250201T100000Z (beyond the newest 1 complete)',

@@ -96,7 +96,8 @@ describe('options that cannot work', () => {
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe(''); // quiet, and no TimeoutOverflowWarning
-    expect((await manifestOf(join(out, 'snap'))).files.map((f: { name: string }) => f.name)).toEqual(['images.csv']);
+    const names = (await manifestOf(join(out, 'snap'))).files.map((f: { name: string }) => f.name);
+    expect(names).toEqual(['images.csv', 'collections.csv']);
   });
 });
 

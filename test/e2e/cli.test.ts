@@ -24,10 +24,12 @@ afterEach(async () => {
   await removeDir(out);
 });
 
-/** Serves `records` as a list, `limit` records a page. */
+/** Serves `records` as a list, `limit` records a page; a copy of the images list alone (no collections: 404). */
 async function serveRecords(records: unknown[], limit = 10): Promise<ScriptedServer> {
   server = await startScriptedServer((req, res, origin) => {
-    const offset = Number(new URL(req.url ?? '/', origin).searchParams.get('offset') ?? 0);
+    const url = new URL(req.url ?? '/', origin);
+    if (url.pathname === '/api/collections/') return sendJson(res, { detail: 'Not found.' }, 404);
+    const offset = Number(url.searchParams.get('offset') ?? 0);
     const link = (o: number) => `${origin}/api/images/?limit=${limit}&offset=${o}`;
     sendJson(res, {
       count: records.length,
@@ -188,6 +190,7 @@ describe('img-etl command line', () => {
     expect(run.stdout).toMatch(/complete snapshot of http:\/\/127\.0\.0\.1:\d+\/api\/images\//);
     expect(run.stdout).toContain('359 written, 0 rejected; the service counts 359: 0 missing');
     expect(run.stdout).toContain('first 5 rows:');
-    expect((await readdir(out)).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
+    const tables = ['collections', 'images'].flatMap((t) => [`${t}.arrow`, `${t}.csv`, `${t}.parquet`]);
+    expect((await readdir(out)).sort()).toEqual([...tables, 'manifest.json']);
   });
 });

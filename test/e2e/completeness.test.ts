@@ -43,7 +43,7 @@ describe('completeness under faults', () => {
     expect(manifest).toMatchObject({ complete: true, missing: 0, expected: 1559, received: 1559, records_written: 1559 });
     expect(manifest.retries).toBeGreaterThan(0);
     expectRowsMatch(await readParquetRows(out), expectedRowsOf(service, service.servedIds()));
-    expect((await readdir(out)).sort()).toEqual(['images.parquet', 'manifest.json']);
+    expect((await readdir(out)).sort()).toEqual(['collections.parquet', 'images.parquet', 'manifest.json']);
   });
 
   it('records inserted and deleted while it pages: every record that existed for the whole run, once, exact', async () => {

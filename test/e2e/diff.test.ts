@@ -9,7 +9,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { Random, startService, type RunningService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
+import { fixtureRecords } from '../helpers/fixture-records.js';
 import { runCli, type CliRun } from '../helpers/run-cli.js';
+import { startScriptedServer } from '../helpers/scripted-server.js';
 
 const GENERATED = 200;
 const SEED = 7;
@@ -113,8 +115,10 @@ describe('img-etl diff', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.split('\n')[0]).toBe(`img-etl diff: ${first} -> ${second}: 0 added, 0 removed, 0 changed, ${served} unchanged`);
-    expect(await readdir(out)).toEqual(['diff.parquet']);
+    expect((await readdir(out)).sort()).toEqual(['collections-diff.parquet', 'diff.parquet']);
     expect(await parquetRows(join(out, 'diff.parquet'))).toEqual([]);
+    expect(await parquetRows(join(out, 'collections-diff.parquet'))).toEqual([]);
+    expect(run.stdout).toMatch(/\ncollections: 0 added, 0 removed, 0 changed, \d+ unchanged\n/);
   });
 
   it('reports exactly the inserted, deleted and altered records, with the names of the changed fields', async () => {
@@ -125,7 +129,8 @@ describe('img-etl diff', () => {
     const run = await runCli(['diff', first, changed, '--out', out, '--to', 'parquet', '--to', 'csv']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect((await readdir(out)).sort()).toEqual(['diff.csv', 'diff.parquet']);
+    const files = ['collections-diff.csv', 'collections-diff.parquet', 'diff.csv', 'diff.parquet'];
+    expect((await readdir(out)).sort()).toEqual(files);
     expect(await parquetRows(join(out, 'diff.parquet'))).toEqual(expected);
     const count = (change: string) => expected.filter((e) => e.change === change).length;
     const unchanged = served - count('removed') - count('changed');
@@ -140,7 +145,7 @@ describe('img-etl diff', () => {
     const out = join(dir, 'csv');
     const run = await runCli(['diff', first, changed, '--out', out, '--to', 'csv']);
     expect(run.code).toBe(0);
-    expect(await readdir(out)).toEqual(['diff.csv']);
+    expect((await readdir(out)).sort()).toEqual(['collections-diff.csv', 'diff.csv']);
     const rows = await query(duck, `SELECT id, change, changed_fields FROM read_csv(${sqlString(join(out, 'diff.csv'))}, header = true, columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR'})`);
     expect(rows.map((r) => ({ id: Number(r['id']), change: r['change'], changed_fields: r['changed_fields'] === null ? [] : String(r['changed_fields']).split(',') }))).toEqual(expected);
   });
@@ -178,5 +183,86 @@ describe('img-etl diff', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr.startsWith(`img-etl: diff: cannot read ${join(broken, 'images.parquet')}: `)).toBe(true);
     expect(run.stderr.trimEnd()).not.toContain('\n');
+  });
+});
+
+describe('img-etl diff of the collections', () => {
+  /** Collections 1, 2, 3; then 1 deleted, 2 renamed (and so modified), 4 added. */
+  const before = [
+    '{"id":1,"name":"One","modify_date":"2020-01-01T10:00:00+01:00"}',
+    '{"id":2,"name":"Two","owner":5,"modify_date":"2020-01-01T10:00:00+01:00"}',
+    '{"id":3,"name":"Three","modify_date":"2020-01-01T10:00:00+01:00"}',
+  ];
+  const after = [
+    '{"id":2,"name":"Two, renamed","owner":5,"modify_date":"2021-02-03T10:00:00.500000+01:00"}',
+    before[2]!,
+    '{"id":4,"name":"Four","modify_date":"2021-02-03T10:00:00+01:00"}',
+  ];
+  const images = [1, 2].map((id) => JSON.stringify({ ...fixtureRecords[id]!, id, collection_id: 2 }));
+  let collections: string[] | undefined = before;
+
+  /** A snapshot, as parquet or arrow, of a scripted service listing the same images and `collections` (404: none). */
+  async function collectionsSnapshot(name: string, format: string, listed: string[] | undefined): Promise<string> {
+    collections = listed;
+    const server = await startScriptedServer((req, res, origin) => {
+      const path = new URL(req.url ?? '/', origin).pathname;
+      const records = path === '/api/images/' ? images : path === '/api/collections/' ? collections : undefined;
+      const body =
+        records === undefined
+          ? '{"detail":"Not found."}'
+          : `{"count":${records.length},"next":null,"previous":null,"results":[${records.join(',')}]}`;
+      const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+      res.writeHead(records === undefined ? 404 : 200, headers);
+      res.end(body);
+    });
+    try {
+      const out = join(dir, name);
+      const run = await runCli(['--base-url', server.origin, '--out', out, '--to', format, '--quiet']);
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      return out;
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('reports the collections added, removed and changed, with their changed fields, in collections-diff', async () => {
+    const old = await collectionsSnapshot('collections-old', 'parquet', before);
+    const now = await collectionsSnapshot('collections-new', 'arrow', after);
+    const out = join(dir, 'collections-diff');
+    const run = await runCli(['diff', old, now, '--out', out, '--to', 'parquet,csv']);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const want = [
+      { id: 1, change: 'removed', changed_fields: [] },
+      { id: 2, change: 'changed', changed_fields: ['name', 'modify_date'] },
+      { id: 4, change: 'added', changed_fields: [] },
+    ];
+    expect(await parquetRows(join(out, 'collections-diff.parquet'))).toEqual(want);
+    const csvPath = sqlString(join(out, 'collections-diff.csv'));
+    const csv = await query(duck, `SELECT * FROM read_csv(${csvPath}, header = true, all_varchar = true)`);
+    const fields = (e: (typeof want)[number]) => e.changed_fields.join(',') || null;
+    expect(csv).toEqual(want.map((e) => ({ id: String(e.id), change: e.change, changed_fields: fields(e) })));
+    expect(await parquetRows(join(out, 'diff.parquet'))).toEqual([]);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe(`img-etl diff: ${old} -> ${now}: 0 added, 0 removed, 0 changed, 2 unchanged`);
+    const at = lines.indexOf('collections: 1 added, 1 removed, 1 changed, 1 unchanged');
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 4)).toEqual([
+      `  old       ${join(old, 'collections.parquet')}  3 rows`,
+      `  new       ${join(now, 'collections.arrow')}  3 rows`,
+      '  fields    name 1, modify_date 1',
+    ]);
+    const parquetLine = `  parquet   ${join(out, 'collections-diff.parquet')}  3 rows, `;
+    expect(lines.some((l) => l.startsWith(parquetLine))).toBe(true);
+  });
+
+  it('says why it did not compare the collections when a snapshot has none, and diffs the images', async () => {
+    const old = await collectionsSnapshot('collections-none', 'parquet', undefined);
+    const now = await collectionsSnapshot('collections-some', 'parquet', after);
+    const out = join(dir, 'collections-none-diff');
+    const run = await runCli(['diff', old, now, '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const why = `${old} holds no collections.parquet or collections.arrow`;
+    expect(run.stdout.split('\n')).toContain(`collections: not compared: ${why}`);
+    expect(await readdir(out)).toEqual(['diff.parquet']);
   });
 });

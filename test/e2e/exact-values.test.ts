@@ -35,11 +35,12 @@ function pageText(records: string[], offset: number, limit: number, origin: stri
 
 /**
  * Serves `records` (their JSON texts), `limit` a page; with `split`, a page after the first answers 500 until asked
- * for at most two records, so that the client splits it into halves.
+ * for at most two records, so that the client splits it into halves. No collections (404).
  */
 async function serveTexts(records: string[], limit: number, split = false): Promise<ScriptedServer> {
   server = await startScriptedServer((req, res, origin) => {
     const url = new URL(req.url ?? '/', origin);
+    if (url.pathname === '/api/collections/') return sendJson(res, { detail: 'Not found.' }, 404);
     const offset = Number(url.searchParams.get('offset') ?? 0);
     const size = Number(url.searchParams.get('limit') ?? limit);
     if (split && offset > 0 && size > 2) return sendJson(res, { detail: 'server error' }, 500);

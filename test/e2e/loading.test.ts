@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
+import { allPages } from '../service/http.js';
 import { openDuckDB, query, removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -51,9 +52,10 @@ afterAll(async () => {
 });
 
 describe('README: Loading', () => {
-  it('has the DuckDB block and a Python block for pandas (Parquet/Arrow), pandas (CSV) and polars', () => {
+  it('has the DuckDB block and Python blocks for pandas (Parquet/Arrow), pandas (CSV), polars, the join', () => {
     expect(blocks.filter((b) => b.lang === 'sql')).toHaveLength(1);
-    expect(blocks.filter((b) => b.lang === 'python').map((b) => modulesOf(b.code).join('+'))).toEqual(['pandas+pyarrow', 'pandas', 'polars']);
+    const python = blocks.filter((b) => b.lang === 'python').map((b) => modulesOf(b.code).join('+'));
+    expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'pandas+pyarrow']);
   });
 
   it('DuckDB: every statement runs against the snapshot and gives the expected answers', async () => {
@@ -61,12 +63,34 @@ describe('README: Loading', () => {
     const statements = blocks.find((b) => b.lang === 'sql')!.code.split(';').map((s) => s.trim()).filter((s) => s !== '');
     const results = [];
     for (const sql of statements) results.push(await query(db, sql.replaceAll("'output/", `'${join(cwd, 'output')}/`)));
-    const [byType, cias, other, csv] = results;
+    const [byType, cias, other, csv, joined] = results;
     expect(byType!.reduce((n, r) => n + Number(r['maps']), 0)).toBe(RECORDS);
     expect(cias!.length).toBeGreaterThan(0);
     const served = [...service.servedRecords()];
     expect(Number(other![0]!['other_paradigm'])).toBe(served.filter((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other').length);
     expect(Number(csv![0]!['rows'])).toBe(RECORDS);
+
+    // The join: every map gets the DOI, authors, journal and owner its collection was served with.
+    const collections = (await allPages(`${service.url}/api/collections/?limit=1000`)).flatMap((p) => p.results);
+    const byId = new Map(collections.map((c) => [c['id'] as number, c]));
+    const nullIfEmpty = (v: unknown) => (v === '' ? null : v);
+    const ids = served.map((r) => BigInt(r['id'] as number)).sort((a, b) => (a < b ? -1 : 1));
+    expect(joined!.map((r) => r['id'])).toEqual(ids);
+    for (const row of joined!) {
+      const image = served.find((r) => BigInt(r['id'] as number) === row['id'])!;
+      const collection = byId.get(image['collection_id'] as number)!;
+      expect(collection, `collection of image ${row['id']}`).toBeDefined();
+      const want = {
+        DOI: nullIfEmpty(collection['DOI']),
+        authors: nullIfEmpty(collection['authors']),
+        journal_name: nullIfEmpty(collection['journal_name']),
+        owner: BigInt(collection['owner'] as number),
+        owner_name: collection['owner_name'],
+      };
+      const got = Object.fromEntries(Object.keys(want).map((key) => [key, row[key]]));
+      expect(got).toEqual(want);
+    }
+    expect(joined!.filter((r) => r['DOI'] !== null).length).toBeGreaterThan(0);
   });
 
   for (const block of blocks.filter((b) => b.lang === 'python')) {

@@ -38,15 +38,20 @@ describe('img-etl run', () => {
     );
     expect(wanted.length).toBeGreaterThan(10);
     expectRowsMatch(await readParquetRows(out), new Map(wanted.map((r) => [BigInt(r['id'] as number), expectedRow(r)])));
-    expect((await readdir(out)).sort()).toEqual(['images.parquet', 'manifest.json']);
+    expect((await readdir(out)).sort()).toEqual(['collections.parquet', 'images.parquet', 'manifest.json']);
   });
 
   it('all-formats writes Parquet, Arrow and CSV; --to on the command line wins over the pipeline', async () => {
     expect((await runCli(['run', 'all-formats', '--base-url', service.url, '--out', out])).code).toBe(0);
-    expect((await readdir(out)).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
+    expect((await readdir(out)).sort()).toEqual(
+      [
+        ...['collections.arrow', 'collections.csv', 'collections.parquet'],
+        ...['images.arrow', 'images.csv', 'images.parquet', 'manifest.json'],
+      ],
+    );
     const only = join(out, 'csv-only');
     expect((await runCli(['run', 'all-formats', '--to', 'csv', '--base-url', service.url, '--out', only])).code).toBe(0);
-    expect((await readdir(only)).sort()).toEqual(['images.csv', 'manifest.json']);
+    expect((await readdir(only)).sort()).toEqual(['collections.csv', 'images.csv', 'manifest.json']);
   });
 
   it("runs a user's own pipeline file written in a dozen lines", async () => {

@@ -199,13 +199,15 @@ describe('summary on stdout', () => {
       manifest: join(out, 'manifest.json'),
     });
     expect(summary.duration_seconds).toBe((Date.parse(manifest.finished_at) - Date.parse(manifest.started_at)) / 1000);
-    expect(summary.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet']);
+    expect(summary.files.map((f: { name: string }) => f.name).sort()).toEqual(
+      ['collections.arrow', 'collections.csv', 'collections.parquet', 'images.arrow', 'images.csv', 'images.parquet'],
+    );
     for (const file of summary.files) {
       expect(file.path).toBe(join(out, file.name));
       const bytes = await readFile(file.path);
       expect(file.bytes).toBe((await stat(file.path)).size);
       expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-      expect(file.rows).toBe(359);
+      expect(file.rows).toBe(file.name.startsWith('collections.') ? service.dataset.collections.publicCount : 359);
     }
   });
 

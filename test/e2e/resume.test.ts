@@ -67,7 +67,8 @@ function stagedRecords(lines: string[]): number {
 async function expectSameAsReference(out: string): Promise<void> {
   expect(await readFile(join(out, 'images.csv'))).toEqual(await readFile(join(reference, 'images.csv')));
   expect(await readParquetRows(out)).toEqual(await readParquetRows(reference));
-  expect((await readdir(out)).sort()).toEqual(['images.csv', 'images.parquet', 'manifest.json']);
+  const files = ['collections.csv', 'collections.parquet', 'images.csv', 'images.parquet', 'manifest.json'];
+  expect((await readdir(out)).sort()).toEqual(files);
   expect(existsSync(join(out, '.img-etl-staging'))).toBe(false);
 }
 

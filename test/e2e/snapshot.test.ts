@@ -51,7 +51,10 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
     expect(run.stderr).not.toMatch(/Error|at .*\.js:\d+/);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`complete snapshot of ${service.listUrl}`);
-    for (const name of ['images.parquet', 'images.arrow', 'images.csv', 'manifest.json']) expect(run.stdout).toContain(name);
+    for (const table of ['images', 'collections']) {
+      for (const format of ['parquet', 'arrow', 'csv']) expect(run.stdout).toContain(`${table}.${format}`);
+    }
+    expect(run.stdout).toContain('manifest.json');
   });
 
   it('serves a mix that covers the hard cases (guards the value checks below)', () => {
@@ -65,7 +68,12 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
   });
 
   it('writes only the final files: no temporary file, no rejects file', async () => {
-    expect((await readdir(out)).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
+    expect((await readdir(out)).sort()).toEqual(
+      [
+        ...['collections.arrow', 'collections.csv', 'collections.parquet'],
+        ...['images.arrow', 'images.csv', 'images.parquet', 'manifest.json'],
+      ],
+    );
   });
 
   it('Parquet: DuckDB sees every column with its type', async () => {
@@ -163,10 +171,14 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
     expect(manifest.normalisation.sentinel_to_null['cognitive_paradigm_cogatlas']).toBe(sentinels);
     const emptyModality = served.filter((r) => r['modality'] === '').length;
     expect(manifest.normalisation.empty_to_null['modality']).toBe(emptyModality);
-    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet']);
+    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(
+      ['collections.arrow', 'collections.csv', 'collections.parquet', 'images.arrow', 'images.csv', 'images.parquet'],
+    );
     for (const file of manifest.files) {
       const bytes = await readFile(join(out, file.name));
-      expect([file.name, file.rows, file.bytes, file.sha256]).toEqual([file.name, served.length, bytes.byteLength, createHash('sha256').update(bytes).digest('hex')]);
+      const rows = file.name.startsWith('collections.') ? service.dataset.collections.publicCount : served.length;
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      expect([file.name, file.rows, file.bytes, file.sha256]).toEqual([file.name, rows, bytes.byteLength, sha256]);
     }
     expect(Date.parse(manifest.finished_at)).toBeGreaterThanOrEqual(Date.parse(manifest.started_at));
   });

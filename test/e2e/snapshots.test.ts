@@ -39,7 +39,8 @@ describe('--snapshot', () => {
     expect(time).toBeGreaterThanOrEqual(before - 1000);
     expect((await lstat(join(out, 'latest'))).isSymbolicLink()).toBe(true);
     expect(await readlink(join(out, 'latest'))).toBe(name);
-    expect((await readdir(join(out, 'latest'))).sort()).toEqual(['images.parquet', 'manifest.json']);
+    const files = ['collections.parquet', 'images.parquet', 'manifest.json'];
+    expect((await readdir(join(out, 'latest'))).sort()).toEqual(files);
     expect(run.stdout).toContain(`latest    ${join(out, 'latest')} -> ${name}`);
   });
 
@@ -95,7 +96,7 @@ describe('options from the environment and a config file', () => {
   it('IMG_ETL_* variables set options', async () => {
     const run = await runCli(['--base-url', service.url, '--out', out], { env: { IMG_ETL_TO: 'csv', IMG_ETL_PAGE_SIZE: '30' } });
     expect(run.code).toBe(0);
-    expect((await readdir(out)).sort()).toEqual(['images.csv', 'manifest.json']);
+    expect((await readdir(out)).sort()).toEqual(['collections.csv', 'images.csv', 'manifest.json']);
     expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).page_size).toBe(30);
   });
 
@@ -110,7 +111,7 @@ describe('options from the environment and a config file', () => {
     await writeFile(config, JSON.stringify({ to: ['arrow'], 'page-size': 25, 'base-url': service.url }));
     const run = await runCli(['--config', config, '--page-size', '40', '--out', join(out, 'data')]);
     expect(run.code).toBe(0);
-    expect((await readdir(join(out, 'data'))).sort()).toEqual(['images.arrow', 'manifest.json']);
+    expect((await readdir(join(out, 'data'))).sort()).toEqual(['collections.arrow', 'images.arrow', 'manifest.json']);
     expect(JSON.parse(await readFile(join(out, 'data', 'manifest.json'), 'utf8')).page_size).toBe(40);
   });
 

@@ -32,7 +32,11 @@ afterEach(async () => {
 
 const manifestOf = async (dir = out) => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
 const expectedOf = (records: readonly Record<string, unknown>[]) => new Map<bigint, Record<string, Expected>>(records.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
-const requestsFor = (offset: number) => server!.requests.filter((u) => new URL(u, 'http://x').searchParams.get('offset') === String(offset)).length;
+/** Requests for the images list page at `offset`. */
+const requestsFor = (offset: number): number => {
+  const atOffset = (u: string) => new URL(u, 'http://x').searchParams.get('offset') === String(offset);
+  return server!.requests.filter((u) => u.startsWith('/api/images/') && atOffset(u)).length;
+};
 
 describe('completeness counts distinct records', () => {
   it('records without a usable id are counted once, written to rejects.ndjson once, and a short list exits 3', async () => {
@@ -170,11 +174,14 @@ describe('the output folder holds one run', () => {
     const user = join(out, 'images.arrow'); // the user's own file, before any img-etl run here
     await writeFile(user, 'mine');
     expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,csv'])).code).toBe(0);
-    expect((await readdir(out)).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
+    const csvRun = ['collections.csv', 'collections.parquet', 'images.arrow', 'images.csv', 'images.parquet'];
+    expect((await readdir(out)).sort()).toEqual([...csvRun, 'manifest.json']);
     expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet'])).code).toBe(0);
-    expect((await readdir(out)).sort()).toEqual(['images.arrow', 'images.parquet', 'manifest.json']);
+    const parquetRun = ['collections.parquet', 'images.arrow', 'images.parquet', 'manifest.json'];
+    expect((await readdir(out)).sort()).toEqual(parquetRun);
     expect(await readFile(user, 'utf8')).toBe('mine');
-    expect((await manifestOf()).files.map((f: { name: string }) => f.name)).toEqual(['images.parquet']);
+    const names = (await manifestOf()).files.map((f: { name: string }) => f.name);
+    expect(names).toEqual(['images.parquet', 'collections.parquet']);
   });
 });
 

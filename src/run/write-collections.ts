@@ -1,0 +1,21 @@
+/**
+ * The collections table of a snapshot, from a source of collection records as served (the interim list-collections.ts
+ * or the staged source of the collections phase): checked, normalised and written like the images, to
+ * `collections.parquet`/`.arrow`/`.csv`, and `collections-rejects.ndjson` for records that break its schema.
+ */
+import { COLLECTIONS } from '../schema/collection-columns.js';
+import type { PageBatch } from '../schema/row.js';
+import { validate } from '../transform/validate.js';
+import { writeTable, type TableOutput } from './write-table.js';
+import type { WriteOutputsOptions } from './write-outputs.js';
+
+/**
+ * Writes the collections table into `options.outDir` from `source`: batches of records as served, ascending by id,
+ * each id once; a record's served text comes from its batch's `body` or is attached to it (record-text.ts).
+ */
+export function writeCollections(
+  source: AsyncIterable<PageBatch>,
+  options: Omit<WriteOutputsOptions, 'table'>,
+): Promise<TableOutput> {
+  return writeTable(validate(source, COLLECTIONS), { ...options, table: COLLECTIONS });
+}

@@ -1,0 +1,56 @@
+/**
+ * Writing one table of a snapshot from its stream of validated records: normalise, the run's row stages, every
+ * format and the rejects, counting what went by.
+ */
+import type { SinkResult } from '../load/sink-result.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Row, RowBatch } from '../schema/row.js';
+import type { RowStage } from '../transform/filter-rows.js';
+import { emptyNormalisationCounts, normalise, type NormalisationCounts } from '../transform/normalise.js';
+import type { ValidBatch } from '../transform/validate.js';
+import { writeOutputs, type WriteOutputsOptions } from './write-outputs.js';
+
+/** How to write a table: its files (WriteOutputsOptions), and what happens to the rows on the way. */
+export interface WriteTableOptions extends WriteOutputsOptions {
+  /** Stages applied in order to the normalised rows before they are written; default none. */
+  stages?: readonly RowStage[];
+  /** Rows to keep for a preview of the output; default 0. */
+  previewRows?: number;
+  /** Told the rows and rejects written so far, after each batch; default none. */
+  onProgress?: (rows: number, rejects: number) => void;
+}
+
+/** What writing a table gave. */
+export interface TableOutput {
+  /** The files written: the data formats, and the rejects when there were any. */
+  files: SinkResult[];
+  /** What normalisation replaced. */
+  normalisation: NormalisationCounts;
+  /** Rows written. */
+  written: number;
+  /** Records rejected. */
+  rejects: number;
+  /** The first rows written, up to `previewRows`. */
+  preview: Row[];
+}
+
+/** Normalises the valid records of `options.table` (default the images), applies the stages and writes every format. */
+export async function writeTable(source: AsyncIterable<ValidBatch>, options: WriteTableOptions): Promise<TableOutput> {
+  const normalisation = emptyNormalisationCounts();
+  const preview: Row[] = [];
+  const previewRows = options.previewRows ?? 0;
+  let rows = normalise(source, normalisation, options.table ?? IMAGES);
+  for (const stage of options.stages ?? []) rows = stage(rows);
+  const counts = { written: 0, rejects: 0 };
+  const counted = async function* (batches: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
+    for await (const batch of batches) {
+      counts.written += batch.rows.length;
+      counts.rejects += batch.rejects.length;
+      for (const row of batch.rows) if (preview.length < previewRows) preview.push(row);
+      options.onProgress?.(counts.written, counts.rejects);
+      yield batch;
+    }
+  };
+  const files = await writeOutputs(counted(rows), options);
+  return { files, normalisation, ...counts, preview };
+}
