@@ -16,7 +16,10 @@ export type * from './extract/extract-events.js';
 export { HttpClient, type FetchedJson, type FetchedPage, type HttpClientOptions } from './extract/http-client.js';
 export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/fetch-image.js';
 export { redactUrl } from './extract/redact-url.js';
-export { collect, type CollectOptions, type Collected, type PassSummary } from './extract/collect.js';
+export { collect, type CollectOptions, type Collected, type PassSummary, type RequestCounts } from './extract/collect.js';
+export type { Completeness, ReconciledCollection } from './extract/completeness.js';
+export type { CollectionsListing } from './extract/page-collections.js';
+export { replayCollections, type ReplayCollectionsOptions } from './extract/replay-collections.js';
 export { Checkpoint, CheckpointError, type CheckpointIdentity, type JournalEntry } from './extract/checkpoint.js';
 export { withRetry, type RetryOptions } from './extract/retry.js';
 

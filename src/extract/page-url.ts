@@ -29,3 +29,13 @@ export function limitOfLink(link: string | null): number | undefined {
 export function imageUrlOf(baseUrl: string, id: number): string {
   return new URL(`${id}/`, listUrlOf(baseUrl)).href;
 }
+
+/** The collections list of a service: `{base}/api/collections/`, beside its image list. */
+export function collectionsUrlOf(baseUrl: string): URL {
+  return new URL('../collections/', listUrlOf(baseUrl));
+}
+
+/** The list of one collection's images, ordered by id: `{base}/api/collections/<id>/images/`. */
+export function collectionImagesUrlOf(baseUrl: string, collection: number): URL {
+  return new URL(`${collection}/images/`, collectionsUrlOf(baseUrl));
+}

@@ -85,8 +85,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const checkpoint = await Checkpoint.open(stagingDir, identity, { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs }).catch((cause: unknown) => {
     throw stagingError(cause);
   });
+  let imageRequests = 0;
   try {
-    if (checkpoint.pagesKept > 0) await discardIfStale(checkpoint, identity, options);
+    if (checkpoint.pagesKept > 0) imageRequests = await discardIfStale(checkpoint, identity, options);
   } catch (error) {
     await checkpoint.close();
     throw error;
@@ -111,20 +112,22 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const { files, normalisation, written, rejects } = output;
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
 
-    const { stats, index, passes, expected } = collected;
+    const { stats, index, passes, expected, missing } = collected;
     const manifest: Manifest = {
       tool: TOOL,
       schema_version: SCHEMA_VERSION,
       source_url: sourceUrl,
       started_at: startedAt.toISOString(),
       finished_at: new Date().toISOString(),
-      complete: index.received >= expected,
+      complete: missing === 0,
       expected,
       received: index.received,
-      missing: Math.max(0, expected - index.received),
+      missing,
       count_at_start: collected.countAtStart,
       count_at_end: expected,
       passes: passes.map(passForManifest),
+      completeness: collected.completeness,
+      requests: { ...collected.requests, image: imageRequests },
       pages_fetched: stats.pagesFetched,
       page_size: stats.pageSize,
       retries: stats.retries,
@@ -153,13 +156,17 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   }
 }
 
-/** Resumes only staging whose records the service still holds: a sample fetched again by id (see check-staging.ts). */
-async function discardIfStale(checkpoint: Checkpoint, identity: CheckpointIdentity, options: SnapshotOptions): Promise<void> {
+/**
+ * Resumes only staging whose records the service still holds: a sample fetched again by id (see check-staging.ts).
+ * Resolves to the requests the check sent.
+ */
+async function discardIfStale(checkpoint: Checkpoint, identity: CheckpointIdentity, options: SnapshotOptions): Promise<number> {
   const check = await checkStaging(checkpoint, options);
   const differ = check.gone.length + check.changed.length;
-  if (!check.stale) return;
+  if (!check.stale) return check.requests;
   const which = [...(check.gone.length > 0 ? [`${check.gone.length} gone (id ${check.gone.slice(0, 5).join(', ')})`] : []), ...(check.changed.length > 0 ? [`${check.changed.length} changed (id ${check.changed.slice(0, 5).join(', ')})`] : [])];
   await checkpoint.discard(identity, `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} since the run started at ${checkpoint.identity.started_at}; the service changed: discarded the staging and started afresh`);
+  return check.requests;
 }
 
 /** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */
