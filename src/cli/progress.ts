@@ -108,7 +108,7 @@ export class Progress implements Reporter {
         return;
       case 'collections-start':
         this.enterCollections();
-        this.message(`img-etl: reading the collections list ${event.url}${event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''}`);
+        this.message(`img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}${event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''}`);
         return;
       case 'collections-end':
         this.enterCollections();
@@ -117,7 +117,7 @@ export class Progress implements Reporter {
         return;
       case 'reconcile-start':
         this.enterCollections();
-        this.message(`img-etl: ${thousands(event.collections)} collections came up short or are not listed${event.unlisted > 0 ? ` (${thousands(event.unlisted)} not listed)` : ''}; reading their own lists in id order`);
+        this.message(`img-etl: ${thousands(event.collections)} collections came up short, changed during the pass (${thousands(event.changed)}) or are no longer listed (${thousands(event.unlisted)}); reading their own lists in id order`);
         return;
       case 'collection-read':
         if (event.status !== 200) this.message(`img-etl: collection ${event.collection} answered ${event.status} (${event.status === 403 ? 'private now' : 'deleted'}): its records are left out`);

@@ -105,11 +105,11 @@ function requestsLine(m: Manifest): string {
 export function proofLine(m: Manifest): string {
   const c = m.completeness;
   if (c.method === 'passes') return c.note ?? `the image list's count over ${plural(m.passes.length, 'pass', 'passes')}`;
-  const list = `collections list ${c.collections.received} of ${c.collections.expected} in ${plural(c.collections.passes, 'pass', 'passes')}`;
+  const list = `collections list ${c.collections.received} of ${c.collections.expected}`;
   if (c.images.proven) return `one pass over the images, complete by count (nothing repeated, count unchanged); ${list}`;
   const r = c.reconciliation;
-  const read = `${plural(r.collections, 'collection', 'collections')} short or unlisted, read in id order: +${r.added} records, ${r.missing} missing`;
-  return `one pass over the images, then ${read}; ${list}`;
+  const read = `${plural(r.collections, 'collection', 'collections')} short, changed or unlisted, read in id order`;
+  return `one pass over the images, then ${read}: +${r.added} records, ${r.missing} missing; ${list}, read before and after`;
 }
 
 /** A collection that could not be read, one line. */

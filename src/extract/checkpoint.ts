@@ -89,7 +89,9 @@ export type StagedPage = JournalPage | JournalCollectionPage;
 /** A fetched page of `/api/collections/`, as the journal records it; its body is always staged. */
 export interface JournalCollectionsPage {
   type: 'collections-page';
-  /** The pass over the collections list, from 1. */
+  /** 1: the list read before the pass over the image list; 2: read again after it. */
+  round: number;
+  /** The pass over the collections list in its round, from 1. */
   pass: number;
   offset: number;
   limit: number;
@@ -102,6 +104,8 @@ export interface JournalCollectionsPage {
   ids: (number | null)[];
   /** Per position: the collection's `number_of_images`, or null when it is not a whole number. */
   sizes: (number | null)[];
+  /** Per position: the collection's `modify_date` in UTC microseconds, or null when it does not read as one. */
+  modified: (number | null)[];
   /** The server said nothing follows. */
   at_end: boolean;
 }
@@ -119,6 +123,8 @@ export interface JournalPassEnd {
 /** The end of the collections phase: the list is read, or the service has none. */
 export interface JournalCollectionsEnd {
   type: 'collections-end';
+  /** The round that ended (see JournalCollectionsPage). */
+  round: number;
   /** Passes made over the collections list. */
   passes: number;
   /** 200 when the service lists its collections; else the status its list answered (404: no such endpoint). */
@@ -421,7 +427,7 @@ function endKeyOf(entry: JournalEntry): string {
       return `pass ${entry.pass}`;
     case 'collections-page':
     case 'collections-end':
-      return 'collections';
+      return `collections ${entry.round}`;
     case 'collection-page':
     case 'collection-end':
       return `collection ${entry.collection}`;
@@ -433,12 +439,12 @@ export function isPageEntry(entry: JournalEntry): entry is JournalPageEntry {
   return entry.type === 'page' || entry.type === 'collection-page' || entry.type === 'collections-page';
 }
 
-/** The staged file of a page: `p<pass>-…` for the image list, `c<collection>-a<attempt>-…`, `l<pass>-…` for collections. */
+/** The staged file of a page: `p<pass>-…` (image list), `c<collection>-a<attempt>-…`, `l<round>-<pass>-…` (collections). */
 function fileNameOf(entry: Unstaged<JournalPageEntry>): string {
   const where = `${entry.offset}-${entry.limit}.json`;
   if (entry.type === 'page') return `p${entry.pass}-${where}`;
   if (entry.type === 'collection-page') return `c${entry.collection}-a${entry.attempt}-${where}`;
-  return `l${entry.pass}-${where}`;
+  return `l${entry.round}-${entry.pass}-${where}`;
 }
 
 /** What is wrong with a staged page, or undefined when it holds what its journal line says. */
@@ -467,11 +473,11 @@ function isJournalEntry(value: unknown): value is JournalEntry {
     case 'pass-end':
       return ints('pass');
     case 'collections-end':
-      return ints('passes', 'status');
+      return ints('round', 'passes', 'status');
     case 'collection-end':
       return ints('collection', 'attempt', 'status', 'count', 'received');
     case 'collections-page':
-      return isPageShape(e) && ints('pass') && e['file'] !== null && isIntList(e['sizes'], true);
+      return isPageShape(e) && ints('round', 'pass') && e['file'] !== null && isIntList(e['sizes'], true) && isIntList(e['modified'], true);
     case 'page':
       return isRecordPage(e) && ints('pass') && (e['collections'] === undefined || isIntList(e['collections'], true));
     case 'collection-page':

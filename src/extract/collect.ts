@@ -1,6 +1,7 @@
 /**
- * Extraction: one pass over the image list into the staging folder, then the collections list, then the own list of
- * each collection that came up short (see reconcile.ts). A service without the collection endpoints gets passes over
+ * Extraction: the collections list, one pass over the image list into the staging folder, and unless that pass proved
+ * itself complete the collections list again and the own list of each collection that came up short or changed
+ * (see reconcile.ts). A service without the collection endpoints gets passes over
  * the image list instead, until every record its `count` names is there or a pass adds nothing. Resumes whatever an
  * earlier process of the same run left, inside any phase.
  */
@@ -151,32 +152,40 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     return summary;
   };
 
+  // The collections list first: its modify dates and counts before the pass are what the list after it is held to.
+  const before = await pageCollections(options, checkpoint, 1);
   const first = await runPass(1);
   const afterFirst = { expected, received: index.received };
   // A pass that repeated nothing while `count` never moved, and received all it counts, skipped nothing either.
   const proven = first.duplicates === 0 && first.countMin === first.countMax && index.received >= expected;
-  const listing = await pageCollections(options, checkpoint);
+  let listing = before;
   let reconciliation: Reconciliation | undefined;
   let missing: number;
-  if (listing.status === 200) {
-    if (!proven) reconciliation = await reconcile(options, { checkpoint, index, cache, tally, listing, addedBefore });
-    const listComplete = listing.sizes.size >= listing.expected;
-    // Without the whole collections list a collection may be unknown: then only the count can say what is missing.
-    missing = proven ? 0 : Math.max(reconciliation!.missing, listComplete ? 0 : expected - index.received);
-  } else {
+  if (before.status !== 200) {
     let last = first;
     for (let pass = 2; pass <= maxPasses; pass++) {
       if ((index.received >= expected && last.clean) || (pass > 2 && last.added === 0)) break;
       last = await runPass(pass);
     }
     missing = Math.max(0, expected - index.received);
+  } else if (proven) {
+    missing = 0;
+  } else {
+    listing = await pageCollections(options, checkpoint, 2);
+    if (listing.status !== 200) throw collectionsGone(listing);
+    reconciliation = await reconcile(options, { checkpoint, index, cache, tally, before, listing, addedBefore });
+    // Without the whole collections list a collection may be unknown: then only the count can say what is missing.
+    const listComplete = listing.sizes.size >= listing.expected;
+    missing = Math.max(reconciliation.missing, listComplete ? 0 : expected - index.received);
   }
   stats.countAtStart = countAtStart ?? 0;
   stats.countAtEnd = expected;
   const conflicts = index.conflicts;
   if (conflicts.length > 0) options.onEvent?.({ type: 'conflicts', count: conflicts.length, firstIds: conflicts.slice(0, MAX_CONFLICT_IDS) });
-  const completeness = completenessOf({ ...afterFirst, proven, listing, reconciliation, passes: passes.length });
-  const requests = { images: stats.requests, collections: listing.stats.requests, collection_images: reconciliation?.stats.requests ?? 0, image: 0 };
+  const rounds = listing === before ? 1 : 2;
+  const completeness = completenessOf({ ...afterFirst, proven, listing, reconciliation, rounds, passes: passes.length });
+  const collections = before.stats.requests + (rounds === 2 ? listing.stats.requests : 0);
+  const requests = { images: stats.requests, collections, collection_images: reconciliation?.stats.requests ?? 0, image: 0 };
   return { index, passes, expected, countAtStart: countAtStart ?? 0, missing, completeness, collections: listing, requests, stats, conflicts };
 }
 
@@ -189,6 +198,11 @@ const MAX_REPEATING_PAGES = 20;
 function endlessList(pages: JournalPage[]): ExtractError {
   const first = pages[0]!;
   return new ExtractError('IMPLAUSIBLE_COUNT', first.url, `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, false);
+}
+
+function collectionsGone(listing: CollectionsListing): ExtractError {
+  const reason = `returned ${listing.status} after the pass over the images, though it listed the collections before it`;
+  return new ExtractError('HTTP_STATUS', listing.url, reason, true, listing.status);
 }
 
 function mergeStats(total: ExtractStats, pass: ExtractStats): void {

@@ -8,6 +8,8 @@ import type { Reconciliation } from './reconcile.js';
 /** A collection read through its own list. */
 export interface ReconciledCollection {
   id: number;
+  /** Why it was read: `short` of its `number_of_images`, `changed` while the pass ran, `unlisted` after it. */
+  reason: 'short' | 'changed' | 'unlisted';
   /** Its `number_of_images` in the collections list; null when the list did not hold it. */
   number_of_images: number | null;
   /** Records the pass over the image list received in it. */
@@ -24,15 +26,19 @@ export interface ReconciledCollection {
 /** The completeness proof. */
 export interface Completeness {
   /**
-   * `reconciliation`: one pass over the image list, then the collections list, then the own list of each collection
-   * that came up short. `passes`: the service has no collection endpoints; the image list's `count`, pass after pass.
+   * `reconciliation`: the collections list, one pass over the image list, and unless that pass proved itself complete
+   * the collections list again and the own list of each collection that came up short or changed. `passes`: the
+   * service has no collection endpoints; the image list's `count`, pass after pass.
    */
   method: 'reconciliation' | 'passes';
   /** The first pass over the image list: `count` at its end, distinct records, and whether it proved itself complete
    * (no record repeated, `count` unchanged, every record counted received): then no collection is read. */
   images: { expected: number; received: number; proven: boolean };
-  /** The collections list: the status it answered, public collections counted and distinct ones received, passes. */
-  collections: { status: number; expected: number; received: number; passes: number; complete: boolean };
+  /**
+   * The collections list (as read last: after the pass when it was read again): the status it answered, public
+   * collections counted and distinct ones received, passes over it, and how many times it was read (1 or 2).
+   */
+  collections: { status: number; expected: number; received: number; passes: number; complete: boolean; rounds: number };
   /** Why there is no reconciliation and no collections table, one line; absent when there is. */
   note?: string;
   /** The collections read: how many, the records their counts name and their lists served, added, still missing. */
@@ -51,6 +57,8 @@ export interface CompletenessInput {
   proven: boolean;
   listing: CollectionsListing;
   reconciliation?: Reconciliation;
+  /** Times the collections list was read: 1 (before the pass), 2 (and after it). */
+  rounds: number;
   /** Passes made over the image list. */
   passes: number;
 }
@@ -70,6 +78,7 @@ export function completenessOf(input: CompletenessInput): Completeness {
       received: listing.sizes.size,
       passes: listing.passes,
       complete: available && listing.sizes.size >= listing.expected,
+      rounds: input.rounds,
     },
     ...(available ? {} : { note: noCollectionsNote(listing, input.passes) }),
     reconciliation: {
@@ -81,6 +90,7 @@ export function completenessOf(input: CompletenessInput): Completeness {
     },
     reconciled: readings.map((r) => ({
       id: r.collection,
+      reason: r.reason,
       number_of_images: r.numberOfImages,
       received_before: r.receivedBefore,
       status: r.status,

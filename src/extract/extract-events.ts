@@ -73,11 +73,13 @@ export interface PassEndEvent {
   clean: boolean;
 }
 
-/** The collections list is paged (after the first pass over the image list). */
+/** The collections list is paged: before the pass over the image list (round 1), and again after it (round 2) when that pass did not prove itself complete. */
 export interface CollectionsStartEvent {
   type: 'collections-start';
   /** The list's URL. */
   url: string;
+  /** 1 or 2. */
+  round: number;
   /** Pages of it an earlier process of the run already fetched (kept, not fetched again). */
   pagesDone: number;
 }
@@ -87,6 +89,8 @@ export interface CollectionsEndEvent {
   type: 'collections-end';
   /** The list's URL. */
   url: string;
+  /** 1 or 2. */
+  round: number;
   /** 200, or what the list answered (404: the service has no collection endpoints; passes over the images follow). */
   status: number;
   /** Public collections the list counts, and distinct ones received. */
@@ -96,11 +100,13 @@ export interface CollectionsEndEvent {
   passes: number;
 }
 
-/** Reconciliation starts: the collections that came up short (or that the list lacks) are read through their own list. */
+/** Reconciliation starts: the collections that came up short, changed during the pass, or that the list lacks are read through their own list. */
 export interface ReconcileStartEvent {
   type: 'reconcile-start';
   /** Collections to read. */
   collections: number;
+  /** Of those, the ones whose `modify_date` or `number_of_images` moved while the image list was paged. */
+  changed: number;
   /** Of those, the ones the collections list does not hold. */
   unlisted: number;
   /** Of those, the ones an earlier process of the run already read. */

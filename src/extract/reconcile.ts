@@ -1,8 +1,10 @@
 /**
- * Phase three of a run: completeness by reconciliation. The records the pass over the image list received in each
- * collection are compared with the collection's `number_of_images` (less the NIDM results packages its records name,
- * which it counts too); a collection that comes up short, or that the collections list does not hold, is read in
- * full through its own list (`/api/collections/<id>/images/`, ordered by id), which is the authority for it: its
+ * Completeness by reconciliation, after a pass over the image list that did not prove itself complete. The records the
+ * pass received in each collection are compared with the collection's `number_of_images` (less the NIDM results
+ * packages its records name, which it counts too). A collection is read in full through its own list when it comes
+ * up short, when its `modify_date` or `number_of_images` moved between the collections list read before the pass and
+ * the one read after it (images added or deleted while the pass ran: a record received and then deleted would hide a
+ * record skipped), or when the list after the pass does not hold it. Its own list (`/api/collections/<id>/images/`, ordered by id), which is the authority for it: its
  * records go through the same index as the list's, and its `count` says what it holds. A collection that cannot be
  * read (403: private now; 404: deleted) has its records left out of the snapshot.
  */
@@ -24,10 +26,15 @@ export const MAX_COLLECTION_ATTEMPTS = 3;
 /** Statuses that say a collection cannot be read: private now (403), deleted (404). */
 const UNREADABLE = new Set([403, 404]);
 
+/** Why a collection is read: short of its `number_of_images`, changed while the pass ran, or not listed after it. */
+export type ReadReason = 'short' | 'changed' | 'unlisted';
+
 /** One collection read through its own list. */
 export interface CollectionReading {
   /** The collection. */
   collection: number;
+  /** Why it is read. */
+  reason: ReadReason;
   /** Its `number_of_images` in the collections list; null when the list does not hold it. */
   numberOfImages: number | null;
   /** Records the pass over the image list received in it. */
@@ -64,26 +71,36 @@ export interface ReconcileInput {
   index: RecordIndex;
   cache: PageCache;
   tally: CollectionTally;
+  /** The collections list read before the pass over the image list, and after it. */
+  before: CollectionsListing;
   listing: CollectionsListing;
   /** Records new to the run that the staged pages of each collection's readings brought (an earlier process's). */
   addedBefore: ReadonlyMap<number, number>;
 }
 
-/** Which collections to read: those short of their `number_of_images`, and those the collections list lacks. */
-export function shortCollections(tally: CollectionTally, listing: CollectionsListing): number[] {
-  const short: number[] = [];
-  for (const [cid, size] of listing.sizes) {
-    if (size === null || tally.receivedIn(cid) < size - tally.packagesIn(cid)) short.push(cid);
+/** Which collections to read, and why, ascending by id. */
+export function collectionsToRead(tally: CollectionTally, before: CollectionsListing, after: CollectionsListing): Map<number, ReadReason> {
+  const plan = new Map<number, ReadReason>();
+  for (const [cid, size] of after.sizes) {
+    const received = tally.receivedIn(cid);
+    if (size === null || received < size - tally.packagesIn(cid)) plan.set(cid, 'short');
+    else if (!before.sizes.has(cid) ? size > 0 || received > 0 : moved(cid, before, after)) plan.set(cid, 'changed');
   }
-  for (const cid of tally.collections()) if (!listing.sizes.has(cid)) short.push(cid);
-  return short.sort((a, b) => a - b);
+  for (const cid of tally.collections()) if (!after.sizes.has(cid)) plan.set(cid, 'unlisted');
+  return new Map([...plan].sort((a, b) => a[0] - b[0]));
+}
+
+/** Whether a collection's `modify_date` or `number_of_images` differs between two reads of the list. */
+function moved(cid: number, before: CollectionsListing, after: CollectionsListing): boolean {
+  return before.modified.get(cid) !== after.modified.get(cid) || before.sizes.get(cid) !== after.sizes.get(cid);
 }
 
 /** Reads every short collection through its own list, `concurrency` collections at a time, resuming staged readings. */
 export async function reconcile(options: PaginateOptions, input: ReconcileInput): Promise<Reconciliation> {
   const { checkpoint, index, tally, listing } = input;
   const stats = newExtractStats();
-  const plan = shortCollections(tally, listing);
+  const reasons = collectionsToRead(tally, input.before, listing);
+  const plan = [...reasons.keys()];
   const ended = new Map<number, JournalCollectionEnd>();
   const staged = new Map<string, JournalCollectionPage[]>();
   for (const entry of checkpoint.entries) {
@@ -93,8 +110,9 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
       staged.set(key, [...(staged.get(key) ?? []), entry]);
     }
   }
-  const unlisted = plan.filter((cid) => !listing.sizes.has(cid)).length;
-  options.onEvent?.({ type: 'reconcile-start', collections: plan.length, unlisted, done: plan.filter((c) => ended.has(c)).length });
+  const count = (reason: ReadReason) => plan.filter((cid) => reasons.get(cid) === reason).length;
+  const done = plan.filter((c) => ended.has(c)).length;
+  options.onEvent?.({ type: 'reconcile-start', collections: plan.length, changed: count('changed'), unlisted: count('unlisted'), done });
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   const concurrency = Math.max(1, options.concurrency ?? 2);
   const client = new HttpClient(collectionsUrlOf(baseUrl), { connections: concurrency, ...options.http });
@@ -105,7 +123,8 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
       for (let cid = queue.shift(); cid !== undefined; cid = queue.shift()) {
         const numberOfImages = listing.sizes.get(cid) ?? null;
         const reading: CollectionReading = {
-          ...{ collection: cid, numberOfImages, receivedBefore: tally.receivedIn(cid), status: 0, count: 0, received: 0 },
+          ...{ collection: cid, reason: reasons.get(cid)!, numberOfImages, receivedBefore: tally.receivedIn(cid) },
+          ...{ status: 0, count: 0, received: 0 },
           ...{ added: input.addedBefore.get(cid) ?? 0, attempts: 0, dropped: 0 },
         };
         readings.set(cid, reading);
