@@ -107,11 +107,14 @@ export class Progress implements Reporter {
       case 'pass-end':
         return;
       case 'collections-start':
+        // The read before the pass is a page or two: a line only when it resumes, or for the second read.
         this.enterCollections();
+        if (event.round === 1 && event.pagesDone === 0) return;
         this.message(`img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}${event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''}`);
         return;
       case 'collections-end':
         this.enterCollections();
+        if (event.status === 200 && event.round === 1) return;
         if (event.status === 200) this.message(`img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ${event.passes} ${event.passes === 1 ? 'pass' : 'passes'}`);
         else this.message(`img-etl: ${event.url} answered ${event.status}: the service has no collection endpoints; completeness rests on the image list's count`);
         return;

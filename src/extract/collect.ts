@@ -77,7 +77,11 @@ export interface Collected {
 }
 
 /** Collects the run's records into `checkpoint` and proves (or measures) their completeness. */
-export async function collect(options: CollectOptions, checkpoint: Checkpoint, stats: ExtractStats = newExtractStats()): Promise<Collected> {
+export async function collect(
+  options: CollectOptions,
+  checkpoint: Checkpoint,
+  stats: ExtractStats = newExtractStats(),
+): Promise<Collected> {
   const maxPasses = Math.max(1, options.maxPasses ?? 3);
   const index = new RecordIndex();
   const tally = new CollectionTally();
@@ -89,7 +93,11 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   const summaries = new Map<number, PassSummary>();
   const summaryOf = (pass: number) => {
     let s = summaries.get(pass);
-    if (s === undefined) summaries.set(pass, (s = { pass, added: 0, duplicates: 0, countMin: Infinity, countMax: 0, countFirst: NaN, clean: true }));
+    if (s === undefined)
+      summaries.set(
+        pass,
+        (s = { pass, added: 0, duplicates: 0, countMin: Infinity, countMax: 0, countFirst: NaN, clean: true }),
+      );
     return s;
   };
   // Duplicates are counted within a pass: a later pass sees every record again by design.
@@ -119,7 +127,8 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   };
   for (const entry of earlier) {
     if (entry.type === 'page') account(entry);
-    else if (entry.type === 'collection-page') addedBefore.set(entry.collection, (addedBefore.get(entry.collection) ?? 0) + index.add(entry).added);
+    else if (entry.type === 'collection-page')
+      addedBefore.set(entry.collection, (addedBefore.get(entry.collection) ?? 0) + index.add(entry).added);
   }
   const cache = new PageCache(checkpoint);
   let countAtStart = earlierPages[0]?.count;
@@ -130,12 +139,34 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     if (!ended.has(pass)) {
       const mine = earlierPages.filter((p) => p.pass === pass);
       const resume: PaginateResume | undefined =
-        mine.length === 0 ? undefined : { limit: mine[0]!.limit, count: Math.max(...mine.map((p) => p.count)), done: new Set(mine.map((p) => p.offset)) };
-      options.onEvent?.({ type: 'pass-start', pass, maxPasses, expected, received: index.received, missing: Math.max(0, expected - index.received), pagesDone: mine.length, recordsDone: mine.reduce((n, p) => n + p.ids.length, 0) });
+        mine.length === 0
+          ? undefined
+          : {
+              limit: mine[0]!.limit,
+              count: Math.max(...mine.map((p) => p.count)),
+              done: new Set(mine.map((p) => p.offset)),
+            };
+      options.onEvent?.({
+        type: 'pass-start',
+        pass,
+        maxPasses,
+        expected,
+        received: index.received,
+        missing: Math.max(0, expected - index.received),
+        pagesDone: mine.length,
+        recordsDone: mine.reduce((n, p) => n + p.ids.length, 0),
+      });
       const passStats = newExtractStats();
       let repeating: JournalPage[] = [];
       for await (const batch of paginate(options, passStats, resume)) {
-        const page = (await stagePage(checkpoint, index, cache, { type: 'page', pass }, batch, passStats.pageSize)) as JournalPage;
+        const page = (await stagePage(
+          checkpoint,
+          index,
+          cache,
+          { type: 'page', pass },
+          batch,
+          passStats.pageSize,
+        )) as JournalPage;
         repeating = account(page) ? [] : [...repeating, page];
         if (repeating.length >= MAX_REPEATING_PAGES) throw endlessList(repeating);
         countAtStart ??= page.count;
@@ -148,7 +179,17 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor repeat records.
     summary.clean = summary.duplicates === 0 && !(summary.countMin < summary.countFirst);
     passes.push(summary);
-    if (!ended.has(pass)) options.onEvent?.({ type: 'pass-end', pass, added: summary.added, duplicates: summary.duplicates, expected, received: index.received, missing: Math.max(0, expected - index.received), clean: summary.clean });
+    if (!ended.has(pass))
+      options.onEvent?.({
+        type: 'pass-end',
+        pass,
+        added: summary.added,
+        duplicates: summary.duplicates,
+        expected,
+        received: index.received,
+        missing: Math.max(0, expected - index.received),
+        clean: summary.clean,
+      });
     return summary;
   };
 
@@ -181,12 +222,36 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   stats.countAtStart = countAtStart ?? 0;
   stats.countAtEnd = expected;
   const conflicts = index.conflicts;
-  if (conflicts.length > 0) options.onEvent?.({ type: 'conflicts', count: conflicts.length, firstIds: conflicts.slice(0, MAX_CONFLICT_IDS) });
+  if (conflicts.length > 0)
+    options.onEvent?.({ type: 'conflicts', count: conflicts.length, firstIds: conflicts.slice(0, MAX_CONFLICT_IDS) });
   const rounds = listing === before ? 1 : 2;
-  const completeness = completenessOf({ ...afterFirst, proven, listing, reconciliation, rounds, passes: passes.length });
+  const completeness = completenessOf({
+    ...afterFirst,
+    proven,
+    listing,
+    reconciliation,
+    rounds,
+    passes: passes.length,
+  });
   const collections = before.stats.requests + (rounds === 2 ? listing.stats.requests : 0);
-  const requests = { images: stats.requests, collections, collection_images: reconciliation?.stats.requests ?? 0, image: 0 };
-  return { index, passes, expected, countAtStart: countAtStart ?? 0, missing, completeness, collections: listing, requests, stats, conflicts };
+  const requests = {
+    images: stats.requests,
+    collections,
+    collection_images: reconciliation?.stats.requests ?? 0,
+    image: 0,
+  };
+  return {
+    index,
+    passes,
+    expected,
+    countAtStart: countAtStart ?? 0,
+    missing,
+    completeness,
+    collections: listing,
+    requests,
+    stats,
+    conflicts,
+  };
 }
 
 /** Conflicting ids named in the event and the manifest; the count covers all. */
@@ -197,7 +262,12 @@ const MAX_REPEATING_PAGES = 20;
 
 function endlessList(pages: JournalPage[]): ExtractError {
   const first = pages[0]!;
-  return new ExtractError('IMPLAUSIBLE_COUNT', first.url, `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, false);
+  return new ExtractError(
+    'IMPLAUSIBLE_COUNT',
+    first.url,
+    `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`,
+    false,
+  );
 }
 
 function collectionsGone(listing: CollectionsListing): ExtractError {

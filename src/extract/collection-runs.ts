@@ -17,7 +17,8 @@ export function collectionRuns(records: readonly unknown[]): (number | null)[] {
 /** The runs back as one collection id (or null) per record position. */
 export function expandRuns(runs: readonly (number | null)[]): (number | null)[] {
   const out: (number | null)[] = [];
-  for (let i = 0; i + 1 < runs.length; i += 2) for (let n = 0; n < (runs[i + 1] as number); n++) out.push(runs[i] as number | null);
+  for (let i = 0; i + 1 < runs.length; i += 2)
+    for (let n = 0; n < (runs[i + 1] as number); n++) out.push(runs[i] as number | null);
   return out;
 }
 

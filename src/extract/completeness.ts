@@ -38,7 +38,14 @@ export interface Completeness {
    * The collections list (as read last: after the pass when it was read again): the status it answered, public
    * collections counted and distinct ones received, passes over it, and how many times it was read (1 or 2).
    */
-  collections: { status: number; expected: number; received: number; passes: number; complete: boolean; rounds: number };
+  collections: {
+    status: number;
+    expected: number;
+    received: number;
+    passes: number;
+    complete: boolean;
+    rounds: number;
+  };
   /** Why there is no reconciliation and no collections table, one line; absent when there is. */
   note?: string;
   /** The collections read: how many, the records their counts name and their lists served, added, still missing. */
@@ -98,7 +105,9 @@ export function completenessOf(input: CompletenessInput): Completeness {
       received: r.received,
       added: r.added,
     })),
-    unreadable: readings.filter((r) => r.status !== 200).map((r) => ({ id: r.collection, status: r.status, dropped: r.dropped })),
+    unreadable: readings
+      .filter((r) => r.status !== 200)
+      .map((r) => ({ id: r.collection, status: r.status, dropped: r.dropped })),
   };
 }
 

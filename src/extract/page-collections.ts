@@ -40,7 +40,11 @@ export interface CollectionsListing {
  * Pages the collections list into `checkpoint` in `round` (1 before the image pass, 2 after it), resuming what an
  * earlier process staged, until its id set is complete.
  */
-export async function pageCollections(options: PaginateOptions, checkpoint: Checkpoint, round: number): Promise<CollectionsListing> {
+export async function pageCollections(
+  options: PaginateOptions,
+  checkpoint: Checkpoint,
+  round: number,
+): Promise<CollectionsListing> {
   const url = collectionsUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
   const stats = newExtractStats();
   const sizes = new Map<number, number | null>();
@@ -56,9 +60,20 @@ export async function pageCollections(options: PaginateOptions, checkpoint: Chec
     });
     expected = page.count;
   };
-  const staged = checkpoint.entries.filter((e): e is JournalCollectionsPage => e.type === 'collections-page' && e.round === round);
+  const staged = checkpoint.entries.filter(
+    (e): e is JournalCollectionsPage => e.type === 'collections-page' && e.round === round,
+  );
   for (const page of staged) account(page);
-  const listing = (status: number, passes: number): CollectionsListing => ({ status, url: url.href, sizes, modified, expected, passes, pages, stats });
+  const listing = (status: number, passes: number): CollectionsListing => ({
+    status,
+    url: url.href,
+    sizes,
+    modified,
+    expected,
+    passes,
+    pages,
+    stats,
+  });
   const end = checkpoint.entries.find((e) => e.type === 'collections-end' && e.round === round);
   if (end?.type === 'collections-end') return listing(end.status, end.passes);
 
@@ -67,13 +82,20 @@ export async function pageCollections(options: PaginateOptions, checkpoint: Chec
   for (; ; pass++) {
     const mine = staged.filter((p) => p.pass === pass);
     const resume: PaginateResume | undefined =
-      mine.length === 0 ? undefined : { limit: mine[0]!.limit, count: Math.max(...mine.map((p) => p.count)), done: new Set(mine.map((p) => p.offset)) };
+      mine.length === 0
+        ? undefined
+        : {
+            limit: mine[0]!.limit,
+            count: Math.max(...mine.map((p) => p.count)),
+            done: new Set(mine.map((p) => p.offset)),
+          };
     // The first request alone: a service without the endpoint answers one 404, not one per page asked for at once.
     const target = { url, countHint: pass === 1 && sizes.size === 0 ? 0 : expected };
     try {
       for await (const batch of paginate(options, stats, resume, target)) {
         const records = batch.records as ({ id?: unknown; number_of_images?: unknown } | null)[];
-        const micros = (record: unknown) => (record === null ? null : Number.isFinite(modifiedAt(record)) ? modifiedAt(record) : null);
+        const micros = (record: unknown) =>
+          record === null ? null : Number.isFinite(modifiedAt(record)) ? modifiedAt(record) : null;
         const wholeOrNull = (n: unknown) => (Number.isSafeInteger(n) ? (n as number) : null);
         const entry: Omit<JournalCollectionsPage, 'file'> = {
           type: 'collections-page',
@@ -88,20 +110,37 @@ export async function pageCollections(options: PaginateOptions, checkpoint: Chec
           modified: records.map(micros),
           at_end: batch.atEnd === true,
         };
-        const body = batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records });
+        const body =
+          batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records });
         account(await checkpoint.addPage<JournalCollectionsPage>(entry, body));
       }
     } catch (err) {
       const nothingYet = sizes.size === 0 && staged.length === 0;
       if (!(nothingYet && err instanceof ExtractError && err.status === 404)) throw err;
       await checkpoint.mark({ type: 'collections-end', round, passes: 0, status: 404 });
-      options.onEvent?.({ type: 'collections-end', url: url.href, round, status: 404, expected: 0, received: 0, passes: 0 });
+      options.onEvent?.({
+        type: 'collections-end',
+        url: url.href,
+        round,
+        status: 404,
+        expected: 0,
+        received: 0,
+        passes: 0,
+      });
       return listing(404, 0);
     }
     const complete = sizes.size >= expected;
     if (complete || pass >= MAX_COLLECTION_PASSES) break;
   }
   await checkpoint.mark({ type: 'collections-end', round, passes: pass, status: 200 });
-  options.onEvent?.({ type: 'collections-end', url: url.href, round, status: 200, expected, received: sizes.size, passes: pass });
+  options.onEvent?.({
+    type: 'collections-end',
+    url: url.href,
+    round,
+    status: 200,
+    expected,
+    received: sizes.size,
+    passes: pass,
+  });
   return listing(200, pass);
 }

@@ -79,7 +79,11 @@ export interface ReconcileInput {
 }
 
 /** Which collections to read, and why, ascending by id. */
-export function collectionsToRead(tally: CollectionTally, before: CollectionsListing, after: CollectionsListing): Map<number, ReadReason> {
+export function collectionsToRead(
+  tally: CollectionTally,
+  before: CollectionsListing,
+  after: CollectionsListing,
+): Map<number, ReadReason> {
   const plan = new Map<number, ReadReason>();
   for (const [cid, size] of after.sizes) {
     const received = tally.receivedIn(cid);
@@ -112,7 +116,13 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
   }
   const count = (reason: ReadReason) => plan.filter((cid) => reasons.get(cid) === reason).length;
   const done = plan.filter((c) => ended.has(c)).length;
-  options.onEvent?.({ type: 'reconcile-start', collections: plan.length, changed: count('changed'), unlisted: count('unlisted'), done });
+  options.onEvent?.({
+    type: 'reconcile-start',
+    collections: plan.length,
+    changed: count('changed'),
+    unlisted: count('unlisted'),
+    done,
+  });
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   const concurrency = Math.max(1, options.concurrency ?? 2);
   const client = new HttpClient(collectionsUrlOf(baseUrl), { connections: concurrency, ...options.http });
@@ -130,15 +140,36 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
         readings.set(cid, reading);
         let end = ended.get(cid);
         for (let attempt = 1; end === undefined; attempt++) {
-          const target = { url: collectionImagesUrlOf(baseUrl, cid), client, countHint: Math.max(numberOfImages ?? 0, reading.receivedBefore) };
-          end = await readCollection(options, input, stats, target, cid, attempt, staged.get(`${cid} ${attempt}`) ?? [], reading);
-          if (end === undefined && attempt >= MAX_COLLECTION_ATTEMPTS) end = await finish(checkpoint, cid, attempt, 200, reading);
+          const target = {
+            url: collectionImagesUrlOf(baseUrl, cid),
+            client,
+            countHint: Math.max(numberOfImages ?? 0, reading.receivedBefore),
+          };
+          end = await readCollection(
+            options,
+            input,
+            stats,
+            target,
+            cid,
+            attempt,
+            staged.get(`${cid} ${attempt}`) ?? [],
+            reading,
+          );
+          if (end === undefined && attempt >= MAX_COLLECTION_ATTEMPTS)
+            end = await finish(checkpoint, cid, attempt, 200, reading);
         }
         reading.status = end.status;
         reading.count = end.count;
         reading.received = end.received;
         reading.attempts = end.attempt;
-        options.onEvent?.({ type: 'collection-read', collection: cid, status: end.status, count: end.count, received: end.received, added: reading.added });
+        options.onEvent?.({
+          type: 'collection-read',
+          collection: cid,
+          status: end.status,
+          count: end.count,
+          received: end.received,
+          added: reading.added,
+        });
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, plan.length)) }, worker));
@@ -149,7 +180,13 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
   const list = [...readings.values()].sort((a, b) => a.collection - b.collection);
   const added = list.reduce((n, r) => n + r.added, 0);
   const missing = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
-  options.onEvent?.({ type: 'reconcile-end', collections: list.length, added, missing, dropped: list.reduce((n, r) => n + r.dropped, 0) });
+  options.onEvent?.({
+    type: 'reconcile-end',
+    collections: list.length,
+    added,
+    missing,
+    dropped: list.reduce((n, r) => n + r.dropped, 0),
+  });
   return { readings: list, added, missing, stats };
 }
 
@@ -176,7 +213,10 @@ async function readCollection(
     counts.push(page.count);
   };
   for (const page of staged) account(page);
-  const resume = staged.length === 0 ? undefined : { limit: staged[0]!.limit, count: Math.max(...counts), done: new Set(staged.map((p) => p.offset)) };
+  const resume =
+    staged.length === 0
+      ? undefined
+      : { limit: staged[0]!.limit, count: Math.max(...counts), done: new Set(staged.map((p) => p.offset)) };
   const quiet = { ...options, concurrency: 1, onEvent: retriesOnly(options.onEvent) };
   try {
     for await (const batch of paginate(quiet, stats, resume, target)) {
@@ -213,7 +253,8 @@ function dropUnreadable(readings: CollectionReading[], index: RecordIndex): void
   const gone = readings.filter((r) => r.status !== 200);
   if (gone.length === 0) return;
   for (const reading of gone) {
-    for (const key of recordsOfCollections(index.pages, new Set([reading.collection]))) if (index.drop(key)) reading.dropped++;
+    for (const key of recordsOfCollections(index.pages, new Set([reading.collection])))
+      if (index.drop(key)) reading.dropped++;
   }
 }
 

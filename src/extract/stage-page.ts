@@ -14,7 +14,8 @@ import type { PageCache } from './page-cache.js';
 import { MAX_PAGE_RECORDS, type RecordIndex } from './record-index.js';
 
 /** Where a page belongs: a pass over the image list, or a reading of one collection's list. */
-export type PagePlace = Pick<JournalPage, 'type' | 'pass'> | Pick<JournalCollectionPage, 'type' | 'collection' | 'attempt'>;
+export type PagePlace =
+  Pick<JournalPage, 'type' | 'pass'> | Pick<JournalCollectionPage, 'type' | 'collection' | 'attempt'>;
 
 /**
  * Stages a page and resolves to its journal line (not yet added to `index`). The body is the page as served
@@ -31,7 +32,12 @@ export async function stagePage(
   limit: number,
 ): Promise<StagedPage> {
   if (batch.records.length > MAX_PAGE_RECORDS) {
-    throw new ExtractError('BAD_BODY', batch.source.url, `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`, false);
+    throw new ExtractError(
+      'BAD_BODY',
+      batch.source.url,
+      `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`,
+      false,
+    );
   }
   const ids: (number | null)[] = [];
   const rejected: RejectKey[] = [];
@@ -48,7 +54,9 @@ export async function stagePage(
   });
   const { replaced, conflicts } = await compareRepeats(index, cache, batch.records, ids);
   const fresh = index.countNew(ids, rejected) > 0 || replaced.length > 0;
-  const body = fresh ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records })) : undefined;
+  const body = fresh
+    ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records }))
+    : undefined;
   const { source, count } = batch;
   const request = { offset: source.offset, limit: batch.limit ?? limit, url: source.url, count };
   const changes = { ...(replaced.length > 0 ? { replaced } : {}), ...(conflicts.length > 0 ? { conflicts } : {}) };

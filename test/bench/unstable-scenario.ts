@@ -38,7 +38,14 @@ export async function unstableScenario(ctx: BenchContext): Promise<ScenarioResul
     ...{ unstableOrderRate: 1, unstableOrderMode: 'rotate', insertRate: 0.2, insertCount: 2, deleteRate: 0.2 },
     ...{ deleteCount: 2, faultSeed: o.seed },
   };
-  const load: LoadModel = { records: o.unstableRecords, seed: o.seed, workers: 4, pageLatencyMs: 20, recordLatencyMs: 0, faults };
+  const load: LoadModel = {
+    records: o.unstableRecords,
+    seed: o.seed,
+    workers: 4,
+    pageLatencyMs: 20,
+    recordLatencyMs: 0,
+    faults,
+  };
   const runs: UnstableRun[] = [];
   let serviceCpus = '';
   for (let round = 0; round < o.repeat; round++) {
@@ -101,10 +108,23 @@ function total(run: UnstableRun): number {
 async function runOnce(service: BenchService, concurrency: number): Promise<UnstableRun> {
   const out = await mkdtemp(join(tmpdir(), 'img-etl-bench-unstable-'));
   try {
-    const args = [CLI, '--base-url', service.url, '--out', out, '--page-size', String(PAGE_SIZE), '--concurrency', String(concurrency), '--quiet'];
+    const args = [
+      CLI,
+      '--base-url',
+      service.url,
+      '--out',
+      out,
+      '--page-size',
+      String(PAGE_SIZE),
+      '--concurrency',
+      String(concurrency),
+      '--quiet',
+    ];
     const started = performance.now();
     const code = await new Promise<number>((resolve) => {
-      execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error) => resolve(error === null ? 0 : typeof error.code === 'number' ? error.code : 1));
+      execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error) =>
+        resolve(error === null ? 0 : typeof error.code === 'number' ? error.code : 1),
+      );
     });
     const seconds = (performance.now() - started) / 1000;
     const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as {
@@ -114,8 +134,16 @@ async function runOnce(service: BenchService, concurrency: number): Promise<Unst
       expected: number;
       completeness: { collections: { expected: number } };
     };
-    const onePass = Math.ceil(manifest.expected / PAGE_SIZE) + Math.ceil(manifest.completeness.collections.expected / PAGE_SIZE);
-    return { code, seconds, requests: manifest.requests, written: manifest.records_written, complete: manifest.complete, onePass };
+    const onePass =
+      Math.ceil(manifest.expected / PAGE_SIZE) + Math.ceil(manifest.completeness.collections.expected / PAGE_SIZE);
+    return {
+      code,
+      seconds,
+      requests: manifest.requests,
+      written: manifest.records_written,
+      complete: manifest.complete,
+      onePass,
+    };
   } finally {
     await rm(out, { recursive: true, force: true });
   }

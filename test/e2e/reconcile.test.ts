@@ -25,7 +25,10 @@ afterEach(async () => {
   await removeDir(out);
 });
 
-const FAST_RETRIES = [['--retry-delay', '0.02'], ['--max-attempts', '10']];
+const FAST_RETRIES = [
+  ['--retry-delay', '0.02'],
+  ['--max-attempts', '10'],
+];
 const PAGE = 100;
 /** Runs the CLI into `out`, Parquet and Arrow, PAGE records a page unless `args` say otherwise. */
 const snapshot = (target: RunningService, ...args: string[]) => {
@@ -47,7 +50,10 @@ async function writtenIds(target: RunningService): Promise<number[]> {
 
 /** Pages of one pass over the image list and of the collections list, at PAGE records a page. */
 function onePass(target: RunningService): { images: number; collections: number } {
-  return { images: Math.ceil(target.dataset.size / PAGE), collections: Math.ceil(target.dataset.collections.publicCount / PAGE) };
+  return {
+    images: Math.ceil(target.dataset.size / PAGE),
+    collections: Math.ceil(target.dataset.collections.publicCount / PAGE),
+  };
 }
 
 describe('completeness by reconciliation', () => {
@@ -60,7 +66,12 @@ describe('completeness by reconciliation', () => {
     expect(service.stats.collectionRequests).toBe(pages.collections);
     expect(service.stats.detailRequests).toBe(0);
     const manifest = await manifestOf();
-    expect(manifest.requests).toEqual({ images: pages.images, collections: pages.collections, collection_images: 0, image: 0 });
+    expect(manifest.requests).toEqual({
+      images: pages.images,
+      collections: pages.collections,
+      collection_images: 0,
+      image: 0,
+    });
     expect(manifest.completeness).toMatchObject({
       method: 'reconciliation',
       images: { expected: 1559, received: 1559, proven: true },
@@ -70,13 +81,19 @@ describe('completeness by reconciliation', () => {
     });
     expect(manifest).toMatchObject({ complete: true, missing: 0 });
     const total = pages.images + pages.collections;
-    expect(run.stdout).toContain(`  requests  ${total}: ${pages.images} images, ${pages.collections} collections, 0 collection_images, 0 image`);
+    expect(run.stdout).toContain(
+      `  requests  ${total}: ${pages.images} images, ${pages.collections} collections, 0 collection_images, 0 image`,
+    );
     expect(run.stdout).toContain('  proof     one pass over the images, complete by count');
     expect(new Set(await writtenIds(service))).toEqual(new Set(service.servedIds()));
   });
 
   it('a scan that starts at a random row on every request: complete with exit 0, the short collections read in id order', async () => {
-    service = await startFixtureService({ records: 2000, seed: 32, faults: { unstableOrderRate: 1, unstableOrderMode: 'rotate', faultSeed: 4 } });
+    service = await startFixtureService({
+      records: 2000,
+      seed: 32,
+      faults: { unstableOrderRate: 1, unstableOrderMode: 'rotate', faultSeed: 4 },
+    });
     const pages = onePass(service);
     const run = await snapshot(service, '--concurrency', '3');
     expect(service.stats.rotatedScans).toBeGreaterThanOrEqual(pages.images);
@@ -98,7 +115,14 @@ describe('completeness by reconciliation', () => {
 
   it('rotating scans, inserts and deletes while paging, and the fault mix: every record that existed for the whole run, once, exact', async () => {
     const faults: FaultOptions = {
-      ...{ unstableOrderRate: 1, unstableOrderMode: 'rotate', insertRate: 0.2, insertCount: 2, deleteRate: 0.2, deleteCount: 2 },
+      ...{
+        unstableOrderRate: 1,
+        unstableOrderMode: 'rotate',
+        insertRate: 0.2,
+        insertCount: 2,
+        deleteRate: 0.2,
+        deleteCount: 2,
+      },
       ...{ rate500: 0.1, rate502: 0.05, rate429: 0.05, rateTruncate: 0.03, retryAfterSeconds: 1, faultSeed: 6 },
     };
     service = await startFixtureService({ records: 2000, seed: 33, faults });
@@ -129,7 +153,10 @@ describe('completeness by reconciliation', () => {
     const plan: FaultOptions['plan'] = ({ url }) => {
       if (url.startsWith('/api/images/?') && ++listRequests === 4) {
         const { dataset } = service!;
-        const [hidden, deleted] = [dataset.collectionIdOf(dataset.idAt(10))!, dataset.collectionIdOf(dataset.idAt(120))!];
+        const [hidden, deleted] = [
+          dataset.collectionIdOf(dataset.idAt(10))!,
+          dataset.collectionIdOf(dataset.idAt(120))!,
+        ];
         changed = { hidden, deleted };
         dataset.hideCollection(hidden);
         dataset.deleteCollection(deleted);
@@ -147,7 +174,9 @@ describe('completeness by reconciliation', () => {
     const have = new Set(ids);
     expect(service.dataset.stableIds().filter((id) => !have.has(id))).toEqual([]);
     const { completeness } = await manifestOf();
-    const unreadable = [...completeness.unreadable].sort((a: { status: number }, b: { status: number }) => a.status - b.status);
+    const unreadable = [...completeness.unreadable].sort(
+      (a: { status: number }, b: { status: number }) => a.status - b.status,
+    );
     expect(unreadable).toEqual([
       { id: hidden, status: 403, dropped: expect.any(Number) },
       { id: deleted, status: 404, dropped: expect.any(Number) },
@@ -176,7 +205,9 @@ describe('completeness by reconciliation', () => {
     expect(run.code).toBe(0);
     const manifest = await manifestOf();
     expect(manifest).toMatchObject({ complete: true, missing: 0, skipped_offsets: [poisoned] });
-    expect(manifest.completeness.reconciled.map((c: { id: number }) => c.id)).toContain(service.dataset.collectionIdOf(badId));
+    expect(manifest.completeness.reconciled.map((c: { id: number }) => c.id)).toContain(
+      service.dataset.collectionIdOf(badId),
+    );
     expect(await writtenIds(service)).toContain(badId);
   });
 
@@ -220,7 +251,11 @@ describe('a service without the collection endpoints', () => {
     const run = await snapshot(service);
     expect(run.code).toBe(0);
     const manifest = await manifestOf();
-    expect(manifest).toMatchObject({ complete: true, missing: 0, requests: { images: Math.ceil(659 / PAGE), collections: 1, collection_images: 0 } });
+    expect(manifest).toMatchObject({
+      complete: true,
+      missing: 0,
+      requests: { images: Math.ceil(659 / PAGE), collections: 1, collection_images: 0 },
+    });
     expect(new Set(await writtenIds(service))).toEqual(new Set(service.servedIds()));
   });
 });

@@ -23,14 +23,26 @@ afterAll(async () => {
 });
 
 const PAGE = 10;
-const args = (service: RunningService, out: string) => ['--base-url', service.url, '--out', out, '--page-size', String(PAGE), '--concurrency', '2'];
+const args = (service: RunningService, out: string) => [
+  '--base-url',
+  service.url,
+  '--out',
+  out,
+  '--page-size',
+  String(PAGE),
+  '--concurrency',
+  '2',
+];
 
 type Entry = { type: string; url: string; round?: number };
 
 /** The staging journal so far, whole lines only. */
 async function journal(out: string): Promise<Entry[]> {
   const text = await readFile(join(out, '.img-etl-staging', 'journal.ndjson'), 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l) as Entry);
+  return text
+    .split('\n')
+    .filter((l) => l.endsWith('}'))
+    .map((l) => JSON.parse(l) as Entry);
 }
 
 /** Starts the CLI, kills it with SIGKILL once `ready(journal)` holds, and resolves to the journal it left. */
@@ -93,12 +105,22 @@ describe('resume inside the collections phases', () => {
   });
 
   it('SIGKILL while the short collections are read: the same command reads only what was not staged', async () => {
-    const faults = { workers: 2, pageLatencyMs: 15, unstableOrderRate: 1, unstableOrderMode: 'rotate' as const, faultSeed: 8 };
+    const faults = {
+      workers: 2,
+      pageLatencyMs: 15,
+      unstableOrderRate: 1,
+      unstableOrderMode: 'rotate' as const,
+      faultSeed: 8,
+    };
     const service = await startFixtureService({ records: 1200, seed: 42, faults });
     services.push(service);
     const out = await tempDir();
     dirs.push(out);
-    const left = await killWhen(service, out, (entries) => entries.filter((e) => e.type === 'collection-page').length >= 3);
+    const left = await killWhen(
+      service,
+      out,
+      (entries) => entries.filter((e) => e.type === 'collection-page').length >= 3,
+    );
     const staged = left.filter((e) => e.type === 'collection-page');
     expect(staged.length).toBeGreaterThanOrEqual(3);
     const requests = recordRequests(service);

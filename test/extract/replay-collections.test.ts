@@ -20,12 +20,17 @@ let collected: Collected;
 const batches: ValidBatch[] = [];
 
 beforeAll(async () => {
-  service = await startFixtureService({ records: 1500, seed: 51, faults: { unstableOrderRate: 1, unstableOrderMode: 'rotate', faultSeed: 2 } });
+  service = await startFixtureService({
+    records: 1500,
+    seed: 51,
+    faults: { unstableOrderRate: 1, unstableOrderMode: 'rotate', faultSeed: 2 },
+  });
   dir = await tempDir();
   const identity = { source_url: service.listUrl, page_size: 10, started_at: new Date().toISOString() };
   checkpoint = await Checkpoint.open(join(dir, 'staging'), identity);
   collected = await collect({ baseUrl: service.url, pageSize: 10, concurrency: 2 }, checkpoint);
-  for await (const batch of replayCollections(collected.collections, checkpoint, { batchSize: 16 })) batches.push(batch);
+  for await (const batch of replayCollections(collected.collections, checkpoint, { batchSize: 16 }))
+    batches.push(batch);
 });
 
 afterAll(async () => {

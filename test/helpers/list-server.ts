@@ -28,6 +28,8 @@ export async function startListServer(records: readonly unknown[], script: ListS
   const asked = new Map<number, number>();
   return startScriptedServer((req, res, origin) => {
     const url = new URL(req.url ?? '/', origin);
+    // The image list alone, as a copy of it would be: no collection endpoints (the client then pages the list only).
+    if (!url.pathname.startsWith('/api/images/')) return sendJson(res, { detail: 'Not found.' }, 404);
     const detail = /^\/api\/images\/(\d+)\/$/.exec(url.pathname);
     if (detail !== null) {
       // The record as the list serves it now (its first request's view), or DRF's 404.
