@@ -19,7 +19,10 @@ export type * from './extract/extract-events.js';
 export { HttpClient, type FetchedJson, type FetchedPage, type HttpClientOptions } from './extract/http-client.js';
 export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/fetch-image.js';
 export { redactUrl } from './extract/redact-url.js';
-export { collect, type CollectOptions, type Collected, type PassSummary } from './extract/collect.js';
+export { collect, type CollectOptions, type Collected, type PassSummary, type RequestCounts } from './extract/collect.js';
+export type { Completeness, ReconciledCollection } from './extract/completeness.js';
+export type { CollectionsListing } from './extract/page-collections.js';
+export { replayCollections, type ReplayCollectionsOptions } from './extract/replay-collections.js';
 export { Checkpoint, CheckpointError, type CheckpointIdentity, type JournalEntry } from './extract/checkpoint.js';
 export { withRetry, type RetryOptions } from './extract/retry.js';
 
@@ -49,7 +52,6 @@ export { definePipeline, type Pipeline } from './run/pipeline.js';
 export { writeOutputs, type WriteOutputsOptions } from './run/write-outputs.js';
 export { writeTable, type TableOutput, type WriteTableOptions } from './run/write-table.js';
 export { writeCollections } from './run/write-collections.js';
-export { listCollections, type CollectionListing } from './extract/list-collections.js';
 
 // diff of two snapshots
 export { diffSnapshots, SnapshotDiff, type DiffChange, type DiffEntry, type DiffOptions, type DiffSide, type DiffTotals } from './diff/diff-snapshots.js';

@@ -16,6 +16,13 @@ export interface LogRecord {
 
 const WARNINGS = new Set<ExtractEvent['type']>(['retry', 'skip', 'staging', 'conflicts']);
 
+/** Whether an event is a warning: those above, and a collection that could not be read or a service without collections. */
+function levelOf(event: ExtractEvent): LogLevel {
+  if (WARNINGS.has(event.type)) return 'warn';
+  if ((event.type === 'collection-read' || event.type === 'collections-end') && event.status !== 200) return 'warn';
+  return 'info';
+}
+
 /**
  * `--log-format json`: every event as one JSON object on its own line (`ts`, `level`, `event`, then the event's
  * fields), the error that ends a command too; no bar, no plain text. Quiet keeps errors only. Field names are
@@ -31,7 +38,7 @@ export class JsonLog implements Reporter {
   readonly onEvent = (event: ExtractEvent): void => {
     if (this.quiet) return;
     const { type, ...fields } = event;
-    this.write(WARNINGS.has(type) ? 'warn' : 'info', type, fields);
+    this.write(levelOf(event), type, fields);
   };
 
   /** Writes what ends the command as an `error` line (or the event given, such as `interrupted`). */

@@ -44,7 +44,8 @@ export class Progress implements Reporter {
   private readonly plainEveryMs: number;
   private readonly redrawEveryMs: number;
   private readonly refreshEveryMs: number;
-  private phase: 'idle' | 'extract' | 'publish' = 'idle';
+  /** `collections`: the collections list and the collections' own lists are read (a line each step, no bar). */
+  private phase: 'idle' | 'extract' | 'collections' | 'publish' = 'idle';
   private pass: PassState = newPass(1, 1, 0, Date.now());
   private publish: PublishState = { records: 0, formats: [], written: 0, started: 0 };
   /** The page size the server applied, from the `limit` of a page after the first. */
@@ -72,6 +73,7 @@ export class Progress implements Reporter {
     const now = Date.now();
     switch (event.type) {
       case 'page': {
+        if (this.phase === 'collections') return;
         const p = this.pass;
         if (this.phase === 'idle') this.phase = 'extract';
         p.records += event.records;
@@ -103,6 +105,28 @@ export class Progress implements Reporter {
         );
         return;
       case 'pass-end':
+        return;
+      case 'collections-start':
+        // The read before the pass is a page or two: a line only when it resumes, or for the second read.
+        this.enterCollections();
+        if (event.round === 1 && event.pagesDone === 0) return;
+        this.message(`img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}${event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''}`);
+        return;
+      case 'collections-end':
+        this.enterCollections();
+        if (event.status === 200 && event.round === 1) return;
+        if (event.status === 200) this.message(`img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ${event.passes} ${event.passes === 1 ? 'pass' : 'passes'}`);
+        else this.message(`img-etl: ${event.url} answered ${event.status}: the service has no collection endpoints; completeness rests on the image list's count`);
+        return;
+      case 'reconcile-start':
+        this.enterCollections();
+        this.message(`img-etl: ${thousands(event.collections)} collections came up short, changed during the pass (${thousands(event.changed)}) or are no longer listed (${thousands(event.unlisted)}); reading their own lists in id order`);
+        return;
+      case 'collection-read':
+        if (event.status !== 200) this.message(`img-etl: collection ${event.collection} answered ${event.status} (${event.status === 403 ? 'private now' : 'deleted'}): its records are left out`);
+        return;
+      case 'reconcile-end':
+        this.message(`img-etl: reconciled ${thousands(event.collections)} collections: ${thousands(event.added)} records added, ${thousands(event.missing)} missing${event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : ''}`);
         return;
       case 'staging':
         this.message(`img-etl: ${event.message}`);
@@ -144,6 +168,12 @@ export class Progress implements Reporter {
     this.clearLine();
   }
 
+  /** The collections phases give lines, not a bar: the bar of the pass is cleared. */
+  private enterCollections(): void {
+    this.clearLine();
+    this.phase = 'collections';
+  }
+
   /** Lines of their own, above the bar on a terminal; then the bar again. */
   private message(...lines: string[]): void {
     if (lines.length > 0) {
@@ -162,7 +192,7 @@ export class Progress implements Reporter {
   private tick(): void {
     const now = Date.now();
     if (this.tty) this.draw(now);
-    else if (this.phase !== 'idle') this.plainLine(now);
+    else if (this.phase !== 'idle' && this.phase !== 'collections') this.plainLine(now);
   }
 
   /** Redraws the bar unless it was drawn moments ago. */
@@ -171,7 +201,7 @@ export class Progress implements Reporter {
   }
 
   private draw(now: number): void {
-    if (!this.tty || this.phase === 'idle') return;
+    if (!this.tty || this.phase === 'idle' || this.phase === 'collections') return;
     this.lastDraw = now;
     this.drawn = true;
     const width = Math.max(20, (this.out.columns || 80) - 1); // a wrapped line could not be redrawn in place

@@ -155,7 +155,7 @@ function rerunMayHelp(err: unknown): boolean {
 
 async function stagedPages(outDir: string): Promise<number> {
   const journal = await readFile(join(outDir, STAGING_DIR, 'journal.ndjson'), 'utf8').catch(() => '');
-  return journal.split('\n').filter((line) => line.startsWith('{"type":"page"')).length;
+  return journal.split('\n').filter((line) => /^\{"type":"(?:page|collections-page|collection-page)"/.test(line)).length;
 }
 
 /**

@@ -23,6 +23,10 @@ export interface SummaryDocument {
   duration_seconds: number;
   records: { written: number; expected: number; received: number; missing: number; duplicates_dropped: number; rejects: number };
   pages: { fetched: number; page_size: number; passes: number; retries: number; skipped_offsets: number[] };
+  /** Requests sent per endpoint, as in the manifest. */
+  requests: Manifest['requests'];
+  /** How completeness was proven: the method, the line the text summary gives, the collections that could not be read. */
+  completeness: { method: string; proof: string; unreadable: Manifest['completeness']['unreadable'] };
   /** Every file written, with its path. */
   files: { name: string; path: string; format: string; rows: number; bytes: number; sha256: string }[];
   /** Path of manifest.json. */
@@ -42,6 +46,8 @@ export function summaryDocument(result: SnapshotResult, extras: SummaryExtras = 
     duration_seconds: durationSeconds(result),
     records: { written: m.records_written, expected: m.expected, received: m.received, missing: m.missing, duplicates_dropped: m.duplicates_dropped, rejects: m.rejects },
     pages: { fetched: m.pages_fetched, page_size: m.page_size, passes: m.passes.length, retries: m.retries, skipped_offsets: m.skipped_offsets },
+    requests: m.requests,
+    completeness: { method: m.completeness.method, proof: proofLine(m), unreadable: m.completeness.unreadable },
     files: m.files.map((f) => ({ name: f.name, path: join(result.dataDir, f.name), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
     manifest: result.manifestPath,
     ...(extras.latest === undefined ? {} : { latest: extras.latest }),
@@ -62,10 +68,14 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
     `img-etl: ${m.complete ? 'complete' : 'INCOMPLETE'} snapshot of ${m.source_url}`,
     `  records   ${recordsLine(m)}`,
     `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ${seconds.toFixed(1)} s (${Math.round(m.records_written / Math.max(seconds, 0.001))} records/s)`,
+    `  requests  ${requestsLine(m)}`,
+    `  proof     ${proofLine(m)}`,
+    ...m.completeness.unreadable.map((u) => `  left out  ${unreadableLine(u)}`),
     ...(m.conflicts.count > 0 ? [`  changed   ${conflictLine(m.conflicts.count, m.conflicts.first_ids)}`] : []),
     ...(m.skipped_offsets.length > 0 ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`] : []),
     ...m.files.map((f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`),
-    ...('absent' in m.collections ? [`  collections ${m.collections.absent}`] : []),
+    // Said once: without collection endpoints the proof line gives the same reason.
+    ...('absent' in m.collections && m.collections.absent !== proofLine(m) ? [`  collections ${m.collections.absent}`] : []),
     `  manifest  ${result.manifestPath}`,
     ...(extras.latest === undefined ? [] : [`  latest    ${extras.latest.link} -> ${extras.latest.target}`]),
     ...(extras.pruned ?? []).map((p) => `  pruned    ${p.name} (${p.reason})`),
@@ -83,6 +93,31 @@ function recordsLine(m: Manifest): string {
 function pagesLine(m: Manifest): string {
   const size = m.page_size > 0 ? ` of up to ${m.page_size} records` : '';
   return `${plural(m.pages_fetched, 'page', 'pages')}${size} fetched in ${plural(m.passes.length, 'pass', 'passes')}`;
+}
+
+/** Requests per endpoint, and per record written. */
+function requestsLine(m: Manifest): string {
+  const r = m.requests;
+  const all = r.images + r.collections + r.collection_images + r.image;
+  const perRecord = m.records_written > 0 ? `, ${(all / m.records_written).toFixed(4)} per record` : '';
+  return `${all}: ${r.images} images, ${r.collections} collections, ${r.collection_images} collection_images, ${r.image} image${perRecord}`;
+}
+
+/** How completeness was established, one line. */
+export function proofLine(m: Manifest): string {
+  const c = m.completeness;
+  if (c.method === 'passes') return c.note ?? `the image list's count over ${plural(m.passes.length, 'pass', 'passes')}`;
+  const list = `collections list ${c.collections.received} of ${c.collections.expected}`;
+  if (c.images.proven) return `one pass over the images, complete by count (nothing repeated, count unchanged); ${list}`;
+  const r = c.reconciliation;
+  const read = `${plural(r.collections, 'collection', 'collections')} short, changed or unlisted, read in id order`;
+  return `one pass over the images, then ${read}: +${r.added} records, ${r.missing} missing; ${list}, read before and after`;
+}
+
+/** A collection that could not be read, one line. */
+function unreadableLine(u: Manifest['completeness']['unreadable'][number]): string {
+  const why = u.status === 403 ? 'private now' : u.status === 404 ? 'deleted' : 'unreadable';
+  return `collection ${u.id} answered ${u.status} (${why}): ${plural(u.dropped, 'record', 'records')} of it left out`;
 }
 
 function plural(n: number, one: string, many: string): string {

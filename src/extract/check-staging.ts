@@ -26,6 +26,8 @@ export interface StagingCheck {
   changed: number[];
   /** Whether so many differ that the staging should be discarded. */
   stale: boolean;
+  /** Requests sent, failed attempts included. */
+  requests: number;
 }
 
 /** Fetches a sample of the staged records by id, `concurrency` at a time, and compares each with its staged copy. */
@@ -35,13 +37,19 @@ export async function checkStaging(checkpoint: Checkpoint, options: PaginateOpti
   const client = new HttpClient(listUrlOf(baseUrl), { connections: options.concurrency ?? 2, ...options.http });
   const gone: number[] = [];
   const changed: number[] = [];
+  let requests = 0;
+  const onEvent: PaginateOptions['onEvent'] = (event) => {
+    if (event.type === 'retry') requests++;
+    options.onEvent?.(event);
+  };
   try {
     const queue = [...sample];
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
         const { page, position, id } = next;
         const staged = (await checkpoint.readPage(page.file!)).records[position];
-        const now = await fetchImage(id, { baseUrl, client, retry: options.retry, signal: options.signal, onEvent: options.onEvent });
+        requests++;
+        const now = await fetchImage(id, { baseUrl, client, retry: options.retry, signal: options.signal, onEvent });
         if (now.status === 'gone') gone.push(id);
         else if (JSON.stringify(now.record) !== JSON.stringify(staged)) changed.push(id);
       }
@@ -52,7 +60,7 @@ export async function checkStaging(checkpoint: Checkpoint, options: PaginateOpti
   }
   gone.sort((a, b) => a - b);
   changed.sort((a, b) => a - b);
-  return { sampled: sample.length, gone, changed, stale: gone.length + changed.length > sample.length * MAX_STAGING_DRIFT };
+  return { sampled: sample.length, gone, changed, stale: gone.length + changed.length > sample.length * MAX_STAGING_DRIFT, requests };
 }
 
 /** Up to STAGING_SAMPLE valid records spread evenly over the staged ones, in staging order. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 
 /** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
-export const STAGING_FORMAT = 2;
+export const STAGING_FORMAT = 3;
 
 /** How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's run). */
 export const DEFAULT_MAX_RESUME_AGE_MS = 12 * 3600 * 1000;
@@ -35,11 +35,8 @@ export interface CheckpointIdentity {
   format?: number;
 }
 
-/** A fetched page, as the journal records it. */
-export interface JournalPage {
-  type: 'page';
-  /** The completeness pass it belongs to, from 1. */
-  pass: number;
+/** What the journal records of every staged page of image records, whichever list it came from. */
+interface RecordPageFields {
   /** Offset and limit of the request. */
   offset: number;
   limit: number;
@@ -66,18 +63,99 @@ export interface JournalPage {
   at_end: boolean;
 }
 
+/** A fetched page of `/api/images/`, as the journal records it. */
+export interface JournalPage extends RecordPageFields {
+  type: 'page';
+  /** The completeness pass it belongs to, from 1. */
+  pass: number;
+  /** The `collection_id` of each record position as runs: `[id, length, id, length, …]`, id null when unusable. */
+  collections?: (number | null)[];
+  /** The NIDM results packages its records name (`nidm_results`), with their collection: `[collection, url]`. */
+  packages?: [number, string][];
+}
+
+/** A fetched page of one collection's own list, `/api/collections/<id>/images/`, as the journal records it. */
+export interface JournalCollectionPage extends RecordPageFields {
+  type: 'collection-page';
+  /** The collection. */
+  collection: number;
+  /** Which reading of the collection's list, from 1 (its `count` changed while an earlier one paged it). */
+  attempt: number;
+}
+
+/** A staged page of image records: from the image list or from a collection's own list. */
+export type StagedPage = JournalPage | JournalCollectionPage;
+
+/** A fetched page of `/api/collections/`, as the journal records it; its body is always staged. */
+export interface JournalCollectionsPage {
+  type: 'collections-page';
+  /** 1: the list read before the pass over the image list; 2: read again after it. */
+  round: number;
+  /** The pass over the collections list in its round, from 1. */
+  pass: number;
+  offset: number;
+  limit: number;
+  url: string;
+  /** `count` the page reported: the public collections. */
+  count: number;
+  /** File in the staging folder holding the page body. */
+  file: string;
+  /** Per position: the collection's id, or null when it has no usable one. */
+  ids: (number | null)[];
+  /** Per position: the collection's `number_of_images`, or null when it is not a whole number. */
+  sizes: (number | null)[];
+  /** Per position: the collection's `modify_date` in UTC microseconds, or null when it does not read as one. */
+  modified: (number | null)[];
+  /** The server said nothing follows. */
+  at_end: boolean;
+}
+
 /** How a record that broke the schema is told apart: its id when it is a safe integer, else `sha256:<hex>` of its JSON text. */
 export type RejectKey = number | string;
 
-/** The end of a completeness pass. */
+/** The end of a completeness pass over `/api/images/`. */
 export interface JournalPassEnd {
   type: 'pass-end';
   /** The pass that ended. */
   pass: number;
 }
 
+/** The end of the collections phase: the list is read, or the service has none. */
+export interface JournalCollectionsEnd {
+  type: 'collections-end';
+  /** The round that ended (see JournalCollectionsPage). */
+  round: number;
+  /** Passes made over the collections list. */
+  passes: number;
+  /** 200 when the service lists its collections; else the status its list answered (404: no such endpoint). */
+  status: number;
+}
+
+/** The end of one collection's reading: read in full (200), or unreadable (403 private now, 404 deleted). */
+export interface JournalCollectionEnd {
+  type: 'collection-end';
+  collection: number;
+  /** The reading that ended, from 1. */
+  attempt: number;
+  /** 200, or the status the collection's list answered. */
+  status: number;
+  /** `count` of its list's last page (0 when unreadable). */
+  count: number;
+  /** Distinct records its list served in this reading. */
+  received: number;
+}
+
+/** A staged page of any kind. */
+export type JournalPageEntry = StagedPage | JournalCollectionsPage;
+
+/** A page's journal line before its body is staged: without `file` (each kind of a union on its own). */
+export type Unstaged<T extends JournalPageEntry> = T extends JournalPageEntry ? Omit<T, 'file'> : never;
+
+/** A line that marks the end of something. */
+export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalCollectionEnd;
+
 /** One journal line. */
-export type JournalEntry = JournalPage | JournalPassEnd;
+export type JournalEntry = JournalPageEntry | JournalMarker;
 
 /** Why a staging folder cannot be used. */
 export class CheckpointError extends Error {
@@ -111,7 +189,7 @@ export class Checkpoint {
     /** What opening found and did about an earlier run's staging (discarded, pages dropped), one line each. */
     readonly notices: string[] = [],
   ) {
-    this.pagesKept = entries.filter((e) => e.type === 'page').length;
+    this.pagesKept = entries.filter(isPageEntry).length;
   }
 
   /**
@@ -161,10 +239,10 @@ export class Checkpoint {
   }
 
   /** Keeps a page: its body first (under a temporary name, then renamed), then its journal line. */
-  async addPage(entry: Omit<JournalPage, 'type' | 'file'>, body: string | Uint8Array | undefined): Promise<JournalPage> {
+  async addPage<T extends JournalPageEntry>(entry: Unstaged<T>, body: string | Uint8Array | undefined): Promise<T> {
     let file: string | null = null;
     if (body !== undefined) {
-      file = `p${entry.pass}-${entry.offset}-${entry.limit}.json`;
+      file = fileNameOf(entry as Unstaged<JournalPageEntry>);
       const temp = join(this.dir, `.${file}.tmp-${randomBytes(4).toString('hex')}`);
       try {
         await writeFile(temp, body);
@@ -174,7 +252,7 @@ export class Checkpoint {
         throw err;
       }
     }
-    const page: JournalPage = { type: 'page', ...entry, file };
+    const page = { ...entry, file } as unknown as T;
     await this.append(page);
     this.pagesKept++;
     return page;
@@ -183,6 +261,11 @@ export class Checkpoint {
   /** Records the end of a pass. */
   async endPass(pass: number): Promise<void> {
     await this.append({ type: 'pass-end', pass });
+  }
+
+  /** Records the end of a phase or of a collection's reading. */
+  async mark(marker: JournalMarker): Promise<void> {
+    await this.append(marker);
   }
 
   /** A kept page: its body as staged and its records parsed. */
@@ -312,14 +395,15 @@ interface BrokenPage {
 
 /**
  * Reads every staged page back and drops the journal lines of those that are missing, do not parse, or do not hold
- * the records their line lists, with the end of their passes (so the pass fetches them again); deletes their files.
+ * the records their line lists, with the marker that ends what they belong to (their pass, the collections list,
+ * their collection's reading), so that it is fetched again; deletes their files.
  */
 async function dropBrokenPages(dir: string, entries: JournalEntry[]): Promise<{ entries: JournalEntry[]; broken: BrokenPage[] }> {
   const broken: BrokenPage[] = [];
-  const brokenPasses = new Set<number>();
+  const reopened = new Set<string>();
   const kept: JournalEntry[] = [];
   for (const entry of entries) {
-    if (entry.type !== 'page' || entry.file === null) {
+    if (!isPageEntry(entry) || entry.file === null) {
       kept.push(entry);
       continue;
     }
@@ -327,16 +411,44 @@ async function dropBrokenPages(dir: string, entries: JournalEntry[]): Promise<{ 
     if (reason === undefined) kept.push(entry);
     else {
       broken.push({ file: entry.file, reason });
-      brokenPasses.add(entry.pass);
+      reopened.add(endKeyOf(entry));
       await rm(join(dir, entry.file), { force: true });
     }
   }
   if (broken.length === 0) return { entries, broken };
-  return { entries: kept.filter((e) => !(e.type === 'pass-end' && brokenPasses.has(e.pass))), broken };
+  return { entries: kept.filter((e) => isPageEntry(e) || !reopened.has(endKeyOf(e))), broken };
+}
+
+/** What a page belongs to and its marker ends: a pass, the collections list, a collection's reading. */
+function endKeyOf(entry: JournalEntry): string {
+  switch (entry.type) {
+    case 'page':
+    case 'pass-end':
+      return `pass ${entry.pass}`;
+    case 'collections-page':
+    case 'collections-end':
+      return `collections ${entry.round}`;
+    case 'collection-page':
+    case 'collection-end':
+      return `collection ${entry.collection}`;
+  }
+}
+
+/** Whether a journal line is a staged page (of any kind). */
+export function isPageEntry(entry: JournalEntry): entry is JournalPageEntry {
+  return entry.type === 'page' || entry.type === 'collection-page' || entry.type === 'collections-page';
+}
+
+/** The staged file of a page: `p<pass>-…` (image list), `c<collection>-a<attempt>-…`, `l<round>-<pass>-…` (collections). */
+function fileNameOf(entry: Unstaged<JournalPageEntry>): string {
+  const where = `${entry.offset}-${entry.limit}.json`;
+  if (entry.type === 'page') return `p${entry.pass}-${where}`;
+  if (entry.type === 'collection-page') return `c${entry.collection}-a${entry.attempt}-${where}`;
+  return `l${entry.round}-${entry.pass}-${where}`;
 }
 
 /** What is wrong with a staged page, or undefined when it holds what its journal line says. */
-async function pageProblem(path: string, page: JournalPage): Promise<string | undefined> {
+async function pageProblem(path: string, page: JournalPageEntry): Promise<string | undefined> {
   let results: unknown;
   try {
     results = (parseJsonBytes(await readFile(path)) as { results?: unknown } | null)?.results;
@@ -355,17 +467,48 @@ async function pageProblem(path: string, page: JournalPage): Promise<string | un
 /** Whether a parsed journal line has the shape this version writes (a hand-edited or foreign line does not). */
 function isJournalEntry(value: unknown): value is JournalEntry {
   if (typeof value !== 'object' || value === null) return false;
-  if ((value as { type?: unknown }).type === 'pass-end') return Number.isInteger((value as JournalPassEnd).pass);
-  const e = value as Partial<JournalPage>;
+  const e = value as Record<string, unknown>;
+  const ints = (...keys: string[]) => keys.every((key) => Number.isSafeInteger(e[key]));
+  switch (e['type']) {
+    case 'pass-end':
+      return ints('pass');
+    case 'collections-end':
+      return ints('round', 'passes', 'status');
+    case 'collection-end':
+      return ints('collection', 'attempt', 'status', 'count', 'received');
+    case 'collections-page':
+      return isPageShape(e) && ints('round', 'pass') && e['file'] !== null && isIntList(e['sizes'], true) && isIntList(e['modified'], true);
+    case 'page':
+      return isRecordPage(e) && ints('pass') && (e['collections'] === undefined || isIntList(e['collections'], true));
+    case 'collection-page':
+      return isRecordPage(e) && ints('collection', 'attempt');
+    default:
+      return false;
+  }
+}
+
+/** Offsets, URL, file and ids as every staged page has them. */
+function isPageShape(e: Record<string, unknown>): boolean {
+  const file = e['file'];
   return (
-    e.type === 'page' &&
-    [e.pass, e.offset, e.limit, e.count].every((n) => Number.isSafeInteger(n)) &&
-    typeof e.url === 'string' &&
-    (e.file === null || (typeof e.file === 'string' && /^[\w.-]+$/.test(e.file) && !e.file.startsWith('.'))) &&
-    Array.isArray(e.ids) &&
-    e.ids.every((id) => id === null || Number.isSafeInteger(id)) &&
-    Array.isArray(e.rejected) &&
-    e.rejected.length === e.ids.filter((id) => id === null).length &&
-    e.rejected.every((k) => Number.isSafeInteger(k) || typeof k === 'string')
+    ['offset', 'limit', 'count'].every((key) => Number.isSafeInteger(e[key])) &&
+    typeof e['url'] === 'string' &&
+    (file === null || (typeof file === 'string' && /^[\w.-]+$/.test(file) && !file.startsWith('.'))) &&
+    isIntList(e['ids'], true)
   );
+}
+
+/** A page of image records: a page's shape, and a reject key for each record that broke the schema. */
+function isRecordPage(e: Record<string, unknown>): boolean {
+  const rejected = e['rejected'];
+  return (
+    isPageShape(e) &&
+    Array.isArray(rejected) &&
+    rejected.length === (e['ids'] as unknown[]).filter((id) => id === null).length &&
+    rejected.every((k) => Number.isSafeInteger(k) || typeof k === 'string')
+  );
+}
+
+function isIntList(value: unknown, nullable: boolean): boolean {
+  return Array.isArray(value) && value.every((v) => Number.isSafeInteger(v) || (nullable && v === null));
 }

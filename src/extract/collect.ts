@@ -1,21 +1,25 @@
 /**
- * Phase one of a run: page the list into the staging folder, pass after pass, until every record the service
- * counts is there or a pass adds nothing. Resumes whatever an earlier process of the same run left.
+ * Extraction: the collections list, one pass over the image list into the staging folder, and unless that pass proved
+ * itself complete the collections list again and the own list of each collection that came up short or changed
+ * (see reconcile.ts). A service without the collection endpoints gets passes over
+ * the image list instead, until every record its `count` names is there or a pass adds nothing. Resumes whatever an
+ * earlier process of the same run left, inside any phase.
  */
-import { createHash } from 'node:crypto';
-import { parseTimestampMicros } from '../schema/timestamp.js';
-import { checkRecord } from '../transform/check-record.js';
-import type { PageBatch } from '../schema/row.js';
 import type { Checkpoint, JournalPage, RejectKey } from './checkpoint.js';
+import { CollectionTally } from './collection-tally.js';
+import { completenessOf, type Completeness } from './completeness.js';
 import { ExtractError } from './extract-error.js';
 import { IdMap } from './id-map.js';
 import { PageCache } from './page-cache.js';
+import { pageCollections, type CollectionsListing } from './page-collections.js';
 import { newExtractStats, paginate, type ExtractStats, type PaginateOptions, type PaginateResume } from './paginate.js';
-import { MAX_PAGE_RECORDS, RecordIndex } from './record-index.js';
+import { reconcile, type Reconciliation } from './reconcile.js';
+import { RecordIndex } from './record-index.js';
+import { stagePage } from './stage-page.js';
 
 /** How far to go for completeness. */
 export interface CollectOptions extends PaginateOptions {
-  /** Passes over the list at most (the first included); default 3. */
+  /** Passes over the image list at most (the first included) when the service has no collection endpoints; default 3. */
   maxPasses?: number;
 }
 
@@ -36,26 +40,52 @@ export interface PassSummary {
   clean: boolean;
 }
 
-/** What phase one gathered. */
+/** Requests sent per endpoint (failed attempts included). */
+export interface RequestCounts {
+  /** `/api/images/` pages. */
+  images: number;
+  /** `/api/collections/` pages. */
+  collections: number;
+  /** `/api/collections/<id>/images/` pages. */
+  collection_images: number;
+  /** `/api/images/<id>/`: the staging check of a resumed run. */
+  image: number;
+}
+
+/** What extraction gathered. */
 export interface Collected {
   /** The records by id, pointing into the staging folder. */
   index: RecordIndex;
-  /** Each pass made. */
+  /** Each pass made over the image list. */
   passes: PassSummary[];
-  /** Records the service counts: `count` of the last page fetched. */
+  /** Records the service counts: `count` of the last image-list page fetched. */
   expected: number;
   /** `count` of the run's first page. */
   countAtStart: number;
-  /** Extraction totals. */
+  /** Records the snapshot lacks, as the completeness proof counts them. */
+  missing: number;
+  /** The completeness proof. */
+  completeness: Completeness;
+  /** The collections list as read (its staged pages are the source of replayCollections). */
+  collections: CollectionsListing;
+  /** Requests this process sent per endpoint (`image` is left to the staging check). */
+  requests: RequestCounts;
+  /** Extraction totals of the image list. */
   stats: ExtractStats;
-  /** Ids served in copies that differed while the list was paged (the newer copy is kept), in the order found. */
+  /** Ids served in copies that differed while the lists were paged (the newer copy is kept), in the order found. */
   conflicts: readonly number[];
 }
 
-/** Pages the list into `checkpoint` until it is complete, no pass adds a record, or `maxPasses` passes were made. */
-export async function collect(options: CollectOptions, checkpoint: Checkpoint, stats: ExtractStats = newExtractStats()): Promise<Collected> {
+/** Collects the run's records into `checkpoint` and proves (or measures) their completeness. */
+export async function collect(
+  options: CollectOptions,
+  checkpoint: Checkpoint,
+  stats: ExtractStats = newExtractStats(),
+): Promise<Collected> {
   const maxPasses = Math.max(1, options.maxPasses ?? 3);
   const index = new RecordIndex();
+  const tally = new CollectionTally();
+  const addedBefore = new Map<number, number>();
   const passes: PassSummary[] = [];
   const earlier = checkpoint.entries;
   const ended = new Set(earlier.flatMap((e) => (e.type === 'pass-end' ? [e.pass] : [])));
@@ -63,7 +93,11 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   const summaries = new Map<number, PassSummary>();
   const summaryOf = (pass: number) => {
     let s = summaries.get(pass);
-    if (s === undefined) summaries.set(pass, (s = { pass, added: 0, duplicates: 0, countMin: Infinity, countMax: 0, countFirst: NaN, clean: true }));
+    if (s === undefined)
+      summaries.set(
+        pass,
+        (s = { pass, added: 0, duplicates: 0, countMin: Infinity, countMax: 0, countFirst: NaN, clean: true }),
+      );
     return s;
   };
   // Duplicates are counted within a pass: a later pass sees every record again by design.
@@ -71,7 +105,8 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
   const lastPassOfContent = new Map<string, number>(); // the same for rejects told apart by their content
   /** Adds a page to the index and its pass's summary; resolves to whether it held a record new to the pass. */
   const account = (page: JournalPage): boolean => {
-    const { added } = index.add(page);
+    const { added, addedAt } = index.add(page);
+    if (page.pass === 1) tally.add(page, addedAt);
     const s = summaryOf(page.pass);
     let newToPass = page.ids.length === 0;
     const keys: RejectKey[] = [...page.ids.filter((id) => id !== null), ...page.rejected];
@@ -90,21 +125,48 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     s.countMax = Math.max(s.countMax, page.count);
     return newToPass;
   };
-  for (const page of earlierPages) account(page);
+  for (const entry of earlier) {
+    if (entry.type === 'page') account(entry);
+    else if (entry.type === 'collection-page')
+      addedBefore.set(entry.collection, (addedBefore.get(entry.collection) ?? 0) + index.add(entry).added);
+  }
   const cache = new PageCache(checkpoint);
   let countAtStart = earlierPages[0]?.count;
   let expected = earlierPages.at(-1)?.count ?? 0;
 
-  for (let pass = 1; pass <= maxPasses; pass++) {
+  /** Makes (or finishes) one pass over the image list and adds its summary. */
+  const runPass = async (pass: number): Promise<PassSummary> => {
     if (!ended.has(pass)) {
       const mine = earlierPages.filter((p) => p.pass === pass);
       const resume: PaginateResume | undefined =
-        mine.length === 0 ? undefined : { limit: mine[0]!.limit, count: Math.max(...mine.map((p) => p.count)), done: new Set(mine.map((p) => p.offset)) };
-      options.onEvent?.({ type: 'pass-start', pass, maxPasses, expected, received: index.received, missing: Math.max(0, expected - index.received), pagesDone: mine.length, recordsDone: mine.reduce((n, p) => n + p.ids.length, 0) });
+        mine.length === 0
+          ? undefined
+          : {
+              limit: mine[0]!.limit,
+              count: Math.max(...mine.map((p) => p.count)),
+              done: new Set(mine.map((p) => p.offset)),
+            };
+      options.onEvent?.({
+        type: 'pass-start',
+        pass,
+        maxPasses,
+        expected,
+        received: index.received,
+        missing: Math.max(0, expected - index.received),
+        pagesDone: mine.length,
+        recordsDone: mine.reduce((n, p) => n + p.ids.length, 0),
+      });
       const passStats = newExtractStats();
       let repeating: JournalPage[] = [];
       for await (const batch of paginate(options, passStats, resume)) {
-        const page = await keep(checkpoint, index, cache, pass, batch, passStats.pageSize);
+        const page = (await stagePage(
+          checkpoint,
+          index,
+          cache,
+          { type: 'page', pass },
+          batch,
+          passStats.pageSize,
+        )) as JournalPage;
         repeating = account(page) ? [] : [...repeating, page];
         if (repeating.length >= MAX_REPEATING_PAGES) throw endlessList(repeating);
         countAtStart ??= page.count;
@@ -117,16 +179,79 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor repeat records.
     summary.clean = summary.duplicates === 0 && !(summary.countMin < summary.countFirst);
     passes.push(summary);
-    if (!ended.has(pass)) options.onEvent?.({ type: 'pass-end', pass, added: summary.added, duplicates: summary.duplicates, expected, received: index.received, missing: Math.max(0, expected - index.received), clean: summary.clean });
-    const complete = index.received >= expected;
-    if (complete && summary.clean) break;
-    if (pass > 1 && summary.added === 0) break;
+    if (!ended.has(pass))
+      options.onEvent?.({
+        type: 'pass-end',
+        pass,
+        added: summary.added,
+        duplicates: summary.duplicates,
+        expected,
+        received: index.received,
+        missing: Math.max(0, expected - index.received),
+        clean: summary.clean,
+      });
+    return summary;
+  };
+
+  // The collections list first: its modify dates and counts before the pass are what the list after it is held to.
+  const before = await pageCollections(options, checkpoint, 1);
+  const first = await runPass(1);
+  const afterFirst = { expected, received: index.received };
+  // A pass that repeated nothing while `count` never moved, and received all it counts, skipped nothing either.
+  const proven = first.duplicates === 0 && first.countMin === first.countMax && index.received >= expected;
+  let listing = before;
+  let reconciliation: Reconciliation | undefined;
+  let missing: number;
+  if (before.status !== 200) {
+    let last = first;
+    for (let pass = 2; pass <= maxPasses; pass++) {
+      if ((index.received >= expected && last.clean) || (pass > 2 && last.added === 0)) break;
+      last = await runPass(pass);
+    }
+    missing = Math.max(0, expected - index.received);
+  } else if (proven) {
+    missing = 0;
+  } else {
+    listing = await pageCollections(options, checkpoint, 2);
+    if (listing.status !== 200) throw collectionsGone(listing);
+    reconciliation = await reconcile(options, { checkpoint, index, cache, tally, before, listing, addedBefore });
+    // Without the whole collections list a collection may be unknown: then only the count can say what is missing.
+    const listComplete = listing.sizes.size >= listing.expected;
+    missing = Math.max(reconciliation.missing, listComplete ? 0 : expected - index.received);
   }
   stats.countAtStart = countAtStart ?? 0;
   stats.countAtEnd = expected;
   const conflicts = index.conflicts;
-  if (conflicts.length > 0) options.onEvent?.({ type: 'conflicts', count: conflicts.length, firstIds: conflicts.slice(0, MAX_CONFLICT_IDS) });
-  return { index, passes, expected, countAtStart: countAtStart ?? 0, stats, conflicts };
+  if (conflicts.length > 0)
+    options.onEvent?.({ type: 'conflicts', count: conflicts.length, firstIds: conflicts.slice(0, MAX_CONFLICT_IDS) });
+  const rounds = listing === before ? 1 : 2;
+  const completeness = completenessOf({
+    ...afterFirst,
+    proven,
+    listing,
+    reconciliation,
+    rounds,
+    passes: passes.length,
+  });
+  const collections = before.stats.requests + (rounds === 2 ? listing.stats.requests : 0);
+  const requests = {
+    images: stats.requests,
+    collections,
+    collection_images: reconciliation?.stats.requests ?? 0,
+    image: 0,
+  };
+  return {
+    index,
+    passes,
+    expected,
+    countAtStart: countAtStart ?? 0,
+    missing,
+    completeness,
+    collections: listing,
+    requests,
+    stats,
+    conflicts,
+  };
 }
 
 /** Conflicting ids named in the event and the manifest; the count covers all. */
@@ -137,91 +262,22 @@ const MAX_REPEATING_PAGES = 20;
 
 function endlessList(pages: JournalPage[]): ExtractError {
   const first = pages[0]!;
-  return new ExtractError('IMPLAUSIBLE_COUNT', first.url, `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, false);
+  return new ExtractError(
+    'IMPLAUSIBLE_COUNT',
+    first.url,
+    `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`,
+    false,
+  );
 }
 
-/**
- * Stages one fetched page: its body only when it holds something the run keeps, and always its journal line. The body
- * is the page as served (paginate joins a split page's body from its halves' record texts), so the files are written
- * from the values as served; re-serialising the parsed records is left for a batch without a body, which paginate
- * never gives for a page with records.
- */
-async function keep(checkpoint: Checkpoint, index: RecordIndex, cache: PageCache, pass: number, batch: PageBatch, limit: number): Promise<JournalPage> {
-  if (batch.records.length > MAX_PAGE_RECORDS) {
-    throw new ExtractError('BAD_BODY', batch.source.url, `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`, false);
-  }
-  const ids: (number | null)[] = [];
-  const rejected: RejectKey[] = [];
-  const extra: number[] = [];
-  batch.records.forEach((record, position) => {
-    const check = checkRecord(record);
-    if (check !== 'invalid') {
-      ids.push((record as Record<string, unknown>)['id'] as number);
-      if (check === 'valid-with-extra') extra.push(position);
-      return;
-    }
-    ids.push(null);
-    rejected.push(rejectKey(record));
-  });
-  const { replaced, conflicts } = await compareRepeats(index, cache, batch.records, ids);
-  const fresh = index.countNew(ids, rejected) > 0 || replaced.length > 0;
-  const body = fresh ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records })) : undefined;
-  const { source, count } = batch;
-  const request = { pass, offset: source.offset, limit: batch.limit ?? limit, url: source.url, count };
-  const changes = { ...(replaced.length > 0 ? { replaced } : {}), ...(conflicts.length > 0 ? { conflicts } : {}) };
-  return checkpoint.addPage({ ...request, ids, rejected, extra, ...changes, at_end: batch.atEnd === true }, body);
-}
-
-/** How a record that broke the schema is told apart from others: its id when usable, else a hash of its content. */
-function rejectKey(record: unknown): RejectKey {
-  const id = (record as { id?: unknown } | null)?.id;
-  if (Number.isSafeInteger(id)) return id as number;
-  return `sha256:${createHash('sha256').update(JSON.stringify(record)).digest('hex')}`;
-}
-
-/**
- * Compares each valid record the run already has (from an earlier page, or earlier on this page) with the copy it
- * kept: a copy that differs is a conflict, and it replaces the kept one when its `modify_date` is not older (the
- * later one seen wins a tie). The real list has no ORDER BY and records change while it is paged.
- */
-async function compareRepeats(index: RecordIndex, cache: PageCache, records: readonly unknown[], ids: readonly (number | null)[]): Promise<{ replaced: number[]; conflicts: number[] }> {
-  const replaced: number[] = [];
-  const conflicts: number[] = [];
-  const keptInPage = new Map<number, number>();
-  for (let position = 0; position < ids.length; position++) {
-    const id = ids[position];
-    if (id === null || id === undefined) continue;
-    let kept: unknown;
-    const inPage = keptInPage.get(id);
-    if (inPage !== undefined) kept = records[inPage];
-    else {
-      const location = index.locate(id);
-      if (location === undefined) {
-        keptInPage.set(id, position);
-        continue;
-      }
-      kept = (await cache.get(location[0])).records[location[1]];
-    }
-    const record = records[position];
-    if (JSON.stringify(kept) === JSON.stringify(record)) continue;
-    if (!conflicts.includes(id)) conflicts.push(id);
-    if (modifiedAt(record) >= modifiedAt(kept)) {
-      replaced.push(position);
-      keptInPage.set(id, position);
-    }
-  }
-  return { replaced, conflicts };
-}
-
-/** A record's `modify_date` in microseconds, for ordering copies; a copy without one is the oldest. */
-function modifiedAt(record: unknown): number {
-  const text = (record as { modify_date?: unknown }).modify_date;
-  const micros = typeof text === 'string' ? parseTimestampMicros(text) : undefined;
-  return micros === undefined ? -Infinity : Number(micros);
+function collectionsGone(listing: CollectionsListing): ExtractError {
+  const reason = `returned ${listing.status} after the pass over the images, though it listed the collections before it`;
+  return new ExtractError('HTTP_STATUS', listing.url, reason, true, listing.status);
 }
 
 function mergeStats(total: ExtractStats, pass: ExtractStats): void {
   total.pagesFetched += pass.pagesFetched;
+  total.requests += pass.requests;
   total.retries += pass.retries;
   total.pageSize ||= pass.pageSize;
   total.countMin = Math.min(total.countMin, pass.countMin);

@@ -73,6 +73,73 @@ export interface PassEndEvent {
   clean: boolean;
 }
 
+/** The collections list is paged: before the pass over the image list (round 1), and again after it (round 2) when that pass did not prove itself complete. */
+export interface CollectionsStartEvent {
+  type: 'collections-start';
+  /** The list's URL. */
+  url: string;
+  /** 1 or 2. */
+  round: number;
+  /** Pages of it an earlier process of the run already fetched (kept, not fetched again). */
+  pagesDone: number;
+}
+
+/** The collections list is read, or the service has none. */
+export interface CollectionsEndEvent {
+  type: 'collections-end';
+  /** The list's URL. */
+  url: string;
+  /** 1 or 2. */
+  round: number;
+  /** 200, or what the list answered (404: the service has no collection endpoints; passes over the images follow). */
+  status: number;
+  /** Public collections the list counts, and distinct ones received. */
+  expected: number;
+  received: number;
+  /** Passes made over the list. */
+  passes: number;
+}
+
+/** Reconciliation starts: the collections that came up short, changed during the pass, or that the list lacks are read through their own list. */
+export interface ReconcileStartEvent {
+  type: 'reconcile-start';
+  /** Collections to read. */
+  collections: number;
+  /** Of those, the ones whose `modify_date` or `number_of_images` moved while the image list was paged. */
+  changed: number;
+  /** Of those, the ones the collections list does not hold. */
+  unlisted: number;
+  /** Of those, the ones an earlier process of the run already read. */
+  done: number;
+}
+
+/** One collection was read through its own list (or could not be). */
+export interface CollectionReadEvent {
+  type: 'collection-read';
+  /** The collection's id. */
+  collection: number;
+  /** 200, or what its list answered: 403 (private now) or 404 (deleted); its records are then left out. */
+  status: number;
+  /** `count` of its list, and the distinct records it served. */
+  count: number;
+  received: number;
+  /** Records new to the run it added. */
+  added: number;
+}
+
+/** Reconciliation ended. */
+export interface ReconcileEndEvent {
+  type: 'reconcile-end';
+  /** Collections read. */
+  collections: number;
+  /** Records they added. */
+  added: number;
+  /** Records their counts name that their lists did not serve. */
+  missing: number;
+  /** Records left out because their collection could not be read. */
+  dropped: number;
+}
+
 /** What the run found and did about an earlier run's staging: discarded it (too old, another version) or dropped broken pages. */
 export interface StagingEvent {
   type: 'staging';
@@ -118,5 +185,20 @@ export interface PublishEndEvent {
   files: { name: string; format: string; rows: number; bytes: number }[];
 }
 
-/** What a run tells its caller while it runs: pages, retries, skips and passes of extraction, then publishing. */
-export type ExtractEvent = PageEvent | RetryEvent | SkipEvent | PassStartEvent | PassEndEvent | StagingEvent | ConflictsEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;
+/** What a run tells its caller while it runs: pages, retries, skips, passes and reconciliation of extraction, then publishing. */
+export type ExtractEvent =
+  | PageEvent
+  | RetryEvent
+  | SkipEvent
+  | PassStartEvent
+  | PassEndEvent
+  | CollectionsStartEvent
+  | CollectionsEndEvent
+  | ReconcileStartEvent
+  | CollectionReadEvent
+  | ReconcileEndEvent
+  | StagingEvent
+  | ConflictsEvent
+  | PublishStartEvent
+  | PublishProgressEvent
+  | PublishEndEvent;

@@ -72,6 +72,17 @@ export class IdMap {
     this.sparse.set(id, value);
   }
 
+  /** Removes `id`; false when it was not held. */
+  delete(id: number): boolean {
+    const slot = this.dense[id];
+    if (slot !== undefined && slot !== 0) {
+      this.dense[id] = 0;
+      this.denseCount--;
+      return true;
+    }
+    return this.sparse.delete(id);
+  }
+
   /** The ids in ascending order. */
   *keysAscending(): IterableIterator<number> {
     const sparse = Float64Array.from(this.sparse.keys()).sort();

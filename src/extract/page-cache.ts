@@ -5,7 +5,7 @@
  * record carries its text on itself (for `extra`), a reject's is kept by position.
  */
 import { attachRecordText } from '../schema/record-text.js';
-import type { Checkpoint, JournalPage } from './checkpoint.js';
+import type { Checkpoint, StagedPage } from './checkpoint.js';
 import { RecordTexts } from './record-texts.js';
 
 /** A staged page read back: its records, and the served text of each of its rejects by position. */
@@ -26,7 +26,7 @@ export class PageCache {
   ) {}
 
   /** The records of a staged page (one with a file). */
-  async get(page: JournalPage): Promise<CachedPage> {
+  async get(page: StagedPage): Promise<CachedPage> {
     const file = page.file!;
     let cached = this.pages.get(file);
     if (cached !== undefined) {
@@ -46,7 +46,7 @@ export class PageCache {
 }
 
 /** A page's records, with the served text attached where it is needed. */
-function read(page: JournalPage, { body, records }: { body: Buffer; records: unknown[] }): CachedPage {
+function read(page: StagedPage, { body, records }: { body: Buffer; records: unknown[] }): CachedPage {
   // A journal of an earlier version does not say which records have unknown keys: take every valid record's text.
   const extra = page.extra ?? page.ids.flatMap((id, position) => (id === null ? [] : [position]));
   const rejects = page.ids.includes(null);

@@ -17,11 +17,6 @@ export function listUrlOf(baseUrl: string): URL {
   return new URL(base.pathname.endsWith('/api/images/') ? base.pathname : 'api/images/', base);
 }
 
-/** The collections list of a service: `{base}/api/collections/`, beside its images list (see listUrlOf). */
-export function collectionsUrlOf(baseUrl: string): URL {
-  return new URL('../collections/', listUrlOf(baseUrl));
-}
-
 /** The `limit` a link carries (the server's effective page size), or undefined. */
 export function limitOfLink(link: string | null): number | undefined {
   if (link === null) return undefined;
@@ -33,4 +28,14 @@ export function limitOfLink(link: string | null): number | undefined {
 /** The URL of one image: `{base}/api/images/<id>/`. */
 export function imageUrlOf(baseUrl: string, id: number): string {
   return new URL(`${id}/`, listUrlOf(baseUrl)).href;
+}
+
+/** The collections list of a service: `{base}/api/collections/`, beside its image list. */
+export function collectionsUrlOf(baseUrl: string): URL {
+  return new URL('../collections/', listUrlOf(baseUrl));
+}
+
+/** The list of one collection's images, ordered by id: `{base}/api/collections/<id>/images/`. */
+export function collectionImagesUrlOf(baseUrl: string, collection: number): URL {
+  return new URL(`${collection}/images/`, collectionsUrlOf(baseUrl));
 }

@@ -13,8 +13,6 @@ import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from './defaults.js';
 export interface PaginateOptions {
   /** The service's base URL; default `https://neurovault.org`. */
   baseUrl?: string;
-  /** The list to page, another list of the same service (`/api/collections/`); default the images list of `baseUrl`. */
-  listUrl?: string;
   /** Records asked for per page; default DEFAULT_PAGE_SIZE, 1,000 (the server caps it at 1000). */
   pageSize?: number;
   /** Most pages in flight at once; default 2 (half the real service's four workers). Halved on 429s and errors, regained slowly. */
@@ -41,6 +39,16 @@ export interface PaginateResume {
   done: ReadonlySet<number>;
 }
 
+/** Which list to page when it is not the image list of `baseUrl`, and what is known of it. */
+export interface ListTarget {
+  /** The list's URL (same host as `baseUrl`). */
+  url: URL;
+  /** Records the list is believed to hold: the pages after the first are asked for at once only below it. */
+  countHint?: number;
+  /** A client to reuse, made for the same host; default a new one, closed after. */
+  client?: HttpClient;
+}
+
 /** What paging saw, filled in while it runs. */
 export interface ExtractStats {
   /** `count` reported by the first page. */
@@ -52,6 +60,8 @@ export interface ExtractStats {
   countMax: number;
   /** Pages fetched (requests that returned a page). */
   pagesFetched: number;
+  /** Requests sent, failed attempts included. */
+  requests: number;
   /** Failed attempts that were retried. */
   retries: number;
   /** The page size the server applied. */
@@ -62,22 +72,26 @@ export interface ExtractStats {
 
 /** Fresh, all-zero extraction stats. */
 export function newExtractStats(): ExtractStats {
-  return { countAtStart: 0, countAtEnd: 0, countMin: Infinity, countMax: 0, pagesFetched: 0, retries: 0, pageSize: 0, skippedOffsets: [] };
+  return { countAtStart: 0, countAtEnd: 0, countMin: Infinity, countMax: 0, pagesFetched: 0, requests: 0, retries: 0, pageSize: 0, skippedOffsets: [] };
 }
 
 type Settled = { ok: true; batch: PageBatch } | { ok: false; error: unknown };
 
 /**
- * Streams every page of `/api/images/` (or of `listUrl`) in offset order, fetching up to `concurrency` pages at once.
+ * Streams every page of `/api/images/` (or of the list `target` names) in offset order, fetching up to `concurrency` pages at once.
  * Reads `count` from the first page, advances by the server's effective limit (never by a short page's length),
  * and keeps going while the list reports more records; the consumer's pace bounds what is buffered.
  * A page that keeps answering 500 is split in halves down to single records, and only a record that fails alone is skipped.
  */
-export async function* paginate(options: PaginateOptions = {}, stats: ExtractStats = newExtractStats(), resume?: PaginateResume): AsyncIterable<PageBatch> {
-  const listUrl =
-    options.listUrl === undefined ? listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL) : new URL(options.listUrl);
+export async function* paginate(
+  options: PaginateOptions = {},
+  stats: ExtractStats = newExtractStats(),
+  resume?: PaginateResume,
+  target?: ListTarget,
+): AsyncIterable<PageBatch> {
+  const listUrl = target?.url ?? listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
   const adaptive = new AdaptiveLimit(Math.max(1, options.concurrency ?? 2));
-  const client = new HttpClient(listUrl, { connections: adaptive.max + 1, ...options.http });
+  const client = target?.client ?? new HttpClient(listUrl, { connections: adaptive.max + 1, ...options.http });
   const aborter = new AbortController();
   const onAbort = () => aborter.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -85,7 +99,10 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
 
   const fetchOne = async (url: string): Promise<FetchedPage> => {
     const fetched = await withRetry(
-      () => client.getPage(url, aborter.signal),
+      () => {
+        stats.requests++;
+        return client.getPage(url, aborter.signal);
+      },
       options.retry,
       (n) => {
         stats.retries++;
@@ -152,7 +169,8 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
       // caps it (then they are dropped and paging goes on at the server's size). Saves a round trip on every run.
       const firstUrl = pageUrl(listUrl, asked, 0);
       const first = fetchOne(firstUrl);
-      for (let k = 1; k < adaptive.max; k++) start(k * asked);
+      const hint = target?.countHint ?? Infinity;
+      for (let k = 1; k < adaptive.max && k * asked < hint; k++) start(k * asked);
       const { page, bytes } = await first;
       limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, asked);
       stats.countAtStart = page.count;
@@ -205,7 +223,7 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     aborter.abort();
-    await client.close().catch(() => undefined);
+    if (target?.client === undefined) await client.close().catch(() => undefined);
   }
 }
 

@@ -4,7 +4,7 @@
  * otherwise. Every record is counted once however often it is served, so completeness counts distinct records.
  * Small per record, so memory stays flat.
  */
-import type { JournalPage, RejectKey } from './checkpoint.js';
+import type { RejectKey, StagedPage } from './checkpoint.js';
 import { IdMap } from './id-map.js';
 
 /** Records a page may hold: a location is `page index * MAX_PAGE_RECORDS + position`, a safe integer for 2^27 pages. */
@@ -16,12 +16,14 @@ export interface PageAddition {
   added: number;
   /** Occurrences of records the run already had. */
   duplicates: number;
+  /** Positions of the records new to the run. */
+  addedAt: number[];
 }
 
 /** The run's records; built from journal pages in journal order. */
 export class RecordIndex {
   /** Pages that hold records (a staged body), by index. */
-  readonly pages: JournalPage[] = [];
+  readonly pages: StagedPage[] = [];
   /** Valid id → location of the copy kept. */
   private readonly valid = new IdMap();
   /** Reject key → location of its first occurrence, for records that never came valid. */
@@ -30,11 +32,11 @@ export class RecordIndex {
   private readonly conflictIds = new Set<number>();
 
   /** Adds a journal page's records; a position listed in `replaced` takes the place of the copy kept so far. */
-  add(page: JournalPage): PageAddition {
+  add(page: StagedPage): PageAddition {
     if (page.ids.length > MAX_PAGE_RECORDS) throw new RangeError(`index: page ${page.url} has more than ${MAX_PAGE_RECORDS} records`);
     const pageIndex = this.pages.length;
     const replaced = new Set(page.replaced ?? []);
-    let added = 0;
+    const addedAt: number[] = [];
     let duplicates = 0;
     let r = 0;
     page.ids.forEach((id, position) => {
@@ -42,7 +44,7 @@ export class RecordIndex {
       if (id === null) {
         const key = page.rejected[r++]!;
         if ((typeof key === 'number' && this.valid.has(key)) || this.rejects.has(key)) duplicates++;
-        else (this.rejects.set(key, location), added++);
+        else (this.rejects.set(key, location), addedAt.push(position));
         return;
       }
       if (this.valid.has(id)) {
@@ -50,13 +52,13 @@ export class RecordIndex {
         if (replaced.has(position)) this.valid.set(id, location);
         return;
       }
-      if (!this.rejects.delete(id)) added++; // a valid copy replaces a reject of the same id
+      if (!this.rejects.delete(id)) addedAt.push(position); // a valid copy replaces a reject of the same id
       this.valid.set(id, location);
     });
     for (const id of page.conflicts ?? []) this.conflictIds.add(id);
     if (page.file !== null) this.pages.push(page);
-    else if (replaced.size > 0 || added > 0) throw new Error(`index: page ${page.url} holds records the run keeps but no staged body`);
-    return { added, duplicates };
+    else if (replaced.size > 0 || addedAt.length > 0) throw new Error(`index: page ${page.url} holds records the run keeps but no staged body`);
+    return { added: addedAt.length, duplicates, addedAt };
   }
 
   /** How many records of a page would be new to the run (without adding them). */
@@ -70,6 +72,17 @@ export class RecordIndex {
       fresh++;
     }
     return fresh;
+  }
+
+  /** Whether the run holds a record under this reject key (a valid id, or a reject's id or content hash). */
+  has(key: RejectKey): boolean {
+    return (typeof key === 'number' && this.valid.has(key)) || this.rejects.has(key);
+  }
+
+  /** Lets go of a record (valid or reject) the run should not keep; false when it held none under that key. */
+  drop(key: RejectKey): boolean {
+    const valid = typeof key === 'number' && this.valid.delete(key);
+    return this.rejects.delete(key) || valid;
   }
 
   /** Unique valid records. */
@@ -88,7 +101,7 @@ export class RecordIndex {
   }
 
   /** The page and position of the copy kept of a valid id. */
-  locate(id: number): [page: JournalPage, position: number] | undefined {
+  locate(id: number): [page: StagedPage, position: number] | undefined {
     const location = this.valid.get(id);
     return location === undefined ? undefined : [this.pages[Math.floor(location / MAX_PAGE_RECORDS)]!, location % MAX_PAGE_RECORDS];
   }

@@ -1,5 +1,7 @@
 import type { NormalisationCounts } from '../transform/normalise.js';
 import type { SinkResult } from '../load/sink-result.js';
+import type { RequestCounts } from '../extract/collect.js';
+import type { Completeness } from '../extract/completeness.js';
 
 /** What a snapshot holds and how it was made: written beside the data files as `manifest.json`. */
 export interface Manifest {
@@ -15,20 +17,27 @@ export interface Manifest {
   started_at: string;
   /** When the run ended, ISO 8601 UTC. */
   finished_at: string;
-  /** Whether every record the service counts was received (written or rejected). */
+  /** Whether the completeness proof accounts for every record (`missing` is 0). */
   complete: boolean;
-  /** Records expected: `count` of the last page fetched. */
+  /** Records expected: `count` of the last image-list page fetched. */
   expected: number;
   /** Unique records received (written plus rejected). */
   received: number;
-  /** expected - received, at least 0. */
+  /**
+   * Records the snapshot lacks: with the collection endpoints, those the own lists of the collections read count
+   * and did not serve; without them, expected - received, at least 0.
+   */
   missing: number;
+  /** The completeness proof: each phase's expected and received, the collections reconciled, the unreadable ones. */
+  completeness: Completeness;
+  /** Requests sent per endpoint, failed attempts included (by this process, when the run resumed). */
+  requests: RequestCounts;
   /** Records the service reported (`count`) at the start and at the end of the run. */
   count_at_start: number;
   count_at_end: number;
   /** Each pass over the list: records it added, duplicates it saw, the counts it saw, and whether nothing shifted under it. */
   passes: { pass: number; added: number; duplicates: number; count_min: number; count_max: number; clean: boolean }[];
-  /** Pages fetched, and the page size the server applied. */
+  /** Image-list pages fetched, and the page size the server applied. */
   pages_fetched: number;
   page_size: number;
   /** Failed requests that were retried. */

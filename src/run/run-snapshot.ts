@@ -2,7 +2,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
-import { collect, MAX_CONFLICT_IDS, type CollectOptions, type PassSummary } from '../extract/collect.js';
+import { collect, MAX_CONFLICT_IDS, type Collected, type CollectOptions, type PassSummary } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
@@ -26,7 +26,7 @@ import { writeCollections } from './write-collections.js';
 import { writeTable } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
-import { listCollections, type CollectionListing } from '../extract/list-collections.js';
+import { replayCollections } from '../extract/replay-collections.js';
 
 /** The staging folder of a run, inside its output folder. */
 export const STAGING_DIR = '.img-etl-staging';
@@ -87,8 +87,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const checkpoint = await Checkpoint.open(stagingDir, identity, { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs }).catch((cause: unknown) => {
     throw stagingError(cause);
   });
+  let imageRequests = 0;
   try {
-    if (checkpoint.pagesKept > 0) await discardIfStale(checkpoint, identity, options);
+    if (checkpoint.pagesKept > 0) imageRequests = await discardIfStale(checkpoint, identity, options);
   } catch (error) {
     await checkpoint.close();
     throw error;
@@ -108,7 +109,6 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {
       throw stagingError(cause);
     });
-    const collectionList = await listCollections(options);
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
     const writing = {
       outDir: pending,
@@ -125,12 +125,12 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
     });
     const { normalisation, written, rejects } = output;
-    const collections = await collectionsTable(collectionList, { ...writing, metadata });
+    const collections = await collectionsTable(collected, checkpoint, { ...writing, metadata });
     const files = [...output.files, ...collections.files];
     const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: fileEvents });
 
-    const { stats, index, passes, expected } = collected;
+    const { stats, index, passes, expected, missing } = collected;
     const manifest: Manifest = {
       tool: TOOL,
       runtime: { node: process.version, flags: [...process.execArgv] },
@@ -138,13 +138,15 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       source_url: sourceUrl,
       started_at: startedAt.toISOString(),
       finished_at: new Date().toISOString(),
-      complete: index.received >= expected,
+      complete: missing === 0,
       expected,
       received: index.received,
-      missing: Math.max(0, expected - index.received),
+      missing,
       count_at_start: collected.countAtStart,
       count_at_end: expected,
       passes: passes.map(passForManifest),
+      completeness: collected.completeness,
+      requests: { ...collected.requests, image: imageRequests },
       pages_fetched: stats.pagesFetched,
       page_size: stats.pageSize,
       retries: stats.retries,
@@ -170,13 +172,17 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   }
 }
 
-/** Resumes only staging whose records the service still holds: a sample fetched again by id (see check-staging.ts). */
-async function discardIfStale(checkpoint: Checkpoint, identity: CheckpointIdentity, options: SnapshotOptions): Promise<void> {
+/**
+ * Resumes only staging whose records the service still holds: a sample fetched again by id (see check-staging.ts).
+ * Resolves to the requests the check sent.
+ */
+async function discardIfStale(checkpoint: Checkpoint, identity: CheckpointIdentity, options: SnapshotOptions): Promise<number> {
   const check = await checkStaging(checkpoint, options);
   const differ = check.gone.length + check.changed.length;
-  if (!check.stale) return;
+  if (!check.stale) return check.requests;
   const which = [...(check.gone.length > 0 ? [`${check.gone.length} gone (id ${check.gone.slice(0, 5).join(', ')})`] : []), ...(check.changed.length > 0 ? [`${check.changed.length} changed (id ${check.changed.slice(0, 5).join(', ')})`] : [])];
   await checkpoint.discard(identity, `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} since the run started at ${checkpoint.identity.started_at}; the service changed: discarded the staging and started afresh`);
+  return check.requests;
 }
 
 /** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */
@@ -193,15 +199,22 @@ function passForManifest(p: PassSummary): Manifest['passes'][number] {
  * metadata), or says why there is none; resolves to its files and its part of the manifest.
  */
 async function collectionsTable(
-  listing: CollectionListing,
+  collected: Collected,
+  checkpoint: Checkpoint,
   options: Omit<WriteOutputsOptions, 'table'>,
 ): Promise<{ files: SinkResult[]; manifest: ManifestCollections }> {
-  if ('absent' in listing) return { files: [], manifest: { source_url: listing.url, absent: listing.absent } };
+  const { collections: listing, completeness } = collected;
+  const url = redactUrl(listing.url);
+  if (listing.status !== 200) {
+    const absent = completeness.note ?? `the service answered ${listing.status} for ${url}: no collections table`;
+    return { files: [], manifest: { source_url: url, absent } };
+  }
   const version = COLLECTIONS.schemaVersion;
-  const metadata = { ...options.metadata, 'img-etl.source_url': listing.url, 'img-etl.schema_version': version };
-  const table = await writeCollections(listing.batches, { ...options, metadata });
+  const metadata = { ...options.metadata, 'img-etl.source_url': url, 'img-etl.schema_version': version };
+  const exclude = completeness.unreadable.map((c) => c.id); // made private or deleted while the run read them
+  const table = await writeCollections(replayCollections(listing, checkpoint, { exclude }), { ...options, metadata });
   const manifest: ManifestCollections = {
-    source_url: listing.url,
+    source_url: url,
     schema_version: version,
     records_written: table.written,
     rejects: table.rejects,

@@ -1,6 +1,6 @@
 /**
- * The collections table of a snapshot, from a source of collection records as served (the interim list-collections.ts
- * or the staged source of the collections phase): checked, normalised and written like the images, to
+ * The collections table of a snapshot, from a source of collection records as served (replayCollections, the
+ * collections list the run staged): checked, normalised and written like the images, to
  * `collections.parquet`/`.arrow`/`.csv`, and `collections-rejects.ndjson` for records that break its schema.
  */
 import { COLLECTIONS } from '../schema/collection-columns.js';

@@ -130,6 +130,24 @@ export class CollectionRegistry {
     if (entry !== undefined) entry.touched = at;
   }
 
+  /** Makes a public collection private at `at` (UTC microseconds): it leaves the scan, its token opens it. */
+  makePrivate(cid: number, at: number): void {
+    const entry = this.entries.get(cid);
+    if (entry === undefined || entry.private) return;
+    this.entries.set(cid, { ...entry, private: true, touched: at });
+    this.order = this.order.filter((c) => c !== cid);
+    this.tokens?.set(privateToken(this.seed, cid), cid);
+  }
+
+  /** Deletes a collection: no endpoint finds it any more. */
+  remove(cid: number): void {
+    const entry = this.entries.get(cid);
+    if (entry === undefined) return;
+    this.entries.delete(cid);
+    this.order = this.order.filter((c) => c !== cid);
+    if (entry.private) this.tokens?.delete(privateToken(this.seed, cid));
+  }
+
   /** Moves up to `count` random public collections to the end of the scan order, as updated rows move in the heap. */
   moveToEnd(count: number, random: Random): number[] {
     const moved: number[] = [];

@@ -6,6 +6,7 @@
  */
 import { generatedIdOrder, type IdUse, mixIdOrders } from './build-id-order.js';
 import { collectionOf } from './collection-layout.js';
+import { collectionImageIds } from './collection-members.js';
 import { isPrivateCollection, privateToken } from './collection-privacy.js';
 import { CollectionRegistry } from './collection-registry.js';
 import { type DataRecord, type DataRecordInput, NEUROVAULT_ORIGIN, prepareDataRecords, renderDataRecord } from './data-records.js';
@@ -14,9 +15,12 @@ import { givenCollectionProfile } from './given-collections.js';
 import { hash32, Random } from './random.js';
 import { SortedIds } from './sorted-ids.js';
 
-/** One change to the list: a record inserted, deleted, or moved to the end (an updated row). */
+/**
+ * One change to the list: a record inserted, deleted, moved to the end (an updated row), or hidden (its collection
+ * was made private: it exists and is no longer listed).
+ */
 export interface Mutation {
-  kind: 'insert' | 'delete' | 'move';
+  kind: 'insert' | 'delete' | 'move' | 'hide';
   id: number;
   /** Row index the record was inserted at, deleted from, or moved from. */
   position: number;
@@ -169,9 +173,9 @@ export class Dataset {
     return Array.from(this.initial ?? this.order.subarray(0, this.length));
   }
 
-  /** Ids that were listed at the start and never deleted: present for the whole run, in initial order. */
+  /** Ids that were listed at the start and never deleted or hidden: present for the whole run, in initial order. */
   stableIds(): number[] {
-    const deleted = new Set(this.deletedIds());
+    const deleted = new Set([...this.deletedIds(), ...this.hiddenSinceStart()]);
     return this.initialIds().filter((id) => !deleted.has(id));
   }
 
@@ -183,6 +187,11 @@ export class Dataset {
   /** Ids removed since the start, in order of deletion. */
   deletedIds(): number[] {
     return this.log.filter((m) => m.kind === 'delete').map((m) => m.id);
+  }
+
+  /** Ids no longer listed because their collection was made private since the start, in that order. */
+  hiddenSinceStart(): number[] {
+    return this.log.filter((m) => m.kind === 'hide').map((m) => m.id);
   }
 
   /** Every mutation since the start, oldest first. */
@@ -230,6 +239,32 @@ export class Dataset {
     return removed;
   }
 
+  /**
+   * Makes a public generated collection private, as its owner can at any time: its images leave the list (and
+   * `/api/images/<id>/`), its numeric id answers 403, its token opens it. Returns the ids hidden.
+   */
+  hideCollection(cid: number): number[] {
+    const entry = this.collections.get(cid);
+    if (entry === undefined || entry.private || entry.givenIds.length > 0) {
+      throw new Error(`service: collection ${cid} is not a public generated collection`);
+    }
+    const ids = collectionImageIds(this, entry);
+    this.unlist(ids, 'hide');
+    for (const id of ids) this.hidden.add(id);
+    this.collections.makePrivate(cid, this.collections.tick());
+    return ids;
+  }
+
+  /** Deletes a collection and its images, as its owner can: every endpoint then answers 404 for it. Returns the ids deleted. */
+  deleteCollection(cid: number): number[] {
+    const entry = this.collections.get(cid);
+    if (entry === undefined) throw new Error(`service: there is no collection ${cid}`);
+    const ids = collectionImageIds(this, entry);
+    this.unlist(ids, 'delete');
+    this.collections.remove(cid);
+    return ids;
+  }
+
   /** Moves up to `count` random rows to the end of the order, as updated rows move in an unordered heap scan. */
   moveToEnd(count: number, random: Random): number[] {
     this.snapshot();
@@ -256,6 +291,21 @@ export class Dataset {
     this.collections.reach(id, cid);
     if (cid !== this.privateMemo.cid) this.privateMemo = { cid, isPrivate: isPrivateCollection(this.seed, cid) };
     return this.privateMemo.isPrivate ? 'hide' : 'list';
+  }
+
+  /** Takes the ids out of the list, logging each as `kind`. */
+  private unlist(ids: readonly number[], kind: 'delete' | 'hide'): void {
+    this.snapshot();
+    const leaving = new Set(ids);
+    let kept = 0;
+    for (let i = 0; i < this.length; i++) {
+      const id = this.order[i] as number;
+      if (leaving.has(id)) {
+        this.sorted?.delete(id);
+        this.log.push({ kind, id, position: kept });
+      } else this.order[kept++] = id;
+    }
+    this.length = kept;
   }
 
   private snapshot(): void {

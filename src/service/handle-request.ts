@@ -40,6 +40,8 @@ interface Route {
   write?(ctx: ServiceContext, pk: string): WriteAnswer;
   /** The view takes no `format` argument: a format suffix makes GET crash with a 500. */
   suffixCrashes?: boolean;
+  /** One of the collection endpoints, which a service started without them does not route. */
+  collection?: true;
 }
 
 // An anonymous write that gets as far as a permission check: NotAuthenticated, with TokenAuthentication's challenge.
@@ -66,6 +68,7 @@ const ROUTES: readonly Route[] = [
   },
   {
     pattern: new RegExp(`^/api/collections${SUFFIX}`),
+    collection: true,
     view: COLLECTION_LIST,
     pk: false,
     serve: (ctx, request) => serveCollectionList(ctx, request),
@@ -75,6 +78,7 @@ const ROUTES: readonly Route[] = [
   },
   {
     pattern: new RegExp(`^/api/collections/${PK}/images${SUFFIX}`),
+    collection: true,
     view: COLLECTION_IMAGES,
     pk: true,
     serve: serveCollectionImages,
@@ -89,6 +93,7 @@ const ROUTES: readonly Route[] = [
   },
   {
     pattern: new RegExp(`^/api/collections/${PK}${SUFFIX}`),
+    collection: true,
     view: COLLECTION_INSTANCE,
     pk: true,
     serve: serveCollection,
@@ -114,8 +119,9 @@ export function handleRequest(ctx: ServiceContext, req: IncomingMessage, res: Se
   }
 }
 
-function matchRoute(path: string): { route: Route; pk: string; format: string | undefined } | undefined {
+function matchRoute(ctx: ServiceContext, path: string): { route: Route; pk: string; format: string | undefined } | undefined {
   for (const route of ROUTES) {
+    if (route.collection && !ctx.collectionEndpoints) continue;
     const match = route.pattern.exec(path);
     if (match) return { route, pk: route.pk ? (match[1] as string) : '', format: match[route.pk ? 2 : 1] };
   }
@@ -128,9 +134,9 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
   const rawQuery = mark === -1 ? '' : target.slice(mark + 1);
   const rawPath = mark === -1 ? target : target.slice(0, mark);
   const path = unquote(rawPath);
-  const matched = matchRoute(path);
+  const matched = matchRoute(ctx, path);
   if (!matched) {
-    if (!path.endsWith('/') && matchRoute(`${path}/`)) {
+    if (!path.endsWith('/') && matchRoute(ctx, `${path}/`)) {
       // CommonMiddleware's APPEND_SLASH redirect.
       countStatus(ctx, 301);
       const location = `${rawPath}/${rawQuery === '' ? '' : `?${rawQuery}`}`;

@@ -14,6 +14,8 @@ export interface ServiceContext {
   fallbackHost: string;
   /** Aborted when the service closes, to cut latency waits short. */
   closing: AbortSignal;
+  /** Whether the collection endpoints are routed (else they answer Django's 404 page, as an unknown path does). */
+  collectionEndpoints: boolean;
   /** GET and HEAD requests on data views received so far (numbers the next one for the fault plan). */
   dataRequests: number;
 }

@@ -93,6 +93,8 @@ export interface ServiceOptions {
   seed?: number;
   /** Fault knobs. Default all off. */
   faults?: FaultOptions;
+  /** Serve the collection endpoints; false answers 404 there, as a copy of the image list alone would. Default true. */
+  collectionEndpoints?: boolean;
 }
 
 /** Fault options with every default filled in. */

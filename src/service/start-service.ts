@@ -59,6 +59,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     stats: emptyStats(),
     fallbackHost: host,
     closing: closing.signal,
+    collectionEndpoints: options.collectionEndpoints ?? true,
     dataRequests: 0,
   };
   const server = createServer((req, res) => handleRequest(ctx, req, res));

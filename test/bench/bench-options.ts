@@ -2,8 +2,8 @@
 import { parseArgs } from 'node:util';
 import { defaultRusageSource, type RusageSource } from './measure.js';
 
-/** The four scenarios: CPU-bound, server-bound, memory and Parquet size. */
-export const SCENARIOS = ['cpu', 'server', 'memory', 'size'] as const;
+/** The scenarios: CPU-bound, server-bound, memory, Parquet size, and an unstable list (requests per record). */
+export const SCENARIOS = ['cpu', 'server', 'memory', 'size', 'unstable'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** Everything a bench run is configured by. */
@@ -30,6 +30,8 @@ export interface BenchOptions {
   recordLatencyMs: number;
   /** The two sizes of the memory scenario; default 100,000 and 500,000. */
   memoryRecords: [number, number];
+  /** Records of the unstable-order scenario; default 3,000. */
+  unstableRecords: number;
   /** Seed of the generated records; default 1. */
   seed: number;
   /** Where peak RSS and CPU time come from; default GNU time when installed. */
@@ -49,7 +51,7 @@ measured client on another (taskset, from util-linux). Needs GNU time (/usr/bin/
 "time") for peak RSS; without it the children report their own.
 
   --records N            records of the CPU-bound and size scenarios        (default 200000)
-  --scenarios LIST       any of cpu,server,memory,size                       (default all)
+  --scenarios LIST       any of cpu,server,memory,size,unstable              (default all)
   --repeat K             measure each run K times, report the median         (default 1; targets: 3)
   --out FILE             JSON results                                        (default output/bench.json)
   --concurrency N        pages in flight, every client alike                 (default 4)
@@ -61,6 +63,7 @@ measured client on another (taskset, from util-linux). Needs GNU time (/usr/bin/
   --page-latency MS      ms per page in the server-bound scenario            (default 200)
   --record-latency MS    ms per record in the server-bound scenario          (default 3)
   --memory-records A,B   the two sizes of the memory scenario                (default 100000,500000)
+  --unstable-records N   records of the unstable-order scenario              (default 3000)
   --seed S               seed of the generated records                       (default 1)
   --rusage time|preload  peak RSS from /usr/bin/time -v or from the child    (default time if installed)
   --no-pin               run nothing pinned (the service shares the clients' cores)
@@ -86,6 +89,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
       'page-latency': { type: 'string', default: '200' },
       'record-latency': { type: 'string', default: '3' },
       'memory-records': { type: 'string', default: '100000,500000' },
+      'unstable-records': { type: 'string', default: '3000' },
       seed: { type: 'string', default: '1' },
       rusage: { type: 'string' },
       pin: { type: 'boolean', default: true },
@@ -113,6 +117,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     pageLatencyMs: count('page-latency', values['page-latency'], 0),
     recordLatencyMs: count('record-latency', values['record-latency'], 0),
     memoryRecords: [memory[0] as number, memory[1] as number],
+    unstableRecords: count('unstable-records', values['unstable-records'], 1),
     seed: count('seed', values.seed, 0),
     rusage,
     pin: values.pin,

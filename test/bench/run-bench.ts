@@ -20,6 +20,7 @@ import { renderReport } from './report.js';
 import type { ScenarioResult } from './scenario-result.js';
 import { serverScenario } from './server-scenario.js';
 import { sizeScenario } from './size-scenario.js';
+import { unstableScenario } from './unstable-scenario.js';
 
 /** What output/bench.json holds. */
 export interface BenchResults {
@@ -78,6 +79,7 @@ async function main(): Promise<number> {
     if (name === 'cpu') scenarios.push(await cpuScenario(ctx, onParquet));
     else if (name === 'server') scenarios.push(await serverScenario(ctx));
     else if (name === 'memory') scenarios.push(await memoryScenario(ctx));
+    else if (name === 'unstable') scenarios.push(await unstableScenario(ctx));
     else scenarios.push(await sizeScenario(ctx, sizes));
   }
 

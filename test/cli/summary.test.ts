@@ -21,6 +21,16 @@ const manifest: Manifest = {
     { pass: 1, added: 998, duplicates: 1, count_min: 1001, count_max: 1002, clean: false },
     { pass: 2, added: 2, duplicates: 0, count_min: 1002, count_max: 1002, clean: true },
   ],
+  completeness: {
+    method: 'passes',
+    images: { expected: 1002, received: 998, proven: false },
+    collections: { status: 404, expected: 0, received: 0, passes: 0, complete: false, rounds: 1 },
+    note: "GET http://h/api/collections/ returned 404: the service has no collection endpoints, so there is no collections table and completeness rests on the image list's count (2 passes)",
+    reconciliation: { collections: 0, expected: 0, received: 0, added: 0, missing: 0 },
+    reconciled: [],
+    unreadable: [],
+  },
+  requests: { images: 24, collections: 1, collection_images: 0, image: 0 },
   pages_fetched: 22,
   page_size: 100,
   retries: 3,
@@ -47,6 +57,8 @@ describe('summary', () => {
         'img-etl: INCOMPLETE snapshot of http://h/api/images/',
         '  records   999 written, 1 rejected; the service counted 1001 at the start and 1002 at the end: 2 missing, 1 duplicate dropped',
         '  pages     22 pages of up to 100 records fetched in 2 passes, 3 retries, 12.5 s (80 records/s)',
+        '  requests  25: 24 images, 1 collections, 0 collection_images, 0 image, 0.0250 per record',
+        "  proof     GET http://h/api/collections/ returned 404: the service has no collection endpoints, so there is no collections table and completeness rests on the image list's count (2 passes)",
         '  changed   2 records came back changed while the list was paged (id 7, 9); the copy newer by modify_date is kept',
         '  skipped   records at offsets 512: the server could not serve them',
         `  parquet   ${join('snap', '20250301T100000Z', 'images.parquet')}  123.5 kB, 999 rows`,
@@ -72,6 +84,8 @@ describe('summary', () => {
       duration_seconds: 12.5,
       records: { written: 999, expected: 1002, received: 1000, missing: 2, duplicates_dropped: 1, rejects: 1 },
       pages: { fetched: 22, page_size: 100, passes: 2, retries: 3, skipped_offsets: [512] },
+      requests: { images: 24, collections: 1, collection_images: 0, image: 0 },
+      completeness: { method: 'passes', proof: manifest.completeness.note, unreadable: [] },
       files: [
         { name: 'images.parquet', path: join('snap', '20250301T100000Z', 'images.parquet'), format: 'parquet', rows: 999, bytes: 123_456, sha256: 'a'.repeat(64) },
         { name: 'rejects.ndjson', path: join('snap', '20250301T100000Z', 'rejects.ndjson'), format: 'rejects', rows: 1, bytes: 800, sha256: 'b'.repeat(64) },
@@ -102,6 +116,26 @@ describe('summary lines stay true at the edges', () => {
   });
 
   it('no conflict line when no record came back changed', () => {
-    expect(edge({ conflicts: { count: 0, first_ids: [] } })).not.toContain('changed');
+    expect(edge({ conflicts: { count: 0, first_ids: [] } })).not.toContain('  changed   ');
+  });
+
+  it('a reconciled run: the proof in one line, and each collection that could not be read with what was left out', () => {
+    const completeness: Manifest['completeness'] = {
+      method: 'reconciliation',
+      images: { expected: 1002, received: 990, proven: false },
+      collections: { status: 200, expected: 40, received: 40, passes: 1, complete: true, rounds: 2 },
+      reconciliation: { collections: 3, expected: 120, received: 120, added: 10, missing: 0 },
+      reconciled: [
+        { id: 4, reason: 'short', number_of_images: 60, received_before: 52, status: 200, count: 60, received: 60, added: 8 },
+        { id: 9, reason: 'changed', number_of_images: 60, received_before: 60, status: 200, count: 60, received: 60, added: 2 },
+        { id: 12, reason: 'unlisted', number_of_images: null, received_before: 7, status: 403, count: 0, received: 0, added: 0 },
+      ],
+      unreadable: [{ id: 12, status: 403, dropped: 7 }],
+    };
+    const text = edge({ completeness, passes: manifest.passes.slice(0, 1) });
+    expect(text).toContain(
+      '  proof     one pass over the images, then 3 collections short, changed or unlisted, read in id order: +10 records, 0 missing; collections list 40 of 40, read before and after\n',
+    );
+    expect(text).toContain('  left out  collection 12 answered 403 (private now): 7 records of it left out\n');
   });
 });

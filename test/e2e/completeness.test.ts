@@ -62,11 +62,14 @@ describe('completeness under faults', () => {
     expect(ids.filter((id) => !everServed.has(id))).toEqual([]);
     expectRowsMatch(rows, expectedRowsOf(service, ids));
     const manifest = await manifestOf();
-    expect(manifest.passes.length).toBeGreaterThan(1);
-    expect(run.code).toBe(manifest.missing === 0 ? 0 : 3);
+    // One pass over the list; the collections whose images changed meanwhile, or came up short, are read in id order.
+    expect(manifest.passes).toHaveLength(1);
+    expect(manifest.completeness.reconciled.length).toBeGreaterThan(0);
+    expect(manifest).toMatchObject({ complete: true, missing: 0 });
+    expect(run.code).toBe(0);
   });
 
-  it('an unstable row order either completes or ends incomplete with exit code 3, never with duplicates', async () => {
+  it('an unstable row order completes with exit code 0, never with duplicates', async () => {
     service = await startFixtureService({ records: 1500, seed: 13, faults: { unstableOrderRate: 0.5, unstableOrderMode: 'rotate', faultSeed: 3 } });
     const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '50', '--concurrency', '3', ...FAST_RETRIES]);
     const manifest = await manifestOf();
@@ -75,14 +78,9 @@ describe('completeness under faults', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expectRowsMatch(rows, expectedRowsOf(service, ids));
     expect(manifest.passes[0].clean).toBe(false);
-    if (manifest.complete) {
-      expect(run.code).toBe(0);
-      expect(new Set(ids)).toEqual(new Set(service.servedIds()));
-    } else {
-      expect(run.code).toBe(3);
-      expect(manifest.missing).toBe(manifest.expected - ids.length);
-      expect(run.stdout).toContain('INCOMPLETE');
-    }
+    expect(manifest.complete).toBe(true);
+    expect(run.code).toBe(0);
+    expect(new Set(ids)).toEqual(new Set(service.servedIds()));
   });
 
   it('--max-missing lets a run with a few missing records exit 0 while the manifest still says incomplete', async () => {
@@ -98,9 +96,11 @@ describe('completeness under faults', () => {
 
   it('a page the server cannot serve is split until only the bad record is skipped, and its offset reported', async () => {
     let poisoned = -1;
+    // Without the collection endpoints: with them, the record is found through its collection (see reconcile.test.ts).
     service = await startFixtureService({
       records: 240,
       seed: 15,
+      collectionEndpoints: false,
       faults: {
         plan: ({ url }) => {
           const u = new URL(url, 'http://x');

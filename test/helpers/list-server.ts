@@ -23,15 +23,13 @@ export interface ListScript {
   fail?: (offset: number, asked: number) => number | undefined;
 }
 
-/**
- * Serves `records` (or the script's) with DRF's LimitOffsetPagination envelope; `asked` counts requests per offset
- * from 1. It is a copy of the images list alone: `/api/collections/` answers DRF's 404, so runs write no collections.
- */
+/** Serves `records` (or the script's) with DRF's LimitOffsetPagination envelope; `asked` counts requests per offset from 1. */
 export async function startListServer(records: readonly unknown[], script: ListScript = {}): Promise<ScriptedServer> {
   const asked = new Map<number, number>();
   return startScriptedServer((req, res, origin) => {
     const url = new URL(req.url ?? '/', origin);
-    if (url.pathname === '/api/collections/') return sendJson(res, { detail: 'Not found.' }, 404);
+    // The image list alone, as a copy of it would be: no collection endpoints (the client then pages the list only).
+    if (!url.pathname.startsWith('/api/images/')) return sendJson(res, { detail: 'Not found.' }, 404);
     const detail = /^\/api\/images\/(\d+)\/$/.exec(url.pathname);
     if (detail !== null) {
       // The record as the list serves it now (its first request's view), or DRF's 404.

@@ -1,0 +1,118 @@
+/**
+ * The proof a run gives that its snapshot is complete, as the manifest writes it: what each phase expected and
+ * received, the collections reconciled and what each added, and the collections that could not be read.
+ */
+import type { CollectionsListing } from './page-collections.js';
+import type { Reconciliation } from './reconcile.js';
+
+/** A collection read through its own list. */
+export interface ReconciledCollection {
+  id: number;
+  /** Why it was read: `short` of its `number_of_images`, `changed` while the pass ran, `unlisted` after it. */
+  reason: 'short' | 'changed' | 'unlisted';
+  /** Its `number_of_images` in the collections list; null when the list did not hold it. */
+  number_of_images: number | null;
+  /** Records the pass over the image list received in it. */
+  received_before: number;
+  /** 200, or what its list answered: 403 (private now) or 404 (deleted). */
+  status: number;
+  /** `count` of its list, and the distinct records its list served. */
+  count: number;
+  received: number;
+  /** Records new to the run it added. */
+  added: number;
+}
+
+/** The completeness proof. */
+export interface Completeness {
+  /**
+   * `reconciliation`: the collections list, one pass over the image list, and unless that pass proved itself complete
+   * the collections list again and the own list of each collection that came up short or changed. `passes`: the
+   * service has no collection endpoints; the image list's `count`, pass after pass.
+   */
+  method: 'reconciliation' | 'passes';
+  /** The first pass over the image list: `count` at its end, distinct records, and whether it proved itself complete
+   * (no record repeated, `count` unchanged, every record counted received): then no collection is read. */
+  images: { expected: number; received: number; proven: boolean };
+  /**
+   * The collections list (as read last: after the pass when it was read again): the status it answered, public
+   * collections counted and distinct ones received, passes over it, and how many times it was read (1 or 2).
+   */
+  collections: {
+    status: number;
+    expected: number;
+    received: number;
+    passes: number;
+    complete: boolean;
+    rounds: number;
+  };
+  /** Why there is no reconciliation and no collections table, one line; absent when there is. */
+  note?: string;
+  /** The collections read: how many, the records their counts name and their lists served, added, still missing. */
+  reconciliation: { collections: number; expected: number; received: number; added: number; missing: number };
+  /** Each collection read, ascending by id. */
+  reconciled: ReconciledCollection[];
+  /** Collections whose list could not be read, with the status and the records left out of the snapshot. */
+  unreadable: { id: number; status: number; dropped: number }[];
+}
+
+/** What the proof is built from. */
+export interface CompletenessInput {
+  /** `count` at the end of the first pass, and the distinct records it left the run with. */
+  expected: number;
+  received: number;
+  proven: boolean;
+  listing: CollectionsListing;
+  reconciliation?: Reconciliation;
+  /** Times the collections list was read: 1 (before the pass), 2 (and after it). */
+  rounds: number;
+  /** Passes made over the image list. */
+  passes: number;
+}
+
+/** Builds the proof. */
+export function completenessOf(input: CompletenessInput): Completeness {
+  const { listing, reconciliation } = input;
+  const available = listing.status === 200;
+  const readings = reconciliation?.readings ?? [];
+  const read = readings.filter((r) => r.status === 200);
+  return {
+    method: available ? 'reconciliation' : 'passes',
+    images: { expected: input.expected, received: input.received, proven: input.proven },
+    collections: {
+      status: listing.status,
+      expected: listing.expected,
+      received: listing.sizes.size,
+      passes: listing.passes,
+      complete: available && listing.sizes.size >= listing.expected,
+      rounds: input.rounds,
+    },
+    ...(available ? {} : { note: noCollectionsNote(listing, input.passes) }),
+    reconciliation: {
+      collections: readings.length,
+      expected: read.reduce((n, r) => n + r.count, 0),
+      received: read.reduce((n, r) => n + r.received, 0),
+      added: reconciliation?.added ?? 0,
+      missing: reconciliation?.missing ?? 0,
+    },
+    reconciled: readings.map((r) => ({
+      id: r.collection,
+      reason: r.reason,
+      number_of_images: r.numberOfImages,
+      received_before: r.receivedBefore,
+      status: r.status,
+      count: r.count,
+      received: r.received,
+      added: r.added,
+    })),
+    unreadable: readings
+      .filter((r) => r.status !== 200)
+      .map((r) => ({ id: r.collection, status: r.status, dropped: r.dropped })),
+  };
+}
+
+/** Why a run has no collections table and no reconciliation, one line. */
+function noCollectionsNote(listing: CollectionsListing, passes: number): string {
+  const count = `${passes} ${passes === 1 ? 'pass' : 'passes'}`;
+  return `GET ${listing.url} returned ${listing.status}: the service has no collection endpoints, so there is no collections table and completeness rests on the image list's count (${count})`;
+}

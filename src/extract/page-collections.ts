@@ -1,0 +1,146 @@
+/**
+ * The collections list of a run: `/api/collections/` paged until its own id set is complete (a few pages; its query
+ * has no ORDER BY either, so a pass over it may repeat and skip like the image list), every page staged. It is read
+ * before the pass over the image list (round 1) and, when that pass did not prove itself complete, again after it
+ * (round 2): a collection whose `modify_date` or `number_of_images` moved between the two had images added or deleted
+ * while the pass ran. A service that answers 404 there has no collection endpoints: the run then proves completeness
+ * by the image list's count alone.
+ */
+import type { Checkpoint, JournalCollectionsPage } from './checkpoint.js';
+import { DEFAULT_BASE_URL } from './defaults.js';
+import { ExtractError } from './extract-error.js';
+import { modifiedAt } from './modified-at.js';
+import { collectionsUrlOf } from './page-url.js';
+import { newExtractStats, paginate, type ExtractStats, type PaginateOptions, type PaginateResume } from './paginate.js';
+
+/** Passes over the collections list at most while its id set is incomplete (it is small: 14 pages on NeuroVault). */
+export const MAX_COLLECTION_PASSES = 10;
+
+/** What the collections list said. */
+export interface CollectionsListing {
+  /** 200 when the service lists its collections; else the status its list answered (404: none). */
+  status: number;
+  /** The list's URL. */
+  url: string;
+  /** Each public collection's `number_of_images` as last served (null when not a whole number), by id. */
+  sizes: Map<number, number | null>;
+  /** Each public collection's `modify_date` as last served, UTC microseconds (null when unreadable), by id. */
+  modified: Map<number, number | null>;
+  /** `count` of the last page: the public collections. */
+  expected: number;
+  /** Passes made over the list. */
+  passes: number;
+  /** Its staged pages, an earlier process's included, in journal order (the source of replayCollections). */
+  pages: JournalCollectionsPage[];
+  /** Requests and pages of this process. */
+  stats: ExtractStats;
+}
+
+/**
+ * Pages the collections list into `checkpoint` in `round` (1 before the image pass, 2 after it), resuming what an
+ * earlier process staged, until its id set is complete.
+ */
+export async function pageCollections(
+  options: PaginateOptions,
+  checkpoint: Checkpoint,
+  round: number,
+): Promise<CollectionsListing> {
+  const url = collectionsUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
+  const stats = newExtractStats();
+  const sizes = new Map<number, number | null>();
+  const modified = new Map<number, number | null>();
+  let expected = 0;
+  const pages: JournalCollectionsPage[] = [];
+  const account = (page: JournalCollectionsPage) => {
+    pages.push(page);
+    page.ids.forEach((id, position) => {
+      if (id === null) return;
+      sizes.set(id, page.sizes[position] ?? null);
+      modified.set(id, page.modified[position] ?? null);
+    });
+    expected = page.count;
+  };
+  const staged = checkpoint.entries.filter(
+    (e): e is JournalCollectionsPage => e.type === 'collections-page' && e.round === round,
+  );
+  for (const page of staged) account(page);
+  const listing = (status: number, passes: number): CollectionsListing => ({
+    status,
+    url: url.href,
+    sizes,
+    modified,
+    expected,
+    passes,
+    pages,
+    stats,
+  });
+  const end = checkpoint.entries.find((e) => e.type === 'collections-end' && e.round === round);
+  if (end?.type === 'collections-end') return listing(end.status, end.passes);
+
+  options.onEvent?.({ type: 'collections-start', url: url.href, round, pagesDone: staged.length });
+  let pass = Math.max(1, ...staged.map((p) => p.pass));
+  for (; ; pass++) {
+    const mine = staged.filter((p) => p.pass === pass);
+    const resume: PaginateResume | undefined =
+      mine.length === 0
+        ? undefined
+        : {
+            limit: mine[0]!.limit,
+            count: Math.max(...mine.map((p) => p.count)),
+            done: new Set(mine.map((p) => p.offset)),
+          };
+    // The first request alone: a service without the endpoint answers one 404, not one per page asked for at once.
+    const target = { url, countHint: pass === 1 && sizes.size === 0 ? 0 : expected };
+    try {
+      for await (const batch of paginate(options, stats, resume, target)) {
+        const records = batch.records as ({ id?: unknown; number_of_images?: unknown } | null)[];
+        const micros = (record: unknown) =>
+          record === null ? null : Number.isFinite(modifiedAt(record)) ? modifiedAt(record) : null;
+        const wholeOrNull = (n: unknown) => (Number.isSafeInteger(n) ? (n as number) : null);
+        const entry: Omit<JournalCollectionsPage, 'file'> = {
+          type: 'collections-page',
+          round,
+          pass,
+          offset: batch.source.offset,
+          limit: batch.limit ?? stats.pageSize,
+          url: batch.source.url,
+          count: batch.count,
+          ids: records.map((r) => wholeOrNull(r?.id)),
+          sizes: records.map((r) => wholeOrNull(r?.number_of_images)),
+          modified: records.map(micros),
+          at_end: batch.atEnd === true,
+        };
+        const body =
+          batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records });
+        account(await checkpoint.addPage<JournalCollectionsPage>(entry, body));
+      }
+    } catch (err) {
+      const nothingYet = sizes.size === 0 && staged.length === 0;
+      if (!(nothingYet && err instanceof ExtractError && err.status === 404)) throw err;
+      await checkpoint.mark({ type: 'collections-end', round, passes: 0, status: 404 });
+      options.onEvent?.({
+        type: 'collections-end',
+        url: url.href,
+        round,
+        status: 404,
+        expected: 0,
+        received: 0,
+        passes: 0,
+      });
+      return listing(404, 0);
+    }
+    const complete = sizes.size >= expected;
+    if (complete || pass >= MAX_COLLECTION_PASSES) break;
+  }
+  await checkpoint.mark({ type: 'collections-end', round, passes: pass, status: 200 });
+  options.onEvent?.({
+    type: 'collections-end',
+    url: url.href,
+    round,
+    status: 200,
+    expected,
+    received: sizes.size,
+    passes: pass,
+  });
+  return listing(200, pass);
+}

@@ -1,0 +1,264 @@
+/**
+ * Completeness by reconciliation, after a pass over the image list that did not prove itself complete. The records the
+ * pass received in each collection are compared with the collection's `number_of_images` (less the NIDM results
+ * packages its records name, which it counts too). A collection is read in full through its own list when it comes
+ * up short, when its `modify_date` or `number_of_images` moved between the collections list read before the pass and
+ * the one read after it (images added or deleted while the pass ran: a record received and then deleted would hide a
+ * record skipped), or when the list after the pass does not hold it. Its own list (`/api/collections/<id>/images/`, ordered by id), which is the authority for it: its
+ * records go through the same index as the list's, and its `count` says what it holds. A collection that cannot be
+ * read (403: private now; 404: deleted) has its records left out of the snapshot.
+ */
+import type { Checkpoint, JournalCollectionEnd, JournalCollectionPage, RejectKey } from './checkpoint.js';
+import { recordsOfCollections, type CollectionTally } from './collection-tally.js';
+import { DEFAULT_BASE_URL } from './defaults.js';
+import { ExtractError } from './extract-error.js';
+import { HttpClient } from './http-client.js';
+import type { PageCache } from './page-cache.js';
+import { collectionImagesUrlOf, collectionsUrlOf } from './page-url.js';
+import { newExtractStats, paginate, type ExtractStats, type PaginateOptions } from './paginate.js';
+import type { CollectionsListing } from './page-collections.js';
+import type { RecordIndex } from './record-index.js';
+import { stagePage } from './stage-page.js';
+
+/** Readings of one collection at most: another is made only when its `count` changed while it was paged. */
+export const MAX_COLLECTION_ATTEMPTS = 3;
+
+/** Statuses that say a collection cannot be read: private now (403), deleted (404). */
+const UNREADABLE = new Set([403, 404]);
+
+/** Why a collection is read: short of its `number_of_images`, changed while the pass ran, or not listed after it. */
+export type ReadReason = 'short' | 'changed' | 'unlisted';
+
+/** One collection read through its own list. */
+export interface CollectionReading {
+  /** The collection. */
+  collection: number;
+  /** Why it is read. */
+  reason: ReadReason;
+  /** Its `number_of_images` in the collections list; null when the list does not hold it. */
+  numberOfImages: number | null;
+  /** Records the pass over the image list received in it. */
+  receivedBefore: number;
+  /** 200, or the status its list answered (403, 404). */
+  status: number;
+  /** `count` of its list's last page. */
+  count: number;
+  /** Distinct records its list served. */
+  received: number;
+  /** Records new to the run it added. */
+  added: number;
+  /** Readings made. */
+  attempts: number;
+  /** Records of an unreadable collection left out of the snapshot. */
+  dropped: number;
+}
+
+/** What reconciliation did. */
+export interface Reconciliation {
+  /** Each collection read, ascending by id. */
+  readings: CollectionReading[];
+  /** Records new to the run that the readings added. */
+  added: number;
+  /** Records the readings' counts name that their lists did not serve. */
+  missing: number;
+  /** Requests and pages of this process. */
+  stats: ExtractStats;
+}
+
+/** What reconciliation works on. */
+export interface ReconcileInput {
+  checkpoint: Checkpoint;
+  index: RecordIndex;
+  cache: PageCache;
+  tally: CollectionTally;
+  /** The collections list read before the pass over the image list, and after it. */
+  before: CollectionsListing;
+  listing: CollectionsListing;
+  /** Records new to the run that the staged pages of each collection's readings brought (an earlier process's). */
+  addedBefore: ReadonlyMap<number, number>;
+}
+
+/** Which collections to read, and why, ascending by id. */
+export function collectionsToRead(
+  tally: CollectionTally,
+  before: CollectionsListing,
+  after: CollectionsListing,
+): Map<number, ReadReason> {
+  const plan = new Map<number, ReadReason>();
+  for (const [cid, size] of after.sizes) {
+    const received = tally.receivedIn(cid);
+    if (size === null || received < size - tally.packagesIn(cid)) plan.set(cid, 'short');
+    else if (!before.sizes.has(cid) ? size > 0 || received > 0 : moved(cid, before, after)) plan.set(cid, 'changed');
+  }
+  for (const cid of tally.collections()) if (!after.sizes.has(cid)) plan.set(cid, 'unlisted');
+  return new Map([...plan].sort((a, b) => a[0] - b[0]));
+}
+
+/** Whether a collection's `modify_date` or `number_of_images` differs between two reads of the list. */
+function moved(cid: number, before: CollectionsListing, after: CollectionsListing): boolean {
+  return before.modified.get(cid) !== after.modified.get(cid) || before.sizes.get(cid) !== after.sizes.get(cid);
+}
+
+/** Reads every short collection through its own list, `concurrency` collections at a time, resuming staged readings. */
+export async function reconcile(options: PaginateOptions, input: ReconcileInput): Promise<Reconciliation> {
+  const { checkpoint, index, tally, listing } = input;
+  const stats = newExtractStats();
+  const reasons = collectionsToRead(tally, input.before, listing);
+  const plan = [...reasons.keys()];
+  const ended = new Map<number, JournalCollectionEnd>();
+  const staged = new Map<string, JournalCollectionPage[]>();
+  for (const entry of checkpoint.entries) {
+    if (entry.type === 'collection-end') ended.set(entry.collection, entry);
+    if (entry.type === 'collection-page') {
+      const key = `${entry.collection} ${entry.attempt}`;
+      staged.set(key, [...(staged.get(key) ?? []), entry]);
+    }
+  }
+  const count = (reason: ReadReason) => plan.filter((cid) => reasons.get(cid) === reason).length;
+  const done = plan.filter((c) => ended.has(c)).length;
+  options.onEvent?.({
+    type: 'reconcile-start',
+    collections: plan.length,
+    changed: count('changed'),
+    unlisted: count('unlisted'),
+    done,
+  });
+  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
+  const concurrency = Math.max(1, options.concurrency ?? 2);
+  const client = new HttpClient(collectionsUrlOf(baseUrl), { connections: concurrency, ...options.http });
+  const readings = new Map<number, CollectionReading>();
+  try {
+    const queue = [...plan];
+    const worker = async (): Promise<void> => {
+      for (let cid = queue.shift(); cid !== undefined; cid = queue.shift()) {
+        const numberOfImages = listing.sizes.get(cid) ?? null;
+        const reading: CollectionReading = {
+          ...{ collection: cid, reason: reasons.get(cid)!, numberOfImages, receivedBefore: tally.receivedIn(cid) },
+          ...{ status: 0, count: 0, received: 0 },
+          ...{ added: input.addedBefore.get(cid) ?? 0, attempts: 0, dropped: 0 },
+        };
+        readings.set(cid, reading);
+        let end = ended.get(cid);
+        for (let attempt = 1; end === undefined; attempt++) {
+          const target = {
+            url: collectionImagesUrlOf(baseUrl, cid),
+            client,
+            countHint: Math.max(numberOfImages ?? 0, reading.receivedBefore),
+          };
+          end = await readCollection(
+            options,
+            input,
+            stats,
+            target,
+            cid,
+            attempt,
+            staged.get(`${cid} ${attempt}`) ?? [],
+            reading,
+          );
+          if (end === undefined && attempt >= MAX_COLLECTION_ATTEMPTS)
+            end = await finish(checkpoint, cid, attempt, 200, reading);
+        }
+        reading.status = end.status;
+        reading.count = end.count;
+        reading.received = end.received;
+        reading.attempts = end.attempt;
+        options.onEvent?.({
+          type: 'collection-read',
+          collection: cid,
+          status: end.status,
+          count: end.count,
+          received: end.received,
+          added: reading.added,
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, plan.length)) }, worker));
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  dropUnreadable([...readings.values()], index);
+  const list = [...readings.values()].sort((a, b) => a.collection - b.collection);
+  const added = list.reduce((n, r) => n + r.added, 0);
+  const missing = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
+  options.onEvent?.({
+    type: 'reconcile-end',
+    collections: list.length,
+    added,
+    missing,
+    dropped: list.reduce((n, r) => n + r.dropped, 0),
+  });
+  return { readings: list, added, missing, stats };
+}
+
+/**
+ * One reading of a collection's list, resuming its staged pages: resolves to its end marker, or to undefined when
+ * the list's `count` changed while it was paged (records shifted across pages: read it again).
+ */
+async function readCollection(
+  options: PaginateOptions,
+  input: ReconcileInput,
+  stats: ExtractStats,
+  target: { url: URL; client: HttpClient; countHint: number },
+  cid: number,
+  attempt: number,
+  staged: readonly JournalCollectionPage[],
+  reading: CollectionReading,
+): Promise<JournalCollectionEnd | undefined> {
+  const { checkpoint, index, cache } = input;
+  const seen = new Set<RejectKey>();
+  const counts: number[] = [];
+  const account = (page: JournalCollectionPage) => {
+    let r = 0;
+    for (const id of page.ids) seen.add(id ?? page.rejected[r++]!);
+    counts.push(page.count);
+  };
+  for (const page of staged) account(page);
+  const resume =
+    staged.length === 0
+      ? undefined
+      : { limit: staged[0]!.limit, count: Math.max(...counts), done: new Set(staged.map((p) => p.offset)) };
+  const quiet = { ...options, concurrency: 1, onEvent: retriesOnly(options.onEvent) };
+  try {
+    for await (const batch of paginate(quiet, stats, resume, target)) {
+      const place = { type: 'collection-page', collection: cid, attempt } as const;
+      const page = (await stagePage(checkpoint, index, cache, place, batch, stats.pageSize)) as JournalCollectionPage;
+      reading.added += index.add(page).added;
+      account(page);
+    }
+  } catch (err) {
+    if (!(err instanceof ExtractError && err.status !== undefined && UNREADABLE.has(err.status))) throw err;
+    return finish(checkpoint, cid, attempt, err.status, reading, 0, 0);
+  }
+  const count = counts.at(-1) ?? 0;
+  if (Math.min(...counts) !== Math.max(...counts) && attempt < MAX_COLLECTION_ATTEMPTS) return undefined;
+  return finish(checkpoint, cid, attempt, 200, reading, count, seen.size);
+}
+
+async function finish(
+  checkpoint: Checkpoint,
+  collection: number,
+  attempt: number,
+  status: number,
+  reading: CollectionReading,
+  count = reading.count,
+  received = reading.received,
+): Promise<JournalCollectionEnd> {
+  const end: JournalCollectionEnd = { type: 'collection-end', collection, attempt, status, count, received };
+  await checkpoint.mark(end);
+  return end;
+}
+
+/** Leaves out of the run every record of the collections that could not be read; counts them on their reading. */
+function dropUnreadable(readings: CollectionReading[], index: RecordIndex): void {
+  const gone = readings.filter((r) => r.status !== 200);
+  if (gone.length === 0) return;
+  for (const reading of gone) {
+    for (const key of recordsOfCollections(index.pages, new Set([reading.collection])))
+      if (index.drop(key)) reading.dropped++;
+  }
+}
+
+/** Passes retries through and keeps the per-page events of a collection's list out of the image pass's progress. */
+function retriesOnly(onEvent: PaginateOptions['onEvent']): PaginateOptions['onEvent'] {
+  return onEvent === undefined ? undefined : (event) => (event.type === 'page' ? undefined : onEvent(event));
+}

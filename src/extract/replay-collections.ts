@@ -1,0 +1,84 @@
+/**
+ * The collections table's source: the collection records the collections list served, from the staging folder, each
+ * id once (the copy newer by `modify_date` when copies differ; the later one seen if equal), ascending by id, in
+ * fixed-size batches. Each record carries the JSON text it was served as (see record-text.ts).
+ */
+import { attachRecordText } from '../schema/record-text.js';
+import type { ValidBatch } from '../transform/validate.js';
+import type { Checkpoint, JournalCollectionsPage } from './checkpoint.js';
+import { modifiedAt } from './modified-at.js';
+import type { CollectionsListing } from './page-collections.js';
+import { RecordTexts } from './record-texts.js';
+import { redactUrl } from './redact-url.js';
+
+/** How replayCollections reads the staging folder. */
+export interface ReplayCollectionsOptions {
+  /** Records per batch; default 1,000. */
+  batchSize?: number;
+  /** Collections left out: those found private or deleted while the run read them; default none. */
+  exclude?: Iterable<number>;
+  /** Parsed records kept in memory (whole pages, at least one); default 20,000. */
+  cacheRecords?: number;
+}
+
+/**
+ * Yields every listed collection once, ascending by id, as served, then each distinct record without a usable id once
+ * (the table's check makes those rejects); nothing when the service has no collections list.
+ */
+export async function* replayCollections(
+  listing: Pick<CollectionsListing, 'pages' | 'url'>,
+  checkpoint: Checkpoint,
+  options: ReplayCollectionsOptions = {},
+): AsyncIterable<ValidBatch> {
+  const batchSize = options.batchSize ?? 1_000;
+  const url = redactUrl(listing.url); // where the records came from: a reject names it
+  const exclude = new Set(options.exclude ?? []);
+  const kept = new Map<number, { page: JournalCollectionsPage; position: number; modified: number }>();
+  const unkeyed = new Map<string, { page: JournalCollectionsPage; position: number }>(); // by content
+  for (const page of listing.pages) {
+    const { records } = await checkpoint.readPage(page.file);
+    page.ids.forEach((id, position) => {
+      if (id === null) {
+        const content = JSON.stringify(records[position]);
+        if (!unkeyed.has(content)) unkeyed.set(content, { page, position });
+        return;
+      }
+      if (exclude.has(id)) return;
+      const modified = modifiedAt(records[position]);
+      const before = kept.get(id);
+      if (before === undefined || modified >= before.modified) kept.set(id, { page, position, modified });
+    });
+  }
+  const cache = new Map<string, unknown[]>();
+  let cached = 0;
+  const recordsOf = async (page: JournalCollectionsPage): Promise<unknown[]> => {
+    let records = cache.get(page.file);
+    if (records !== undefined) return records;
+    const read = await checkpoint.readPage(page.file);
+    const texts = new RecordTexts(read.body);
+    records = read.records;
+    records.forEach((record, position) => {
+      if (typeof record === 'object' && record !== null) attachRecordText(record, texts.at(position));
+    });
+    for (const [file, held] of cache) {
+      if (cached + records.length <= (options.cacheRecords ?? 20_000)) break;
+      cache.delete(file);
+      cached -= held.length;
+    }
+    cache.set(page.file, records);
+    cached += records.length;
+    return records;
+  };
+  let batch: Record<string, unknown>[] = [];
+  let offset = 0;
+  const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!);
+  for (const { page, position } of [...ordered, ...unkeyed.values()]) {
+    batch.push((await recordsOf(page))[position] as Record<string, unknown>);
+    if (batch.length === batchSize) {
+      yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
+      offset += batch.length;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
+}

@@ -1,0 +1,138 @@
+/**
+ * Issue 14, item 2: a run killed with SIGKILL inside the collections phase or inside the reading of the collections
+ * that came up short resumes inside that phase: no staged page is fetched again, and the snapshot is complete and
+ * exact.
+ */
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../src/service/index.js';
+import { expectRowsMatch } from '../helpers/expected-row.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
+
+const services: RunningService[] = [];
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const service of services) await service.close();
+  for (const dir of dirs) await removeDir(dir);
+});
+
+const PAGE = 10;
+const args = (service: RunningService, out: string) => [
+  '--base-url',
+  service.url,
+  '--out',
+  out,
+  '--page-size',
+  String(PAGE),
+  '--concurrency',
+  '2',
+];
+
+type Entry = { type: string; url: string; round?: number };
+
+/** The staging journal so far, whole lines only. */
+async function journal(out: string): Promise<Entry[]> {
+  const text = await readFile(join(out, '.img-etl-staging', 'journal.ndjson'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter((l) => l.endsWith('}'))
+    .map((l) => JSON.parse(l) as Entry);
+}
+
+/** Starts the CLI, kills it with SIGKILL once `ready(journal)` holds, and resolves to the journal it left. */
+async function killWhen(service: RunningService, out: string, ready: (entries: Entry[]) => boolean): Promise<Entry[]> {
+  const child = spawn(process.execPath, [CLI, ...args(service, out)], { stdio: 'ignore' });
+  const exited = new Promise<string | null>((resolve) => child.on('exit', (_, signal) => resolve(signal)));
+  for (let i = 0; i < 10_000 && child.exitCode === null; i++) {
+    if (ready(await journal(out))) {
+      child.kill('SIGKILL');
+      break;
+    }
+    await sleep(2);
+  }
+  expect(await exited).toBe('SIGKILL');
+  return journal(out);
+}
+
+/** The request targets (path and query) the service receives from now on. */
+function recordRequests(service: RunningService): string[] {
+  const targets: string[] = [];
+  service.setFaults({ plan: ({ url }) => void targets.push(url) });
+  service.resetStats();
+  return targets;
+}
+
+const target = (url: string) => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
+
+async function expectCompleteAndExact(service: RunningService, out: string): Promise<void> {
+  const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+  expect(manifest).toMatchObject({ complete: true, missing: 0 });
+  const rows = await readParquetRows(out);
+  const ids = rows.map((r) => Number(r['id']));
+  expect(new Set(ids)).toEqual(new Set(service.servedIds()));
+  expectRowsMatch(rows, expectedRowsOf(service, ids));
+}
+
+describe('resume inside the collections phases', () => {
+  it('SIGKILL while the collections list is paged: the same command fetches only its pages not yet staged', async () => {
+    const service = await startFixtureService({ records: 1200, seed: 41, faults: { workers: 2, pageLatencyMs: 50 } });
+    services.push(service);
+    const collectionPages = Math.ceil(service.dataset.collections.publicCount / PAGE);
+    expect(collectionPages).toBeGreaterThan(2);
+    const out = await tempDir();
+    dirs.push(out);
+    const left = await killWhen(service, out, (entries) => entries.some((e) => e.type === 'collections-page'));
+    expect(left.some((e) => e.type === 'collections-end')).toBe(false);
+    const staged = left.filter((e) => e.type === 'collections-page');
+    const requests = recordRequests(service);
+    const resumed = await runCli(args(service, out));
+    expect(resumed.code).toBe(0);
+    // The image list once, the collections list's pages not staged before the kill once, nothing else.
+    expect(service.stats.listRequests).toBe(Math.ceil(service.dataset.size / PAGE));
+    expect(service.stats.collectionRequests).toBe(collectionPages - staged.length);
+    const again = staged.map((e) => target(e.url)).filter((t) => requests.includes(t));
+    expect(again).toEqual([]);
+    await expectCompleteAndExact(service, out);
+  });
+
+  it('SIGKILL while the short collections are read: the same command reads only what was not staged', async () => {
+    const faults = {
+      workers: 2,
+      pageLatencyMs: 15,
+      unstableOrderRate: 1,
+      unstableOrderMode: 'rotate' as const,
+      faultSeed: 8,
+    };
+    const service = await startFixtureService({ records: 1200, seed: 42, faults });
+    services.push(service);
+    const out = await tempDir();
+    dirs.push(out);
+    const left = await killWhen(
+      service,
+      out,
+      (entries) => entries.filter((e) => e.type === 'collection-page').length >= 3,
+    );
+    const staged = left.filter((e) => e.type === 'collection-page');
+    expect(staged.length).toBeGreaterThanOrEqual(3);
+    const requests = recordRequests(service);
+    const resumed = await runCli(args(service, out));
+    expect(resumed.code).toBe(0);
+    // The pass and both reads of the collections list were done: none of it is fetched again, nor any staged page.
+    expect(service.stats.listRequests).toBe(0);
+    expect(requests.filter((t) => t.startsWith('/api/collections/?'))).toEqual([]);
+    expect(staged.map((e) => target(e.url)).filter((t) => requests.includes(t))).toEqual([]);
+    expect(requests.some((t) => /^\/api\/collections\/\d+\/images\/\?/.test(t))).toBe(true);
+    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.completeness.reconciliation.added).toBeGreaterThan(0);
+    await expectCompleteAndExact(service, out);
+  });
+});
