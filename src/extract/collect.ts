@@ -8,6 +8,7 @@
 import type { Checkpoint, JournalPage, RejectKey } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
 import { completenessOf, type Completeness } from './completeness.js';
+import { RepeatingPages } from './endless-list.js';
 import { ExtractError } from './extract-error.js';
 import { IdMap } from './id-map.js';
 import { PageCache } from './page-cache.js';
@@ -157,7 +158,7 @@ export async function collect(
         recordsDone: mine.reduce((n, p) => n + p.ids.length, 0),
       });
       const passStats = newExtractStats();
-      let repeating: JournalPage[] = [];
+      const repeating = new RepeatingPages();
       for await (const batch of paginate(options, passStats, resume)) {
         const page = (await stagePage(
           checkpoint,
@@ -167,8 +168,7 @@ export async function collect(
           batch,
           passStats.pageSize,
         )) as JournalPage;
-        repeating = account(page) ? [] : [...repeating, page];
-        if (repeating.length >= MAX_REPEATING_PAGES) throw endlessList(repeating);
+        repeating.add(page.url, account(page));
         countAtStart ??= page.count;
         expected = page.count;
       }
@@ -256,19 +256,6 @@ export async function collect(
 
 /** Conflicting ids named in the event and the manifest; the count covers all. */
 export const MAX_CONFLICT_IDS = 20;
-
-/** Pages in a row that may hold only records the pass already has before the list is taken to be endless. */
-const MAX_REPEATING_PAGES = 20;
-
-function endlessList(pages: JournalPage[]): ExtractError {
-  const first = pages[0]!;
-  return new ExtractError(
-    'IMPLAUSIBLE_COUNT',
-    first.url,
-    `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`,
-    false,
-  );
-}
 
 function collectionsGone(listing: CollectionsListing): ExtractError {
   const reason = `returned ${listing.status} after the pass over the images, though it listed the collections before it`;

@@ -8,6 +8,7 @@
  */
 import type { Checkpoint, JournalCollectionsPage } from './checkpoint.js';
 import { DEFAULT_BASE_URL } from './defaults.js';
+import { RepeatingPages } from './endless-list.js';
 import { ExtractError } from './extract-error.js';
 import { modifiedAt } from './modified-at.js';
 import { collectionsUrlOf } from './page-url.js';
@@ -91,6 +92,8 @@ export async function pageCollections(
           };
     // The first request alone: a service without the endpoint answers one 404, not one per page asked for at once.
     const target = { url, countHint: pass === 1 && sizes.size === 0 ? 0 : expected };
+    const repeating = new RepeatingPages();
+    const seenInPass = new Set(mine.flatMap((p) => p.ids.filter((id) => id !== null)));
     try {
       for await (const batch of paginate(options, stats, resume, target)) {
         const records = batch.records as ({ id?: unknown; number_of_images?: unknown } | null)[];
@@ -112,6 +115,9 @@ export async function pageCollections(
         };
         const body =
           batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records });
+        const before = seenInPass.size;
+        for (const id of entry.ids) if (id !== null) seenInPass.add(id);
+        repeating.add(entry.url, seenInPass.size > before || entry.ids.length === 0);
         account(await checkpoint.addPage<JournalCollectionsPage>(entry, body));
       }
     } catch (err) {

@@ -186,7 +186,9 @@ describe('output piped to a slow reader', () => {
     const manifest = await manifestOf();
     const lines = run.stderr.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(run.stderr.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
-    expect(lines.filter((l) => l['event'] === 'page')).toHaveLength(1000);
+    const pages = lines.filter((l) => l['event'] === 'page');
+    expect(pages.filter((l) => String(l['url']).includes('/api/images/'))).toHaveLength(1000);
+    expect(pages).toHaveLength(1000 + manifest.requests.collections); // and the collections list's pages
     expect(lines.at(-1)).toMatchObject({ event: 'publish-end', rows: 2000 });
     expect(JSON.parse(run.stdout)).toMatchObject({ complete: true, records: { written: 2000 }, duration_seconds: expect.any(Number) });
     expect(manifest.records_written).toBe(2000);

@@ -132,20 +132,40 @@ describe('img-etl command line', () => {
     const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '2']);
     expect(run.code).toBe(1);
     const last = run.stderr.trim().split('\n').at(-1)!;
-    expect(last).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/);
+    expect(last).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/);
     expect(await readdir(out)).toEqual([]);
   });
 
   it('stops a list that repeats the same records endlessly, with one line naming the page, and exit code 1', async () => {
     const records = fixtureRecords.slice(0, 10);
     server = await startScriptedServer((req, res, origin) => {
-      const offset = Number(new URL(req.url ?? '/', origin).searchParams.get('offset') ?? 0);
+      const url = new URL(req.url ?? '/', origin);
+      if (url.pathname !== '/api/images/') return sendJson(res, { detail: 'Not found.' }, 404); // a copy of the list alone
+      const offset = Number(url.searchParams.get('offset') ?? 0);
       sendJson(res, { count: 5_000_000, next: `${origin}/api/images/?limit=10&offset=${offset + 10}`, previous: null, results: records });
     });
     const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(
       new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 pages after it held only records already received in this pass: the list repeats itself endlessly$`),
+    );
+    expect(server.requests.length).toBeLessThan(30);
+  });
+
+  it('stops a collections list that repeats the same collections endlessly, with one line naming the page, and exit code 1', async () => {
+    const collections = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, name: `c${i + 1}`, number_of_images: 1 }));
+    server = await startScriptedServer((req, res, origin) => {
+      const url = new URL(req.url ?? '/', origin);
+      if (url.pathname !== '/api/collections/') return sendJson(res, { detail: 'Not found.' }, 404);
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const next = `${origin}/api/collections/?limit=10&offset=${offset + 10}`;
+      sendJson(res, { count: 5_000_000, next, previous: null, results: collections });
+    });
+    const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n').at(-1)).toBe(
+      `img-etl: extract: GET ${server.origin}/api/collections/?limit=10&offset=10 and the 19 pages after it held only ` +
+        'records already received in this pass: the list repeats itself endlessly',
     );
     expect(server.requests.length).toBeLessThan(30);
   });

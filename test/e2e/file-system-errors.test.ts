@@ -69,6 +69,17 @@ async function pageSizes(s: RunningService): Promise<number[]> {
   return sizes;
 }
 
+/** The sizes of the collections list's pages at limit 100: a run stages them before the images. */
+async function collectionPageSizes(s: RunningService): Promise<number[]> {
+  const sizes: number[] = [];
+  for (let url: string | null = `${new URL('../collections/', s.listUrl).href}?limit=100&offset=0`; url !== null; ) {
+    const reply = await fetchReply(url);
+    sizes.push(reply.body.length);
+    url = (JSON.parse(reply.body) as { next: string | null }).next;
+  }
+  return sizes;
+}
+
 const onDisk = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
 const lastLine = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
 
@@ -144,7 +155,7 @@ describe('file-system errors', () => {
     const out = join(dir, 'out');
     let expected: string;
     if (canMount) {
-      const sizes = await pageSizes(service);
+      const sizes = [...(await collectionPageSizes(service)), ...(await pageSizes(service))];
       await mountTmpfs(out, sizes.reduce((sum, n) => sum + onDisk(n), 0) + 16 * 4096); // the CSV is ~600 kB
       // The files are written in .img-etl-publish and moved into --out together once all are written.
       expected = `load: cannot write ${join(out, '.img-etl-publish', 'images.csv')}: the disk is full (ENOSPC)`;
@@ -156,7 +167,8 @@ describe('file-system errors', () => {
     for (let attempt = 1; attempt <= 2; attempt++) {
       const result = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet']);
       expect(result.code, result.stderr).toBe(1);
-      expect(lastLine(result.stderr)).toBe(`img-etl: ${expected}; 10 pages are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`);
+      const kept = `${10 + (await collectionPageSizes(service)).length} pages`; // the images' and the collections list's
+      expect(lastLine(result.stderr)).toBe(`img-etl: ${expected}; ${kept} are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`);
       expect(await temporaries(out)).toEqual([]);
     }
     // With room again, the same command resumes from the kept pages and writes every record.

@@ -127,12 +127,14 @@ describe('progress on stderr', () => {
   it('--quiet still reports the error that ends a run', async () => {
     const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--quiet', '--max-attempts', '1']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/);
+    expect(run.stderr).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/);
   });
 
   it('--log-format json: every stderr line is an object with ts, level and event: pages, passes, publishing', async () => {
-    // Records deleted while it pages shift the list under pass 1, so a second pass runs.
-    service = await startFixtureService({ records: 600, seed: 22, faults: { workers: 1, pageLatencyMs: 5, deleteRate: 0.3, faultSeed: 3 } });
+    // Records deleted while it pages shift the list under pass 1, so a second pass runs: a copy of the image list
+    // alone (no collection endpoints to reconcile through) proves completeness by passes.
+    const faults = { workers: 1, pageLatencyMs: 5, deleteRate: 0.3, faultSeed: 3 };
+    service = await startFixtureService({ records: 600, seed: 22, collectionEndpoints: false, faults });
     const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '50', '--to', 'parquet,csv', '--log-format', 'json']);
     expect(run.code).toBe(0);
     const lines = run.stderr.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -160,9 +162,11 @@ describe('progress on stderr', () => {
         files: manifest.files.map((f: { name: string; format: string; rows: number; bytes: number }) => ({ name: f.name, format: f.format, rows: f.rows, bytes: f.bytes })),
       }),
     ]);
-    // Events come in the order of the run: passes, then publishing.
+    // Events come in the order of the run: the collections list (answered 404 here), passes, then publishing.
     const order = lines.map((line) => line['event']).filter((e) => e !== 'page' && e !== 'publish-progress');
-    expect(order).toEqual([...manifest.passes.flatMap(() => ['pass-start', 'pass-end']), 'publish-start', 'publish-end']);
+    const passes = manifest.passes.flatMap(() => ['pass-start', 'pass-end']);
+    expect(order).toEqual(['collections-start', 'collections-end', ...passes, 'publish-start', 'publish-end']);
+    expect(of('collections-end')).toEqual([expect.objectContaining({ level: 'warn', status: 404, received: 0 })]);
     expect(run.stdout).toMatch(/^img-etl: complete snapshot of /);
   });
 
@@ -174,10 +178,10 @@ describe('progress on stderr', () => {
       level: 'error',
       event: 'error',
       code: 'NETWORK',
-      url: 'http://127.0.0.1:9/api/images/?limit=1000&offset=0',
+      url: 'http://127.0.0.1:9/api/collections/?limit=1000&offset=0', // the collections list is read first
       exit_code: 1,
     });
-    expect(lines.at(-1)!['message']).toMatch(/^extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \(.*ECONNREFUSED/);
+    expect(lines.at(-1)!['message']).toMatch(/^extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \(.*ECONNREFUSED/);
   });
 });
 
