@@ -3,6 +3,8 @@
  * names the path or value at fault, and a `cause`.
  */
 
+import { oneLine } from '../text/one-line.js';
+
 /** Stable codes of the diff stage's errors. */
 export type DiffErrorCode =
   | 'DIFF_NOT_FOUND' // the path given for a snapshot does not exist
@@ -24,9 +26,4 @@ export class DiffError extends Error {
   ) {
     super(oneLine(message), options);
   }
-}
-
-/** A library's message made one line: line breaks and runs of white space become one space. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

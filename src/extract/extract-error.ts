@@ -1,3 +1,4 @@
+import { oneLine } from '../text/one-line.js';
 import { redactUrl, redactUrlsIn } from './redact-url.js';
 
 /** Stable codes of extraction failures; the CLI maps them to messages and exit codes. */
@@ -40,16 +41,9 @@ export class ExtractError extends Error {
     options?: { cause?: unknown },
   ) {
     const safeUrl = oneLine(redactUrl(url));
-    const safeReason = oneLine(redactUrlsIn(reason));
+    const safeReason = oneLine(redactUrlsIn(reason), MAX_REASON_CHARS);
     super(`extract: GET ${safeUrl} ${safeReason}`, options);
     this.url = safeUrl;
     this.reason = safeReason;
   }
-}
-
-/** Control characters (line breaks included) become one space, and a long text is cut, so a message is always one line. */
-function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
-  return flat.length > MAX_REASON_CHARS ? `${flat.slice(0, MAX_REASON_CHARS)}…` : flat;
 }
