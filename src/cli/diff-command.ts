@@ -60,7 +60,7 @@ async function open(path: string): Promise<SnapshotRows> {
     const { readSnapshotRows } = await import('../diff/read-snapshot-rows.js');
     return await readSnapshotRows(path);
   } catch (error) {
-    if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT')) throw new UsageError(error.message);
+    if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT')) throw new UsageError({ message: error.message });
     throw error;
   }
 }
@@ -69,9 +69,9 @@ async function open(path: string): Promise<SnapshotRows> {
 export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
   const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
   for (const f of formats) {
-    if (!(DIFF_FORMATS as readonly string[]).includes(f)) throw new UsageError(`--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}`);
+    if (!(DIFF_FORMATS as readonly string[]).includes(f)) throw new UsageError({ message: `--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}` });
   }
-  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${DIFF_FORMATS.join(', ')}`);
+  if (formats.length === 0) throw new UsageError({ message: `--to: no format given; choose from ${DIFF_FORMATS.join(', ')}` });
   return [...new Set(formats)] as DiffFormat[];
 }
 

@@ -53,14 +53,14 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   try {
     baseUrl = new URL(args.baseUrl);
   } catch {
-    throw new UsageError(`--base-url: not a URL: ${JSON.stringify(args.baseUrl)}`);
+    throw new UsageError({ message: `--base-url: not a URL: ${JSON.stringify(args.baseUrl)}` });
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError(`--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}`);
-  if (baseUrl.username !== '' || baseUrl.password !== '') throw new UsageError('--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN');
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError({ message: `--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}` });
+  if (baseUrl.username !== '' || baseUrl.password !== '') throw new UsageError({ message: '--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN' });
   // Never quoted back: a malformed token is still a secret.
   if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
     const expected = 'one token of visible ASCII characters, without spaces or control characters';
-    throw new UsageError(`--token: expected ${expected} (not shown here)`);
+    throw new UsageError({ message: `--token: expected ${expected} (not shown here)` });
   }
   return {
     baseUrl: baseUrl.href,
@@ -178,9 +178,9 @@ export async function handleSnapshotArgs(args: SnapshotArgs, setExitCode: (code:
   const output = outputChoicesFrom(args);
   await reportingErrors(output.logFormat, setExitCode, async () => {
     const maxMissing = args.maxMissing;
-    if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError(`--max-missing: expected a whole number from 0, got ${String(maxMissing)}`);
-    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1)) throw new UsageError(`--keep: expected a whole number from 1, got ${String(args.keep)}`);
-    if (args.keep !== undefined && !args.snapshot) throw new UsageError('--keep: only with --snapshot');
+    if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError({ message: `--max-missing: expected a whole number from 0, got ${String(maxMissing)}` });
+    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1)) throw new UsageError({ message: `--keep: expected a whole number from 1, got ${String(args.keep)}` });
+    if (args.keep !== undefined && !args.snapshot) throw new UsageError({ message: '--keep: only with --snapshot' });
     setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, { ...output, maxMissing, keep: args.keep })).code);
   });
 }

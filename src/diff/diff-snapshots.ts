@@ -77,7 +77,7 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<DiffEntry[]> {
-    if (this.started) throw new DiffError('DIFF_INVALID_OPTION', `diff: the diff of ${this.oldSide.path} and ${this.newSide.path} can be read only once`);
+    if (this.started) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: the diff of ${this.oldSide.path} and ${this.newSide.path} can be read only once` });
     this.started = true;
     return this.entries();
   }
@@ -154,6 +154,6 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
 /** Compares two snapshots by id (see SnapshotDiff); throws a DiffError at once when a side has no integer `id` column or a column type diff cannot compare. */
 export function diffSnapshots(oldSide: DiffSide, newSide: DiffSide, options: DiffOptions = {}): SnapshotDiff {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });
   return new SnapshotDiff(oldSide, newSide, batchSize);
 }

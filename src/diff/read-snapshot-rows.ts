@@ -38,7 +38,7 @@ const DEFAULT_BATCH_SIZE = 4096;
 /** Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file); a one-line DiffError naming the path when there is none or it cannot be read. */
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });
   const file = await resolveSnapshotFile(path);
   return file.format === 'parquet' ? openParquet(file.path, batchSize) : openArrow(file.path);
 }
@@ -147,5 +147,5 @@ function opened(path: string, format: SnapshotFileFormat, schema: Schema, rows: 
 function unreadable(path: string, cause: unknown): DiffError {
   if (cause instanceof DiffError) return cause;
   const detail = cause instanceof Error ? cause.message : String(cause);
-  return new DiffError('DIFF_UNREADABLE', `diff: cannot read ${path}: ${detail}`, { cause });
+  return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${detail}`, cause });
 }

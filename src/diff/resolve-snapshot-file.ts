@@ -45,14 +45,14 @@ export async function resolveSnapshotFile(path: string): Promise<SnapshotFile> {
       continue;
     }
     const csv = (await kindOf(join(current, FILE_NAMES.csv), path, true)) === 'file';
-    throw new DiffError(
-      'DIFF_NOT_SNAPSHOT',
-      csv
+    throw new DiffError({
+      code: 'DIFF_NOT_SNAPSHOT',
+      message: csv
         ? `diff: ${path} holds only ${FILE_NAMES.csv}; diff reads ${FILE_NAMES.parquet} or ${FILE_NAMES.arrow} (snapshot with --to parquet or --to arrow)`
         : `diff: ${path} holds no ${FILE_NAMES.parquet} or ${FILE_NAMES.arrow}`,
-    );
+    });
   }
-  throw new DiffError('DIFF_NOT_SNAPSHOT', `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row`);
+  throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row` });
 }
 
 /** 'file', 'folder' or 'missing' (with `optional`; otherwise a missing path is an error naming `shown`). */
@@ -61,7 +61,7 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
     const info = await stat(path);
     if (info.isDirectory()) return 'folder';
     if (info.isFile()) return 'file';
-    throw new DiffError('DIFF_NOT_SNAPSHOT', `diff: ${shown} is neither a file nor a folder`);
+    throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${shown} is neither a file nor a folder` });
   } catch (cause) {
     if (cause instanceof DiffError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code;
@@ -69,9 +69,9 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
       if (optional) return 'missing';
       // A dangling `latest` symlink is a missing snapshot too; say where it points.
       const link = await lstat(path).then((s) => s.isSymbolicLink(), () => false);
-      throw new DiffError('DIFF_NOT_FOUND', link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`, { cause });
+      throw new DiffError({ code: 'DIFF_NOT_FOUND', message: link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`, cause });
     }
-    throw new DiffError('DIFF_UNREADABLE', `diff: cannot read ${shown}: ${(cause as Error).message}`, { cause });
+    throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${shown}: ${(cause as Error).message}`, cause });
   }
 }
 
@@ -95,11 +95,11 @@ async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
       await handle.close();
     }
   } catch (cause) {
-    throw new DiffError('DIFF_UNREADABLE', `diff: cannot read ${path}: ${(cause as Error).message}`, { cause });
+    throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${(cause as Error).message}`, cause });
   }
   if (read >= 4 && head.toString('latin1', 0, 4) === 'PAR1') return 'parquet';
   if (read >= 6 && head.toString('latin1', 0, 6) === 'ARROW1') return 'arrow';
   if (read >= 4 && head.readUInt32LE(0) === 0xffffffff) return 'arrow';
   const hint = path.endsWith('.csv') ? ' (csv cannot be diffed; snapshot with --to parquet or --to arrow)' : '';
-  throw new DiffError('DIFF_NOT_SNAPSHOT', `diff: ${path} is neither a parquet nor an arrow file${hint}`);
+  throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${path} is neither a parquet nor an arrow file${hint}` });
 }

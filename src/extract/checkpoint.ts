@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { oneLine } from '../text/one-line.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 
 /** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
@@ -79,15 +80,23 @@ export interface JournalPassEnd {
 /** One journal line. */
 export type JournalEntry = JournalPage | JournalPassEnd;
 
+/** What a CheckpointError is made of. */
+export interface CheckpointErrorOptions {
+  /** Stable code: `LOCKED` (another run holds it) or `MISMATCH` (it belongs to another source or page size). */
+  code: 'LOCKED' | 'MISMATCH';
+  /** Lowercase, prefixed `staging:`, naming the folder; made one line. */
+  message: string;
+}
+
 /** Why a staging folder cannot be used. */
 export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
-  constructor(
-    /** Stable code: `LOCKED` (another run holds it) or `MISMATCH` (it belongs to another source or page size). */
-    readonly code: 'LOCKED' | 'MISMATCH',
-    message: string,
-  ) {
-    super(message);
+  /** Stable code: `LOCKED` (another run holds it) or `MISMATCH` (it belongs to another source or page size). */
+  readonly code: 'LOCKED' | 'MISMATCH';
+
+  constructor({ code, message }: CheckpointErrorOptions) {
+    super(oneLine(message));
+    this.code = code;
   }
 }
 
@@ -133,10 +142,10 @@ export class Checkpoint {
       }
       const same = existing !== undefined && existing.source_url === identity.source_url && existing.page_size === identity.page_size;
       if (existing !== undefined && !same && options.fresh !== true) {
-        throw new CheckpointError(
-          'MISMATCH',
-          `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ${existing.page_size}; run that command again to finish it, or add --fresh to discard it`,
-        );
+        throw new CheckpointError({
+          code: 'MISMATCH',
+          message: `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ${existing.page_size}; run that command again to finish it, or add --fresh to discard it`,
+        });
       }
       let kept = existing;
       if (existing === undefined || options.fresh === true) {
@@ -231,12 +240,12 @@ async function takeLock(dir: string): Promise<void> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(await readFile(path, 'utf8').catch(() => ''));
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new CheckpointError('LOCKED', `staging: ${dir} is in use by another img-etl run (pid ${pid})`);
+        throw new CheckpointError({ code: 'LOCKED', message: `staging: ${dir} is in use by another img-etl run (pid ${pid})` });
       }
       await rm(path, { force: true }); // left by a process that died
     }
   }
-  throw new CheckpointError('LOCKED', `staging: could not lock ${dir}`);
+  throw new CheckpointError({ code: 'LOCKED', message: `staging: could not lock ${dir}` });
 }
 
 function isAlive(pid: number): boolean {

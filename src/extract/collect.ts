@@ -137,7 +137,7 @@ const MAX_REPEATING_PAGES = 20;
 
 function endlessList(pages: JournalPage[]): ExtractError {
   const first = pages[0]!;
-  return new ExtractError('IMPLAUSIBLE_COUNT', first.url, `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, false);
+  return new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url: first.url, reason: `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, retryable: false });
 }
 
 /**
@@ -148,7 +148,7 @@ function endlessList(pages: JournalPage[]): ExtractError {
  */
 async function keep(checkpoint: Checkpoint, index: RecordIndex, cache: PageCache, pass: number, batch: PageBatch, limit: number): Promise<JournalPage> {
   if (batch.records.length > MAX_PAGE_RECORDS) {
-    throw new ExtractError('BAD_BODY', batch.source.url, `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`, false);
+    throw new ExtractError({ code: 'BAD_BODY', url: batch.source.url, reason: `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`, retryable: false });
   }
   const ids: (number | null)[] = [];
   const rejected: RejectKey[] = [];

@@ -208,9 +208,9 @@ export async function* paginate(options: PaginateOptions = {}, stats: ExtractSta
 
 /** Refuses a `count` no real list has, or one that grew past twice the pass's first plus 100 pages: paging it would never end. */
 function checkCount(url: string, count: number, first: number, max: number, pageSize: number): void {
-  if (count > max) throw new ExtractError('IMPLAUSIBLE_COUNT', url, `reported count ${count}, more than the ${max} records any list is believed to hold`, false);
+  if (count > max) throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url, reason: `reported count ${count}, more than the ${max} records any list is believed to hold`, retryable: false });
   if (first > 0 && count > first * 2 + 100 * pageSize) {
-    throw new ExtractError('IMPLAUSIBLE_COUNT', url, `reported count ${count}, up from ${first} at the start of the pass: the list grows faster than it can be read`, false);
+    throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url, reason: `reported count ${count}, up from ${first} at the start of the pass: the list grows faster than it can be read`, retryable: false });
   }
 }
 
@@ -220,9 +220,9 @@ function checkLink(pageUrl: string, link: string | null, listUrl: URL): void {
   try {
     target = new URL(link);
   } catch {
-    throw new ExtractError('BAD_BODY', pageUrl, `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`, false);
+    throw new ExtractError({ code: 'BAD_BODY', url: pageUrl, reason: `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`, retryable: false });
   }
   if (!isSameHost(target, listUrl)) {
-    throw new ExtractError('FOREIGN_LINK', pageUrl, `returned a link to another host (${target.host}); refusing to follow it`, false);
+    throw new ExtractError({ code: 'FOREIGN_LINK', url: pageUrl, reason: `returned a link to another host (${target.host}); refusing to follow it`, retryable: false });
   }
 }

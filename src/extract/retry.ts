@@ -71,11 +71,11 @@ export function retryDelay(n: number, err: ExtractError, options: RetryOptions =
 function withAttempts(err: unknown, n: number, why = ''): unknown {
   if (!(err instanceof ExtractError) || (n === 1 && why === '')) return err;
   const after = n === 1 ? '' : ` after ${n} attempts`;
-  return new ExtractError(err.code, err.url, `${err.reason}${after}${why}`, err.retryable, err.status, err.retryAfterMs, { cause: err.cause });
+  return new ExtractError({ code: err.code, url: err.url, reason: `${err.reason}${after}${why}`, retryable: err.retryable, status: err.status, retryAfterMs: err.retryAfterMs, cause: err.cause });
 }
 
 /** The run was cancelled while a request failed or waited: say so, not the failure being retried. */
 function cancelled(err: unknown): unknown {
   if (!(err instanceof ExtractError) || err.code === 'ABORTED') return err;
-  return new ExtractError('ABORTED', err.url, 'was cancelled', false, undefined, undefined, { cause: err });
+  return new ExtractError({ code: 'ABORTED', url: err.url, reason: 'was cancelled', retryable: false, cause: err });
 }

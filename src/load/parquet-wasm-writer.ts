@@ -126,9 +126,9 @@ function writerProperties(options: ParquetWasmWriteOptions): parquetWasm.WriterP
 export async function checkParquetFooter(file: AtomicFile, rows: number, writer: string): Promise<void> {
   await file.flush();
   const footer = await readParquetFooterRows(file.tempPath).catch((cause: unknown) => {
-    throw new LoadError('LOAD_ENCODE_FAILED', `load: ${writer} wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`, { cause });
+    throw new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${writer} wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`, cause });
   });
   if (footer.rows !== rows || footer.rowGroups.reduce((a, b) => a + b, 0) !== rows) {
-    throw new LoadError('LOAD_ENCODE_FAILED', `load: ${writer} wrote ${footer.rows} rows (row groups: ${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${file.path}`);
+    throw new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${writer} wrote ${footer.rows} rows (row groups: ${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${file.path}` });
   }
 }

@@ -45,8 +45,8 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
   const metadata = options.metadata ?? {};
   let file: AtomicFile;
   try {
-    if (engine !== 'wasm' && engine !== 'parquetjs') throw new LoadError('LOAD_INVALID_OPTION', `load: parquet engine must be 'wasm' or 'parquetjs', got ${JSON.stringify(engine)}`);
-    if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) throw new LoadError('LOAD_INVALID_OPTION', `load: rowGroupSize must be a positive integer, got ${rowGroupSize}`);
+    if (engine !== 'wasm' && engine !== 'parquetjs') throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: parquet engine must be 'wasm' or 'parquetjs', got ${JSON.stringify(engine)}` });
+    if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: rowGroupSize must be a positive integer, got ${rowGroupSize}` });
     file = await AtomicFile.create(options.path);
   } catch (error) {
     await closeSource(source);

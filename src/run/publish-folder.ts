@@ -50,7 +50,7 @@ export async function checkTargets(dataDir: string, names: readonly string[]): P
   for (const name of names) {
     const stat = await lstat(join(dataDir, name)).catch(() => undefined);
     if (stat?.isDirectory() === true) {
-      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot publish ${join(dataDir, name)}: a folder is in the way (EISDIR)`);
+      throw new LoadError({ code: 'LOAD_WRITE_FAILED', message: `load: cannot publish ${join(dataDir, name)}: a folder is in the way (EISDIR)` });
     }
   }
 }
