@@ -32,7 +32,7 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
         .option('records', { type: 'number', default: 5000, describe: 'Generated records served beside the 59 real ones' })
         .option('out', { type: 'string', default: 'output/demo', describe: 'Output folder' })
         .option('to', { type: 'string', array: true, default: ['parquet', 'arrow', 'csv'], describe: 'Formats to write' })
-        .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }) as never,
+        .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }),
     handler: async (args) => {
       const outDir = folderOption('out', args.out);
       const formats = parseFormats(args.to);

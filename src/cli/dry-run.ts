@@ -119,6 +119,7 @@ async function estimateSizes(batch: PageBatch, options: SnapshotOptions, sourceU
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/require-await -- an async iterable of items already in hand: nothing to await
 async function* fromArray<T>(items: T[]): AsyncIterable<T> {
   yield* items;
 }

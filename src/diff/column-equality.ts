@@ -150,7 +150,7 @@ function stringRef(data: Data, i: number, ref: StringRef): boolean {
   if (!isValid(data, i)) return false;
   if (data.dictionary !== undefined) {
     const key = Number((data.values as ArrayLike<number | bigint>)[i]!);
-    const [chunk, index] = locate(data.dictionary, key);
+    const [chunk, index] = locate(data.dictionary as Vector<DataType>, key); // apache-arrow types it Vector<any>
     return stringRef(chunk, index, ref);
   }
   const offsets = data.valueOffsets as ArrayLike<number | bigint>;
@@ -161,7 +161,7 @@ function stringRef(data: Data, i: number, ref: StringRef): boolean {
 }
 
 /** The chunk of a (dictionary) vector that holds `index`, and the index within it. */
-function locate(vector: Vector, index: number): [Data, number] {
+function locate(vector: Vector<DataType>, index: number): [Data<DataType>, number] {
   const chunks = vector.data;
   if (chunks.length === 1) return [chunks[0]!, index];
   let rest = index;

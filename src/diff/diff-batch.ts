@@ -63,7 +63,7 @@ function utf8Data(values: readonly Uint8Array[]): Data<Utf8> {
   let total = 0;
   values.forEach((v, k) => (offsets[k + 1] = total += v.byteLength));
   const bytes = new Uint8Array(total);
-  values.forEach((v, k) => bytes.set(v, offsets[k]!));
+  values.forEach((v, k) => bytes.set(v, offsets[k]));
   return makeData({ type: new Utf8(), length: values.length, nullCount: 0, valueOffsets: offsets, data: bytes });
 }
 

@@ -3,7 +3,7 @@
  * one batch of each side and one page of entries, whatever the number of rows; ids must be strictly ascending on
  * each side (img-etl writes them so), which is checked as the rows go by.
  */
-import type { RecordBatch, Schema } from 'apache-arrow';
+import type { RecordBatch, Schema, TypeMap } from 'apache-arrow';
 import { DiffError } from './diff-error.js';
 import { planColumns, type PlanColumn, type SchemaDiff } from './plan-columns.js';
 import { SideCursor } from './side-cursor.js';
@@ -44,7 +44,7 @@ export interface DiffSide {
   /** Names the side in errors, e.g. the data file's path. */
   readonly path: string;
   /** Arrow schema of every batch. */
-  readonly schema: Schema;
+  readonly schema: Schema<TypeMap>;
   /** The rows, read once. */
   readonly batches: AsyncIterable<RecordBatch>;
 }

@@ -62,7 +62,7 @@ export function planColumns(oldSide: DiffSide, newSide: DiffSide): { schema: Sch
     else if (b === undefined) schema.onlyInOld.push(name);
     else {
       for (const [side, field] of [[oldSide, a], [newSide, b]] as const) {
-        if (valueFamily(field.type) === undefined) throw new DiffError({ code: 'DIFF_UNSUPPORTED_TYPE', message: `diff: column "${name}" of ${side.path} has type ${field.type}, which diff cannot compare` });
+        if (valueFamily(field.type) === undefined) throw new DiffError({ code: 'DIFF_UNSUPPORTED_TYPE', message: `diff: column "${name}" of ${side.path} has type ${String(field.type)}, which diff cannot compare` });
       }
       const equal = columnEquality(a.type, b.type);
       if (equal === undefined) schema.retyped.push({ name, old: String(a.type), new: String(b.type) });
@@ -78,5 +78,5 @@ export function planColumns(oldSide: DiffSide, newSide: DiffSide): { schema: Sch
 function checkId(side: DiffSide): void {
   const field = side.schema.fields.find((f) => f.name === ID_COLUMN);
   if (field === undefined) throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has no "${ID_COLUMN}" column` });
-  if (valueFamily(field.type) !== 'integer') throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has an "${ID_COLUMN}" column of type ${field.type}, not an integer` });
+  if (valueFamily(field.type) !== 'integer') throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has an "${ID_COLUMN}" column of type ${String(field.type)}, not an integer` });
 }

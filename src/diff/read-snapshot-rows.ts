@@ -73,7 +73,7 @@ async function openParquet(path: string, batchSize: number): Promise<SnapshotRow
     try {
       let stream: ReadableStream<parquetWasm.RecordBatch>;
       try {
-        stream = await reader.stream({ batchSize });
+        stream = (await reader.stream({ batchSize })) as ReadableStream<parquetWasm.RecordBatch>; // typed any upstream
       } catch (cause) {
         throw unreadable(path, cause);
       }
@@ -87,7 +87,7 @@ async function openParquet(path: string, batchSize: number): Promise<SnapshotRow
       release();
     }
   }
-  return opened(path, 'parquet', schema, rows, batches(), async () => release());
+  return opened(path, 'parquet', schema, rows, batches(), () => Promise.resolve(release()));
 }
 
 async function openArrow(path: string): Promise<SnapshotRows> {

@@ -17,7 +17,7 @@ export type LoadBatch = RowBatch & {
 /** Builds RecordBatches of the output schema; category columns share one growing dictionary per column across batches. */
 export class ArrowBatchBuilder {
   /** The schema of every batch built (no metadata). */
-  readonly schema: arrow.Schema = arrowSchema();
+  readonly schema = arrowSchema();
   private readonly encoders = COLUMNS.map((c, j) => c.type.arrowEncoder(arrow, this.schema.fields[j]!.type));
 
   /** Builds the RecordBatch of `rows`; `place` (the page URL) names the batch in errors. Zero rows are fine. After an error, discard the builder. */

@@ -69,7 +69,7 @@ export async function writeParquetWasm(source: AsyncIterable<RecordBatch>, file:
   try {
     let output: ReadableStream<Uint8Array>;
     try {
-      output = await parquetWasm.transformParquetStream(input, writerProperties(options));
+      output = (await parquetWasm.transformParquetStream(input, writerProperties(options))) as ReadableStream<Uint8Array>; // typed any upstream
     } catch (cause) {
       throw sourceFailure ? sourceFailure.error : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
     }

@@ -38,18 +38,17 @@ class TeeHub<T> {
   }
 
   consumer(i: number): AsyncIterableIterator<T> {
-    const hub = this;
     return {
       [Symbol.asyncIterator]() {
         return this;
       },
-      next: () => hub.next(i),
+      next: () => this.next(i),
       return: async (): Promise<IteratorResult<T>> => {
-        await hub.stop(i, undefined);
+        await this.stop(i, undefined);
         return { done: true, value: undefined };
       },
       throw: async (error?: unknown): Promise<IteratorResult<T>> => {
-        await hub.stop(i, error);
+        await this.stop(i, error);
         throw error;
       },
     };

@@ -118,6 +118,7 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 // Python's str.isspace(): bidi classes WS, B, S and category Zs.
+// eslint-disable-next-line no-control-regex -- Python counts these control characters (VT, FF, FS to US) as space
 const PYTHON_SPACE = /^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u;
 const DECIMAL_DIGIT = /^\p{Nd}$/u;
 
