@@ -34,7 +34,7 @@ const manifest: Manifest = {
     { name: 'images.parquet', format: 'parquet', rows: 999, bytes: 123_456, sha256: 'a'.repeat(64) },
     { name: 'rejects.ndjson', format: 'rejects', rows: 1, bytes: 800, sha256: 'b'.repeat(64) },
   ],
-} as Manifest;
+};
 const result: SnapshotResult = { manifest, manifestPath: join('snap', '20250301T100000Z', 'manifest.json'), dataDir: join('snap', '20250301T100000Z'), preview: [] };
 const pruned = [{ name: '20250201T100000Z', complete: true, reason: 'beyond the newest 1 complete' }];
 const extras = { latest: { link: join('snap', 'latest'), target: '20250301T100000Z' }, pruned };

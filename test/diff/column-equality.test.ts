@@ -12,7 +12,7 @@ function equalities(a: ColumnValues, b: ColumnValues): boolean[] {
 
 function equalitiesOf(x: Data, y: Data): boolean[] {
   const equal = columnEquality(x.type, y.type);
-  if (equal === undefined) throw new Error(`test: ${x.type} and ${y.type} are not comparable`);
+  if (equal === undefined) throw new Error(`test: ${String(x.type)} and ${String(y.type)} are not comparable`);
   return Array.from({ length: x.length }, (_, i) => equal(x, i, y, i));
 }
 

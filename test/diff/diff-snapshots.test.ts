@@ -80,7 +80,11 @@ describe('diffSnapshots: the merge join', () => {
         const sizes = (n: number, cut: number[]) => {
           const out: number[] = [];
           let left = n;
-          for (const c of cut) if (left > 0 || c === 0) out.push(Math.min(c, left)), (left -= Math.min(c, left));
+          for (const c of cut) {
+            if (left === 0 && c !== 0) continue;
+            out.push(Math.min(c, left));
+            left -= Math.min(c, left);
+          }
           return left > 0 ? [...out, left] : out;
         };
         const oldRows = rows(oldMap);

@@ -8,12 +8,14 @@ import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SummaryDocument } from '../../src/cli/summary.js';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
 let service: RunningService | undefined;
@@ -27,7 +29,7 @@ afterEach(async () => {
 });
 
 const runFile = promisify(execFile);
-const manifestOf = async (dir = out) => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+const manifestOf = (dir = out) => readManifest(dir);
 
 describe('options that cannot work', () => {
   it.each([
@@ -187,7 +189,9 @@ describe('output piped to a slow reader', () => {
     expect(run.stderr.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
     expect(lines.filter((l) => l['event'] === 'page')).toHaveLength(1000);
     expect(lines.at(-1)).toMatchObject({ event: 'publish-end', rows: 2000 });
-    expect(JSON.parse(run.stdout)).toMatchObject({ complete: true, records: { written: 2000 }, duration_seconds: expect.any(Number) });
+    const summary = JSON.parse(run.stdout) as SummaryDocument;
+    expect(summary).toMatchObject({ complete: true, records: { written: 2000 } });
+    expect(summary.duration_seconds).toBeTypeOf('number');
     expect(manifest.records_written).toBe(2000);
   });
 

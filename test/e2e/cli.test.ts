@@ -5,6 +5,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Reject } from '../../src/schema/row.js';
 import { COLUMNS } from '../../src/schema/columns.js';
 import { expectedRow, expectRowsMatch } from '../helpers/expected-row.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
@@ -12,6 +13,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
 let server: ScriptedServer | undefined;
@@ -52,12 +54,12 @@ describe('img-etl command line', () => {
     const s = await serveRecords([...good.slice(0, 10), bad[0], ...good.slice(10, 20), bad[1], bad[2], ...good.slice(20)]);
     const run = await runCli(['--base-url', s.origin, '--out', out, '--to', 'parquet']);
     expect(run.code).toBe(0);
-    const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Reject);
     expect(lines).toHaveLength(3);
     expect(lines.map((l) => l.url)).toEqual([10, 20, 20].map((offset) => `${s.origin}/api/images/?limit=10&offset=${offset}`));
-    expect(lines.map((l) => l.issues[0].path)).toEqual([['file_size'], ['id'], ['add_date']]);
-    expect(lines[0].record).toEqual(JSON.parse(JSON.stringify(bad[0])));
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    expect(lines.map((l) => l.issues[0]!.path)).toEqual([['file_size'], ['id'], ['add_date']]);
+    expect(lines[0]!.record).toEqual(JSON.parse(JSON.stringify(bad[0])) as unknown);
+    const manifest = await readManifest(out);
     expect(manifest).toMatchObject({ rejects: 3, records_written: 25, received: 28, complete: true });
     expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.parquet', 'rejects.ndjson']);
     const db = await openDuckDB();
@@ -71,7 +73,7 @@ describe('img-etl command line', () => {
     const run = await runCli(['--base-url', s.origin, '--out', out, '--page-size', '10']);
     expect(run.code).toBe(3);
     expect(run.stdout).toContain('INCOMPLETE');
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const manifest = await readManifest(out);
     // Pass 1 saw the repeat and could not reach count; pass 2 saw the same and added nothing, so the run stopped.
     expect(manifest).toMatchObject({ records_written: 20, duplicates_dropped: 2, expected: 21, received: 20, missing: 1, complete: false });
     expect(manifest.passes.map((p: { added: number; duplicates: number; clean: boolean }) => [p.added, p.duplicates, p.clean])).toEqual([[20, 1, false], [0, 1, false]]);
@@ -102,7 +104,7 @@ describe('img-etl command line', () => {
       }
       expect(files[0]!.length).toBeGreaterThan(0);
       expect(files[0]!.equals(files[1]!)).toBe(true);
-      const manifest = JSON.parse(await readFile(join(out, 'builtin', 'manifest.json'), 'utf8'));
+      const manifest = await readManifest(join(out, 'builtin'));
       expect(manifest).toMatchObject({ records_written: service.dataset.size, complete: true });
     } finally {
       await service.close();

@@ -2,8 +2,7 @@
  * Issue 4: a run finishes with every record or says exactly what it lacks, under the bundled service's faults:
  * errors and broken connections, records inserted and deleted while it pages, and an unstable row order.
  */
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
@@ -11,6 +10,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
 let service: RunningService | undefined;
@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 const FAST_RETRIES = ['--retry-delay', '0.02', '--max-attempts', '10'];
-const manifestOf = async () => JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+const manifestOf = () => readManifest(out);
 
 describe('completeness under faults', () => {
   it('10% 500s, 5% 502s, 5% 429s, 3% truncated bodies and 3% resets still yield the complete, exact snapshot', async () => {
@@ -74,7 +74,7 @@ describe('completeness under faults', () => {
     const ids = rows.map((r) => Number(r['id']));
     expect(new Set(ids).size).toBe(ids.length);
     expectRowsMatch(rows, expectedRowsOf(service, ids));
-    expect(manifest.passes[0].clean).toBe(false);
+    expect(manifest.passes[0]!.clean).toBe(false);
     if (manifest.complete) {
       expect(run.code).toBe(0);
       expect(new Set(ids)).toEqual(new Set(service.servedIds()));

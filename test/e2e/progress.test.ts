@@ -8,9 +8,11 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SummaryDocument } from '../../src/cli/summary.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
+import { readManifest } from '../helpers/read-manifest.js';
 import { CLI, runCli, type CliRun } from '../helpers/run-cli.js';
 
 let out: string;
@@ -30,7 +32,7 @@ async function slowService(): Promise<RunningService> {
   return service;
 }
 const slowArgs = (s: RunningService) => ['--base-url', s.url, '--out', out, '--page-size', '20'];
-const manifestOf = async () => JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+const manifestOf = () => readManifest(out);
 /** Every key of a parsed JSON value, nested objects and arrays included. */
 const keysOf = (value: unknown): string[] =>
   Array.isArray(value) ? value.flatMap(keysOf) : typeof value === 'object' && value !== null ? Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v)]) : [];
@@ -187,7 +189,7 @@ describe('summary on stdout', () => {
     const run = await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,arrow,csv', '--summary', 'json', '--quiet', '--page-size', '100']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
-    const summary = JSON.parse(run.stdout);
+    const summary = JSON.parse(run.stdout) as SummaryDocument;
     const manifest = await manifestOf();
     expect(summary).toMatchObject({
       complete: true,
@@ -199,7 +201,7 @@ describe('summary on stdout', () => {
       manifest: join(out, 'manifest.json'),
     });
     expect(summary.duration_seconds).toBe((Date.parse(manifest.finished_at) - Date.parse(manifest.started_at)) / 1000);
-    expect(summary.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet']);
+    expect(summary.files.map((f) => f.name).sort()).toEqual(['images.arrow', 'images.csv', 'images.parquet']);
     for (const file of summary.files) {
       expect(file.path).toBe(join(out, file.name));
       const bytes = await readFile(file.path);
@@ -213,9 +215,10 @@ describe('summary on stdout', () => {
     service = await startFixtureService({ records: 10, seed: 24 });
     const run = await runCli(['--base-url', service.url, '--out', out, '--snapshot', '--summary', 'json', '--quiet']);
     expect(run.code).toBe(0);
-    const summary = JSON.parse(run.stdout);
-    expect(summary.latest.link).toBe(join(out, 'latest'));
-    expect(summary.manifest).toBe(join(out, summary.latest.target, 'manifest.json'));
-    expect(summary.files[0].path).toBe(join(out, summary.latest.target, 'images.parquet'));
+    const summary = JSON.parse(run.stdout) as SummaryDocument;
+    const latest = summary.latest!;
+    expect(latest.link).toBe(join(out, 'latest'));
+    expect(summary.manifest).toBe(join(out, latest.target, 'manifest.json'));
+    expect(summary.files[0]!.path).toBe(join(out, latest.target, 'images.parquet'));
   });
 });

@@ -8,6 +8,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEntry, JournalPage } from '../../src/extract/checkpoint.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
@@ -45,7 +46,6 @@ async function interrupt(out: string, ready: (lines: string[]) => boolean, signa
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
-  let staged = 0;
   for (let i = 0; i < 4000; i++) {
     const lines = await journal(out);
     if (ready(lines)) {
@@ -55,13 +55,14 @@ async function interrupt(out: string, ready: (lines: string[]) => boolean, signa
     await sleep(2);
   }
   const end = await exited;
-  staged = (await journal(out)).filter((l) => l.includes('"type":"page"')).length;
+  const staged = (await journal(out)).filter((l) => l.includes('"type":"page"')).length;
   return { ...end, stderr, staged };
 }
 
 /** Valid records on the staged pages of a journal (those a resume may sample). */
 function stagedRecords(lines: string[]): number {
-  return lines.map((l) => JSON.parse(l)).filter((e) => e.type === 'page' && e.file !== null).reduce((n, e) => n + e.ids.filter((id: unknown) => id !== null).length, 0);
+  const pages = lines.map((l) => JSON.parse(l) as JournalEntry).filter((e) => e.type === 'page' && e.file !== null);
+  return pages.reduce((n, e) => n + (e as JournalPage).ids.filter((id) => id !== null).length, 0);
 }
 
 async function expectSameAsReference(out: string): Promise<void> {

@@ -9,6 +9,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let service: RunningService;
 let out: string;
@@ -48,7 +49,7 @@ describe('--snapshot', () => {
     const [a, b] = await snapshotFolders();
     expect(a).not.toBe(b);
     for (const file of DATA) expect([file, await readFile(join(out, b!, file))]).toEqual([file, await readFile(join(out, a!, file))]);
-    const [ma, mb] = await Promise.all([a, b].map(async (f) => JSON.parse(await readFile(join(out, f!, 'manifest.json'), 'utf8'))));
+    const [ma, mb] = await Promise.all([readManifest(join(out, a!)), readManifest(join(out, b!))]);
     expect(mb.files).toEqual(ma.files); // same rows, bytes and sha256
   });
 
@@ -85,7 +86,7 @@ describe('options from the environment and a config file', () => {
     const run = await runCli(['--base-url', service.url, '--out', out], { env: { IMG_ETL_TO: 'csv', IMG_ETL_PAGE_SIZE: '30' } });
     expect(run.code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['images.csv', 'manifest.json']);
-    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).page_size).toBe(30);
+    expect((await readManifest(out)).page_size).toBe(30);
   });
 
   it('IMG_ETL_* variables meant for snapshots do not break other commands', async () => {
@@ -100,7 +101,7 @@ describe('options from the environment and a config file', () => {
     const run = await runCli(['--config', config, '--page-size', '40', '--out', join(out, 'data')]);
     expect(run.code).toBe(0);
     expect((await readdir(join(out, 'data'))).sort()).toEqual(['images.arrow', 'manifest.json']);
-    expect(JSON.parse(await readFile(join(out, 'data', 'manifest.json'), 'utf8')).page_size).toBe(40);
+    expect((await readManifest(join(out, 'data'))).page_size).toBe(40);
   });
 
   it.each([

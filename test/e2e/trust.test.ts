@@ -8,6 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir, readFile, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SummaryDocument } from '../../src/cli/summary.js';
+import type { CheckpointIdentity } from '../../src/extract/checkpoint.js';
+import type { Reject } from '../../src/schema/row.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { expectedRow, expectRowsMatch, type Expected } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
@@ -16,6 +19,7 @@ import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
 let server: ScriptedServer | undefined;
@@ -30,7 +34,7 @@ afterEach(async () => {
   await removeDir(out);
 });
 
-const manifestOf = async (dir = out) => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+const manifestOf = (dir = out) => readManifest(dir);
 const expectedOf = (records: readonly Record<string, unknown>[]) => new Map<bigint, Record<string, Expected>>(records.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
 const requestsFor = (offset: number) => server!.requests.filter((u) => new URL(u, 'http://x').searchParams.get('offset') === String(offset)).length;
 
@@ -45,7 +49,7 @@ describe('completeness counts distinct records', () => {
     expect(run.code).toBe(3);
     expect(await manifestOf()).toMatchObject({ complete: false, expected: 102, received: 100, missing: 2, rejects: 4, records_written: 96 });
     const rejects = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n');
-    expect(rejects.map((line) => JSON.stringify(JSON.parse(line).record))).toEqual(bad.map((r) => JSON.stringify(r)));
+    expect(rejects.map((line) => JSON.stringify((JSON.parse(line) as Reject).record))).toEqual(bad.map((r) => JSON.stringify(r)));
     expectRowsMatch(await readParquetRows(out), expectedOf(valid));
   });
 
@@ -113,7 +117,7 @@ describe('staging of an earlier run', () => {
   it('staging older than --max-resume-age is discarded with a notice; within it, it is resumed', async () => {
     await interruptedRun();
     const runJson = join(out, '.img-etl-staging', 'run.json');
-    const identity = JSON.parse(await readFile(runJson, 'utf8'));
+    const identity = JSON.parse(await readFile(runJson, 'utf8')) as CheckpointIdentity;
     const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000).toISOString();
     await writeFile(runJson, JSON.stringify({ ...identity, started_at: twoDaysAgo }));
     const old = await runCli(args());
@@ -194,7 +198,7 @@ describe('--keep', () => {
     count = 30;
     const last = await snap('--summary', 'json');
     expect(last.code).toBe(0);
-    const pruned = JSON.parse(last.stdout).pruned as { name: string; complete: boolean; reason: string }[];
+    const pruned = (JSON.parse(last.stdout) as SummaryDocument).pruned!;
     expect(pruned.map((p) => [p.complete, p.reason])).toEqual([
       [true, 'beyond the newest 1 complete'],
       [false, 'incomplete, older than the newest complete snapshot'],

@@ -212,7 +212,9 @@ describe('size cap', () => {
 
   it('rejects a body announced over the cap by Content-Length before reading it', async () => {
     let written: Promise<number> | undefined;
-    const s = await rawServer((socket) => (written = streamBody(socket, rawHead(200, { 'content-type': 'application/json', 'content-length': FIFTY_MB }), FIFTY_MB)));
+    const s = await rawServer((socket) => {
+      written = streamBody(socket, rawHead(200, { 'content-type': 'application/json', 'content-length': FIFTY_MB }), FIFTY_MB);
+    });
     const error = await failure(client(s.origin, { maxBodyBytes: CAP }).getPage(s.origin + PATH));
     expect(error.message).toBe(`extract: GET ${s.origin}${PATH} returned a body of ${FIFTY_MB} bytes, over the ${CAP}-byte cap`);
     expect(await written).toBeLessThan(FIFTY_MB / 4);
@@ -220,7 +222,9 @@ describe('size cap', () => {
 
   it('stops reading a streamed body without Content-Length once it passes the cap', async () => {
     let written: Promise<number> | undefined;
-    const s = await rawServer((socket) => (written = streamBody(socket, rawHead(200, { 'content-type': 'application/json' }), FIFTY_MB)));
+    const s = await rawServer((socket) => {
+      written = streamBody(socket, rawHead(200, { 'content-type': 'application/json' }), FIFTY_MB);
+    });
     const error = await failure(client(s.origin, { maxBodyBytes: CAP }).getPage(s.origin + PATH));
     expect(error.message).toMatch(new RegExp(`^extract: GET ${s.origin}/api/images/\\?limit=2&offset=0 returned a body over the ${CAP}-byte cap \\(stopped reading at (\\d+) bytes\\)$`));
     const stoppedAt = Number(/stopped reading at (\d+)/.exec(error.message)?.[1]);

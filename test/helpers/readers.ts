@@ -35,7 +35,7 @@ export async function openDuckDB(): Promise<DuckDBConnection> {
 /** Runs `sql` and returns its rows as plain JS objects. */
 export async function query(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
   const reader = await connection.runAndReadAll(sql);
-  return reader.getRowObjectsJS() as Record<string, unknown>[];
+  return reader.getRowObjectsJS();
 }
 
 /** SQL string literal. */

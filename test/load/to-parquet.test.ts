@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { COLUMNS } from '../../src/schema/columns.js';
-import { toArrowBatches } from '../../src/load/arrow-batches.js';
+import type { Row, RowBatch } from '../../src/schema/row.js';
+import { toArrowBatches, type LoadBatch } from '../../src/load/arrow-batches.js';
 import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
 import { LoadError } from '../../src/load/load-error.js';
 import { exactSelectList, expectResultMatchesFile, expectSameRows, listDir, openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
@@ -61,7 +62,7 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
     expectSameRows(read, rows);
 
     const kv = await query(duck, `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${file})`);
-    const pairs = Object.fromEntries(kv.map((r) => [r['key'], r['value']]));
+    const pairs = Object.fromEntries(kv.map((r) => [String(r['key']), r['value']] as const));
     expect(pairs).toMatchObject(METADATA);
     if (engine === 'wasm') expect(Object.keys(pairs).sort()).toEqual(['ARROW:schema', ...Object.keys(METADATA)].sort());
     else expect(Object.keys(pairs).sort()).toEqual(Object.keys(METADATA).sort());
@@ -72,7 +73,7 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
     expect(codecs.map((c) => c['compression'])).toEqual([codec]);
 
     const schema = await query(duck, `SELECT name, type, converted_type, logical_type FROM parquet_schema(${file}) WHERE name = 'add_date' OR name = 'name' OR name = 'id'`);
-    const byName = Object.fromEntries(schema.map((s) => [s['name'], s]));
+    const byName = Object.fromEntries(schema.map((s) => [String(s['name']), s] as const));
     expect(byName['add_date']).toMatchObject({ type: 'INT64' });
     if (engine === 'wasm') {
       expect(String(byName['add_date']!['logical_type'])).toMatch(/isAdjustedToUTC=1/);
@@ -116,9 +117,9 @@ describe('toParquet on many pages', () => {
     { engine: 'wasm', total: 20_000, rowGroupSize: 7_000, groups: [7_000, 7_000, 6_000] },
     { engine: 'parquetjs', total: 2_500, rowGroupSize: 1_000, groups: [1_000, 1_000, 500] },
   ])('$engine: streams $total rows in pages of 100 into row groups of exactly $rowGroupSize', async ({ engine, total, rowGroupSize, groups }) => {
-    const pages = [];
+    const pages: RowBatch[] = [];
     for (let offset = 0; offset < total; offset += 100) {
-      const rows = [];
+      const rows: Row[] = [];
       for (let i = offset; i < offset + 100; i++) rows.push(makeRow(i + 1, i % 4, i, false, timestampsFor(engine)));
       pages.push({ source: { url: `http://x/?offset=${offset}`, offset }, rows, rejects: [] });
     }
@@ -141,19 +142,23 @@ describe('toParquet on many pages', () => {
 describe('toParquet options', () => {
   it('refuses an unknown engine and a bad row group size, releasing the source and leaving no file', async () => {
     let released = 0;
-    async function* source() {
-      try {
-        yield* toArrowBatches(streamOf(fixtureBatches()));
-      } finally {
-        released++;
-      }
-    }
+    // A source toParquet never starts reading: only its iterator's return() can tell that it was released.
+    const source = (): AsyncIterable<LoadBatch> => ({
+      [Symbol.asyncIterator]: () => ({
+        next: () => Promise.reject(new Error('test: the source was read')),
+        return: () => {
+          released++;
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      }),
+    });
     const path = join(dir, 'x.parquet');
     for (const options of [{ engine: 'duckdb' as ParquetEngine }, { rowGroupSize: 0 }, { rowGroupSize: 1.5 }]) {
       const error = await toParquet(source(), { path, ...options }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LoadError);
       expect((error as LoadError).code).toBe('LOAD_INVALID_OPTION');
     }
+    expect(released).toBe(3);
     expect(await listDir(dir)).toEqual([]);
   });
 

@@ -210,7 +210,7 @@ describe('generator', () => {
 
   it('uses the sentinel Cognitive Atlas pairs', () => {
     const maps = ofType('statistic_map');
-    const pairs = (name: string): Set<string> => new Set(maps.map((r) => `${r[`cognitive_${name}_cogatlas`]}|${r[`cognitive_${name}_cogatlas_id`]}`));
+    const pairs = (name: string): Set<string> => new Set(maps.map((r) => `${String(r[`cognitive_${name}_cogatlas`])}|${String(r[`cognitive_${name}_cogatlas_id`])}`));
     expect(pairs('paradigm')).toContain('None / Other|None');
     expect(pairs('paradigm')).toContain('null|null');
     expect(pairs('contrast')).toContain('None / Other|None');
@@ -273,7 +273,7 @@ describe('generator', () => {
     expect(record.collection).toBe(`${generated.url}/collections/${cid}/`);
     expect(record.file).toMatch(new RegExp(`^${generated.url}/media/images/${cid}/.+\\.nii\\.gz$`));
     for (const r of rows.filter((x) => x.surface_left_file !== null)) {
-      expect(r.surface_left_file).toBe(`${generated.url}/media/images/${r.collection_id}/${r.id}.L.func.gii`);
+      expect(r.surface_left_file).toBe(`${generated.url}/media/images/${String(r.collection_id)}/${String(r.id)}.L.func.gii`);
       expect(r.thumbnail).not.toBeNull();
     }
   });
