@@ -22,7 +22,10 @@ function fixturePath(): string | undefined {
   return undefined;
 }
 
-/** `img-etl demo`: serves the bundled service on a free loopback port, snapshots it, prints the summary and the first rows, and stops the service. */
+/**
+ * `img-etl demo`: serves the bundled service on a free loopback port, snapshots it, prints the summary and the first
+ * rows, and stops the service.
+ */
 export function demoCommand(setExitCode: (code: number) => void): CommandModule<object, DemoArgs> {
   return {
     command: 'demo',

@@ -54,7 +54,10 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
   };
 }
 
-/** Opens a snapshot; a path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1). */
+/**
+ * Opens a snapshot; a path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit
+ * 1).
+ */
 async function open(path: string): Promise<SnapshotRows> {
   try {
     const { readSnapshotRows } = await import('../diff/read-snapshot-rows.js');
@@ -65,7 +68,9 @@ async function open(path: string): Promise<SnapshotRows> {
   }
 }
 
-/** Parses `--to` values (repeated and/or comma-separated) into diff formats; a one-line usage error for an unknown one. */
+/**
+ * Parses `--to` values (repeated and/or comma-separated) into diff formats; a one-line usage error for an unknown one.
+ */
 export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
   const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
   for (const f of formats) {
@@ -78,7 +83,7 @@ export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
 /** The one-screen summary: the counts, the sides, the most changed fields, schema differences, the files. */
 function formatSummary(oldArg: string, newArg: string, oldRows: SnapshotRows, newRows: SnapshotRows, totals: DiffTotals, schema: SchemaDiff, files: SinkResult[]): string {
   const n = (x: number) => x.toLocaleString('en-US');
-  const lines = [`img-etl diff: ${oldArg} -> ${newArg}: ${n(totals.added)} added, ${n(totals.removed)} removed, ${n(totals.changed)} changed, ${n(totals.unchanged)} unchanged`];
+  const lines = [`img-etl diff: ${oldArg} -> ${newArg}: ${n(totals.added)} added, ${n(totals.removed)} ` + `removed, ${n(totals.changed)} changed, ${n(totals.unchanged)} unchanged`];
   const row = (label: string, text: string) => lines.push(`  ${label.padEnd(9)} ${text}`);
   row('old', `${oldRows.path}  ${n(totals.oldRows)} rows`);
   row('new', `${newRows.path}  ${n(totals.newRows)} rows`);

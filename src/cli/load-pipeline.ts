@@ -16,7 +16,10 @@ export async function pipelineNames(): Promise<string[]> {
   return names.filter((n) => n.endsWith('.js')).map((n) => n.slice(0, -3)).sort();
 }
 
-/** Loads a pipeline by name (from pipelines/) or by path to a .js/.mjs file exporting one as default; a one-line usage error otherwise. */
+/**
+ * Loads a pipeline by name (from pipelines/) or by path to a .js/.mjs file exporting one as default; a one-line usage
+ * error otherwise.
+ */
 export async function loadPipeline(nameOrPath: string): Promise<Pipeline> {
   const isPath = /[/\\]/.test(nameOrPath) || /\.m?js$/.test(nameOrPath);
   const file = isPath ? resolve(nameOrPath) : join(pipelinesDir(), `${nameOrPath}.js`);

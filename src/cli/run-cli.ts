@@ -33,7 +33,8 @@ export async function runCli(argv: string[]): Promise<number> {
       throw err;
     });
   try {
-    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS })); // yargs reads --fresh=yes as false
+    // yargs reads --fresh=yes as false
+    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS }));
     await parser.parseAsync();
   } catch (err) {
     process.stderr.write(`img-etl: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -144,13 +144,18 @@ export async function runSnapshotCommand(options: SnapshotOptions, command: Snap
   }
 }
 
-/** Whether running the same command again can get past this failure: the service or network, or the disk (once there is room). */
+/**
+ * Whether running the same command again can get past this failure: the service or network, or the disk (once there is
+ * room).
+ */
 function rerunMayHelp(err: unknown): boolean {
-  if (err instanceof ExtractError) return err.retryable; // a service error or timeout past its attempts, not a 404 or a foreign link
+  // a service error or timeout past its attempts, not a 404 or a foreign link
+  if (err instanceof ExtractError) return err.retryable;
   if (err instanceof LoadError) return err.code === 'LOAD_WRITE_FAILED';
   if (err instanceof CheckpointError) return false; // another live run holds the staging, or it is another run's
   const code = (err as NodeJS.ErrnoException | null)?.code;
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code); // a system error: a full disk, a file system gone read-only
+  // a system error: a full disk, a file system gone read-only
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }
 
 async function stagedPages(outDir: string): Promise<number> {
@@ -173,7 +178,10 @@ export async function reportingErrors(logFormat: LogFormat, setExitCode: (code: 
   }
 }
 
-/** Checks parsed snapshot arguments and runs the snapshot they describe (the default command and `run`); `extra` adds run options such as a pipeline's stages. */
+/**
+ * Checks parsed snapshot arguments and runs the snapshot they describe (the default command and `run`); `extra` adds
+ * run options such as a pipeline's stages.
+ */
 export async function handleSnapshotArgs(args: SnapshotArgs, setExitCode: (code: number) => void, extra: Partial<SnapshotOptions> = {}): Promise<void> {
   const output = outputChoicesFrom(args);
   await reportingErrors(output.logFormat, setExitCode, async () => {

@@ -16,7 +16,7 @@ export const SNAPSHOT_OPTIONS = {
   concurrency: { type: 'number', default: 2, describe: 'Pages fetched at once (the real service has 4 workers; be polite)' },
   'page-size': { type: 'number', default: DEFAULT_PAGE_SIZE, describe: 'Records per page requested (the service caps it at 1000)' },
   'max-attempts': { type: 'number', default: 6, describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)' },
-  token: { type: 'string', describe: 'API token, sent as "Authorization: Token …" to the base host only (better: IMG_ETL_TOKEN, kept out of shell history)' },
+  token: { type: 'string', describe: 'API token, sent as "Authorization: Token …" to the base host only (better: ' + 'IMG_ETL_TOKEN, kept out of shell history)' },
   'retry-delay': { type: 'number', default: 0.5, describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s' },
   'max-page-mb': { type: 'number', default: 64, describe: 'Largest page body accepted, in MiB; a larger one is a failed attempt' },
   timeout: { type: 'number', default: 30, describe: 'Seconds to wait for a response to start, and for each chunk of its body' },
@@ -35,17 +35,20 @@ export const SNAPSHOT_OPTIONS = {
   'neutralise-formulas': {
     type: 'boolean',
     default: true,
-    describe: "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run it (--no-neutralise-formulas: off)",
+    describe: "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run " + "it (--no-neutralise-formulas: off)",
   },
 } as const satisfies Record<string, Options>;
 
-/** How a run is shown: progress and errors on stderr, the summary on stdout; and `--dry-run`. Shared by every command that runs a snapshot. */
+/**
+ * How a run is shown: progress and errors on stderr, the summary on stdout; and `--dry-run`. Shared by every command
+ * that runs a snapshot.
+ */
 export const OUTPUT_OPTIONS = {
   quiet: { type: 'boolean', default: false, describe: 'No progress on stderr, errors only (for cron)' },
   'log-format': {
     type: 'string',
     default: 'text',
-    describe: 'stderr: text (a progress bar on a terminal, a line every --progress-interval otherwise) or json (one object per event and line)',
+    describe: 'stderr: text (a progress bar on a terminal, a line every --progress-interval ' + 'otherwise) or json (one object per event and line)',
   },
   summary: { type: 'string', default: 'text', describe: 'The summary on stdout: text, or json (one document: records, files, sizes, sha256, time, completeness)' },
   'progress-interval': { type: 'number', default: 10, describe: 'Seconds between progress lines when stderr is not a terminal' },

@@ -61,7 +61,7 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
   const lines = [
     `img-etl: ${m.complete ? 'complete' : 'INCOMPLETE'} snapshot of ${m.source_url}`,
     `  records   ${recordsLine(m)}`,
-    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ${seconds.toFixed(1)} s (${Math.round(m.records_written / Math.max(seconds, 0.001))} records/s)`,
+    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ` + `${seconds.toFixed(1)} s (${Math.round(m.records_written / Math.max(seconds, 0.001))} ` + `records/s)`,
     ...(m.conflicts.count > 0 ? [`  changed   ${conflictLine(m.conflicts.count, m.conflicts.first_ids)}`] : []),
     ...(m.skipped_offsets.length > 0 ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`] : []),
     ...m.files.map((f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`),
@@ -75,7 +75,7 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
 /** Records written and rejected against what the service counted, true whichever way `count` moved. */
 function recordsLine(m: Manifest): string {
   const counted = m.count_at_start === m.count_at_end ? `the service counts ${m.count_at_end}` : `the service counted ${m.count_at_start} at the start and ${m.count_at_end} at the end`;
-  return `${m.records_written} written, ${m.rejects} rejected; ${counted}: ${m.missing} missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`;
+  return `${m.records_written} written, ${m.rejects} rejected; ${counted}: ${m.missing} ` + `missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`;
 }
 
 /** Pages fetched, the page size when the server applied one, and the passes. */

@@ -50,7 +50,10 @@ export function columnEquality(oldType: DataType, newType: DataType): ValuesEqua
   }
 }
 
-/** Whether row `i` is not null: its validity bit (the bitmap is not sliced with the data; the offset counts bits). Faster than `Data.getValid`, which checks for unions first on every call. */
+/**
+ * Whether row `i` is not null: its validity bit (the bitmap is not sliced with the data; the offset counts bits).
+ * Faster than `Data.getValid`, which checks for unions first on every call.
+ */
 function isValid(data: Data, i: number): boolean {
   const bitmap = data.nullBitmap as Uint8Array | undefined;
   if (bitmap === undefined || bitmap.length === 0) return true;

@@ -1,4 +1,7 @@
-/** The formats a diff can be written in, and their file names (apart from the writers, so the CLI loads them only to write). */
+/**
+ * The formats a diff can be written in, and their file names (apart from the writers, so the CLI loads them only to
+ * write).
+ */
 export const DIFF_FORMATS = ['parquet', 'csv'] as const;
 
 /** One diff file format. */

@@ -57,7 +57,10 @@ export interface DiffOptions {
 
 const DEFAULT_BATCH_SIZE = 1000;
 
-/** A diff of two snapshots: iterate it once for page-sized batches of entries in ascending id order; then `totals` is final. */
+/**
+ * A diff of two snapshots: iterate it once for page-sized batches of entries in ascending id order; then `totals` is
+ * final.
+ */
 export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
   /** How the columns line up; known before the rows are read. */
   readonly schema: SchemaDiff;
@@ -151,7 +154,10 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
   }
 }
 
-/** Compares two snapshots by id (see SnapshotDiff); throws a DiffError at once when a side has no integer `id` column or a column type diff cannot compare. */
+/**
+ * Compares two snapshots by id (see SnapshotDiff); throws a DiffError at once when a side has no integer `id` column or
+ * a column type diff cannot compare.
+ */
 export function diffSnapshots(oldSide: DiffSide, newSide: DiffSide, options: DiffOptions = {}): SnapshotDiff {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });

@@ -16,7 +16,10 @@ export interface SchemaDiff {
   onlyInOld: string[];
   /** Columns only in the new snapshot: a changed field of every record in both. */
   onlyInNew: string[];
-  /** Columns in both whose types hold incomparable values (e.g. int64 became string): a changed field of every record in both. */
+  /**
+   * Columns in both whose types hold incomparable values (e.g. int64 became string): a changed field of every record in
+   * both.
+   */
   retyped: { name: string; old: string; new: string }[];
   /** `img-etl.schema_version` in the old snapshot's metadata, when present. */
   oldVersion: string | undefined;
@@ -38,7 +41,10 @@ export const SCHEMA_VERSION_KEY = 'img-etl.schema_version';
 /** The key column of a diff. */
 export const ID_COLUMN = 'id';
 
-/** The columns to compare between two sides and how; throws a DiffError when a side has no integer id or a column type diff cannot compare. */
+/**
+ * The columns to compare between two sides and how; throws a DiffError when a side has no integer id or a column type
+ * diff cannot compare.
+ */
 export function planColumns(oldSide: DiffSide, newSide: DiffSide): { schema: SchemaDiff; plan: PlanColumn[] } {
   checkId(oldSide);
   checkId(newSide);

@@ -35,7 +35,10 @@ export interface SnapshotRows {
 
 const DEFAULT_BATCH_SIZE = 4096;
 
-/** Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file); a one-line DiffError naming the path when there is none or it cannot be read. */
+/**
+ * Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file); a one-line
+ * DiffError naming the path when there is none or it cannot be read.
+ */
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });
@@ -79,7 +82,8 @@ async function openParquet(path: string, batchSize: number): Promise<SnapshotRow
       }
       try {
         // Stopping early returns the stream's iterator, which cancels the stream.
-        for await (const batch of stream) yield* tableFromIPC(batch.intoIPCStream()).batches; // intoIPCStream frees the WebAssembly batch
+        // intoIPCStream frees the WebAssembly batch
+        for await (const batch of stream) yield* tableFromIPC(batch.intoIPCStream()).batches;
       } catch (cause) {
         throw unreadable(path, cause);
       }
@@ -129,7 +133,10 @@ async function openArrow(path: string): Promise<SnapshotRows> {
   return opened(path, 'arrow', reader.schema, undefined, batches(), release);
 }
 
-/** The SnapshotRows of an opened file; `close` stops the batches first (running their clean-up if they started), then releases. */
+/**
+ * The SnapshotRows of an opened file; `close` stops the batches first (running their clean-up if they started), then
+ * releases.
+ */
 function opened(path: string, format: SnapshotFileFormat, schema: Schema, rows: number | undefined, batches: AsyncGenerator<RecordBatch>, release: () => Promise<void>): SnapshotRows {
   return {
     path,

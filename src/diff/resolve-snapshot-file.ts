@@ -48,7 +48,7 @@ export async function resolveSnapshotFile(path: string): Promise<SnapshotFile> {
     throw new DiffError({
       code: 'DIFF_NOT_SNAPSHOT',
       message: csv
-        ? `diff: ${path} holds only ${FILE_NAMES.csv}; diff reads ${FILE_NAMES.parquet} or ${FILE_NAMES.arrow} (snapshot with --to parquet or --to arrow)`
+        ? `diff: ${path} holds only ${FILE_NAMES.csv}; diff reads ${FILE_NAMES.parquet} or ` + `${FILE_NAMES.arrow} (snapshot with --to parquet or --to arrow)`
         : `diff: ${path} holds no ${FILE_NAMES.parquet} or ${FILE_NAMES.arrow}`,
     });
   }
@@ -83,7 +83,10 @@ async function followLatestFile(path: string): Promise<string | undefined> {
   return (await stat(target).then((s) => s.isDirectory(), () => false)) ? target : undefined;
 }
 
-/** Parquet or Arrow IPC, by the file's first bytes (`PAR1`; `ARROW1` for the file format, 0xFFFFFFFF for the stream format). */
+/**
+ * Parquet or Arrow IPC, by the file's first bytes (`PAR1`; `ARROW1` for the file format, 0xFFFFFFFF for the stream
+ * format).
+ */
 async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
   const head = Buffer.alloc(8);
   let read: number;

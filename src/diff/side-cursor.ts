@@ -62,7 +62,7 @@ export class SideCursor {
     batch.schema.fields.forEach((f, k) => {
       const expected = this.types.get(f.name);
       if (expected !== undefined && expected !== String(f.type)) {
-        throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${this.side.path}: column "${f.name}" is ${f.type} in a batch of a file whose schema says ${expected}` });
+        throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${this.side.path}: column "${f.name}" is ${f.type} in a batch of a file whose ` + `schema says ${expected}` });
       }
       index.set(f.name, k);
     });
@@ -89,7 +89,7 @@ export class SideCursor {
       const id = Number(raw);
       if (!Number.isSafeInteger(id)) throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${this.side.path}: row ${at} has id ${raw}, beyond the safe integers` });
       if (id <= this.lastId) {
-        throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${this.side.path} is not in ascending id order: row ${at} has id ${id} after id ${this.lastId}${id === this.lastId ? ' (a repeated id)' : ''}` });
+        throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${this.side.path} is not in ascending id order: row ${at} has id ${id} after ` + `id ${this.lastId}${id === this.lastId ? ' (a repeated id)' : ''}` });
       }
       ids[r] = this.lastId = id;
     }

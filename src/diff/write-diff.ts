@@ -41,7 +41,10 @@ export interface WriteDiffOptions {
 
 const CSV_HEADER = ['id', 'change', 'changed_fields'];
 
-/** Writes every entry of `source` to the requested files in `options.dir`, publishing each atomically once all are written; resolves to what was written, in `formats` order. */
+/**
+ * Writes every entry of `source` to the requested files in `options.dir`, publishing each atomically once all are
+ * written; resolves to what was written, in `formats` order.
+ */
 export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<SinkResult[]> {
   const formats: DiffFormat[] = [...new Set<DiffFormat>(options.formats ?? ['parquet'])];
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;

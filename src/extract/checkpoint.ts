@@ -11,7 +11,10 @@ import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 /** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
 export const STAGING_FORMAT = 2;
 
-/** How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's run). */
+/**
+ * How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's
+ * run).
+ */
 export const DEFAULT_MAX_RESUME_AGE_MS = 12 * 3600 * 1000;
 
 /** Options of `Checkpoint.open`. */
@@ -67,7 +70,10 @@ export interface JournalPage {
   at_end: boolean;
 }
 
-/** How a record that broke the schema is told apart: its id when it is a safe integer, else `sha256:<hex>` of its JSON text. */
+/**
+ * How a record that broke the schema is told apart: its id when it is a safe integer, else `sha256:<hex>` of its JSON
+ * text.
+ */
 export type RejectKey = number | string;
 
 /** The end of a completeness pass. */
@@ -144,7 +150,7 @@ export class Checkpoint {
       if (existing !== undefined && !same && options.fresh !== true) {
         throw new CheckpointError({
           code: 'MISMATCH',
-          message: `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ${existing.page_size}; run that command again to finish it, or add --fresh to discard it`,
+          message: `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ` + `${existing.page_size}; run that command again to finish it, or add --fresh to ` + `discard it`,
         });
       }
       let kept = existing;
@@ -158,7 +164,7 @@ export class Checkpoint {
       const { entries, broken } = await dropBrokenPages(dir, read.entries);
       if (broken.length > 0) {
         const [first] = broken;
-        notices.push(`staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} could not be read back (${first!.file}: ${first!.reason}); fetching ${broken.length === 1 ? 'it' : 'them'} again`);
+        notices.push(`staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} ` + `could not be read back (${first!.file}: ${first!.reason}); fetching ` + `${broken.length === 1 ? 'it' : 'them'} again`);
       }
       if (read.torn || broken.length > 0) await rewriteJournal(journalPath, entries);
       const journal = await open(journalPath, 'a');
@@ -200,7 +206,9 @@ export class Checkpoint {
     return { body, records: (parseJsonBytes(body) as { results: unknown[] }).results };
   }
 
-  /** Discards what earlier processes staged (keeping the lock) and starts the run afresh as `identity`, with a notice. */
+  /**
+   * Discards what earlier processes staged (keeping the lock) and starts the run afresh as `identity`, with a notice.
+   */
   async discard(identity: CheckpointIdentity, notice: string): Promise<void> {
     await this.journal.close().catch(() => undefined);
     for (const name of await readdir(this.dir)) if (name !== LOCK) await rm(join(this.dir, name), { recursive: true, force: true });
@@ -283,9 +291,11 @@ async function readJournal(path: string): Promise<{ entries: JournalEntry[]; tor
     } catch {
       entry = undefined;
     }
-    if (!isJournalEntry(entry)) return { entries, torn: true }; // a line torn by a crash: it and anything after it are not trusted
+    // a line torn by a crash: it and anything after it are not trusted
+    if (!isJournalEntry(entry)) return { entries, torn: true };
     entries.push(entry);
-    if (i === lines.length - 1) return { entries: entries.slice(0, -1), torn: true }; // no newline: the write did not finish
+    // no newline: the write did not finish
+    if (i === lines.length - 1) return { entries: entries.slice(0, -1), torn: true };
   }
   return { entries, torn: false };
 }
@@ -299,12 +309,12 @@ async function rewriteJournal(path: string, entries: JournalEntry[]): Promise<vo
 
 /** Why an earlier run's staging is not to be resumed (another format, too old, no start time), or undefined. */
 function staleness(existing: CheckpointIdentity, options: CheckpointOpenOptions): string | undefined {
-  if (existing.format !== STAGING_FORMAT) return `was written by another version of img-etl (staging format ${existing.format ?? 1}, this one reads ${STAGING_FORMAT})`;
+  if (existing.format !== STAGING_FORMAT) return `was written by another version of img-etl (staging format ${existing.format ?? 1}, ` + `this one reads ${STAGING_FORMAT})`;
   const started = Date.parse(existing.started_at);
   if (!Number.isFinite(started)) return 'does not say when its run started';
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_RESUME_AGE_MS;
   const ageMs = (options.now ?? new Date()).getTime() - started;
-  if (ageMs > maxAgeMs) return `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume limit of ${hours(maxAgeMs)}`;
+  if (ageMs > maxAgeMs) return `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume ` + `limit of ${hours(maxAgeMs)}`;
   return undefined;
 }
 

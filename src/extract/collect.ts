@@ -67,7 +67,8 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
     return s;
   };
   // Duplicates are counted within a pass: a later pass sees every record again by design.
-  const lastPassOf = new IdMap(Uint8Array); // id → the last pass that saw it: a byte each (a pass past 254 goes to the fallback Map)
+  // id → the last pass that saw it: a byte each (a pass past 254 goes to the fallback Map)
+  const lastPassOf = new IdMap(Uint8Array);
   const lastPassOfContent = new Map<string, number>(); // the same for rejects told apart by their content
   /** Adds a page to the index and its pass's summary; resolves to whether it held a record new to the pass. */
   const account = (page: JournalPage): boolean => {
@@ -114,7 +115,8 @@ export async function collect(options: CollectOptions, checkpoint: Checkpoint, s
       await checkpoint.endPass(pass);
     }
     const summary = summaryOf(pass);
-    // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor repeat records.
+    // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor
+    // repeat records.
     summary.clean = summary.duplicates === 0 && !(summary.countMin < summary.countFirst);
     passes.push(summary);
     if (!ended.has(pass)) options.onEvent?.({ type: 'pass-end', pass, added: summary.added, duplicates: summary.duplicates, expected, received: index.received, missing: Math.max(0, expected - index.received), clean: summary.clean });
@@ -137,7 +139,7 @@ const MAX_REPEATING_PAGES = 20;
 
 function endlessList(pages: JournalPage[]): ExtractError {
   const first = pages[0]!;
-  return new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url: first.url, reason: `and the ${pages.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`, retryable: false });
+  return new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url: first.url, reason: `and the ${pages.length - 1} pages after it held only records already received in ` + `this pass: the list repeats itself endlessly`, retryable: false });
 }
 
 /**

@@ -35,7 +35,9 @@ export interface SkipEvent {
   reason: string;
 }
 
-/** A pass over the list starts: the first, or a later one that re-pages the list for records that are missing or moved. */
+/**
+ * A pass over the list starts: the first, or a later one that re-pages the list for records that are missing or moved.
+ */
 export interface PassStartEvent {
   type: 'pass-start';
   /** The pass, from 1. */
@@ -73,7 +75,10 @@ export interface PassEndEvent {
   clean: boolean;
 }
 
-/** What the run found and did about an earlier run's staging: discarded it (too old, another version) or dropped broken pages. */
+/**
+ * What the run found and did about an earlier run's staging: discarded it (too old, another version) or dropped broken
+ * pages.
+ */
 export interface StagingEvent {
   type: 'staging';
   /** One line, naming the staging folder. */

@@ -17,13 +17,19 @@ export interface HttpClientOptions {
   headersTimeoutMs?: number;
   /** Milliseconds the body may stall between chunks; default 30,000. */
   bodyTimeoutMs?: number;
-  /** Milliseconds one getPage may take in all, redirects and body included (a body trickled byte by byte ends here); default 300,000, and never less than headersTimeoutMs + bodyTimeoutMs. */
+  /**
+   * Milliseconds one getPage may take in all, redirects and body included (a body trickled byte by byte ends here);
+   * default 300,000, and never less than headersTimeoutMs + bodyTimeoutMs.
+   */
   requestTimeoutMs?: number;
   /** Largest body accepted, in bytes; default 64 MiB. */
   maxBodyBytes?: number;
   /** Redirects followed within the same host; default 5. */
   maxRedirects?: number;
-  /** Token sent as `Authorization: Token …`, to the base host only (and never over http when the base is https); default none. */
+  /**
+   * Token sent as `Authorization: Token …`, to the base host only (and never over http when the base is https); default
+   * none.
+   */
   token?: string;
   /** User-Agent header; default `img-etl`. */
   userAgent?: string;
@@ -88,7 +94,10 @@ export class HttpClient {
     });
   }
 
-  /** GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page and its body as received. */
+  /**
+   * GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page
+   * and its body as received.
+   */
   async getPage(url: string, signal?: AbortSignal): Promise<FetchedPage> {
     const { value, bytes } = await this.getJson(url, signal);
     const envelope = pageEnvelope(value);
@@ -305,12 +314,18 @@ class Deadline {
   private readonly onParentAbort = (): void => this.controller.abort(this.parent?.reason);
 }
 
-/** Closes a response's body early; the error listener keeps the stream's abort error from becoming an uncaught exception. */
+/**
+ * Closes a response's body early; the error listener keeps the stream's abort error from becoming an uncaught
+ * exception.
+ */
 function drop(response: Dispatcher.ResponseData): void {
   response.body.on('error', () => undefined).destroy();
 }
 
-/** ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; reads at most ERROR_BODY_BYTES and never throws. */
+/**
+ * ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; reads at most ERROR_BODY_BYTES and
+ * never throws.
+ */
 async function errorDetail(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
   if (!/json/i.test(String(response.headers['content-type'] ?? ''))) {
     await response.body.dump({ limit: ERROR_BODY_BYTES, signal }).catch(() => undefined);

@@ -70,7 +70,9 @@ function hasEscapeFrom0x80(bytes: Buffer): boolean {
   return false;
 }
 
-/** Decodes again every string (key or value) that holds bytes of UTF-8 sequences; objects and arrays change in place. */
+/**
+ * Decodes again every string (key or value) that holds bytes of UTF-8 sequences; objects and arrays change in place.
+ */
 function redecode(value: unknown): unknown {
   if (typeof value === 'string') return HIGH.test(value) ? utf8(value) : value;
   if (value === null || typeof value !== 'object') return value;

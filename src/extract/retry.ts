@@ -29,7 +29,10 @@ export interface RetryNotice {
   delayMs: number;
 }
 
-/** Runs `attempt` until it succeeds, retrying retryable ExtractErrors with exponential backoff and full jitter within the attempt and time budgets. */
+/**
+ * Runs `attempt` until it succeeds, retrying retryable ExtractErrors with exponential backoff and full jitter within
+ * the attempt and time budgets.
+ */
 export async function withRetry<T>(
   attempt: (n: number) => Promise<T>,
   options: RetryOptions = {},
@@ -48,7 +51,7 @@ export async function withRetry<T>(
       const delayMs = retryDelay(n, err, options);
       if (delayMs === undefined) {
         const asked = Math.ceil((err.retryAfterMs ?? 0) / 1000);
-        throw withAttempts(err, n, `; retry-after ${asked} s is longer than the ${Math.round((options.retryAfterMaxMs ?? 120_000) / 1000)} s allowed`);
+        throw withAttempts(err, n, `; retry-after ${asked} s is longer than the ` + `${Math.round((options.retryAfterMaxMs ?? 120_000) / 1000)} s allowed`);
       }
       if (Date.now() - started + delayMs > budgetMs) throw withAttempts(err, n, `; the ${budgetMs} ms retry budget is spent`);
       onRetry?.({ attempt: n, error: err, delayMs });
@@ -58,7 +61,10 @@ export async function withRetry<T>(
   }
 }
 
-/** The wait before attempt n+1: the server's Retry-After (floored) if it gave one, else full jitter over an exponential ceiling; undefined when the server asks for longer than we wait. */
+/**
+ * The wait before attempt n+1: the server's Retry-After (floored) if it gave one, else full jitter over an exponential
+ * ceiling; undefined when the server asks for longer than we wait.
+ */
 export function retryDelay(n: number, err: ExtractError, options: RetryOptions = {}): number | undefined {
   if (err.retryAfterMs !== undefined) {
     if (err.retryAfterMs > (options.retryAfterMaxMs ?? 120_000)) return undefined;

@@ -14,13 +14,18 @@ export type LoadBatch = RowBatch & {
   arrow: arrow.RecordBatch;
 };
 
-/** Builds RecordBatches of the output schema; category columns share one growing dictionary per column across batches. */
+/**
+ * Builds RecordBatches of the output schema; category columns share one growing dictionary per column across batches.
+ */
 export class ArrowBatchBuilder {
   /** The schema of every batch built (no metadata). */
   readonly schema = arrowSchema();
   private readonly encoders = COLUMNS.map((c, j) => c.type.arrowEncoder(arrow, this.schema.fields[j]!.type));
 
-  /** Builds the RecordBatch of `rows`; `place` (the page URL) names the batch in errors. Zero rows are fine. After an error, discard the builder. */
+  /**
+   * Builds the RecordBatch of `rows`; `place` (the page URL) names the batch in errors. Zero rows are fine. After an
+   * error, discard the builder.
+   */
   build(rows: readonly Row[], place: BatchPlace = 'a batch'): arrow.RecordBatch {
     // The rows' values, column by column: each row is read once, in one pass over its properties (read-row.ts).
     const columns = COLUMNS.map(() => new Array<RowValue | undefined>(rows.length));

@@ -88,7 +88,10 @@ export class AtomicFile {
     }
   }
 
-  /** Flushes, fsyncs and renames the temporary file to the final path; returns its size and SHA-256. On failure the temporary file is removed. */
+  /**
+   * Flushes, fsyncs and renames the temporary file to the final path; returns its size and SHA-256. On failure the
+   * temporary file is removed.
+   */
   async commit(): Promise<Digest> {
     this.ensureOpen();
     try {
@@ -131,7 +134,9 @@ function writeFailed(what: string, cause: unknown): LoadError {
   return new LoadError({ code: 'LOAD_WRITE_FAILED', message: `load: ${what}: ${fileSystemReason(cause)}`, cause });
 }
 
-/** Makes renames in `folder` durable; some platforms cannot fsync a folder, and there a rename is as durable as it gets. */
+/**
+ * Makes renames in `folder` durable; some platforms cannot fsync a folder, and there a rename is as durable as it gets.
+ */
 export async function syncFolder(folder: string): Promise<void> {
   try {
     const handle = await open(folder, 'r');

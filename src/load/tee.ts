@@ -109,7 +109,7 @@ class TeeHub<T> {
     const over = this.current !== undefined && this.current.kind !== 'item';
     if (over || this.failure) return;
     this.failure = {
-      error: new LoadError({ code: 'LOAD_TEE_CONSUMER_STOPPED', message: `load: tee consumer ${i + 1} of ${this.taken.length} stopped after ${this.taken[i]} items, before the end of the stream`, cause: error }),
+      error: new LoadError({ code: 'LOAD_TEE_CONSUMER_STOPPED', message: `load: tee consumer ${i + 1} of ${this.taken.length} stopped after ${this.taken[i]} ` + `items, before the end of the stream`, cause: error }),
     };
     this.wake();
     if (!this.released) {

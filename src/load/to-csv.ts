@@ -27,9 +27,15 @@ const ENGINES = {
 export interface CsvSinkOptions {
   /** Path of the `.csv` file to publish; required. */
   path: string;
-  /** Prefix `'` to string values starting with `=`, `+`, `-`, `@`, tab or CR (and their full-width forms) against spreadsheet formula injection; numbers are never touched; default true. */
+  /**
+   * Prefix `'` to string values starting with `=`, `+`, `-`, `@`, tab or CR (and their full-width forms) against
+   * spreadsheet formula injection; numbers are never touched; default true.
+   */
   neutraliseFormulas?: boolean;
-  /** Writer: 'builtin' (img-etl's own formatter, several times faster) or 'csv-stringify' (the library); default 'builtin'. */
+  /**
+   * Writer: 'builtin' (img-etl's own formatter, several times faster) or 'csv-stringify' (the library); default
+   * 'builtin'.
+   */
   engine?: CsvEngine;
 }
 
@@ -51,7 +57,8 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
       try {
         return format();
       } catch (cause) {
-        throw encodeFailed(`writing csv file ${options.path}`, cause); // a LoadError (a value of the wrong type) passes through
+        // a LoadError (a value of the wrong type) passes through
+        throw encodeFailed(`writing csv file ${options.path}`, cause);
       }
     };
     await file.write(encode(() => engine.header(neutralise)));

@@ -24,7 +24,10 @@ export interface ParquetSinkOptions {
   engine?: ParquetEngine;
   /** Rows per row group; only the last group may have fewer; default 25,000. */
   rowGroupSize?: number;
-  /** Parquet key-value metadata (e.g. `img-etl.source_url`, `img-etl.snapshot_time`, `img-etl.schema_version`), also stored in the embedded Arrow schema by 'wasm'; default none. */
+  /**
+   * Parquet key-value metadata (e.g. `img-etl.source_url`, `img-etl.snapshot_time`, `img-etl.schema_version`), also
+   * stored in the embedded Arrow schema by 'wasm'; default none.
+   */
   metadata?: Record<string, string>;
 }
 
@@ -38,7 +41,10 @@ const DICTIONARY_COLUMNS = COLUMNS.filter((c) => c.dictionary).map((c) => c.name
  */
 export const DEFAULT_ROW_GROUP_SIZE = 25_000;
 
-/** Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with no rows. */
+/**
+ * Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with
+ * no rows.
+ */
 export async function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSinkOptions): Promise<SinkResult> {
   const engine = options.engine ?? 'wasm';
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
@@ -54,7 +60,8 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
   }
   try {
     const schema = arrowSchema(new Map(Object.entries(metadata)));
-    // Each engine is loaded when first used (parquet-wasm compiles its WebAssembly then): a run loads only the one it writes with.
+    // Each engine is loaded when first used (parquet-wasm compiles its WebAssembly then): a run loads only the one it
+    // writes with.
     const { checkParquetFooter, writeParquetWasm } = await import('./parquet-wasm-writer.js');
     const rows =
       engine === 'wasm'

@@ -10,12 +10,17 @@ import { readManifest } from './publish-folder.js';
 
 const NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
 
-/** The folder name of a snapshot started at `date`: `20261121T134955.123Z` (UTC, sortable, safe in every file system). */
+/**
+ * The folder name of a snapshot started at `date`: `20261121T134955.123Z` (UTC, sortable, safe in every file system).
+ */
 export function snapshotName(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '');
 }
 
-/** Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where symlinks are unavailable. */
+/**
+ * Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where
+ * symlinks are unavailable.
+ */
 export async function publishLatest(baseDir: string, name: string): Promise<'symlink' | 'file'> {
   const latest = join(baseDir, 'latest');
   const temp = join(baseDir, `.latest.tmp-${randomBytes(4).toString('hex')}`);

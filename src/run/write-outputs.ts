@@ -26,14 +26,18 @@ export interface WriteOutputsOptions {
   metadata: Record<string, string>;
 }
 
-/** Feeds one stream of row batches to every sink at once (Arrow batches built once for Parquet and Arrow); resolves to the files written. */
+/**
+ * Feeds one stream of row batches to every sink at once (Arrow batches built once for Parquet and Arrow); resolves to
+ * the files written.
+ */
 export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: WriteOutputsOptions): Promise<SinkResult[]> {
   const { outDir, metadata } = options;
   const columnar = options.formats.filter((f) => f !== 'csv');
   const consumers: ((source: AsyncIterable<RowBatch>) => Promise<SinkResult | SinkResult[]>)[] = [
     async (source) => {
       const rejects = await toRejects(source, { path: join(outDir, FILE_NAMES.rejects) });
-      if (rejects.file === null) await rm(join(outDir, FILE_NAMES.rejects), { force: true }); // no stale file from an earlier run
+      // no stale file from an earlier run
+      if (rejects.file === null) await rm(join(outDir, FILE_NAMES.rejects), { force: true });
       return rejects.file === null ? [] : [rejects.file];
     },
   ];
@@ -42,7 +46,8 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
   }
   if (columnar.length > 0) {
     consumers.push(async (source) => {
-      // The Arrow stack (apache-arrow, and parquet-wasm in to-parquet.ts) loads while the first pages are fetched, and only for these formats.
+      // The Arrow stack (apache-arrow, and parquet-wasm in to-parquet.ts) loads while the first pages are fetched, and
+      // only for these formats.
       const [{ toArrowBatches }, { toParquet }, { toArrow }] = await Promise.all([import('../load/arrow-batches.js'), import('../load/to-parquet.js'), import('../load/to-arrow.js')]).catch(async (error: unknown) => {
         await closeSource(source);
         throw error;

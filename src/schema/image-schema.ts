@@ -11,7 +11,10 @@ for (const column of RECORD_COLUMNS) {
   shape[column.name] = column.required ? type : type.nullable().optional();
 }
 
-/** An Image record as served; every known key is optional (atlases lack many) but typed, `id` is required; unknown keys are kept if they are not nested absurdly deep. */
+/**
+ * An Image record as served; every known key is optional (atlases lack many) but typed, `id` is required; unknown keys
+ * are kept if they are not nested absurdly deep.
+ */
 export const ImageSchema = z.object(shape).catchall(EXTRA_COLUMN.type.zod(z));
 
 /** The list envelope; records are validated one by one so that one bad record does not lose its page. */

@@ -3,7 +3,9 @@
  * blank values kept, last value wins), Python `int()` on a parameter, and `urlencode(doseq=True)`.
  */
 
-/** The query as an ordered list of [name, value] pairs, decoded like Python's `parse_qsl(qs, keep_blank_values=True)`. */
+/**
+ * The query as an ordered list of [name, value] pairs, decoded like Python's `parse_qsl(qs, keep_blank_values=True)`.
+ */
 export function parseQueryString(query: string): [string, string][] {
   const pairs: [string, string][] = [];
   for (const field of query.split('&')) {
@@ -30,7 +32,10 @@ export function unquotePlus(text: string): string {
   return unquote(text.replaceAll('+', ' '));
 }
 
-/** Python's `unquote(s, encoding='utf-8', errors='replace')`: `%XX` escapes decoded as UTF-8, bad escapes kept literally. */
+/**
+ * Python's `unquote(s, encoding='utf-8', errors='replace')`: `%XX` escapes decoded as UTF-8, bad escapes kept
+ * literally.
+ */
 export function unquote(text: string): string {
   if (!text.includes('%')) return text;
   const bytes: number[] = [];

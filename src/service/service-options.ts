@@ -85,7 +85,10 @@ export interface ServiceOptions {
   host?: string;
   /** Port to listen on; 0 picks a free one. Default 0. */
   port?: number;
-  /** Given records (JSON text kept byte for byte, or objects), served in this order, URLs re-based on the served origin. Default none. */
+  /**
+   * Given records (JSON text kept byte for byte, or objects), served in this order, URLs re-based on the served origin.
+   * Default none.
+   */
   data?: readonly DataRecordInput[];
   /** Generated records mixed in with the given ones. Default 0 when `data` is given, else 1000. */
   records?: number;

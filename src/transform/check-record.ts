@@ -10,7 +10,10 @@ export type RecordCheck = 'invalid' | 'valid' | 'valid-with-extra';
 
 const REQUIRED = RECORD_COLUMNS.filter((c) => c.required).length;
 
-/** True when the raw record is an object with a non-negative safe-integer `id` and every known key null, absent or of its column's type. */
+/**
+ * True when the raw record is an object with a non-negative safe-integer `id` and every known key null, absent or of
+ * its column's type.
+ */
 export function isValidRecord(raw: unknown): raw is Record<string, unknown> {
   return checkRecord(raw) !== 'invalid';
 }

@@ -18,7 +18,10 @@ export function emptyNormalisationCounts(): NormalisationCounts {
   return { sentinelToNull: {}, emptyToNull: {}, recordsWithExtra: 0 };
 }
 
-/** Turns validated records into output rows: sentinels and empty strings to null (counted), timestamps to UTC microseconds, unknown keys to `extra`. */
+/**
+ * Turns validated records into output rows: sentinels and empty strings to null (counted), timestamps to UTC
+ * microseconds, unknown keys to `extra`.
+ */
 export async function* normalise(source: AsyncIterable<ValidBatch>, counts: NormalisationCounts = emptyNormalisationCounts()): AsyncIterable<RowBatch> {
   for await (const batch of source) {
     yield { source: batch.source, rows: normaliseRecords(batch.records, counts), rejects: batch.rejects };

@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 describe('--dry-run', () => {
-  it('reads the first page only and prints count, page size, pages, requests, estimated time and sizes; writes nothing', async () => {
+  it('reads the first page only and prints count, page size, pages, requests, estimated ' + 'time and sizes; writes nothing', async () => {
     service = await startFixtureService({ records: 500, seed: 31 });
     const run = await runCli(['--base-url', service.url, '--out', out, '--dry-run', '--page-size', '50', '--concurrency', '3', '--to', 'parquet,csv']);
     expect(run.code).toBe(0);

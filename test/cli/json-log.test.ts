@@ -21,7 +21,7 @@ const EVENTS: ExtractEvent[] = [
 ];
 
 describe('JsonLog', () => {
-  it('writes each event as one JSON object on its own line: ts, level, event, then the event fields in snake_case', () => {
+  it('writes each event as one JSON object on its own line: ts, level, event, then the ' + 'event fields in snake_case', () => {
     const { stream, chunks } = fakeStream();
     const log = new JsonLog(stream);
     for (const event of EVENTS) log.onEvent(event);

@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 describe('output options', () => {
-  it('--help lists --quiet, --log-format, --summary, --progress-interval and --dry-run with their defaults', async () => {
+  it('--help lists --quiet, --log-format, --summary, --progress-interval and --dry-run ' + 'with their defaults', async () => {
     const run = await runCli(['--help']);
     expect(run.code).toBe(0);
     const help = run.stdout.replace(/\n {20,}/g, ' '); // yargs wraps a long description onto an indented line

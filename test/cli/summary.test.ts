@@ -44,9 +44,9 @@ describe('summary', () => {
     expect(formatSummary(result, extras)).toBe(
       [
         'img-etl: INCOMPLETE snapshot of http://h/api/images/',
-        '  records   999 written, 1 rejected; the service counted 1001 at the start and 1002 at the end: 2 missing, 1 duplicate dropped',
+        '  records   999 written, 1 rejected; the service counted 1001 at the start and 1002 ' + 'at the end: 2 missing, 1 duplicate dropped',
         '  pages     22 pages of up to 100 records fetched in 2 passes, 3 retries, 12.5 s (80 records/s)',
-        '  changed   2 records came back changed while the list was paged (id 7, 9); the copy newer by modify_date is kept',
+        '  changed   2 records came back changed while the list was paged (id 7, 9); the ' + 'copy newer by modify_date is kept',
         '  skipped   records at offsets 512: the server could not serve them',
         `  parquet   ${join('snap', '20250301T100000Z', 'images.parquet')}  123.5 kB, 999 rows`,
         `  rejects   ${join('snap', '20250301T100000Z', 'rejects.ndjson')}  800 B, 1 rows`,
@@ -95,7 +95,7 @@ describe('summary lines stay true at the edges', () => {
 
   it('a count that moved during the run: both counts, never "100 written of 50 expected"', () => {
     const text = edge({ complete: true, records_written: 100, received: 100, expected: 50, missing: 0, count_at_start: 100, count_at_end: 50, rejects: 0, duplicates_dropped: 0 });
-    expect(text).toContain('  records   100 written, 0 rejected; the service counted 100 at the start and 50 at the end: 0 missing, 0 duplicates dropped');
+    expect(text).toContain('  records   100 written, 0 rejected; the service counted 100 at the start and 50 at ' + 'the end: 0 missing, 0 duplicates dropped');
     expect(text).not.toMatch(/written of \d+ expected/);
   });
 

@@ -62,7 +62,8 @@ describe('columnEquality', () => {
 
   it('categories: by text, whatever the dictionary order or encoding on each side', () => {
     const a = category(['T map', 'Z map', null, 'ROI/mask', 'T map']);
-    const b = category(['Z map', 'Z map', null, 'ROI/mask', 'Z map']); // 'Z map' gets key 0 here, 'T map' got key 0 there
+    // 'Z map' gets key 0 here, 'T map' got key 0 there
+    const b = category(['Z map', 'Z map', null, 'ROI/mask', 'Z map']);
     expect(equalities(a, b)).toEqual([false, true, true, true, false]);
     expect(equalities(a, utf8(['T map', 'Z map', null, 'ROI/mask', 'parcellation']))).toEqual([true, true, true, true, false]);
     expect(equalities(utf8(['T map', null]), category(['T map', 'T map']))).toEqual([true, false]);

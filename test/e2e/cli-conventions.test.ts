@@ -67,7 +67,7 @@ describe('options that cannot work', () => {
     for (const [args, env] of [[['--token', token], {}], [[], { IMG_ETL_TOKEN: token }]] as const) {
       const run = await runCli(['--base-url', service.url, '--out', out, ...args], { env });
       expect(run.code).toBe(2);
-      expect(run.stderr).toBe('img-etl: --token: expected one token of visible ASCII characters, without spaces or control characters (not shown here)\n');
+      expect(run.stderr).toBe('img-etl: --token: expected one token of visible ASCII characters, without spaces or ' + 'control characters (not shown here)\n');
       if (token !== '') expect(run.stderr).not.toContain(token);
     }
     expect(service.stats.requests).toBe(0);
@@ -89,7 +89,7 @@ describe('options that cannot work', () => {
     expect(service.stats.requests).toBe(0);
   });
 
-  it('takes true and false from the command line, the environment and a config file, and a timeout of a day', async () => {
+  it('takes true and false from the command line, the environment and a config file, and ' + 'a timeout of a day', async () => {
     service = await startFixtureService({ records: 10 });
     const path = join(out, 'config.json');
     await writeFile(path, JSON.stringify({ 'max-passes': 2, neutraliseFormulas: false, to: ['csv'] }));
@@ -149,7 +149,9 @@ async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ c
     process.once('message', () => {
       process.disconnect();
       const chunks = [];
-      fs.createReadStream('', { fd }).on('data', (c) => chunks.push(c)).on('end', () => process.stdout.write(Buffer.concat(chunks)));
+      fs.createReadStream('', { fd })
+        .on('data', (c) => chunks.push(c))
+        .on('end', () => process.stdout.write(Buffer.concat(chunks)));
     });`;
   const fifos = [join(out, 'stdout.fifo'), join(out, 'stderr.fifo')];
   for (const fifo of fifos) await runFile('mkfifo', [fifo]);
@@ -159,7 +161,8 @@ async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ c
     reader.stdout!.on('data', (c: Buffer) => chunks.push(c));
     return new Promise<string>((resolve) => reader.on('close', () => resolve(Buffer.concat(chunks).toString('utf8'))));
   });
-  const writeEnds = await Promise.all(fifos.map((fifo) => open(fifo, 'w'))); // returns once the reader has opened its end
+  // returns once the reader has opened its end
+  const writeEnds = await Promise.all(fifos.map((fifo) => open(fifo, 'w')));
   const cli = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', writeEnds[0]!.fd, writeEnds[1]!.fd] });
   for (const end of writeEnds) await end.close(); // the CLI holds the only write ends now
   let told = false;
@@ -181,7 +184,8 @@ async function waitForFile(path: string, child: ChildProcess): Promise<void> {
 
 describe('output piped to a slow reader', () => {
   it('arrives whole on stdout and stderr: every JSON log line and the JSON summary', async () => {
-    service = await startFixtureService({ records: 1941, seed: 8 }); // 2,000 records in 1,000 pages: about 165 kB of log
+    // 2,000 records in 1,000 pages: about 165 kB of log
+    service = await startFixtureService({ records: 1941, seed: 8 });
     const run = await runIntoSlowReaders(['--base-url', service.url, '--out', out, '--page-size', '2', '--log-format', 'json', '--summary', 'json'], join(out, 'manifest.json'));
     expect(run.code).toBe(0);
     const manifest = await manifestOf();

@@ -1,6 +1,6 @@
 /**
- * The command line's contract: rejects, duplicates, the second Parquet engine, the CSV engines, bad options, help, demo.
- * Real CLI, real loopback HTTP (the bundled service, or a scripted server for what it would never serve).
+ * The command line's contract: rejects, duplicates, the second Parquet engine, the CSV engines, bad options, help,
+ * demo. Real CLI, real loopback HTTP (the bundled service, or a scripted server for what it would never serve).
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -44,7 +44,7 @@ async function serveRecords(records: unknown[], limit = 10): Promise<ScriptedSer
 const selectExact = () => COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
 
 describe('img-etl command line', () => {
-  it('keeps records that break the schema in rejects.ndjson with the raw record, page URL and issues, and goes on', async () => {
+  it('keeps records that break the schema in rejects.ndjson with the raw record, page URL ' + 'and issues, and goes on', async () => {
     const good = fixtureRecords.slice(0, 25);
     const bad = [
       { ...fixtureRecords[30], file_size: '19605' },
@@ -67,7 +67,7 @@ describe('img-etl command line', () => {
     expect(rows[0]!['n']).toBe(25n);
   });
 
-  it('drops a record repeated across pages, counts it, and does not call the snapshot complete when count promised more', async () => {
+  it('drops a record repeated across pages, counts it, and does not call the snapshot ' + 'complete when count promised more', async () => {
     const records = fixtureRecords.slice(0, 20);
     const s = await serveRecords([...records.slice(0, 10), records[3], ...records.slice(10)], 10);
     const run = await runCli(['--base-url', s.origin, '--out', out, '--page-size', '10']);
@@ -136,7 +136,7 @@ describe('img-etl command line', () => {
     expect(await readdir(out)).toEqual([]);
   });
 
-  it('stops a list that repeats the same records endlessly, with one line naming the page, and exit code 1', async () => {
+  it('stops a list that repeats the same records endlessly, with one line naming the ' + 'page, and exit code 1', async () => {
     const records = fixtureRecords.slice(0, 10);
     server = await startScriptedServer((req, res, origin) => {
       const offset = Number(new URL(req.url ?? '/', origin).searchParams.get('offset') ?? 0);
@@ -145,16 +145,16 @@ describe('img-etl command line', () => {
     const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(
-      new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 pages after it held only records already received in this pass: the list repeats itself endlessly$`),
+      new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 ` + `pages after it held only records already received in this pass: the list repeats ` + `itself endlessly$`),
     );
     expect(server.requests.length).toBeLessThan(30);
   });
 
-  it('--max-page-mb caps a page body: a larger page is retried, then fails with one line naming the URL and the cap', async () => {
+  it('--max-page-mb caps a page body: a larger page is retried, then fails with one line ' + 'naming the URL and the cap', async () => {
     const s = await serveRecords(fixtureRecords.slice(0, 40), 40);
     const run = await runCli(['--base-url', s.origin, '--out', out, '--max-page-mb', '0.01', '--max-attempts', '2', '--retry-delay', '0.01']);
     expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`));
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a ` + `body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`));
   });
 
   it('sends --token (here from IMG_ETL_TOKEN) to the base host only, and never writes it anywhere', async () => {

@@ -94,7 +94,7 @@ describe('progress on stderr', () => {
     expect(screen.trimEnd().split('\r\n').at(-1)).toBe(`  manifest  ${join(out, 'manifest.json')}`);
   });
 
-  it('in a pipe: a plain line at the first page and then one every --progress-interval, never a carriage return', async () => {
+  it('in a pipe: a plain line at the first page and then one every --progress-interval, ' + 'never a carriage return', async () => {
     const s = await slowService();
     const run = await runCli([...slowArgs(s), '--to', 'csv', '--progress-interval', '0.2']);
     expect(run.code).toBe(0);
@@ -111,7 +111,7 @@ describe('progress on stderr', () => {
     expect(run.stdout).toMatch(/^img-etl: complete snapshot of /);
   });
 
-  it('in a pipe, by default: a line at the first page, then one every 10 s (none in a run of about a second)', async () => {
+  it('in a pipe, by default: a line at the first page, then one every 10 s (none in a run ' + 'of about a second)', async () => {
     const s = await slowService();
     const run = await runCli([...slowArgs(s), '--to', 'csv']);
     expect(run.code).toBe(0);
@@ -132,7 +132,7 @@ describe('progress on stderr', () => {
     expect(run.stderr).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/);
   });
 
-  it('--log-format json: every stderr line is an object with ts, level and event: pages, passes, publishing', async () => {
+  it('--log-format json: every stderr line is an object with ts, level and event: pages, ' + 'passes, publishing', async () => {
     // Records deleted while it pages shift the list under pass 1, so a second pass runs.
     service = await startFixtureService({ records: 600, seed: 22, faults: { workers: 1, pageLatencyMs: 5, deleteRate: 0.3, faultSeed: 3 } });
     const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '50', '--to', 'parquet,csv', '--log-format', 'json']);
@@ -142,7 +142,8 @@ describe('progress on stderr', () => {
       expect(line['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(['info', 'warn']).toContain(line['level']);
       expect(typeof line['event']).toBe('string');
-      expect(keysOf(line).filter((key) => !/^[a-z][a-z0-9_]*$/.test(key))).toEqual([]); // snake_case, as in the manifest
+      // snake_case, as in the manifest
+      expect(keysOf(line).filter((key) => !/^[a-z][a-z0-9_]*$/.test(key))).toEqual([]);
     }
     const manifest = await manifestOf();
     const of = (event: string) => lines.filter((line) => line['event'] === event);
@@ -184,7 +185,7 @@ describe('progress on stderr', () => {
 });
 
 describe('summary on stdout', () => {
-  it('--summary json: one document with records, files (name, bytes, rows, sha256), duration and completeness', async () => {
+  it('--summary json: one document with records, files (name, bytes, rows, sha256), ' + 'duration and completeness', async () => {
     service = await startFixtureService({ records: 300, seed: 23 });
     const run = await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,arrow,csv', '--summary', 'json', '--quiet', '--page-size', '100']);
     expect(run.code).toBe(0);

@@ -132,7 +132,7 @@ describe('a publication cut between two renames', () => {
     }
   });
 
-  it('a pending folder without its manifest (cut before the commit point) is discarded, the folder left as it was', async () => {
+  it('a pending folder without its manifest (cut before the commit point) is discarded, ' + 'the folder left as it was', async () => {
     const { mkdtemp, mkdir: makeDir, rm, writeFile } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const out = await mkdtemp(join(tmpdir(), 'img-etl-cut-'));

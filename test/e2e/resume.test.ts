@@ -99,7 +99,7 @@ describe('resume', () => {
     const stopped = await interrupt(out, (lines) => lines.length >= 5, 'SIGINT');
     expect(stopped.code).toBe(130);
     expect(stopped.stderr.trim().split('\n').at(-1)).toBe(
-      `img-etl: interrupted; ${stopped.staged} pages are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`,
+      `img-etl: interrupted; ${stopped.staged} pages are kept in ` + `${join(out, '.img-etl-staging')}: run the same command again to resume`,
     );
     expect(await readdir(out)).toEqual(['.img-etl-staging']);
     const resumed = await runCli(args(out));

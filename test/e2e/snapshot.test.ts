@@ -82,7 +82,7 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
     expectRows(rows);
   });
 
-  it('Parquet: zstd, dictionary-encoded categories, and key-value metadata with source, time and schema version', async () => {
+  it('Parquet: zstd, dictionary-encoded categories, and key-value metadata with source, ' + 'time and schema version', async () => {
     const db = await openDuckDB();
     const file = sqlString(join(out, 'images.parquet'));
     const meta = await query(db, `SELECT DISTINCT compression FROM parquet_metadata(${file})`);
@@ -96,7 +96,7 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
     expect(Number.isNaN(Date.parse(String(map.get('img-etl.snapshot_time'))))).toBe(false);
   });
 
-  it('Arrow IPC file: apache-arrow reads the schema with dictionary, UTC microsecond timestamp and int64 types', async () => {
+  it('Arrow IPC file: apache-arrow reads the schema with dictionary, UTC microsecond ' + 'timestamp and int64 types', async () => {
     const table = tableFromIPC(await readFile(join(out, 'images.arrow')));
     expect(table.schema.fields.map((f) => f.name)).toEqual(COLUMNS.map((c) => c.name));
     for (const column of COLUMNS) {
@@ -123,7 +123,7 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
 
   it('CSV: header, and every value in its documented text form', async () => {
     const db = await openDuckDB();
-    const rows = await query(db, `SELECT * FROM read_csv(${sqlString(join(out, 'images.csv'))}, header = true, all_varchar = true, allow_quoted_nulls = false)`);
+    const rows = await query(db, `SELECT * FROM read_csv(${sqlString(join(out, 'images.csv'))}, header = true, ` + `all_varchar = true, allow_quoted_nulls = false)`);
     expect(Object.keys(rows[0]!)).toEqual(COLUMNS.map((c) => c.name));
     const formula = /^[=+\-@\t\r]/;
     expectRows(rows, (kind, text) => {

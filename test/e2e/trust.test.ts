@@ -39,7 +39,7 @@ const expectedOf = (records: readonly Record<string, unknown>[]) => new Map<bigi
 const requestsFor = (offset: number) => server!.requests.filter((u) => new URL(u, 'http://x').searchParams.get('offset') === String(offset)).length;
 
 describe('completeness counts distinct records', () => {
-  it('records without a usable id are counted once, written to rejects.ndjson once, and a short list exits 3', async () => {
+  it('records without a usable id are counted once, written to rejects.ndjson once, and a ' + 'short list exits 3', async () => {
     const valid = madeRecords(96);
     const bad = [{ ...valid[0], id: 'abc' }, { ...valid[1], id: null }, { ...valid[2], id: 1.5 }, { ...valid[3], id: 2 ** 60 }];
     const records = [...valid];
@@ -121,7 +121,7 @@ describe('staging of an earlier run', () => {
     const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000).toISOString();
     await writeFile(runJson, JSON.stringify({ ...identity, started_at: twoDaysAgo }));
     const old = await runCli(args());
-    expect(old.stderr).toContain(`img-etl: staging: ${join(out, '.img-etl-staging')} holds a run started ${twoDaysAgo}, 48.0 h ago, past the resume limit of 12 h; discarded it and started afresh`);
+    expect(old.stderr).toContain(`img-etl: staging: ${join(out, '.img-etl-staging')} holds a run started ${twoDaysAgo}, ` + `48.0 h ago, past the resume limit of 12 h; discarded it and started afresh`);
     expect(old.code).toBe(0);
     expect(requestsFor(0)).toBe(2);
     expectRowsMatch(await readParquetRows(out), expectedOf(records));
@@ -147,7 +147,7 @@ describe('staging of an earlier run', () => {
 });
 
 describe('a resume checks that the service still holds what was staged', () => {
-  it('a run interrupted, then the service changed, then resumed: the staging is discarded with a notice, not merged', async () => {
+  it('a run interrupted, then the service changed, then resumed: the staging is discarded ' + 'with a notice, not merged', async () => {
     service = await startService({ records: 5000, seed: 1, faults: { workers: 2, pageLatencyMs: 10 } });
     const port = Number(new URL(service.url).port);
     const args = ['--base-url', service.url, '--out', out, '--page-size', '100'];
@@ -169,7 +169,7 @@ describe('a resume checks that the service still holds what was staged', () => {
 });
 
 describe('the output folder holds one run', () => {
-  it('files an earlier run wrote that this run does not are removed; a file img-etl did not write is kept', async () => {
+  it('files an earlier run wrote that this run does not are removed; a file img-etl did ' + 'not write is kept', async () => {
     service = await startFixtureService({ records: 50, seed: 3 });
     const user = join(out, 'images.arrow'); // the user's own file, before any img-etl run here
     await writeFile(user, 'mine');
@@ -183,7 +183,7 @@ describe('the output folder holds one run', () => {
 });
 
 describe('--keep', () => {
-  it('deletes only snapshot folders img-etl wrote, counts complete ones, and prunes incomplete ones older than the newest complete', async () => {
+  it('deletes only snapshot folders img-etl wrote, counts complete ones, and prunes ' + 'incomplete ones older than the newest complete', async () => {
     const records = madeRecords(30);
     let count = 30;
     server = await startListServer(records, { count: () => count });

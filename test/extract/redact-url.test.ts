@@ -73,8 +73,8 @@ describe('ExtractError messages', () => {
   });
 
   it('are one line, whatever the reason holds', () => {
-    const error = new ExtractError({ code: 'BAD_BODY', url: 'http://h/api/images/', reason: 'returned a body that is not valid JSON (Unexpected token \'<\', "<html>\r\n<h"... is not valid JSON)\u2028x\u0000y', retryable: true });
-    expect(error.message).toBe('extract: GET http://h/api/images/ returned a body that is not valid JSON (Unexpected token \'<\', "<html> <h"... is not valid JSON) x y');
+    const error = new ExtractError({ code: 'BAD_BODY', url: 'http://h/api/images/', reason: 'returned a body that is not valid JSON (Unexpected token \'<\', "<html>\r\n<h"... ' + 'is not valid JSON)\u2028x\u0000y', retryable: true });
+    expect(error.message).toBe('extract: GET http://h/api/images/ returned a body that is not valid JSON ' + '(Unexpected token \'<\', "<html> <h"... is not valid JSON) x y');
     expect(error.reason).not.toMatch(/[\r\n\u2028\u0000]/);
   });
 

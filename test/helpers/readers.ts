@@ -63,7 +63,7 @@ export function expectSameRows(actual: Record<string, unknown>[], expected: Row[
       const want = map(column.type.kind, expected[i]![column.name]);
       const got = actual[i]![column.name];
       if (!Object.is(got, want)) {
-        throw new Error(`row ${i} column ${column.name}: got ${String(got)} (${typeof got}${Object.is(got, -0) ? ', -0' : ''}), want ${String(want)} (${typeof want}${Object.is(want, -0) ? ', -0' : ''})`);
+        throw new Error(`row ${i} column ${column.name}: got ${String(got)} (${typeof got}${Object.is(got, -0) ? ', -0' : ''}), ` + `want ${String(want)} (${typeof want}${Object.is(want, -0) ? ', -0' : ''})`);
       }
     }
   }

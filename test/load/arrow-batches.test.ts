@@ -61,7 +61,7 @@ describe('toArrowBatches', () => {
     });
   });
 
-  it('grows one dictionary per category column: earlier chunks kept, one new chunk per batch with new values', async () => {
+  it('grows one dictionary per category column: earlier chunks kept, one new chunk per ' + 'batch with new values', async () => {
     const batches = await collect();
     const chunksOf = (b: number) => batches[b]!.arrow.getChild('map_type')!.data[0]!.dictionary!.data;
     const values = (b: number) =>

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('toArrow', () => {
-  it('writes an IPC file that apache-arrow reads back value by value, with types, metadata and delta dictionaries', async () => {
+  it('writes an IPC file that apache-arrow reads back value by value, with types, ' + 'metadata and delta dictionaries', async () => {
     const path = join(dir, 'images.arrow');
     const metadata = { 'img-etl.source_url': 'http://neurovault.org/api/images/', 'img-etl.schema_version': '1' };
     const result = await toArrow(toArrowBatches(streamOf(fixtureBatches())), { path, metadata });

@@ -45,7 +45,7 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
 ])('toParquet with the $engine engine', ({ engine, codec }) => {
   const timestamps = timestampsFor(engine);
 
-  it('writes a file DuckDB reads back value by value, with exact types, metadata, compression and row groups', async () => {
+  it('writes a file DuckDB reads back value by value, with exact types, metadata, ' + 'compression and row groups', async () => {
     const path = join(dir, 'images.parquet');
     const source = toArrowBatches(streamOf(fixtureBatches(timestamps)));
     const result = await toParquet(source, { path, engine, rowGroupSize: 10, metadata: METADATA });
@@ -68,11 +68,12 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
     else expect(Object.keys(pairs).sort()).toEqual(Object.keys(METADATA).sort());
 
     const groups = await query(duck, `SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata(${file}) ORDER BY row_group_id`);
-    expect(groups.map((g) => Number(g['row_group_num_rows']))).toEqual([10, 10, 10, 6]); // 36 rows in groups of 10, whatever the page sizes
+    // 36 rows in groups of 10, whatever the page sizes
+    expect(groups.map((g) => Number(g['row_group_num_rows']))).toEqual([10, 10, 10, 6]);
     const codecs = await query(duck, `SELECT DISTINCT compression FROM parquet_metadata(${file})`);
     expect(codecs.map((c) => c['compression'])).toEqual([codec]);
 
-    const schema = await query(duck, `SELECT name, type, converted_type, logical_type FROM parquet_schema(${file}) WHERE name = 'add_date' OR name = 'name' OR name = 'id'`);
+    const schema = await query(duck, `SELECT name, type, converted_type, logical_type FROM parquet_schema(${file}) WHERE ` + `name = 'add_date' OR name = 'name' OR name = 'id'`);
     const byName = Object.fromEntries(schema.map((s) => [String(s['name']), s] as const));
     expect(byName['add_date']).toMatchObject({ type: 'INT64' });
     if (engine === 'wasm') {
@@ -134,7 +135,7 @@ describe('toParquet on many pages', () => {
     expect(types).toBeGreaterThan(1);
     expect(summary).toEqual({ n: BigInt(total), ids: BigInt((total * (total + 1)) / 2), types: BigInt(types) });
     const sample = [0, 99, 100, 8191, 8192, total - 1].filter((i) => i < total);
-    const read = await query(duck, `SELECT ${exactSelectList()} FROM read_parquet(${file}) WHERE id IN (${sample.map((i) => i + 1).join(', ')}) ORDER BY id`);
+    const read = await query(duck, `SELECT ${exactSelectList()} FROM read_parquet(${file}) WHERE id IN (${sample.map((i) => i + 1).join(', ')}) ` + `ORDER BY id`);
     expectSameRows(read, sample.map((i) => pages[Math.floor(i / 100)]!.rows[i % 100]!));
   });
 });

@@ -1,4 +1,6 @@
-/** What the records look like: key order, nulls, real records served exactly, the generator's determinism and value mix. */
+/**
+ * What the records look like: key order, nulls, real records served exactly, the generator's determinism and value mix.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ATLAS_KEYS,
@@ -57,7 +59,7 @@ describe('key order', () => {
     for (const record of atlases) expect(Object.keys(record)).toEqual(fixtureAtlasKeys);
   });
 
-  it('of NIDM maps follows DRF: declared fields after file_size, then the Image fields in real order, data and QA', () => {
+  it('of NIDM maps follows DRF: declared fields after file_size, then the Image fields in ' + 'real order, data and QA', () => {
     const nidm = ofType('NIDM results statistic map');
     expect(nidm.length).toBeGreaterThan(0);
     for (const record of nidm) expect(Object.keys(record)).toEqual([...NIDM_MAP_KEYS]);
