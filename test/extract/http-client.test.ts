@@ -243,7 +243,7 @@ describe('size cap', () => {
     const body = JSON.stringify(GOOD);
     const s = await rawServer((socket, req) => {
       const padded = body + ' '.repeat(Number(new URL(req.url, 'http://x').searchParams.get('size')) - body.length);
-      const length = withLength ? { 'content-length': padded.length } : {};
+      const length: Record<string, number> = withLength ? { 'content-length': padded.length } : {};
       socket.end(rawHead(200, { 'content-type': 'application/json', ...length }) + padded);
     });
     const c = client(s.origin, { maxBodyBytes: 4096 });
