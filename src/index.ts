@@ -14,7 +14,7 @@ export { schemaTableMarkdown } from './schema/schema-table.js';
 
 // extract
 export { paginate, newExtractStats, type ExtractStats, type PaginateOptions } from './extract/paginate.js';
-export { ExtractError, type ExtractErrorCode } from './extract/extract-error.js';
+export { ExtractError, type ExtractErrorCode, type ExtractErrorOptions } from './extract/extract-error.js';
 export type * from './extract/extract-events.js';
 export { HttpClient, type FetchedJson, type FetchedPage, type HttpClientOptions } from './extract/http-client.js';
 export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/fetch-image.js';
@@ -40,7 +40,7 @@ export { toArrow, type ArrowSinkOptions } from './load/to-arrow.js';
 export { toCsv, type CsvEngine, type CsvSinkOptions } from './load/to-csv.js';
 export { toRejects, type RejectsResult, type RejectsSinkOptions } from './load/to-rejects.js';
 export { tee } from './load/tee.js';
-export { LoadError, type LoadErrorCode } from './load/load-error.js';
+export { LoadError, type LoadErrorCode, type LoadErrorOptions } from './load/load-error.js';
 export type { SinkResult } from './load/sink-result.js';
 
 // run: the whole job
@@ -57,7 +57,7 @@ export { writeCollections } from './run/write-collections.js';
 export { diffSnapshots, SnapshotDiff, type DiffChange, type DiffEntry, type DiffOptions, type DiffSide, type DiffTotals } from './diff/diff-snapshots.js';
 export { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from './diff/read-snapshot-rows.js';
 export { writeDiff, DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat, type WriteDiffOptions } from './diff/write-diff.js';
-export { DiffError, type DiffErrorCode } from './diff/diff-error.js';
+export { DiffError, type DiffErrorCode, type DiffErrorOptions } from './diff/diff-error.js';
 
 // the bundled Image Listing Service
 export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';

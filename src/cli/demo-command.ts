@@ -7,6 +7,7 @@ import type { Row } from '../schema/row.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
 import { readNdjsonLines } from '../service/data-records.js';
 import { startService } from '../service/start-service.js';
+import { oneLine } from '../text/one-line.js';
 import { runSnapshotCommand } from './snapshot-command.js';
 import { folderOption, parseFormats, positiveInt } from './snapshot-options.js';
 
@@ -21,7 +22,10 @@ function fixturePath(): string | undefined {
   return undefined;
 }
 
-/** `img-etl demo`: serves the bundled service on a free loopback port, snapshots it, prints the summary and the first rows, and stops the service. */
+/**
+ * `img-etl demo`: serves the bundled service on a free loopback port, snapshots it, prints the summary and the first
+ * rows, and stops the service.
+ */
 export function demoCommand(setExitCode: (code: number) => void): CommandModule<object, DemoArgs> {
   return {
     command: 'demo',
@@ -31,7 +35,7 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
         .option('records', { type: 'number', default: 5000, describe: 'Generated records served beside the 59 real ones' })
         .option('out', { type: 'string', default: 'output/demo', describe: 'Output folder' })
         .option('to', { type: 'string', array: true, default: ['parquet', 'arrow', 'csv'], describe: 'Formats to write' })
-        .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }) as never,
+        .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }),
     handler: async (args) => {
       const outDir = folderOption('out', args.out);
       const formats = parseFormats(args.to);
@@ -60,7 +64,8 @@ const PREVIEW_COLUMNS = ['id', 'collection_id', 'map_type', 'modality', 'add_dat
 /** A few columns of the first rows as a plain text table. */
 function formatPreview(rows: Row[]): string {
   const columns = COLUMNS.filter((c) => PREVIEW_COLUMNS.includes(c.name)).map((c) => c.name);
-  const cell = (v: Row[string]) => (v === null ? 'null' : typeof v === 'bigint' ? formatTimestampMicros(v) : String(v)).replace(/\s+/g, ' ').slice(0, 40);
+  const text = (v: Row[string]) => (v === null ? 'null' : typeof v === 'bigint' ? formatTimestampMicros(v) : String(v));
+  const cell = (v: Row[string]) => oneLine(text(v)).slice(0, 40);
   const table = [columns, ...rows.map((r) => columns.map((c) => cell(r[c] ?? null)))];
   const widths = columns.map((_, i) => Math.max(...table.map((line) => line[i]!.length)));
   return table.map((line) => line.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';

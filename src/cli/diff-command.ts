@@ -109,18 +109,20 @@ async function open(path: string, table: Table): Promise<SnapshotRows> {
     const { readSnapshotRows } = await import('../diff/read-snapshot-rows.js');
     return await readSnapshotRows(path, { table });
   } catch (error) {
-    if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT')) throw new UsageError(error.message);
+    if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT')) throw new UsageError({ message: error.message });
     throw error;
   }
 }
 
-/** Parses `--to` values (repeated and/or comma-separated) into diff formats; a one-line usage error for an unknown one. */
+/**
+ * Parses `--to` values (repeated and/or comma-separated) into diff formats; a one-line usage error for an unknown one.
+ */
 export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
   const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
   for (const f of formats) {
-    if (!(DIFF_FORMATS as readonly string[]).includes(f)) throw new UsageError(`--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}`);
+    if (!(DIFF_FORMATS as readonly string[]).includes(f)) throw new UsageError({ message: `--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}` });
   }
-  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${DIFF_FORMATS.join(', ')}`);
+  if (formats.length === 0) throw new UsageError({ message: `--to: no format given; choose from ${DIFF_FORMATS.join(', ')}` });
   return [...new Set(formats)] as DiffFormat[];
 }
 

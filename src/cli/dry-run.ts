@@ -38,13 +38,19 @@ export interface DryRunPlan {
   first_page: { ms: number; bytes: number; records: number };
   /** pages × first-page time / concurrency, in seconds. */
   estimated_seconds: number;
-  /** Bytes per chosen format: each written from the first page's records, extrapolated to `count`; null when the page had no valid record. */
+  /**
+   * Bytes per chosen format: each written from the first page's records, extrapolated to `count`; null when the page
+   * had no valid record.
+   */
   estimated_bytes: Partial<Record<Format, number | null>>;
   /** The list as JSON, from the first page's body: bytes / records × count. */
   estimated_json_bytes: number;
 }
 
-/** Fetches the first page (retrying as a run would) and works out the plan; writes only into a temporary folder it deletes. */
+/**
+ * Fetches the first page (retrying as a run would) and works out the plan; writes only into a temporary folder it
+ * deletes.
+ */
 export async function planSnapshot(options: SnapshotOptions, reporter: Reporter): Promise<DryRunPlan> {
   const listUrl = listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
   const requested = options.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -91,8 +97,8 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
 
 /**
  * Writes the page's records in every chosen format, and an empty file of each, into a temporary folder, then
- * extrapolates: empty file + (sample − empty file) / records on the page × count. A small sample compresses worse than the
- * whole list, so Parquet (zstd, dictionaries) tends to come out larger than it will be.
+ * extrapolates: empty file + (sample − empty file) / records on the page × count. A small sample compresses worse than
+ * the whole list, so Parquet (zstd, dictionaries) tends to come out larger than it will be.
  */
 async function estimateSizes(batch: PageBatch, options: SnapshotOptions, sourceUrl: string): Promise<Partial<Record<Format, number | null>>> {
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
@@ -119,6 +125,7 @@ async function estimateSizes(batch: PageBatch, options: SnapshotOptions, sourceU
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/require-await -- items already in hand: nothing to await
 async function* fromArray<T>(items: T[]): AsyncIterable<T> {
   yield* items;
 }
@@ -132,14 +139,14 @@ export function formatPlan(plan: DryRunPlan): string {
     `img-etl: dry run of ${plan.source_url}: the first page only; nothing staged or written`,
     `  count       ${thousands(plan.count)} records`,
     `  page size   ${thousands(plan.page_size)} (${applied})`,
-    `  pages       ${thousands(plan.pages)} requests, ${plan.concurrency} at a time (${thousands(rounds)} rounds), before retries and any later pass`,
-    `  time        about ${formatDuration(plan.estimated_seconds)} (estimate: ${thousands(plan.pages)} pages × ${thousands(first.ms)} ms, the first page's time, / ${plan.concurrency} at a time)`,
+    `  pages       ${thousands(plan.pages)} requests, ${plan.concurrency} at a time (${thousands(rounds)} ` + `rounds), before retries and any later pass`,
+    `  time        about ${formatDuration(plan.estimated_seconds)} (estimate: ` + `${thousands(plan.pages)} pages × ${thousands(first.ms)} ms, the first page's time, ` + `/ ${plan.concurrency} at a time)`,
     ...Object.entries(plan.estimated_bytes).map(([format, bytes]) =>
       bytes === null
         ? `  ${format.padEnd(11)} unknown: the first page has no valid record to write`
-        : `  ${format.padEnd(11)} ${format === 'parquet' ? 'at most ' : ''}about ${formatBytes(bytes)} (estimate: the first page's ${thousands(first.records)} records written as ${format} to a temporary folder, less an empty file, × ${thousands(plan.count)} / ${thousands(first.records)}${format === 'parquet' ? '; the whole list compresses better than one page' : ''})`,
+        : `  ${format.padEnd(11)} ${format === 'parquet' ? 'at most ' : ''}about ` + `${formatBytes(bytes)} (estimate: the first page's ${thousands(first.records)} ` + `records written as ${format} to a temporary folder, less an empty file, × ` + `${thousands(plan.count)} / ${thousands(first.records)}` + (format === 'parquet' ? '; the whole list compresses better than one page)' : ')'),
     ),
-    `  served JSON about ${formatBytes(plan.estimated_json_bytes)} (estimate: the first page's body, ${formatBytes(first.bytes)}, × ${thousands(plan.count)} / ${thousands(first.records)} records)`,
+    `  served JSON about ${formatBytes(plan.estimated_json_bytes)} (estimate: the first ` + `page's body, ${formatBytes(first.bytes)}, × ${thousands(plan.count)} / ` + `${thousands(first.records)} records)`,
   ];
   return lines.join('\n') + '\n';
 }

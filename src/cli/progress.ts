@@ -8,7 +8,9 @@ export interface ProgressOptions {
   plainEveryMs?: number;
   /** Least milliseconds between two redraws of the bar on a terminal; default 100 (at most 10 a second). */
   redrawEveryMs?: number;
-  /** Milliseconds between redraws while no event arrives (rate and ETA keep moving during a slow page); default 1,000. */
+  /**
+   * Milliseconds between redraws while no event arrives (rate and ETA keep moving during a slow page); default 1,000.
+   */
   refreshEveryMs?: number;
 }
 
@@ -101,7 +103,7 @@ export class Progress implements Reporter {
         this.startTimer();
         this.message(
           ...(event.pass > 1 ? [`img-etl: ${passIntro(event.pass, event.maxPasses, event.missing)}`] : []),
-          ...(event.pagesDone > 0 ? [`img-etl: resuming pass ${event.pass}: ${thousands(event.pagesDone)} pages (${thousands(event.recordsDone)} records) were fetched by an earlier attempt and are kept`] : []),
+          ...(event.pagesDone > 0 ? [`img-etl: resuming pass ${event.pass}: ${thousands(event.pagesDone)} pages ` + `(${thousands(event.recordsDone)} records) were fetched by an earlier attempt and are kept`] : []),
         );
         return;
       case 'pass-end':
@@ -233,7 +235,7 @@ export class Progress implements Reporter {
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
     if (this.phase === 'publish') return `writing ${this.publish.formats.join('+')} ${bar} ${this.publishStatus(now)}`;
     const p = this.pass;
-    const head = p.pass > 1 ? `pass ${p.pass}/${p.maxPasses} looking for ${p.missing > 0 ? `${thousands(p.missing)} missing` : 'moved records'} ` : '';
+    const head = p.pass > 1 ? `pass ${p.pass}/${p.maxPasses} looking for ` + `${p.missing > 0 ? `${thousands(p.missing)} missing` : 'moved records'} ` : '';
     return `${head}${bar} ${this.extractStatus(now)}`;
   }
 
@@ -249,13 +251,13 @@ export class Progress implements Reporter {
     const limit = this.limit || this.firstLimit;
     const pages = limit > 0 ? `${thousands(p.pages)}/${thousands(Math.max(p.pages, Math.ceil(p.count / limit)))} pages` : `${thousands(p.pages)} pages`;
     const rate = p.fetched / Math.max((now - p.started) / 1000, 0.001);
-    return `${percent(p.records, p.count)} ${thousands(p.records)}/${thousands(p.count)} records, ${pages}, ${thousands(Math.round(rate))} rec/s, eta ${eta(p.count - p.records, rate)}`;
+    return `${percent(p.records, p.count)} ${thousands(p.records)}/${thousands(p.count)} ` + `records, ${pages}, ${thousands(Math.round(rate))} rec/s, eta ` + `${eta(p.count - p.records, rate)}`;
   }
 
   private publishStatus(now: number): string {
     const q = this.publish;
     const rate = q.written / Math.max((now - q.started) / 1000, 0.001);
-    return `${percent(q.written, q.records)} ${thousands(q.written)}/${thousands(q.records)} records, ${thousands(Math.round(rate))} rec/s, eta ${eta(q.records - q.written, rate)}`;
+    return `${percent(q.written, q.records)} ${thousands(q.written)}/${thousands(q.records)} ` + `records, ${thousands(Math.round(rate))} rec/s, eta ` + `${eta(q.records - q.written, rate)}`;
   }
 }
 
@@ -266,14 +268,14 @@ function newPass(pass: number, maxPasses: number, missing: number, started: numb
 /** Why a later pass runs, one line. */
 function passIntro(pass: number, maxPasses: number, missing: number): string {
   const which = `pass ${pass} of at most ${maxPasses}`;
-  if (missing > 0) return `${which}: ${thousands(missing)} ${missing === 1 ? 'record is' : 'records are'} missing; paging the list again to find them`;
-  return `${which}: the list shifted during pass ${pass - 1} (a repeated record or a shrinking count); paging it again for records that moved`;
+  if (missing > 0) return `${which}: ${thousands(missing)} ${missing === 1 ? 'record is' : 'records are'} ` + `missing; paging the list again to find them`;
+  return `${which}: the list shifted during pass ${pass - 1} (a repeated record or a ` + `shrinking count); paging it again for records that moved`;
 }
 
 /** The records that came back changed, one line. */
 export function conflictLine(count: number, firstIds: readonly number[]): string {
   const ids = `${firstIds.join(', ')}${count > firstIds.length ? ', …' : ''}`;
-  return `${thousands(count)} ${count === 1 ? 'record' : 'records'} came back changed while the list was paged (id ${ids}); the copy newer by modify_date is kept`;
+  return `${thousands(count)} ${count === 1 ? 'record' : 'records'} came back changed while ` + `the list was paged (id ${ids}); the copy newer by modify_date is kept`;
 }
 
 function ratio(part: number, whole: number): number {

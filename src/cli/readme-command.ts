@@ -36,7 +36,7 @@ export function readmeCommand(): CommandModule<object, { file: string }> {
   return {
     command: 'readme [file]',
     describe: false, // maintainers only: hidden from --help
-    builder: (y) => y.positional('file', { type: 'string', default: 'README.md' }) as never,
+    builder: (y) => y.positional('file', { type: 'string', default: 'README.md' }),
     handler: async ({ file }) => {
       await writeFile(file, withSchemaTable(await readFile(file, 'utf8')));
     },

@@ -2,14 +2,20 @@ import type { ExtractEvent } from '../extract/extract-events.js';
 import { JsonLog } from './json-log.js';
 import { Progress } from './progress.js';
 
-/** How a command shows what a run does on stderr: `text` (a bar on a terminal, plain lines otherwise) or `json` (one object per line). */
+/**
+ * How a command shows what a run does on stderr: `text` (a bar on a terminal, plain lines otherwise) or `json` (one
+ * object per line).
+ */
 export type LogFormat = 'text' | 'json';
 
 /** Renders a run's events and the error that ends a command; the library emits, a reporter writes. */
 export interface Reporter {
   /** Takes one event of the run. */
   readonly onEvent: (event: ExtractEvent) => void;
-  /** Reports what ends the command (a failure, an interruption), one line; `event` names it for machines (default `error`). */
+  /**
+   * Reports what ends the command (a failure, an interruption), one line; `event` names it for machines (default
+   * `error`).
+   */
   error(message: string, event?: string, fields?: Record<string, unknown>): void;
   /** Stops redrawing and leaves stderr on a clean line. */
   finish(): void;

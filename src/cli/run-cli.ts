@@ -29,11 +29,12 @@ export async function runCli(argv: string[]): Promise<number> {
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((msg, err) => {
       // yargs' own errors (bad config file, parse errors) are usage errors; a command's errors pass through.
-      if (err === undefined || err === null || err.name === 'YError') throw new UsageError(err?.message ?? msg);
+      if (err === undefined || err === null || err.name === 'YError') throw new UsageError({ message: err?.message ?? msg });
       throw err;
     });
   try {
-    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS })); // yargs reads --fresh=yes as false
+    // yargs reads --fresh=yes as false
+    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS }));
     await parser.parseAsync();
   } catch (err) {
     process.stderr.write(`img-etl: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -7,7 +7,9 @@ import { withEnvAndConfig } from './config-file.js';
 // `--to` defaults to the pipeline's own formats, so it has no yargs default here.
 const { to: _to, ...SNAPSHOT_OPTIONS_BUT_TO } = SNAPSHOT_OPTIONS;
 
-/** `img-etl run <pipeline>`: runs a pipeline from pipelines/ (or a .js file exporting one), with every snapshot option. */
+/**
+ * `img-etl run <pipeline>`: runs a pipeline from pipelines/ (or a .js file exporting one), with every snapshot option.
+ */
 export function runCommand(setExitCode: (code: number) => void, names: readonly string[]): CommandModule<object, SnapshotArgs & { pipeline: string }> {
   return {
     command: 'run <pipeline>',

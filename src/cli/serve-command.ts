@@ -69,7 +69,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     faultSeed: integer('fault-seed', args.faultSeed),
   };
   const port = integer('port', args.port);
-  if (port !== undefined && port > 65535) throw new UsageError(`--port: expected 0 to 65535, got ${port}`);
+  if (port !== undefined && port > 65535) throw new UsageError({ message: `--port: expected 0 to 65535, got ${port}` });
   return {
     host: args.host ?? '127.0.0.1',
     port,
@@ -118,15 +118,15 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
 
 function integer(flag: string, value: number | undefined): number | undefined {
   if (value === undefined || (Number.isSafeInteger(value) && value >= 0)) return value;
-  throw new UsageError(`--${flag}: expected a non-negative integer, got ${describeNumber(value)}`);
+  throw new UsageError({ message: `--${flag}: expected a non-negative integer, got ${describeNumber(value)}` });
 }
 
 function nonNegative(flag: string, value: number | undefined): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
-  throw new UsageError(`--${flag}: expected a non-negative number, got ${describeNumber(value)}`);
+  throw new UsageError({ message: `--${flag}: expected a non-negative number, got ${describeNumber(value)}` });
 }
 
 function probability(flag: string, value: number | undefined): number | undefined {
   if (value === undefined || (value >= 0 && value <= 1)) return value;
-  throw new UsageError(`--${flag}: expected a probability from 0 to 1, got ${describeNumber(value)}`);
+  throw new UsageError({ message: `--${flag}: expected a probability from 0 to 1, got ${describeNumber(value)}` });
 }

@@ -53,14 +53,14 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   try {
     baseUrl = new URL(args.baseUrl);
   } catch {
-    throw new UsageError(`--base-url: not a URL: ${JSON.stringify(args.baseUrl)}`);
+    throw new UsageError({ message: `--base-url: not a URL: ${JSON.stringify(args.baseUrl)}` });
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError(`--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}`);
-  if (baseUrl.username !== '' || baseUrl.password !== '') throw new UsageError('--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN');
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError({ message: `--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}` });
+  if (baseUrl.username !== '' || baseUrl.password !== '') throw new UsageError({ message: '--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN' });
   // Never quoted back: a malformed token is still a secret.
   if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
     const expected = 'one token of visible ASCII characters, without spaces or control characters';
-    throw new UsageError(`--token: expected ${expected} (not shown here)`);
+    throw new UsageError({ message: `--token: expected ${expected} (not shown here)` });
   }
   return {
     baseUrl: baseUrl.href,
@@ -144,13 +144,18 @@ export async function runSnapshotCommand(options: SnapshotOptions, command: Snap
   }
 }
 
-/** Whether running the same command again can get past this failure: the service or network, or the disk (once there is room). */
+/**
+ * Whether running the same command again can get past this failure: the service or network, or the disk (once there is
+ * room).
+ */
 function rerunMayHelp(err: unknown): boolean {
-  if (err instanceof ExtractError) return err.retryable; // a service error or timeout past its attempts, not a 404 or a foreign link
+  // a service error or timeout past its attempts, not a 404 or a foreign link
+  if (err instanceof ExtractError) return err.retryable;
   if (err instanceof LoadError) return err.code === 'LOAD_WRITE_FAILED';
   if (err instanceof CheckpointError) return false; // another live run holds the staging, or it is another run's
   const code = (err as NodeJS.ErrnoException | null)?.code;
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code); // a system error: a full disk, a file system gone read-only
+  // a system error: a full disk, a file system gone read-only
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }
 
 async function stagedPages(outDir: string): Promise<number> {
@@ -173,14 +178,17 @@ export async function reportingErrors(logFormat: LogFormat, setExitCode: (code: 
   }
 }
 
-/** Checks parsed snapshot arguments and runs the snapshot they describe (the default command and `run`); `extra` adds run options such as a pipeline's stages. */
+/**
+ * Checks parsed snapshot arguments and runs the snapshot they describe (the default command and `run`); `extra` adds
+ * run options such as a pipeline's stages.
+ */
 export async function handleSnapshotArgs(args: SnapshotArgs, setExitCode: (code: number) => void, extra: Partial<SnapshotOptions> = {}): Promise<void> {
   const output = outputChoicesFrom(args);
   await reportingErrors(output.logFormat, setExitCode, async () => {
     const maxMissing = args.maxMissing;
-    if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError(`--max-missing: expected a whole number from 0, got ${String(maxMissing)}`);
-    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1)) throw new UsageError(`--keep: expected a whole number from 1, got ${String(args.keep)}`);
-    if (args.keep !== undefined && !args.snapshot) throw new UsageError('--keep: only with --snapshot');
+    if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError({ message: `--max-missing: expected a whole number from 0, got ${String(maxMissing)}` });
+    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1)) throw new UsageError({ message: `--keep: expected a whole number from 1, got ${String(args.keep)}` });
+    if (args.keep !== undefined && !args.snapshot) throw new UsageError({ message: '--keep: only with --snapshot' });
     setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, { ...output, maxMissing, keep: args.keep })).code);
   });
 }

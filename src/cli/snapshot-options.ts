@@ -16,7 +16,7 @@ export const SNAPSHOT_OPTIONS = {
   concurrency: { type: 'number', default: 2, describe: 'Pages fetched at once (the real service has 4 workers; be polite)' },
   'page-size': { type: 'number', default: DEFAULT_PAGE_SIZE, describe: 'Records per page requested (the service caps it at 1000)' },
   'max-attempts': { type: 'number', default: 6, describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)' },
-  token: { type: 'string', describe: 'API token, sent as "Authorization: Token …" to the base host only (better: IMG_ETL_TOKEN, kept out of shell history)' },
+  token: { type: 'string', describe: 'API token, sent as "Authorization: Token …" to the base host only (better: ' + 'IMG_ETL_TOKEN, kept out of shell history)' },
   'retry-delay': { type: 'number', default: 0.5, describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s' },
   'max-page-mb': { type: 'number', default: 64, describe: 'Largest page body accepted, in MiB; a larger one is a failed attempt' },
   timeout: { type: 'number', default: 30, describe: 'Seconds to wait for a response to start, and for each chunk of its body' },
@@ -35,17 +35,20 @@ export const SNAPSHOT_OPTIONS = {
   'neutralise-formulas': {
     type: 'boolean',
     default: true,
-    describe: "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run it (--no-neutralise-formulas: off)",
+    describe: "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run " + "it (--no-neutralise-formulas: off)",
   },
 } as const satisfies Record<string, Options>;
 
-/** How a run is shown: progress and errors on stderr, the summary on stdout; and `--dry-run`. Shared by every command that runs a snapshot. */
+/**
+ * How a run is shown: progress and errors on stderr, the summary on stdout; and `--dry-run`. Shared by every command
+ * that runs a snapshot.
+ */
 export const OUTPUT_OPTIONS = {
   quiet: { type: 'boolean', default: false, describe: 'No progress on stderr, errors only (for cron)' },
   'log-format': {
     type: 'string',
     default: 'text',
-    describe: 'stderr: text (a progress bar on a terminal, a line every --progress-interval otherwise) or json (one object per event and line)',
+    describe: 'stderr: text (a progress bar on a terminal, a line every --progress-interval ' + 'otherwise) or json (one object per event and line)',
   },
   summary: { type: 'string', default: 'text', describe: 'The summary on stdout: text, or json (one document: records, files, sizes, sha256, time, completeness)' },
   'progress-interval': { type: 'number', default: 10, describe: 'Seconds between progress lines when stderr is not a terminal' },
@@ -81,16 +84,16 @@ export function outputChoicesFrom(args: { quiet?: boolean; logFormat?: string; s
 export function oneOf<T extends string>(name: string, value: unknown, choices: readonly T[]): T {
   if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
   const expected = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : choices.join('');
-  throw new UsageError(`--${name}: expected ${expected}, got ${JSON.stringify(value)}`);
+  throw new UsageError({ message: `--${name}: expected ${expected}, got ${JSON.stringify(value)}` });
 }
 
 /** Parses `--to` values (repeated and/or comma-separated) into formats; a one-line error for an unknown one or none. */
 export function parseFormats(values: readonly string[]): Format[] {
   const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
   for (const f of formats) {
-    if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError(`--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}`);
+    if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError({ message: `--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}` });
   }
-  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${FORMATS.join(', ')}`);
+  if (formats.length === 0) throw new UsageError({ message: `--to: no format given; choose from ${FORMATS.join(', ')}` });
   return [...new Set(formats)] as Format[];
 }
 
@@ -98,15 +101,15 @@ export function parseFormats(values: readonly string[]): Format[] {
 export function folderOption(name: string, value: unknown): string {
   if (Array.isArray(value)) {
     const given = value.map((v) => JSON.stringify(v)).join(', ');
-    throw new UsageError(`--${name}: given more than once (${given}); give one folder`);
+    throw new UsageError({ message: `--${name}: given more than once (${given}); give one folder` });
   }
   if (typeof value === 'string' && value !== '') return value;
-  throw new UsageError(`--${name}: expected a folder, got ${JSON.stringify(value)}`);
+  throw new UsageError({ message: `--${name}: expected a folder, got ${JSON.stringify(value)}` });
 }
 
 /** Checks a whole-number option: a positive integer within [min, max]. */
 export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError(`--${name}: expected a whole number from 1 to ${max}, got ${describeNumber(value)}`);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError({ message: `--${name}: expected a whole number from 1 to ${max}, got ${describeNumber(value)}` });
   return value;
 }
 
@@ -117,12 +120,12 @@ export const MAX_SECONDS = 86_400;
 export function positiveSeconds(name: string, value: number): number {
   positiveNumber(name, value, 'seconds');
   if (value <= MAX_SECONDS) return value;
-  throw new UsageError(`--${name}: expected at most ${MAX_SECONDS} seconds (a day), got ${value}`);
+  throw new UsageError({ message: `--${name}: expected at most ${MAX_SECONDS} seconds (a day), got ${value}` });
 }
 
 /** Checks an option that is a positive amount of `unit`. */
 export function positiveNumber(name: string, value: number, unit: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name}: expected a positive number of ${unit}, got ${describeNumber(value)}`);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError({ message: `--${name}: expected a positive number of ${unit}, got ${describeNumber(value)}` });
   return value;
 }
 

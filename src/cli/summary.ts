@@ -86,7 +86,7 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
 /** Records written and rejected against what the service counted, true whichever way `count` moved. */
 function recordsLine(m: Manifest): string {
   const counted = m.count_at_start === m.count_at_end ? `the service counts ${m.count_at_end}` : `the service counted ${m.count_at_start} at the start and ${m.count_at_end} at the end`;
-  return `${m.records_written} written, ${m.rejects} rejected; ${counted}: ${m.missing} missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`;
+  return `${m.records_written} written, ${m.rejects} rejected; ${counted}: ${m.missing} ` + `missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`;
 }
 
 /** Pages fetched, the page size when the server applied one, and the passes. */

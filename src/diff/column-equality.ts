@@ -50,7 +50,10 @@ export function columnEquality(oldType: DataType, newType: DataType): ValuesEqua
   }
 }
 
-/** Whether row `i` is not null: its validity bit (the bitmap is not sliced with the data; the offset counts bits). Faster than `Data.getValid`, which checks for unions first on every call. */
+/**
+ * Whether row `i` is not null: its validity bit (the bitmap is not sliced with the data; the offset counts bits).
+ * Faster than `Data.getValid`, which checks for unions first on every call.
+ */
 function isValid(data: Data, i: number): boolean {
   const bitmap = data.nullBitmap as Uint8Array | undefined;
   if (bitmap === undefined || bitmap.length === 0) return true;
@@ -150,7 +153,7 @@ function stringRef(data: Data, i: number, ref: StringRef): boolean {
   if (!isValid(data, i)) return false;
   if (data.dictionary !== undefined) {
     const key = Number((data.values as ArrayLike<number | bigint>)[i]!);
-    const [chunk, index] = locate(data.dictionary, key);
+    const [chunk, index] = locate(data.dictionary as Vector<DataType>, key); // apache-arrow types it Vector<any>
     return stringRef(chunk, index, ref);
   }
   const offsets = data.valueOffsets as ArrayLike<number | bigint>;
@@ -161,7 +164,7 @@ function stringRef(data: Data, i: number, ref: StringRef): boolean {
 }
 
 /** The chunk of a (dictionary) vector that holds `index`, and the index within it. */
-function locate(vector: Vector, index: number): [Data, number] {
+function locate(vector: Vector<DataType>, index: number): [Data<DataType>, number] {
   const chunks = vector.data;
   if (chunks.length === 1) return [chunks[0]!, index];
   let rest = index;

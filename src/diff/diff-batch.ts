@@ -33,7 +33,7 @@ export function diffBatch(schema: Schema, entries: readonly DiffEntry[]): Record
     const entry = entries[r]!;
     ids[r] = BigInt(entry.id);
     const key = CHANGE_KEY.get(entry.change);
-    if (key === undefined) throw new DiffError('DIFF_INVALID_OPTION', `diff: entry for id ${entry.id} has change ${JSON.stringify(entry.change)}; expected ${CHANGES.join(', ')}`);
+    if (key === undefined) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: entry for id ${entry.id} has change ${JSON.stringify(entry.change)}; expected ` + `${CHANGES.join(', ')}` });
     keys[r] = key;
     for (const name of entry.changed_fields) names.push(utf8(name));
     listOffsets[r + 1] = names.length;
@@ -63,7 +63,7 @@ function utf8Data(values: readonly Uint8Array[]): Data<Utf8> {
   let total = 0;
   values.forEach((v, k) => (offsets[k + 1] = total += v.byteLength));
   const bytes = new Uint8Array(total);
-  values.forEach((v, k) => bytes.set(v, offsets[k]!));
+  values.forEach((v, k) => bytes.set(v, offsets[k]));
   return makeData({ type: new Utf8(), length: values.length, nullCount: 0, valueOffsets: offsets, data: bytes });
 }
 

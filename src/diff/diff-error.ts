@@ -3,6 +3,8 @@
  * names the path or value at fault, and a `cause`.
  */
 
+import { oneLine } from '../text/one-line.js';
+
 /** Stable codes of the diff stage's errors. */
 export type DiffErrorCode =
   | 'DIFF_NOT_FOUND' // the path given for a snapshot does not exist
@@ -12,21 +14,24 @@ export type DiffErrorCode =
   | 'DIFF_UNSUPPORTED_TYPE' // a column has an Arrow type the comparison does not know
   | 'DIFF_INVALID_OPTION'; // an option is out of range
 
+/** What a DiffError is made of. */
+export interface DiffErrorOptions {
+  /** Stable machine-readable code. */
+  code: DiffErrorCode;
+  /** Lowercase, prefixed `diff:`, naming the path or value at fault; made one line. */
+  message: string;
+  /** The error behind this one, when there is one. */
+  cause?: unknown;
+}
+
 /** An error of the diff stage. */
 export class DiffError extends Error {
   override readonly name = 'DiffError';
+  /** Stable machine-readable code. */
+  readonly code: DiffErrorCode;
 
-  constructor(
-    /** Stable machine-readable code. */
-    readonly code: DiffErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(oneLine(message), options);
+  constructor({ code, message, cause }: DiffErrorOptions) {
+    super(oneLine(message), cause === undefined ? undefined : { cause });
+    this.code = code;
   }
-}
-
-/** A library's message made one line: line breaks and runs of white space become one space. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

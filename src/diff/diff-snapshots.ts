@@ -46,7 +46,7 @@ export interface DiffSide {
   /** Names the side in errors, e.g. the data file's path. */
   readonly path: string;
   /** Arrow schema of every batch. */
-  readonly schema: Schema;
+  readonly schema: Schema<TypeMap>;
   /** The rows, read once. */
   readonly batches: AsyncIterable<RecordBatch>;
 }
@@ -61,7 +61,10 @@ export interface DiffOptions {
 
 const DEFAULT_BATCH_SIZE = 1000;
 
-/** A diff of two snapshots: iterate it once for page-sized batches of entries in ascending id order; then `totals` is final. */
+/**
+ * A diff of two snapshots: iterate it once for page-sized batches of entries in ascending id order; then `totals` is
+ * final.
+ */
 export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
   /** How the columns line up; known before the rows are read. */
   readonly schema: SchemaDiff;
@@ -82,7 +85,7 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<DiffEntry[]> {
-    if (this.started) throw new DiffError('DIFF_INVALID_OPTION', `diff: the diff of ${this.oldSide.path} and ${this.newSide.path} can be read only once`);
+    if (this.started) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: the diff of ${this.oldSide.path} and ${this.newSide.path} can be read only once` });
     this.started = true;
     return this.entries();
   }
@@ -156,7 +159,10 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
   }
 }
 
-/** Compares two snapshots by id (see SnapshotDiff); throws a DiffError at once when a side has no integer `id` column or a column type diff cannot compare. */
+/**
+ * Compares two snapshots by id (see SnapshotDiff); throws a DiffError at once when a side has no integer `id` column or
+ * a column type diff cannot compare.
+ */
 export function diffSnapshots(oldSide: DiffSide, newSide: DiffSide, options: DiffOptions = {}): SnapshotDiff {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);

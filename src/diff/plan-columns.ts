@@ -17,7 +17,10 @@ export interface SchemaDiff {
   onlyInOld: string[];
   /** Columns only in the new snapshot: a changed field of every record in both. */
   onlyInNew: string[];
-  /** Columns in both whose types hold incomparable values (e.g. int64 became string): a changed field of every record in both. */
+  /**
+   * Columns in both whose types hold incomparable values (e.g. int64 became string): a changed field of every record in
+   * both.
+   */
   retyped: { name: string; old: string; new: string }[];
   /** `img-etl.schema_version` in the old snapshot's metadata, when present. */
   oldVersion: string | undefined;
@@ -70,7 +73,7 @@ export function planColumns(
     else if (b === undefined) schema.onlyInOld.push(name);
     else {
       for (const [side, field] of [[oldSide, a], [newSide, b]] as const) {
-        if (valueFamily(field.type) === undefined) throw new DiffError('DIFF_UNSUPPORTED_TYPE', `diff: column "${name}" of ${side.path} has type ${field.type}, which diff cannot compare`);
+        if (valueFamily(field.type) === undefined) throw new DiffError({ code: 'DIFF_UNSUPPORTED_TYPE', message: `diff: column "${name}" of ${side.path} has type ${String(field.type)}, which diff cannot compare` });
       }
       const equal = columnEquality(a.type, b.type);
       if (equal === undefined) schema.retyped.push({ name, old: String(a.type), new: String(b.type) });
@@ -85,6 +88,6 @@ export function planColumns(
 
 function checkId(side: DiffSide): void {
   const field = side.schema.fields.find((f) => f.name === ID_COLUMN);
-  if (field === undefined) throw new DiffError('DIFF_BAD_ID', `diff: ${side.path} has no "${ID_COLUMN}" column`);
-  if (valueFamily(field.type) !== 'integer') throw new DiffError('DIFF_BAD_ID', `diff: ${side.path} has an "${ID_COLUMN}" column of type ${field.type}, not an integer`);
+  if (field === undefined) throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has no "${ID_COLUMN}" column` });
+  if (valueFamily(field.type) !== 'integer') throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has an "${ID_COLUMN}" column of type ${String(field.type)}, not an integer` });
 }

@@ -38,7 +38,10 @@ export interface SnapshotRows {
 
 const DEFAULT_BATCH_SIZE = 4096;
 
-/** Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file); a one-line DiffError naming the path when there is none or it cannot be read. */
+/**
+ * Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file); a one-line
+ * DiffError naming the path when there is none or it cannot be read.
+ */
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
@@ -76,13 +79,14 @@ async function openParquet(path: string, batchSize: number): Promise<SnapshotRow
     try {
       let stream: ReadableStream<parquetWasm.RecordBatch>;
       try {
-        stream = await reader.stream({ batchSize });
+        stream = (await reader.stream({ batchSize })) as ReadableStream<parquetWasm.RecordBatch>; // typed any upstream
       } catch (cause) {
         throw unreadable(path, cause);
       }
       try {
         // Stopping early returns the stream's iterator, which cancels the stream.
-        for await (const batch of stream) yield* tableFromIPC(batch.intoIPCStream()).batches; // intoIPCStream frees the WebAssembly batch
+        // intoIPCStream frees the WebAssembly batch
+        for await (const batch of stream) yield* tableFromIPC(batch.intoIPCStream()).batches;
       } catch (cause) {
         throw unreadable(path, cause);
       }
@@ -90,7 +94,7 @@ async function openParquet(path: string, batchSize: number): Promise<SnapshotRow
       release();
     }
   }
-  return opened(path, 'parquet', schema, rows, batches(), async () => release());
+  return opened(path, 'parquet', schema, rows, batches(), () => Promise.resolve(release()));
 }
 
 async function openArrow(path: string): Promise<SnapshotRows> {
@@ -132,7 +136,10 @@ async function openArrow(path: string): Promise<SnapshotRows> {
   return opened(path, 'arrow', reader.schema, undefined, batches(), release);
 }
 
-/** The SnapshotRows of an opened file; `close` stops the batches first (running their clean-up if they started), then releases. */
+/**
+ * The SnapshotRows of an opened file; `close` stops the batches first (running their clean-up if they started), then
+ * releases.
+ */
 function opened(path: string, format: SnapshotFileFormat, schema: Schema, rows: number | undefined, batches: AsyncGenerator<RecordBatch>, release: () => Promise<void>): SnapshotRows {
   return {
     path,
@@ -150,5 +157,5 @@ function opened(path: string, format: SnapshotFileFormat, schema: Schema, rows: 
 function unreadable(path: string, cause: unknown): DiffError {
   if (cause instanceof DiffError) return cause;
   const detail = cause instanceof Error ? cause.message : String(cause);
-  return new DiffError('DIFF_UNREADABLE', `diff: cannot read ${path}: ${detail}`, { cause });
+  return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${detail}`, cause });
 }

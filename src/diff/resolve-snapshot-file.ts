@@ -62,7 +62,7 @@ export async function resolveSnapshotFile(path: string, table: Table = IMAGES): 
         : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
     );
   }
-  throw new DiffError('DIFF_NOT_SNAPSHOT', `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row`);
+  throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row` });
 }
 
 /** 'file', 'folder' or 'missing' (with `optional`; otherwise a missing path is an error naming `shown`). */
@@ -71,7 +71,7 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
     const info = await stat(path);
     if (info.isDirectory()) return 'folder';
     if (info.isFile()) return 'file';
-    throw new DiffError('DIFF_NOT_SNAPSHOT', `diff: ${shown} is neither a file nor a folder`);
+    throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${shown} is neither a file nor a folder` });
   } catch (cause) {
     if (cause instanceof DiffError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code;
@@ -79,9 +79,9 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
       if (optional) return 'missing';
       // A dangling `latest` symlink is a missing snapshot too; say where it points.
       const link = await lstat(path).then((s) => s.isSymbolicLink(), () => false);
-      throw new DiffError('DIFF_NOT_FOUND', link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`, { cause });
+      throw new DiffError({ code: 'DIFF_NOT_FOUND', message: link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`, cause });
     }
-    throw new DiffError('DIFF_UNREADABLE', `diff: cannot read ${shown}: ${(cause as Error).message}`, { cause });
+    throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${shown}: ${(cause as Error).message}`, cause });
   }
 }
 
@@ -93,7 +93,10 @@ async function followLatestFile(path: string): Promise<string | undefined> {
   return (await stat(target).then((s) => s.isDirectory(), () => false)) ? target : undefined;
 }
 
-/** Parquet or Arrow IPC, by the file's first bytes (`PAR1`; `ARROW1` for the file format, 0xFFFFFFFF for the stream format). */
+/**
+ * Parquet or Arrow IPC, by the file's first bytes (`PAR1`; `ARROW1` for the file format, 0xFFFFFFFF for the stream
+ * format).
+ */
 async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
   const head = Buffer.alloc(8);
   let read: number;
@@ -105,11 +108,11 @@ async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
       await handle.close();
     }
   } catch (cause) {
-    throw new DiffError('DIFF_UNREADABLE', `diff: cannot read ${path}: ${(cause as Error).message}`, { cause });
+    throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${(cause as Error).message}`, cause });
   }
   if (read >= 4 && head.toString('latin1', 0, 4) === 'PAR1') return 'parquet';
   if (read >= 6 && head.toString('latin1', 0, 6) === 'ARROW1') return 'arrow';
   if (read >= 4 && head.readUInt32LE(0) === 0xffffffff) return 'arrow';
   const hint = path.endsWith('.csv') ? ' (csv cannot be diffed; snapshot with --to parquet or --to arrow)' : '';
-  throw new DiffError('DIFF_NOT_SNAPSHOT', `diff: ${path} is neither a parquet nor an arrow file${hint}`);
+  throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${path} is neither a parquet nor an arrow file${hint}` });
 }

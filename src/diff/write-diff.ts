@@ -44,15 +44,18 @@ export interface WriteDiffOptions {
 
 const CSV_HEADER = ['id', 'change', 'changed_fields'];
 
-/** Writes every entry of `source` to the requested files in `options.dir`, publishing each atomically once all are written; resolves to what was written, in `formats` order. */
+/**
+ * Writes every entry of `source` to the requested files in `options.dir`, publishing each atomically once all are
+ * written; resolves to what was written, in `formats` order.
+ */
 export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<SinkResult[]> {
   const formats: DiffFormat[] = [...new Set<DiffFormat>(options.formats ?? ['parquet'])];
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
   for (const format of formats) {
-    if (!(DIFF_FORMATS as readonly string[]).includes(format)) throw new DiffError('DIFF_INVALID_OPTION', `diff: unknown diff format ${JSON.stringify(format)}; choose from ${DIFF_FORMATS.join(', ')}`);
+    if (!(DIFF_FORMATS as readonly string[]).includes(format)) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: unknown diff format ${JSON.stringify(format)}; choose from ${DIFF_FORMATS.join(', ')}` });
   }
-  if (formats.length === 0) throw new DiffError('DIFF_INVALID_OPTION', `diff: no format to write; choose from ${DIFF_FORMATS.join(', ')}`);
-  if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: rowGroupSize must be a positive integer, got ${rowGroupSize}`);
+  if (formats.length === 0) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: no format to write; choose from ${DIFF_FORMATS.join(', ')}` });
+  if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: rowGroupSize must be a positive integer, got ${rowGroupSize}` });
   const files = new Map<DiffFormat, AtomicFile>();
   const iterator = source[Symbol.asyncIterator]();
   try {

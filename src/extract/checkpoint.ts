@@ -5,12 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { oneLine } from '../text/one-line.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 
 /** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
 export const STAGING_FORMAT = 3;
 
-/** How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's run). */
+/**
+ * How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's
+ * run).
+ */
 export const DEFAULT_MAX_RESUME_AGE_MS = 12 * 3600 * 1000;
 
 /** Options of `Checkpoint.open`. */
@@ -157,15 +161,23 @@ export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalColl
 /** One journal line. */
 export type JournalEntry = JournalPageEntry | JournalMarker;
 
+/** What a CheckpointError is made of. */
+export interface CheckpointErrorOptions {
+  /** Stable code: `LOCKED` (another run holds it) or `MISMATCH` (it belongs to another source or page size). */
+  code: 'LOCKED' | 'MISMATCH';
+  /** Lowercase, prefixed `staging:`, naming the folder; made one line. */
+  message: string;
+}
+
 /** Why a staging folder cannot be used. */
 export class CheckpointError extends Error {
   override readonly name = 'CheckpointError';
-  constructor(
-    /** Stable code: `LOCKED` (another run holds it) or `MISMATCH` (it belongs to another source or page size). */
-    readonly code: 'LOCKED' | 'MISMATCH',
-    message: string,
-  ) {
-    super(message);
+  /** Stable code: `LOCKED` (another run holds it) or `MISMATCH` (it belongs to another source or page size). */
+  readonly code: 'LOCKED' | 'MISMATCH';
+
+  constructor({ code, message }: CheckpointErrorOptions) {
+    super(oneLine(message));
+    this.code = code;
   }
 }
 
@@ -211,10 +223,10 @@ export class Checkpoint {
       }
       const same = existing !== undefined && existing.source_url === identity.source_url && existing.page_size === identity.page_size;
       if (existing !== undefined && !same && options.fresh !== true) {
-        throw new CheckpointError(
-          'MISMATCH',
-          `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ${existing.page_size}; run that command again to finish it, or add --fresh to discard it`,
-        );
+        throw new CheckpointError({
+          code: 'MISMATCH',
+          message: `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ` + `${existing.page_size}; run that command again to finish it, or add --fresh to ` + `discard it`,
+        });
       }
       let kept = existing;
       if (existing === undefined || options.fresh === true) {
@@ -227,7 +239,7 @@ export class Checkpoint {
       const { entries, broken } = await dropBrokenPages(dir, read.entries);
       if (broken.length > 0) {
         const [first] = broken;
-        notices.push(`staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} could not be read back (${first!.file}: ${first!.reason}); fetching ${broken.length === 1 ? 'it' : 'them'} again`);
+        notices.push(`staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} ` + `could not be read back (${first!.file}: ${first!.reason}); fetching ` + `${broken.length === 1 ? 'it' : 'them'} again`);
       }
       if (read.torn || broken.length > 0) await rewriteJournal(journalPath, entries);
       const journal = await open(journalPath, 'a');
@@ -274,7 +286,9 @@ export class Checkpoint {
     return { body, records: (parseJsonBytes(body) as { results: unknown[] }).results };
   }
 
-  /** Discards what earlier processes staged (keeping the lock) and starts the run afresh as `identity`, with a notice. */
+  /**
+   * Discards what earlier processes staged (keeping the lock) and starts the run afresh as `identity`, with a notice.
+   */
   async discard(identity: CheckpointIdentity, notice: string): Promise<void> {
     await this.journal.close().catch(() => undefined);
     for (const name of await readdir(this.dir)) if (name !== LOCK) await rm(join(this.dir, name), { recursive: true, force: true });
@@ -314,12 +328,12 @@ async function takeLock(dir: string): Promise<void> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(await readFile(path, 'utf8').catch(() => ''));
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new CheckpointError('LOCKED', `staging: ${dir} is in use by another img-etl run (pid ${pid})`);
+        throw new CheckpointError({ code: 'LOCKED', message: `staging: ${dir} is in use by another img-etl run (pid ${pid})` });
       }
       await rm(path, { force: true }); // left by a process that died
     }
   }
-  throw new CheckpointError('LOCKED', `staging: could not lock ${dir}`);
+  throw new CheckpointError({ code: 'LOCKED', message: `staging: could not lock ${dir}` });
 }
 
 function isAlive(pid: number): boolean {
@@ -357,9 +371,11 @@ async function readJournal(path: string): Promise<{ entries: JournalEntry[]; tor
     } catch {
       entry = undefined;
     }
-    if (!isJournalEntry(entry)) return { entries, torn: true }; // a line torn by a crash: it and anything after it are not trusted
+    // a line torn by a crash: it and anything after it are not trusted
+    if (!isJournalEntry(entry)) return { entries, torn: true };
     entries.push(entry);
-    if (i === lines.length - 1) return { entries: entries.slice(0, -1), torn: true }; // no newline: the write did not finish
+    // no newline: the write did not finish
+    if (i === lines.length - 1) return { entries: entries.slice(0, -1), torn: true };
   }
   return { entries, torn: false };
 }
@@ -373,12 +389,12 @@ async function rewriteJournal(path: string, entries: JournalEntry[]): Promise<vo
 
 /** Why an earlier run's staging is not to be resumed (another format, too old, no start time), or undefined. */
 function staleness(existing: CheckpointIdentity, options: CheckpointOpenOptions): string | undefined {
-  if (existing.format !== STAGING_FORMAT) return `was written by another version of img-etl (staging format ${existing.format ?? 1}, this one reads ${STAGING_FORMAT})`;
+  if (existing.format !== STAGING_FORMAT) return `was written by another version of img-etl (staging format ${existing.format ?? 1}, ` + `this one reads ${STAGING_FORMAT})`;
   const started = Date.parse(existing.started_at);
   if (!Number.isFinite(started)) return 'does not say when its run started';
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_RESUME_AGE_MS;
   const ageMs = (options.now ?? new Date()).getTime() - started;
-  if (ageMs > maxAgeMs) return `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume limit of ${hours(maxAgeMs)}`;
+  if (ageMs > maxAgeMs) return `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume ` + `limit of ${hours(maxAgeMs)}`;
   return undefined;
 }
 

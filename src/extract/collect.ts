@@ -102,7 +102,8 @@ export async function collect(
     return s;
   };
   // Duplicates are counted within a pass: a later pass sees every record again by design.
-  const lastPassOf = new IdMap(Uint8Array); // id → the last pass that saw it: a byte each (a pass past 254 goes to the fallback Map)
+  // id → the last pass that saw it: a byte each (a pass past 254 goes to the fallback Map)
+  const lastPassOf = new IdMap(Uint8Array);
   const lastPassOfContent = new Map<string, number>(); // the same for rejects told apart by their content
   /** Adds a page to the index and its pass's summary; resolves to whether it held a record new to the pass. */
   const account = (page: JournalPage): boolean => {
@@ -176,7 +177,8 @@ export async function collect(
       await checkpoint.endPass(pass);
     }
     const summary = summaryOf(pass);
-    // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor repeat records.
+    // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor
+    // repeat records.
     summary.clean = summary.duplicates === 0 && !(summary.countMin < summary.countFirst);
     passes.push(summary);
     if (!ended.has(pass))

@@ -1,3 +1,4 @@
+import { oneLine } from '../text/one-line.js';
 import { redactUrl, redactUrlsIn } from './redact-url.js';
 
 /** Stable codes of extraction failures; the CLI maps them to messages and exit codes. */
@@ -15,41 +16,52 @@ export type ExtractErrorCode =
 /** Longest reason kept in a message; a server's snippet can be long. */
 const MAX_REASON_CHARS = 500;
 
+/** What an ExtractError is made of. */
+export interface ExtractErrorOptions {
+  /** Stable code. */
+  code: ExtractErrorCode;
+  /** The URL that failed; credentials are masked in the error. */
+  url: string;
+  /** What happened, lowercase, with the bad value; made one line, credentials masked, cut at 500 characters. */
+  reason: string;
+  /** Whether the same request may succeed later. */
+  retryable: boolean;
+  /** HTTP status, when there was one. */
+  status?: number;
+  /** Milliseconds the server asked us to wait (Retry-After), when it did. */
+  retryAfterMs?: number;
+  /** The error behind this one, when there is one. */
+  cause?: unknown;
+}
+
 /**
  * A failed page request: a stable code, the URL, whether a retry may help, and the cause.
  * The message is one line, `extract: GET <url> <reason>`, with credentials in URLs masked (see redactUrl).
  */
 export class ExtractError extends Error {
   override readonly name = 'ExtractError';
+  /** Stable code. */
+  readonly code: ExtractErrorCode;
   /** The URL that failed, credentials masked. */
   readonly url: string;
   /** What happened, lowercase, with the bad value; one line, credentials masked. */
   readonly reason: string;
+  /** Whether the same request may succeed later. */
+  readonly retryable: boolean;
+  /** HTTP status, when there was one. */
+  readonly status?: number;
+  /** Milliseconds the server asked us to wait (Retry-After), when it did. */
+  readonly retryAfterMs?: number;
 
-  constructor(
-    /** Stable code. */
-    readonly code: ExtractErrorCode,
-    url: string,
-    reason: string,
-    /** Whether the same request may succeed later. */
-    readonly retryable: boolean,
-    /** HTTP status, when there was one. */
-    readonly status?: number,
-    /** Milliseconds the server asked us to wait (Retry-After), when it did. */
-    readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
-  ) {
+  constructor({ code, url, reason, retryable, status, retryAfterMs, cause }: ExtractErrorOptions) {
     const safeUrl = oneLine(redactUrl(url));
-    const safeReason = oneLine(redactUrlsIn(reason));
-    super(`extract: GET ${safeUrl} ${safeReason}`, options);
+    const safeReason = oneLine(redactUrlsIn(reason), MAX_REASON_CHARS);
+    super(`extract: GET ${safeUrl} ${safeReason}`, cause === undefined ? undefined : { cause });
+    this.code = code;
     this.url = safeUrl;
     this.reason = safeReason;
+    this.retryable = retryable;
+    this.status = status;
+    this.retryAfterMs = retryAfterMs;
   }
-}
-
-/** Control characters (line breaks included) become one space, and a long text is cut, so a message is always one line. */
-function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
-  return flat.length > MAX_REASON_CHARS ? `${flat.slice(0, MAX_REASON_CHARS)}…` : flat;
 }

@@ -35,7 +35,9 @@ export interface SkipEvent {
   reason: string;
 }
 
-/** A pass over the list starts: the first, or a later one that re-pages the list for records that are missing or moved. */
+/**
+ * A pass over the list starts: the first, or a later one that re-pages the list for records that are missing or moved.
+ */
 export interface PassStartEvent {
   type: 'pass-start';
   /** The pass, from 1. */

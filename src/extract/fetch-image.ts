@@ -51,15 +51,15 @@ export async function fetchImage(id: number, options: FetchImageOptions = {}): P
         if (status === 404) {
           const detail = (value as { detail?: unknown } | null)?.detail;
           if (typeof detail === 'string') return { status: 'gone', httpStatus: 404 };
-          throw new ExtractError('HTTP_STATUS', url, 'returned 404 without a detail', false, 404);
+          throw new ExtractError({ code: 'HTTP_STATUS', url, reason: 'returned 404 without a detail', retryable: false, status: 404 });
         }
         const record = value as Record<string, unknown> | null;
         if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-          throw new ExtractError('BAD_BODY', url, 'returned a body that is not a JSON object', true, status);
+          throw new ExtractError({ code: 'BAD_BODY', url, reason: 'returned a body that is not a JSON object', retryable: true, status });
         }
         if (record['id'] !== id) {
           const reason = `returned the record of id ${JSON.stringify(record['id'])}, not ${id}`;
-          throw new ExtractError('BAD_BODY', url, reason, true, status);
+          throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status });
         }
         return { status: 'ok', record, body: bytes };
       },

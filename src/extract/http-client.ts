@@ -17,13 +17,19 @@ export interface HttpClientOptions {
   headersTimeoutMs?: number;
   /** Milliseconds the body may stall between chunks; default 30,000. */
   bodyTimeoutMs?: number;
-  /** Milliseconds one getPage may take in all, redirects and body included (a body trickled byte by byte ends here); default 300,000, and never less than headersTimeoutMs + bodyTimeoutMs. */
+  /**
+   * Milliseconds one getPage may take in all, redirects and body included (a body trickled byte by byte ends here);
+   * default 300,000, and never less than headersTimeoutMs + bodyTimeoutMs.
+   */
   requestTimeoutMs?: number;
   /** Largest body accepted, in bytes; default 64 MiB. */
   maxBodyBytes?: number;
   /** Redirects followed within the same host; default 5. */
   maxRedirects?: number;
-  /** Token sent as `Authorization: Token …`, to the base host only (and never over http when the base is https); default none. */
+  /**
+   * Token sent as `Authorization: Token …`, to the base host only (and never over http when the base is https); default
+   * none.
+   */
   token?: string;
   /** User-Agent header; default `img-etl`. */
   userAgent?: string;
@@ -88,7 +94,10 @@ export class HttpClient {
     });
   }
 
-  /** GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page and its body as received. */
+  /**
+   * GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page
+   * and its body as received.
+   */
   async getPage(url: string, signal?: AbortSignal): Promise<FetchedPage> {
     const { value, bytes } = await this.getJson(url, signal);
     const envelope = pageEnvelope(value);
@@ -100,7 +109,7 @@ export class HttpClient {
       const issue = page.error.issues[0]!;
       const where = issue.path.map(String).join('.') || 'body';
       const reason = `returned a page without a valid envelope (${where}: ${issue.message})`;
-      throw new ExtractError('BAD_BODY', url, reason, true, 200);
+      throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: 200 });
     }
     return { page: page.data, bytes };
   }
@@ -141,7 +150,7 @@ export class HttpClient {
       target = undefined;
     }
     if (target === undefined || !isSameHost(target, this.baseUrl)) {
-      throw new ExtractError('FOREIGN_LINK', url, `is not an http(s) URL on the base host (${this.baseUrl.host}); refusing to request it`, false);
+      throw new ExtractError({ code: 'FOREIGN_LINK', url, reason: `is not an http(s) URL on the base host (${this.baseUrl.host}); refusing to request it`, retryable: false });
     }
     return target;
   }
@@ -160,22 +169,22 @@ export class HttpClient {
     const status = response.statusCode;
     const location = response.headers['location'];
     const text = (Array.isArray(location) ? location[0] : location)?.trim();
-    if (text === undefined || text === '') throw new ExtractError('BAD_REDIRECT', from.href, `returned a ${status} redirect without a location`, true, status);
+    if (text === undefined || text === '') throw new ExtractError({ code: 'BAD_REDIRECT', url: from.href, reason: `returned a ${status} redirect without a location`, retryable: true, status });
     let target: URL;
     try {
       target = new URL(text, from);
     } catch {
-      throw new ExtractError('BAD_REDIRECT', from.href, `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`, true, status);
+      throw new ExtractError({ code: 'BAD_REDIRECT', url: from.href, reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`, retryable: true, status });
     }
     target.hash = '';
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw new ExtractError('BAD_REDIRECT', from.href, `redirected to a ${target.protocol} URL; only http and https are followed`, false, status);
+      throw new ExtractError({ code: 'BAD_REDIRECT', url: from.href, reason: `redirected to a ${target.protocol} URL; only http and https are followed`, retryable: false, status });
     }
     if (!isSameHost(target, this.baseUrl)) {
-      throw new ExtractError('FOREIGN_LINK', from.href, `redirected to another host (${target.host}); refusing to follow`, false, status);
+      throw new ExtractError({ code: 'FOREIGN_LINK', url: from.href, reason: `redirected to another host (${target.host}); refusing to follow`, retryable: false, status });
     }
-    if (visited.has(target.href)) throw new ExtractError('REDIRECT_LOOP', from.href, `redirected in a loop, back to ${target.href}`, false, status);
-    if (hop + 1 > this.options.maxRedirects) throw new ExtractError('REDIRECT_LOOP', from.href, `redirected more than ${this.options.maxRedirects} times`, false, status);
+    if (visited.has(target.href)) throw new ExtractError({ code: 'REDIRECT_LOOP', url: from.href, reason: `redirected in a loop, back to ${target.href}`, retryable: false, status });
+    if (hop + 1 > this.options.maxRedirects) throw new ExtractError({ code: 'REDIRECT_LOOP', url: from.href, reason: `redirected more than ${this.options.maxRedirects} times`, retryable: false, status });
     visited.add(target.href);
     return target;
   }
@@ -192,16 +201,16 @@ export class HttpClient {
       const detail = await errorDetail(response, deadline.signal);
       const retryable = RETRYABLE_STATUS.has(statusCode);
       const retryAfter = parseRetryAfter(headers['retry-after']);
-      throw new ExtractError('HTTP_STATUS', url, `returned ${statusCode}${detail}`, retryable, statusCode, retryAfter);
+      throw new ExtractError({ code: 'HTTP_STATUS', url, reason: `returned ${statusCode}${detail}`, retryable, status: statusCode, retryAfterMs: retryAfter });
     }
     if (!JSON_TYPE.test(type)) {
       await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-      throw new ExtractError('BAD_BODY', url, `returned content type ${JSON.stringify(type)}, not JSON`, true, statusCode);
+      throw new ExtractError({ code: 'BAD_BODY', url, reason: `returned content type ${JSON.stringify(type)}, not JSON`, retryable: true, status: statusCode });
     }
     const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
     if (encoding !== '' && encoding !== 'identity') {
       await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-      throw new ExtractError('BAD_BODY', url, `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`, true, statusCode);
+      throw new ExtractError({ code: 'BAD_BODY', url, reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`, retryable: true, status: statusCode });
     }
     const bytes = await this.readBody(url, response, deadline);
     try {
@@ -210,7 +219,7 @@ export class HttpClient {
       if (!(err instanceof JsonBytesError)) throw err;
       const reason =
         err.code === 'UTF8' ? 'returned a body that is not valid UTF-8' : `returned a body that is not valid JSON (${err.message})`;
-      throw new ExtractError('BAD_BODY', url, reason, true, statusCode, undefined, { cause: err });
+      throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: statusCode, cause: err });
     }
   }
 
@@ -220,7 +229,7 @@ export class HttpClient {
     if (declared > cap) {
       drop(response);
       const reason = `returned a body of ${declared} bytes, over the ${cap}-byte cap`;
-      throw new ExtractError('BAD_BODY', url, reason, true, response.statusCode);
+      throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: response.statusCode });
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -230,7 +239,7 @@ export class HttpClient {
         if (size > cap) {
           drop(response);
           const reason = `returned a body over the ${cap}-byte cap (stopped reading at ${size} bytes)`;
-          throw new ExtractError('BAD_BODY', url, reason, true, response.statusCode);
+          throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: response.statusCode });
         }
         chunks.push(chunk);
       }
@@ -239,31 +248,30 @@ export class HttpClient {
       const closedEarly = size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
       if (closedEarly) {
         const reason = `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`;
-        throw new ExtractError('BAD_BODY', url, reason, true, response.statusCode, undefined, { cause: err });
+        throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: response.statusCode, cause: err });
       }
       throw this.networkError(url, err, deadline);
     }
     if (!Number.isNaN(declared) && size !== declared) {
       const reason = `returned a truncated body (${size} of ${declared} bytes)`;
-      throw new ExtractError('BAD_BODY', url, reason, true, response.statusCode);
+      throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: response.statusCode });
     }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   }
 
   private networkError(url: string, err: unknown, deadline: Deadline): ExtractError {
-    const cause = { cause: err };
-    if (deadline.cancelled) return new ExtractError('ABORTED', url, 'was cancelled', false, undefined, undefined, cause);
-    if (deadline.expired) return new ExtractError('TIMEOUT', url, `took longer than ${this.options.requestTimeoutMs} ms in all`, true, undefined, undefined, cause);
+    if (deadline.cancelled) return new ExtractError({ code: 'ABORTED', url, reason: 'was cancelled', retryable: false, cause: err });
+    if (deadline.expired) return new ExtractError({ code: 'TIMEOUT', url, reason: `took longer than ${this.options.requestTimeoutMs} ms in all`, retryable: true, cause: err });
     if (err instanceof undiciErrors.ConnectTimeoutError) {
-      return new ExtractError('TIMEOUT', url, `timed out connecting (${this.options.connectTimeoutMs} ms)`, true, undefined, undefined, cause);
+      return new ExtractError({ code: 'TIMEOUT', url, reason: `timed out connecting (${this.options.connectTimeoutMs} ms)`, retryable: true, cause: err });
     }
     if (err instanceof undiciErrors.HeadersTimeoutError) {
-      return new ExtractError('TIMEOUT', url, `timed out waiting for the response headers (${this.options.headersTimeoutMs} ms)`, true, undefined, undefined, cause);
+      return new ExtractError({ code: 'TIMEOUT', url, reason: `timed out waiting for the response headers (${this.options.headersTimeoutMs} ms)`, retryable: true, cause: err });
     }
     if (err instanceof undiciErrors.BodyTimeoutError) {
-      return new ExtractError('TIMEOUT', url, `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`, true, undefined, undefined, cause);
+      return new ExtractError({ code: 'TIMEOUT', url, reason: `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`, retryable: true, cause: err });
     }
-    return new ExtractError('NETWORK', url, `failed (${describe(err)})`, true, undefined, undefined, cause);
+    return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, retryable: true, cause: err });
   }
 }
 
@@ -306,12 +314,18 @@ class Deadline {
   private readonly onParentAbort = (): void => this.controller.abort(this.parent?.reason);
 }
 
-/** Closes a response's body early; the error listener keeps the stream's abort error from becoming an uncaught exception. */
+/**
+ * Closes a response's body early; the error listener keeps the stream's abort error from becoming an uncaught
+ * exception.
+ */
 function drop(response: Dispatcher.ResponseData): void {
   response.body.on('error', () => undefined).destroy();
 }
 
-/** ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; reads at most ERROR_BODY_BYTES and never throws. */
+/**
+ * ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; reads at most ERROR_BODY_BYTES and
+ * never throws.
+ */
 async function errorDetail(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
   if (!/json/i.test(String(response.headers['content-type'] ?? ''))) {
     await response.body.dump({ limit: ERROR_BODY_BYTES, signal }).catch(() => undefined);

@@ -4,7 +4,10 @@
  */
 import type { Page } from '../schema/image-schema.js';
 
-/** The list envelope when `parsed` is one as PageSchema defines it (count a safe integer ≥ 0, next and previous strings or null, results an array), else undefined. */
+/**
+ * The list envelope when `parsed` is one as PageSchema defines it (count a safe integer ≥ 0, next and previous strings
+ * or null, results an array), else undefined.
+ */
 export function pageEnvelope(parsed: unknown): Page | undefined {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const { count, next, previous, results } = parsed as Record<string, unknown>;

@@ -15,7 +15,10 @@ export interface PaginateOptions {
   baseUrl?: string;
   /** Records asked for per page; default DEFAULT_PAGE_SIZE, 1,000 (the server caps it at 1000). */
   pageSize?: number;
-  /** Most pages in flight at once; default 2 (half the real service's four workers). Halved on 429s and errors, regained slowly. */
+  /**
+   * Most pages in flight at once; default 2 (half the real service's four workers). Halved on 429s and errors, regained
+   * slowly.
+   */
   concurrency?: number;
   /** HTTP client settings; defaults as HttpClientOptions says. */
   http?: HttpClientOptions;
@@ -81,7 +84,8 @@ type Settled = { ok: true; batch: PageBatch } | { ok: false; error: unknown };
  * Streams every page of `/api/images/` (or of the list `target` names) in offset order, fetching up to `concurrency` pages at once.
  * Reads `count` from the first page, advances by the server's effective limit (never by a short page's length),
  * and keeps going while the list reports more records; the consumer's pace bounds what is buffered.
- * A page that keeps answering 500 is split in halves down to single records, and only a record that fails alone is skipped.
+ * A page that keeps answering 500 is split in halves down to single records, and only a record that fails alone is
+ * skipped.
  */
 export async function* paginate(
   options: PaginateOptions = {},
@@ -227,11 +231,14 @@ export async function* paginate(
   }
 }
 
-/** Refuses a `count` no real list has, or one that grew past twice the pass's first plus 100 pages: paging it would never end. */
+/**
+ * Refuses a `count` no real list has, or one that grew past twice the pass's first plus 100 pages: paging it would
+ * never end.
+ */
 function checkCount(url: string, count: number, first: number, max: number, pageSize: number): void {
-  if (count > max) throw new ExtractError('IMPLAUSIBLE_COUNT', url, `reported count ${count}, more than the ${max} records any list is believed to hold`, false);
+  if (count > max) throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url, reason: `reported count ${count}, more than the ${max} records any list is believed to hold`, retryable: false });
   if (first > 0 && count > first * 2 + 100 * pageSize) {
-    throw new ExtractError('IMPLAUSIBLE_COUNT', url, `reported count ${count}, up from ${first} at the start of the pass: the list grows faster than it can be read`, false);
+    throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url, reason: `reported count ${count}, up from ${first} at the start of the pass: the list grows ` + `faster than it can be read`, retryable: false });
   }
 }
 
@@ -241,9 +248,9 @@ function checkLink(pageUrl: string, link: string | null, listUrl: URL): void {
   try {
     target = new URL(link);
   } catch {
-    throw new ExtractError('BAD_BODY', pageUrl, `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`, false);
+    throw new ExtractError({ code: 'BAD_BODY', url: pageUrl, reason: `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`, retryable: false });
   }
   if (!isSameHost(target, listUrl)) {
-    throw new ExtractError('FOREIGN_LINK', pageUrl, `returned a link to another host (${target.host}); refusing to follow it`, false);
+    throw new ExtractError({ code: 'FOREIGN_LINK', url: pageUrl, reason: `returned a link to another host (${target.host}); refusing to follow it`, retryable: false });
   }
 }

@@ -8,15 +8,23 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 
+/** What a JsonBytesError is made of. */
+export interface JsonBytesErrorOptions {
+  /** `UTF8`: the bytes are not valid UTF-8; `JSON`: the text is not JSON. */
+  code: 'UTF8' | 'JSON';
+  /** What is wrong; for `JSON`, JSON.parse's message as it is (the ExtractError that reports it makes it one line). */
+  message: string;
+}
+
 /** Why bytes are not JSON text: not UTF-8, or not JSON. */
 export class JsonBytesError extends Error {
   override readonly name = 'JsonBytesError';
-  constructor(
-    /** `UTF8`: the bytes are not valid UTF-8; `JSON`: the text is not JSON (the message is JSON.parse's). */
-    readonly code: 'UTF8' | 'JSON',
-    message: string,
-  ) {
+  /** `UTF8`: the bytes are not valid UTF-8; `JSON`: the text is not JSON (the message is JSON.parse's). */
+  readonly code: 'UTF8' | 'JSON';
+
+  constructor({ code, message }: JsonBytesErrorOptions) {
     super(message);
+    this.code = code;
   }
 }
 
@@ -33,7 +41,7 @@ const [ZERO, SEVEN] = ['0'.charCodeAt(0), '7'.charCodeAt(0)];
 export function parseJsonBytes(input: Uint8Array): unknown {
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   if (isAscii(bytes)) return parseText(bytes.toString('latin1'));
-  if (!isUtf8(bytes)) throw new JsonBytesError('UTF8', 'not valid UTF-8');
+  if (!isUtf8(bytes)) throw new JsonBytesError({ code: 'UTF8', message: 'not valid UTF-8' });
   if (hasEscapeFrom0x80(bytes)) return parseText(UTF8.decode(bytes));
   let parsed: unknown;
   try {
@@ -50,7 +58,7 @@ function parseText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new JsonBytesError('JSON', (err as Error).message);
+    throw new JsonBytesError({ code: 'JSON', message: (err as Error).message });
   }
 }
 
@@ -62,7 +70,9 @@ function hasEscapeFrom0x80(bytes: Buffer): boolean {
   return false;
 }
 
-/** Decodes again every string (key or value) that holds bytes of UTF-8 sequences; objects and arrays change in place. */
+/**
+ * Decodes again every string (key or value) that holds bytes of UTF-8 sequences; objects and arrays change in place.
+ */
 function redecode(value: unknown): unknown {
   if (typeof value === 'string') return HIGH.test(value) ? utf8(value) : value;
   if (value === null || typeof value !== 'object') return value;

@@ -65,7 +65,11 @@ export class RecordIndex {
   countNew(ids: readonly (number | null)[], rejected: readonly RejectKey[]): number {
     let fresh = 0;
     const seen = new Set<RejectKey>();
-    for (const id of ids) if (id !== null && !this.valid.has(id) && !seen.has(id)) (seen.add(id), fresh++);
+    for (const id of ids) {
+      if (id === null || this.valid.has(id) || seen.has(id)) continue;
+      seen.add(id);
+      fresh++;
+    }
     for (const key of rejected) {
       if ((typeof key === 'number' && this.valid.has(key)) || this.rejects.has(key) || seen.has(key)) continue;
       seen.add(key);

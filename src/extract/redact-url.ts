@@ -1,4 +1,7 @@
-/** Query (and fragment) parameter names whose values are credentials: `token`, `api_key`, `password`, `client_secret`, `auth`, `X-Amz-Signature`, `sessionid`, … */
+/**
+ * Query (and fragment) parameter names whose values are credentials: `token`, `api_key`, `password`, `client_secret`,
+ * `auth`, `X-Amz-Signature`, `sessionid`, …
+ */
 const SECRET_NAME = /token|key|pass(?:word|wd)?|pwd|secret|auth|signature|credential|session/i;
 
 // The text before the authority, the userinfo (up to the last `@` before the path), in a URL with `//`.
@@ -8,7 +11,8 @@ const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#\\]*@/i;
  * The URL with its credentials masked, so that it can go into a log line or an error message:
  * userinfo becomes `***` (`https://user:pass@host/` → `https://***@host/`) and so does the value of every
  * query or fragment parameter named like a secret (`?limit=10&token=abc` → `?limit=10&token=***`).
- * Everything else is kept byte for byte, so a URL without credentials comes back unchanged; works on text that does not parse as a URL too.
+ * Everything else is kept byte for byte, so a URL without credentials comes back unchanged; works on text that does not
+ * parse as a URL too.
  */
 export function redactUrl(url: string): string {
   const masked = url.replace(USERINFO, '$1***@');
@@ -21,7 +25,10 @@ export function redactUrl(url: string): string {
   return head + (query === undefined ? '' : `?${redactParams(query)}`) + (fragment === undefined ? '' : `#${redactParams(fragment)}`);
 }
 
-/** Masks every URL-looking run (`scheme://…`) inside free text, e.g. a server's error snippet; punctuation that closes the sentence stays outside. */
+/**
+ * Masks every URL-looking run (`scheme://…`) inside free text, e.g. a server's error snippet; punctuation that closes
+ * the sentence stays outside.
+ */
 export function redactUrlsIn(text: string): string {
   return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi, (run) => {
     let end = run.length;
@@ -32,7 +39,8 @@ export function redactUrlsIn(text: string): string {
 
 function closesSentence(run: string): boolean {
   const last = run[run.length - 1]!;
-  if (last === ')') return run.split(')').length > run.split('(').length; // an unbalanced `)` closes a parenthesis around the URL
+  // an unbalanced `)` closes a parenthesis around the URL
+  if (last === ')') return run.split(')').length > run.split('(').length;
   return '.,;:!?]'.includes(last);
 }
 

@@ -44,7 +44,8 @@ async function* rejectBatches(index: RecordIndex, cache: PageCache, offset: numb
     const page = index.pages[pageIndex]!;
     const { records, texts } = await cache.get(page);
     const raw = records[position];
-    const { imageIssues } = await import('../schema/image-schema.js'); // zod, loaded only when there are rejects to explain
+    // zod, loaded only when there are rejects to explain
+    const { imageIssues } = await import('../schema/image-schema.js');
     rejects.push({ url: page.url, record: raw, text: texts!.get(position)!, issues: imageIssues(raw) ?? [] });
     if (rejects.length >= batchSize) {
       yield batchOf([], rejects, offset);

@@ -8,7 +8,8 @@ const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
 
 /**
  * Parses a Retry-After header (delta-seconds, or an HTTP date) into milliseconds from `now`; a date in the past is 0.
- * Undefined when absent or not one of those forms (`-5`, `1.5`, `soon`): the caller then backs off as it would without one.
+ * Undefined when absent or not one of those forms (`-5`, `1.5`, `soon`): the caller then backs off as it would without
+ * one.
  */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();

@@ -29,7 +29,10 @@ export interface RetryNotice {
   delayMs: number;
 }
 
-/** Runs `attempt` until it succeeds, retrying retryable ExtractErrors with exponential backoff and full jitter within the attempt and time budgets. */
+/**
+ * Runs `attempt` until it succeeds, retrying retryable ExtractErrors with exponential backoff and full jitter within
+ * the attempt and time budgets.
+ */
 export async function withRetry<T>(
   attempt: (n: number) => Promise<T>,
   options: RetryOptions = {},
@@ -48,7 +51,7 @@ export async function withRetry<T>(
       const delayMs = retryDelay(n, err, options);
       if (delayMs === undefined) {
         const asked = Math.ceil((err.retryAfterMs ?? 0) / 1000);
-        throw withAttempts(err, n, `; retry-after ${asked} s is longer than the ${Math.round((options.retryAfterMaxMs ?? 120_000) / 1000)} s allowed`);
+        throw withAttempts(err, n, `; retry-after ${asked} s is longer than the ` + `${Math.round((options.retryAfterMaxMs ?? 120_000) / 1000)} s allowed`);
       }
       if (Date.now() - started + delayMs > budgetMs) throw withAttempts(err, n, `; the ${budgetMs} ms retry budget is spent`);
       onRetry?.({ attempt: n, error: err, delayMs });
@@ -58,7 +61,10 @@ export async function withRetry<T>(
   }
 }
 
-/** The wait before attempt n+1: the server's Retry-After (floored) if it gave one, else full jitter over an exponential ceiling; undefined when the server asks for longer than we wait. */
+/**
+ * The wait before attempt n+1: the server's Retry-After (floored) if it gave one, else full jitter over an exponential
+ * ceiling; undefined when the server asks for longer than we wait.
+ */
 export function retryDelay(n: number, err: ExtractError, options: RetryOptions = {}): number | undefined {
   if (err.retryAfterMs !== undefined) {
     if (err.retryAfterMs > (options.retryAfterMaxMs ?? 120_000)) return undefined;
@@ -71,11 +77,11 @@ export function retryDelay(n: number, err: ExtractError, options: RetryOptions =
 function withAttempts(err: unknown, n: number, why = ''): unknown {
   if (!(err instanceof ExtractError) || (n === 1 && why === '')) return err;
   const after = n === 1 ? '' : ` after ${n} attempts`;
-  return new ExtractError(err.code, err.url, `${err.reason}${after}${why}`, err.retryable, err.status, err.retryAfterMs, { cause: err.cause });
+  return new ExtractError({ code: err.code, url: err.url, reason: `${err.reason}${after}${why}`, retryable: err.retryable, status: err.status, retryAfterMs: err.retryAfterMs, cause: err.cause });
 }
 
 /** The run was cancelled while a request failed or waited: say so, not the failure being retried. */
 function cancelled(err: unknown): unknown {
   if (!(err instanceof ExtractError) || err.code === 'ABORTED') return err;
-  return new ExtractError('ABORTED', err.url, 'was cancelled', false, undefined, undefined, { cause: err });
+  return new ExtractError({ code: 'ABORTED', url: err.url, reason: 'was cancelled', retryable: false, cause: err });
 }

@@ -28,7 +28,10 @@ export class ArrowBatchBuilder {
     this.encoders = table.columns.map((c, j) => c.type.arrowEncoder(arrow, this.schema.fields[j]!.type));
   }
 
-  /** Builds the RecordBatch of `rows`; `place` (the page URL) names the batch in errors. Zero rows are fine. After an error, discard the builder. */
+  /**
+   * Builds the RecordBatch of `rows`; `place` (the page URL) names the batch in errors. Zero rows are fine. After an
+   * error, discard the builder.
+   */
   build(rows: readonly Row[], place: BatchPlace = 'a batch'): arrow.RecordBatch {
     // The rows' values, column by column: each row is read once, in one pass over its properties (read-row.ts).
     const { names } = this.table;

@@ -42,7 +42,7 @@ export class AtomicFile {
   static async create(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
     const bufferSize = options.bufferSize ?? DEFAULT_BUFFER_SIZE;
     if (!Number.isInteger(bufferSize) || bufferSize < 1) {
-      throw new LoadError('LOAD_INVALID_OPTION', `load: bufferSize must be a positive integer, got ${bufferSize}`);
+      throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: bufferSize must be a positive integer, got ${bufferSize}` });
     }
     const tempPath = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
     let handle: FileHandle;
@@ -88,7 +88,10 @@ export class AtomicFile {
     }
   }
 
-  /** Flushes, fsyncs and renames the temporary file to the final path; returns its size and SHA-256. On failure the temporary file is removed. */
+  /**
+   * Flushes, fsyncs and renames the temporary file to the final path; returns its size and SHA-256. On failure the
+   * temporary file is removed.
+   */
   async commit(): Promise<Digest> {
     this.ensureOpen();
     try {
@@ -123,15 +126,17 @@ export class AtomicFile {
   }
 
   private ensureOpen(): void {
-    if (this.state !== 'open') throw new LoadError('LOAD_WRITE_FAILED', `load: ${this.tempPath} is already ${this.state}`);
+    if (this.state !== 'open') throw new LoadError({ code: 'LOAD_WRITE_FAILED', message: `load: ${this.tempPath} is already ${this.state}` });
   }
 }
 
 function writeFailed(what: string, cause: unknown): LoadError {
-  return new LoadError('LOAD_WRITE_FAILED', `load: ${what}: ${fileSystemReason(cause)}`, { cause });
+  return new LoadError({ code: 'LOAD_WRITE_FAILED', message: `load: ${what}: ${fileSystemReason(cause)}`, cause });
 }
 
-/** Makes renames in `folder` durable; some platforms cannot fsync a folder, and there a rename is as durable as it gets. */
+/**
+ * Makes renames in `folder` durable; some platforms cannot fsync a folder, and there a rename is as durable as it gets.
+ */
 export async function syncFolder(folder: string): Promise<void> {
   try {
     const handle = await open(folder, 'r');

@@ -38,7 +38,8 @@ function stringifyOptions(neutraliseFormulas: boolean): Options {
     quote: '"',
     escape: '"',
     record_delimiter: '\n',
-    quote_record_delimiter: true, // quote fields holding CR or LF; with an explicit record_delimiter csv-stringify would quote LF only
+    // quote fields holding CR or LF; with an explicit record_delimiter csv-stringify would quote LF only
+    quote_record_delimiter: true,
     eof: true,
     escape_formulas: neutraliseFormulas,
     cast: {

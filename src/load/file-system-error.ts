@@ -58,5 +58,5 @@ export function fileSystemError(options: FileSystemErrorOptions): unknown {
   if (!isFileSystemError(cause)) return cause;
   const path = (cause as { dest?: string }).dest ?? cause.path ?? options.path; // a rename names its target
   const message = `${stage}: cannot ${action} ${path}: ${fileSystemReason(cause)}`;
-  return new LoadError('LOAD_WRITE_FAILED', message, { cause });
+  return new LoadError({ code: 'LOAD_WRITE_FAILED', message, cause });
 }

@@ -2,6 +2,8 @@
  * The load stage's error: a plain Error with a stable `code`, a lowercase message prefixed `load:`, and a `cause`.
  */
 
+import { oneLine } from '../text/one-line.js';
+
 /** Stable codes of the load stage's errors. */
 export type LoadErrorCode =
   | 'LOAD_INVALID_OPTION' // an option is out of range
@@ -10,14 +12,24 @@ export type LoadErrorCode =
   | 'LOAD_ENCODE_FAILED' // a format library failed or wrote something other than what it was given
   | 'LOAD_TEE_CONSUMER_STOPPED'; // one consumer of a tee stopped early, so the others cannot go on
 
+/** What a LoadError is made of. */
+export interface LoadErrorOptions {
+  /** Stable machine-readable code. */
+  code: LoadErrorCode;
+  /** Lowercase, prefixed by stage (`load:`, `staging:`), naming the path or value at fault; made one line. */
+  message: string;
+  /** The error behind this one, when there is one. */
+  cause?: unknown;
+}
+
 /** An error of the load stage. */
 export class LoadError extends Error {
+  override readonly name = 'LoadError';
   /** Stable machine-readable code. */
   readonly code: LoadErrorCode;
 
-  constructor(code: LoadErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LoadError';
+  constructor({ code, message, cause }: LoadErrorOptions) {
+    super(oneLine(message), cause === undefined ? undefined : { cause });
     this.code = code;
   }
 }
@@ -26,5 +38,5 @@ export class LoadError extends Error {
 export function encodeFailed(what: string, cause: unknown): LoadError {
   if (cause instanceof LoadError) return cause;
   const detail = cause instanceof Error ? cause.message : String(cause);
-  return new LoadError('LOAD_ENCODE_FAILED', `load: ${what} failed: ${detail}`, { cause });
+  return new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${what} failed: ${detail}`, cause });
 }

@@ -7,7 +7,10 @@
  */
 import { BINARY, CompactReader, LIST, STRUCT } from './thrift-compact-reader.js';
 
-/** Sorts the key-value entries of the footer at the end of `tail` (the file's last bytes, the footer and its 8-byte trailer included), in place; false (and `tail` untouched) when the footer is not all there or cannot be read. */
+/**
+ * Sorts the key-value entries of the footer at the end of `tail` (the file's last bytes, the footer and its 8-byte
+ * trailer included), in place; false (and `tail` untouched) when the footer is not all there or cannot be read.
+ */
 export function sortFooterKeyValues(tail: Uint8Array): boolean {
   if (tail.length < 12 || String.fromCharCode(...tail.subarray(tail.length - 4)) !== 'PAR1') return false;
   const footerLength = new DataView(tail.buffer, tail.byteOffset + tail.length - 8, 4).getUint32(0, true);
@@ -35,7 +38,8 @@ export function sortFooterKeyValues(tail: Uint8Array): boolean {
         return false;
       });
       if (key === undefined) throw new Error('a key-value entry without a key');
-      entries.push({ key, bytes: Uint8Array.prototype.slice.call(tail, from, reader.position) }); // a copy, also when `tail` is a Buffer (whose slice is a view)
+      // a copy, also when `tail` is a Buffer (whose slice is a view)
+      entries.push({ key, bytes: Uint8Array.prototype.slice.call(tail, from, reader.position) });
     }
     entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     let at = begin;

@@ -30,7 +30,10 @@ export interface ParquetWasmWriteOptions {
   dictionaryColumns: readonly string[];
 }
 
-/** Writes Arrow record batches (all of one schema) as Parquet into `file` with parquet-wasm; returns the rows written. The file is not committed. */
+/**
+ * Writes Arrow record batches (all of one schema) as Parquet into `file` with parquet-wasm; returns the rows written.
+ * The file is not committed.
+ */
 export async function writeParquetWasm(source: AsyncIterable<RecordBatch>, file: AtomicFile, options: ParquetWasmWriteOptions): Promise<number> {
   const iterator = source[Symbol.asyncIterator]();
   let rows = 0;
@@ -69,7 +72,7 @@ export async function writeParquetWasm(source: AsyncIterable<RecordBatch>, file:
   try {
     let output: ReadableStream<Uint8Array>;
     try {
-      output = await parquetWasm.transformParquetStream(input, writerProperties(options));
+      output = (await parquetWasm.transformParquetStream(input, writerProperties(options))) as ReadableStream<Uint8Array>; // typed any upstream
     } catch (cause) {
       throw sourceFailure ? sourceFailure.error : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
     }
@@ -122,13 +125,16 @@ function writerProperties(options: ParquetWasmWriteOptions): parquetWasm.WriterP
   return builder.build();
 }
 
-/** Checks that the Parquet file being written holds exactly `rows` rows in its footer and row groups: parquet-wasm drops write errors silently. */
+/**
+ * Checks that the Parquet file being written holds exactly `rows` rows in its footer and row groups: parquet-wasm drops
+ * write errors silently.
+ */
 export async function checkParquetFooter(file: AtomicFile, rows: number, writer: string): Promise<void> {
   await file.flush();
   const footer = await readParquetFooterRows(file.tempPath).catch((cause: unknown) => {
-    throw new LoadError('LOAD_ENCODE_FAILED', `load: ${writer} wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`, { cause });
+    throw new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${writer} wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`, cause });
   });
   if (footer.rows !== rows || footer.rowGroups.reduce((a, b) => a + b, 0) !== rows) {
-    throw new LoadError('LOAD_ENCODE_FAILED', `load: ${writer} wrote ${footer.rows} rows (row groups: ${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${file.path}`);
+    throw new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${writer} wrote ${footer.rows} rows (row groups: ` + `${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${file.path}` });
   }
 }

@@ -26,7 +26,10 @@ export interface ParquetJsWriteOptions {
 const FROM_1970 =
   'an instant from 1970 on (parquetjs-lite refuses earlier ones; the default wasm engine writes any instant)';
 
-/** Writes the batches' rows as Parquet into `file` with parquetjs-lite; returns the rows written. The file is not committed. */
+/**
+ * Writes the batches' rows as Parquet into `file` with parquetjs-lite; returns the rows written. The file is not
+ * committed.
+ */
 export async function writeParquetJs(source: AsyncIterable<LoadBatch>, file: AtomicFile, options: ParquetJsWriteOptions): Promise<number> {
   const definition: Record<string, FieldDefinition> = {};
   const columns = options.table.columns;

@@ -23,7 +23,10 @@ export interface ArrowSinkOptions {
   table?: Table;
 }
 
-/** Writes the batches to an Arrow IPC file at `options.path`, atomically; a stream without batches gives a valid empty file. */
+/**
+ * Writes the batches to an Arrow IPC file at `options.path`, atomically; a stream without batches gives a valid empty
+ * file.
+ */
 export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSinkOptions): Promise<SinkResult> {
   let file: AtomicFile;
   try {
@@ -66,7 +69,10 @@ export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSi
   }
 }
 
-/** The writer's byte sink: collects what one `write` produced so that the caller can await the disk before the next batch. */
+/**
+ * The writer's byte sink: collects what one `write` produced so that the caller can await the disk before the next
+ * batch.
+ */
 class ByteCollector extends AsyncByteQueue {
   private chunks: Uint8Array[] = [];
 

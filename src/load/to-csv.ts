@@ -29,9 +29,15 @@ const ENGINES = {
 export interface CsvSinkOptions {
   /** Path of the `.csv` file to publish; required. */
   path: string;
-  /** Prefix `'` to string values starting with `=`, `+`, `-`, `@`, tab or CR (and their full-width forms) against spreadsheet formula injection; numbers are never touched; default true. */
+  /**
+   * Prefix `'` to string values starting with `=`, `+`, `-`, `@`, tab or CR (and their full-width forms) against
+   * spreadsheet formula injection; numbers are never touched; default true.
+   */
   neutraliseFormulas?: boolean;
-  /** Writer: 'builtin' (img-etl's own formatter, several times faster) or 'csv-stringify' (the library); default 'builtin'. */
+  /**
+   * Writer: 'builtin' (img-etl's own formatter, several times faster) or 'csv-stringify' (the library); default
+   * 'builtin'.
+   */
   engine?: CsvEngine;
   /** The table the rows are of; default the images. */
   table?: Table;
@@ -42,7 +48,7 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
   const engineName = options.engine ?? 'builtin';
   let file: AtomicFile;
   try {
-    if (!Object.hasOwn(ENGINES, engineName)) throw new LoadError('LOAD_INVALID_OPTION', `load: csv engine must be 'builtin' or 'csv-stringify', got ${JSON.stringify(engineName)}`);
+    if (!Object.hasOwn(ENGINES, engineName)) throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: csv engine must be 'builtin' or 'csv-stringify', got ${JSON.stringify(engineName)}` });
     file = await AtomicFile.create(options.path);
   } catch (error) {
     await closeSource(source);
@@ -56,7 +62,8 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
       try {
         return format();
       } catch (cause) {
-        throw encodeFailed(`writing csv file ${options.path}`, cause); // a LoadError (a value of the wrong type) passes through
+        // a LoadError (a value of the wrong type) passes through
+        throw encodeFailed(`writing csv file ${options.path}`, cause);
       }
     };
     await file.write(encode(() => engine.header(neutralise, table)));

@@ -25,7 +25,10 @@ export interface ParquetSinkOptions {
   engine?: ParquetEngine;
   /** Rows per row group; only the last group may have fewer; default 25,000. */
   rowGroupSize?: number;
-  /** Parquet key-value metadata (e.g. `img-etl.source_url`, `img-etl.snapshot_time`, `img-etl.schema_version`), also stored in the embedded Arrow schema by 'wasm'; default none. */
+  /**
+   * Parquet key-value metadata (e.g. `img-etl.source_url`, `img-etl.snapshot_time`, `img-etl.schema_version`), also
+   * stored in the embedded Arrow schema by 'wasm'; default none.
+   */
   metadata?: Record<string, string>;
   /** The table the batches are rows of; default the images. */
   table?: Table;
@@ -38,7 +41,10 @@ export interface ParquetSinkOptions {
  */
 export const DEFAULT_ROW_GROUP_SIZE = 25_000;
 
-/** Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with no rows. */
+/**
+ * Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with
+ * no rows.
+ */
 export async function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSinkOptions): Promise<SinkResult> {
   const engine = options.engine ?? 'wasm';
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
@@ -46,8 +52,8 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
   const table = options.table ?? IMAGES;
   let file: AtomicFile;
   try {
-    if (engine !== 'wasm' && engine !== 'parquetjs') throw new LoadError('LOAD_INVALID_OPTION', `load: parquet engine must be 'wasm' or 'parquetjs', got ${JSON.stringify(engine)}`);
-    if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) throw new LoadError('LOAD_INVALID_OPTION', `load: rowGroupSize must be a positive integer, got ${rowGroupSize}`);
+    if (engine !== 'wasm' && engine !== 'parquetjs') throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: parquet engine must be 'wasm' or 'parquetjs', got ${JSON.stringify(engine)}` });
+    if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: rowGroupSize must be a positive integer, got ${rowGroupSize}` });
     file = await AtomicFile.create(options.path);
   } catch (error) {
     await closeSource(source);

@@ -24,7 +24,9 @@ export interface RejectsResult {
   file: SinkResult | null;
 }
 
-/** Writes every batch's rejects to `options.path` as NDJSON, atomically, creating the file only for the first reject. */
+/**
+ * Writes every batch's rejects to `options.path` as NDJSON, atomically, creating the file only for the first reject.
+ */
 export async function toRejects(source: AsyncIterable<RowBatch>, options: RejectsSinkOptions): Promise<RejectsResult> {
   let file: AtomicFile | undefined;
   let count = 0;

@@ -5,7 +5,10 @@ import { AtomicFile } from './atomic-file.js';
 import type { Digest } from './file-digest.js';
 import { encodeFailed } from './load-error.js';
 
-/** Writes `value` as pretty-printed JSON (two-space indent, final newline) to `path` atomically; returns its size and SHA-256. */
+/**
+ * Writes `value` as pretty-printed JSON (two-space indent, final newline) to `path` atomically; returns its size and
+ * SHA-256.
+ */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<Digest> {
   let text: string;
   try {

@@ -35,7 +35,10 @@ export interface Manifest {
   /** Records the service reported (`count`) at the start and at the end of the run. */
   count_at_start: number;
   count_at_end: number;
-  /** Each pass over the list: records it added, duplicates it saw, the counts it saw, and whether nothing shifted under it. */
+  /**
+   * Each pass over the list: records it added, duplicates it saw, the counts it saw, and whether nothing shifted under
+   * it.
+   */
   passes: { pass: number; added: number; duplicates: number; count_min: number; count_max: number; clean: boolean }[];
   /** Image-list pages fetched, and the page size the server applied. */
   pages_fetched: number;
@@ -48,7 +51,10 @@ export interface Manifest {
   records_written: number;
   /** Records dropped because their id was already written. */
   duplicates_dropped: number;
-  /** Records served in copies that differed while the list was paged; the copy newer by `modify_date` is kept (the later one seen, if equal). */
+  /**
+   * Records served in copies that differed while the list was paged; the copy newer by `modify_date` is kept (the later
+   * one seen, if equal).
+   */
   conflicts: { count: number; first_ids: number[] };
   /** Records that broke the schema (in rejects.ndjson). */
   rejects: number;

@@ -21,7 +21,10 @@ export const PENDING_DIR = '.img-etl-publish';
 /** What finishing an earlier run's publication did. */
 export type Recovery = 'none' | 'rolled-forward' | 'discarded';
 
-/** Empties (or creates) the pending folder of `dataDir`, after finishing whatever an earlier run left there; resolves to its path. */
+/**
+ * Empties (or creates) the pending folder of `dataDir`, after finishing whatever an earlier run left there; resolves to
+ * its path.
+ */
 export async function preparePending(dataDir: string): Promise<{ pending: string; recovery: Recovery }> {
   const recovery = await recoverPending(dataDir);
   const pending = join(dataDir, PENDING_DIR);
@@ -29,7 +32,10 @@ export async function preparePending(dataDir: string): Promise<{ pending: string
   return { pending, recovery };
 }
 
-/** Finishes a publication a crash interrupted (its manifest was written: roll forward) or discards one that never got that far. */
+/**
+ * Finishes a publication a crash interrupted (its manifest was written: roll forward) or discards one that never got
+ * that far.
+ */
 export async function recoverPending(dataDir: string): Promise<Recovery> {
   const pending = join(dataDir, PENDING_DIR);
   const entries = await readdir(pending).catch(() => undefined);
@@ -50,12 +56,15 @@ export async function checkTargets(dataDir: string, names: readonly string[]): P
   for (const name of names) {
     const stat = await lstat(join(dataDir, name)).catch(() => undefined);
     if (stat?.isDirectory() === true) {
-      throw new LoadError('LOAD_WRITE_FAILED', `load: cannot publish ${join(dataDir, name)}: a folder is in the way (EISDIR)`);
+      throw new LoadError({ code: 'LOAD_WRITE_FAILED', message: `load: cannot publish ${join(dataDir, name)}: a folder is in the way (EISDIR)` });
     }
   }
 }
 
-/** Moves the pending files into `dataDir`, deletes the files of the previous run the new manifest does not list, moves the manifest last. */
+/**
+ * Moves the pending files into `dataDir`, deletes the files of the previous run the new manifest does not list, moves
+ * the manifest last.
+ */
 export async function publishPending(dataDir: string): Promise<void> {
   try {
     await movePending(dataDir);
@@ -71,7 +80,8 @@ async function movePending(dataDir: string): Promise<void> {
   const names = new Set(manifest.files.map((f) => f.name));
   const present = new Set(await readdir(pending));
   for (const name of names) if (present.has(name)) await rename(join(pending, name), join(dataDir, name));
-  // The files the previous run left here are those its manifest lists; a file it does not list is not img-etl's to delete.
+  // The files the previous run left here are those its manifest lists; a file it does not list is not img-etl's to
+  // delete.
   const previous = await readManifest(join(dataDir, FILE_NAMES.manifest));
   for (const { name } of previous?.files ?? []) if (!names.has(name)) await rm(join(dataDir, name), { force: true });
   await rename(join(pending, FILE_NAMES.manifest), join(dataDir, FILE_NAMES.manifest));

@@ -47,11 +47,18 @@ export interface SnapshotOptions extends CollectOptions {
   previewRows?: number;
   /** Discard what an unfinished earlier run left in the staging folder instead of resuming it; default false. */
   fresh?: boolean;
-  /** Resume an unfinished run only if it started less than this long ago, else discard its staging; default 12 hours. */
+  /**
+   * Resume an unfinished run only if it started less than this long ago, else discard its staging; default 12 hours.
+   */
   maxResumeAgeMs?: number;
-  /** Write into a new folder `outDir/<UTC start time>/` and keep wall-clock time out of the data files (byte-identical reruns); default false. */
+  /**
+   * Write into a new folder `outDir/<UTC start time>/` and keep wall-clock time out of the data files (byte-identical
+   * reruns); default false.
+   */
   snapshot?: boolean;
-  /** Stages applied in order to the normalised rows before they are written (filters, derived columns); default none. */
+  /**
+   * Stages applied in order to the normalised rows before they are written (filters, derived columns); default none.
+   */
   stages?: readonly RowStage[];
 }
 
@@ -103,7 +110,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     if (options.snapshot === true) await recoverSnapshots(outDir);
     const { pending } = await preparePending(dataDir);
     const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
-    if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString(); // snapshots keep the time in the manifest and folder name
+    // snapshots keep the time in the manifest and folder name
+    if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString();
 
     // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
     const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {

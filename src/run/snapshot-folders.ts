@@ -11,7 +11,9 @@ import { readManifest } from './publish-folder.js';
 
 const NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
 
-/** The folder name of a snapshot started at `date`: `20261121T134955.123Z` (UTC, sortable, safe in every file system). */
+/**
+ * The folder name of a snapshot started at `date`: `20261121T134955.123Z` (UTC, sortable, safe in every file system).
+ */
 export function snapshotName(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '');
 }

@@ -30,7 +30,10 @@ export interface WriteOutputsOptions {
   table?: Table;
 }
 
-/** Feeds one stream of row batches to every sink at once (Arrow batches built once for Parquet and Arrow); resolves to the files written. */
+/**
+ * Feeds one stream of row batches to every sink at once (Arrow batches built once for Parquet and Arrow); resolves to
+ * the files written.
+ */
 export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: WriteOutputsOptions): Promise<SinkResult[]> {
   const { outDir, metadata } = options;
   const table = options.table ?? IMAGES;
@@ -56,7 +59,8 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
   }
   if (columnar.length > 0) {
     consumers.push(async (source) => {
-      // The Arrow stack (apache-arrow, and parquet-wasm in to-parquet.ts) loads while the first pages are fetched, and only for these formats.
+      // The Arrow stack (apache-arrow, and parquet-wasm in to-parquet.ts) loads while the first pages are fetched, and
+      // only for these formats.
       const [{ toArrowBatches }, { toParquet }, { toArrow }] = await Promise.all([import('../load/arrow-batches.js'), import('../load/to-parquet.js'), import('../load/to-arrow.js')]).catch(async (error: unknown) => {
         await closeSource(source);
         throw error;

@@ -110,7 +110,7 @@ export const COLUMNS: readonly Column[] = [
   record(
     'map_type',
     category,
-    'Kind of map: "T map", "Z map", "P map (given null hypothesis)", "ROI/mask", "parcellation", …; null for atlases.',
+    'Kind of map: "T map", "Z map", "P map (given null hypothesis)", "ROI/mask", ' + '"parcellation", …; null for atlases.',
   ),
   record('analysis_level', category, 'Analysis level: "single-subject", "group", "meta-analysis", "other" or null.'),
   record('name', string, 'Display name of the image.'),

@@ -3,7 +3,10 @@
  */
 import type { RecordIssue } from './image-schema.js';
 
-/** One value of a normalised row: int64/float64 as number, timestamp as bigint microseconds since the epoch (UTC), boolean, string (category and json too), or null. */
+/**
+ * One value of a normalised row: int64/float64 as number, timestamp as bigint microseconds since the epoch (UTC),
+ * boolean, string (category and json too), or null.
+ */
 export type RowValue = string | number | boolean | bigint | null;
 
 /** A normalised output row: a value for every column name of COLUMNS. */

@@ -3,7 +3,10 @@
  * JavaScript's Date keeps milliseconds only, so the fraction is parsed by hand to keep microseconds.
  */
 
-/** Parses an ISO 8601 timestamp with an offset (`2016-01-21T18:21:57.860138+01:00`) to microseconds since the epoch in UTC; undefined when it is not one. */
+/**
+ * Parses an ISO 8601 timestamp with an offset (`2016-01-21T18:21:57.860138+01:00`) to microseconds since the epoch in
+ * UTC; undefined when it is not one.
+ */
 export function parseTimestampMicros(text: string): bigint | undefined {
   // A hand-written scanner: this runs twice per record, and a RegExp plus Date cost ten times as much.
   // Grammar: YYYY-MM-DD[T ]HH:MM:SS[.f{1,6}](Z|+HH:MM|-HH:MM|+HHMM|-HHMM)
@@ -78,7 +81,8 @@ const HOUR_MINUTE = Array.from({ length: 1440 }, (_, n) => `${TWO_DIGITS[Math.fl
 export function formatTimestampMicros(micros: bigint): string {
   const n = Number(micros); // exact up to 2^53; anything larger rounds to 2^53 or more and takes the general path
   if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER)) return formatTimestampMicrosByDate(micros);
-  // The floor is exact: below 2^34 the quotient's rounding error (at most 2^-20) is less than 1e-6, the least that it lies below a whole number.
+  // The floor is exact: below 2^34 the quotient's rounding error (at most 2^-20) is less than 1e-6, the least that it
+  // lies below a whole number.
   const seconds = Math.floor(n / 1_000_000);
   const fraction = n - seconds * 1_000_000;
   const days = Math.floor(seconds / 86_400);
@@ -97,7 +101,9 @@ export function formatTimestampMicros(micros: bigint): string {
   const minuteOfDay = (secondOfDay / 60) | 0;
   const millis = (fraction / 1000) | 0;
   const t = TWO_DIGITS;
-  return `${t[century]}${t[year - century * 100]}-${t[month]}-${t[day]}T${HOUR_MINUTE[minuteOfDay]}${t[secondOfDay - minuteOfDay * 60]}.${THREE_DIGITS[millis]}${THREE_DIGITS[fraction - millis * 1000]}Z`;
+  const date = `${t[century]}${t[year - century * 100]}-${t[month]}-${t[day]}`;
+  const time = `${HOUR_MINUTE[minuteOfDay]}${t[secondOfDay - minuteOfDay * 60]}`;
+  return `${date}T${time}.${THREE_DIGITS[millis]}${THREE_DIGITS[fraction - millis * 1000]}Z`;
 }
 
 /** formatTimestampMicros for any instant Date represents, through Date's own ISO text. */

@@ -39,7 +39,8 @@ export function formatBerlinTimestamp(epochMicros: number): string {
   const minute = Math.floor((secondOfDay % 3600) / 60);
   const second = secondOfDay % 60;
   const fraction = micros === 0 ? '' : `.${String(micros).padStart(6, '0')}`;
-  return `${year < 1000 ? String(year).padStart(4, '0') : year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hour]}:${TWO_DIGITS[minute]}:${TWO_DIGITS[second]}${fraction}+0${offset}:00`;
+  const date = `${year < 1000 ? String(year).padStart(4, '0') : year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`;
+  return `${date}T${TWO_DIGITS[hour]}:${TWO_DIGITS[minute]}:${TWO_DIGITS[second]}${fraction}+0${offset}:00`;
 }
 
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));

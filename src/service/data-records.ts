@@ -77,7 +77,7 @@ function splitAtOrigin(text: string): string[] {
   const parts: string[] = [];
   let last = 0;
   for (const match of text.matchAll(URL_FIELD)) {
-    const cut = (match.index as number) + (match[1] as string).length;
+    const cut = match.index + (match[1] as string).length;
     parts.push(text.slice(last, cut));
     last = cut + NEUROVAULT_ORIGIN.length;
   }

@@ -24,7 +24,10 @@ export const DJANGO_NOT_FOUND = djangoPage('Not Found', 'The requested resource 
 /** The proxy's page for a 502 or 504 (nginx layout, as Cloudflare serves it). */
 export function proxyErrorPage(status: 502 | 504): string {
   const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Time-out';
-  return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n`;
+  return (
+    `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n` +
+    '<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n'
+  );
 }
 
 /** DRF's 429 detail. */

@@ -53,7 +53,9 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
     const statFile = `${rng.pick(NIDM_MAPS)}_${String((id % 9) + 1).padStart(4, '0')}.nii.gz`;
     file = `${media}/${c.nidmName}/${statFile}`;
     description = `NIDM Results: ${c.nidmName}.zip > ${statFile}`;
-    nidm = `"nidm_results":"${origin}/collections/${cid}/${c.nidmName}/","nidm_results_ttl":"${media}/${c.nidmName}/nidm.ttl",`;
+    nidm =
+      `"nidm_results":"${origin}/collections/${cid}/${c.nidmName}/",` +
+      `"nidm_results_ttl":"${media}/${c.nidmName}/nidm.ttl",`;
   }
   const nameField = `"name":${jsonString(name)},`;
   const descriptionField = `"description":${jsonString(description)},`;
@@ -65,7 +67,8 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
   const start = `${head}"file":${jsonString(file)},${collection}"file_size":${fileSize},`;
 
   if (kind === 'atlas') {
-    return `${start}"label_description_file":${jsonString(`${media}/${fileBase}.xml`)},${nameField}${descriptionField}${dated}"data":{},"image_type":"atlas"}`;
+    const labels = `"label_description_file":${jsonString(`${media}/${fileBase}.xml`)},`;
+    return `${start}${labels}${nameField}${descriptionField}${dated}"data":{},"image_type":"atlas"}`;
   }
 
   const mapType = kind === 'statistic_map' ? (rng.chance(0.7) ? c.mapType : rng.weighted(MAP_TYPES)) : rng.pick(NIDM_MAP_TYPES);
@@ -78,24 +81,31 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
 
   if (kind === 'NIDM results statistic map') {
     // NIDM maps declare description, map_type and analysis_level, so DRF lists them early.
-    return `${start}${nidm}${descriptionField}${level}${nameField}${dated}"data":{},${qa}"image_type":"NIDM results statistic map"}`;
+    return `${start}${nidm}${descriptionField}${level}${nameField}${dated}"data":{},${qa}` + '"image_type":"NIDM results statistic map"}';
   }
 
   const paradigm = rng.chance(0.9) ? c.paradigm : rng.weighted(PARADIGMS);
   const contrast = rng.chance(0.8) ? c.contrast : rng.weighted(CONTRASTS);
   const cogatlas =
-    `"cognitive_paradigm_cogatlas":${jsonNullableString(paradigm[0])},"cognitive_paradigm_cogatlas_id":${jsonNullableString(paradigm[1])},` +
-    `"cognitive_contrast_cogatlas":${jsonNullableString(contrast[0])},"cognitive_contrast_cogatlas_id":${jsonNullableString(contrast[1])},`;
+    `"cognitive_paradigm_cogatlas":${jsonNullableString(paradigm[0])},` +
+    `"cognitive_paradigm_cogatlas_id":${jsonNullableString(paradigm[1])},` +
+    `"cognitive_contrast_cogatlas":${jsonNullableString(contrast[0])},` +
+    `"cognitive_contrast_cogatlas_id":${jsonNullableString(contrast[1])},`;
+  // Drawn only when chosen, so that the generator's random sequence stays as it was.
+  const contrastDefinition = () => jsonString(rng.pick(CONTRAST_DEFINITIONS));
+  const doi = `10.1016/j.neuroimage.${2010 + (cid % 14)}.${String(cid % 1000).padStart(3, '0')}`;
+  const descriptionUrl = `"https://doi.org/${doi}"`;
   const statistic =
     `"modality":${jsonString(c.modality)},` +
     `"statistic_parameters":${rng.chance(0.15) ? pythonFloat(rng.int(5, 120)) : 'null'},` +
     `"smoothness_fwhm":${rng.chance(0.1) ? pythonFloat(roundTo(rng.next() * 12, 15)) : 'null'},` +
-    `"contrast_definition":${rng.chance(0.6) ? 'null' : rng.chance(0.5) ? '""' : jsonString(rng.pick(CONTRAST_DEFINITIONS))},` +
+    `"contrast_definition":${rng.chance(0.6) ? 'null' : rng.chance(0.5) ? '""' : contrastDefinition()},` +
     `"contrast_definition_cogatlas":${rng.chance(0.9) ? 'null' : '""'},` +
-    `"cognitive_paradigm_description_url":${rng.chance(0.6) ? 'null' : rng.chance(0.6) ? '""' : `"https://doi.org/10.1016/j.neuroimage.${2010 + (cid % 14)}.${String(cid % 1000).padStart(3, '0')}"`},` +
+    `"cognitive_paradigm_description_url":${rng.chance(0.6) ? 'null' : rng.chance(0.6) ? '""' : descriptionUrl},` +
     `"cognitive_paradigm_short_description":${rng.chance(0.95) ? 'null' : '"Participants viewed faces and houses."'},` +
     `"cognitive_paradigm_name":${rng.chance(0.95) ? 'null' : jsonString(paradigm[0] ?? 'custom paradigm')},`;
-  return `${start}${cogatlas}${level}${nameField}${descriptionField}${dated}${qa}${statistic}${extras(c.extraKeys, rng)}"image_type":"statistic_map"}`;
+  const fields = `${cogatlas}${level}${nameField}${descriptionField}${dated}${qa}${statistic}`;
+  return `${start}${fields}${extras(c.extraKeys, rng)}"image_type":"statistic_map"}`;
 }
 
 const LOG_SIZE_RANGE = Math.log(15_000);

@@ -116,7 +116,7 @@ export const DESCRIPTIONS: readonly (readonly [string, number])[] = [
   ['FSL3.3', 6],
   ['spm - 3D normalized', 6],
   ['Average over 31 subjects', 5],
-  ['Results of the meta-analysis during the processing of rewarding stimuli. ALE map obtained with the contrast: participants with substance addictions > control individuals.', 5],
+  ['Results of the meta-analysis during the processing of rewarding stimuli. ALE map ' + 'obtained with the contrast: participants with substance addictions > control ' + 'individuals.', 5],
   ['Volume intersected with surface: /data/cn4/laumannt/standard_mesh_atlases/Conte', 2],
   ['Group-level "faces > houses" contrast, cluster-corrected (p < 0.05).', 4],
   ['Line one of the methods.\nLine two: smoothing 6 mm FWHM.\n\nLine four after a blank line.', 4],

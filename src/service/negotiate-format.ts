@@ -8,7 +8,10 @@ const RENDERERS: readonly { format: RendererName; mainType: string; subType: str
   { format: 'api', mainType: 'text', subType: 'html' },
 ];
 
-/** The chosen renderer, or the status DRF answers: 404 for an unknown format, 406 for an Accept header no renderer satisfies. */
+/**
+ * The chosen renderer, or the status DRF answers: 404 for an unknown format, 406 for an Accept header no renderer
+ * satisfies.
+ */
 export type Negotiated = { renderer: RendererName } | { status: 404 | 406 };
 
 /**

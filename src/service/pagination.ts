@@ -6,7 +6,10 @@ export const DEFAULT_LIMIT = 100;
 /** Larger limits are silently capped to this. */
 export const MAX_LIMIT = 1000;
 
-/** `get_limit`: a positive integer capped at MAX_LIMIT; anything else (missing, zero, negative, not an integer) means DEFAULT_LIMIT. */
+/**
+ * `get_limit`: a positive integer capped at MAX_LIMIT; anything else (missing, zero, negative, not an integer) means
+ * DEFAULT_LIMIT.
+ */
 export function effectiveLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_LIMIT;
   const value = pythonInt(raw);

@@ -3,7 +3,9 @@
  * blank values kept, last value wins), Python `int()` on a parameter, and `urlencode(doseq=True)`.
  */
 
-/** The query as an ordered list of [name, value] pairs, decoded like Python's `parse_qsl(qs, keep_blank_values=True)`. */
+/**
+ * The query as an ordered list of [name, value] pairs, decoded like Python's `parse_qsl(qs, keep_blank_values=True)`.
+ */
 export function parseQueryString(query: string): [string, string][] {
   const pairs: [string, string][] = [];
   for (const field of query.split('&')) {
@@ -30,7 +32,10 @@ export function unquotePlus(text: string): string {
   return unquote(text.replaceAll('+', ' '));
 }
 
-/** Python's `unquote(s, encoding='utf-8', errors='replace')`: `%XX` escapes decoded as UTF-8, bad escapes kept literally. */
+/**
+ * Python's `unquote(s, encoding='utf-8', errors='replace')`: `%XX` escapes decoded as UTF-8, bad escapes kept
+ * literally.
+ */
 export function unquote(text: string): string {
   if (!text.includes('%')) return text;
   const bytes: number[] = [];
@@ -118,6 +123,7 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 // Python's str.isspace(): bidi classes WS, B, S and category Zs.
+// eslint-disable-next-line no-control-regex -- Python counts these control characters (VT, FF, FS to US) as space
 const PYTHON_SPACE = /^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u;
 const DECIMAL_DIGIT = /^\p{Nd}$/u;
 

@@ -85,7 +85,10 @@ export interface ServiceOptions {
   host?: string;
   /** Port to listen on; 0 picks a free one. Default 0. */
   port?: number;
-  /** Given records (JSON text kept byte for byte, or objects), served in this order, URLs re-based on the served origin. Default none. */
+  /**
+   * Given records (JSON text kept byte for byte, or objects), served in this order, URLs re-based on the served origin.
+   * Default none.
+   */
   data?: readonly DataRecordInput[];
   /** Generated records mixed in with the given ones. Default 0 when `data` is given, else 1000. */
   records?: number;
@@ -136,13 +139,13 @@ export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}):
       continue;
     }
     if ((PROBABILITIES as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new Error(`service: ${key} must be a probability from 0 to 1, got ${String(value)}`);
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new Error(`service: ${key} must be a probability from 0 to 1, got ${shown(value)}`);
     } else if ((DURATIONS as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`service: ${key} must be a non-negative number, got ${String(value)}`);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`service: ${key} must be a non-negative number, got ${shown(value)}`);
     } else if ((COUNTS as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Error(`service: ${key} must be a non-negative integer, got ${String(value)}`);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Error(`service: ${key} must be a non-negative integer, got ${shown(value)}`);
     } else if (key === 'unstableOrderMode') {
-      if (value !== 'rotate' && value !== 'move') throw new Error(`service: unstableOrderMode must be 'rotate' or 'move', got ${String(value)}`);
+      if (value !== 'rotate' && value !== 'move') throw new Error(`service: unstableOrderMode must be 'rotate' or 'move', got ${shown(value)}`);
     } else if (key === 'plan') {
       if (typeof value !== 'function') throw new Error(`service: plan must be a function, got ${typeof value}`);
     } else {
@@ -153,4 +156,9 @@ export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}):
   const errorShare = next.rate500 + next.rate502 + next.rate504 + next.rate429 + next.rateTruncate + next.rateReset;
   if (errorShare > 1) throw new Error(`service: fault rates add up to ${errorShare}, more than 1`);
   return next;
+}
+
+/** A bad option value as a message shows it: a number as it is, anything else as JSON (`"0.5"`, `{}`). */
+function shown(value: unknown): string {
+  return typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? typeof value);
 }

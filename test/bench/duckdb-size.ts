@@ -13,7 +13,10 @@ export interface ParquetSizes {
   duckdbRows: number;
 }
 
-/** Copies `file` with `COPY (SELECT * FROM read_parquet(file)) TO … (FORMAT parquet, COMPRESSION zstd)` and compares sizes. */
+/**
+ * Copies `file` with `COPY (SELECT * FROM read_parquet(file)) TO … (FORMAT parquet, COMPRESSION zstd)` and compares
+ * sizes.
+ */
 export async function compareWithDuckDB(file: string): Promise<ParquetSizes> {
   const dir = await mkdtemp(join(tmpdir(), 'img-etl-bench-duckdb-'));
   const instance = await DuckDBInstance.create(':memory:');

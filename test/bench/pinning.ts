@@ -17,7 +17,7 @@ export type PinningPlan = { pinning: Pinning; reason?: undefined } | { pinning?:
 export function planPinning(): PinningPlan {
   const run = spawnSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' });
   if (run.error !== undefined || run.status !== 0) {
-    const missing = (run.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+    const missing = run.error !== undefined && (run.error as NodeJS.ErrnoException).code === 'ENOENT';
     const why = missing ? 'is not installed' : `failed (${run.error?.message ?? run.stderr.trim()})`;
     return { reason: `taskset (util-linux) ${why}: nothing is pinned, the service shares the clients' cores` };
   }

@@ -84,7 +84,8 @@ function targetRow(t: TargetResult): string[] {
 
 function table(header: string[], rows: string[][], right: boolean[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => `| ${cells.map((c, i) => (right[i] ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number))).join(' | ')} |`;
+  const pad = (c: string, i: number) => (right[i] ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number));
+  const line = (cells: string[]): string => `| ${cells.map(pad).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (right[i] ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DryRunPlan } from '../../src/cli/dry-run.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 describe('--dry-run', () => {
-  it('reads the first page only and prints count, page size, pages, requests, estimated time and sizes; writes nothing', async () => {
+  it('reads the first page only and prints count, page size, pages, requests, estimated ' + 'time and sizes; writes nothing', async () => {
     service = await startFixtureService({ records: 500, seed: 31 });
     const run = await runCli(['--base-url', service.url, '--out', out, '--dry-run', '--page-size', '50', '--concurrency', '3', '--to', 'parquet,csv']);
     expect(run.code).toBe(0);
@@ -53,7 +54,7 @@ describe('--dry-run', () => {
     expect(dry.code).toBe(0);
     expect(service.stats.listRequests).toBe(1);
     expect(existsSync(out)).toBe(false);
-    const plan = JSON.parse(dry.stdout);
+    const plan = JSON.parse(dry.stdout) as DryRunPlan;
     expect(plan).toMatchObject({
       dry_run: true,
       source_url: service.listUrl,
@@ -73,8 +74,8 @@ describe('--dry-run', () => {
     expect(real.code).toBe(0);
     for (const [format, name] of [['csv', 'images.csv'], ['arrow', 'images.arrow']] as const) {
       const size = (await stat(join(out, name))).size;
-      expect(plan.estimated_bytes[format] / size).toBeGreaterThan(0.75);
-      expect(plan.estimated_bytes[format] / size).toBeLessThan(1.25);
+      expect(plan.estimated_bytes[format]! / size).toBeGreaterThan(0.75);
+      expect(plan.estimated_bytes[format]! / size).toBeLessThan(1.25);
     }
   });
 

@@ -21,7 +21,7 @@ const EVENTS: ExtractEvent[] = [
 ];
 
 describe('JsonLog', () => {
-  it('writes each event as one JSON object on its own line: ts, level, event, then the event fields in snake_case', () => {
+  it('writes each event as one JSON object on its own line: ts, level, event, then the ' + 'event fields in snake_case', () => {
     const { stream, chunks } = fakeStream();
     const log = new JsonLog(stream);
     for (const event of EVENTS) log.onEvent(event);
@@ -58,7 +58,7 @@ describe('JsonLog', () => {
   it('writes an error that ends the command with the code and URL of the library error it wraps', () => {
     const { stream, chunks } = fakeStream();
     const log = new JsonLog(stream);
-    const cause = new ExtractError('HTTP_STATUS', 'http://h/api/images/?limit=100&offset=0', 'returned 404', false, 404);
+    const cause = new ExtractError({ code: 'HTTP_STATUS', url: 'http://h/api/images/?limit=100&offset=0', reason: 'returned 404', retryable: false, status: 404 });
     log.exception(new Error(`${cause.message}; 3 pages are kept`, { cause }), 1);
     log.error('interrupted; 3 pages are kept', 'interrupted', { pages_kept: 3 });
     const [failed, interrupted] = chunks.map((c) => JSON.parse(c) as Record<string, unknown>);

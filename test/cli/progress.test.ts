@@ -86,7 +86,7 @@ describe('Progress on a terminal', () => {
     progress.onEvent(page(0));
     expect(redraws(text()).at(-1)).toMatch(/^pass 2\/3 looking for 12 missing \[##\.{22}\] 10\.0% 100\/1,000 records, 1\/10 pages, 500 rec\/s, eta 2 s$/);
     progress.onEvent(passStart(3, { expected: 1000, received: 1000, missing: 0 }));
-    expect(text()).toContain('img-etl: pass 3 of at most 3: the list shifted during pass 2 (a repeated record or a shrinking count); paging it again for records that moved\n');
+    expect(text()).toContain('img-etl: pass 3 of at most 3: the list shifted during pass 2 (a repeated record or ' + 'a shrinking count); paging it again for records that moved\n');
     expect(redraws(text()).at(-1)).toMatch(/^pass 3\/3 looking for moved records \[/);
     progress.finish();
   });

@@ -45,7 +45,7 @@ const manifest: Manifest = {
     { name: 'images.parquet', format: 'parquet', rows: 999, bytes: 123_456, sha256: 'a'.repeat(64) },
     { name: 'rejects.ndjson', format: 'rejects', rows: 1, bytes: 800, sha256: 'b'.repeat(64) },
   ],
-} as Manifest;
+};
 const result: SnapshotResult = { manifest, manifestPath: join('snap', '20250301T100000Z', 'manifest.json'), dataDir: join('snap', '20250301T100000Z'), preview: [] };
 const pruned = [{ name: '20250201T100000Z', complete: true, reason: 'beyond the newest 1 complete' }];
 const extras = { latest: { link: join('snap', 'latest'), target: '20250301T100000Z' }, pruned };
@@ -55,7 +55,7 @@ describe('summary', () => {
     expect(formatSummary(result, extras)).toBe(
       [
         'img-etl: INCOMPLETE snapshot of http://h/api/images/',
-        '  records   999 written, 1 rejected; the service counted 1001 at the start and 1002 at the end: 2 missing, 1 duplicate dropped',
+        '  records   999 written, 1 rejected; the service counted 1001 at the start and 1002 ' + 'at the end: 2 missing, 1 duplicate dropped',
         '  pages     22 pages of up to 100 records fetched in 2 passes, 3 retries, 12.5 s (80 records/s)',
         '  requests  25: 24 images, 1 collections, 0 collection_images, 0 image, 0.0250 per record',
         "  proof     GET http://h/api/collections/ returned 404: the service has no collection endpoints, so there is no collections table and completeness rests on the image list's count (2 passes)",
@@ -111,7 +111,7 @@ describe('summary lines stay true at the edges', () => {
 
   it('a count that moved during the run: both counts, never "100 written of 50 expected"', () => {
     const text = edge({ complete: true, records_written: 100, received: 100, expected: 50, missing: 0, count_at_start: 100, count_at_end: 50, rejects: 0, duplicates_dropped: 0 });
-    expect(text).toContain('  records   100 written, 0 rejected; the service counted 100 at the start and 50 at the end: 0 missing, 0 duplicates dropped');
+    expect(text).toContain('  records   100 written, 0 rejected; the service counted 100 at the start and 50 at ' + 'the end: 0 missing, 0 duplicates dropped');
     expect(text).not.toMatch(/written of \d+ expected/);
   });
 

@@ -12,7 +12,7 @@ function equalities(a: ColumnValues, b: ColumnValues): boolean[] {
 
 function equalitiesOf(x: Data, y: Data): boolean[] {
   const equal = columnEquality(x.type, y.type);
-  if (equal === undefined) throw new Error(`test: ${x.type} and ${y.type} are not comparable`);
+  if (equal === undefined) throw new Error(`test: ${String(x.type)} and ${String(y.type)} are not comparable`);
   return Array.from({ length: x.length }, (_, i) => equal(x, i, y, i));
 }
 
@@ -62,7 +62,8 @@ describe('columnEquality', () => {
 
   it('categories: by text, whatever the dictionary order or encoding on each side', () => {
     const a = category(['T map', 'Z map', null, 'ROI/mask', 'T map']);
-    const b = category(['Z map', 'Z map', null, 'ROI/mask', 'Z map']); // 'Z map' gets key 0 here, 'T map' got key 0 there
+    // 'Z map' gets key 0 here, 'T map' got key 0 there
+    const b = category(['Z map', 'Z map', null, 'ROI/mask', 'Z map']);
     expect(equalities(a, b)).toEqual([false, true, true, true, false]);
     expect(equalities(a, utf8(['T map', 'Z map', null, 'ROI/mask', 'parcellation']))).toEqual([true, true, true, true, false]);
     expect(equalities(utf8(['T map', null]), category(['T map', 'T map']))).toEqual([true, false]);

@@ -80,7 +80,11 @@ describe('diffSnapshots: the merge join', () => {
         const sizes = (n: number, cut: number[]) => {
           const out: number[] = [];
           let left = n;
-          for (const c of cut) if (left > 0 || c === 0) out.push(Math.min(c, left)), (left -= Math.min(c, left));
+          for (const c of cut) {
+            if (left === 0 && c !== 0) continue;
+            out.push(Math.min(c, left));
+            left -= Math.min(c, left);
+          }
           return left > 0 ? [...out, left] : out;
         };
         const oldRows = rows(oldMap);
@@ -207,7 +211,7 @@ describe('diffSnapshots: columns', () => {
     expect(diff.totals).toMatchObject({ changed: 2, unchanged: 0 });
   });
 
-  it('counts a column whose values became incomparable (int64 to string) as changed in every record in both', async () => {
+  it('counts a column whose values became incomparable (int64 to string) as changed in ' + 'every record in both', async () => {
     const diff = diffSnapshots(two(1, { file_size: int64([1, null]) }), two(2, { file_size: utf8(['1', null]) }));
     const { entries } = await collect(diff);
     expect(entries.map((e) => e.changed_fields)).toEqual([['file_size'], ['file_size']]);

@@ -89,7 +89,7 @@ describe('readSnapshotRows', () => {
     }
   });
 
-  it('finds exactly the records added, removed and changed between a Parquet and an Arrow snapshot, with the changed fields', async () => {
+  it('finds exactly the records added, removed and changed between a Parquet and an Arrow ' + 'snapshot, with the changed fields', async () => {
     const old = snapshotBatches();
     const now = snapshotBatches();
     const rows = now.flatMap((b) => b.rows);
@@ -177,8 +177,8 @@ describe('resolveSnapshotFile', () => {
     await mkdir(join(dir, 'empty'));
     await expectError(join(dir, 'empty'), 'DIFF_NOT_SNAPSHOT', `diff: ${join(dir, 'empty')} holds no images.parquet or images.arrow`);
     const csv = await writeSnapshot(join(dir, 'csv'), 'csv', snapshotBatches());
-    await expectError(csv, 'DIFF_NOT_SNAPSHOT', `diff: ${csv} holds only images.csv; diff reads images.parquet or images.arrow (snapshot with --to parquet or --to arrow)`);
-    await expectError(join(csv, 'images.csv'), 'DIFF_NOT_SNAPSHOT', `diff: ${join(csv, 'images.csv')} is neither a parquet nor an arrow file (csv cannot be diffed; snapshot with --to parquet or --to arrow)`);
+    await expectError(csv, 'DIFF_NOT_SNAPSHOT', `diff: ${csv} holds only images.csv; diff reads images.parquet or images.arrow ` + `(snapshot with --to parquet or --to arrow)`);
+    await expectError(join(csv, 'images.csv'), 'DIFF_NOT_SNAPSHOT', `diff: ${join(csv, 'images.csv')} is neither a parquet nor an arrow file (csv cannot ` + `be diffed; snapshot with --to parquet or --to arrow)`);
     await symlink('20200101T000000Z', join(dir, 'empty', 'latest'));
     await expectError(join(dir, 'empty'), 'DIFF_NOT_FOUND', `diff: ${join(dir, 'empty', 'latest')} points to a snapshot that does not exist`);
   });

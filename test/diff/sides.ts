@@ -10,6 +10,7 @@ import {
   Int32,
   Int64,
   RecordBatch,
+  type TypeMap,
   Schema,
   Struct,
   TimestampMicrosecond,
@@ -68,7 +69,7 @@ export function batchOf(columns: Record<string, ColumnValues>): RecordBatch {
 export function sideOf(path: string, batches: readonly RecordBatch[], schema?: Schema, onClose?: () => void): DiffSide {
   return {
     path,
-    schema: schema ?? batches[0]!.schema,
+    schema: (schema ?? batches[0]!.schema) as Schema<TypeMap>, // apache-arrow's default is Schema<any>
     batches: (async function* () {
       try {
         yield* batches;

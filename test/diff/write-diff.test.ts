@@ -36,7 +36,7 @@ function sampleEntries(n: number): DiffEntry[] {
 const rowsOf = (entries: DiffEntry[]) => entries.map((e) => ({ id: BigInt(e.id), change: e.change, changed_fields: e.changed_fields }));
 
 describe('writeDiff', () => {
-  it('writes diff.parquet with id BIGINT, change a dictionary-encoded VARCHAR and changed_fields VARCHAR[], read back by DuckDB', async () => {
+  it('writes diff.parquet with id BIGINT, change a dictionary-encoded VARCHAR and ' + 'changed_fields VARCHAR[], read back by DuckDB', async () => {
     const entries = sampleEntries(20_000);
     const [result] = await writeDiff(pages(entries, 999), { dir, rowGroupSize: 6000, metadata: { 'img-etl.diff_old': 'a' } });
     expect(result).toMatchObject({ format: 'parquet', path: join(dir, 'diff.parquet'), rows: 20_000 });
@@ -50,13 +50,13 @@ describe('writeDiff', () => {
     expect(groups.map((g) => Number(g['row_group_num_rows']))).toEqual([6000, 6000, 6000, 2000]);
     const encodings = await query(duck, `SELECT DISTINCT encodings FROM parquet_metadata(${file}) WHERE path_in_schema = 'change'`);
     expect(String(encodings[0]!['encodings'])).toMatch(/DICTIONARY/);
-    const kv = await query(duck, `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${file}) WHERE decode(key) = 'img-etl.diff_old'`);
+    const kv = await query(duck, `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${file}) ` + `WHERE decode(key) = 'img-etl.diff_old'`);
     expect(kv).toEqual([{ key: 'img-etl.diff_old', value: 'a' }]);
     const named = await query(duck, `SELECT count(*) AS n FROM read_parquet(${file}) WHERE list_contains(changed_fields, 'name')`);
     expect(Number(named[0]!['n'])).toBe(entries.filter((e) => e.changed_fields.includes('name')).length);
   });
 
-  it('writes diff.csv beside it in the same pass: header, names joined with commas, empty for added and removed', async () => {
+  it('writes diff.csv beside it in the same pass: header, names joined with commas, empty ' + 'for added and removed', async () => {
     const entries = sampleEntries(50);
     const results = await writeDiff(pages(entries, 7), { dir, formats: ['parquet', 'csv'] });
     expect(results.map((r) => [r.format, r.rows])).toEqual([['parquet', 50], ['csv', 50]]);
@@ -69,7 +69,7 @@ describe('writeDiff', () => {
     expect(lines[3]).toBe(`${entries[2]!.id},changed,"${entries[2]!.changed_fields.join(',')}"`);
     expect(lines).toHaveLength(52); // header, 50 rows, and the empty string after the last LF
     const csv = sqlString(join(dir, 'diff.csv'));
-    const read = await query(duck, `SELECT id, change, coalesce(changed_fields, '') AS changed_fields FROM read_csv(${csv}, header = true, columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR'})`);
+    const read = await query(duck, `SELECT id, change, coalesce(changed_fields, '') AS changed_fields FROM read_csv(${csv}, ` + `header = true, columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': ` + `'VARCHAR'})`);
     expect(read).toEqual(entries.map((e) => ({ id: BigInt(e.id), change: e.change, changed_fields: e.changed_fields.join(',') })));
   });
 

@@ -8,12 +8,14 @@ import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SummaryDocument } from '../../src/cli/summary.js';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
 let service: RunningService | undefined;
@@ -27,7 +29,7 @@ afterEach(async () => {
 });
 
 const runFile = promisify(execFile);
-const manifestOf = async (dir = out) => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+const manifestOf = (dir = out) => readManifest(dir);
 
 describe('options that cannot work', () => {
   it.each([
@@ -65,7 +67,7 @@ describe('options that cannot work', () => {
     for (const [args, env] of [[['--token', token], {}], [[], { IMG_ETL_TOKEN: token }]] as const) {
       const run = await runCli(['--base-url', service.url, '--out', out, ...args], { env });
       expect(run.code).toBe(2);
-      expect(run.stderr).toBe('img-etl: --token: expected one token of visible ASCII characters, without spaces or control characters (not shown here)\n');
+      expect(run.stderr).toBe('img-etl: --token: expected one token of visible ASCII characters, without spaces or ' + 'control characters (not shown here)\n');
       if (token !== '') expect(run.stderr).not.toContain(token);
     }
     expect(service.stats.requests).toBe(0);
@@ -87,7 +89,7 @@ describe('options that cannot work', () => {
     expect(service.stats.requests).toBe(0);
   });
 
-  it('takes true and false from the command line, the environment and a config file, and a timeout of a day', async () => {
+  it('takes true and false from the command line, the environment and a config file, and ' + 'a timeout of a day', async () => {
     service = await startFixtureService({ records: 10 });
     const path = join(out, 'config.json');
     await writeFile(path, JSON.stringify({ 'max-passes': 2, neutraliseFormulas: false, to: ['csv'] }));
@@ -148,7 +150,9 @@ async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ c
     process.once('message', () => {
       process.disconnect();
       const chunks = [];
-      fs.createReadStream('', { fd }).on('data', (c) => chunks.push(c)).on('end', () => process.stdout.write(Buffer.concat(chunks)));
+      fs.createReadStream('', { fd })
+        .on('data', (c) => chunks.push(c))
+        .on('end', () => process.stdout.write(Buffer.concat(chunks)));
     });`;
   const fifos = [join(out, 'stdout.fifo'), join(out, 'stderr.fifo')];
   for (const fifo of fifos) await runFile('mkfifo', [fifo]);
@@ -158,7 +162,8 @@ async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ c
     reader.stdout!.on('data', (c: Buffer) => chunks.push(c));
     return new Promise<string>((resolve) => reader.on('close', () => resolve(Buffer.concat(chunks).toString('utf8'))));
   });
-  const writeEnds = await Promise.all(fifos.map((fifo) => open(fifo, 'w'))); // returns once the reader has opened its end
+  // returns once the reader has opened its end
+  const writeEnds = await Promise.all(fifos.map((fifo) => open(fifo, 'w')));
   const cli = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', writeEnds[0]!.fd, writeEnds[1]!.fd] });
   for (const end of writeEnds) await end.close(); // the CLI holds the only write ends now
   let told = false;
@@ -180,7 +185,8 @@ async function waitForFile(path: string, child: ChildProcess): Promise<void> {
 
 describe('output piped to a slow reader', () => {
   it('arrives whole on stdout and stderr: every JSON log line and the JSON summary', async () => {
-    service = await startFixtureService({ records: 1941, seed: 8 }); // 2,000 records in 1,000 pages: about 165 kB of log
+    // 2,000 records in 1,000 pages: about 165 kB of log
+    service = await startFixtureService({ records: 1941, seed: 8 });
     const run = await runIntoSlowReaders(['--base-url', service.url, '--out', out, '--page-size', '2', '--log-format', 'json', '--summary', 'json'], join(out, 'manifest.json'));
     expect(run.code).toBe(0);
     const manifest = await manifestOf();
@@ -190,7 +196,9 @@ describe('output piped to a slow reader', () => {
     expect(pages.filter((l) => String(l['url']).includes('/api/images/'))).toHaveLength(1000);
     expect(pages).toHaveLength(1000 + manifest.requests.collections); // and the collections list's pages
     expect(lines.at(-1)).toMatchObject({ event: 'publish-end', rows: 2000 });
-    expect(JSON.parse(run.stdout)).toMatchObject({ complete: true, records: { written: 2000 }, duration_seconds: expect.any(Number) });
+    const summary = JSON.parse(run.stdout) as SummaryDocument;
+    expect(summary).toMatchObject({ complete: true, records: { written: 2000 } });
+    expect(summary.duration_seconds).toBeTypeOf('number');
     expect(manifest.records_written).toBe(2000);
   });
 

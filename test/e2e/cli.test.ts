@@ -1,10 +1,11 @@
 /**
- * The command line's contract: rejects, duplicates, the second Parquet engine, the CSV engines, bad options, help, demo.
- * Real CLI, real loopback HTTP (the bundled service, or a scripted server for what it would never serve).
+ * The command line's contract: rejects, duplicates, the second Parquet engine, the CSV engines, bad options, help,
+ * demo. Real CLI, real loopback HTTP (the bundled service, or a scripted server for what it would never serve).
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Reject } from '../../src/schema/row.js';
 import { COLUMNS } from '../../src/schema/columns.js';
 import { expectedRow, expectRowsMatch } from '../helpers/expected-row.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
@@ -12,6 +13,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
 let server: ScriptedServer | undefined;
@@ -44,7 +46,7 @@ async function serveRecords(records: unknown[], limit = 10): Promise<ScriptedSer
 const selectExact = () => COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
 
 describe('img-etl command line', () => {
-  it('keeps records that break the schema in rejects.ndjson with the raw record, page URL and issues, and goes on', async () => {
+  it('keeps records that break the schema in rejects.ndjson with the raw record, page URL ' + 'and issues, and goes on', async () => {
     const good = fixtureRecords.slice(0, 25);
     const bad = [
       { ...fixtureRecords[30], file_size: '19605' },
@@ -54,12 +56,12 @@ describe('img-etl command line', () => {
     const s = await serveRecords([...good.slice(0, 10), bad[0], ...good.slice(10, 20), bad[1], bad[2], ...good.slice(20)]);
     const run = await runCli(['--base-url', s.origin, '--out', out, '--to', 'parquet']);
     expect(run.code).toBe(0);
-    const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Reject);
     expect(lines).toHaveLength(3);
     expect(lines.map((l) => l.url)).toEqual([10, 20, 20].map((offset) => `${s.origin}/api/images/?limit=10&offset=${offset}`));
-    expect(lines.map((l) => l.issues[0].path)).toEqual([['file_size'], ['id'], ['add_date']]);
-    expect(lines[0].record).toEqual(JSON.parse(JSON.stringify(bad[0])));
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    expect(lines.map((l) => l.issues[0]!.path)).toEqual([['file_size'], ['id'], ['add_date']]);
+    expect(lines[0]!.record).toEqual(JSON.parse(JSON.stringify(bad[0])) as unknown);
+    const manifest = await readManifest(out);
     expect(manifest).toMatchObject({ rejects: 3, records_written: 25, received: 28, complete: true });
     expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.parquet', 'rejects.ndjson']);
     const db = await openDuckDB();
@@ -67,13 +69,13 @@ describe('img-etl command line', () => {
     expect(rows[0]!['n']).toBe(25n);
   });
 
-  it('drops a record repeated across pages, counts it, and does not call the snapshot complete when count promised more', async () => {
+  it('drops a record repeated across pages, counts it, and does not call the snapshot ' + 'complete when count promised more', async () => {
     const records = fixtureRecords.slice(0, 20);
     const s = await serveRecords([...records.slice(0, 10), records[3], ...records.slice(10)], 10);
     const run = await runCli(['--base-url', s.origin, '--out', out, '--page-size', '10']);
     expect(run.code).toBe(3);
     expect(run.stdout).toContain('INCOMPLETE');
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const manifest = await readManifest(out);
     // Pass 1 saw the repeat and could not reach count; pass 2 saw the same and added nothing, so the run stopped.
     expect(manifest).toMatchObject({ records_written: 20, duplicates_dropped: 2, expected: 21, received: 20, missing: 1, complete: false });
     expect(manifest.passes.map((p: { added: number; duplicates: number; clean: boolean }) => [p.added, p.duplicates, p.clean])).toEqual([[20, 1, false], [0, 1, false]]);
@@ -104,7 +106,7 @@ describe('img-etl command line', () => {
       }
       expect(files[0]!.length).toBeGreaterThan(0);
       expect(files[0]!.equals(files[1]!)).toBe(true);
-      const manifest = JSON.parse(await readFile(join(out, 'builtin', 'manifest.json'), 'utf8'));
+      const manifest = await readManifest(join(out, 'builtin'));
       expect(manifest).toMatchObject({ records_written: service.dataset.size, complete: true });
     } finally {
       await service.close();
@@ -136,7 +138,7 @@ describe('img-etl command line', () => {
     expect(await readdir(out)).toEqual([]);
   });
 
-  it('stops a list that repeats the same records endlessly, with one line naming the page, and exit code 1', async () => {
+  it('stops a list that repeats the same records endlessly, with one line naming the ' + 'page, and exit code 1', async () => {
     const records = fixtureRecords.slice(0, 10);
     server = await startScriptedServer((req, res, origin) => {
       const url = new URL(req.url ?? '/', origin);
@@ -147,7 +149,7 @@ describe('img-etl command line', () => {
     const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(
-      new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 pages after it held only records already received in this pass: the list repeats itself endlessly$`),
+      new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 ` + `pages after it held only records already received in this pass: the list repeats ` + `itself endlessly$`),
     );
     expect(server.requests.length).toBeLessThan(30);
   });
@@ -174,7 +176,7 @@ describe('img-etl command line', () => {
     const s = await serveRecords(fixtureRecords.slice(0, 40), 40);
     const run = await runCli(['--base-url', s.origin, '--out', out, '--max-page-mb', '0.01', '--max-attempts', '2', '--retry-delay', '0.01']);
     expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`));
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a ` + `body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`));
   });
 
   it('sends --token (here from IMG_ETL_TOKEN) to the base host only, and never writes it anywhere', async () => {

@@ -2,8 +2,7 @@
  * Issue 4: a run finishes with every record or says exactly what it lacks, under the bundled service's faults:
  * errors and broken connections, records inserted and deleted while it pages, and an unstable row order.
  */
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
@@ -11,6 +10,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
 let service: RunningService | undefined;
@@ -24,10 +24,10 @@ afterEach(async () => {
 });
 
 const FAST_RETRIES = ['--retry-delay', '0.02', '--max-attempts', '10'];
-const manifestOf = async () => JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+const manifestOf = () => readManifest(out);
 
 describe('completeness under faults', () => {
-  it('10% 500s, 5% 502s, 5% 429s, 3% truncated bodies and 3% resets still yield the complete, exact snapshot', async () => {
+  it('10% 500s, 5% 502s, 5% 429s, 3% truncated bodies and 3% resets still yield the ' + 'complete, exact snapshot', async () => {
     service = await startFixtureService({
       records: 1500,
       seed: 11,
@@ -46,7 +46,7 @@ describe('completeness under faults', () => {
     expect((await readdir(out)).sort()).toEqual(['collections.parquet', 'images.parquet', 'manifest.json']);
   });
 
-  it('records inserted and deleted while it pages: every record that existed for the whole run, once, exact', async () => {
+  it('records inserted and deleted while it pages: every record that existed for the ' + 'whole run, once, exact', async () => {
     service = await startFixtureService({ records: 1200, seed: 12, faults: { insertRate: 0.3, insertCount: 3, deleteRate: 0.3, deleteCount: 3, faultSeed: 9 } });
     const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '50', '--concurrency', '2', ...FAST_RETRIES]);
     const rows = await readParquetRows(out);
@@ -83,7 +83,7 @@ describe('completeness under faults', () => {
     expect(new Set(ids)).toEqual(new Set(service.servedIds()));
   });
 
-  it('--max-missing lets a run with a few missing records exit 0 while the manifest still says incomplete', async () => {
+  it('--max-missing lets a run with a few missing records exit 0 while the manifest still ' + 'says incomplete', async () => {
     service = await startFixtureService({ records: 300, seed: 14, faults: { orphanRate: 0.02, faultSeed: 2 } });
     const orphans = service.dataset.ids().filter((id) => service!.isOrphan(id)).length;
     expect(orphans).toBeGreaterThan(0);
@@ -94,7 +94,7 @@ describe('completeness under faults', () => {
     expect(await manifestOf()).toMatchObject({ complete: false, missing: orphans });
   });
 
-  it('a page the server cannot serve is split until only the bad record is skipped, and its offset reported', async () => {
+  it('a page the server cannot serve is split until only the bad record is skipped, and ' + 'its offset reported', async () => {
     let poisoned = -1;
     // Without the collection endpoints: with them, the record is found through its collection (see reconcile.test.ts).
     service = await startFixtureService({

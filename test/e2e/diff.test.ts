@@ -32,7 +32,10 @@ async function snapshot(service: RunningService, out: string, ...extra: string[]
   return out;
 }
 
-/** The fixture lines with some records altered; returns the lines and the fields each altered record changes in the output. */
+/**
+ * The fixture lines with some records altered; returns the lines and the fields each altered record changes in the
+ * output.
+ */
 function alteredLines(): { lines: string[]; fields: Map<number, string[]> } {
   const records = fixtureLines().map((line) => JSON.parse(line) as Record<string, unknown>);
   const fields = new Map<number, string[]>();
@@ -52,7 +55,8 @@ function alteredLines(): { lines: string[]; fields: Map<number, string[]> } {
   recast['file_size'] = (recast['file_size'] as number) + 1; // an int64
   recast['is_thresholded'] = !recast['is_thresholded']; // a boolean
   recast['number_of_subjects'] = 12; // null to a value
-  fields.set(recast['id'] as number, ['file_size', 'map_type', 'is_thresholded', 'number_of_subjects']); // in output column order
+  // in output column order
+  fields.set(recast['id'] as number, ['file_size', 'map_type', 'is_thresholded', 'number_of_subjects']);
   // Served differently, written the same: an empty description is null in the output, so this is no change.
   const blank = pick((r) => r['description'] === '');
   blank['description'] = null;
@@ -79,7 +83,8 @@ beforeAll(async () => {
   try {
     const inserted = now.dataset.insert(3, new Random(11));
     const deleted = now.dataset.delete(4, new Random(12));
-    changed = await snapshot(now, join(dir, 'changed'), '--to', 'arrow'); // so the diffs below compare Parquet with Arrow IPC
+    // so the diffs below compare Parquet with Arrow IPC
+    changed = await snapshot(now, join(dir, 'changed'), '--to', 'arrow');
     const gone = new Set(deleted);
     expected = [
       ...inserted.filter((id) => !gone.has(id)).map((id) => ({ id, change: 'added', changed_fields: [] })),
@@ -109,7 +114,7 @@ function expectOneLineError(run: CliRun, code: number, message: string): void {
 }
 
 describe('img-etl diff', () => {
-  it('finds nothing between two runs against an unchanged service (parquet-wasm against parquetjs-lite files)', async () => {
+  it('finds nothing between two runs against an unchanged service (parquet-wasm against ' + 'parquetjs-lite files)', async () => {
     const out = join(dir, 'same');
     const run = await runCli(['diff', first, second, '--out', out]);
     expect(run.stderr).toBe('');
@@ -135,7 +140,7 @@ describe('img-etl diff', () => {
     const count = (change: string) => expected.filter((e) => e.change === change).length;
     const unchanged = served - count('removed') - count('changed');
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toBe(`img-etl diff: ${first} -> ${changed}: ${count('added')} added, ${count('removed')} removed, ${count('changed')} changed, ${unchanged} unchanged`);
+    expect(lines[0]).toBe(`img-etl diff: ${first} -> ${changed}: ${count('added')} added, ${count('removed')} ` + `removed, ${count('changed')} changed, ${unchanged} unchanged`);
     expect(lines).toContain(`  old       ${join(first, 'images.parquet')}  ${served} rows`);
     expect(lines).toContain('  fields    file_size 1, map_type 1, name 1, modify_date 1, is_thresholded 1, number_of_subjects 1');
     expect(lines.some((l) => l.startsWith(`  parquet   ${join(out, 'diff.parquet')}  ${expected.length} rows, `))).toBe(true);

@@ -32,7 +32,8 @@ async function mountTmpfs(at: string, size: number, readOnly = false): Promise<v
 }
 
 beforeAll(async () => {
-  // Checked once: can this process mount a tmpfs? (TEST_WITHOUT_MOUNT=1 runs the fallbacks where it can; not IMG_ETL_*, which the CLI reads.)
+  // Checked once: can this process mount a tmpfs? (TEST_WITHOUT_MOUNT=1 runs the fallbacks where it can; not IMG_ETL_*,
+  // which the CLI reads.)
   if (process.env['TEST_WITHOUT_MOUNT'] === '1') return;
   const probe = await tempDir();
   try {
@@ -114,7 +115,7 @@ describe('file-system errors', () => {
       expect(inside.stderr).toBe(`img-etl: load: cannot create folder ${join(readOnly, 'snap')}: the file system is read-only (EROFS)\n`);
       const itself = await runCli(['--base-url', service.url, '--out', readOnly, '--quiet']);
       expect(itself.code).toBe(1);
-      expect(itself.stderr).toBe(`img-etl: staging: cannot create folder ${join(readOnly, '.img-etl-staging')}: the file system is read-only (EROFS)\n`);
+      expect(itself.stderr).toBe(`img-etl: staging: cannot create folder ${join(readOnly, '.img-etl-staging')}: the ` + `file system is read-only (EROFS)\n`);
     } else {
       // No mount here: a file where the staging folder would go is the folder that cannot be created.
       await writeFile(join(dir, '.img-etl-staging'), 'x');
@@ -125,7 +126,7 @@ describe('file-system errors', () => {
     expect(service.stats.requests).toBe(0);
   });
 
-  it('a disk too full for the staged pages: one line naming the staging folder, and no temporary file left by any rerun', async () => {
+  it('a disk too full for the staged pages: one line naming the staging folder, and no ' + 'temporary file left by any rerun', async () => {
     service = await startFixtureService({ records: 941, seed: 5 }); // 1,000 records, 10 pages
     const out = join(dir, 'out');
     const staging = join(out, '.img-etl-staging');
@@ -134,13 +135,14 @@ describe('file-system errors', () => {
       // Room for the first two pages and the journal, not for the third.
       const sizes = await pageSizes(service);
       await mountTmpfs(out, onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
-      expected = new RegExp(`^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); 2 pages are kept in ${staging}: run the same command again to resume$`);
+      expected = new RegExp(`^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); 2 ` + `pages are kept in ${staging}: run the same command again to resume$`);
     } else {
-      // No mount here: a folder in the way of the third staged page fails its rename after its temporary file is written.
+      // No mount here: a folder in the way of the third staged page fails its rename after its temporary file is
+      // written.
       await mkdir(join(staging, 'p1-200-100.json', 'x'), { recursive: true });
       const identity = { source_url: service.listUrl, page_size: 100, started_at: new Date().toISOString(), format: STAGING_FORMAT };
       await writeFile(join(staging, 'run.json'), JSON.stringify(identity) + '\n');
-      expected = new RegExp(`^img-etl: staging: cannot write to ${join(staging, 'p1-200-100.json')}: a folder is in the way \\(EISDIR\\); 2 pages are kept in ${staging}: run the same command again to resume$`);
+      expected = new RegExp(`^img-etl: staging: cannot write to ${join(staging, 'p1-200-100.json')}: a folder is ` + `in the way \\(EISDIR\\); 2 pages are kept in ${staging}: run the same command again ` + `to resume$`);
     }
     for (let attempt = 1; attempt <= 3; attempt++) {
       const result = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet', '--concurrency', '1']);
@@ -150,7 +152,7 @@ describe('file-system errors', () => {
     }
   });
 
-  it('a disk with room for the staged pages but not the files: one line naming the file, no temporary file, and a rerun with room finishes', async () => {
+  it('a disk with room for the staged pages but not the files: one line naming the file, ' + 'no temporary file, and a rerun with room finishes', async () => {
     service = await startFixtureService({ records: 941, seed: 6 });
     const out = join(dir, 'out');
     let expected: string;

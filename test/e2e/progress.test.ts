@@ -8,9 +8,11 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SummaryDocument } from '../../src/cli/summary.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
+import { readManifest } from '../helpers/read-manifest.js';
 import { CLI, runCli, type CliRun } from '../helpers/run-cli.js';
 
 let out: string;
@@ -30,7 +32,7 @@ async function slowService(): Promise<RunningService> {
   return service;
 }
 const slowArgs = (s: RunningService) => ['--base-url', s.url, '--out', out, '--page-size', '20'];
-const manifestOf = async () => JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+const manifestOf = () => readManifest(out);
 /** Every key of a parsed JSON value, nested objects and arrays included. */
 const keysOf = (value: unknown): string[] =>
   Array.isArray(value) ? value.flatMap(keysOf) : typeof value === 'object' && value !== null ? Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v)]) : [];
@@ -92,7 +94,7 @@ describe('progress on stderr', () => {
     expect(screen.trimEnd().split('\r\n').at(-1)).toBe(`  manifest  ${join(out, 'manifest.json')}`);
   });
 
-  it('in a pipe: a plain line at the first page and then one every --progress-interval, never a carriage return', async () => {
+  it('in a pipe: a plain line at the first page and then one every --progress-interval, ' + 'never a carriage return', async () => {
     const s = await slowService();
     const run = await runCli([...slowArgs(s), '--to', 'csv', '--progress-interval', '0.2']);
     expect(run.code).toBe(0);
@@ -109,7 +111,7 @@ describe('progress on stderr', () => {
     expect(run.stdout).toMatch(/^img-etl: complete snapshot of /);
   });
 
-  it('in a pipe, by default: a line at the first page, then one every 10 s (none in a run of about a second)', async () => {
+  it('in a pipe, by default: a line at the first page, then one every 10 s (none in a run ' + 'of about a second)', async () => {
     const s = await slowService();
     const run = await runCli([...slowArgs(s), '--to', 'csv']);
     expect(run.code).toBe(0);
@@ -142,7 +144,8 @@ describe('progress on stderr', () => {
       expect(line['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(['info', 'warn']).toContain(line['level']);
       expect(typeof line['event']).toBe('string');
-      expect(keysOf(line).filter((key) => !/^[a-z][a-z0-9_]*$/.test(key))).toEqual([]); // snake_case, as in the manifest
+      // snake_case, as in the manifest
+      expect(keysOf(line).filter((key) => !/^[a-z][a-z0-9_]*$/.test(key))).toEqual([]);
     }
     const manifest = await manifestOf();
     const of = (event: string) => lines.filter((line) => line['event'] === event);
@@ -186,12 +189,12 @@ describe('progress on stderr', () => {
 });
 
 describe('summary on stdout', () => {
-  it('--summary json: one document with records, files (name, bytes, rows, sha256), duration and completeness', async () => {
+  it('--summary json: one document with records, files (name, bytes, rows, sha256), ' + 'duration and completeness', async () => {
     service = await startFixtureService({ records: 300, seed: 23 });
     const run = await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,arrow,csv', '--summary', 'json', '--quiet', '--page-size', '100']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
-    const summary = JSON.parse(run.stdout);
+    const summary = JSON.parse(run.stdout) as SummaryDocument;
     const manifest = await manifestOf();
     expect(summary).toMatchObject({
       complete: true,
@@ -219,9 +222,10 @@ describe('summary on stdout', () => {
     service = await startFixtureService({ records: 10, seed: 24 });
     const run = await runCli(['--base-url', service.url, '--out', out, '--snapshot', '--summary', 'json', '--quiet']);
     expect(run.code).toBe(0);
-    const summary = JSON.parse(run.stdout);
-    expect(summary.latest.link).toBe(join(out, 'latest'));
-    expect(summary.manifest).toBe(join(out, summary.latest.target, 'manifest.json'));
-    expect(summary.files[0].path).toBe(join(out, summary.latest.target, 'images.parquet'));
+    const summary = JSON.parse(run.stdout) as SummaryDocument;
+    const latest = summary.latest!;
+    expect(latest.link).toBe(join(out, 'latest'));
+    expect(summary.manifest).toBe(join(out, latest.target, 'manifest.json'));
+    expect(summary.files[0]!.path).toBe(join(out, latest.target, 'images.parquet'));
   });
 });

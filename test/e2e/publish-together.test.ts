@@ -11,6 +11,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { runCli } from '../helpers/run-cli.js';
 import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let disk: Tmpfs | undefined;
 const services: RunningService[] = [];
@@ -22,7 +23,7 @@ afterEach(async () => {
 
 /** Every file the manifest lists is there with its size and sha256, and no other file or folder is. */
 async function expectOneRun(dir: string): Promise<{ name: string; sha256: string }[]> {
-  const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { files: { name: string; bytes: number; sha256: string }[] };
+  const manifest = await readManifest(dir);
   for (const f of manifest.files) {
     const bytes = await readFile(join(dir, f.name));
     expect({ name: f.name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual({ name: f.name, bytes: f.bytes, sha256: f.sha256 });
@@ -133,7 +134,7 @@ describe('a publication cut between two renames', () => {
     }
   });
 
-  it('a pending folder without its manifest (cut before the commit point) is discarded, the folder left as it was', async () => {
+  it('a pending folder without its manifest (cut before the commit point) is discarded, ' + 'the folder left as it was', async () => {
     const { mkdtemp, mkdir: makeDir, rm, writeFile } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const out = await mkdtemp(join(tmpdir(), 'img-etl-cut-'));

@@ -8,6 +8,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEntry, JournalPage } from '../../src/extract/checkpoint.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
@@ -49,7 +50,6 @@ async function interrupt(
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
-  let staged = 0;
   for (let i = 0; i < 4000; i++) {
     const lines = await journal(out);
     if (ready(lines)) {
@@ -69,7 +69,8 @@ const imagePages = (lines: string[]) => lines.filter((l) => l.startsWith('{"type
 
 /** Valid records on the staged pages of a journal (those a resume may sample). */
 function stagedRecords(lines: string[]): number {
-  return lines.map((l) => JSON.parse(l)).filter((e) => e.type === 'page' && e.file !== null).reduce((n, e) => n + e.ids.filter((id: unknown) => id !== null).length, 0);
+  const pages = lines.map((l) => JSON.parse(l) as JournalEntry).filter((e) => e.type === 'page' && e.file !== null);
+  return pages.reduce((n, e) => n + (e as JournalPage).ids.filter((id) => id !== null).length, 0);
 }
 
 async function expectSameAsReference(out: string): Promise<void> {
@@ -107,7 +108,7 @@ describe('resume', () => {
     const stopped = await interrupt(out, (lines) => lines.length >= 5, 'SIGINT');
     expect(stopped.code).toBe(130);
     expect(stopped.stderr.trim().split('\n').at(-1)).toBe(
-      `img-etl: interrupted; ${stopped.staged} pages are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`,
+      `img-etl: interrupted; ${stopped.staged} pages are kept in ` + `${join(out, '.img-etl-staging')}: run the same command again to resume`,
     );
     expect(await readdir(out)).toEqual(['.img-etl-staging']);
     const resumed = await runCli(args(out));

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DataType, tableFromIPC, TimeUnit, type Timestamp } from 'apache-arrow';
+import { DataType, Precision, tableFromIPC, TimeUnit } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLUMNS, type ColumnKind } from '../../src/schema/columns.js';
 import type { RunningService } from '../../src/service/index.js';
@@ -14,6 +14,7 @@ import { epochMicros, expectedRow, expectRowsMatch, isoMicros, type Expected } f
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli, type CliRun } from '../helpers/run-cli.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 const DUCKDB_TYPE: Record<ColumnKind, string> = {
   int64: 'BIGINT',
@@ -89,7 +90,7 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
     expectRows(rows);
   });
 
-  it('Parquet: zstd, dictionary-encoded categories, and key-value metadata with source, time and schema version', async () => {
+  it('Parquet: zstd, dictionary-encoded categories, and key-value metadata with source, ' + 'time and schema version', async () => {
     const db = await openDuckDB();
     const file = sqlString(join(out, 'images.parquet'));
     const meta = await query(db, `SELECT DISTINCT compression FROM parquet_metadata(${file})`);
@@ -103,16 +104,16 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
     expect(Number.isNaN(Date.parse(String(map.get('img-etl.snapshot_time'))))).toBe(false);
   });
 
-  it('Arrow IPC file: apache-arrow reads the schema with dictionary, UTC microsecond timestamp and int64 types', async () => {
+  it('Arrow IPC file: apache-arrow reads the schema with dictionary, UTC microsecond ' + 'timestamp and int64 types', async () => {
     const table = tableFromIPC(await readFile(join(out, 'images.arrow')));
     expect(table.schema.fields.map((f) => f.name)).toEqual(COLUMNS.map((c) => c.name));
     for (const column of COLUMNS) {
-      const type = table.schema.fields.find((f) => f.name === column.name)!.type;
+      const type = table.schema.fields.find((f) => f.name === column.name)!.type as DataType;
       const check: Record<ColumnKind, boolean> = {
         int64: DataType.isInt(type) && type.bitWidth === 64 && type.isSigned,
-        float64: DataType.isFloat(type) && type.precision === 2,
+        float64: DataType.isFloat(type) && type.precision === Precision.DOUBLE,
         boolean: DataType.isBool(type),
-        timestamp: DataType.isTimestamp(type) && (type as Timestamp).unit === TimeUnit.MICROSECOND && (type as Timestamp).timezone === 'UTC',
+        timestamp: DataType.isTimestamp(type) && type.unit === TimeUnit.MICROSECOND && type.timezone === 'UTC',
         string: DataType.isUtf8(type),
         category: DataType.isDictionary(type) && DataType.isUtf8(type.dictionary),
         json: DataType.isUtf8(type),
@@ -130,7 +131,7 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
 
   it('CSV: header, and every value in its documented text form', async () => {
     const db = await openDuckDB();
-    const rows = await query(db, `SELECT * FROM read_csv(${sqlString(join(out, 'images.csv'))}, header = true, all_varchar = true, allow_quoted_nulls = false)`);
+    const rows = await query(db, `SELECT * FROM read_csv(${sqlString(join(out, 'images.csv'))}, header = true, ` + `all_varchar = true, allow_quoted_nulls = false)`);
     expect(Object.keys(rows[0]!)).toEqual(COLUMNS.map((c) => c.name));
     const formula = /^[=+\-@\t\r]/;
     expectRows(rows, (kind, text) => {
@@ -155,7 +156,7 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
   });
 
   it('manifest: counts, normalisation counts and each file with rows, bytes and sha256', async () => {
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const manifest = await readManifest(out);
     expect(manifest).toMatchObject({
       source_url: service.listUrl,
       complete: true,

@@ -9,6 +9,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let service: RunningService;
 let out: string;
@@ -60,7 +61,7 @@ describe('--snapshot', () => {
     const [a, b] = await snapshotFolders();
     expect(a).not.toBe(b);
     for (const file of DATA) expect([file, await readFile(join(out, b!, file))]).toEqual([file, await readFile(join(out, a!, file))]);
-    const [ma, mb] = await Promise.all([a, b].map(async (f) => JSON.parse(await readFile(join(out, f!, 'manifest.json'), 'utf8'))));
+    const [ma, mb] = await Promise.all([readManifest(join(out, a!)), readManifest(join(out, b!))]);
     expect(mb.files).toEqual(ma.files); // same rows, bytes and sha256
   });
 

@@ -8,6 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir, readFile, readdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SummaryDocument } from '../../src/cli/summary.js';
+import type { CheckpointIdentity } from '../../src/extract/checkpoint.js';
+import type { Reject } from '../../src/schema/row.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { expectedRow, expectRowsMatch, type Expected } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
@@ -16,6 +19,7 @@ import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
 let server: ScriptedServer | undefined;
@@ -30,7 +34,7 @@ afterEach(async () => {
   await removeDir(out);
 });
 
-const manifestOf = async (dir = out) => JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+const manifestOf = (dir = out) => readManifest(dir);
 const expectedOf = (records: readonly Record<string, unknown>[]) => new Map<bigint, Record<string, Expected>>(records.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
 /** Requests for the images list page at `offset`. */
 const requestsFor = (offset: number): number => {
@@ -39,7 +43,7 @@ const requestsFor = (offset: number): number => {
 };
 
 describe('completeness counts distinct records', () => {
-  it('records without a usable id are counted once, written to rejects.ndjson once, and a short list exits 3', async () => {
+  it('records without a usable id are counted once, written to rejects.ndjson once, and a ' + 'short list exits 3', async () => {
     const valid = madeRecords(96);
     const bad = [{ ...valid[0], id: 'abc' }, { ...valid[1], id: null }, { ...valid[2], id: 1.5 }, { ...valid[3], id: 2 ** 60 }];
     const records = [...valid];
@@ -49,7 +53,7 @@ describe('completeness counts distinct records', () => {
     expect(run.code).toBe(3);
     expect(await manifestOf()).toMatchObject({ complete: false, expected: 102, received: 100, missing: 2, rejects: 4, records_written: 96 });
     const rejects = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n');
-    expect(rejects.map((line) => JSON.stringify(JSON.parse(line).record))).toEqual(bad.map((r) => JSON.stringify(r)));
+    expect(rejects.map((line) => JSON.stringify((JSON.parse(line) as Reject).record))).toEqual(bad.map((r) => JSON.stringify(r)));
     expectRowsMatch(await readParquetRows(out), expectedOf(valid));
   });
 
@@ -117,11 +121,11 @@ describe('staging of an earlier run', () => {
   it('staging older than --max-resume-age is discarded with a notice; within it, it is resumed', async () => {
     await interruptedRun();
     const runJson = join(out, '.img-etl-staging', 'run.json');
-    const identity = JSON.parse(await readFile(runJson, 'utf8'));
+    const identity = JSON.parse(await readFile(runJson, 'utf8')) as CheckpointIdentity;
     const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000).toISOString();
     await writeFile(runJson, JSON.stringify({ ...identity, started_at: twoDaysAgo }));
     const old = await runCli(args());
-    expect(old.stderr).toContain(`img-etl: staging: ${join(out, '.img-etl-staging')} holds a run started ${twoDaysAgo}, 48.0 h ago, past the resume limit of 12 h; discarded it and started afresh`);
+    expect(old.stderr).toContain(`img-etl: staging: ${join(out, '.img-etl-staging')} holds a run started ${twoDaysAgo}, ` + `48.0 h ago, past the resume limit of 12 h; discarded it and started afresh`);
     expect(old.code).toBe(0);
     expect(requestsFor(0)).toBe(2);
     expectRowsMatch(await readParquetRows(out), expectedOf(records));
@@ -147,7 +151,7 @@ describe('staging of an earlier run', () => {
 });
 
 describe('a resume checks that the service still holds what was staged', () => {
-  it('a run interrupted, then the service changed, then resumed: the staging is discarded with a notice, not merged', async () => {
+  it('a run interrupted, then the service changed, then resumed: the staging is discarded ' + 'with a notice, not merged', async () => {
     service = await startService({ records: 5000, seed: 1, faults: { workers: 2, pageLatencyMs: 10 } });
     const port = Number(new URL(service.url).port);
     const args = ['--base-url', service.url, '--out', out, '--page-size', '100'];
@@ -169,7 +173,7 @@ describe('a resume checks that the service still holds what was staged', () => {
 });
 
 describe('the output folder holds one run', () => {
-  it('files an earlier run wrote that this run does not are removed; a file img-etl did not write is kept', async () => {
+  it('files an earlier run wrote that this run does not are removed; a file img-etl did ' + 'not write is kept', async () => {
     service = await startFixtureService({ records: 50, seed: 3 });
     const user = join(out, 'images.arrow'); // the user's own file, before any img-etl run here
     await writeFile(user, 'mine');
@@ -186,7 +190,7 @@ describe('the output folder holds one run', () => {
 });
 
 describe('--keep', () => {
-  it('deletes only snapshot folders img-etl wrote, counts complete ones, and prunes incomplete ones older than the newest complete', async () => {
+  it('deletes only snapshot folders img-etl wrote, counts complete ones, and prunes ' + 'incomplete ones older than the newest complete', async () => {
     const records = madeRecords(30);
     let count = 30;
     server = await startListServer(records, { count: () => count });
@@ -201,7 +205,7 @@ describe('--keep', () => {
     count = 30;
     const last = await snap('--summary', 'json');
     expect(last.code).toBe(0);
-    const pruned = JSON.parse(last.stdout).pruned as { name: string; complete: boolean; reason: string }[];
+    const pruned = (JSON.parse(last.stdout) as SummaryDocument).pruned!;
     expect(pruned.map((p) => [p.complete, p.reason])).toEqual([
       [true, 'beyond the newest 1 complete'],
       [false, 'incomplete, older than the newest complete snapshot'],

@@ -1,6 +1,7 @@
 /**
  * Issue 4's corpus of malformed and hostile responses, each served by a real loopback server and fetched by the real
- * HttpClient under withRetry. Every row states its outcome: a one-line error naming the URL and the reason (and how many
+ * HttpClient under withRetry. Every row states its outcome: a one-line error naming the URL and the reason (and how
+ * many
  * requests it cost), a retry that then succeeds, or an accepted page (with the records the record check rejects later).
  * Cases that need more than one page (`next` loops, endless chains, `count` games) run through paginate below.
  */
@@ -20,8 +21,8 @@ const PATH = '/api/images/?limit=2&offset=0';
 const GOOD = { count: 2, next: null, previous: null, results: [{ id: 1 }, { id: 2 }] };
 const RETRY: RetryOptions = { attempts: 3, baseDelayMs: 1, maxDelayMs: 4, retryAfterFloorMs: 5, retryAfterMaxMs: 1_000 };
 const HTTP: HttpClientOptions = { maxBodyBytes: 1_000_000, headersTimeoutMs: 2_000, bodyTimeoutMs: 2_000 };
-const DJANGO_500 = '<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n';
-const CLOUDFLARE_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n';
+const DJANGO_500 = '<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error ' + '(500)</title>\n</head>\n<body>\n  <h1>Server Error ' + '(500)</h1><p></p>\n</body>\n</html>\n';
+const CLOUDFLARE_502 = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 ' + 'Bad ' + 'Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n';
 
 /** A scripted answer: through node:http, or raw bytes on the socket. */
 type Respond =
@@ -43,7 +44,10 @@ interface Row {
   times?: number;
   /** Client settings for this row, over HTTP. */
   http?: HttpClientOptions;
-  /** Retry settings for this row, over RETRY (undici's header and body timers tick about once a second, so timeout rows try twice, not three times). */
+  /**
+   * Retry settings for this row, over RETRY (undici's header and body timers tick about once a second, so timeout rows
+   * try twice, not three times).
+   */
   retry?: RetryOptions;
   expect: Outcome;
 }
@@ -101,7 +105,7 @@ const ROWS: Row[] = [
 
   // A 200 that is not a JSON page
   { name: 'HTML error page with status 200', respond: text(200, 'text/html; charset=utf-8', DJANGO_500), expect: { error: new RegExp(`returned content type "text/html; charset=utf-8", not JSON${after3}`), code: 'BAD_BODY', attempts: 3 } },
-  { name: "Cloudflare HTML page labelled application/json (V8's parse error quotes its line break)", respond: jsonText(CLOUDFLARE_502), expect: { error: new RegExp(`returned a body that is not valid JSON \\(Unexpected token '<', "<html> <h"\\.\\.\\. is not valid JSON\\)${after3}`), code: 'BAD_BODY', attempts: 3 } },
+  { name: "Cloudflare HTML page labelled application/json (V8's parse error quotes its line break)", respond: jsonText(CLOUDFLARE_502), expect: { error: new RegExp(`returned a body that is not valid JSON \\(Unexpected token '<', "<html> ` + `<h"\\.\\.\\. is not valid JSON\\)${after3}`), code: 'BAD_BODY', attempts: 3 } },
   { name: 'no content type at all', respond: text(200, '', JSON.stringify(GOOD)), expect: { error: new RegExp(`returned content type "", not JSON${after3}`), code: 'BAD_BODY', attempts: 3 } },
   { name: 'a look-alike content type (application/json-seq)', respond: text(200, 'application/json-seq', JSON.stringify(GOOD)), expect: { error: /returned content type "application\/json-seq", not JSON/, code: 'BAD_BODY', attempts: 3 } },
   { name: 'gzip body that was not asked for', respond: jsonText(Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]), { 'content-encoding': 'gzip' }), expect: { error: /returned a body with content-encoding "gzip", which was not asked for/, code: 'BAD_BODY', attempts: 3 } },
@@ -126,7 +130,10 @@ const ROWS: Row[] = [
   // Records: the page is accepted, the record check rejects the bad ones later
   {
     name: 'numbers past 2^53 in records',
-    respond: jsonText('{"count":3,"next":null,"previous":null,"results":[{"id":9007199254740993},{"id":3,"file_size":1e400},{"id":4,"collection_id":12345678901234567890}]}'),
+    respond: jsonText(
+      '{"count":3,"next":null,"previous":null,"results":' +
+        '[{"id":9007199254740993},{"id":3,"file_size":1e400},{"id":4,"collection_id":12345678901234567890}]}',
+    ),
     expect: { page: { count: 3, ids: [9007199254740992, 3, 4] }, rejected: [0, 1, 2] },
   },
   {
@@ -146,7 +153,10 @@ const ROWS: Row[] = [
   },
   {
     name: '__proto__ keys pollute nothing',
-    respond: jsonText('{"count":1,"next":null,"previous":null,"results":[{"id":1,"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}]}'),
+    respond: jsonText(
+      '{"count":1,"next":null,"previous":null,"results":' +
+        '[{"id":1,"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}]}',
+    ),
     expect: {
       page: { count: 1, ids: [1] },
       rejected: [],
@@ -160,7 +170,10 @@ const ROWS: Row[] = [
   {
     // The page parses; the record is rejected (writing its `extra` JSON would overflow the stack), the run goes on.
     name: 'JSON nested 100,000 levels deep inside a record',
-    respond: jsonText(`{"count":1,"next":null,"previous":null,"results":[{"id":1,"data":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}`),
+    respond: jsonText(
+      '{"count":1,"next":null,"previous":null,"results":' +
+        `[{"id":1,"data":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}`,
+    ),
     expect: { page: { count: 1, ids: [1] }, rejected: [0] },
   },
 
@@ -172,16 +185,16 @@ const ROWS: Row[] = [
 
   // Sizes
   { name: '50 MB body announced by Content-Length', respond: stream(rawHead(200, { 'content-type': 'application/json', 'content-length': FIFTY_MB }), FIFTY_MB), expect: { error: new RegExp(`returned a body of ${FIFTY_MB} bytes, over the 1000000-byte cap${after3}`), code: 'BAD_BODY', attempts: 3 } },
-  { name: 'body over the cap by Content-Length, already sent in full (its early close once threw an uncaught AbortError)', respond: jsonText(' '.repeat(5_000)), http: { maxBodyBytes: 4_096 }, expect: { error: new RegExp(`returned a body of 5000 bytes, over the 4096-byte cap${after3}`), code: 'BAD_BODY', attempts: 3 } },
+  { name: 'body over the cap by Content-Length, already sent in full (its early close once ' + 'threw an uncaught AbortError)', respond: jsonText(' '.repeat(5_000)), http: { maxBodyBytes: 4_096 }, expect: { error: new RegExp(`returned a body of 5000 bytes, over the 4096-byte cap${after3}`), code: 'BAD_BODY', attempts: 3 } },
   { name: '50 MB body streamed without Content-Length', respond: stream(rawHead(200, { 'content-type': 'application/json' }), FIFTY_MB), expect: { error: new RegExp(`returned a body over the 1000000-byte cap \\(stopped reading at \\d+ bytes\\)${after3}`), code: 'BAD_BODY', attempts: 3 } },
-  { name: 'a 64 KiB response header', respond: { raw: (socket) => socket.end(`${rawHead(200, { 'x-padding': 'a'.repeat(64 * 1024), 'content-type': 'application/json', 'content-length': 2 })}{}`) }, expect: { error: /failed \(UND_ERR_HEADERS_OVERFLOW: Headers Overflow Error\)/, code: 'NETWORK', attempts: 3 } },
+  { name: 'a 64 KiB response header', respond: { raw: (socket) => socket.end(rawHead(200, { 'x-padding': 'a'.repeat(64 * 1024), 'content-type': 'application/json', 'content-length': 2 }) + '{}') }, expect: { error: /failed \(UND_ERR_HEADERS_OVERFLOW: Headers Overflow Error\)/, code: 'NETWORK', attempts: 3 } },
 
   // Broken connections and framing
   { name: 'body shorter than its Content-Length, then the connection closes', respond: { raw: (socket) => socket.end(`${rawHead(200, { 'content-type': 'application/json', 'content-length': 1000 })}{"count":2`) }, expect: { error: new RegExp(`returned a truncated body \\(10 of 1000 bytes, then the connection closed\\)${after3}`), code: 'BAD_BODY', attempts: 3 } },
   { name: 'body shorter than its Content-Length, once', respond: { raw: (socket) => socket.end(`${rawHead(200, { 'content-type': 'application/json', 'content-length': 1000 })}{"count":2`) }, times: 1, expect: retried(1) },
   { name: 'connection reset before any response', respond: { raw: (socket) => socket.resetAndDestroy() }, expect: { error: /failed \((?:read ECONNRESET|write EPIPE|UND_ERR_SOCKET: other side closed)\) after 3 attempts$/, code: 'NETWORK', attempts: 3 } },
   { name: 'connection reset in the middle of a chunked body, once', respond: { raw: (socket) => { socket.write(`${rawHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' })}a\r\n{"count":2\r\n`); setTimeout(() => socket.resetAndDestroy(), 20); } }, times: 1, expect: retried(1) },
-  { name: 'invalid chunked encoding', respond: { raw: (socket) => socket.end(`${rawHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' })}zz\r\n{}\r\n0\r\n\r\n`) }, expect: { error: /failed \(Response does not match the HTTP\/1\.1 protocol \(Invalid character in chunk size\)\)/, code: 'NETWORK', attempts: 3 } },
+  { name: 'invalid chunked encoding', respond: { raw: (socket) => socket.end(rawHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }) + 'zz\r\n{}\r\n0\r\n\r\n') }, expect: { error: /failed \(Response does not match the HTTP\/1\.1 protocol \(Invalid character in chunk size\)\)/, code: 'NETWORK', attempts: 3 } },
   { name: 'two different Content-Length headers', respond: { raw: (socket) => socket.end(`${rawHead(200, { 'content-type': 'application/json', 'content-length': [2, 9] })}{}`) }, expect: { error: /failed \(UND_ERR_RES_CONTENT_LENGTH_MISMATCH: /, code: 'NETWORK', attempts: 3 } },
   { name: 'not HTTP at all', respond: { raw: (socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n') }, expect: { error: /failed \(Response does not match the HTTP\/1\.1 protocol \(Expected HTTP\//, code: 'NETWORK', attempts: 3 } },
 
@@ -317,7 +330,7 @@ const idsOf = (pages: PageBatch[]) => pages.flatMap((p) => p.records.map((r) => 
 const PAGING = { pageSize: 10, concurrency: 2, retry: RETRY, http: HTTP };
 
 describe('hostile responses across pages (paginate)', () => {
-  it('`next` looping back to the first page is not followed: every page is asked for once, in offset order', async () => {
+  it('`next` looping back to the first page is not followed: every page is asked for ' + 'once, in offset order', async () => {
     const s = await serveList({ ids: range(30), edit: (page, _offset, origin) => (page['next'] = `${origin}/api/images/?limit=10&offset=0`) });
     const pages = await collect(paginate({ baseUrl: s.origin, ...PAGING }));
     expect(idsOf(pages)).toEqual(range(30));
@@ -344,14 +357,14 @@ describe('hostile responses across pages (paginate)', () => {
   ])('a %s `count` on the first page fails the run with a one-line error naming the page', async (_kind, count, reason) => {
     const s = await serveList({ ids: range(30), edit: (page) => (page['count'] = count) });
     const run = collect(paginate({ baseUrl: s.origin, ...PAGING }));
-    await expect(run).rejects.toThrow(new RegExp(`^extract: GET ${s.origin}/api/images/\\?limit=10&offset=0 returned a page without a valid envelope ${reason.source}`));
+    await expect(run).rejects.toThrow(new RegExp(`^extract: GET ${s.origin}/api/images/\\?limit=10&offset=0 returned a page without a ` + `valid envelope ${reason.source}`));
     // The first page was tried three times (the second page, asked for at once, fails the same way).
     expect(s.requests.filter((r) => r.endsWith('offset=0'))).toHaveLength(3);
   });
 
   it('a negative `count` on a later page fails the run naming that page', async () => {
     const s = await serveList({ ids: range(30), edit: (page, offset) => { if (offset === 20) page['count'] = -1; } });
-    await expect(collect(paginate({ baseUrl: s.origin, ...PAGING }))).rejects.toThrow(`extract: GET ${s.origin}/api/images/?limit=10&offset=20 returned a page without a valid envelope (count: Too small: expected number to be >=0) after 3 attempts`);
+    await expect(collect(paginate({ baseUrl: s.origin, ...PAGING }))).rejects.toThrow(`extract: GET ${s.origin}/api/images/?limit=10&offset=20 returned a page without a ` + `valid envelope (count: Too small: expected number to be >=0) after 3 attempts`);
   });
 
   it.each([

@@ -37,7 +37,10 @@ function client(base: string, options: HttpClientOptions = {}): HttpClient {
   return c;
 }
 
-/** Streams `total` bytes after `head` with backpressure; resolves with the bytes the server managed to write before the client hung up. */
+/**
+ * Streams `total` bytes after `head` with backpressure; resolves with the bytes the server managed to write before the
+ * client hung up.
+ */
 function streamBody(socket: Socket, head: string, total: number): Promise<number> {
   return new Promise((resolve) => {
     socket.write(head, 'latin1');
@@ -56,7 +59,7 @@ function streamBody(socket: Socket, head: string, total: number): Promise<number
 }
 
 describe('redirects', () => {
-  it('follows relative and absolute redirects on the same host, and returns the page, its text and its bytes', async () => {
+  it('follows relative and absolute redirects on the same host, and returns the page, its ' + 'text and its bytes', async () => {
     const s = await server((req, res, origin) => {
       if (req.url === '/api/images?limit=2&offset=0') res.writeHead(301, { location: `${origin}/api/images/?limit=2&offset=0` }).end();
       else if (req.url === '/old/') res.writeHead(308, { location: '/api/images?limit=2&offset=0' }).end();
@@ -100,7 +103,7 @@ describe('redirects', () => {
     const s = await server((_req, res) => sendJson(res, GOOD));
     for (const url of [other.origin + PATH, 'ftp://127.0.0.1/', 'not a url']) {
       const error = await failure(client(s.origin).getPage(url));
-      expect(error.message).toBe(`extract: GET ${url} is not an http(s) URL on the base host (${new URL(s.origin).host}); refusing to request it`);
+      expect(error.message).toBe(`extract: GET ${url} is not an http(s) URL on the base host (${new URL(s.origin).host}); ` + `refusing to request it`);
     }
     expect([other.requests, s.requests]).toEqual([[], []]);
   });
@@ -212,7 +215,9 @@ describe('size cap', () => {
 
   it('rejects a body announced over the cap by Content-Length before reading it', async () => {
     let written: Promise<number> | undefined;
-    const s = await rawServer((socket) => (written = streamBody(socket, rawHead(200, { 'content-type': 'application/json', 'content-length': FIFTY_MB }), FIFTY_MB)));
+    const s = await rawServer((socket) => {
+      written = streamBody(socket, rawHead(200, { 'content-type': 'application/json', 'content-length': FIFTY_MB }), FIFTY_MB);
+    });
     const error = await failure(client(s.origin, { maxBodyBytes: CAP }).getPage(s.origin + PATH));
     expect(error.message).toBe(`extract: GET ${s.origin}${PATH} returned a body of ${FIFTY_MB} bytes, over the ${CAP}-byte cap`);
     expect(await written).toBeLessThan(FIFTY_MB / 4);
@@ -220,9 +225,11 @@ describe('size cap', () => {
 
   it('stops reading a streamed body without Content-Length once it passes the cap', async () => {
     let written: Promise<number> | undefined;
-    const s = await rawServer((socket) => (written = streamBody(socket, rawHead(200, { 'content-type': 'application/json' }), FIFTY_MB)));
+    const s = await rawServer((socket) => {
+      written = streamBody(socket, rawHead(200, { 'content-type': 'application/json' }), FIFTY_MB);
+    });
     const error = await failure(client(s.origin, { maxBodyBytes: CAP }).getPage(s.origin + PATH));
-    expect(error.message).toMatch(new RegExp(`^extract: GET ${s.origin}/api/images/\\?limit=2&offset=0 returned a body over the ${CAP}-byte cap \\(stopped reading at (\\d+) bytes\\)$`));
+    expect(error.message).toMatch(new RegExp(`^extract: GET ${s.origin}/api/images/\\?limit=2&offset=0 returned a body over the ` + `${CAP}-byte cap \\(stopped reading at (\\d+) bytes\\)$`));
     const stoppedAt = Number(/stopped reading at (\d+)/.exec(error.message)?.[1]);
     expect(stoppedAt).toBeGreaterThan(CAP);
     expect(stoppedAt).toBeLessThan(CAP + 256 * 1024);
@@ -236,7 +243,8 @@ describe('size cap', () => {
     const body = JSON.stringify(GOOD);
     const s = await rawServer((socket, req) => {
       const padded = body + ' '.repeat(Number(new URL(req.url, 'http://x').searchParams.get('size')) - body.length);
-      socket.end(`${rawHead(200, { 'content-type': 'application/json', ...(withLength ? { 'content-length': padded.length } : {}) })}${padded}`);
+      const length: Record<string, number> = withLength ? { 'content-length': padded.length } : {};
+      socket.end(rawHead(200, { 'content-type': 'application/json', ...length }) + padded);
     });
     const c = client(s.origin, { maxBodyBytes: 4096 });
     expect((await c.getPage(`${s.origin}/?size=4096`)).page).toEqual(GOOD);

@@ -65,7 +65,7 @@ describe('paginate', () => {
     expect(s.requests).toHaveLength(10); // no page twice
   });
 
-  it('drops the pages asked for at once when the server applies a smaller page size, and pages at its size', async () => {
+  it('drops the pages asked for at once when the server applies a smaller page size, and ' + 'pages at its size', async () => {
     const s = await serveList({ ids: range(25), maxLimit: 7 });
     const pages = await collect(paginate({ baseUrl: s.origin, pageSize: 10, concurrency: 3 }));
     expect(pages.map((p) => p.source.offset)).toEqual([0, 7, 14, 21]);
@@ -107,7 +107,7 @@ describe('paginate', () => {
   it('refuses a next link to another host with a one-line error naming the page', async () => {
     const s = await serveList({ ids: range(30), edit: (page, offset) => { if (offset === 10) page['next'] = 'http://evil.example/api/images/?limit=10&offset=20'; } });
     await expect(collect(paginate({ baseUrl: s.origin, pageSize: 10, concurrency: 1 }))).rejects.toThrow(
-      `extract: GET ${s.origin}/api/images/?limit=10&offset=10 returned a link to another host (evil.example); refusing to follow it`,
+      `extract: GET ${s.origin}/api/images/?limit=10&offset=10 returned a link to another ` + `host (evil.example); refusing to follow it`,
     );
   });
 

@@ -67,19 +67,19 @@ describe('redactUrlsIn', () => {
 
 describe('ExtractError messages', () => {
   it('mask credentials in the URL and in the reason', () => {
-    const error = new ExtractError('NETWORK', 'https://u:p@h/api/images/?limit=2&token=abc', 'failed (redirected via https://x:y@h/?key=k)', true);
+    const error = new ExtractError({ code: 'NETWORK', url: 'https://u:p@h/api/images/?limit=2&token=abc', reason: 'failed (redirected via https://x:y@h/?key=k)', retryable: true });
     expect(error.message).toBe('extract: GET https://***@h/api/images/?limit=2&token=*** failed (redirected via https://***@h/?key=***)');
     expect(error.url).toBe('https://***@h/api/images/?limit=2&token=***');
   });
 
   it('are one line, whatever the reason holds', () => {
-    const error = new ExtractError('BAD_BODY', 'http://h/api/images/', 'returned a body that is not valid JSON (Unexpected token \'<\', "<html>\r\n<h"... is not valid JSON)\u2028x\u0000y', true);
-    expect(error.message).toBe('extract: GET http://h/api/images/ returned a body that is not valid JSON (Unexpected token \'<\', "<html> <h"... is not valid JSON) x y');
+    const error = new ExtractError({ code: 'BAD_BODY', url: 'http://h/api/images/', reason: 'returned a body that is not valid JSON (Unexpected token \'<\', "<html>\r\n<h"... ' + 'is not valid JSON)\u2028x\u0000y', retryable: true });
+    expect(error.message).toBe('extract: GET http://h/api/images/ returned a body that is not valid JSON ' + '(Unexpected token \'<\', "<html> <h"... is not valid JSON) x y');
     expect(error.reason).not.toMatch(/[\r\n\u2028\u0000]/);
   });
 
   it('cut a very long reason', () => {
-    const error = new ExtractError('BAD_BODY', 'http://h/', `returned ${'x'.repeat(10_000)}`, true);
+    const error = new ExtractError({ code: 'BAD_BODY', url: 'http://h/', reason: `returned ${'x'.repeat(10_000)}`, retryable: true });
     expect(error.reason).toHaveLength(501);
     expect(error.reason.endsWith('…')).toBe(true);
   });

@@ -3,7 +3,7 @@ import { ExtractError } from '../../src/extract/extract-error.js';
 import { parseRetryAfter } from '../../src/extract/retry-after.js';
 import { retryDelay, withRetry } from '../../src/extract/retry.js';
 
-const transient = (retryAfterMs?: number) => new ExtractError('HTTP_STATUS', 'http://x/api/images/', 'returned 502', true, 502, retryAfterMs);
+const transient = (retryAfterMs?: number) => new ExtractError({ code: 'HTTP_STATUS', url: 'http://x/api/images/', reason: 'returned 502', retryable: true, status: 502, retryAfterMs });
 
 describe('retry', () => {
   it('retries a retryable failure until it succeeds', async () => {
@@ -17,7 +17,7 @@ describe('retry', () => {
 
   it('does not retry a terminal failure', async () => {
     let calls = 0;
-    const terminal = new ExtractError('HTTP_STATUS', 'http://x/', 'returned 404', false, 404);
+    const terminal = new ExtractError({ code: 'HTTP_STATUS', url: 'http://x/', reason: 'returned 404', retryable: false, status: 404 });
     await expect(withRetry(async () => { calls++; throw terminal; }, { baseDelayMs: 1 })).rejects.toBe(terminal);
     expect(calls).toBe(1);
   });

@@ -1,6 +1,9 @@
 import { DataType, type Vector } from 'apache-arrow';
 
-/** Every value of an Arrow column exactly: timestamps as bigint microseconds (Vector.get rounds them to float milliseconds). */
+/**
+ * Every value of an Arrow column exactly: timestamps as bigint microseconds (Vector.get rounds them to float
+ * milliseconds).
+ */
 export function arrowValues(vector: Vector): unknown[] {
   if (!DataType.isTimestamp(vector.type)) return Array.from({ length: vector.length }, (_, i) => vector.get(i) as unknown);
   const values: unknown[] = [];

@@ -52,7 +52,10 @@ export function isoMicros(micros: bigint): string {
   return `${new Date(Number(seconds) * 1000).toISOString().slice(0, -5)}.${String(fraction).padStart(6, '0')}Z`;
 }
 
-/** Compares rows read back (keyed by id) with expected rows, every column, naming the first difference; `convert` maps a reader's value to the expected form. */
+/**
+ * Compares rows read back (keyed by id) with expected rows, every column, naming the first difference; `convert` maps a
+ * reader's value to the expected form.
+ */
 export function expectRowsMatch(
   rows: Record<string, unknown>[],
   expected: Map<bigint, Record<string, Expected>>,
@@ -66,7 +69,7 @@ export function expectRowsMatch(
     for (const column of COLUMNS) {
       const got = convert(column.type.kind, row[column.name]);
       if (!Object.is(got, want[column.name])) {
-        throw new Error(`id ${id} column ${column.name}: got ${String(got)} (${typeof got}), want ${String(want[column.name])} (${typeof want[column.name]})`);
+        throw new Error(`id ${id} column ${column.name}: got ${String(got)} (${typeof got}), want ` + `${String(want[column.name])} (${typeof want[column.name]})`);
       }
     }
   }

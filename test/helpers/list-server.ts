@@ -23,7 +23,10 @@ export interface ListScript {
   fail?: (offset: number, asked: number) => number | undefined;
 }
 
-/** Serves `records` (or the script's) with DRF's LimitOffsetPagination envelope; `asked` counts requests per offset from 1. */
+/**
+ * Serves `records` (or the script's) with DRF's LimitOffsetPagination envelope; `asked` counts requests per offset from
+ * 1.
+ */
 export async function startListServer(records: readonly unknown[], script: ListScript = {}): Promise<ScriptedServer> {
   const asked = new Map<number, number>();
   return startScriptedServer((req, res, origin) => {

@@ -35,7 +35,7 @@ export async function openDuckDB(): Promise<DuckDBConnection> {
 /** Runs `sql` and returns its rows as plain JS objects. */
 export async function query(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
   const reader = await connection.runAndReadAll(sql);
-  return reader.getRowObjectsJS() as Record<string, unknown>[];
+  return reader.getRowObjectsJS();
 }
 
 /** SQL string literal. */
@@ -63,7 +63,7 @@ export function expectSameRows(actual: Record<string, unknown>[], expected: Row[
       const want = map(column.type.kind, expected[i]![column.name]);
       const got = actual[i]![column.name];
       if (!Object.is(got, want)) {
-        throw new Error(`row ${i} column ${column.name}: got ${String(got)} (${typeof got}${Object.is(got, -0) ? ', -0' : ''}), want ${String(want)} (${typeof want}${Object.is(want, -0) ? ', -0' : ''})`);
+        throw new Error(`row ${i} column ${column.name}: got ${String(got)} (${typeof got}${Object.is(got, -0) ? ', -0' : ''}), ` + `want ${String(want)} (${typeof want}${Object.is(want, -0) ? ', -0' : ''})`);
       }
     }
   }

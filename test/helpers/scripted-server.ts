@@ -53,8 +53,10 @@ export function sendJson(res: ServerResponse, body: unknown, status = 200): void
 }
 
 /**
- * Starts a TCP server on 127.0.0.1, port 0, that parses request heads itself and lets `handler` write raw bytes to the socket:
- * for responses node:http refuses to produce (truncated bodies, broken chunking, invalid bytes, resets, no HTTP at all).
+ * Starts a TCP server on 127.0.0.1, port 0, that parses request heads itself and lets `handler` write raw bytes to the
+ * socket:
+ * for responses node:http refuses to produce (truncated bodies, broken chunking, invalid bytes, resets, no HTTP at
+ * all).
  */
 export async function startRawServer(handler: (socket: Socket, req: SeenRequest, origin: string) => void): Promise<ScriptedServer> {
   const requests: string[] = [];
@@ -91,7 +93,10 @@ export async function startRawServer(handler: (socket: Socket, req: SeenRequest,
   };
 }
 
-/** The head of a raw HTTP/1.1 response, `connection: close` unless the headers say otherwise; the body is the caller's to write. */
+/**
+ * The head of a raw HTTP/1.1 response, `connection: close` unless the headers say otherwise; the body is the caller's
+ * to write.
+ */
 export function rawHead(status: number, headers: Record<string, string | number | (string | number)[]> = {}, reason = 'Scripted'): string {
   const lines = [`HTTP/1.1 ${status} ${reason}`];
   const all = { connection: 'close', ...headers };

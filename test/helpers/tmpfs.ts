@@ -31,7 +31,9 @@ export async function mountTmpfs(bytes: number): Promise<Tmpfs> {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir], { stdio: 'pipe' });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`test: cannot mount a tmpfs on ${dir} (this test needs root): ${(err as Error).message}`);
+    throw new Error(`test: cannot mount a tmpfs on ${dir} (this test needs root): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return {
     dir,

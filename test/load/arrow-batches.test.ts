@@ -18,7 +18,7 @@ function cell(batch: RecordBatch, name: string, i: number): unknown {
   if (!vector.isValid(i)) return null;
   const data = vector.data[0]!;
   if (DataType.isTimestamp(data.type)) return (data.values as BigInt64Array)[data.offset + i];
-  const v = vector.get(i);
+  const v: unknown = vector.get(i);
   return typeof v === 'bigint' ? Number(v) : v;
 }
 
@@ -39,7 +39,7 @@ describe('arrowSchema', () => {
         const type = field.type as Dictionary;
         expect(type.id).toBe(i);
         expect(type.indices.toString()).toBe('Int32');
-        expect(type.dictionary.toString()).toBe('Utf8');
+        expect(String(type.dictionary)).toBe('Utf8');
       }
     });
     expect(arrowSchema().fields.map((f) => f.type.toString())).toEqual(schema.fields.map((f) => f.type.toString()));
@@ -61,10 +61,14 @@ describe('toArrowBatches', () => {
     });
   });
 
-  it('grows one dictionary per category column: earlier chunks kept, one new chunk per batch with new values', async () => {
+  it('grows one dictionary per category column: earlier chunks kept, one new chunk per ' + 'batch with new values', async () => {
     const batches = await collect();
     const chunksOf = (b: number) => batches[b]!.arrow.getChild('map_type')!.data[0]!.dictionary!.data;
-    const values = (b: number) => chunksOf(b).map((d) => [...new Array(d.length).keys()].map((i) => d.values.subarray(d.valueOffsets[i], d.valueOffsets[i + 1]!)).map((bytes) => Buffer.from(bytes).toString()));
+    const values = (b: number) =>
+      chunksOf(b).map((d) => {
+        const [bytes, offsets] = [d.values as Uint8Array, d.valueOffsets as Int32Array];
+        return [...new Array(d.length).keys()].map((i) => Buffer.from(bytes.subarray(offsets[i], offsets[i + 1])).toString());
+      });
     expect(values(0)).toEqual([CATEGORY_VALUES[0]]);
     expect(values(1)).toEqual([CATEGORY_VALUES[0], ['ROI/mask']]);
     expect(chunksOf(1)[0]).toBe(chunksOf(0)[0]); // same first chunk: the IPC writer sees a delta, not a replacement

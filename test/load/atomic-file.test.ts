@@ -82,7 +82,7 @@ async function* breaking(pages: number, error: Error, timestamps: readonly bigin
 }
 
 describe.each(SINKS)('the %s sink', (_name, fileName, sink, timestamps) => {
-  it('leaves neither a final nor a temporary file when its source throws midway, and keeps an existing file', async () => {
+  it('leaves neither a final nor a temporary file when its source throws midway, and ' + 'keeps an existing file', async () => {
     const path = join(dir, fileName);
     const broken = new Error('extract: GET /api/images/?offset=200 returned 502 after 5 attempts');
     await expect(sink(toArrowBatches(breaking(2, broken, timestamps)), path)).rejects.toBe(broken);
@@ -129,7 +129,8 @@ describe('sinks sharing one stream through tee', () => {
         released = true;
       }
     }
-    // The bad row fails toArrowBatches (feeding arrow and parquet) and the CSV sink's own check; the first failure stops the rest.
+    // The bad row fails toArrowBatches (feeding arrow and parquet) and the CSV sink's own check; the first failure
+    // stops the rest.
     const [forCsv, forOthers] = tee(pages(), 2);
     const others = tee(toArrowBatches(forOthers!), 2);
     const outcomes = await Promise.allSettled([

@@ -22,12 +22,17 @@ const text = fc.oneof(
   fc.constantFrom(...TRICKY_STRINGS),
 );
 
-/** Microseconds: the epoch to 2^53 (where the builtin engine computes the text itself) and beyond it, before 1970, and the edges. */
+/**
+ * Microseconds: the epoch to 2^53 (where the builtin engine computes the text itself) and beyond it, before 1970, and
+ * the edges.
+ */
 const timestamp = fc.oneof(
   fc.bigInt({ min: 0n, max: 2n ** 53n }),
-  fc.bigInt({ min: 1n, max: 2n ** 53n / 1_000_000n }).map((s) => s * 1_000_000n - 1n), // a microsecond before a whole second, where a rounded n / 1e6 would land on the next one
+  // a microsecond before a whole second, where a rounded n / 1e6 would land on the next one
+  fc.bigInt({ min: 1n, max: 2n ** 53n / 1_000_000n }).map((s) => s * 1_000_000n - 1n),
   fc.bigInt({ min: -62_135_596_800_000_000n, max: 253_402_300_799_999_999n }), // years 1 to 9999
-  fc.bigInt({ min: -8_640_000_000_000_000_000n, max: 8_640_000_000_000_000_000n }), // all of Date's range: years -271821 to 275760
+  // all of Date's range: years -271821 to 275760
+  fc.bigInt({ min: -8_640_000_000_000_000_000n, max: 8_640_000_000_000_000_000n }),
   fc.constantFrom(0n, -1n, 1n, 999_999n, 1_000_000n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 253_402_300_799_999_999n, 253_402_300_800_000_000n, -62_167_219_200_000_001n, 951_782_400_000_000n, 1_709_208_000_000_000n),
 );
 
@@ -49,7 +54,7 @@ function expectSameBytes(builtin: Uint8Array, reference: string): void {
 }
 
 /** A row with every column: null about one time in four. */
-const row: fc.Arbitrary<Row> = fc.record(Object.fromEntries(COLUMNS.map((c) => [c.name, fc.option(VALUES[c.type.kind], { nil: null, freq: 3 })])) as Record<string, fc.Arbitrary<RowValue>>);
+const row: fc.Arbitrary<Row> = fc.record(Object.fromEntries(COLUMNS.map((c) => [c.name, fc.option(VALUES[c.type.kind], { nil: null, freq: 3 })])));
 
 describe('the builtin CSV engine', () => {
   for (const neutraliseFormulas of [true, false]) {

@@ -29,7 +29,7 @@ async function drain<T>(stream: AsyncIterable<T>, onItem: (item: T) => Promise<v
   return out;
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
 describe('tee', () => {
   it('gives every consumer every item in order', async () => {

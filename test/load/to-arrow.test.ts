@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('toArrow', () => {
-  it('writes an IPC file that apache-arrow reads back value by value, with types, metadata and delta dictionaries', async () => {
+  it('writes an IPC file that apache-arrow reads back value by value, with types, ' + 'metadata and delta dictionaries', async () => {
     const path = join(dir, 'images.arrow');
     const metadata = { 'img-etl.source_url': 'http://neurovault.org/api/images/', 'img-etl.schema_version': '1' };
     const result = await toArrow(toArrowBatches(streamOf(fixtureBatches())), { path, metadata });
@@ -44,12 +44,12 @@ describe('toArrow', () => {
         const type = field.type as Dictionary;
         expect(DataType.isDictionary(type)).toBe(true);
         expect(type.indices.toString()).toBe('Int32');
-        expect(type.dictionary.toString()).toBe('Utf8');
+        expect(String(type.dictionary)).toBe('Utf8');
       }
-      if (column.type.kind === 'int64') expect(field.type.toString()).toBe('Int64');
-      if (column.type.kind === 'float64') expect(field.type.toString()).toBe('Float64');
-      if (column.type.kind === 'boolean') expect(field.type.toString()).toBe('Bool');
-      if (column.type.kind === 'string' || column.type.kind === 'json') expect(field.type.toString()).toBe('Utf8');
+      if (column.type.kind === 'int64') expect(String(field.type)).toBe('Int64');
+      if (column.type.kind === 'float64') expect(String(field.type)).toBe('Float64');
+      if (column.type.kind === 'boolean') expect(String(field.type)).toBe('Bool');
+      if (column.type.kind === 'string' || column.type.kind === 'json') expect(String(field.type)).toBe('Utf8');
     }
     for (const column of COLUMNS) {
       const vector = table.getChild(column.name)!;
@@ -61,7 +61,7 @@ describe('toArrow', () => {
           else got.push(undefined);
         }
       }
-      const plain = [...vector].map((v) => (typeof v === 'bigint' ? Number(v) : v));
+      const plain = [...vector].map((v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
       const values = got.map((g, i) => (g === undefined ? plain[i] : g));
       rows.forEach((row, i) => expect(Object.is(values[i], row[column.name]), `${column.name} row ${i}: ${String(values[i])} vs ${String(row[column.name])}`).toBe(true));
     }

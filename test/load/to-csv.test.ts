@@ -14,7 +14,7 @@ const DUCK_TYPES: Record<string, string> = { int64: 'BIGINT', float64: 'DOUBLE',
 /** read_csv with the column types given, so that the test checks values rather than DuckDB's sniffer. */
 function readCsv(path: string): string {
   const columns = `{${COLUMNS.map((c) => `${sqlString(c.name)}: ${sqlString(DUCK_TYPES[c.type.kind]!)}`).join(', ')}}`;
-  return `read_csv(${sqlString(path)}, header = true, delim = ',', quote = '"', escape = '"', columns = ${columns}, allow_quoted_nulls = false, auto_detect = false)`;
+  return `read_csv(${sqlString(path)}, header = true, delim = ',', quote = '"', escape = '"', ` + `columns = ${columns}, allow_quoted_nulls = false, auto_detect = false)`;
 }
 
 const ENGINES: CsvEngine[] = ['builtin', 'csv-stringify'];
@@ -41,7 +41,7 @@ afterEach(async () => {
 
 describe('toCsv', () => {
   for (const engine of ENGINES) for (const neutraliseFormulas of [true, false]) {
-    it(`writes RFC 4180 CSV that DuckDB reads back value by value (engine ${engine}, neutraliseFormulas ${neutraliseFormulas})`, async () => {
+    it(`writes RFC 4180 CSV that DuckDB reads back value by value (engine ${engine}, ` + `neutraliseFormulas ${neutraliseFormulas})`, async () => {
       const path = join(dir, 'images.csv');
       const result = await toCsv(streamOf(fixtureBatches()), { path, engine, neutraliseFormulas });
       const rows = fixtureRows();
@@ -53,7 +53,7 @@ describe('toCsv', () => {
     });
   }
 
-  it('neutralises formulas by default, quotes only what needs it, ends records with LF, keeps null and "" apart', async () => {
+  it('neutralises formulas by default, quotes only what needs it, ends records with LF, ' + 'keeps null and "" apart', async () => {
     const path = join(dir, 'images.csv');
     const row: Row = makeRow(1, 0, 0, true);
     Object.assign(row, {

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { COLUMNS } from '../../src/schema/columns.js';
-import { toArrowBatches } from '../../src/load/arrow-batches.js';
+import type { Row, RowBatch } from '../../src/schema/row.js';
+import { toArrowBatches, type LoadBatch } from '../../src/load/arrow-batches.js';
 import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
 import { LoadError } from '../../src/load/load-error.js';
 import { exactSelectList, expectResultMatchesFile, expectSameRows, listDir, openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
@@ -44,7 +45,7 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
 ])('toParquet with the $engine engine', ({ engine, codec }) => {
   const timestamps = timestampsFor(engine);
 
-  it('writes a file DuckDB reads back value by value, with exact types, metadata, compression and row groups', async () => {
+  it('writes a file DuckDB reads back value by value, with exact types, metadata, ' + 'compression and row groups', async () => {
     const path = join(dir, 'images.parquet');
     const source = toArrowBatches(streamOf(fixtureBatches(timestamps)));
     const result = await toParquet(source, { path, engine, rowGroupSize: 10, metadata: METADATA });
@@ -61,18 +62,19 @@ describe.each<{ engine: ParquetEngine; codec: string }>([
     expectSameRows(read, rows);
 
     const kv = await query(duck, `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${file})`);
-    const pairs = Object.fromEntries(kv.map((r) => [r['key'], r['value']]));
+    const pairs = Object.fromEntries(kv.map((r) => [String(r['key']), r['value']] as const));
     expect(pairs).toMatchObject(METADATA);
     if (engine === 'wasm') expect(Object.keys(pairs).sort()).toEqual(['ARROW:schema', ...Object.keys(METADATA)].sort());
     else expect(Object.keys(pairs).sort()).toEqual(Object.keys(METADATA).sort());
 
     const groups = await query(duck, `SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata(${file}) ORDER BY row_group_id`);
-    expect(groups.map((g) => Number(g['row_group_num_rows']))).toEqual([10, 10, 10, 6]); // 36 rows in groups of 10, whatever the page sizes
+    // 36 rows in groups of 10, whatever the page sizes
+    expect(groups.map((g) => Number(g['row_group_num_rows']))).toEqual([10, 10, 10, 6]);
     const codecs = await query(duck, `SELECT DISTINCT compression FROM parquet_metadata(${file})`);
     expect(codecs.map((c) => c['compression'])).toEqual([codec]);
 
-    const schema = await query(duck, `SELECT name, type, converted_type, logical_type FROM parquet_schema(${file}) WHERE name = 'add_date' OR name = 'name' OR name = 'id'`);
-    const byName = Object.fromEntries(schema.map((s) => [s['name'], s]));
+    const schema = await query(duck, `SELECT name, type, converted_type, logical_type FROM parquet_schema(${file}) WHERE ` + `name = 'add_date' OR name = 'name' OR name = 'id'`);
+    const byName = Object.fromEntries(schema.map((s) => [String(s['name']), s] as const));
     expect(byName['add_date']).toMatchObject({ type: 'INT64' });
     if (engine === 'wasm') {
       expect(String(byName['add_date']!['logical_type'])).toMatch(/isAdjustedToUTC=1/);
@@ -116,9 +118,9 @@ describe('toParquet on many pages', () => {
     { engine: 'wasm', total: 20_000, rowGroupSize: 7_000, groups: [7_000, 7_000, 6_000] },
     { engine: 'parquetjs', total: 2_500, rowGroupSize: 1_000, groups: [1_000, 1_000, 500] },
   ])('$engine: streams $total rows in pages of 100 into row groups of exactly $rowGroupSize', async ({ engine, total, rowGroupSize, groups }) => {
-    const pages = [];
+    const pages: RowBatch[] = [];
     for (let offset = 0; offset < total; offset += 100) {
-      const rows = [];
+      const rows: Row[] = [];
       for (let i = offset; i < offset + 100; i++) rows.push(makeRow(i + 1, i % 4, i, false, timestampsFor(engine)));
       pages.push({ source: { url: `http://x/?offset=${offset}`, offset }, rows, rejects: [] });
     }
@@ -133,7 +135,7 @@ describe('toParquet on many pages', () => {
     expect(types).toBeGreaterThan(1);
     expect(summary).toEqual({ n: BigInt(total), ids: BigInt((total * (total + 1)) / 2), types: BigInt(types) });
     const sample = [0, 99, 100, 8191, 8192, total - 1].filter((i) => i < total);
-    const read = await query(duck, `SELECT ${exactSelectList()} FROM read_parquet(${file}) WHERE id IN (${sample.map((i) => i + 1).join(', ')}) ORDER BY id`);
+    const read = await query(duck, `SELECT ${exactSelectList()} FROM read_parquet(${file}) WHERE id IN (${sample.map((i) => i + 1).join(', ')}) ` + `ORDER BY id`);
     expectSameRows(read, sample.map((i) => pages[Math.floor(i / 100)]!.rows[i % 100]!));
   });
 });
@@ -141,19 +143,23 @@ describe('toParquet on many pages', () => {
 describe('toParquet options', () => {
   it('refuses an unknown engine and a bad row group size, releasing the source and leaving no file', async () => {
     let released = 0;
-    async function* source() {
-      try {
-        yield* toArrowBatches(streamOf(fixtureBatches()));
-      } finally {
-        released++;
-      }
-    }
+    // A source toParquet never starts reading: only its iterator's return() can tell that it was released.
+    const source = (): AsyncIterable<LoadBatch> => ({
+      [Symbol.asyncIterator]: () => ({
+        next: () => Promise.reject(new Error('test: the source was read')),
+        return: () => {
+          released++;
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      }),
+    });
     const path = join(dir, 'x.parquet');
     for (const options of [{ engine: 'duckdb' as ParquetEngine }, { rowGroupSize: 0 }, { rowGroupSize: 1.5 }]) {
       const error = await toParquet(source(), { path, ...options }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(LoadError);
       expect((error as LoadError).code).toBe('LOAD_INVALID_OPTION');
     }
+    expect(released).toBe(3);
     expect(await listDir(dir)).toEqual([]);
   });
 

@@ -26,8 +26,8 @@ describe('toRejects', () => {
     const text = await readFile(path, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.trimEnd().split('\n');
-    expect(lines.map((l) => JSON.parse(l))).toEqual(rejects.map((r) => ({ url: r.url, issues: r.issues, record: r.record })));
-    expect(Object.keys(JSON.parse(lines[0]!))).toEqual(['url', 'issues', 'record']);
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(rejects.map((r) => ({ url: r.url, issues: r.issues, record: r.record })));
+    expect(Object.keys(JSON.parse(lines[0]!) as object)).toEqual(['url', 'issues', 'record']);
     expect(await listDir(dir)).toEqual(['rejects.ndjson']);
   });
 

@@ -175,6 +175,9 @@ describe('scope and control', () => {
     expect((await fetchReply(service.listUrl)).status).toBe(200);
     expect(() => service.setFaults({ rate500: 2 })).toThrow('service: rate500 must be a probability from 0 to 1, got 2');
     expect(() => service.setFaults({ workers: -1 })).toThrow('service: workers must be a non-negative integer, got -1');
+    // A value of another type is shown as JSON, never as [object Object] or as a number it is not.
+    expect(() => service.setFaults({ rate500: '0.5' as never })).toThrow('from 0 to 1, got "0.5"');
+    expect(() => service.setFaults({ pageLatencyMs: {} as never })).toThrow('must be a non-negative number, got {}');
     expect(() => service.setFaults({ rate500: 0.6, rate502: 0.6 })).toThrow('fault rates add up to 1.2');
   });
 

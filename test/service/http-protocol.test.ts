@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 const OPTIONS_BODY =
-  '{"name":"Image List","description":"","renders":["application/json","text/html"],"parses":["application/json","application/x-www-form-urlencoded","multipart/form-data"]}';
+  '{"name":"Image List","description":"","renders":["application/json","text/html"],' +
+  '"parses":["application/json","application/x-www-form-urlencoded","multipart/form-data"]}';
 
 describe('list response headers', () => {
   it('carry Allow, Content-Type with charset, Vary and an exact Content-Length', async () => {

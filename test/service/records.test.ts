@@ -1,4 +1,6 @@
-/** What the records look like: key order, nulls, real records served exactly, the generator's determinism and value mix. */
+/**
+ * What the records look like: key order, nulls, real records served exactly, the generator's determinism and value mix.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ATLAS_KEYS,
@@ -57,7 +59,7 @@ describe('key order', () => {
     for (const record of atlases) expect(Object.keys(record)).toEqual(fixtureAtlasKeys);
   });
 
-  it('of NIDM maps follows DRF: declared fields after file_size, then the Image fields in real order, data and QA', () => {
+  it('of NIDM maps follows DRF: declared fields after file_size, then the Image fields in ' + 'real order, data and QA', () => {
     const nidm = ofType('NIDM results statistic map');
     expect(nidm.length).toBeGreaterThan(0);
     for (const record of nidm) expect(Object.keys(record)).toEqual([...NIDM_MAP_KEYS]);
@@ -210,7 +212,7 @@ describe('generator', () => {
 
   it('uses the sentinel Cognitive Atlas pairs', () => {
     const maps = ofType('statistic_map');
-    const pairs = (name: string): Set<string> => new Set(maps.map((r) => `${r[`cognitive_${name}_cogatlas`]}|${r[`cognitive_${name}_cogatlas_id`]}`));
+    const pairs = (name: string): Set<string> => new Set(maps.map((r) => `${String(r[`cognitive_${name}_cogatlas`])}|${String(r[`cognitive_${name}_cogatlas_id`])}`));
     expect(pairs('paradigm')).toContain('None / Other|None');
     expect(pairs('paradigm')).toContain('null|null');
     expect(pairs('contrast')).toContain('None / Other|None');
@@ -273,7 +275,7 @@ describe('generator', () => {
     expect(record.collection).toBe(`${generated.url}/collections/${cid}/`);
     expect(record.file).toMatch(new RegExp(`^${generated.url}/media/images/${cid}/.+\\.nii\\.gz$`));
     for (const r of rows.filter((x) => x.surface_left_file !== null)) {
-      expect(r.surface_left_file).toBe(`${generated.url}/media/images/${r.collection_id}/${r.id}.L.func.gii`);
+      expect(r.surface_left_file).toBe(`${generated.url}/media/images/${String(r.collection_id)}/${String(r.id)}.L.func.gii`);
       expect(r.thumbnail).not.toBeNull();
     }
   });

@@ -1,12 +1,11 @@
 /** `img-etl serve` as a process: prints its URL, serves, stops cleanly on SIGTERM; bad values fail in one line. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_PATH } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { fetchReply, getPage } from './http.js';
+import { readManifest } from '../helpers/read-manifest.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
@@ -25,8 +24,8 @@ function serve(args: string[]): Promise<Served> {
   let stderr = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const match = /^img-etl serve: serving [\d,]+ records at (http:\/\/127\.0\.0\.1:\d+\/api\/images\/); snapshot it with: img-etl --base-url (\S+)$/m.exec(stdout);
       if (match) resolve({ child, listUrl: match[1]!, baseUrl: match[2]!, stdout: () => stdout, exited });
@@ -65,7 +64,7 @@ describe('img-etl serve', () => {
         for (const baseUrl of [served.baseUrl, served.listUrl]) {
           const result = await run(['--base-url', baseUrl, '--out', out, '--quiet', '--page-size', '500']);
           expect(result.code, result.stderr).toBe(0);
-          const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+          const manifest = await readManifest(out);
           expect(manifest).toMatchObject({ source_url: served.listUrl, complete: true, records_written: 1250, pages_fetched: 3 });
         }
       } finally {

@@ -32,9 +32,9 @@ describe('isValidRecord', () => {
     ['is_valid a string', { ...fixtures[0], is_valid: 'true' }],
     ['add_date without offset', { ...fixtures[0], add_date: '2016-01-21T18:21:57.860138' }],
     ['name a number', { ...fixtures[0], name: 42 }],
-    ['a float that JSON overflowed to Infinity', { ...fixtures[0], perc_bad_voxels: JSON.parse('1e400') }],
+    ['a float that JSON overflowed to Infinity', { ...fixtures[0], perc_bad_voxels: JSON.parse('1e400') as number }],
     ['a lone UTF-16 surrogate in a string', { ...fixtures[0], name: 'map \ud800' }],
-    ['an unknown key nested 100,000 levels deep', { ...fixtures[0], CIAS: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) }],
+    ['an unknown key nested 100,000 levels deep', { ...fixtures[0], CIAS: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown }],
     ['an array', [fixtures[0]]],
     ['null', null],
   ])('rejects a record with %s, and zod explains why', (_, record) => {
@@ -43,7 +43,7 @@ describe('isValidRecord', () => {
   });
 
   it('accepts an unknown key nested 64 levels deep', () => {
-    const record = { ...fixtures[0], CIAS: JSON.parse('['.repeat(63) + '1' + ']'.repeat(63)) };
+    const record = { ...fixtures[0], CIAS: JSON.parse('['.repeat(63) + '1' + ']'.repeat(63)) as unknown };
     expect(isValidRecord(record)).toBe(true);
     expect(imageIssues(record)).toBeUndefined();
   });

@@ -30,7 +30,7 @@ export const string: ColumnType = {
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
       if (v !== null && !holds(v)) throw refusedValue(column, i, string);
-      strings[i] = v as string | null;
+      strings[i] = v;
     }
     return utf8FromStrings(arrow, strings);
   },
