@@ -3,7 +3,7 @@
  * one batch of each side and one page of entries, whatever the number of rows; ids must be strictly ascending on
  * each side (img-etl writes them so), which is checked as the rows go by.
  */
-import type { RecordBatch, Schema } from 'apache-arrow';
+import type { RecordBatch, Schema, TypeMap } from 'apache-arrow';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { DiffError } from './diff-error.js';
@@ -165,6 +165,6 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
  */
 export function diffSnapshots(oldSide: DiffSide, newSide: DiffSide, options: DiffOptions = {}): SnapshotDiff {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });
   return new SnapshotDiff(oldSide, newSide, batchSize, options.table);
 }

@@ -44,7 +44,7 @@ const DEFAULT_BATCH_SIZE = 4096;
  */
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });
   const file = await resolveSnapshotFile(path, options.table);
   return file.format === 'parquet' ? openParquet(file.path, batchSize) : openArrow(file.path);
 }

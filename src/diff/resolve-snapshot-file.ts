@@ -38,7 +38,7 @@ export async function resolveSnapshotFile(path: string, table: Table = IMAGES): 
       const pointed = basename(current) === 'latest' ? await followLatestFile(current) : undefined;
       if (pointed === undefined && table !== IMAGES) {
         const why = `diff: ${path} is a data file, not a snapshot folder: it holds no ${table.name} table`;
-        throw new DiffError('DIFF_NOT_SNAPSHOT', why);
+        throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: why });
       }
       if (pointed === undefined) return { path: current, format: await sniffFormat(current) };
       current = pointed;
@@ -54,13 +54,13 @@ export async function resolveSnapshotFile(path: string, table: Table = IMAGES): 
       continue;
     }
     const csv = (await kindOf(join(current, names.csv), path, true)) === 'file';
-    throw new DiffError(
-      'DIFF_NOT_SNAPSHOT',
-      csv
+    throw new DiffError({
+      code: 'DIFF_NOT_SNAPSHOT',
+      message: csv
         ? `diff: ${path} holds only ${names.csv}; diff reads ${names.parquet} or ${names.arrow} ` +
           '(snapshot with --to parquet or --to arrow)'
         : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
-    );
+    });
   }
   throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row` });
 }

@@ -16,6 +16,6 @@ export class RepeatingPages {
     this.urls = heldSomethingNew ? [] : [...this.urls, url];
     if (this.urls.length < MAX_REPEATING_PAGES) return;
     const reason = `and the ${this.urls.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`;
-    throw new ExtractError('IMPLAUSIBLE_COUNT', this.urls[0]!, reason, false);
+    throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url: this.urls[0]!, reason, retryable: false });
   }
 }

@@ -32,12 +32,12 @@ export async function stagePage(
   limit: number,
 ): Promise<StagedPage> {
   if (batch.records.length > MAX_PAGE_RECORDS) {
-    throw new ExtractError(
-      'BAD_BODY',
-      batch.source.url,
-      `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`,
-      false,
-    );
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      url: batch.source.url,
+      reason: `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`,
+      retryable: false,
+    });
   }
   const ids: (number | null)[] = [];
   const rejected: RejectKey[] = [];
