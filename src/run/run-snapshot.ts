@@ -23,6 +23,7 @@ import type { Manifest } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
+import { ReportStats } from '../report/report-stats.js';
 import { writeOutputs } from './write-outputs.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 
@@ -51,6 +52,8 @@ export interface SnapshotOptions extends CollectOptions {
   snapshot?: boolean;
   /** Stages applied in order to the normalised rows before they are written (filters, derived columns); default none. */
   stages?: readonly RowStage[];
+  /** Write report.html, report.json, load.sql and load.py with the data (see src/report/); default `snapshot`. */
+  report?: boolean;
 }
 
 /** What a run produced. */
@@ -107,7 +110,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       throw stagingError(cause);
     });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
-    const output = await publish(replayInIdOrder(collected.index, checkpoint), { ...options, formats, metadata, dataDir: pending });
+    const reportStats = (options.report ?? options.snapshot === true) ? new ReportStats() : undefined;
+    const publishOptions = { ...options, formats, metadata, dataDir: pending, stats: reportStats };
+    const output = await publish(replayInIdOrder(collected.index, checkpoint), publishOptions);
     const { files, normalisation, written, rejects } = output;
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
 
@@ -138,8 +143,13 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
         empty_to_null: normalisation.emptyToNull,
         records_with_extra: normalisation.recordsWithExtra,
       },
-      files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
+      files: files.map(manifestFile),
     };
+    if (reportStats !== undefined) {
+      const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
+      const report = await writeRunReport({ pending, dataDir, baseDir: outDir, manifest, stats: reportStats });
+      manifest.files.push(...report.map(manifestFile));
+    }
     await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
     await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
     published = true;
@@ -167,6 +177,10 @@ async function recoverSnapshots(outDir: string): Promise<void> {
   for (const name of await listSnapshots(outDir)) await recoverPending(join(outDir, name));
 }
 
+function manifestFile(f: SinkResult): Manifest['files'][number] {
+  return { name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 };
+}
+
 function passForManifest(p: PassSummary): Manifest['passes'][number] {
   return { pass: p.pass, added: p.added, duplicates: p.duplicates, count_min: p.countMin, count_max: p.countMax, clean: p.clean };
 }
@@ -181,13 +195,14 @@ interface Published {
 }
 
 /** Normalises the valid records, applies the run's stages and writes every format. */
-async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptions & { formats: Format[]; metadata: Record<string, string>; dataDir: string }): Promise<Published> {
+async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptions & { formats: Format[]; metadata: Record<string, string>; dataDir: string; stats?: ReportStats }): Promise<Published> {
   const normalisation = emptyNormalisationCounts();
   const preview: Row[] = [];
   let normalised = normalise(source, normalisation);
   for (const stage of options.stages ?? []) normalised = stage(normalised);
   const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
-  const files = await writeOutputs(rows.stream, { outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
+  const stream = options.stats === undefined ? rows.stream : options.stats.observe(rows.stream);
+  const files = await writeOutputs(stream, { outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
   return { files, normalisation, written: rows.written, rejects: rows.rejects, preview };
 }
 
