@@ -64,15 +64,18 @@ export function loadSql(inputs: LoaderInputs): string {
   } else {
     lines.push(`-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with its arrow extension: no view here.`);
   }
-  if (inputs.collections) {
+  const images = inputs.files.has(FILE_NAMES.parquet) || inputs.files.has(FILE_NAMES.csv);
+  if (inputs.collections && images) {
     const id = ident(COLLECTION_COLUMNS.id);
     lines.push(
       `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`,
       '-- Each image with its collection\'s row as one struct column, `collection_record` (null for an image whose',
       '-- collection is not in the table).',
-      'CREATE VIEW images_with_collection AS SELECT i.*, c AS collection_record',
+      `CREATE VIEW images_with_collection AS SELECT i.*, CASE WHEN c.${id} IS NULL THEN NULL ELSE c END AS collection_record`,
       `FROM images AS i LEFT JOIN collections AS c ON c.${id} = i."collection_id";`,
     );
+  } else if (inputs.collections) {
+    lines.push(`CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`);
   } else {
     lines.push(`-- No ${COLLECTIONS_FILE} in this snapshot: no collections view.`);
   }

@@ -16,10 +16,10 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 main { max-width: 1180px; margin: 0 auto; padding: 16px; }
 h1 { font-size: 1.5rem; margin: 0.2rem 0; } h2 { font-size: 1.15rem; margin: 1.6rem 0 0.4rem; }
 h3 { font-size: 0.95rem; margin: 0.6rem 0 0.2rem; }
-p, li, td, th { overflow-wrap: anywhere; } .soft { color: var(--soft); }
+body, p, li, td, th, figcaption, code { overflow-wrap: anywhere; } .soft { color: var(--soft); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 460px), 1fr)); gap: 8px 24px; }
 figure { margin: 0; break-inside: avoid; } figcaption { font-size: 0.85rem; color: var(--soft); }
-svg { width: 100%; height: auto; display: block; font-size: 12px; fill: var(--ink); }
+svg { width: 100%; max-width: 760px; height: auto; display: block; font-size: 12px; fill: var(--ink); }
 svg .tick { font-size: 11px; fill: var(--soft); } svg .axis { font-size: 11px; fill: var(--soft); font-style: italic; }
 svg .grid { stroke: var(--line); } svg .pt:hover { opacity: 0.75; }
 table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: 3px 8px 3px 0;
@@ -57,8 +57,9 @@ export function renderReportHtml(data: ReportData, title: string): string {
   ].join('\n');
 }
 
-function figure(chart: string, caption: string): string {
-  return `<figure>${chart}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+/** A chart under its title, with a caption saying what the numbers are. */
+function figure(title: string, chart: string, caption: string): string {
+  return `<figure><h3>${escapeHtml(title)}</h3>${chart}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
 }
 
 function kpi(label: string, value: string, tone = ''): string {
@@ -73,48 +74,59 @@ function runSection(data: ReportData): string {
     return `${head}<div class="kpi">${kpi('records', formatNumber(data.records))}${collections}</div>` +
       '<p class="soft">No manifest beside the data file: the run is not known.</p>';
   }
-  const minutes = run.duration_seconds >= 120 ? `${(run.duration_seconds / 60).toFixed(1)} min` : `${run.duration_seconds.toFixed(1)} s`;
+  const seconds = run.duration_seconds;
+  const duration = seconds >= 120 ? `${(seconds / 60).toFixed(1)} min` : `${seconds.toFixed(1)} s`;
+  const complete = run.complete ? 'complete' : `incomplete: ${formatNumber(run.missing)} missing`;
   const kpis = [
     kpi('records', formatNumber(data.records)),
     collections,
-    kpi(run.complete ? 'complete' : `incomplete: ${formatNumber(run.missing)} missing`, run.complete ? 'yes' : 'no', run.complete ? 'good' : 'bad'),
+    kpi(complete, run.complete ? 'yes' : 'no', run.complete ? 'good' : 'bad'),
     kpi('passes', formatNumber(run.passes)),
     kpi('pages fetched', formatNumber(run.pages_fetched)),
     kpi('retries', formatNumber(run.retries)),
     kpi('rejects', formatNumber(run.rejects), run.rejects > 0 ? 'bad' : ''),
-    kpi('duration', minutes),
+    kpi('duration', duration),
   ];
+  const proof = run.completeness_proof === null ? 'not in this manifest' : JSON.stringify(run.completeness_proof);
   const rows = [
     ['source', run.source_url],
     ['started, finished (UTC)', `${run.started_at} → ${run.finished_at}`],
-    ['expected, received, missing', `${formatNumber(run.expected)}, ${formatNumber(run.received)}, ${formatNumber(run.missing)}`],
+    ['expected, received, missing', [run.expected, run.received, run.missing].map(formatNumber).join(', ')],
     ['duplicates dropped', formatNumber(run.duplicates_dropped)],
-    ['completeness proof', run.completeness_proof === null ? 'not in this manifest' : JSON.stringify(run.completeness_proof)],
+    ['completeness proof', proof],
   ];
-  const table = `<table>${rows.map(([k, v]) => `<tr><th>${escapeHtml(k!)}</th><td>${escapeHtml(v!)}</td></tr>`).join('')}</table>`;
+  const cells = rows.map(([k, v]) => `<tr><th>${escapeHtml(k!)}</th><td>${escapeHtml(v!)}</td></tr>`);
   const endpoints = run.requests_per_endpoint;
+  const fetched = `${formatNumber(run.pages_fetched)} pages of the list were fetched`;
   const requests = endpoints === null
-    ? `<p class="soft">Requests per endpoint are not in this manifest; ${formatNumber(run.pages_fetched)} pages of the list were fetched.</p>`
-    : figure(barChart('run-requests', 'Requests per endpoint', Object.entries(endpoints).map(([label, value]) => ({ label, value })), 'requests'), 'Requests per endpoint');
-  return `${head}<div class="kpi">${kpis.join('')}</div>${table}${requests}`;
+    ? `<p class="soft">Requests per endpoint are not in this manifest; ${fetched}.</p>`
+    : figure('Requests per endpoint', barChart('run-requests', 'Requests per endpoint',
+      Object.entries(endpoints).map(([label, value]) => ({ label, value })), 'requests'), `${fetched}.`);
+  return `${head}<div class="kpi">${kpis.join('')}</div><table>${cells.join('')}</table>${requests}`;
 }
 
 function growthSection(data: ReportData): string {
   const months = data.added_per_month.map((m) => ({ label: m.month, value: m.count }));
   const nulls = data.add_date_nulls > 0 ? ` ${formatNumber(data.add_date_nulls)} records have no add_date.` : '';
-  const monthly = months.length === 0 ? '<p class="soft">No record has an add_date.</p>'
-    : figure(columnChart('added-per-month', 'Maps added per month', months, 'month of add_date (UTC)', 'maps'), `Maps added per month.${nulls}`);
+  const title = 'Maps added per month';
+  const monthly = months.length === 0
+    ? '<p class="soft">No record has an add_date.</p>'
+    : figure(title, columnChart('added-per-month', title, months, 'month of add_date (UTC)', 'maps'),
+      `Records by the month of their add_date, from the first to the last.${nulls}`);
   const legend = ['true', 'false', 'null'];
   const rows = CHARTED_FLAGS.map((f) => ({ label: f, parts: [data.flags[f]!.true, data.flags[f]!.false, data.flags[f]!.null] }));
-  const flags = figure(stackedChart('flags', 'Valid, thresholded and not-MNI maps', rows, legend, 'share of records'),
-    'Share of valid, thresholded and not-MNI maps (the number is the share of true).');
+  const flagsTitle = 'Valid, thresholded and not-MNI maps';
+  const flags = figure(flagsTitle, stackedChart('flags', flagsTitle, rows, legend, 'share of records'),
+    'The number beside each bar is the share of true.');
   return `<h2>Maps over time</h2><div class="grid">${monthly}${flags}</div>`;
 }
 
 function kindsSection(data: ReportData): string {
   const charts = CHARTED_CATEGORIES.map((c) => {
     const points = data.counts[c]!.map((v) => ({ label: v.value ?? '(null)', value: v.count }));
-    return figure(barChart(`counts-${c}`, `Maps by ${c}`, points, 'maps', data.records), `Maps by ${c}`);
+    const title = `Maps by ${c}`;
+    return figure(title, barChart(`counts-${c}`, title, points, 'maps', data.records),
+      `${points.length} values; each with its share of all maps.`);
   });
   return `<h2>What kind of maps</h2><div class="grid">${charts.join('')}</div>`;
 }
@@ -125,11 +137,11 @@ function atlasSection(data: ReportData): string {
     { label: 'paradigm (task)', parts: [paradigm.named, paradigm.other, paradigm.blank] },
     { label: 'contrast', parts: [contrast.named, contrast.other, contrast.blank] },
   ];
-  const chart = stackedChart('cognitive-atlas', 'Cognitive Atlas fields', rows, ['named', 'None / Other', 'blank'], 'share of records');
-  const text = `Paradigm: ${formatNumber(paradigm.named)} named, ${formatNumber(paradigm.other)} "None / Other", ` +
-    `${formatNumber(paradigm.blank)} blank; contrast: ${formatNumber(contrast.named)}, ${formatNumber(contrast.other)}, ` +
-    `${formatNumber(contrast.blank)}.`;
-  return `<h2>Cognitive Atlas</h2>${figure(chart, text)}`;
+  const title = 'Cognitive Atlas: named, "None / Other" or blank';
+  const chart = stackedChart('cognitive-atlas', title, rows, ['named', 'None / Other', 'blank'], 'share of records');
+  const states = (s: { named: number; other: number; blank: number }) =>
+    `${formatNumber(s.named)} named, ${formatNumber(s.other)} "None / Other", ${formatNumber(s.blank)} blank`;
+  return `<h2>Cognitive Atlas</h2>${figure(title, chart, `Paradigm: ${states(paradigm)}; contrast: ${states(contrast)}.`)}`;
 }
 
 function binLabel(bin: Bin, scale: Distribution['scale'], bytes: boolean): string {
@@ -150,8 +162,7 @@ function distributionChart(id: string, title: string, d: Distribution, axis: str
   const points = d.bins.map((b) => ({ label: binLabel(b, d.scale, bytes), value: b.count }));
   const range = d.count === 0 ? 'no values' : `${formatNumber(d.count)} values from ${formatNumber(d.min!)} to ${formatNumber(d.max!)}`;
   const outside = d.below + d.above > 0 ? `; ${formatNumber(d.below)} below and ${formatNumber(d.above)} above the bins` : '';
-  const caption = `${title}: ${range}, ${formatNumber(d.nulls)} null${outside}.`;
-  return figure(columnChart(id, title, points, axis, 'records'), caption);
+  return figure(title, columnChart(id, title, points, axis, 'records'), `${range}, ${formatNumber(d.nulls)} null${outside}.`);
 }
 
 function distributionSection(data: ReportData): string {
@@ -168,14 +179,15 @@ function distributionSection(data: ReportData): string {
 
 function collectionSection(data: ReportData): string {
   const c = data.collections;
-  const sizes = distributionChart('collection-sizes', 'Collections by number of maps', c.sizes, 'maps in the collection (bins double)');
-  const largest = figure(
-    barChart('largest-collections', 'Largest collections', c.largest.map((l) => ({ label: `collection ${l.collection_id}`, value: l.records })), 'maps', data.records),
-    `The ${c.largest.length} largest of ${formatNumber(c.count)} collections (share of all maps).`,
-  );
+  const sizes = distributionChart('collection-sizes', 'Collections by number of maps', c.sizes,
+    'maps in the collection (bins double)');
+  const points = c.largest.map((l) => ({ label: `collection ${l.collection_id}`, value: l.records }));
+  const largest = figure('Largest collections', barChart('largest-collections', 'Largest collections', points, 'maps', data.records),
+    `The ${c.largest.length} largest of ${formatNumber(c.count)} collections, with their share of all maps.`);
+  const ownerPoints = (c.owners ?? []).map((o) => ({ label: o.owner, value: o.records }));
   const owners = c.owners === null
     ? `<p class="soft">Owners' share: ${escapeHtml(c.owners_note ?? '')}.</p>`
-    : figure(barChart('owners', 'Largest owners', c.owners.map((o) => ({ label: o.owner, value: o.records })), 'maps', data.records),
+    : figure('Largest owners', barChart('owners', 'Largest owners', ownerPoints, 'maps', data.records),
       'The owners holding most maps, with their share of all maps.');
   return `<h2>Collections</h2><div class="grid">${sizes}${largest}</div>${owners}`;
 }
@@ -183,42 +195,40 @@ function collectionSection(data: ReportData): string {
 function fillSection(data: ReportData): string {
   const rows = data.fill.map((f) => ({ label: f.column, parts: [f.value, f.null, f.empty, f.sentinel] }));
   const legend = ['value', 'null', 'empty → null', 'sentinel → null'];
-  const fill = figure(stackedChart('fill', 'Fill of every column', rows, legend, 'share of records'),
-    'Every column: values, nulls as served, empty strings and sentinels turned into null (the number is the share of values).');
+  const fill = figure('Fill of every column', stackedChart('fill', 'Fill of every column', rows, legend, 'share of records'),
+    'Values, nulls as served, empty strings and sentinels turned into null; the number is the share of values.');
   const keys = data.extra_keys.map((k) => ({ label: k.value ?? '', value: k.count }));
-  const extra = keys.length === 0 ? '<p class="soft">No record has keys beyond the schema (extra is null everywhere).</p>'
-    : figure(barChart('extra-keys', 'Keys in extra', keys, 'records', data.records),
-      `Keys of extra by the records holding them: the ${keys.length} most frequent of ${formatNumber(data.extra_key_count)}.`);
-  return `<h2>Fill</h2>${fill}${extra}`;
+  const caption = `The ${keys.length} most frequent of ${formatNumber(data.extra_key_count)} keys, by the records holding them.`;
+  const extra = keys.length === 0
+    ? '<p class="soft">No record has keys beyond the schema (extra is null everywhere).</p>'
+    : figure('Keys in extra', barChart('extra-keys', 'Keys in extra', keys, 'records', data.records), caption);
+  return `<h2>Fill</h2><div class="grid">${fill}${extra}</div>`;
 }
 
 function changeSection(data: ReportData): string {
-  const parts = ['<h2>Since the last snapshot</h2>'];
+  const parts = ['<h2>Since the last snapshot</h2><div class="grid">'];
   const drift = data.drift;
   if (drift === null) parts.push(`<p class="soft">${escapeHtml(data.drift_note ?? 'No older snapshot to compare with.')}</p>`);
   else {
     const total = drift.added + drift.removed + drift.changed + drift.unchanged;
-    const counts = [
-      { label: 'added', value: drift.added },
-      { label: 'removed', value: drift.removed },
-      { label: 'changed', value: drift.changed },
-      { label: 'unchanged', value: drift.unchanged },
-    ];
-    const changes = figure(barChart('drift', 'Records since the last snapshot', counts, 'records', total),
+    const counts = (['added', 'removed', 'changed', 'unchanged'] as const).map((label) => ({ label, value: drift[label] }));
+    const title = 'Records since the last snapshot';
+    parts.push(figure(title, barChart('drift', title, counts, 'records', total),
       `Against ${drift.against}: ${formatNumber(drift.added)} added, ${formatNumber(drift.removed)} removed, ` +
-        `${formatNumber(drift.changed)} changed (${formatShare(drift.changed, total)}).`);
-    const fields = drift.fields.length === 0 ? '<p class="soft">No field changed.</p>'
-      : figure(barChart('drift-fields', 'Fields that changed most', drift.fields.map((f) => ({ label: f.field, value: f.count })), 'changed records', drift.changed),
-        'Changed records per field (share of changed records).');
-    parts.push(`<div class="grid">${changes}${fields}</div>`);
+        `${formatNumber(drift.changed)} changed (${formatShare(drift.changed, total)}).`));
+    const fields = drift.fields.map((f) => ({ label: f.field, value: f.count }));
+    parts.push(fields.length === 0
+      ? '<p class="soft">No field changed.</p>'
+      : figure('Fields that changed most', barChart('drift-fields', 'Fields that changed most', fields, 'changed records', drift.changed),
+        'Changed records per field, with the share of changed records.'));
   }
   if (data.history.length > 0) {
     const points = data.history.map((h) => ({ label: h.snapshot, value: h.records }));
     const first = data.history[0]!;
-    const last = data.history.at(-1)!;
-    const delta = last.records - first.records;
-    parts.push(figure(lineChart('history', 'Records per snapshot', points, 'snapshot (UTC start time)', 'records'),
-      `Records in each of the ${data.history.length} snapshots found: ${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`));
+    const delta = data.history.at(-1)!.records - first.records;
+    const title = 'Records per snapshot';
+    parts.push(figure(title, lineChart('history', title, points, 'snapshot (UTC start time)', 'records'),
+      `One point per snapshot found (${data.history.length}): ${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`));
   }
-  return parts.join('');
+  return parts.join('') + '</div>';
 }

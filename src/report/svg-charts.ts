@@ -65,7 +65,7 @@ export function barChart(id: string, title: string, points: Point[], axis: strin
     const w = Math.max(p.value > 0 ? 1 : 0, (plot * p.value) / max);
     const share = total === undefined ? '' : ` (${formatShare(p.value, total)})`;
     const text = `${formatNumber(p.value)}${share}`;
-    parts.push(`<text x="${LABEL_WIDTH - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(shorten(p.label, 30))}</text>`);
+    parts.push(`<text x="${LABEL_WIDTH - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(shorten(p.label, 26))}</text>`);
     const rect = `x="${LABEL_WIDTH}" y="${y + 2}" width="${w.toFixed(1)}" height="${ROW - 6}" fill="${PALETTE[0]}"`;
     parts.push(mark('rect', rect, p, `${p.label}: ${text}`));
     parts.push(`<text x="${(LABEL_WIDTH + w + 5).toFixed(1)}" y="${y + 15}">${text}</text>`);
@@ -119,7 +119,7 @@ export function stackedChart(id: string, title: string, rows: StackedRow[], lege
     const y = i * ROW + 26;
     const total = row.parts.reduce((a, b) => a + b, 0);
     let x = LABEL_WIDTH;
-    parts.push(`<text x="${LABEL_WIDTH - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(shorten(row.label, 30))}</text>`);
+    parts.push(`<text x="${LABEL_WIDTH - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(shorten(row.label, 26))}</text>`);
     row.parts.forEach((value, k) => {
       const w = total === 0 ? 0 : (plot * value) / total;
       const p = { label: `${row.label} / ${legend[k]}`, value };

@@ -19,12 +19,16 @@ export interface ReportSnapshots {
   served: Record<string, unknown>[];
 }
 
-/** Lines of the fixture with the first `edits` records' name and map_type changed. */
+/**
+ * Lines of the fixture with the first `edits` records' name and map_type changed; one name becomes "None" and one
+ * description "NA", which a reader with pandas' default NA strings would lose.
+ */
 function editedLines(edits: number): string[] {
   return fixtureLines().map((line, i) => {
     if (i >= edits) return line;
     const record = JSON.parse(line) as Record<string, unknown>;
-    record['name'] = `${String(record['name'])} (edited)`;
+    record['name'] = i === 1 ? 'None' : `${String(record['name'])} (edited)`;
+    if (i === 3) record['description'] = 'NA';
     if (i % 2 === 0) record['map_type'] = 'Z map';
     return JSON.stringify(record);
   });
