@@ -25,7 +25,7 @@ export function loadPy(inputs: LoaderInputs): string {
   const dtypes = plain.map((c) => `    ${py(c.name)}: ${py(PANDAS_DTYPES[c.type.kind as keyof typeof PANDAS_DTYPES])},`);
   const categories = COLUMNS.filter((c) => c.type.kind === 'category').map((c) => `    ${py(c.name)}: ${py(inputs.categories.get(c.name) ?? [])},`);
   const timestamps = COLUMNS.filter((c) => c.type.kind === 'timestamp').map((c) => c.name);
-  return `"""pandas loader of the img-etl snapshot ${inputs.snapshot} (written by ${TOOL}).
+  return `"""pandas loader of the img-etl snapshot in this folder (written by ${TOOL}).
 
 python3 load.py [--csv] prints what it loaded as JSON; from Python: sys.path.insert(0, folder), import load,
 then load.images() (Parquet when pandas can read it, else CSV), load.read_csv(), and with the collections table

@@ -42,7 +42,7 @@ export function duckdbType(column: Column): string {
 export function loadSql(inputs: LoaderInputs): string {
   const categories = COLUMNS.filter((c) => c.type.kind === 'category');
   const lines = [
-    `-- img-etl snapshot ${inputs.snapshot}: DuckDB views over this folder's files, with their exact types.`,
+    "-- An img-etl snapshot: DuckDB views over this folder's files, with their exact types.",
     `-- Written by ${TOOL}. Run it in this folder (duckdb -init load.sql, or .read load.sql in the duckdb shell);`,
     "-- from elsewhere, first SET file_search_path = '<this folder>'. Running it again replaces what it made.",
     'DROP VIEW IF EXISTS images_with_collection;',

@@ -1,7 +1,5 @@
 /** What a snapshot's loaders are generated from, besides COLUMNS. */
 export interface LoaderInputs {
-  /** The snapshot's name, for the header comment. */
-  snapshot: string;
   /** The data files the folder holds (`images.parquet`, `images.csv`, …). */
   files: ReadonlySet<string>;
   /** Every value of each category column in the data, sorted: the ENUM and the categories. */

@@ -44,7 +44,7 @@ export async function writeRunReport(options: RunReportOptions): Promise<SinkRes
   const data = buildReport(gathered, { source: 'run', manifest: facts, owners, ownersNote: note, drift, driftNote, history });
   const files = new Set([...manifest.files.map((f) => f.name), ...(owners === undefined ? [] : [COLLECTIONS_FILE])]);
   const categories = categoryValues(gathered.categories);
-  return writeReportFiles(pending, data, { snapshot: name, files, categories, collections: owners !== undefined });
+  return writeReportFiles(pending, data, name, { files, categories, collections: owners !== undefined });
 }
 
 async function driftSinceLatest(baseDir: string, name: string, pending: string): Promise<{ drift?: Drift; driftNote?: string }> {

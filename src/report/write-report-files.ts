@@ -20,10 +20,10 @@ export async function writeReport(data: ReportData, title: string, htmlPath: str
   ];
 }
 
-/** report.html, report.json, load.sql and load.py into a snapshot folder. */
-export async function writeReportFiles(dir: string, data: ReportData, loaders: LoaderInputs): Promise<SinkResult[]> {
+/** report.html, report.json, load.sql and load.py into a snapshot folder; `title` names the snapshot on the page. */
+export async function writeReportFiles(dir: string, data: ReportData, title: string, loaders: LoaderInputs): Promise<SinkResult[]> {
   return [
-    ...(await writeReport(data, loaders.snapshot, join(dir, FILE_NAMES.report), join(dir, FILE_NAMES.reportJson))),
+    ...(await writeReport(data, title, join(dir, FILE_NAMES.report), join(dir, FILE_NAMES.reportJson))),
     await writeFile(join(dir, FILE_NAMES.loadSql), loadSql(loaders), 'loader', data.records),
     await writeFile(join(dir, FILE_NAMES.loadPy), loadPy(loaders), 'loader', data.records),
   ];

@@ -100,7 +100,7 @@ describe('load.sql in DuckDB', () => {
       FROM read_parquet(${sqlString(join(folder, 'images.parquet'))}) WHERE collection_id % 5 <> 0`);
     const values = rows.map((r) => `(${Number(r['id'])}, ${sqlString(String(r['owner_name']))})`).join(', ');
     await query(db, `COPY (SELECT * FROM (VALUES ${values}) AS t(id, owner_name)) TO ${sqlString(join(folder, 'collections.parquet'))} (FORMAT parquet)`);
-    const sql = loadSql({ snapshot: 'copy', files: new Set(['images.parquet']), categories: await allCategories(folder), collections: true });
+    const sql = loadSql({ files: new Set(['images.parquet']), categories: await allCategories(folder), collections: true });
     await writeFile(join(folder, 'load.sql'), sql);
     const joined = await loaded(folder);
     const [c] = await query(joined, `SELECT count(*) AS n, count(collection_record) AS with_collection,

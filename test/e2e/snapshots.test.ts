@@ -39,7 +39,8 @@ describe('--snapshot', () => {
     expect(time).toBeGreaterThanOrEqual(before - 1000);
     expect((await lstat(join(out, 'latest'))).isSymbolicLink()).toBe(true);
     expect(await readlink(join(out, 'latest'))).toBe(name);
-    expect((await readdir(join(out, 'latest'))).sort()).toEqual(['images.parquet', 'manifest.json']);
+    const report = ['load.py', 'load.sql', 'report.html', 'report.json'];
+    expect((await readdir(join(out, 'latest'))).sort()).toEqual(['images.parquet', ...report, 'manifest.json'].sort());
     expect(run.stdout).toContain(`latest    ${join(out, 'latest')} -> ${name}`);
   });
 
@@ -49,7 +50,10 @@ describe('--snapshot', () => {
     expect(a).not.toBe(b);
     for (const file of DATA) expect([file, await readFile(join(out, b!, file))]).toEqual([file, await readFile(join(out, a!, file))]);
     const [ma, mb] = await Promise.all([a, b].map(async (f) => JSON.parse(await readFile(join(out, f!, 'manifest.json'), 'utf8'))));
-    expect(mb.files).toEqual(ma.files); // same rows, bytes and sha256
+    // Same rows, bytes and sha256; the loaders too. The report differs: it holds the run's times and the history.
+    const kept = (files: { format: string }[]) => files.filter((f) => f.format !== 'report');
+    expect(kept(mb.files)).toEqual(kept(ma.files));
+    expect(kept(ma.files).map((f) => (f as { name: string }).name)).toEqual(expect.arrayContaining(['load.sql', 'load.py']));
   });
 
   it('--keep 2 keeps the two newest snapshots', async () => {
