@@ -4,7 +4,8 @@
  * never the rows.
  */
 import { COLUMNS } from '../schema/columns.js';
-import type { Row, RowBatch } from '../schema/row.js';
+import { readRow } from '../schema/read-row.js';
+import type { Row, RowBatch, RowValue } from '../schema/row.js';
 import { Histogram } from './histogram.js';
 import type { AtlasStates, FlagCounts, ValueCount } from './report-data.js';
 
@@ -30,7 +31,11 @@ export const CHARTED_DISTRIBUTIONS = {
 } as const;
 
 const CATEGORY_COLUMNS = COLUMNS.filter((c) => c.type.kind === 'category').map((c) => c.name);
-const NAMES = COLUMNS.map((c) => c.name);
+const DISTRIBUTION_COLUMNS = Object.keys(CHARTED_DISTRIBUTIONS);
+/** Each column's position in COLUMNS, where readRow puts its value. */
+const AT: Record<string, number> = Object.fromEntries(COLUMNS.map((c, k) => [c.name, k]));
+const CATEGORY_AT = CATEGORY_COLUMNS.map((c) => AT[c]!);
+const DISTRIBUTION_AT = DISTRIBUTION_COLUMNS.map((c) => AT[c]!);
 const MICROS_PER_MS = 1000n;
 
 /** What the rows say, before the run's manifest, drift and owners are added (see build-report.ts). */
@@ -63,9 +68,13 @@ export class ReportStats {
     distributions: Object.fromEntries(Object.entries(CHARTED_DISTRIBUTIONS).map(([c, s]) => [c, new Histogram(s)])),
     collections: new Map(),
     withoutCollection: 0,
-    nulls: new Array<number>(NAMES.length).fill(0),
+    nulls: new Array<number>(COLUMNS.length).fill(0),
     extraKeys: new Map(),
   };
+  private readonly categoryCounts = CATEGORY_COLUMNS.map((c) => this.stats.categories.get(c)!);
+  private readonly histograms = DISTRIBUTION_COLUMNS.map((c) => this.stats.distributions[c]!);
+  private month = { start: 0n, end: 0n, key: '' };
+  private readonly values = new Array<RowValue | undefined>(COLUMNS.length);
 
   /** Adds the rows of a batch. */
   addBatch(batch: RowBatch): void {
@@ -75,25 +84,32 @@ export class ReportStats {
   /** Adds one row. */
   addRow(row: Row): void {
     const s = this.stats;
+    const v = this.values;
+    readRow(row, v); // one pass over the row's slots; by name, each value would be a hash lookup
     s.records++;
-    const nulls = s.nulls;
-    for (let k = 0; k < NAMES.length; k++) if (row[NAMES[k]!] === null || row[NAMES[k]!] === undefined) nulls[k]!++;
-    const added = row['add_date'];
-    if (typeof added === 'bigint') increment(s.addedPerMonth, monthOf(added));
+    for (let k = 0; k < v.length; k++) if (v[k] === null || v[k] === undefined) s.nulls[k]!++;
+    const added = v[AT.add_date!];
+    if (typeof added === 'bigint') this.countMonth(added);
     else s.addDateNulls++;
     for (const name of CHARTED_FLAGS) {
-      const v = row[name];
-      s.flags[name]![v === true ? 'true' : v === false ? 'false' : 'null']++;
+      const flag = v[AT[name]!];
+      s.flags[name]![flag === true ? 'true' : flag === false ? 'false' : 'null']++;
     }
-    for (const [name, counts] of s.categories) increment(counts, (row[name] as string | null | undefined) ?? null);
-    countAtlas(s.atlas.paradigm, row['cognitive_paradigm_is_other'], row['cognitive_paradigm_cogatlas']);
-    countAtlas(s.atlas.contrast, row['cognitive_contrast_is_other'], row['cognitive_contrast_cogatlas']);
-    for (const name in s.distributions) s.distributions[name]!.add((row[name] as number | null | undefined) ?? null);
-    const collection = row['collection_id'];
+    for (let k = 0; k < CATEGORY_AT.length; k++) increment(this.categoryCounts[k]!, (v[CATEGORY_AT[k]!] as string | null | undefined) ?? null);
+    countAtlas(s.atlas.paradigm, v[AT.cognitive_paradigm_is_other!], v[AT.cognitive_paradigm_cogatlas!]);
+    countAtlas(s.atlas.contrast, v[AT.cognitive_contrast_is_other!], v[AT.cognitive_contrast_cogatlas!]);
+    for (let k = 0; k < DISTRIBUTION_AT.length; k++) this.histograms[k]!.add((v[DISTRIBUTION_AT[k]!] as number | null | undefined) ?? null);
+    const collection = v[AT.collection_id!];
     if (typeof collection === 'number') increment(s.collections, collection);
     else s.withoutCollection++;
-    const extra = row['extra'];
+    const extra = v[AT.extra!];
     if (typeof extra === 'string') for (const key of Object.keys(JSON.parse(extra) as object)) increment(s.extraKeys, key);
+  }
+
+  /** Counts an add_date in its month; rows in id order mostly fall in the month of the row before. */
+  private countMonth(micros: bigint): void {
+    if (micros < this.month.start || micros >= this.month.end) this.month = monthRange(micros);
+    increment(this.stats.addedPerMonth, this.month.key);
   }
 
   /** A stage that passes batches through unchanged, adding their rows: one more consumer of the run's row stream. */
@@ -125,11 +141,28 @@ function countAtlas(states: AtlasStates, isOther: unknown, name: unknown): void 
 
 /** The UTC calendar month `YYYY-MM` of an instant in microseconds since the epoch. */
 export function monthOf(micros: bigint): string {
+  return monthRange(micros).key;
+}
+
+/** The UTC calendar month of an instant in microseconds: its key `YYYY-MM` and its first and next month's instants. */
+function monthRange(micros: bigint): { start: bigint; end: bigint; key: string } {
   let ms = micros / MICROS_PER_MS;
   if (ms * MICROS_PER_MS > micros) ms--; // floor, not toward zero, before 1970
   const date = new Date(Number(ms));
-  if (Number.isNaN(date.getTime())) return micros < 0n ? 'before -271821' : 'after 275760';
-  return `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+  if (Number.isNaN(date.getTime())) {
+    // Beyond what a Date holds (±8.64e15 ms): one bucket on each side.
+    return micros < 0n ? { start: -(2n ** 63n), end: micros + 1n, key: 'before -271821' } : { start: micros, end: 2n ** 63n, key: 'after 275760' };
+  }
+  const [y, m] = [date.getUTCFullYear(), date.getUTCMonth()];
+  const [start, end] = [monthStart(y, m), monthStart(y, m + 1)];
+  return { start, end, key: `${y}-${String(m + 1).padStart(2, '0')}` };
+}
+
+/** The first instant of month `m` (from 0; 12 is January of the next year) of year `y`, in microseconds. */
+function monthStart(y: number, m: number): bigint {
+  const date = new Date(0);
+  date.setUTCFullYear(y, m, 1); // not Date.UTC, which reads years 0-99 as 1900-1999
+  return BigInt(date.getTime()) * MICROS_PER_MS;
 }
 
 /** Counts as a list, most first, ties in order of value (null last). */

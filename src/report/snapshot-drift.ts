@@ -9,6 +9,7 @@ import { FILE_NAMES } from '../run/formats.js';
 import { readManifest } from '../run/publish-folder.js';
 import { listSnapshots } from '../run/snapshot-folders.js';
 import type { Drift, HistoryPoint } from './report-data.js';
+import { rankFields } from './stream-drift.js';
 
 /** Snapshots in the count over time, the newest. */
 const HISTORY = 60;
@@ -27,8 +28,7 @@ export async function driftBetween(older: string, newer: string): Promise<Drift>
     const diff = diffSnapshots(oldRows, newRows);
     for await (const entries of diff) void entries; // the totals are what the report needs
     const { added, removed, changed, unchanged, fields } = diff.totals;
-    const ranked = [...fields].sort((a, b) => b[1] - a[1]).map(([field, count]) => ({ field, count }));
-    return { against: oldRows.path, added, removed, changed, unchanged, fields: ranked };
+    return { against: oldRows.path, added, removed, changed, unchanged, fields: rankFields(fields) };
   } finally {
     await oldRows.close();
     await newRows.close();

@@ -1,20 +1,19 @@
 /**
  * The report of a `--snapshot` run, written into its folder before the manifest: the numbers gathered while the rows
  * were written (ReportStats on the row stream), the run's manifest, the owners from the collections table when the
- * run wrote one, the drift against the snapshot `latest` pointed at, and the records of every snapshot beside it.
+ * run wrote one, the drift against the snapshot `latest` pointed at (gathered while the run wrote, see
+ * stream-drift.ts), and the records of every snapshot beside it.
  */
-import { basename, join } from 'node:path';
-import { DiffError } from '../diff/diff-error.js';
+import { basename } from 'node:path';
 import type { SinkResult } from '../load/sink-result.js';
 import type { Manifest } from '../run/manifest.js';
-import { latestSnapshot } from '../run/snapshot-folders.js';
 import { buildReport } from './build-report.js';
 import { readCollectionOwners } from './collection-owners.js';
 import { categoryValues } from './loader-inputs.js';
 import { COLLECTIONS_FILE } from './optional-inputs.js';
 import type { Drift } from './report-data.js';
 import type { ReportStats } from './report-stats.js';
-import { driftBetween, snapshotHistory } from './snapshot-drift.js';
+import { snapshotHistory } from './snapshot-drift.js';
 import { writeReportFiles } from './write-report-files.js';
 
 /** Where a run's report goes and what it is made from. */
@@ -29,15 +28,17 @@ export interface RunReportOptions {
   manifest: Manifest;
   /** The numbers gathered from the rows written. */
   stats: ReportStats;
+  /** The drift against the snapshot before (stream-drift.ts), or why there is none; neither without one. */
+  drift?: Drift;
+  driftNote?: string;
 }
 
 /** Writes report.html, report.json, load.sql and load.py into `pending`; resolves to the files written. */
 export async function writeRunReport(options: RunReportOptions): Promise<SinkResult[]> {
-  const { pending, dataDir, baseDir, manifest, stats } = options;
+  const { pending, dataDir, baseDir, manifest, stats, drift, driftNote } = options;
   const name = basename(dataDir);
   const gathered = stats.gathered();
   const { owners, note } = await readCollectionOwners(pending);
-  const { drift, driftNote } = await driftSinceLatest(baseDir, name, pending);
   const history = (await snapshotHistory(baseDir)).filter((h) => h.snapshot !== name);
   history.push({ snapshot: name, started_at: manifest.started_at, records: manifest.records_written, complete: manifest.complete });
   const facts = manifest as unknown as Record<string, unknown>;
@@ -45,15 +46,4 @@ export async function writeRunReport(options: RunReportOptions): Promise<SinkRes
   const files = new Set([...manifest.files.map((f) => f.name), ...(owners === undefined ? [] : [COLLECTIONS_FILE])]);
   const categories = categoryValues(gathered.categories);
   return writeReportFiles(pending, data, name, { files, categories, collections: owners !== undefined });
-}
-
-async function driftSinceLatest(baseDir: string, name: string, pending: string): Promise<{ drift?: Drift; driftNote?: string }> {
-  const previous = await latestSnapshot(baseDir);
-  if (previous === undefined || previous === name) return {};
-  try {
-    return { drift: await driftBetween(join(baseDir, previous), pending) };
-  } catch (error) {
-    if (!(error instanceof DiffError)) throw error;
-    return { driftNote: `no comparison with ${previous}: ${error.message}` };
-  }
 }

@@ -21,7 +21,8 @@ import type { ValidBatch } from '../transform/validate.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import type { Manifest } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
-import { listSnapshots, snapshotName } from './snapshot-folders.js';
+import { latestSnapshot, listSnapshots, snapshotName } from './snapshot-folders.js';
+import type { RecordBatch } from 'apache-arrow';
 import { TOOL } from './tool.js';
 import { ReportStats } from '../report/report-stats.js';
 import { writeOutputs } from './write-outputs.js';
@@ -111,7 +112,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
     const reportStats = (options.report ?? options.snapshot === true) ? new ReportStats() : undefined;
-    const publishOptions = { ...options, formats, metadata, dataDir: pending, stats: reportStats };
+    const drift = reportStats === undefined ? undefined : await driftTap(outDir, basename(dataDir), formats);
+    const publishOptions = { ...options, formats, metadata, dataDir: pending, stats: reportStats, arrowTap: drift?.tap };
     const output = await publish(replayInIdOrder(collected.index, checkpoint), publishOptions);
     const { files, normalisation, written, rejects } = output;
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
@@ -147,7 +149,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     };
     if (reportStats !== undefined) {
       const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
-      const report = await writeRunReport({ pending, dataDir, baseDir: outDir, manifest, stats: reportStats });
+      const outcome = (await drift?.outcome) ?? {};
+      const report = await writeRunReport({ pending, dataDir, baseDir: outDir, manifest, stats: reportStats, ...outcome });
       manifest.files.push(...report.map(manifestFile));
     }
     await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
@@ -170,6 +173,24 @@ async function discardIfStale(checkpoint: Checkpoint, identity: CheckpointIdenti
   if (!check.stale) return;
   const which = [...(check.gone.length > 0 ? [`${check.gone.length} gone (id ${check.gone.slice(0, 5).join(', ')})`] : []), ...(check.changed.length > 0 ? [`${check.changed.length} changed (id ${check.changed.slice(0, 5).join(', ')})`] : [])];
   await checkpoint.discard(identity, `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} since the run started at ${checkpoint.identity.started_at}; the service changed: discarded the staging and started afresh`);
+}
+
+/**
+ * The drift of a run against the snapshot `latest` points at, as a consumer of the run's Arrow batches (see
+ * stream-drift.ts); a note instead when there is nothing to compare.
+ */
+async function driftTap(outDir: string, name: string, formats: readonly Format[]) {
+  const previous = await latestSnapshot(outDir);
+  if (previous === undefined || previous === name) return undefined;
+  if (!formats.some((f) => f !== 'csv')) {
+    const driftNote = `no comparison with ${previous}: a run compares what it writes as Parquet or Arrow, and this one wrote CSV only`;
+    return { tap: undefined, outcome: Promise.resolve({ driftNote }) };
+  }
+  const { streamDrift } = await import('../report/stream-drift.js');
+  let settle: (outcome: Awaited<ReturnType<typeof streamDrift>>) => void = () => undefined;
+  const outcome = new Promise<Awaited<ReturnType<typeof streamDrift>>>((resolve) => (settle = resolve));
+  const tap = async (batches: AsyncIterable<RecordBatch>) => settle(await streamDrift(join(outDir, previous), previous, batches));
+  return { tap, outcome };
 }
 
 /** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */
@@ -195,14 +216,14 @@ interface Published {
 }
 
 /** Normalises the valid records, applies the run's stages and writes every format. */
-async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptions & { formats: Format[]; metadata: Record<string, string>; dataDir: string; stats?: ReportStats }): Promise<Published> {
+async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptions & { formats: Format[]; metadata: Record<string, string>; dataDir: string; stats?: ReportStats; arrowTap?: (batches: AsyncIterable<RecordBatch>) => Promise<unknown> }): Promise<Published> {
   const normalisation = emptyNormalisationCounts();
   const preview: Row[] = [];
   let normalised = normalise(source, normalisation);
   for (const stage of options.stages ?? []) normalised = stage(normalised);
   const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
   const stream = options.stats === undefined ? rows.stream : options.stats.observe(rows.stream);
-  const files = await writeOutputs(stream, { outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
+  const files = await writeOutputs(stream, { arrowTap: options.arrowTap, outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
   return { files, normalisation, written: rows.written, rejects: rows.rejects, preview };
 }
 

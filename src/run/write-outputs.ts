@@ -7,6 +7,7 @@ import { tee } from '../load/tee.js';
 import { toCsv, type CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { toRejects } from '../load/to-rejects.js';
+import type { RecordBatch } from 'apache-arrow';
 import type { RowBatch } from '../schema/row.js';
 import { FILE_NAMES, type Format } from './formats.js';
 
@@ -24,6 +25,8 @@ export interface WriteOutputsOptions {
   neutraliseFormulas?: boolean;
   /** Key-value metadata for Parquet and Arrow. */
   metadata: Record<string, string>;
+  /** One more consumer of the Arrow record batches built for Parquet and Arrow (the report's drift); default none. */
+  arrowTap?: (batches: AsyncIterable<RecordBatch>) => Promise<unknown>;
 }
 
 /** Feeds one stream of row batches to every sink at once (Arrow batches built once for Parquet and Arrow); resolves to the files written. */
@@ -47,14 +50,15 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
         await closeSource(source);
         throw error;
       });
-      const streams = tee(toArrowBatches(source), columnar.length);
+      const tap = options.arrowTap;
+      const streams = tee(toArrowBatches(source), columnar.length + (tap === undefined ? 0 : 1));
       try {
-        return await settleAll(
-          columnar.map((format, i) => {
-            const path = join(outDir, FILE_NAMES[format]);
-            return format === 'parquet' ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata }) : toArrow(streams[i]!, { path, metadata });
-          }),
-        );
+        const written = columnar.map((format, i) => {
+          const path = join(outDir, FILE_NAMES[format]);
+          return format === 'parquet' ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata }) : toArrow(streams[i]!, { path, metadata });
+        });
+        const tapped = tap === undefined ? [] : [tap(arrowOf(streams[columnar.length]!)).then((): SinkResult[] => [])];
+        return (await settleAll<SinkResult | SinkResult[]>([...written, ...tapped])).flat();
       } finally {
         // A sink that failed before reading closes a generator that never started, which cannot pass that on: release
         // this branch here, or the other sinks would wait for it forever.
@@ -64,6 +68,10 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
   }
   const streams = tee(rows, consumers.length);
   return (await settleAll(consumers.map((consume, i) => consume(streams[i]!)))).flat();
+}
+
+async function* arrowOf(batches: AsyncIterable<{ arrow: RecordBatch }>): AsyncIterable<RecordBatch> {
+  for await (const batch of batches) yield batch.arrow;
 }
 
 /** Waits for every sink; if any failed, throws the root failure rather than a sibling's "consumer stopped". */
