@@ -12,6 +12,12 @@ import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.
 import { arrowSchema } from '../load/arrow-schema.js';
 import type { Drift } from './report-data.js';
 
+/**
+ * Rows per batch read from the older snapshot: it is read while parquet-wasm writes the new one, so both hold memory
+ * at once; small batches keep the reader's share small.
+ */
+const OLD_BATCH_ROWS = 1024;
+
 /** What the drift of a run came to: the drift, or why there is none. */
 export interface DriftOutcome {
   drift?: Drift;
@@ -32,7 +38,7 @@ export async function streamDrift(older: string, name: string, batches: AsyncIte
   };
   let oldRows: SnapshotRows | undefined;
   try {
-    oldRows = await readSnapshotRows(older);
+    oldRows = await readSnapshotRows(older, { batchSize: OLD_BATCH_ROWS });
     const first = await iterator.next();
     const chained = (async function* () {
       if (first.done !== true) yield first.value;
