@@ -110,7 +110,9 @@ function byMonth(a: string, b: string): number {
 function collections(stats: GatheredStats, inputs: ReportInputs): CollectionFacts {
   const sizes = new Histogram('log2');
   for (const n of stats.collections.values()) sizes.add(n);
-  const largest = ranked(stats.collections).slice(0, LARGEST).map((c) => ({ collection_id: c.value, records: c.count }));
+  const largest = ranked(stats.collections)
+    .slice(0, LARGEST)
+    .map((c) => ({ collection_id: c.value, records: c.count }));
   let owners: CollectionFacts['owners'] = null;
   if (inputs.owners !== undefined) {
     const perOwner = new Map<string, number>();
@@ -123,7 +125,8 @@ function collections(stats: GatheredStats, inputs: ReportInputs): CollectionFact
       .map((o) => ({ owner: o.value, records: o.count, share: stats.records === 0 ? 0 : o.count / stats.records }));
   }
   const note = owners === null ? (inputs.ownersNote ?? 'owners need the collections table') : null;
-  return { count: stats.collections.size, without: stats.withoutCollection, sizes: sizes.result(), largest, owners, owners_note: note };
+  const [count, without] = [stats.collections.size, stats.withoutCollection];
+  return { count, without, sizes: sizes.result(), largest, owners, owners_note: note };
 }
 
 function fill(stats: GatheredStats, manifest: Record<string, unknown> | undefined): ReportData['fill'] {

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE, collectionsPath } from './optional-inputs.js';
 
-/** Each collection's owner, from the collections table of a snapshot folder; undefined with the reason when there is none. */
+/** Each collection's owner, from a snapshot folder's collections table; no owners and the reason when there is none. */
 export async function readCollectionOwners(folder: string): Promise<{ owners?: Map<number, string>; note?: string }> {
   const path = collectionsPath(folder);
   if (!(await stat(path).then((s) => s.isFile(), () => false))) {
@@ -14,7 +14,8 @@ export async function readCollectionOwners(folder: string): Promise<{ owners?: M
     const names = new Set(table.schema.fields.map((f) => f.name));
     const owner = COLLECTION_COLUMNS.owner.find((name) => names.has(name));
     if (!names.has(COLLECTION_COLUMNS.id) || owner === undefined) {
-      return { note: `${COLLECTIONS_FILE} has no ${COLLECTION_COLUMNS.id} and ${COLLECTION_COLUMNS.owner.join(' or ')} columns` };
+      const wanted = `${COLLECTION_COLUMNS.id} and ${COLLECTION_COLUMNS.owner.join(' or ')}`;
+      return { note: `${COLLECTIONS_FILE} has no ${wanted} columns` };
     }
     const owners = new Map<number, string>();
     for await (const batch of table.batches) {

@@ -4,7 +4,7 @@ import type { Bin, Distribution } from './report-data.js';
 const LINEAR_WIDTH = 10;
 const LINEAR_BINS = 100 / LINEAR_WIDTH;
 
-/** The log2 bin of `v` ≥ 0: 0 for [0, 1), k + 1 for [2^k, 2^(k+1)); exact where Math.log2 rounds near a power of 2. */
+/** The log2 bin of `v` ≥ 0: 0 for [0, 1), k + 1 for [2^k, 2^(k+1)); exact where Math.log2 rounds near a power. */
 export function log2Bin(v: number): number {
   if (v < 1) return 0;
   let k = Math.floor(Math.log2(v));
@@ -57,6 +57,7 @@ export class Histogram {
     if (this.scale === 'log2') bins = bins.slice(Math.max(0, bins.findIndex((b) => b.count > 0)));
     const empty = this.count === 0;
     const [min, max] = empty ? [null, null] : [this.min, this.max];
-    return { count: this.count, nulls: this.nulls, min, max, scale: this.scale, bins, below: this.below, above: this.above };
+    const { count, nulls, scale, below, above } = this;
+    return { count, nulls, min, max, scale, bins, below, above };
   }
 }

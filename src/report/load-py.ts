@@ -17,13 +17,16 @@ const PANDAS_DTYPES: Record<Exclude<Column['type']['kind'], 'category' | 'timest
   json: 'string',
 };
 
+const pandasDtype = (c: Column) => PANDAS_DTYPES[c.type.kind as keyof typeof PANDAS_DTYPES];
 const py = (value: unknown) => JSON.stringify(value); // JSON strings, lists and objects are Python literals too
 
 /** The text of load.py for a snapshot folder. */
 export function loadPy(inputs: LoaderInputs): string {
   const plain = COLUMNS.filter((c) => c.type.kind !== 'category' && c.type.kind !== 'timestamp');
-  const dtypes = plain.map((c) => `    ${py(c.name)}: ${py(PANDAS_DTYPES[c.type.kind as keyof typeof PANDAS_DTYPES])},`);
-  const categories = COLUMNS.filter((c) => c.type.kind === 'category').map((c) => `    ${py(c.name)}: ${py(inputs.categories.get(c.name) ?? [])},`);
+  const dtypes = plain.map((c) => `    ${py(c.name)}: ${py(pandasDtype(c))},`);
+  const categories = COLUMNS.filter((c) => c.type.kind === 'category').map(
+    (c) => `    ${py(c.name)}: ${py(inputs.categories.get(c.name) ?? [])},`,
+  );
   const timestamps = COLUMNS.filter((c) => c.type.kind === 'timestamp').map((c) => c.name);
   return `"""pandas loader of the img-etl snapshot in this folder (written by ${TOOL}).
 
@@ -91,7 +94,9 @@ def images(folder=HERE):
         return read_parquet(folder / ${py(FILE_NAMES.parquet)})
     if (folder / ${py(FILE_NAMES.csv)}).exists():
         return read_csv(folder / ${py(FILE_NAMES.csv)})
-    raise FileNotFoundError(f"{folder} has no ${FILE_NAMES.csv}, and no ${FILE_NAMES.parquet} that pandas can read here")
+    raise FileNotFoundError(
+        f"{folder} has no ${FILE_NAMES.csv}, and no ${FILE_NAMES.parquet} that pandas can read here"
+    )
 
 
 def collections(folder=HERE):

@@ -51,18 +51,21 @@ export function loadSql(inputs: LoaderInputs): string {
   ];
   for (const c of categories) {
     const values = (inputs.categories.get(c.name) ?? []).map(literal).join(', ');
-    lines.push(`DROP TYPE IF EXISTS ${ident(enumName(c.name))};`, `CREATE TYPE ${ident(enumName(c.name))} AS ENUM (${values});`);
+    const type = ident(enumName(c.name));
+    lines.push(`DROP TYPE IF EXISTS ${type};`, `CREATE TYPE ${type} AS ENUM (${values});`);
   }
   const select = COLUMNS.map((c) => `  ${ident(c.name)}::${duckdbType(c)} AS ${ident(c.name)}`).join(',\n');
   if (inputs.files.has(FILE_NAMES.parquet)) {
     lines.push(`CREATE VIEW images AS SELECT\n${select}\nFROM read_parquet(${literal(FILE_NAMES.parquet)});`);
   } else if (inputs.files.has(FILE_NAMES.csv)) {
     // Read as text where a cast follows (ENUM, JSON); timestamps like 2016-01-21T17:21:57.860138Z parse as TIMESTAMPTZ.
-    const columns = COLUMNS.map((c) => `${literal(c.name)}: ${literal(['category', 'json'].includes(c.type.kind) ? 'VARCHAR' : duckdbType(c))}`);
+    const text = (c: Column) => ['category', 'json'].includes(c.type.kind);
+    const columns = COLUMNS.map((c) => `${literal(c.name)}: ${literal(text(c) ? 'VARCHAR' : duckdbType(c))}`);
     const options = `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = ''`;
-    lines.push(`CREATE VIEW images AS SELECT\n${select}\nFROM read_csv(${literal(FILE_NAMES.csv)}, ${options},\n  columns = {${columns.join(', ')}});`);
+    const from = `read_csv(${literal(FILE_NAMES.csv)}, ${options},\n  columns = {${columns.join(', ')}})`;
+    lines.push(`CREATE VIEW images AS SELECT\n${select}\nFROM ${from};`);
   } else {
-    lines.push(`-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with its arrow extension: no view here.`);
+    lines.push(`-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with an extension: no view.`);
   }
   const images = inputs.files.has(FILE_NAMES.parquet) || inputs.files.has(FILE_NAMES.csv);
   if (inputs.collections && images) {
@@ -71,7 +74,8 @@ export function loadSql(inputs: LoaderInputs): string {
       `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`,
       '-- Each image with its collection\'s row as one struct column, `collection_record` (null for an image whose',
       '-- collection is not in the table).',
-      `CREATE VIEW images_with_collection AS SELECT i.*, CASE WHEN c.${id} IS NULL THEN NULL ELSE c END AS collection_record`,
+      'CREATE VIEW images_with_collection AS SELECT i.*,',
+      `  CASE WHEN c.${id} IS NULL THEN NULL ELSE c END AS collection_record`,
       `FROM images AS i LEFT JOIN collections AS c ON c.${id} = i."collection_id";`,
     );
   } else if (inputs.collections) {

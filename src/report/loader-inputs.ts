@@ -11,5 +11,7 @@ export interface LoaderInputs {
 /** Every non-null value of each category column, sorted by code point, from counts per value. */
 export function categoryValues(counts: ReadonlyMap<string, ReadonlyMap<string | null, number>>): Map<string, string[]> {
   const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return new Map([...counts].map(([column, values]) => [column, [...values.keys()].filter((v) => v !== null).sort(byCodePoint)]));
+  const values = (counted: ReadonlyMap<string | null, number>) =>
+    [...counted.keys()].filter((v): v is string => v !== null).sort(byCodePoint);
+  return new Map([...counts].map(([column, counted]) => [column, values(counted)]));
 }

@@ -22,8 +22,8 @@ figure { margin: 0; break-inside: avoid; } figcaption { font-size: 0.85rem; colo
 svg { width: 100%; max-width: 760px; height: auto; display: block; font-size: 12px; fill: var(--ink); }
 svg .tick { font-size: 11px; fill: var(--soft); } svg .axis { font-size: 11px; fill: var(--soft); font-style: italic; }
 svg .grid { stroke: var(--line); } svg .pt:hover { opacity: 0.75; }
-table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: 3px 8px 3px 0;
-  border-bottom: 1px solid var(--line); vertical-align: top; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; width: 100%; }
+td, th { text-align: left; padding: 3px 8px 3px 0; border-bottom: 1px solid var(--line); vertical-align: top; }
 .kpi { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 0.6rem 0; } .kpi div { min-width: 120px; }
 .kpi b { display: block; font-size: 1.35rem; } .bad { color: #b3261e; } .good { color: #1e7b3a; }
 @media print { body { font-size: 10pt; } main { max-width: none; padding: 0; } h2 { break-after: avoid; }
@@ -41,8 +41,9 @@ export function renderReportHtml(data: ReportData, title: string): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(`img-etl report: ${title}`)}</title><style>${STYLE}</style></head><body><main>`,
     `<h1>NeuroVault snapshot ${escapeHtml(title)}</h1>`,
-    `<p class="soft">${escapeHtml(data.tool)} · ${formatNumber(data.records)} records · read from ${escapeHtml(data.source)}` +
-      ' · the numbers behind every chart are in <code>report.json</code> and in this page.</p>',
+    `<p class="soft">${escapeHtml(data.tool)} · ${formatNumber(data.records)} records · ` +
+      `read from ${escapeHtml(data.source)} · the numbers behind every chart are in <code>report.json</code> ` +
+      'and in this page.</p>',
     runSection(data),
     growthSection(data),
     kindsSection(data),
@@ -114,7 +115,10 @@ function growthSection(data: ReportData): string {
     : figure(title, columnChart('added-per-month', title, months, 'month of add_date (UTC)', 'maps'),
       `Records by the month of their add_date, from the first to the last.${nulls}`);
   const legend = ['true', 'false', 'null'];
-  const rows = CHARTED_FLAGS.map((f) => ({ label: f, parts: [data.flags[f]!.true, data.flags[f]!.false, data.flags[f]!.null] }));
+  const rows = CHARTED_FLAGS.map((f) => {
+    const counts = data.flags[f]!;
+    return { label: f, parts: [counts.true, counts.false, counts.null] };
+  });
   const flagsTitle = 'Valid, thresholded and not-MNI maps';
   const flags = figure(flagsTitle, stackedChart('flags', flagsTitle, rows, legend, 'share of records'),
     'The number beside each bar is the share of true.');
@@ -141,7 +145,8 @@ function atlasSection(data: ReportData): string {
   const chart = stackedChart('cognitive-atlas', title, rows, ['named', 'None / Other', 'blank'], 'share of records');
   const states = (s: { named: number; other: number; blank: number }) =>
     `${formatNumber(s.named)} named, ${formatNumber(s.other)} "None / Other", ${formatNumber(s.blank)} blank`;
-  return `<h2>Cognitive Atlas</h2>${figure(title, chart, `Paradigm: ${states(paradigm)}; contrast: ${states(contrast)}.`)}`;
+  const caption = `Paradigm: ${states(paradigm)}; contrast: ${states(contrast)}.`;
+  return `<h2>Cognitive Atlas</h2>${figure(title, chart, caption)}`;
 }
 
 function binLabel(bin: Bin, scale: Distribution['scale'], bytes: boolean): string {
@@ -160,9 +165,12 @@ function formatBinaryBytes(n: number): string {
 
 function distributionChart(id: string, title: string, d: Distribution, axis: string, bytes = false): string {
   const points = d.bins.map((b) => ({ label: binLabel(b, d.scale, bytes), value: b.count }));
-  const range = d.count === 0 ? 'no values' : `${formatNumber(d.count)} values from ${formatNumber(d.min!)} to ${formatNumber(d.max!)}`;
-  const outside = d.below + d.above > 0 ? `; ${formatNumber(d.below)} below and ${formatNumber(d.above)} above the bins` : '';
-  return figure(title, columnChart(id, title, points, axis, 'records'), `${range}, ${formatNumber(d.nulls)} null${outside}.`);
+  const [count, min, max] = [d.count, d.min ?? 0, d.max ?? 0].map(formatNumber);
+  const range = d.count === 0 ? 'no values' : `${count} values from ${min} to ${max}`;
+  const [below, above] = [d.below, d.above].map(formatNumber);
+  const outside = d.below + d.above > 0 ? `; ${below} below and ${above} above the bins` : '';
+  const caption = `${range}, ${formatNumber(d.nulls)} null${outside}.`;
+  return figure(title, columnChart(id, title, points, axis, 'records'), caption);
 }
 
 function distributionSection(data: ReportData): string {
@@ -182,7 +190,8 @@ function collectionSection(data: ReportData): string {
   const sizes = distributionChart('collection-sizes', 'Collections by number of maps', c.sizes,
     'maps in the collection (bins double)');
   const points = c.largest.map((l) => ({ label: `collection ${l.collection_id}`, value: l.records }));
-  const largest = figure('Largest collections', barChart('largest-collections', 'Largest collections', points, 'maps', data.records),
+  const largestTitle = 'Largest collections';
+  const largest = figure(largestTitle, barChart('largest-collections', largestTitle, points, 'maps', data.records),
     `The ${c.largest.length} largest of ${formatNumber(c.count)} collections, with their share of all maps.`);
   const ownerPoints = (c.owners ?? []).map((o) => ({ label: o.owner, value: o.records }));
   const owners = c.owners === null
@@ -195,10 +204,12 @@ function collectionSection(data: ReportData): string {
 function fillSection(data: ReportData): string {
   const rows = data.fill.map((f) => ({ label: f.column, parts: [f.value, f.null, f.empty, f.sentinel] }));
   const legend = ['value', 'null', 'empty → null', 'sentinel → null'];
-  const fill = figure('Fill of every column', stackedChart('fill', 'Fill of every column', rows, legend, 'share of records'),
+  const fillTitle = 'Fill of every column';
+  const fill = figure(fillTitle, stackedChart('fill', fillTitle, rows, legend, 'share of records'),
     'Values, nulls as served, empty strings and sentinels turned into null; the number is the share of values.');
   const keys = data.extra_keys.map((k) => ({ label: k.value ?? '', value: k.count }));
-  const caption = `The ${keys.length} most frequent of ${formatNumber(data.extra_key_count)} keys, by the records holding them.`;
+  const caption = `The ${keys.length} most frequent of ${formatNumber(data.extra_key_count)} keys, ` +
+    'by the records holding them.';
   const extra = keys.length === 0
     ? '<p class="soft">No record has keys beyond the schema (extra is null everywhere).</p>'
     : figure('Keys in extra', barChart('extra-keys', 'Keys in extra', keys, 'records', data.records), caption);
@@ -208,10 +219,12 @@ function fillSection(data: ReportData): string {
 function changeSection(data: ReportData): string {
   const parts = ['<h2>Since the last snapshot</h2><div class="grid">'];
   const drift = data.drift;
-  if (drift === null) parts.push(`<p class="soft">${escapeHtml(data.drift_note ?? 'No older snapshot to compare with.')}</p>`);
+  const none = data.drift_note ?? 'No older snapshot to compare with.';
+  if (drift === null) parts.push(`<p class="soft">${escapeHtml(none)}</p>`);
   else {
     const total = drift.added + drift.removed + drift.changed + drift.unchanged;
-    const counts = (['added', 'removed', 'changed', 'unchanged'] as const).map((label) => ({ label, value: drift[label] }));
+    const kinds = ['added', 'removed', 'changed', 'unchanged'] as const;
+    const counts = kinds.map((label) => ({ label, value: drift[label] }));
     const title = 'Records since the last snapshot';
     parts.push(figure(title, barChart('drift', title, counts, 'records', total),
       `Against ${drift.against}: ${formatNumber(drift.added)} added, ${formatNumber(drift.removed)} removed, ` +
@@ -219,7 +232,8 @@ function changeSection(data: ReportData): string {
     const fields = drift.fields.map((f) => ({ label: f.field, value: f.count }));
     parts.push(fields.length === 0
       ? '<p class="soft">No field changed.</p>'
-      : figure('Fields that changed most', barChart('drift-fields', 'Fields that changed most', fields, 'changed records', drift.changed),
+      : figure('Fields that changed most',
+        barChart('drift-fields', 'Fields that changed most', fields, 'changed records', drift.changed),
         'Changed records per field, with the share of changed records.'));
   }
   if (data.history.length > 0) {
@@ -228,7 +242,8 @@ function changeSection(data: ReportData): string {
     const delta = data.history.at(-1)!.records - first.records;
     const title = 'Records per snapshot';
     parts.push(figure(title, lineChart('history', title, points, 'snapshot (UTC start time)', 'records'),
-      `One point per snapshot found (${data.history.length}): ${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`));
+      `One point per snapshot found (${data.history.length}): ` +
+        `${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`));
   }
   return parts.join('') + '</div>';
 }

@@ -84,7 +84,7 @@ export interface RunFacts {
   duplicates_dropped: number;
   /** The manifest's proof of completeness, as it gives it; null when the manifest has none. */
   completeness_proof: unknown;
-  /** Requests per endpoint, as the manifest gives them; null when it does not (then `pages_fetched` is what is known). */
+  /** Requests per endpoint, as the manifest gives them; null when it does not (`pages_fetched` is then known). */
   requests_per_endpoint: Record<string, number> | null;
 }
 

@@ -45,14 +45,16 @@ export async function reportSnapshot(path: string, options: ReportSnapshotOption
   const base = dirname(folder);
   const inBase = (await listSnapshots(base)).includes(basename(folder));
   const history = inBase ? (await snapshotHistory(base)).filter((h) => h.snapshot <= basename(folder)) : [];
-  const data = buildReport(stats.gathered(), { source: rows.path, manifest: facts, owners, ownersNote: note, drift, history });
+  const inputs = { source: rows.path, manifest: facts, owners, ownersNote: note, drift, history };
+  const data = buildReport(stats.gathered(), inputs);
   return { data, title: basename(folder) };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value = JSON.parse(text) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    const object = value !== null && typeof value === 'object' && !Array.isArray(value);
+    return object ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

@@ -95,15 +95,21 @@ export class ReportStats {
       const flag = v[AT[name]!];
       s.flags[name]![flag === true ? 'true' : flag === false ? 'false' : 'null']++;
     }
-    for (let k = 0; k < CATEGORY_AT.length; k++) increment(this.categoryCounts[k]!, (v[CATEGORY_AT[k]!] as string | null | undefined) ?? null);
+    for (let k = 0; k < CATEGORY_AT.length; k++) {
+      increment(this.categoryCounts[k]!, (v[CATEGORY_AT[k]!] as string | null | undefined) ?? null);
+    }
     countAtlas(s.atlas.paradigm, v[AT.cognitive_paradigm_is_other!], v[AT.cognitive_paradigm_cogatlas!]);
     countAtlas(s.atlas.contrast, v[AT.cognitive_contrast_is_other!], v[AT.cognitive_contrast_cogatlas!]);
-    for (let k = 0; k < DISTRIBUTION_AT.length; k++) this.histograms[k]!.add((v[DISTRIBUTION_AT[k]!] as number | null | undefined) ?? null);
+    for (let k = 0; k < DISTRIBUTION_AT.length; k++) {
+      this.histograms[k]!.add((v[DISTRIBUTION_AT[k]!] as number | null | undefined) ?? null);
+    }
     const collection = v[AT.collection_id!];
     if (typeof collection === 'number') increment(s.collections, collection);
     else s.withoutCollection++;
     const extra = v[AT.extra!];
-    if (typeof extra === 'string') for (const key of Object.keys(JSON.parse(extra) as object)) increment(s.extraKeys, key);
+    if (typeof extra === 'string') {
+      for (const key of Object.keys(JSON.parse(extra) as object)) increment(s.extraKeys, key);
+    }
   }
 
   /** Counts an add_date in its month; rows in id order mostly fall in the month of the row before. */
@@ -151,7 +157,8 @@ function monthRange(micros: bigint): { start: bigint; end: bigint; key: string }
   const date = new Date(Number(ms));
   if (Number.isNaN(date.getTime())) {
     // Beyond what a Date holds (±8.64e15 ms): one bucket on each side.
-    return micros < 0n ? { start: -(2n ** 63n), end: micros + 1n, key: 'before -271821' } : { start: micros, end: 2n ** 63n, key: 'after 275760' };
+    if (micros < 0n) return { start: -(2n ** 63n), end: micros + 1n, key: 'before -271821' };
+    return { start: micros, end: 2n ** 63n, key: 'after 275760' };
   }
   const [y, m] = [date.getUTCFullYear(), date.getUTCMonth()];
   const [start, end] = [monthStart(y, m), monthStart(y, m + 1)];
@@ -167,7 +174,8 @@ function monthStart(y: number, m: number): bigint {
 
 /** Counts as a list, most first, ties in order of value (null last). */
 export function ranked<K extends string | number | null>(counts: Map<K, number>): { value: K; count: number }[] {
-  return [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || order(a.value, b.value));
+  const list = [...counts].map(([value, count]) => ({ value, count }));
+  return list.sort((a, b) => b.count - a.count || order(a.value, b.value));
 }
 
 function order(a: string | number | null, b: string | number | null): number {

@@ -39,10 +39,11 @@ export async function driftBetween(older: string, newer: string): Promise<Drift>
 export async function snapshotHistory(baseDir: string): Promise<HistoryPoint[]> {
   const points: HistoryPoint[] = [];
   for (const name of await listSnapshots(baseDir)) {
-    const manifest = (await readManifest(join(baseDir, name, FILE_NAMES.manifest))) as Record<string, unknown> | undefined;
+    const manifest: Record<string, unknown> | undefined = await readManifest(join(baseDir, name, FILE_NAMES.manifest));
     if (manifest === undefined || typeof manifest['records_written'] !== 'number') continue;
     const startedAt = typeof manifest['started_at'] === 'string' ? manifest['started_at'] : '';
-    points.push({ snapshot: name, started_at: startedAt, records: manifest['records_written'], complete: manifest['complete'] === true });
+    const [records, complete] = [manifest['records_written'], manifest['complete'] === true];
+    points.push({ snapshot: name, started_at: startedAt, records, complete });
   }
   return points.slice(-HISTORY);
 }

@@ -40,9 +40,11 @@ export async function writeRunReport(options: RunReportOptions): Promise<SinkRes
   const gathered = stats.gathered();
   const { owners, note } = await readCollectionOwners(pending);
   const history = (await snapshotHistory(baseDir)).filter((h) => h.snapshot !== name);
-  history.push({ snapshot: name, started_at: manifest.started_at, records: manifest.records_written, complete: manifest.complete });
+  const { started_at, records_written: records, complete } = manifest;
+  history.push({ snapshot: name, started_at, records, complete });
   const facts = manifest as unknown as Record<string, unknown>;
-  const data = buildReport(gathered, { source: 'run', manifest: facts, owners, ownersNote: note, drift, driftNote, history });
+  const inputs = { source: 'run', manifest: facts, owners, ownersNote: note, drift, driftNote, history };
+  const data = buildReport(gathered, inputs);
   const files = new Set([...manifest.files.map((f) => f.name), ...(owners === undefined ? [] : [COLLECTIONS_FILE])]);
   const categories = categoryValues(gathered.categories);
   return writeReportFiles(pending, data, name, { files, categories, collections: owners !== undefined });

@@ -30,11 +30,18 @@ export function rankFields(fields: Map<string, number>): Drift['fields'] {
 }
 
 /** Compares the run's batches with the snapshot at `older` (a snapshot folder); read every batch of `batches`. */
-export async function streamDrift(older: string, name: string, batches: AsyncIterable<RecordBatch>): Promise<DriftOutcome> {
+export async function streamDrift(
+  older: string,
+  name: string,
+  batches: AsyncIterable<RecordBatch>,
+): Promise<DriftOutcome> {
   const iterator = batches[Symbol.asyncIterator]();
-  // The diff stops its sides when it ends; this one's source is shared with the writers, so it is drained below instead.
+  // The diff stops its sides when it ends; this side's source is shared with the writers: it is drained below instead.
   const unstoppable: AsyncIterable<RecordBatch> = {
-    [Symbol.asyncIterator]: () => ({ next: () => iterator.next(), return: async () => ({ done: true, value: undefined }) }),
+    [Symbol.asyncIterator]: () => ({
+      next: () => iterator.next(),
+      return: async () => ({ done: true, value: undefined }),
+    }),
   };
   let oldRows: SnapshotRows | undefined;
   try {
@@ -44,7 +51,8 @@ export async function streamDrift(older: string, name: string, batches: AsyncIte
       if (first.done !== true) yield first.value;
       yield* unstoppable;
     })();
-    const newSide: DiffSide = { path: 'this run', schema: first.done === true ? arrowSchema() : first.value.schema, batches: chained };
+    const schema = first.done === true ? arrowSchema() : first.value.schema;
+    const newSide: DiffSide = { path: 'this run', schema, batches: chained };
     const diff = diffSnapshots(oldRows, newSide);
     for await (const entries of diff) void entries; // the totals are what the report needs
     const { added, removed, changed, unchanged, fields } = diff.totals;

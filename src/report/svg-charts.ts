@@ -43,6 +43,23 @@ function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/** A text element of class `cls` at (x, y), anchored at `anchor`. */
+function text(cls: string, x: number, y: number, content: string, anchor = 'start'): string {
+  const at = `x="${Number(x.toFixed(1))}" y="${Number(y.toFixed(1))}"`;
+  return `<text${cls === '' ? '' : ` class="${cls}"`} ${at} text-anchor="${anchor}">${escapeHtml(content)}</text>`;
+}
+
+/** A row's label left of its bar, cut to fit (the whole label is in the bar's title). */
+function label(x: number, y: number, content: string): string {
+  return text('', x, y, shorten(content, 26), 'end');
+}
+
+/** The y axis's label, turned to read upwards, halfway up the plot. */
+function yLabel(middle: number, content: string): string {
+  const at = `x="12" y="${middle}" transform="rotate(-90 12 ${middle})"`;
+  return `<text class="axis" ${at} text-anchor="middle">${escapeHtml(content)}</text>`;
+}
+
 function open(id: string, title: string, height: number): string {
   const label = escapeHtml(title);
   return `<svg data-chart="${escapeHtml(id)}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${label}">`;
@@ -65,7 +82,7 @@ export function barChart(id: string, title: string, points: Point[], axis: strin
     const w = Math.max(p.value > 0 ? 1 : 0, (plot * p.value) / max);
     const share = total === undefined ? '' : ` (${formatShare(p.value, total)})`;
     const text = `${formatNumber(p.value)}${share}`;
-    parts.push(`<text x="${LABEL_WIDTH - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(shorten(p.label, 26))}</text>`);
+    parts.push(label(LABEL_WIDTH - 6, y + 15, p.label));
     const rect = `x="${LABEL_WIDTH}" y="${y + 2}" width="${w.toFixed(1)}" height="${ROW - 6}" fill="${PALETTE[0]}"`;
     parts.push(mark('rect', rect, p, `${p.label}: ${text}`));
     parts.push(`<text x="${(LABEL_WIDTH + w + 5).toFixed(1)}" y="${y + 15}">${text}</text>`);
@@ -86,23 +103,24 @@ export function columnChart(id: string, title: string, points: Point[], xAxis: s
   for (const f of [0, 0.5, 1]) {
     const y = top + plotH * (1 - f);
     parts.push(`<line class="grid" x1="${left}" x2="${WIDTH - 12}" y1="${y}" y2="${y}"/>`);
-    parts.push(`<text class="tick" x="${left - 4}" y="${y + 4}" text-anchor="end">${formatNumber(Math.round(max * f))}</text>`);
+    parts.push(text('tick', left - 4, y + 4, formatNumber(Math.round(max * f)), 'end'));
   }
   points.forEach((p, i) => {
     const h = (plotH * p.value) / max;
     const x = left + i * step;
     const w = Math.max(1, step - (step > 4 ? 2 : 0));
-    const rect = `x="${x.toFixed(2)}" y="${(top + plotH - h).toFixed(2)}" width="${w.toFixed(2)}" height="${h.toFixed(2)}"`;
-    parts.push(mark('rect', `${rect} fill="${PALETTE[0]}"`, p, `${p.label}: ${formatNumber(p.value)}`));
+    const [rx, ry, rw, rh] = [x, top + plotH - h, w, h].map((n) => n.toFixed(2));
+    const rect = `x="${rx}" y="${ry}" width="${rw}" height="${rh}" fill="${PALETTE[0]}"`;
+    parts.push(mark('rect', rect, p, `${p.label}: ${formatNumber(p.value)}`));
     if (points.length <= 16 && p.value > 0) {
-      parts.push(`<text class="tick" x="${(x + w / 2).toFixed(1)}" y="${(top + plotH - h - 3).toFixed(1)}" text-anchor="middle">${formatNumber(p.value)}</text>`);
+      parts.push(text('tick', x + w / 2, top + plotH - h - 3, formatNumber(p.value), 'middle'));
     }
     if (i % every === 0) {
-      parts.push(`<text class="tick" x="${x.toFixed(1)}" y="${top + plotH + 14}">${escapeHtml(shorten(p.label, 12))}</text>`);
+      parts.push(text('tick', x, top + plotH + 14, shorten(p.label, 12)));
     }
   });
   parts.push(`<text class="axis" x="${left}" y="${height - 8}">${escapeHtml(xAxis)} →</text>`);
-  parts.push(`<text class="axis" x="12" y="${top + plotH / 2}" transform="rotate(-90 12 ${top + plotH / 2})" text-anchor="middle">${escapeHtml(yAxis)}</text>`);
+  parts.push(yLabel(top + plotH / 2, yAxis));
   return parts.join('') + '</svg>';
 }
 
@@ -113,18 +131,19 @@ export function stackedChart(id: string, title: string, rows: StackedRow[], lege
   const parts = [open(id, title, height)];
   legend.forEach((name, k) => {
     const x = LABEL_WIDTH + k * 110;
-    parts.push(`<rect x="${x}" y="4" width="12" height="12" fill="${PALETTE[k]}"/><text x="${x + 16}" y="15">${escapeHtml(name)}</text>`);
+    parts.push(`<rect x="${x}" y="4" width="12" height="12" fill="${PALETTE[k]}"/>`, text('', x + 16, 15, name));
   });
   rows.forEach((row, i) => {
     const y = i * ROW + 26;
     const total = row.parts.reduce((a, b) => a + b, 0);
     let x = LABEL_WIDTH;
-    parts.push(`<text x="${LABEL_WIDTH - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(shorten(row.label, 26))}</text>`);
+    parts.push(label(LABEL_WIDTH - 6, y + 15, row.label));
     row.parts.forEach((value, k) => {
       const w = total === 0 ? 0 : (plot * value) / total;
       const p = { label: `${row.label} / ${legend[k]}`, value };
       const rect = `x="${x.toFixed(2)}" y="${y + 2}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${PALETTE[k]}"`;
-      parts.push(mark('rect', rect, p, `${row.label}, ${legend[k]}: ${formatNumber(value)} (${formatShare(value, total)})`));
+      const title = `${row.label}, ${legend[k]}: ${formatNumber(value)} (${formatShare(value, total)})`;
+      parts.push(mark('rect', rect, p, title));
       x += w;
     });
     parts.push(`<text x="${LABEL_WIDTH + plot + 6}" y="${y + 15}">${formatShare(row.parts[0] ?? 0, total)}</text>`);
@@ -160,11 +179,11 @@ export function lineChart(id: string, title: string, points: Point[], xAxis: str
     parts.push(mark('circle', dot, p, `${p.label}: ${formatNumber(p.value)}`));
     if (i === 0 || i === points.length - 1) {
       const anchor = points.length === 1 ? 'middle' : i === 0 ? 'start' : 'end';
-      parts.push(`<text class="tick" x="${x.toFixed(1)}" y="${top + plotH + 16}" text-anchor="${anchor}">${escapeHtml(p.label)}</text>`);
-      parts.push(`<text class="tick" x="${x.toFixed(1)}" y="${(y - 8).toFixed(1)}" text-anchor="${anchor}">${formatNumber(p.value)}</text>`);
+      parts.push(text('tick', x, top + plotH + 16, p.label, anchor));
+      parts.push(text('tick', x, y - 8, formatNumber(p.value), anchor));
     }
   });
   parts.push(`<text class="axis" x="${left}" y="${height - 8}">${escapeHtml(xAxis)} →</text>`);
-  parts.push(`<text class="axis" x="12" y="${top + plotH / 2}" transform="rotate(-90 12 ${top + plotH / 2})" text-anchor="middle">${escapeHtml(yAxis)}</text>`);
+  parts.push(yLabel(top + plotH / 2, yAxis));
   return parts.join('') + '</svg>';
 }

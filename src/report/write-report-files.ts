@@ -13,15 +13,20 @@ async function writeFile(path: string, text: string, format: SinkResult['format'
 }
 
 /** The report as `htmlPath` and its numbers as `jsonPath`. */
-export async function writeReport(data: ReportData, title: string, htmlPath: string, jsonPath: string): Promise<SinkResult[]> {
+export async function writeReport(data: ReportData, title: string, html: string, json: string): Promise<SinkResult[]> {
   return [
-    await writeFile(htmlPath, renderReportHtml(data, title), 'report', data.records),
-    await writeFile(jsonPath, JSON.stringify(data, null, 2) + '\n', 'report', data.records),
+    await writeFile(html, renderReportHtml(data, title), 'report', data.records),
+    await writeFile(json, JSON.stringify(data, null, 2) + '\n', 'report', data.records),
   ];
 }
 
 /** report.html, report.json, load.sql and load.py into a snapshot folder; `title` names the snapshot on the page. */
-export async function writeReportFiles(dir: string, data: ReportData, title: string, loaders: LoaderInputs): Promise<SinkResult[]> {
+export async function writeReportFiles(
+  dir: string,
+  data: ReportData,
+  title: string,
+  loaders: LoaderInputs,
+): Promise<SinkResult[]> {
   return [
     ...(await writeReport(data, title, join(dir, FILE_NAMES.report), join(dir, FILE_NAMES.reportJson))),
     await writeFile(join(dir, FILE_NAMES.loadSql), loadSql(loaders), 'loader', data.records),

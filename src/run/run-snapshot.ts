@@ -113,7 +113,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
     const reportStats = (options.report ?? options.snapshot === true) ? new ReportStats() : undefined;
     const drift = reportStats === undefined ? undefined : await driftTap(outDir, basename(dataDir), formats);
-    const publishOptions = { ...options, formats, metadata, dataDir: pending, stats: reportStats, arrowTap: drift?.tap };
+    const report = { stats: reportStats, arrowTap: drift?.tap };
+    const publishOptions = { ...options, formats, metadata, dataDir: pending, ...report };
     const output = await publish(replayInIdOrder(collected.index, checkpoint), publishOptions);
     const { files, normalisation, written, rejects } = output;
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes })) });
@@ -150,8 +151,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     if (reportStats !== undefined) {
       const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
       const outcome = (await drift?.outcome) ?? {};
-      const report = await writeRunReport({ pending, dataDir, baseDir: outDir, manifest, stats: reportStats, ...outcome });
-      manifest.files.push(...report.map(manifestFile));
+      const written = await writeRunReport({ pending, dataDir, baseDir: outDir, manifest, stats: reportStats, ...outcome });
+      manifest.files.push(...written.map(manifestFile));
     }
     await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
     await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
@@ -183,13 +184,15 @@ async function driftTap(outDir: string, name: string, formats: readonly Format[]
   const previous = await latestSnapshot(outDir);
   if (previous === undefined || previous === name) return undefined;
   if (!formats.some((f) => f !== 'csv')) {
-    const driftNote = `no comparison with ${previous}: a run compares what it writes as Parquet or Arrow, and this one wrote CSV only`;
+    const driftNote = `no comparison with ${previous}: a run compares what it writes as Parquet or Arrow, not CSV`;
     return { tap: undefined, outcome: Promise.resolve({ driftNote }) };
   }
   const { streamDrift } = await import('../report/stream-drift.js');
   let settle: (outcome: Awaited<ReturnType<typeof streamDrift>>) => void = () => undefined;
   const outcome = new Promise<Awaited<ReturnType<typeof streamDrift>>>((resolve) => (settle = resolve));
-  const tap = async (batches: AsyncIterable<RecordBatch>) => settle(await streamDrift(join(outDir, previous), previous, batches));
+  const tap = async (batches: AsyncIterable<RecordBatch>) => {
+    settle(await streamDrift(join(outDir, previous), previous, batches));
+  };
   return { tap, outcome };
 }
 
@@ -215,15 +218,27 @@ interface Published {
   preview: Row[];
 }
 
+/** What `publish` needs beyond the run's options. */
+interface PublishOptions extends SnapshotOptions {
+  formats: Format[];
+  metadata: Record<string, string>;
+  dataDir: string;
+  /** Gathers the report's numbers from the rows written. */
+  stats?: ReportStats;
+  /** Consumes the Arrow batches beside the writers (the report's drift). */
+  arrowTap?: (batches: AsyncIterable<RecordBatch>) => Promise<unknown>;
+}
+
 /** Normalises the valid records, applies the run's stages and writes every format. */
-async function publish(source: AsyncIterable<ValidBatch>, options: SnapshotOptions & { formats: Format[]; metadata: Record<string, string>; dataDir: string; stats?: ReportStats; arrowTap?: (batches: AsyncIterable<RecordBatch>) => Promise<unknown> }): Promise<Published> {
+async function publish(source: AsyncIterable<ValidBatch>, options: PublishOptions): Promise<Published> {
   const normalisation = emptyNormalisationCounts();
   const preview: Row[] = [];
   let normalised = normalise(source, normalisation);
   for (const stage of options.stages ?? []) normalised = stage(normalised);
   const rows = counting(normalised, preview, options.previewRows ?? 0, options.onEvent);
   const stream = options.stats === undefined ? rows.stream : options.stats.observe(rows.stream);
-  const files = await writeOutputs(stream, { arrowTap: options.arrowTap, outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
+  const { arrowTap } = options;
+  const files = await writeOutputs(stream, { arrowTap, outDir: options.dataDir, formats: options.formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata: options.metadata });
   return { files, normalisation, written: rows.written, rejects: rows.rejects, preview };
 }
 
