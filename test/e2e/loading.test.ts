@@ -59,7 +59,8 @@ beforeAll(async () => {
   cwd = await tempDir();
   const run = await runCli(['--base-url', service.url, '--out', 'output', '--to', 'parquet,arrow,csv'], { cwd });
   expect(run.code).toBe(0);
-  const snapshot = await runCli(['--base-url', service.url, '--out', 'snapshots', '--snapshot', '--to', 'parquet,csv'], { cwd });
+  const args = ['--base-url', service.url, '--out', 'snapshots', '--snapshot', '--to', 'parquet,csv'];
+  const snapshot = await runCli(args, { cwd });
   expect(snapshot.code).toBe(0);
 });
 afterAll(async () => {
@@ -68,9 +69,10 @@ afterAll(async () => {
 });
 
 describe('README: Loading', () => {
-  it('has the DuckDB blocks (files, load.sql) and Python blocks for pandas (Parquet/Arrow), pandas (CSV), polars and load.py', () => {
+  it('has DuckDB blocks (files, load.sql) and Python blocks: pandas (Parquet/Arrow), pandas (CSV), polars, load.py', () => {
     expect(blocks.filter((b) => b.lang === 'sql').map((b) => usesLoader(b.code))).toEqual([false, true]);
-    const python = blocks.filter((b) => b.lang === 'python').map((b) => (usesLoader(b.code) ? 'load.py' : modulesOf(b.code).join('+')));
+    const named = (code: string) => (usesLoader(code) ? 'load.py' : modulesOf(code).join('+'));
+    const python = blocks.filter((b) => b.lang === 'python').map((b) => named(b.code));
     expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'load.py']);
   });
 

@@ -50,26 +50,38 @@ afterAll(async () => {
 
 /** The points each chart should hold, from report.json. */
 function expectedCharts(d: ReportData): Record<string, { label: string; value: number }[]> {
-  const points = (list: { value: string | null; count: number }[]) => list.map((v) => ({ label: v.value ?? '(null)', value: v.count }));
+  const points = (list: { value: string | null; count: number }[]) =>
+    list.map((v) => ({ label: v.value ?? '(null)', value: v.count }));
   const stacked = (rows: [string, number[]][], legend: string[]) =>
     rows.flatMap(([label, parts]) => parts.map((value, k) => ({ label: `${label} / ${legend[k]}`, value })));
   const charts: Record<string, { label: string; value: number }[]> = {
     'added-per-month': d.added_per_month.map((m) => ({ label: m.month, value: m.count })),
     flags: stacked(Object.entries(d.flags).map(([f, c]) => [f, [c.true, c.false, c.null]]), ['true', 'false', 'null']),
     'cognitive-atlas': stacked(
-      [['paradigm (task)', Object.values(d.cognitive_atlas.paradigm)], ['contrast', Object.values(d.cognitive_atlas.contrast)]],
+      [
+        ['paradigm (task)', Object.values(d.cognitive_atlas.paradigm)],
+        ['contrast', Object.values(d.cognitive_atlas.contrast)],
+      ],
       ['named', 'None / Other', 'blank'],
     ),
-    'largest-collections': d.collections.largest.map((c) => ({ label: `collection ${c.collection_id}`, value: c.records })),
-    fill: stacked(d.fill.map((f) => [f.column, [f.value, f.null, f.empty, f.sentinel]]), ['value', 'null', 'empty → null', 'sentinel → null']),
+    'largest-collections': d.collections.largest.map((c) => ({
+      label: `collection ${c.collection_id}`,
+      value: c.records,
+    })),
+    fill: stacked(
+      d.fill.map((f) => [f.column, [f.value, f.null, f.empty, f.sentinel]]),
+      ['value', 'null', 'empty → null', 'sentinel → null'],
+    ),
     'extra-keys': points(d.extra_keys),
     history: d.history.map((h) => ({ label: h.snapshot, value: h.records })),
   };
   for (const [c, list] of Object.entries(d.counts)) charts[`counts-${c}`] = points(list);
-  for (const [c, dist] of Object.entries(d.distributions)) charts[`distribution-${c}`] = dist.bins.map((b) => ({ label: expect.any(String), value: b.count }));
-  charts['collection-sizes'] = d.collections.sizes.bins.map((b) => ({ label: expect.any(String), value: b.count }));
+  const bins = (list: { count: number }[]) => list.map((b) => ({ label: expect.any(String), value: b.count }));
+  for (const [c, dist] of Object.entries(d.distributions)) charts[`distribution-${c}`] = bins(dist.bins);
+  charts['collection-sizes'] = bins(d.collections.sizes.bins);
   const drift = d.drift!;
-  charts['drift'] = ['added', 'removed', 'changed', 'unchanged'].map((label) => ({ label, value: drift[label as 'added'] }));
+  const kinds = ['added', 'removed', 'changed', 'unchanged'] as const;
+  charts['drift'] = kinds.map((label) => ({ label, value: drift[label] }));
   charts['drift-fields'] = drift.fields.map((f) => ({ label: f.field, value: f.count }));
   return charts;
 }
@@ -86,7 +98,8 @@ describe('report.html in headless Chromium', () => {
 
   it('draws every chart as an SVG holding the points of its numbers, each with a title to hover', (ctx) => {
     if (unavailable !== undefined) ctx.skip();
-    const page = visit.evaluated as { charts: { id: string; width: number; height: number; points: unknown[]; titled: boolean }[]; data: ReportData };
+    type Chart = { id: string; width: number; height: number; points: unknown[]; titled: boolean };
+    const page = visit.evaluated as { charts: Chart[]; data: ReportData };
     expect(page.data).toEqual(data);
     const want = expectedCharts(data);
     expect(page.charts.map((c) => c.id).sort()).toEqual(Object.keys(want).sort());

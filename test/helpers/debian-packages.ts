@@ -32,7 +32,8 @@ export function ensureDebianPackages(packages: (keyof typeof PROVIDES)[]): strin
   const lock = ['-o', 'DPkg::Lock::Timeout=900'];
   try {
     execFileSync('apt-get', ['update', '-qq', ...lock], { stdio: 'ignore', env });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...lock, ...missing], { stdio: 'ignore', env });
+    const install = ['install', '-y', '-qq', '--no-install-recommends', ...lock, ...missing];
+    execFileSync('apt-get', install, { stdio: 'ignore', env });
   } catch (error) {
     return `apt-get install ${missing.join(' ')} failed: ${(error as Error).message.split('\n')[0]}`;
   }

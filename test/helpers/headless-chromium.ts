@@ -11,12 +11,15 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 
-type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { message: string }; sessionId?: string };
+type Json = Record<string, unknown>;
+type Message = { id?: number; method?: string; params?: Json; result?: Json; error?: { message: string } } & {
+  sessionId?: string;
+};
 
 /** A DevTools protocol connection to a browser started on a pipe. */
 class Cdp {
   private next = 1;
-  private readonly waiting = new Map<number, { resolve: (r: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (r: Json) => void; reject: (e: Error) => void }>();
   private readonly listeners: ((m: Message) => void)[] = [];
   private buffer = '';
 
@@ -73,11 +76,19 @@ export interface PageVisit {
 /** The Chromium binary of Debian's package, if installed. */
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** Opens `file` in headless Chromium, evaluates `expression` (JSON.stringify'd by the caller), screenshots the whole page to `png` as a PNG. */
-export async function visitPage(file: string, expression: string, onScreenshot: (png: Buffer) => Promise<void>): Promise<PageVisit> {
+/**
+ * Opens `file` in headless Chromium at 1200 px wide, evaluates `expression` (which JSON.stringifies what it returns),
+ * hands a PNG of the whole page to `onScreenshot`, then measures it on a phone and prints it.
+ */
+export async function visitPage(
+  file: string,
+  expression: string,
+  onScreenshot: (png: Buffer) => Promise<void>,
+): Promise<PageVisit> {
   const profile = await mkdtemp(join(tmpdir(), 'img-etl-chromium-'));
-  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-pipe', `--user-data-dir=${profile}`, '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars', 'about:blank'];
+  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-pipe', `--user-data-dir=${profile}`];
+  args.push('--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync');
+  args.push('--hide-scrollbars', 'about:blank');
   const browser: ChildProcess = spawn(CHROMIUM, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
   let stderr = '';
   browser.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -90,7 +101,8 @@ export async function visitPage(file: string, expression: string, onScreenshot: 
     let loaded: () => void = () => undefined;
     const load = new Promise<void>((resolve) => (loaded = resolve));
     const { targetId } = (await cdp.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
-    const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string };
+    const attached = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
+    const sessionId = attached['sessionId'] as string;
     const page = (method: string, params: Record<string, unknown> = {}) => cdp.send(method, params, sessionId);
     cdp.on((m) => {
       if (m.sessionId !== sessionId) return;
@@ -118,26 +130,31 @@ export async function visitPage(file: string, expression: string, onScreenshot: 
     await page('Emulation.setDeviceMetricsOverride', { width: 1200, height: 900, deviceScaleFactor: 1, mobile: false });
     await page('Page.navigate', { url });
     await load;
-    const result = (await page('Runtime.evaluate', { expression, returnByValue: true })) as { result: { value: string } };
+    const evaluate = async (text: string) => {
+      const evaluated = await page('Runtime.evaluate', { expression: text, returnByValue: true });
+      return (evaluated['result'] as { value: unknown }).value;
+    };
+    const result = (await evaluate(expression)) as string;
     const metrics = (await page('Page.getLayoutMetrics')) as { cssContentSize: { height: number } };
     const height = Math.ceil(metrics.cssContentSize.height);
     await page('Emulation.setDeviceMetricsOverride', { width: 1200, height, deviceScaleFactor: 1, mobile: false });
-    const shot = (await page('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true })) as { data: string };
-    await onScreenshot(Buffer.from(shot.data, 'base64'));
+    const shot = await page('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
+    await onScreenshot(Buffer.from(shot['data'] as string, 'base64'));
     await page('Emulation.setDeviceMetricsOverride', { width: 390, height: 844, deviceScaleFactor: 2, mobile: true });
-    const phone = (await page('Runtime.evaluate', { expression: 'document.documentElement.scrollWidth', returnByValue: true })) as { result: { value: number } };
+    const phoneScrollWidth = (await evaluate('document.documentElement.scrollWidth')) as number;
     await page('Emulation.clearDeviceMetricsOverride');
     const pdf = (await page('Page.printToPDF', {})) as { data: string };
     await cdp.send('Browser.close').catch(() => undefined);
     return {
       errors,
       requests,
-      evaluated: JSON.parse(result.result.value) as unknown,
-      phoneScrollWidth: phone.result.value,
+      evaluated: JSON.parse(result) as unknown,
+      phoneScrollWidth,
       pdfBytes: Buffer.from(pdf.data, 'base64').length,
     };
   } catch (error) {
-    throw new Error(`chromium: ${error instanceof Error ? error.message : String(error)}; stderr: ${stderr.slice(-2000)}`, { cause: error });
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`chromium: ${reason}; stderr: ${stderr.slice(-2000)}`, { cause: error });
   } finally {
     if (browser.exitCode === null) browser.kill('SIGKILL');
     await exited;

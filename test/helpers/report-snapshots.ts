@@ -39,7 +39,8 @@ export async function makeReportSnapshots(base: string, records: number): Promis
   const first = await startService({ data: fixtureLines(), records, seed: 7 });
   const port = first.port;
   const run = async (service: RunningService) => {
-    const result = await runCli(['--base-url', service.url, '--out', base, '--snapshot', '--to', 'parquet,arrow,csv', '--quiet']);
+    const args = ['--base-url', service.url, '--out', base, '--snapshot', '--to', 'parquet,arrow,csv', '--quiet'];
+    const result = await runCli(args);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   };
