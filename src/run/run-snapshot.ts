@@ -1,4 +1,4 @@
-import { rm, rmdir } from 'node:fs/promises';
+import { rm, rmdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
@@ -190,8 +190,11 @@ async function driftTap(outDir: string, name: string, formats: readonly Format[]
   const { streamDrift } = await import('../report/stream-drift.js');
   let settle: (outcome: Awaited<ReturnType<typeof streamDrift>>) => void = () => undefined;
   const outcome = new Promise<Awaited<ReturnType<typeof streamDrift>>>((resolve) => (settle = resolve));
+  // Arrow IPC reads with no decompression: the older snapshot's images.arrow when it has one, else its Parquet.
+  const arrow = join(outDir, previous, FILE_NAMES.arrow);
+  const older = (await stat(arrow).then((s) => s.isFile(), () => false)) ? arrow : join(outDir, previous);
   const tap = async (batches: AsyncIterable<RecordBatch>) => {
-    settle(await streamDrift(join(outDir, previous), previous, batches));
+    settle(await streamDrift(older, previous, batches));
   };
   return { tap, outcome };
 }

@@ -112,6 +112,7 @@ describe('the report of a --snapshot run', () => {
     const fields = [...want.fields].sort((a, b) => b.count - a.count); // stable: ties in column order
     expect({ ...drift, against: undefined }).toEqual({ ...want, against: undefined, fields });
     expect(drift.fields.map((f) => f.field)).toEqual(expect.arrayContaining(['name', 'map_type']));
+    expect(drift.against).toBe(join(snaps.folders[0]!, 'images.arrow')); // read with no decompression when there
     expect(reports[0]!.drift).toBeNull();
     expect(reports[1]!.history.map((h) => h.records)).toEqual([reports[0]!.records, reports[1]!.records]);
     expect(reports[0]!.history).toHaveLength(1);
