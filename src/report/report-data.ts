@@ -35,7 +35,10 @@ export interface Distribution {
   nulls: number;
   min: number | null;
   max: number | null;
-  /** `log2`: a bin for 0, then [1, 2), [2, 4), …; `linear`: bins of `width` from 0 to 100 (the last includes 100). */
+  /**
+   * `log2`: a bin for [0, 1), then [1, 2), [2, 4), …, from the first bin holding a value to the last; `linear`: ten
+   * bins of 10 from 0 to 100 (the last includes 100).
+   */
   scale: 'log2' | 'linear';
   bins: Bin[];
   /** Values below the first bin (negative) and above the last (over 100 on a linear scale). */
