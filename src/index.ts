@@ -59,6 +59,15 @@ export { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from '.
 export { writeDiff, DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat, type WriteDiffOptions } from './diff/write-diff.js';
 export { DiffError, type DiffErrorCode, type DiffErrorOptions } from './diff/diff-error.js';
 
+// the report of a snapshot
+export { ReportStats } from './report/report-stats.js';
+export { buildReport, type ReportInputs } from './report/build-report.js';
+export { reportSnapshot, type ReportSnapshotOptions, type SnapshotReport } from './report/report-snapshot.js';
+export { renderReportHtml, REPORT_DATA_ID } from './report/render-report-html.js';
+export { loadSql } from './report/load-sql.js';
+export { loadPy } from './report/load-py.js';
+export type { ReportData } from './report/report-data.js';
+
 // the bundled Image Listing Service
 export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';
 

@@ -2,8 +2,8 @@
  * What a sink reports about the file it published.
  */
 
-/** The output formats a sink can write. */
-export type SinkFormat = 'parquet' | 'arrow' | 'csv' | 'rejects';
+/** The output formats a sink can write; `report` (report.html, report.json) and `loader` (load.sql, load.py) too. */
+export type SinkFormat = 'parquet' | 'arrow' | 'csv' | 'rejects' | 'report' | 'loader';
 
 /** The file a sink published: where, how many rows, and its exact size and digest. */
 export interface SinkResult {

@@ -11,8 +11,15 @@ export type Format = (typeof FORMATS)[number];
 /** The tables a snapshot holds: the images, and the collections where the service lists them. */
 export const TABLES: readonly Table[] = [IMAGES, COLLECTIONS];
 
-/** The file name each format of the images is written to inside the output folder, and the manifest's. */
-export const FILE_NAMES: Record<Format | 'rejects' | 'manifest', string> = {
+/** The files of a snapshot folder besides the data: the report page, its numbers, and the loaders. */
+export type ReportFile = 'report' | 'reportJson' | 'loadSql' | 'loadPy';
+
+/** The file name each format of the images (and each other file img-etl writes) is written to inside the output folder. */
+export const FILE_NAMES: Record<Format | 'rejects' | 'manifest' | ReportFile, string> = {
   ...IMAGES.files,
   manifest: 'manifest.json',
+  report: 'report.html',
+  reportJson: 'report.json',
+  loadSql: 'load.sql',
+  loadPy: 'load.py',
 };

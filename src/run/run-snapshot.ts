@@ -1,4 +1,4 @@
-import { rm, rmdir } from 'node:fs/promises';
+import { rm, rmdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
@@ -20,11 +20,13 @@ import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
-import { listSnapshots, snapshotName } from './snapshot-folders.js';
+import { latestSnapshot, listSnapshots, snapshotName } from './snapshot-folders.js';
+import type { RecordBatch } from 'apache-arrow';
 import { TOOL } from './tool.js';
 import { writeCollections } from './write-collections.js';
 import { writeTable } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
+import { ReportStats } from '../report/report-stats.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/replay-collections.js';
 
@@ -60,6 +62,8 @@ export interface SnapshotOptions extends CollectOptions {
    * Stages applied in order to the normalised rows before they are written (filters, derived columns); default none.
    */
   stages?: readonly RowStage[];
+  /** Write report.html, report.json, load.sql and load.py with the data (see src/report/); default `snapshot`. */
+  report?: boolean;
 }
 
 /** What a run produced. */
@@ -118,6 +122,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       throw stagingError(cause);
     });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
+    const reportStats = (options.report ?? options.snapshot === true) ? new ReportStats() : undefined;
+    const drift = reportStats === undefined ? undefined : await driftTap(outDir, basename(dataDir), formats);
     const writing = {
       outDir: pending,
       formats,
@@ -131,8 +137,11 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       stages: options.stages,
       previewRows: options.previewRows,
       onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
+      observe: reportStats === undefined ? undefined : (rows) => reportStats.observe(rows),
+      arrowTap: drift?.tap,
     });
     const { normalisation, written, rejects } = output;
+    // Before the report, which reads the collections table from the pending folder (owners).
     const collections = await collectionsTable(collected, checkpoint, { ...writing, metadata });
     const files = [...output.files, ...collections.files];
     const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
@@ -165,8 +174,14 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       rejects,
       normalisation: manifestNormalisation(normalisation),
       collections: collections.manifest,
-      files: files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
+      files: files.map(manifestFile),
     };
+    if (reportStats !== undefined) {
+      const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
+      const outcome = (await drift?.outcome) ?? {};
+      const written = await writeRunReport({ pending, dataDir, baseDir: outDir, manifest, stats: reportStats, ...outcome });
+      manifest.files.push(...written.map(manifestFile));
+    }
     await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
     await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
     published = true;
@@ -193,9 +208,36 @@ async function discardIfStale(checkpoint: Checkpoint, identity: CheckpointIdenti
   return check.requests;
 }
 
+/**
+ * The drift of a run against the snapshot `latest` points at, as a consumer of the run's Arrow batches (see
+ * stream-drift.ts); a note instead when there is nothing to compare.
+ */
+async function driftTap(outDir: string, name: string, formats: readonly Format[]) {
+  const previous = await latestSnapshot(outDir);
+  if (previous === undefined || previous === name) return undefined;
+  if (!formats.some((f) => f !== 'csv')) {
+    const driftNote = `no comparison with ${previous}: a run compares what it writes as Parquet or Arrow, not CSV`;
+    return { tap: undefined, outcome: Promise.resolve({ driftNote }) };
+  }
+  const { streamDrift } = await import('../report/stream-drift.js');
+  let settle: (outcome: Awaited<ReturnType<typeof streamDrift>>) => void = () => undefined;
+  const outcome = new Promise<Awaited<ReturnType<typeof streamDrift>>>((resolve) => (settle = resolve));
+  // Arrow IPC reads with no decompression: the older snapshot's images.arrow when it has one, else its Parquet.
+  const arrow = join(outDir, previous, FILE_NAMES.arrow);
+  const older = (await stat(arrow).then((s) => s.isFile(), () => false)) ? arrow : join(outDir, previous);
+  const tap = async (batches: AsyncIterable<RecordBatch>) => {
+    settle(await streamDrift(older, previous, batches));
+  };
+  return { tap, outcome };
+}
+
 /** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */
 async function recoverSnapshots(outDir: string): Promise<void> {
   for (const name of await listSnapshots(outDir)) await recoverPending(join(outDir, name));
+}
+
+function manifestFile(f: SinkResult): Manifest['files'][number] {
+  return { name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 };
 }
 
 function passForManifest(p: PassSummary): Manifest['passes'][number] {

@@ -8,6 +8,7 @@ import { toCsv, type CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { toRejects } from '../load/to-rejects.js';
 import { IMAGES } from '../schema/columns.js';
+import type { RecordBatch } from 'apache-arrow';
 import type { RowBatch } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import type { Format } from './formats.js';
@@ -28,6 +29,8 @@ export interface WriteOutputsOptions {
   metadata: Record<string, string>;
   /** The table the rows are of, which names the files; default the images. */
   table?: Table;
+  /** One more consumer of the Arrow record batches built for Parquet and Arrow (the report's drift); default none. */
+  arrowTap?: (batches: AsyncIterable<RecordBatch>) => Promise<unknown>;
 }
 
 /**
@@ -65,16 +68,17 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
         await closeSource(source);
         throw error;
       });
-      const streams = tee(toArrowBatches(source, table), columnar.length);
+      const tap = options.arrowTap;
+      const streams = tee(toArrowBatches(source, table), columnar.length + (tap === undefined ? 0 : 1));
       try {
-        return await settleAll(
-          columnar.map((format, i) => {
-            const path = join(outDir, files[format]);
-            return format === 'parquet'
-              ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata, table })
-              : toArrow(streams[i]!, { path, metadata, table });
-          }),
-        );
+        const written = columnar.map((format, i) => {
+          const path = join(outDir, files[format]);
+          return format === 'parquet'
+            ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata, table })
+            : toArrow(streams[i]!, { path, metadata, table });
+        });
+        const tapped = tap === undefined ? [] : [tap(arrowOf(streams[columnar.length]!)).then((): SinkResult[] => [])];
+        return (await settleAll<SinkResult | SinkResult[]>([...written, ...tapped])).flat();
       } finally {
         // A sink that failed before reading closes a generator that never started, which cannot pass that on: release
         // this branch here, or the other sinks would wait for it forever.
@@ -84,6 +88,10 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
   }
   const streams = tee(rows, consumers.length);
   return (await settleAll(consumers.map((consume, i) => consume(streams[i]!)))).flat();
+}
+
+async function* arrowOf(batches: AsyncIterable<{ arrow: RecordBatch }>): AsyncIterable<RecordBatch> {
+  for await (const batch of batches) yield batch.arrow;
 }
 
 /** Waits for every sink; if any failed, throws the root failure rather than a sibling's "consumer stopped". */

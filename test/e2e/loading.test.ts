@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
+import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { allPages } from '../service/http.js';
 import { openDuckDB, query, removeDir, tempDir } from '../helpers/readers.js';
@@ -30,11 +31,25 @@ function pythonWith(modules: string[]): string | undefined {
   return undefined;
 }
 
+/** Blocks that use a snapshot folder's loaders (load.sql, load.py) rather than the files. */
+const usesLoader = (code: string) => /^import load$|load\.sql/m.test(code);
+
+// The loaders' Python block runs with Debian's pandas, installed here where it is missing (as CI does).
+const debianPandas = ensureDebianPackages(['python3-pandas']);
+if (debianPandas !== undefined) console.warn(`loading: the load.py block has no pandas: ${debianPandas}`);
+
 const modulesOf = (code: string) => {
+  if (usesLoader(code)) return ['pandas']; // load.py imports pandas, and reads CSV where there is no pyarrow
   const modules = [...code.matchAll(/^import (\w+)/gm)].map((m) => m[1]!);
   if (/read_parquet|read_feather/.test(code) && modules.includes('pandas')) modules.push('pyarrow');
   return modules;
 };
+
+/** The SQL statements of a block, its comment lines left out. */
+function statementsOf(code: string): string[] {
+  const sql = code.split('\n').filter((line) => !line.trim().startsWith('--')).join('\n');
+  return sql.split(';').map((s) => s.trim()).filter((s) => s !== '');
+}
 
 let service: RunningService;
 let cwd: string;
@@ -45,6 +60,9 @@ beforeAll(async () => {
   cwd = await tempDir();
   const run = await runCli(['--base-url', service.url, '--out', 'output', '--to', 'parquet,arrow,csv'], { cwd });
   expect(run.code).toBe(0);
+  const args = ['--base-url', service.url, '--out', 'snapshots', '--snapshot', '--to', 'parquet,csv'];
+  const snapshot = await runCli(args, { cwd });
+  expect(snapshot.code).toBe(0);
 });
 afterAll(async () => {
   await service?.close();
@@ -52,15 +70,29 @@ afterAll(async () => {
 });
 
 describe('README: Loading', () => {
-  it('has the DuckDB block and Python blocks for pandas (Parquet/Arrow), pandas (CSV), polars, the join', () => {
-    expect(blocks.filter((b) => b.lang === 'sql')).toHaveLength(1);
-    const python = blocks.filter((b) => b.lang === 'python').map((b) => modulesOf(b.code).join('+'));
-    expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'pandas+pyarrow']);
+  it('has DuckDB blocks (files, load.sql) and Python blocks: pandas (Parquet/Arrow), pandas (CSV), polars, the join, load.py', () => {
+    expect(blocks.filter((b) => b.lang === 'sql').map((b) => usesLoader(b.code))).toEqual([false, true]);
+    const named = (code: string) => (usesLoader(code) ? 'load.py' : modulesOf(code).join('+'));
+    const python = blocks.filter((b) => b.lang === 'python').map((b) => named(b.code));
+    expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'pandas+pyarrow', 'load.py']);
+  });
+
+  it('DuckDB with load.sql: the views answer as the files do', async () => {
+    const db = await openDuckDB();
+    const code = blocks.find((b) => b.lang === 'sql' && usesLoader(b.code))!.code;
+    const folder = join(cwd, 'snapshots', 'latest');
+    const [set, ...queries] = statementsOf(code.replaceAll("'snapshots/latest'", `'${folder}'`));
+    await query(db, set!);
+    await db.run(readFileSync(join(folder, 'load.sql'), 'utf8'));
+    const [byType, other] = [await query(db, queries[0]!), await query(db, queries[1]!)];
+    expect(byType!.reduce((n, r) => n + Number(r['maps']), 0)).toBe(RECORDS);
+    const served = [...service.servedRecords()];
+    expect(Number(other![0]!['other_paradigm'])).toBe(served.filter((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other').length);
   });
 
   it('DuckDB: every statement runs against the snapshot and gives the expected answers', async () => {
     const db = await openDuckDB();
-    const statements = blocks.find((b) => b.lang === 'sql')!.code.split(';').map((s) => s.trim()).filter((s) => s !== '');
+    const statements = statementsOf(blocks.find((b) => b.lang === 'sql' && !usesLoader(b.code))!.code);
     const results = [];
     for (const sql of statements) results.push(await query(db, sql.replaceAll("'output/", `'${join(cwd, 'output')}/`)));
     const [byType, cias, other, csv, joined] = results;
@@ -97,7 +129,8 @@ describe('README: Loading', () => {
     const modules = modulesOf(block.code);
     const python = pythonWith(modules);
     if (python === undefined) continue; // not installed here: no test, rather than a test that cannot fail
-    it(`Python with ${modules.join(' + ')} (${python}): the block runs and reads every row with exact types`, () => {
+    const what = usesLoader(block.code) ? 'load.py' : modules.join(' + ');
+    it(`Python with ${what} (${python}): the block runs and reads every row with exact types`, () => {
       const output = execFileSync(python, ['-c', block.code], { cwd, encoding: 'utf8' }).trim().split(/\s+/);
       expect(output[0]).toBe(String(RECORDS));
       expect(output.join(' ')).toMatch(/UTC|datetime\[μs, UTC\]/);

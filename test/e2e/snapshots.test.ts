@@ -40,7 +40,8 @@ describe('--snapshot', () => {
     expect(time).toBeGreaterThanOrEqual(before - 1000);
     expect((await lstat(join(out, 'latest'))).isSymbolicLink()).toBe(true);
     expect(await readlink(join(out, 'latest'))).toBe(name);
-    const files = ['collections.parquet', 'images.parquet', 'manifest.json'];
+    const report = ['load.py', 'load.sql', 'report.html', 'report.json'];
+    const files = ['collections.parquet', 'images.parquet', ...report, 'manifest.json'].sort();
     expect((await readdir(join(out, 'latest'))).sort()).toEqual(files);
     expect(run.stdout).toContain(`latest    ${join(out, 'latest')} -> ${name}`);
   });
@@ -62,7 +63,10 @@ describe('--snapshot', () => {
     expect(a).not.toBe(b);
     for (const file of DATA) expect([file, await readFile(join(out, b!, file))]).toEqual([file, await readFile(join(out, a!, file))]);
     const [ma, mb] = await Promise.all([readManifest(join(out, a!)), readManifest(join(out, b!))]);
-    expect(mb.files).toEqual(ma.files); // same rows, bytes and sha256
+    // Same rows, bytes and sha256; the loaders too. The report differs: it holds the run's times and the history.
+    const kept = (files: { format: string; name: string }[]) => files.filter((f) => f.format !== 'report');
+    expect(kept(mb.files)).toEqual(kept(ma.files));
+    expect(kept(ma.files).map((f) => f.name)).toEqual(expect.arrayContaining(['load.sql', 'load.py']));
   });
 
   it('--keep 2 keeps the two newest snapshots', async () => {

@@ -1,0 +1,87 @@
+/**
+ * `load.sql`: DuckDB views over a snapshot folder's files with their exact types: an ENUM per category column holding
+ * the values of this snapshot, `images` (Parquet, or CSV with every column typed), `collections` and their join when
+ * the collections table is there.
+ */
+import { COLUMNS, type Column } from '../schema/columns.js';
+import { TOOL } from '../run/tool.js';
+import { FILE_NAMES } from '../run/formats.js';
+import { COLLECTION_COLUMNS, COLLECTIONS_FILE } from './optional-inputs.js';
+import type { LoaderInputs } from './loader-inputs.js';
+
+const DUCKDB_TYPES: Record<Exclude<Column['type']['kind'], 'category'>, string> = {
+  int64: 'BIGINT',
+  float64: 'DOUBLE',
+  boolean: 'BOOLEAN',
+  timestamp: 'TIMESTAMPTZ',
+  string: 'VARCHAR',
+  json: 'JSON',
+};
+
+/** A SQL string literal. */
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** A quoted SQL identifier. */
+function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** The ENUM type of a category column. */
+export function enumName(column: string): string {
+  return `${column}_enum`;
+}
+
+/** The DuckDB type of a column as the `images` view gives it. */
+export function duckdbType(column: Column): string {
+  return column.type.kind === 'category' ? ident(enumName(column.name)) : DUCKDB_TYPES[column.type.kind];
+}
+
+/** The text of load.sql for a snapshot folder. */
+export function loadSql(inputs: LoaderInputs): string {
+  const categories = COLUMNS.filter((c) => c.type.kind === 'category');
+  const lines = [
+    "-- An img-etl snapshot: DuckDB views over this folder's files, with their exact types.",
+    `-- Written by ${TOOL}. Run it in this folder (duckdb -init load.sql, or .read load.sql in the duckdb shell);`,
+    "-- from elsewhere, first SET file_search_path = '<this folder>'. Running it again replaces what it made.",
+    'DROP VIEW IF EXISTS images_with_collection;',
+    'DROP VIEW IF EXISTS images;',
+    'DROP VIEW IF EXISTS collections;',
+  ];
+  for (const c of categories) {
+    const values = (inputs.categories.get(c.name) ?? []).map(literal).join(', ');
+    const type = ident(enumName(c.name));
+    lines.push(`DROP TYPE IF EXISTS ${type};`, `CREATE TYPE ${type} AS ENUM (${values});`);
+  }
+  const select = COLUMNS.map((c) => `  ${ident(c.name)}::${duckdbType(c)} AS ${ident(c.name)}`).join(',\n');
+  if (inputs.files.has(FILE_NAMES.parquet)) {
+    lines.push(`CREATE VIEW images AS SELECT\n${select}\nFROM read_parquet(${literal(FILE_NAMES.parquet)});`);
+  } else if (inputs.files.has(FILE_NAMES.csv)) {
+    // Read as text where a cast follows (ENUM, JSON); timestamps like 2016-01-21T17:21:57.860138Z parse as TIMESTAMPTZ.
+    const text = (c: Column) => ['category', 'json'].includes(c.type.kind);
+    const columns = COLUMNS.map((c) => `${literal(c.name)}: ${literal(text(c) ? 'VARCHAR' : duckdbType(c))}`);
+    const options = `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = ''`;
+    const from = `read_csv(${literal(FILE_NAMES.csv)}, ${options},\n  columns = {${columns.join(', ')}})`;
+    lines.push(`CREATE VIEW images AS SELECT\n${select}\nFROM ${from};`);
+  } else {
+    lines.push(`-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with an extension: no view.`);
+  }
+  const images = inputs.files.has(FILE_NAMES.parquet) || inputs.files.has(FILE_NAMES.csv);
+  if (inputs.collections && images) {
+    const id = ident(COLLECTION_COLUMNS.id);
+    lines.push(
+      `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`,
+      '-- Each image with its collection\'s row as one struct column, `collection_record` (null for an image whose',
+      '-- collection is not in the table).',
+      'CREATE VIEW images_with_collection AS SELECT i.*,',
+      `  CASE WHEN c.${id} IS NULL THEN NULL ELSE c END AS collection_record`,
+      `FROM images AS i LEFT JOIN collections AS c ON c.${id} = i."collection_id";`,
+    );
+  } else if (inputs.collections) {
+    lines.push(`CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`);
+  } else {
+    lines.push(`-- No ${COLLECTIONS_FILE} in this snapshot: no collections view.`);
+  }
+  return lines.join('\n') + '\n';
+}

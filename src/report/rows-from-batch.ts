@@ -1,0 +1,30 @@
+import type { RecordBatch } from 'apache-arrow';
+import { COLUMNS } from '../schema/columns.js';
+import type { Row, RowValue } from '../schema/row.js';
+
+/**
+ * The rows of an Arrow record batch read back from a snapshot, as the run held them: int64 as number, timestamps as
+ * bigint microseconds, the rest as Arrow gives them; a column the file lacks is null.
+ */
+export function rowsFromBatch(batch: RecordBatch): Row[] {
+  const rows: Row[] = Array.from({ length: batch.numRows }, () => ({}));
+  for (const column of COLUMNS) {
+    const vector = batch.getChild(column.name);
+    for (let i = 0; i < batch.numRows; i++) {
+      let value = (vector?.get(i) ?? null) as RowValue;
+      if (value !== null && column.type.kind === 'int64') value = Number(value);
+      else if (value !== null && column.type.kind === 'timestamp') value = timestampMicros(vector!.data, i);
+      rows[i]![column.name] = value;
+    }
+  }
+  return rows;
+}
+
+/** The microseconds at row `i` of a timestamp column's chunks (Arrow's `get` gives fractional milliseconds). */
+function timestampMicros(chunks: readonly { length: number; offset: number; values: unknown }[], i: number): bigint {
+  for (const chunk of chunks) {
+    if (i < chunk.length) return BigInt((chunk.values as BigInt64Array)[chunk.offset + i]!);
+    i -= chunk.length;
+  }
+  throw new Error(`report: row ${i} is past the end of its batch`);
+}

@@ -1,0 +1,49 @@
+/**
+ * What changed between snapshots: the diff of two (diffSnapshots, streaming, by id), and the record count of every
+ * snapshot of the same `--snapshot` folder from their manifests.
+ */
+import { join } from 'node:path';
+import { diffSnapshots } from '../diff/diff-snapshots.js';
+import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
+import { FILE_NAMES } from '../run/formats.js';
+import { readManifest } from '../run/publish-folder.js';
+import { listSnapshots } from '../run/snapshot-folders.js';
+import type { Drift, HistoryPoint } from './report-data.js';
+import { rankFields } from './stream-drift.js';
+
+/** Snapshots in the count over time, the newest. */
+const HISTORY = 60;
+
+/** Added, removed and changed records of `newer` against `older` (each a snapshot folder or data file). */
+export async function driftBetween(older: string, newer: string): Promise<Drift> {
+  const oldRows = await readSnapshotRows(older);
+  let newRows: SnapshotRows;
+  try {
+    newRows = await readSnapshotRows(newer);
+  } catch (error) {
+    await oldRows.close();
+    throw error;
+  }
+  try {
+    const diff = diffSnapshots(oldRows, newRows);
+    for await (const entries of diff) void entries; // the totals are what the report needs
+    const { added, removed, changed, unchanged, fields } = diff.totals;
+    return { against: oldRows.path, added, removed, changed, unchanged, fields: rankFields(fields) };
+  } finally {
+    await oldRows.close();
+    await newRows.close();
+  }
+}
+
+/** The records of each snapshot folder in `baseDir` whose manifest img-etl wrote, oldest first (the newest 60). */
+export async function snapshotHistory(baseDir: string): Promise<HistoryPoint[]> {
+  const points: HistoryPoint[] = [];
+  for (const name of await listSnapshots(baseDir)) {
+    const manifest: Record<string, unknown> | undefined = await readManifest(join(baseDir, name, FILE_NAMES.manifest));
+    if (manifest === undefined || typeof manifest['records_written'] !== 'number') continue;
+    const startedAt = typeof manifest['started_at'] === 'string' ? manifest['started_at'] : '';
+    const [records, complete] = [manifest['records_written'], manifest['complete'] === true];
+    points.push({ snapshot: name, started_at: startedAt, records, complete });
+  }
+  return points.slice(-HISTORY);
+}

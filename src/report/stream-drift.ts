@@ -1,0 +1,67 @@
+/**
+ * The drift of a run against the snapshot before it, computed while the run writes: the run's Arrow record batches
+ * (built once for Parquet and Arrow) are one more consumer of the write, and the older snapshot is read beside them,
+ * so the new files are never read back. The diff is diffSnapshots'. A diff that fails (the older snapshot unreadable,
+ * say) becomes a note in the report, never a failed run: the batches are still read to the end, so the writers they
+ * are shared with go on.
+ */
+import type { RecordBatch } from 'apache-arrow';
+import { DiffError } from '../diff/diff-error.js';
+import { diffSnapshots, type DiffSide } from '../diff/diff-snapshots.js';
+import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
+import { arrowSchema } from '../load/arrow-schema.js';
+import type { Drift } from './report-data.js';
+
+/**
+ * Rows per batch read from the older snapshot: it is read while parquet-wasm writes the new one, so both hold memory
+ * at once; small batches keep the reader's share small.
+ */
+const OLD_BATCH_ROWS = 1024;
+
+/** What the drift of a run came to: the drift, or why there is none. */
+export interface DriftOutcome {
+  drift?: Drift;
+  driftNote?: string;
+}
+
+/** Ranks a diff's changed fields, most first (ties in column order). */
+export function rankFields(fields: Map<string, number>): Drift['fields'] {
+  return [...fields].sort((a, b) => b[1] - a[1]).map(([field, count]) => ({ field, count }));
+}
+
+/** Compares the run's batches with the snapshot at `older` (a snapshot folder); read every batch of `batches`. */
+export async function streamDrift(
+  older: string,
+  name: string,
+  batches: AsyncIterable<RecordBatch>,
+): Promise<DriftOutcome> {
+  const iterator = batches[Symbol.asyncIterator]();
+  // The diff stops its sides when it ends; this side's source is shared with the writers: it is drained below instead.
+  const unstoppable: AsyncIterable<RecordBatch> = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => iterator.next(),
+      return: async () => ({ done: true, value: undefined }),
+    }),
+  };
+  let oldRows: SnapshotRows | undefined;
+  try {
+    oldRows = await readSnapshotRows(older, { batchSize: OLD_BATCH_ROWS });
+    const first = await iterator.next();
+    const chained = (async function* () {
+      if (first.done !== true) yield first.value;
+      yield* unstoppable;
+    })();
+    const schema = first.done === true ? arrowSchema() : first.value.schema;
+    const newSide: DiffSide = { path: 'this run', schema, batches: chained };
+    const diff = diffSnapshots(oldRows, newSide);
+    for await (const entries of diff) void entries; // the totals are what the report needs
+    const { added, removed, changed, unchanged, fields } = diff.totals;
+    return { drift: { against: oldRows.path, added, removed, changed, unchanged, fields: rankFields(fields) } };
+  } catch (error) {
+    if (!(error instanceof DiffError)) throw error;
+    return { driftNote: `no comparison with ${name}: ${error.message}` };
+  } finally {
+    await oldRows?.close();
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next());
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The loaders of a snapshot folder (issue 16): load.sql run in DuckDB gives views with the exact types and the same
+ * rows as the files (from Parquet, and from CSV where a snapshot has only CSV), and the collections join when the
+ * collections table is there; load.py run by Debian's pandas (installed here where missing) reads every row with the
+ * nullable dtypes and categories, keeping a name such as "None".
+ */
+import { execFileSync } from 'node:child_process';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { duckdbType, loadSql } from '../../src/report/load-sql.js';
+import type { ReportData } from '../../src/report/report-data.js';
+import { COLUMNS } from '../../src/schema/columns.js';
+import { startService } from '../../src/service/index.js';
+import { ensureDebianPackages } from '../helpers/debian-packages.js';
+import { fixtureLines } from '../helpers/fixture-service.js';
+import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
+import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let dir: string;
+let snaps: ReportSnapshots;
+let csvOnly: string;
+let unavailable: string | undefined;
+
+/** A fresh DuckDB with load.sql of `folder` run in it. */
+async function loaded(folder: string, sql?: string): Promise<DuckDBConnection> {
+  const db = await openDuckDB();
+  await query(db, `SET file_search_path = ${sqlString(folder)}`);
+  await db.run(sql ?? (await readFile(join(folder, 'load.sql'), 'utf8')));
+  return db;
+}
+
+/** Every column as text, for comparing two sources row by row. */
+const asText = COLUMNS.map((c) => `CAST("${c.name}" AS VARCHAR) AS "${c.name}"`).join(', ');
+
+async function differingRows(db: DuckDBConnection, a: string, b: string): Promise<number> {
+  const only = (x: string, y: string) => `(SELECT ${asText} FROM ${x} EXCEPT ALL SELECT ${asText} FROM ${y})`;
+  const [r] = await query(db, `SELECT count(*) AS n FROM (${only(a, b)} UNION ALL ${only(b, a)})`);
+  return Number(r!['n']);
+}
+
+beforeAll(async () => {
+  unavailable = ensureDebianPackages(['python3-pandas']);
+  dir = await tempDir();
+  snaps = await makeReportSnapshots(join(dir, 'snaps'), 600);
+  const service = await startService({ data: fixtureLines(), records: 600, seed: 7 });
+  try {
+    for (const to of ['csv', 'parquet']) {
+      const args = ['--base-url', service.url, '--out', join(dir, to), '--snapshot', '--to', to, '--quiet'];
+      const run = await runCli(args);
+      expect(run.code).toBe(0);
+    }
+  } finally {
+    await service.close();
+  }
+  csvOnly = join(dir, 'csv', 'latest');
+}, 900_000);
+afterAll(async () => {
+  await removeDir(dir);
+});
+
+describe('load.sql in DuckDB', () => {
+  it('makes the view images: columns exactly typed, ENUMs for categories, the rows of images.parquet', async () => {
+    const folder = snaps.folders[1]!;
+    const db = await loaded(folder);
+    const described = await query(db, 'DESCRIBE images');
+    expect(described.map((r) => r['column_name'])).toEqual(COLUMNS.map((c) => c.name));
+    for (const [k, c] of COLUMNS.entries()) {
+      const type = String(described[k]!['column_type']);
+      const want = c.type.kind === 'category'
+        ? expect.stringMatching(/^ENUM\(/)
+        : duckdbType(c).replace('TIMESTAMPTZ', 'TIMESTAMP WITH TIME ZONE');
+      expect({ column: c.name, type }).toEqual({ column: c.name, type: want });
+    }
+    const [{ n }] = (await query(db, 'SELECT count(*) AS n FROM images')) as [{ n: bigint }];
+    expect(Number(n)).toBe(snaps.served.length);
+    expect(await differingRows(db, 'images', `read_parquet(${sqlString(join(folder, 'images.parquet'))})`)).toBe(0);
+    const report = JSON.parse(await readFile(join(folder, 'report.json'), 'utf8')) as ReportData;
+    const types = await query(db, "SELECT enum_range(NULL::map_type_enum) AS v");
+    const mapTypes = report.counts['map_type']!.flatMap((v) => (v.value === null ? [] : [v.value]));
+    expect([...(types[0]!['v'] as string[])].sort()).toEqual(mapTypes.sort());
+    // Running it again replaces what it made.
+    await db.run(await readFile(join(folder, 'load.sql'), 'utf8'));
+  });
+
+  it('reads a snapshot of CSV only with the same types and the same rows as Parquet of the same service', async () => {
+    const db = await loaded(csvOnly);
+    const sql = await readFile(join(csvOnly, 'load.sql'), 'utf8');
+    expect(sql).toContain("read_csv('images.csv'");
+    // A Parquet snapshot of the same service: the same rows, so the same ENUMs too.
+    const parquet = join(dir, 'parquet', 'latest');
+    const types = async (conn: DuckDBConnection) =>
+      (await query(conn, 'DESCRIBE images')).map((r) => `${r['column_name']} ${r['column_type']}`);
+    expect(await types(db)).toEqual(await types(await loaded(parquet)));
+    expect(await differingRows(db, 'images', `read_parquet(${sqlString(join(parquet, 'images.parquet'))})`)).toBe(0);
+  });
+
+  it('with the collections table: the collections view and each image joined with its collection', async () => {
+    const folder = join(dir, 'with-collections');
+    await cp(snaps.folders[1]!, folder, { recursive: true });
+    const db = await openDuckDB();
+    const rows = await query(db, `SELECT DISTINCT collection_id AS id, 'owner ' || (collection_id % 3) AS owner_name
+      FROM read_parquet(${sqlString(join(folder, 'images.parquet'))}) WHERE collection_id % 5 <> 0`);
+    const values = rows.map((r) => `(${Number(r['id'])}, ${sqlString(String(r['owner_name']))})`).join(', ');
+    const [images, table] = [join(folder, 'images.parquet'), join(folder, 'collections.parquet')].map(sqlString);
+    await query(db, `COPY (SELECT * FROM (VALUES ${values}) AS t(id, owner_name)) TO ${table} (FORMAT parquet)`);
+    const categories = await allCategories(folder);
+    const sql = loadSql({ files: new Set(['images.parquet']), categories, collections: true });
+    await writeFile(join(folder, 'load.sql'), sql);
+    const joined = await loaded(folder);
+    const [c] = await query(joined, `SELECT count(*) AS n, count(collection_record) AS with_collection,
+      count(*) FILTER (WHERE collection_record.owner_name = 'owner ' || (collection_id % 3)) AS right_owner
+      FROM images_with_collection`);
+    const [want] = await query(db, `SELECT count(*) FILTER (WHERE collection_id % 5 <> 0) AS n
+      FROM read_parquet(${images})`);
+    expect({ n: Number(c!['n']), with: Number(c!['with_collection']), right: Number(c!['right_owner']) }).toEqual({
+      n: snaps.served.length,
+      with: Number(want!['n']),
+      right: Number(want!['n']),
+    });
+    // img-etl report reads the owners from it: each owner's maps as DuckDB joins them.
+    const out = join(dir, 'owners.html');
+    expect((await runCli(['report', folder, '--out', out])).code).toBe(0);
+    const read = JSON.parse(await readFile(join(dir, 'owners.json'), 'utf8')) as ReportData;
+    const owners = await query(db, `SELECT coalesce(c.owner_name, '(not in the collections table)') AS owner,
+      count(*) AS records FROM read_parquet(${images}) AS i LEFT JOIN read_parquet(${table}) AS c
+      ON c.id = i.collection_id GROUP BY 1 ORDER BY records DESC, owner`);
+    const shares = owners.map((o) => ({ owner: o['owner'], records: Number(o['records']) }));
+    expect(read.collections.owners).toEqual(shares.map((o) => ({ ...o, share: o.records / read.records })));
+    expect(read.collections.owners_note).toBeNull();
+  });
+});
+
+/** Every value of each category column of a folder's images.parquet, sorted. */
+async function allCategories(folder: string): Promise<Map<string, string[]>> {
+  const db = await openDuckDB();
+  const result = new Map<string, string[]>();
+  for (const c of COLUMNS.filter((col) => col.type.kind === 'category')) {
+    const file = sqlString(join(folder, 'images.parquet'));
+    const rows = await query(db, `SELECT DISTINCT "${c.name}"::VARCHAR AS v FROM read_parquet(${file})
+      WHERE "${c.name}" IS NOT NULL`);
+    result.set(c.name, rows.map((r) => String(r['v'])).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+  return result;
+}
+
+describe('load.py in pandas', () => {
+  const PANDAS: Record<string, string> = {
+    int64: 'Int64',
+    float64: 'Float64',
+    boolean: 'boolean',
+    string: 'string',
+    json: 'string',
+    category: 'category',
+  };
+
+  it('reads images.csv (keep_default_na=False): rows, nullable dtypes, categories, UTC, "None"', async (ctx) => {
+    if (unavailable !== undefined) {
+      console.warn(`loaders: load.py not run: ${unavailable}`);
+      ctx.skip();
+    }
+    const folder = snaps.folders[1]!;
+    const output = execFileSync('/usr/bin/python3', ['load.py', '--csv'], { cwd: folder, encoding: 'utf8' });
+    type Loaded = { rows: number; dtypes: Record<string, string>; non_null: Record<string, number> };
+    const loadedFrame = JSON.parse(output) as Loaded;
+    expect(loadedFrame.rows).toBe(snaps.served.length);
+    const utc = expect.stringMatching(/^datetime64\[(ns|us), UTC\]$/);
+    const dtype = (c: (typeof COLUMNS)[number]) => (c.type.kind === 'timestamp' ? utc : PANDAS[c.type.kind]);
+    const dtypes = Object.fromEntries(COLUMNS.map((c) => [c.name, dtype(c)]));
+    expect(loadedFrame.dtypes).toEqual(dtypes);
+    const db = await openDuckDB();
+    const counted = COLUMNS.map((c) => `count("${c.name}") AS "${c.name}"`).join(', ');
+    const file = sqlString(join(folder, 'images.parquet'));
+    const [counts] = await query(db, `SELECT ${counted} FROM read_parquet(${file})`);
+    expect(loadedFrame.non_null).toEqual(Object.fromEntries(COLUMNS.map((c) => [c.name, Number(counts![c.name])])));
+    expect(snaps.served.filter((r) => r['name'] === 'None' || r['description'] === 'NA')).toHaveLength(2);
+  });
+});

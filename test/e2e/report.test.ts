@@ -1,0 +1,152 @@
+/**
+ * The report of a `--snapshot` run (issue 16): report.html and report.json in the snapshot folder, the numbers equal
+ * to what DuckDB computes from the snapshot's files, the drift equal to DuckDB's join of the two snapshots, and
+ * `img-etl report` reading a snapshot back to the same numbers.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReportData } from '../../src/report/report-data.js';
+import { expectedDrift, expectedReport } from '../helpers/report-expected.js';
+import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
+import { openDuckDB, removeDir, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let dir: string;
+let snaps: ReportSnapshots;
+let db: DuckDBConnection;
+const reports: ReportData[] = [];
+
+const readJson = async <T>(path: string) => JSON.parse(await readFile(path, 'utf8')) as T;
+const DATA_SCRIPT = /<script type="application\/json" id="report-data">([^<]*)<\/script>/;
+const embedded = (html: string) => JSON.parse(DATA_SCRIPT.exec(html)![1]!) as ReportData;
+
+beforeAll(async () => {
+  dir = await tempDir();
+  snaps = await makeReportSnapshots(join(dir, 'snaps'), 1500);
+  for (const folder of snaps.folders) reports.push(await readJson<ReportData>(join(folder, 'report.json')));
+  db = await openDuckDB();
+}, 180_000);
+afterAll(async () => {
+  await removeDir(dir);
+});
+
+describe('the report of a --snapshot run', () => {
+  it('is in the snapshot folder and its manifest, and the page embeds report.json exactly', async () => {
+    for (const folder of snaps.folders) {
+      const manifest = await readJson<{ files: { name: string; format: string }[] }>(join(folder, 'manifest.json'));
+      const listed = manifest.files.map((f) => `${f.name}:${f.format}`);
+      const report = ['report.html:report', 'report.json:report', 'load.sql:loader', 'load.py:loader'];
+      expect(listed).toEqual(expect.arrayContaining(report));
+      const html = await readFile(join(folder, 'report.html'), 'utf8');
+      expect(embedded(html)).toEqual(await readJson(join(folder, 'report.json')));
+    }
+  });
+
+  it('has the numbers DuckDB computes from images.parquet', async () => {
+    const report = reports[1]!;
+    const want = await expectedReport(db, join(snaps.folders[1]!, 'images.parquet'));
+    expect(want.records).toBe(snaps.served.length);
+    expect(report.records).toBe(want.records);
+    expect(report.added_per_month.filter((m) => m.count > 0)).toEqual(want.months);
+    const months = contiguousMonths(want.months[0]!.month, want.months.at(-1)!.month);
+    expect(report.added_per_month.map((m) => m.month)).toEqual(months);
+    expect(report.flags).toEqual(want.flags);
+    expect(report.counts).toEqual(want.counts);
+    expect(report.cognitive_atlas).toEqual(want.atlas);
+    for (const [column, d] of Object.entries(report.distributions)) {
+      const { nonEmptyBins, ...rest } = want.distributions[column] as { nonEmptyBins: unknown[] };
+      const got = { column, ...d, bins: d.bins.filter((b) => b.count > 0) };
+      expect(got).toMatchObject({ column, ...rest, bins: nonEmptyBins });
+    }
+    const { sizes, ...collections } = want.collections;
+    expect(report.collections).toMatchObject({ ...collections, owners: null });
+    expect(report.collections.sizes.bins.filter((b) => b.count > 0)).toEqual(sizes.nonEmptyBins);
+    expect(report.extra_keys).toEqual(want.extraKeys);
+    expect(report.extra_key_count).toBe(want.extraKeyCount);
+  });
+
+  it('fills every column: values as DuckDB counts them; empty strings and sentinels as served', async () => {
+    const report = reports[1]!;
+    const want = await expectedReport(db, join(snaps.folders[1]!, 'images.parquet'));
+    for (const f of report.fill) {
+      expect({ column: f.column, value: f.value, nulls: f.null + f.empty + f.sentinel }).toEqual({
+        column: f.column,
+        value: want.values[f.column],
+        nulls: want.records - want.values[f.column]!,
+      });
+    }
+    const fill = Object.fromEntries(report.fill.map((f) => [f.column, f]));
+    const served = (key: string, value: unknown) => snaps.served.filter((r) => r[key] === value).length;
+    expect(fill['cognitive_paradigm_cogatlas']!.sentinel).toBe(served('cognitive_paradigm_cogatlas', 'None / Other'));
+    expect(fill['cognitive_paradigm_cogatlas']!.sentinel).toBeGreaterThan(0);
+    expect(fill['description']!.empty).toBe(served('description', ''));
+    expect(fill['description']!.empty).toBeGreaterThan(0);
+    const absent = snaps.served.filter((r) => r['description'] === null || !('description' in r));
+    expect(fill['description']!.null).toBe(absent.length);
+  });
+
+  it('has the run from the manifest', async () => {
+    const manifest = await readJson<Record<string, unknown>>(join(snaps.folders[1]!, 'manifest.json'));
+    expect(reports[1]!.run).toMatchObject({
+      source_url: manifest['source_url'],
+      started_at: manifest['started_at'],
+      complete: true,
+      expected: snaps.served.length,
+      pages_fetched: manifest['pages_fetched'],
+      retries: 0,
+      rejects: 0,
+      completeness_proof: null,
+      requests_per_endpoint: null,
+    });
+    expect(reports[1]!.collections.owners_note).toMatch(/collections table/);
+  });
+
+  it('has the drift since the last snapshot as DuckDB joins the two, and the count over both snapshots', async () => {
+    const [older, newer] = snaps.folders.map((f) => join(f, 'images.parquet'));
+    const want = await expectedDrift(db, older!, newer!);
+    expect(want).toMatchObject({ added: 8, removed: 5 });
+    expect(want.changed).toBeGreaterThanOrEqual(6);
+    const drift = reports[1]!.drift!;
+    const fields = [...want.fields].sort((a, b) => b.count - a.count); // stable: ties in column order
+    expect({ ...drift, against: undefined }).toEqual({ ...want, against: undefined, fields });
+    expect(drift.fields.map((f) => f.field)).toEqual(expect.arrayContaining(['name', 'map_type']));
+    expect(drift.against).toBe(join(snaps.folders[0]!, 'images.arrow')); // read with no decompression when there
+    expect(reports[0]!.drift).toBeNull();
+    expect(reports[1]!.history.map((h) => h.records)).toEqual([reports[0]!.records, reports[1]!.records]);
+    expect(reports[0]!.history).toHaveLength(1);
+  });
+});
+
+describe('img-etl report', () => {
+  it('reads a snapshot back to the numbers the run gathered, with the drift against the older one', async () => {
+    const out = join(dir, 'out', 'page.html');
+    const run = await runCli(['report', snaps.folders[1]!, '--against', snaps.folders[0]!, '--out', out]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const read = await readJson<ReportData>(join(dir, 'out', 'page.json'));
+    expect(embedded(await readFile(out, 'utf8'))).toEqual(read);
+    const ran = reports[1]!;
+    const unplaced = (r: ReportData) => ({ ...r, source: '', drift: { ...r.drift, against: '' } });
+    expect(unplaced(read)).toEqual(unplaced(ran));
+    expect(read.source).toBe(join(snaps.folders[1]!, 'images.parquet'));
+  });
+
+  it('refuses a path that holds no snapshot with exit code 2 and one line', async () => {
+    const run = await runCli(['report', join(dir, 'nowhere')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^img-etl: report: .*nowhere does not exist\n$/);
+  });
+});
+
+function contiguousMonths(first: string, last: string): string[] {
+  const months: string[] = [];
+  let [y, m] = first.split('-').map(Number) as [number, number];
+  for (;;) {
+    const month = `${y}-${String(m).padStart(2, '0')}`;
+    months.push(month);
+    if (month === last) return months;
+    [y, m] = m === 12 ? [y + 1, 1] : [y, m + 1];
+  }
+}

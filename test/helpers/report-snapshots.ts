@@ -1,0 +1,63 @@
+/**
+ * Two `--snapshot` runs of the real CLI into one folder for the report tests: the 59 real records and generated ones,
+ * then the same service with some records edited, some deleted and some inserted, so the second report has drift.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { Random, startService, type RunningService } from '../../src/service/index.js';
+import { fixtureLines } from './fixture-service.js';
+import { runCli } from './run-cli.js';
+
+/** The two snapshots and what the second service served. */
+export interface ReportSnapshots {
+  /** The `--snapshot` base folder. */
+  base: string;
+  /** The snapshot folders, oldest first. */
+  folders: string[];
+  /** The records the second service served, parsed. */
+  served: Record<string, unknown>[];
+}
+
+/**
+ * Lines of the fixture with the first `edits` records' name and map_type changed; one name becomes "None" and one
+ * description "NA", which a reader with pandas' default NA strings would lose.
+ */
+function editedLines(edits: number): string[] {
+  return fixtureLines().map((line, i) => {
+    if (i >= edits) return line;
+    const record = JSON.parse(line) as Record<string, unknown>;
+    record['name'] = i === 1 ? 'None' : `${String(record['name'])} (edited)`;
+    if (i === 3) record['description'] = 'NA';
+    if (i % 2 === 0) record['map_type'] = 'Z map';
+    return JSON.stringify(record);
+  });
+}
+
+/** Runs the two snapshots into `base` with `records` generated records beside the real ones. */
+export async function makeReportSnapshots(base: string, records: number): Promise<ReportSnapshots> {
+  const first = await startService({ data: fixtureLines(), records, seed: 7 });
+  const port = first.port;
+  const run = async (service: RunningService) => {
+    const args = ['--base-url', service.url, '--out', base, '--snapshot', '--to', 'parquet,arrow,csv', '--quiet'];
+    const result = await runCli(args);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  };
+  try {
+    await run(first);
+  } finally {
+    await first.close();
+  }
+  // The same port: the records' links name the service's origin, and should not all change.
+  const second = await startService({ data: editedLines(6), records, seed: 7, port });
+  try {
+    second.dataset.delete(5, new Random(3));
+    second.dataset.insert(8, new Random(4));
+    await run(second);
+    const folders = (await readdir(base)).filter((name) => /^\d{8}T/.test(name)).sort().map((name) => join(base, name));
+    return { base, folders, served: [...second.servedRecords()] };
+  } finally {
+    await second.close();
+  }
+}
