@@ -13,7 +13,8 @@ import { LoadError } from '../load/load-error.js';
 import { FILE_NAMES, TABLES } from './formats.js';
 import { TOOL_NAME } from './tool.js';
 
-const OWN_NAMES = new Set<string>([FILE_NAMES.manifest, ...TABLES.flatMap((t) => Object.values(t.files))]);
+/** Every file name img-etl writes in a snapshot folder: each table's, the manifest, the report and the loaders. */
+const OWN_NAMES = new Set<string>([...Object.values(FILE_NAMES), ...TABLES.flatMap((t) => Object.values(t.files))]);
 
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';

@@ -22,7 +22,7 @@ describe('the run section', () => {
     const requests = { '/api/images/': 560, '/api/images/<id>/': 20 };
     const data = buildReport(new ReportStats().gathered(), {
       source: 'run',
-      manifest: { ...manifest, completeness_proof: proof, requests_per_endpoint: requests },
+      manifest: { ...manifest, completeness: proof, requests },
     });
     expect(data.run).toMatchObject({ completeness_proof: proof, requests_per_endpoint: requests, duration_seconds: 1800 });
     const html = renderReportHtml(data, 'x');
