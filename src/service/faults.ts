@@ -1,6 +1,6 @@
 /** Seeded fault decisions for data requests: which fault, which mutations, which row order. */
 import { hash32, Random } from './random.js';
-import type { FaultKind, PlannedRequest, ResolvedFaults } from './service-options.js';
+import type { FaultKind, FileFaultKind, PlannedFileRequest, PlannedRequest, ResolvedFaults } from './service-options.js';
 
 /** Everything decided for one data request before it is answered. */
 export interface FaultDecision {
@@ -62,4 +62,24 @@ export function decideFaults(faults: ResolvedFaults, request: PlannedRequest): F
 /** Whether a record is an orphan: counted in `count` but dropped from pages (its polymorphic child row is missing). */
 export function isOrphan(faults: ResolvedFaults, id: number): boolean {
   return faults.orphanRate > 0 && hash32(faults.faultSeed, id, 0x0f) / 4294967296 < faults.orphanRate;
+}
+
+/** Decides the fault of file request number `n` from the file rates (or the file plan), seeded by (faultSeed, n). */
+export function decideFileFault(faults: ResolvedFaults, request: PlannedFileRequest): { kind: FileFaultKind; cutAt: number } {
+  const rng = new Random(hash32(faults.faultSeed, request.n, 0xf11e));
+  const roll = rng.next();
+  const cutAt = 0.1 + 0.8 * rng.next();
+  const planned = faults.filePlan?.(request);
+  if (planned !== undefined) return { kind: planned, cutAt };
+  let threshold = 0;
+  for (const [kind, rate] of [
+    ['truncate', faults.fileTruncateRate],
+    ['wrong-length', faults.fileWrongLengthRate],
+    ['corrupt', faults.fileCorruptRate],
+    ['ignore-range', faults.fileIgnoreRangeRate],
+  ] as const) {
+    threshold += rate;
+    if (roll < threshold) return { kind, cutAt };
+  }
+  return { kind: 'none', cutAt };
 }

@@ -16,6 +16,8 @@ export interface ServiceContext {
   closing: AbortSignal;
   /** GET and HEAD requests on data views received so far (numbers the next one for the fault plan). */
   dataRequests: number;
+  /** GET and HEAD requests for files under /media/ received so far (numbers the next one for the file faults). */
+  fileRequests: number;
 }
 
 /** Counts a response status. */

@@ -60,6 +60,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     fallbackHost: host,
     closing: closing.signal,
     dataRequests: 0,
+    fileRequests: 0,
   };
   const server = createServer((req, res) => handleRequest(ctx, req, res));
   await new Promise<void>((resolve, reject) => {
