@@ -5,6 +5,7 @@ import { demoCommand } from './demo-command.js';
 import { readmeCommand } from './readme-command.js';
 import { snapshotCommand } from './snapshot-command.js';
 import { diffCommand } from './diff-command.js';
+import { filesCommand } from './files-command.js';
 import { pipelineNames } from './load-pipeline.js';
 import { runCommand } from './run-command.js';
 import { VERSION } from '../run/tool.js';
@@ -21,6 +22,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .command(serveCommand(setExitCode))
     .command(demoCommand(setExitCode))
     .command(diffCommand(setExitCode))
+    .command(filesCommand(setExitCode))
     .command(runCommand(setExitCode, await pipelineNames()))
     .command(readmeCommand())
     .strict()

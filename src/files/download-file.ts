@@ -1,0 +1,201 @@
+/**
+ * Fetching one file to disk, resumably and verified. Bytes go to `<path>.part` as they arrive; a `.part` left by an
+ * earlier attempt or run is continued with `Range: bytes=<its size>-` and kept only if the server answers 206 with a
+ * Content-Range starting there (a 200 rewrites it from the start). The whole file is then checked
+ * (verify-image-file.ts), fsync'd and renamed to its final name, so a final name only ever holds a verified file.
+ * Retries, backoff, Retry-After, redirects, timeouts and the token follow the listing's rules (withRetry, HttpClient).
+ */
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ExtractError } from '../extract/extract-error.js';
+import type { FileResponse, HttpClient } from '../extract/http-client.js';
+import { withRetry, type RetryNotice, type RetryOptions } from '../extract/retry.js';
+import { syncFolder } from '../load/atomic-file.js';
+import type { FileStatus } from './file-status.js';
+import { verifyImageFile } from './verify-image-file.js';
+
+/** One file to fetch. */
+export interface DownloadTask {
+  /** The URL as listed (named in reasons). */
+  url: string;
+  /** The URL requested: the listed one, on the base URL's scheme. */
+  fetchUrl: string;
+  /** The final path. */
+  path: string;
+  /** The size the listing gives, when it gives one. */
+  expectedBytes?: number;
+}
+
+/** What a download shares with the others of its run. */
+export interface DownloadContext {
+  client: HttpClient;
+  /** Retry policy; the listing's defaults. */
+  retry?: RetryOptions;
+  /** Stops the download (the `.part` is kept). */
+  signal?: AbortSignal;
+  /** Told of each chunk written. */
+  onBytes?: (bytes: number) => void;
+  /** Told of each retry. */
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+/** How a download ended. */
+export interface DownloadResult {
+  status: FileStatus;
+  /** Size and SHA-256 of the verified file (status ok). */
+  bytes?: number;
+  sha256?: string;
+  /** Why it is not ok. */
+  reason?: string;
+}
+
+/** A verification failure of a whole download: retried like a failed request, then reported with its status. */
+class Unfit extends ExtractError {
+  constructor(
+    readonly fileStatus: FileStatus,
+    url: string,
+    reason: string,
+  ) {
+    super('BAD_BODY', url, reason, true);
+  }
+}
+
+/** Fetches one file to its final path; resolves to its status (never throws for the file's own faults; a disk failure or cancellation throws). */
+export async function downloadFile(task: DownloadTask, ctx: DownloadContext): Promise<DownloadResult> {
+  const part = `${task.path}.part`;
+  await mkdir(dirname(task.path), { recursive: true });
+  let unfit: Unfit | undefined; // the last attempt's verdict on the file (withRetry rewraps the error it ends with)
+  const once = async (): Promise<{ bytes: number; sha256: string }> => {
+    unfit = undefined;
+    try {
+      return await attempt(task, part, ctx);
+    } catch (err) {
+      if (err instanceof Unfit) unfit = err;
+      throw err;
+    }
+  };
+  try {
+    const check = await withRetry(once, { budgetMs: Number.MAX_SAFE_INTEGER, ...ctx.retry }, ctx.onRetry, ctx.signal);
+    return { status: 'ok', bytes: check.bytes, sha256: check.sha256 };
+  } catch (err) {
+    if (ctx.signal?.aborted === true || !(err instanceof ExtractError) || err.code === 'ABORTED') throw err;
+    if (unfit !== undefined) return { status: unfit.fileStatus, reason: err.message };
+    if (err.status === 404 || err.status === 410) return { status: 'missing_on_server', reason: err.message };
+    return { status: 'failed', reason: err.message };
+  }
+}
+
+async function attempt(task: DownloadTask, part: string, ctx: DownloadContext): Promise<{ bytes: number; sha256: string }> {
+  const expected = task.expectedBytes;
+  let have = await sizeOf(part);
+  if (expected !== undefined && have > expected) have = await restart(part);
+  if (expected === undefined || have < expected) {
+    const response = await ctx.client.getFile(task.fetchUrl, { signal: ctx.signal, range: have > 0 ? `bytes=${have}-` : undefined });
+    const from = await startingByte(task, part, response, have);
+    await writeBody(task, part, response, from, ctx);
+  }
+  const check = await verifyImageFile(part);
+  if (expected !== undefined && check.bytes !== expected) {
+    await restart(part);
+    throw new Unfit('size_mismatch', task.fetchUrl, `returned ${check.bytes} bytes where the listing says file_size ${expected}`);
+  }
+  if (check.problem !== undefined) {
+    await restart(part);
+    throw new Unfit('corrupt', task.fetchUrl, `returned a file that ${check.problem}`);
+  }
+  await rename(part, task.path);
+  await syncFolder(dirname(task.path));
+  return check;
+}
+
+/** Where the response's body starts in the file: the `.part`'s size for a 206 that continues it, else 0. */
+async function startingByte(task: DownloadTask, part: string, response: FileResponse, have: number): Promise<number> {
+  const expected = task.expectedBytes;
+  const url = task.fetchUrl;
+  const mismatch = (total: number): Unfit => new Unfit('size_mismatch', url, `serves ${total} bytes where the listing says file_size ${expected}`);
+  if (response.status === 416) {
+    response.body.destroy();
+    const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
+    await restart(part);
+    if (expected !== undefined && total === total && total !== expected) throw mismatch(total);
+    throw new ExtractError('BAD_BODY', url, `answered 416 to a range from byte ${have}`, true, 416);
+  }
+  if (response.status === 206) {
+    const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
+    const [start, total] = range === null ? [NaN, NaN] : [Number(range[1]), Number(range[3])];
+    if (expected !== undefined && total === total && total !== expected) {
+      response.body.destroy();
+      throw mismatch(total);
+    }
+    if (start !== have) {
+      response.body.destroy();
+      await restart(part);
+      const said = JSON.stringify(response.header('content-range') ?? '');
+      throw new ExtractError('BAD_BODY', url, `answered a range from byte ${have} with content-range ${said}`, true, 206);
+    }
+    return have;
+  }
+  const length = Number(response.header('content-length') ?? NaN);
+  if (expected !== undefined && length === length && length !== expected) {
+    response.body.destroy();
+    throw mismatch(length);
+  }
+  return 0; // a 200: the whole file, whatever the .part held
+}
+
+/** Streams the body into the `.part` from byte `from` (truncating what follows), chunk by chunk; fsyncs it. */
+async function writeBody(task: DownloadTask, part: string, response: FileResponse, from: number, ctx: DownloadContext): Promise<void> {
+  const file = await open(part, from > 0 ? 'r+' : 'w');
+  const onAbort = (): void => response.body.destroy();
+  ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  const declared = Number(response.header('content-length') ?? NaN);
+  const limit = task.expectedBytes;
+  let position = from;
+  let received = 0;
+  try {
+    await file.truncate(from);
+    const chunks = response.body[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await chunks.next();
+      } catch (err) {
+        if (ctx.signal?.aborted === true) throw new ExtractError('ABORTED', task.fetchUrl, 'was cancelled', false, undefined, undefined, { cause: err });
+        throw ctx.client.fileBodyError(task.fetchUrl, err, received, declared);
+      }
+      if (next.done === true) break;
+      const chunk = next.value;
+      if (limit !== undefined && position + chunk.length > limit) {
+        response.body.destroy();
+        await restart(part);
+        throw new Unfit('size_mismatch', task.fetchUrl, `sent more than the ${limit} bytes the listing gives as file_size`);
+      }
+      for (let offset = 0; offset < chunk.length; ) offset += (await file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
+      position += chunk.length;
+      received += chunk.length;
+      ctx.onBytes?.(chunk.length);
+    }
+    if (declared === declared && received !== declared) {
+      throw new ExtractError('BAD_BODY', task.fetchUrl, `returned a truncated body (${received} of ${declared} bytes)`, true, response.status);
+    }
+    await file.sync();
+  } finally {
+    ctx.signal?.removeEventListener('abort', onAbort);
+    await file.close();
+  }
+}
+
+/** Removes a `.part` whose bytes cannot be continued; 0, the bytes now held. */
+async function restart(part: string): Promise<number> {
+  await rm(part, { force: true });
+  return 0;
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The files stage's error: a stable `code`, a one-line lowercase message prefixed `files:` that names the path or
+ * value at fault, and a `cause`. A file that cannot be fetched is not an error but a row of files.parquet.
+ */
+import { oneLine } from '../diff/diff-error.js';
+
+/** Stable codes of the files stage's errors. */
+export type FilesErrorCode =
+  | 'FILES_BAD_WHERE' // a --where condition names no column, or a value the column cannot hold
+  | 'FILES_NOT_SNAPSHOT' // the snapshot path names no snapshot
+  | 'FILES_UNREADABLE' // the snapshot or an earlier files.parquet cannot be read
+  | 'FILES_WRITE_FAILED'; // the output folder or files.parquet cannot be written
+
+/** An error that stops a files run. */
+export class FilesError extends Error {
+  override readonly name = 'FilesError';
+
+  constructor(
+    /** Stable machine-readable code. */
+    readonly code: FilesErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(oneLine(message), options);
+  }
+}
