@@ -153,7 +153,7 @@ async function estimateSeconds(plan: FilesPlan, concurrency: number, timeoutMs: 
     const response = await client.getFile(plan.sample, { range: 'bytes=0-1048575' });
     const firstByte = (performance.now() - began) / 1000;
     let bytes = 0;
-    for await (const chunk of response.body) bytes += chunk.length;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) bytes += chunk.length;
     const seconds = (performance.now() - began) / 1000 - firstByte;
     const rate = bytes / Math.max(seconds, 0.001);
     const fetched = plan.files - plan.missing;

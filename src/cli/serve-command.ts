@@ -38,6 +38,11 @@ const SERVE_OPTIONS = {
   'move-count': { type: 'number', default: 10, describe: 'Rows moved each time in move mode', group: 'Faults:' },
   'orphan-rate': { type: 'number', default: 0, describe: 'Share of records counted but never served', group: 'Faults:' },
   'fault-seed': { type: 'number', default: 1, describe: 'Seed of every fault decision', group: 'Faults:' },
+  'file-truncate-rate': { type: 'number', default: 0, describe: 'Probability that a file body under /media/ is cut short', group: 'File faults:' },
+  'file-wrong-length-rate': { type: 'number', default: 0, describe: 'Probability that a file is served at another length than its file_size', group: 'File faults:' },
+  'file-corrupt-rate': { type: 'number', default: 0, describe: 'Probability that a file is served with one byte changed', group: 'File faults:' },
+  'file-ignore-range-rate': { type: 'number', default: 0, describe: 'Probability that a Range header is ignored (200, the whole file)', group: 'File faults:' },
+  'file-rate': { type: 'number', default: 0, describe: 'Bytes per second each file response is sent at, at most (0: no cap)', group: 'File faults:' },
 } as const satisfies Record<string, Options>;
 
 type ServeOption = typeof SERVE_OPTIONS;
@@ -67,6 +72,11 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     moveCount: integer('move-count', args.moveCount),
     orphanRate: probability('orphan-rate', args.orphanRate),
     faultSeed: integer('fault-seed', args.faultSeed),
+    fileTruncateRate: probability('file-truncate-rate', args.fileTruncateRate),
+    fileWrongLengthRate: probability('file-wrong-length-rate', args.fileWrongLengthRate),
+    fileCorruptRate: probability('file-corrupt-rate', args.fileCorruptRate),
+    fileIgnoreRangeRate: probability('file-ignore-range-rate', args.fileIgnoreRangeRate),
+    fileBytesPerSecond: nonNegative('file-rate', args.fileRate),
   };
   const port = integer('port', args.port);
   if (port !== undefined && port > 65535) throw new UsageError(`--port: expected 0 to 65535, got ${port}`);

@@ -48,7 +48,9 @@ export interface FileResponse {
   /** A response header by lower-case name. */
   header(name: string): string | undefined;
   /** The body, unread. */
-  body: AsyncIterable<Buffer> & { destroy(): void };
+  body: NodeJS.ReadableStream;
+  /** Drops the body unread and closes the connection (its abort error is swallowed). */
+  discard(): void;
 }
 
 /** A page as fetched: the validated envelope and the body it was parsed from. */
@@ -169,7 +171,7 @@ export class HttpClient {
           const value = headers[name];
           return Array.isArray(value) ? value[0] : value;
         };
-        return { url: current.href, status: statusCode, header, body: response.body as AsyncIterable<Buffer> & { destroy(): void } };
+        return { url: current.href, status: statusCode, header, body: response.body, discard: () => drop(response) };
       }
     } catch (err) {
       if (err instanceof ExtractError) throw err;

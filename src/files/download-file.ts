@@ -94,7 +94,7 @@ async function attempt(task: DownloadTask, part: string, ctx: DownloadContext): 
     const from = await startingByte(task, part, response, have);
     await writeBody(task, part, response, from, ctx);
   }
-  const check = await verifyImageFile(part);
+  const check = await verifyImageFile(part, task.path);
   if (expected !== undefined && check.bytes !== expected) {
     await restart(part);
     throw new Unfit('size_mismatch', task.fetchUrl, `returned ${check.bytes} bytes where the listing says file_size ${expected}`);
@@ -114,7 +114,7 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
   const url = task.fetchUrl;
   const mismatch = (total: number): Unfit => new Unfit('size_mismatch', url, `serves ${total} bytes where the listing says file_size ${expected}`);
   if (response.status === 416) {
-    response.body.destroy();
+    response.discard();
     const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
     await restart(part);
     if (expected !== undefined && total === total && total !== expected) throw mismatch(total);
@@ -124,11 +124,11 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
     const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
     const [start, total] = range === null ? [NaN, NaN] : [Number(range[1]), Number(range[3])];
     if (expected !== undefined && total === total && total !== expected) {
-      response.body.destroy();
+      response.discard();
       throw mismatch(total);
     }
     if (start !== have) {
-      response.body.destroy();
+      response.discard();
       await restart(part);
       const said = JSON.stringify(response.header('content-range') ?? '');
       throw new ExtractError('BAD_BODY', url, `answered a range from byte ${have} with content-range ${said}`, true, 206);
@@ -137,7 +137,7 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
   }
   const length = Number(response.header('content-length') ?? NaN);
   if (expected !== undefined && length === length && length !== expected) {
-    response.body.destroy();
+    response.discard();
     throw mismatch(length);
   }
   return 0; // a 200: the whole file, whatever the .part held
@@ -146,27 +146,26 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
 /** Streams the body into the `.part` from byte `from` (truncating what follows), chunk by chunk; fsyncs it. */
 async function writeBody(task: DownloadTask, part: string, response: FileResponse, from: number, ctx: DownloadContext): Promise<void> {
   const file = await open(part, from > 0 ? 'r+' : 'w');
-  const onAbort = (): void => response.body.destroy();
+  const onAbort = (): void => response.discard();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
   const declared = Number(response.header('content-length') ?? NaN);
   const limit = task.expectedBytes;
+  const chunks = receive(response.body);
   let position = from;
   let received = 0;
   try {
     await file.truncate(from);
-    const chunks = response.body[Symbol.asyncIterator]();
     for (;;) {
-      let next: IteratorResult<Buffer>;
-      try {
-        next = await chunks.next();
-      } catch (err) {
+      const next = await chunks.next();
+      if (next === undefined) break;
+      if ('error' in next) {
+        const err = next.error;
         if (ctx.signal?.aborted === true) throw new ExtractError('ABORTED', task.fetchUrl, 'was cancelled', false, undefined, undefined, { cause: err });
         throw ctx.client.fileBodyError(task.fetchUrl, err, received, declared);
       }
-      if (next.done === true) break;
-      const chunk = next.value;
+      const chunk = next.chunk;
       if (limit !== undefined && position + chunk.length > limit) {
-        response.body.destroy();
+        response.discard();
         await restart(part);
         throw new Unfit('size_mismatch', task.fetchUrl, `sent more than the ${limit} bytes the listing gives as file_size`);
       }
@@ -180,9 +179,65 @@ async function writeBody(task: DownloadTask, part: string, response: FileRespons
     }
     await file.sync();
   } finally {
+    chunks.stop();
     ctx.signal?.removeEventListener('abort', onAbort);
     await file.close();
   }
+}
+
+/** Bytes held in memory before the body is paused (so the socket is): the disk writes more slowly than loopback reads. */
+const MAX_QUEUED = 4 * 1024 * 1024;
+
+/**
+ * The body's chunks as they arrive, then its end (undefined) or its failure. Chunks are taken as `data` events and
+ * queued, not pulled through the stream's own buffer: a stream destroyed by a failure drops what it buffers, and every
+ * byte that reached the process must reach the `.part`, so that a continuation never asks for it again.
+ */
+function receive(body: FileResponse['body']) {
+  const stream = body as NodeJS.ReadableStream & { destroy(): void };
+  const queue: Buffer[] = [];
+  let queued = 0;
+  let ended = false;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const onData = (chunk: Buffer): void => {
+    queue.push(chunk);
+    queued += chunk.length;
+    if (queued > MAX_QUEUED) stream.pause();
+    wake?.();
+  };
+  const onEnd = (): void => {
+    ended = true;
+    stream.off('close', onClose);
+    wake?.();
+  };
+  const onError = (error: unknown): void => {
+    failure ??= { error };
+    wake?.();
+  };
+  // A body destroyed without an error (the connection closed early) only closes: as much a failure as an error.
+  const onClose = (): void => onError(new Error('the connection closed before the body ended'));
+  stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  return {
+    async next(): Promise<{ chunk: Buffer } | { error: unknown } | undefined> {
+      for (;;) {
+        const chunk = queue.shift();
+        if (chunk !== undefined) {
+          queued -= chunk.length;
+          if (queued <= MAX_QUEUED / 2 && stream.isPaused()) stream.resume();
+          return { chunk };
+        }
+        if (failure !== undefined) return failure;
+        if (ended) return undefined;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    },
+    stop(): void {
+      stream.off('data', onData).off('end', onEnd).off('close', onClose);
+      if (!ended) stream.destroy();
+    },
+  };
 }
 
 /** Removes a `.part` whose bytes cannot be continued; 0, the bytes now held. */

@@ -71,7 +71,7 @@ export interface FilesPlan {
   missing: number;
   /** The service the files come from. */
   baseUrl: string;
-  /** The link of the first selected file with bytes, on the service's scheme: what a dry run measures. */
+  /** The link of the largest selected file, on the service's scheme: what a dry run measures. */
   sample?: string;
 }
 
@@ -87,13 +87,17 @@ export async function planFiles(options: Pick<FetchFilesOptions, 'snapshot' | 'w
   const where = conditions(options.where);
   const rows = await openSnapshot(options.snapshot);
   const plan: FilesPlan = { files: 0, bytes: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
+  let largest = 0;
   try {
     for await (const images of selectImages(rows, where, extraKeys(options.with))) {
       for (const image of images) {
         plan.files += 1 + image.extras.length;
         plan.bytes += image.fileSize ?? 0;
         if (image.fileSize === 0) plan.missing++;
-        if (plan.sample === undefined && (image.fileSize ?? 0) > 0 && image.file !== null) plan.sample = onBase(image.file, new URL(plan.baseUrl));
+        if ((image.fileSize ?? 0) > largest && image.file !== null) {
+          largest = image.fileSize ?? 0;
+          plan.sample = onBase(image.file, new URL(plan.baseUrl));
+        }
       }
     }
   } finally {

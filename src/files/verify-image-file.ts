@@ -21,8 +21,8 @@ export interface FileCheck {
 
 const NIFTI2_BYTES = 540;
 
-/** Reads the file once and checks it as its name says (`.nii.gz`, `.nii`; any other file: size and digest only). */
-export async function verifyImageFile(path: string): Promise<FileCheck> {
+/** Reads the file once and checks it as `name` says (`.nii.gz`, `.nii`; any other file: size and digest only); `name` defaults to the path (a `.part` is checked under its final name). */
+export async function verifyImageFile(path: string, name = path): Promise<FileCheck> {
   const hash = createHash('sha256');
   let bytes = 0;
   const head: Buffer[] = [];
@@ -32,8 +32,8 @@ export async function verifyImageFile(path: string): Promise<FileCheck> {
     head.push(chunk.subarray(0, NIFTI2_BYTES - headBytes));
     headBytes += Math.min(chunk.length, NIFTI2_BYTES - headBytes);
   };
-  const gz = /\.nii\.gz$/i.test(path);
-  const nii = /\.nii$/i.test(path);
+  const gz = /\.nii\.gz$/i.test(name);
+  const nii = /\.nii$/i.test(name);
   const count = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       hash.update(chunk);
