@@ -17,7 +17,7 @@ import { downloadFile, type DownloadResult } from './download-file.js';
 import type { FileRow, FileStatus } from './file-status.js';
 import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
-import { readVerifiedFiles, writeFilesTable } from './files-table.js';
+import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
 import { EXTRA_LINKS, selectImages, type ExtraLinkGroup, type SelectedImage } from './select-images.js';
 import { targetPath } from './target-path.js';
@@ -112,6 +112,7 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
   const plan = await planFiles(options);
   options.onEvent?.({ type: 'plan', files: plan.files, bytes: plan.bytes });
   await makeFolder(options.outDir, 'files');
+  await removeStaleTables(options.outDir);
   const verified = await readVerifiedFiles(options.outDir);
   const rows = await openSnapshot(options.snapshot);
   const base = new URL(plan.baseUrl);

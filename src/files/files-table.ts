@@ -2,6 +2,7 @@
  * files.parquet: one row per selected file (see FileRow; `link` and `status` dictionary-encoded in the Parquet file), written with parquet-wasm under a temporary name and renamed
  * into place once whole (AtomicFile), and read back by the next run to skip what it holds as verified.
  */
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Field, Int64, RecordBatch, Schema, Struct, Utf8, makeData, vectorFromArray, type DataType } from 'apache-arrow';
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
@@ -60,6 +61,29 @@ function fileBatch(schema: Schema, rows: readonly FileRow[]): RecordBatch {
     return vectorFromArray(values as never[], type).data[0]!;
   });
   return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }));
+}
+
+/**
+ * Removes the temporary files.parquet a killed run left (`.files.parquet.tmp-<pid>-<random>`, see AtomicFile) whose
+ * process is gone; a live run's is left alone.
+ */
+export async function removeStaleTables(dir: string): Promise<void> {
+  const prefix = `.${FILES_TABLE}.tmp-`;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) continue;
+    await rm(join(dir, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, another user's
+  }
 }
 
 /** What an earlier run's files.parquet holds as verified: size and SHA-256 by path; empty when there is none or it cannot be read. */

@@ -95,7 +95,7 @@ async function sendBody(ctx: ServiceContext, res: ServerResponse, file: ServedFi
   const piece = cap > 0 ? Math.max(1024, Math.min(64 * 1024, Math.floor(cap / 20))) : 64 * 1024;
   for (const chunk of file.read(start, stopAt)) {
     for (let p = 0; p < chunk.length; p += piece) {
-      if (res.destroyed || ctx.closing.aborted) throw new Error('service: the client went away');
+      if (gone(res) || ctx.closing.aborted) throw new Error('service: the client went away');
       let bytes = chunk.subarray(p, p + piece);
       if (corruptAt >= at && corruptAt < at + bytes.length) {
         bytes = Buffer.from(bytes);
@@ -104,6 +104,7 @@ async function sendBody(ctx: ServiceContext, res: ServerResponse, file: ServedFi
       if (cap > 0) {
         const due = began + ((at - start) / cap) * 1000;
         if (due > Date.now()) await sleep(due - Date.now(), undefined, { signal: ctx.closing });
+        if (gone(res)) throw new Error('service: the client went away');
       }
       const drained = res.write(bytes);
       at += bytes.length;
@@ -114,9 +115,15 @@ async function sendBody(ctx: ServiceContext, res: ServerResponse, file: ServedFi
   }
 }
 
+/** Whether the response's connection is gone (the client left, or the response was destroyed). */
+function gone(res: ServerResponse): boolean {
+  return res.destroyed || res.socket === null || res.socket.destroyed;
+}
+
 /** Resolves when the response can take more bytes or has closed. */
 function drainOrClose(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
+    if (gone(res)) return resolve();
     const done = (): void => {
       res.off('drain', done).off('close', done);
       resolve();
