@@ -15,6 +15,11 @@ import { resolveSnapshotFile, type SnapshotFileFormat } from './resolve-snapshot
 export interface ReadSnapshotOptions {
   /** Rows per record batch read from Parquet (Arrow IPC keeps the file's own batches); default 4096. */
   batchSize?: number;
+  /**
+   * Columns the batches need, from Parquet: only those are decoded (far less WebAssembly memory), names the file lacks
+   * are left out; default all. Arrow IPC batches keep every column.
+   */
+  columns?: readonly string[];
 }
 
 /** An opened snapshot: its schema now, its rows as they are read. */
@@ -40,10 +45,10 @@ export async function readSnapshotRows(path: string, options: ReadSnapshotOption
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
   const file = await resolveSnapshotFile(path);
-  return file.format === 'parquet' ? openParquet(file.path, batchSize) : openArrow(file.path);
+  return file.format === 'parquet' ? openParquet(file.path, batchSize, options.columns) : openArrow(file.path);
 }
 
-async function openParquet(path: string, batchSize: number): Promise<SnapshotRows> {
+async function openParquet(path: string, batchSize: number, columns: readonly string[] | undefined): Promise<SnapshotRows> {
   let reader: parquetWasm.ParquetFile;
   let schema: Schema;
   let rows: number;
@@ -73,7 +78,8 @@ async function openParquet(path: string, batchSize: number): Promise<SnapshotRow
     try {
       let stream: ReadableStream<parquetWasm.RecordBatch>;
       try {
-        stream = await reader.stream({ batchSize });
+        const present = columns?.filter((name) => schema.fields.some((f) => f.name === name));
+        stream = await reader.stream({ batchSize, ...(present === undefined ? {} : { columns: present }) });
       } catch (cause) {
         throw unreadable(path, cause);
       }

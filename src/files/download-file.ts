@@ -186,7 +186,7 @@ async function writeBody(task: DownloadTask, part: string, response: FileRespons
 }
 
 /** Bytes held in memory before the body is paused (so the socket is): the disk writes more slowly than loopback reads. */
-const MAX_QUEUED = 4 * 1024 * 1024;
+const MAX_QUEUED = 1024 * 1024;
 
 /**
  * The body's chunks as they arrive, then its end (undefined) or its failure. Chunks are taken as `data` events and

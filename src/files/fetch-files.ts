@@ -19,7 +19,7 @@ import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
-import { EXTRA_LINKS, selectImages, type ExtraLinkGroup, type SelectedImage } from './select-images.js';
+import { EXTRA_LINKS, SELECTION_COLUMNS, selectImages, type ExtraLinkGroup, type SelectedImage } from './select-images.js';
 import { targetPath } from './target-path.js';
 import { verifyImageFile } from './verify-image-file.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
@@ -85,7 +85,7 @@ interface Job {
 /** Counts the files a snapshot selects and their listed bytes. */
 export async function planFiles(options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>): Promise<FilesPlan> {
   const where = conditions(options.where);
-  const rows = await openSnapshot(options.snapshot);
+  const rows = await openSnapshot(options.snapshot, neededColumns(where, options.with));
   const plan: FilesPlan = { files: 0, bytes: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
   let largest = 0;
   try {
@@ -114,7 +114,7 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
   await makeFolder(options.outDir, 'files');
   await removeStaleTables(options.outDir);
   const verified = await readVerifiedFiles(options.outDir);
-  const rows = await openSnapshot(options.snapshot);
+  const rows = await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with));
   const base = new URL(plan.baseUrl);
   const client = new HttpClient(base, { connections: options.concurrency ?? 2, ...options.http });
   const counts: Record<FileStatus, number> = { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 };
@@ -243,10 +243,15 @@ function baseUrlOf(rows: SnapshotRows, given: string | undefined): string {
   }
 }
 
-/** Opens a snapshot, with the files stage's errors. */
-async function openSnapshot(path: string): Promise<SnapshotRows> {
+/** The columns a selection reads: what fetching needs, the conditions' and the extra links'. */
+function neededColumns(where: readonly WhereCondition[], groups: FetchFilesOptions['with']): string[] {
+  return [...new Set([...SELECTION_COLUMNS, ...where.map((c) => c.column.name), ...extraKeys(groups)])];
+}
+
+/** Opens a snapshot for reading `columns`, with the files stage's errors. */
+async function openSnapshot(path: string, columns: readonly string[]): Promise<SnapshotRows> {
   try {
-    return await readSnapshotRows(path);
+    return await readSnapshotRows(path, { columns, batchSize: 1024 });
   } catch (err) {
     if (!(err instanceof DiffError)) throw err;
     const code = err.code === 'DIFF_NOT_FOUND' || err.code === 'DIFF_NOT_SNAPSHOT' ? 'FILES_NOT_SNAPSHOT' : 'FILES_UNREADABLE';

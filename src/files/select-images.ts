@@ -27,12 +27,13 @@ export interface SelectedImage {
   extras: { key: string; url: string }[];
 }
 
-const NEEDED = ['id', 'collection_id', 'file', 'file_size'] as const;
+/** The columns every selection reads. */
+export const SELECTION_COLUMNS = ['id', 'collection_id', 'file', 'file_size'] as const;
 
 /** The selected images of `rows`, a batch per record batch read (empty batches skipped). */
 export async function* selectImages(rows: SnapshotRows, where: readonly WhereCondition[], extraKeys: readonly string[] = []): AsyncGenerator<SelectedImage[]> {
   const fields = new Map(rows.schema.fields.map((f) => [f.name, f]));
-  for (const name of [...NEEDED, ...where.map((c) => c.column.name)]) {
+  for (const name of [...SELECTION_COLUMNS, ...where.map((c) => c.column.name)]) {
     if (!fields.has(name)) throw new FilesError('FILES_UNREADABLE', `files: ${rows.path} has no column ${name}`);
   }
   for (const condition of where) {
