@@ -19,8 +19,8 @@ export function parseByteRange(header: string, size: number): ByteRange | 'unsat
     return suffix === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffix), end: size };
   }
   const start = Number(match[1]);
+  if (start >= size) return 'unsatisfiable';
   const last = match[2] === '' ? size - 1 : Number(match[2]);
   if (last < start) return undefined;
-  if (start >= size) return 'unsatisfiable';
   return { start, end: Math.min(last + 1, size) };
 }
