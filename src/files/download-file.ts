@@ -91,8 +91,13 @@ async function attempt(task: DownloadTask, part: string, ctx: DownloadContext): 
   if (expected !== undefined && have > expected) have = await restart(part);
   if (expected === undefined || have < expected) {
     const response = await ctx.client.getFile(task.fetchUrl, { signal: ctx.signal, range: have > 0 ? `bytes=${have}-` : undefined });
-    const from = await startingByte(task, part, response, have);
-    await writeBody(task, part, response, from, ctx);
+    const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
+    try {
+      const from = await startingByte(task, part, response, have);
+      await writeBody(task, part, response, chunks, from, ctx);
+    } finally {
+      chunks.stop();
+    }
   }
   const check = await verifyImageFile(part, task.path);
   if (expected !== undefined && check.bytes !== expected) {
@@ -144,13 +149,12 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
 }
 
 /** Streams the body into the `.part` from byte `from` (truncating what follows), chunk by chunk; fsyncs it. */
-async function writeBody(task: DownloadTask, part: string, response: FileResponse, from: number, ctx: DownloadContext): Promise<void> {
+async function writeBody(task: DownloadTask, part: string, response: FileResponse, chunks: Chunks, from: number, ctx: DownloadContext): Promise<void> {
   const file = await open(part, from > 0 ? 'r+' : 'w');
   const onAbort = (): void => response.discard();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
   const declared = Number(response.header('content-length') ?? NaN);
   const limit = task.expectedBytes;
-  const chunks = receive(response.body);
   let position = from;
   let received = 0;
   try {
@@ -179,10 +183,17 @@ async function writeBody(task: DownloadTask, part: string, response: FileRespons
     }
     await file.sync();
   } finally {
-    chunks.stop();
     ctx.signal?.removeEventListener('abort', onAbort);
     await file.close();
   }
+}
+
+/** A body's chunks as they arrive (see receive). */
+interface Chunks {
+  /** The next chunk, the failure, or undefined at the end. */
+  next(): Promise<{ chunk: Buffer } | { error: unknown } | undefined>;
+  /** Stops listening and closes the body if it has not ended. */
+  stop(): void;
 }
 
 /** Bytes held in memory before the body is paused (so the socket is): the disk writes more slowly than loopback reads. */
@@ -193,7 +204,7 @@ const MAX_QUEUED = 1024 * 1024;
  * queued, not pulled through the stream's own buffer: a stream destroyed by a failure drops what it buffers, and every
  * byte that reached the process must reach the `.part`, so that a continuation never asks for it again.
  */
-function receive(body: FileResponse['body']) {
+function receive(body: FileResponse['body']): Chunks {
   const stream = body as NodeJS.ReadableStream & { destroy(): void };
   const queue: Buffer[] = [];
   let queued = 0;
@@ -218,6 +229,9 @@ function receive(body: FileResponse['body']) {
   // A body destroyed without an error (the connection closed early) only closes: as much a failure as an error.
   const onClose = (): void => onError(new Error('the connection closed before the body ended'));
   stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  // The body may have failed while the .part was being opened, before these listeners: its events are gone.
+  const state = stream as unknown as { destroyed: boolean; errored: Error | null; readableEnded: boolean };
+  if (state.destroyed && !state.readableEnded) onError(state.errored ?? new Error('the connection closed before the body ended'));
   return {
     async next(): Promise<{ chunk: Buffer } | { error: unknown } | undefined> {
       for (;;) {

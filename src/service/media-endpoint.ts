@@ -77,8 +77,11 @@ export async function serveMedia(ctx: ServiceContext, req: IncomingMessage, res:
   const corruptAt = fault === 'corrupt' ? start + Math.floor((end - start) / 2) : -1;
   try {
     await sendBody(ctx, res, file, start, stopAt, corruptAt, entry);
-    if (stopAt < end) res.destroy();
-    else res.end();
+    if (stopAt < end) {
+      // What was sent reaches the client before the connection drops, so a client can count on every byte it got.
+      await new Promise<void>((resolve) => (res.socket === null ? resolve() : res.socket.write('', () => resolve())));
+      res.destroy();
+    } else res.end();
   } catch {
     res.destroy();
   } finally {

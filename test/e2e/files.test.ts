@@ -117,6 +117,29 @@ describe('a selection by --where', () => {
   });
 });
 
+describe('--with', () => {
+  it('fetches the thumbnail and surface links of each selected image into the same folder, one row each', async () => {
+    const chosen = records.filter((r) => small(r) && typeof r['thumbnail'] === 'string' && typeof r['surface_left_file'] === 'string').slice(0, 3);
+    const bare = records.find((r) => small(r) && r['thumbnail'] === null && r['surface_left_file'] === null)!;
+    expect(chosen).toHaveLength(3);
+    const out = fresh();
+    const ids = [...chosen, bare].map((r) => r['id']).join(', ');
+    const run = await filesRun(out, ['--where', `id in (${ids})`, '--with', 'thumbnail,surfaces', ...FAST]);
+    expect(run.code).toBe(0);
+    const links = ['file', 'surface_left_file', 'surface_right_file', 'thumbnail'];
+    const expected = [...chosen, bare]
+      .sort((a, b) => (a['id'] as number) - (b['id'] as number))
+      .flatMap((r) => links.filter((link) => typeof r[link] === 'string').map((link) => ({ record: r, link })));
+    const table = await readFilesTable(out);
+    expect(table.map((row) => [row['id'], row['link'], row['status']])).toEqual(expected.map(({ record, link }) => [record['id'], link, 'ok']));
+    for (const { record, link } of expected) {
+      const served = await servedBytes(record[link] as string);
+      expect((await bytesOf(join(out, landingPath(record, link)))).equals(served), `${String(record['id'])} ${link}`).toBe(true);
+    }
+    expect((await runCli(['files', snap, '--out', fresh(), '--with', 'pictures'])).code).toBe(2);
+  });
+});
+
 describe('faults end in the right status', () => {
   const pick = (n: number): Rec => records.filter(small)[n]!;
   const only = (r: Rec): string[] => ['--where', `id = ${String(r['id'])}`, ...FAST];
