@@ -12,7 +12,7 @@ import type { FileResponse, HttpClient } from '../extract/http-client.js';
 import { withRetry, type RetryNotice, type RetryOptions } from '../extract/retry.js';
 import { syncFolder } from '../load/atomic-file.js';
 import type { FileStatus } from './file-status.js';
-import { verifyImageFile } from './verify-image-file.js';
+import { imageCheck, verifyImageFile, type ImageCheck } from './verify-image-file.js';
 
 /** One file to fetch. */
 export interface DownloadTask {
@@ -89,17 +89,22 @@ async function attempt(task: DownloadTask, part: string, ctx: DownloadContext): 
   const expected = task.expectedBytes;
   let have = await sizeOf(part);
   if (expected !== undefined && have > expected) have = await restart(part);
+  let inline: ImageCheck | undefined; // a body from the first byte is checked as it arrives; a continued one after
   if (expected === undefined || have < expected) {
     const response = await ctx.client.getFile(task.fetchUrl, { signal: ctx.signal, range: have > 0 ? `bytes=${have}-` : undefined });
     const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
     try {
       const from = await startingByte(task, part, response, have);
-      await writeBody(task, part, response, chunks, from, ctx);
+      if (from === 0) inline = imageCheck(task.path);
+      await writeBody(task, part, response, chunks, from, ctx, inline);
+    } catch (err) {
+      inline?.cancel();
+      throw err;
     } finally {
       chunks.stop();
     }
   }
-  const check = await verifyImageFile(part, task.path);
+  const check = inline === undefined ? await verifyImageFile(part, task.path) : await inline.finish();
   if (expected !== undefined && check.bytes !== expected) {
     await restart(part);
     throw new Unfit('size_mismatch', task.fetchUrl, `returned ${check.bytes} bytes where the listing says file_size ${expected}`);
@@ -149,7 +154,15 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
 }
 
 /** Streams the body into the `.part` from byte `from` (truncating what follows), chunk by chunk; fsyncs it. */
-async function writeBody(task: DownloadTask, part: string, response: FileResponse, chunks: Chunks, from: number, ctx: DownloadContext): Promise<void> {
+async function writeBody(
+  task: DownloadTask,
+  part: string,
+  response: FileResponse,
+  chunks: Chunks,
+  from: number,
+  ctx: DownloadContext,
+  check: ImageCheck | undefined,
+): Promise<void> {
   const file = await open(part, from > 0 ? 'r+' : 'w');
   const onAbort = (): void => response.discard();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
@@ -174,6 +187,7 @@ async function writeBody(task: DownloadTask, part: string, response: FileRespons
         throw new Unfit('size_mismatch', task.fetchUrl, `sent more than the ${limit} bytes the listing gives as file_size`);
       }
       for (let offset = 0; offset < chunk.length; ) offset += (await file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
+      await check?.write(chunk);
       position += chunk.length;
       received += chunk.length;
       ctx.onBytes?.(chunk.length);

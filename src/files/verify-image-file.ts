@@ -1,12 +1,11 @@
 /**
- * Checking a fetched file on disk in one streaming read: its size and SHA-256, and for a `.nii.gz` that it is one
- * complete gzip stream (zlib checks the CRC-32 and length trailer) whose content starts with a NIfTI-1 or NIfTI-2
- * header (`sizeof_hdr` 348 or 540, either byte order, and the magic). A `.nii` is checked for the header itself.
+ * Checking a fetched file in one streaming pass: its size and SHA-256, and for a `.nii.gz` that it is one complete
+ * gzip stream (zlib checks the CRC-32 and length trailer) whose content starts with a NIfTI-1 or NIfTI-2 header
+ * (`sizeof_hdr` 348 or 540, either byte order, and the magic). A `.nii` is checked for the header itself. A download
+ * from the first byte is checked as it arrives (imageCheck); a file on disk, or a continued `.part`, is read once.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { Transform, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 
 /** What the check found. */
@@ -19,11 +18,23 @@ export interface FileCheck {
   problem?: string;
 }
 
+/** A check fed the file's bytes in order. */
+export interface ImageCheck {
+  /** Takes the next bytes (resolves when the decompressor can take more). */
+  write(chunk: Buffer): Promise<void>;
+  /** Ends the file and says what the check found. */
+  finish(): Promise<FileCheck>;
+  /** Drops the check (the download failed part way); its decompressor is freed now. */
+  cancel(): void;
+}
+
 const NIFTI2_BYTES = 540;
 
-/** Reads the file once and checks it as `name` says (`.nii.gz`, `.nii`; any other file: size and digest only); `name` defaults to the path (a `.part` is checked under its final name). */
-export async function verifyImageFile(path: string, name = path): Promise<FileCheck> {
+/** A check of a file named `name` (`.nii.gz`, `.nii`; any other: size and digest only), fed its bytes in order. */
+export function imageCheck(name: string): ImageCheck {
   const hash = createHash('sha256');
+  const gz = /\.nii\.gz$/i.test(name);
+  const nii = !gz && /\.nii$/i.test(name);
   let bytes = 0;
   const head: Buffer[] = [];
   let headBytes = 0;
@@ -32,33 +43,41 @@ export async function verifyImageFile(path: string, name = path): Promise<FileCh
     head.push(chunk.subarray(0, NIFTI2_BYTES - headBytes));
     headBytes += Math.min(chunk.length, NIFTI2_BYTES - headBytes);
   };
-  const gz = /\.nii\.gz$/i.test(name);
-  const nii = /\.nii$/i.test(name);
-  const count = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
+  let broken: string | undefined;
+  const gunzip = gz ? createGunzip() : undefined;
+  const ended = new Promise<void>((resolve) => {
+    if (gunzip === undefined) return resolve();
+    gunzip.on('data', keepHead).once('end', resolve);
+    gunzip.once('error', (err: Error) => {
+      broken = `is not a complete gzip stream (${err.message})`;
+      resolve();
+    });
+  });
+  return {
+    async write(chunk) {
       hash.update(chunk);
       bytes += chunk.length;
       if (nii) keepHead(chunk);
-      done(null, gz ? chunk : undefined);
+      if (gunzip === undefined || broken !== undefined) return;
+      if (!gunzip.write(chunk)) await Promise.race([new Promise((resolve) => gunzip.once('drain', resolve)), ended]);
     },
-  });
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      keepHead(chunk);
-      done();
+    async finish() {
+      gunzip?.end();
+      await ended;
+      const problem = broken ?? (gz || nii ? niftiProblem(Buffer.concat(head, headBytes)) : undefined);
+      return { bytes, sha256: hash.digest('hex'), ...(problem === undefined ? {} : { problem }) };
     },
-  });
-  let problem: string | undefined;
-  try {
-    if (gz) await pipeline(createReadStream(path), count, createGunzip(), sink);
-    else await pipeline(createReadStream(path), count, new Writable({ write: (_c, _e, done) => done() }));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && code.startsWith('Z_')) problem = `is not a complete gzip stream (${(err as Error).message})`;
-    else throw err;
-  }
-  if (problem === undefined && (gz || nii)) problem = niftiProblem(Buffer.concat(head, headBytes));
-  return { bytes, sha256: hash.digest('hex'), ...(problem === undefined ? {} : { problem }) };
+    cancel() {
+      gunzip?.destroy();
+    },
+  };
+}
+
+/** Reads the file once and checks it as `name` says; `name` defaults to the path (a `.part` is checked under its final name). */
+export async function verifyImageFile(path: string, name = path): Promise<FileCheck> {
+  const check = imageCheck(name);
+  for await (const chunk of createReadStream(path)) await check.write(chunk as Buffer);
+  return check.finish();
 }
 
 /** Why the first bytes are not a NIfTI-1 or NIfTI-2 header, or undefined when they are one. */

@@ -16,6 +16,8 @@ export interface LoadModel {
   pageLatencyMs: number;
   /** Milliseconds per record on the page, holding a worker. */
   recordLatencyMs: number;
+  /** Bytes per second each file response under /media/ is sent at, at most (0 or absent: no cap). */
+  fileBytesPerSecond?: number;
 }
 
 /** The service counters the bench reads (a subset of the library's ServiceStats). */
@@ -46,7 +48,7 @@ export class BenchService {
 
   /** Starts the service in a child process, on core `cpu` only when given, and waits until it listens. */
   static async start(model: LoadModel, cpu?: number): Promise<BenchService> {
-    const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs].map(String);
+    const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs, model.fileBytesPerSecond ?? 0].map(String);
     const argv = pinnedArgv(cpu, [process.execPath, SCRIPT, ...args]);
     // taskset execs node in its own place, so node finds the IPC channel spawn opened for it.
     const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -16,14 +16,19 @@ export type ServiceReply =
   | { type: 'reset' }
   | { type: 'closed' };
 
-const [records, seed, workers, pageLatencyMs, recordLatencyMs] = process.argv.slice(2).map(Number);
+const [records, seed, workers, pageLatencyMs, recordLatencyMs, fileBytesPerSecond] = process.argv.slice(2).map(Number);
 if (process.send === undefined) throw new Error('bench: service-process must be started with an IPC channel (child_process.fork)');
 const send = process.send.bind(process) as (reply: ServiceReply) => boolean;
 
 const service = await startService({
   records: records ?? 0,
   seed: seed ?? 1,
-  faults: { workers: workers ?? 0, pageLatencyMs: pageLatencyMs ?? 0, recordLatencyMs: recordLatencyMs ?? 0 },
+  faults: {
+    workers: workers ?? 0,
+    pageLatencyMs: pageLatencyMs ?? 0,
+    recordLatencyMs: recordLatencyMs ?? 0,
+    fileBytesPerSecond: fileBytesPerSecond ?? 0,
+  },
 });
 send({ type: 'ready', url: service.url, count: service.dataset.size, cpus: allowedCpus() });
 
