@@ -1,5 +1,5 @@
 /**
- * Issue 15: a 1 GB image file is fetched with a peak RSS within 150 MB (bytes go to disk as they arrive and are
+ * Issue 15: a 1 GB image file is fetched with a peak RSS within 150 MB (10^6 bytes) (bytes go to disk as they arrive and are
  * checked by streaming), and it is byte-identical to what the service serves. The service generates the file's
  * padding on the fly; the CLI's peak RSS is its own `process.resourceUsage()`, written at exit by a preloaded module.
  */
@@ -15,7 +15,7 @@ import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const SIZE = 1_000_000_000;
-const LIMIT = 150 * 1024 * 1024;
+const LIMIT = 150e6; // the issue's 150 MB, as the bench counts MB
 const PRELOAD = `data:text/javascript;base64,${Buffer.from(
   "import{writeFileSync}from'node:fs';const t=process.env.IMG_ETL_TEST_RUSAGE;" +
     "if(t)process.on('exit',()=>writeFileSync(t,JSON.stringify(process.resourceUsage())));",
