@@ -27,55 +27,109 @@ type FilesArgs = ArgumentsCamelCase<{
   progressInterval: number;
 }>;
 
-/** `img-etl files <snapshot> --out DIR`: fetches the image files a snapshot selects, verified, and writes files.parquet. */
+/**
+ * `img-etl files <snapshot> --out DIR`: fetches the image files a snapshot selects, verified, and writes files.parquet.
+ */
 export function filesCommand(setExitCode: (code: number) => void): CommandModule<object, FilesArgs> {
   return {
     command: 'files <snapshot>',
-    describe: 'Fetch the image files a snapshot selects (--where), concurrently, resumably and verified, into {out}/<collection_id>/',
+    describe:
+      'Fetch the image files a snapshot selects (--where), concurrently, resumably and verified, ' +
+      'into {out}/<collection_id>/',
     builder: (y) =>
       y
-        .positional('snapshot', { type: 'string', describe: 'A snapshot folder, a --snapshot base folder (its latest), or an images.parquet/.arrow file' })
-        .option('out', { type: 'string', demandOption: true, describe: 'Folder the files and files.parquet go to (created if missing)' })
+        .positional('snapshot', {
+          type: 'string',
+          describe: 'A snapshot folder, a --snapshot base folder (its latest), or an images.parquet/.arrow file',
+        })
+        .option('out', {
+          type: 'string',
+          demandOption: true,
+          describe: 'Folder the files and files.parquet go to (created if missing)',
+        })
         .option('where', {
           type: 'string',
           array: true,
           default: [],
-          describe: `Repeatable, all must hold: "<column> <op> <value>", op = != < <= > >= in (…) like, is null, is not null; text in single quotes`,
+          describe:
+            'Repeatable, all must hold: "<column> <op> <value>", op = != < <= > >= in (…) like, is null, ' +
+            'is not null; text in single quotes',
         })
         .option('concurrency', { type: 'number', default: 2, describe: 'Files fetched at once' })
-        .option('with', { type: 'string', array: true, default: [], describe: `Other links to fetch too, repeatable or comma-separated: ${Object.keys(EXTRA_LINKS).join(', ')}` })
-        .option('base-url', { type: 'string', describe: "The service the files come from; default the snapshot's source" })
+        .option('with', {
+          type: 'string',
+          array: true,
+          default: [],
+          describe: `Other links to fetch too, repeatable or comma-separated: ${Object.keys(EXTRA_LINKS).join(', ')}`,
+        })
+        .option('base-url', {
+          type: 'string',
+          describe: "The service the files come from; default the snapshot's source",
+        })
         .option('token', SNAPSHOT_OPTIONS.token)
         .option('timeout', SNAPSHOT_OPTIONS.timeout)
-        .option('max-attempts', { ...SNAPSHOT_OPTIONS['max-attempts'], describe: 'Attempts per file before it is reported (retries back off exponentially with jitter)' })
+        .option('max-attempts', {
+          ...SNAPSHOT_OPTIONS['max-attempts'],
+          describe: 'Attempts per file before it is reported (retries back off exponentially with jitter)',
+        })
         .option('retry-delay', SNAPSHOT_OPTIONS['retry-delay'])
-        .option('dry-run', { type: 'boolean', default: false, describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing' })
+        .option('dry-run', {
+          type: 'boolean',
+          default: false,
+          describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
+        })
         .option('quiet', { type: 'boolean', default: false, describe: 'No progress on stderr, errors only' })
         .option('summary', { type: 'string', default: 'text', describe: 'The summary on stdout: text or json' })
-        .option('progress-interval', { type: 'number', default: 10, describe: 'Seconds between progress lines when stderr is not a terminal' })
-        .example(`$0 files snapshots/latest --out maps --where "map_type = 'T map'" --where "number_of_subjects >= 20"`, 'T maps of 20 subjects or more')
-        .example(`$0 files output --out maps --where "collection_id in (1056, 1058)" --dry-run`, 'How much two collections hold') as never,
+        .option('progress-interval', {
+          type: 'number',
+          default: 10,
+          describe: 'Seconds between progress lines when stderr is not a terminal',
+        })
+        .example(
+          `$0 files snapshots/latest --out maps --where "map_type = 'T map'" --where "number_of_subjects >= 20"`,
+          'T maps of 20 subjects or more',
+        )
+        .example(
+          `$0 files output --out maps --where "collection_id in (1056, 1058)" --dry-run`,
+          'How much two collections hold',
+        ) as never,
     handler: async (args) => {
       const summary = oneOf('summary', args.summary, ['text', 'json'] as const);
       const out = folderOption('out', args.out);
       const concurrency = positiveInt('concurrency', args.concurrency, 64);
       const groups = parseGroups(args.with);
       if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
-        throw new UsageError('--token: expected one token of visible ASCII characters, without spaces or control characters (not shown here)');
+        throw new UsageError(
+          '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
+            '(not shown here)',
+        );
       }
       const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
       const { fetchFiles, planFiles } = await import('../files/fetch-files.js');
       const { parseWhere } = await import('../files/where-condition.js');
       const where = args.where.map((text) => usage(() => parseWhere(text)));
-      const common = { snapshot: args.snapshot, where, with: groups, ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }) };
+      const common = {
+        snapshot: args.snapshot,
+        where,
+        with: groups,
+        ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
+      };
       if (args.dryRun) {
         const plan = await usageAsync(() => planFiles(common));
         const estimate = await estimateSeconds(plan, concurrency, timeoutMs);
-        process.stdout.write(summary === 'json' ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n` : formatPlan(plan, concurrency, estimate));
+        process.stdout.write(
+          summary === 'json'
+            ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
+            : formatPlan(plan, concurrency, estimate),
+        );
         setExitCode(EXIT.OK);
         return;
       }
-      const progress = new FilesProgress(process.stderr, args.quiet, positiveSeconds('progress-interval', args.progressInterval) * 1000);
+      const progress = new FilesProgress(
+        process.stderr,
+        args.quiet,
+        positiveSeconds('progress-interval', args.progressInterval) * 1000,
+      );
       const aborter = new AbortController();
       const onSignal = (): void => {
         if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);
@@ -88,14 +142,23 @@ export function filesCommand(setExitCode: (code: number) => void): CommandModule
             ...common,
             outDir: out,
             concurrency,
-            http: { headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, ...(args.token === undefined ? {} : { token: args.token }) },
-            retry: { attempts: positiveInt('max-attempts', args.maxAttempts, 100), baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000 },
+            http: {
+              headersTimeoutMs: timeoutMs,
+              bodyTimeoutMs: timeoutMs,
+              ...(args.token === undefined ? {} : { token: args.token }),
+            },
+            retry: {
+              attempts: positiveInt('max-attempts', args.maxAttempts, 100),
+              baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
+            },
             signal: aborter.signal,
             onEvent: progress.onEvent,
           }),
         );
         progress.finish();
-        process.stdout.write(summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result));
+        process.stdout.write(
+          summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
+        );
         setExitCode(result.counts.ok === result.selected.files ? EXIT.OK : EXIT.INCOMPLETE);
       } catch (err) {
         progress.finish();
@@ -114,9 +177,15 @@ export function filesCommand(setExitCode: (code: number) => void): CommandModule
 
 /** `--with` values (repeated or comma-separated) as link groups; a usage error for an unknown one. */
 function parseGroups(values: readonly string[]): ExtraLinkGroup[] {
-  const groups = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const groups = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   for (const g of groups) {
-    if (!(g in EXTRA_LINKS)) throw new UsageError(`--with: unknown link ${JSON.stringify(g)}; choose from ${Object.keys(EXTRA_LINKS).join(', ')}`);
+    if (!(g in EXTRA_LINKS))
+      throw new UsageError(
+        `--with: unknown link ${JSON.stringify(g)}; choose from ${Object.keys(EXTRA_LINKS).join(', ')}`,
+      );
   }
   return [...new Set(groups)] as ExtraLinkGroup[];
 }
@@ -139,7 +208,8 @@ async function usageAsync<T>(body: () => Promise<T>): Promise<T> {
 }
 
 function asUsage(err: unknown): unknown {
-  if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT')) return new UsageError(err.message);
+  if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
+    return new UsageError(err.message);
   return err;
 }
 
@@ -147,7 +217,11 @@ function asUsage(err: unknown): unknown {
 async function estimateSeconds(plan: FilesPlan, concurrency: number, timeoutMs: number): Promise<number | null> {
   if (plan.sample === undefined || plan.bytes === 0) return plan.bytes === 0 ? 0 : null;
   const { HttpClient } = await import('../extract/http-client.js');
-  const client = new HttpClient(new URL(plan.baseUrl), { connections: 1, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs });
+  const client = new HttpClient(new URL(plan.baseUrl), {
+    connections: 1,
+    headersTimeoutMs: timeoutMs,
+    bodyTimeoutMs: timeoutMs,
+  });
   try {
     const began = performance.now();
     const response = await client.getFile(plan.sample, { range: 'bytes=0-1048575' });
@@ -166,9 +240,14 @@ async function estimateSeconds(plan: FilesPlan, concurrency: number, timeoutMs: 
 }
 
 function formatPlan(plan: FilesPlan, concurrency: number, estimate: number | null): string {
-  const missing = plan.missing > 0 ? ` (${thousands(plan.missing)} with file_size 0: missing on the server, not fetched)` : '';
-  const time = estimate === null ? 'no estimate (the sample file could not be fetched)' : `about ${formatDuration(estimate)} at ${concurrency} at a time`;
-  return `img-etl files (dry run): ${thousands(plan.files)} files, ${formatBytes(plan.bytes)} listed${missing}; ${time}, from ${plan.baseUrl}\n`;
+  const missing =
+    plan.missing > 0 ? ` (${thousands(plan.missing)} with file_size 0: missing on the server, not fetched)` : '';
+  const time =
+    estimate === null
+      ? 'no estimate (the sample file could not be fetched)'
+      : `about ${formatDuration(estimate)} at ${concurrency} at a time`;
+  const listed = `${thousands(plan.files)} files, ${formatBytes(plan.bytes)} listed${missing}`;
+  return `img-etl files (dry run): ${listed}; ${time}, from ${plan.baseUrl}\n`;
 }
 
 /** `--summary json`. */
@@ -179,7 +258,12 @@ function summaryDocument(result: FilesResult): Record<string, unknown> {
     counts: result.counts,
     fetched: result.fetched,
     kept: result.kept,
-    files_table: { path: result.table.path, rows: result.table.rows, bytes: result.table.bytes, sha256: result.table.sha256 },
+    files_table: {
+      path: result.table.path,
+      rows: result.table.rows,
+      bytes: result.table.bytes,
+      sha256: result.table.sha256,
+    },
     duration_seconds: result.durationMs / 1000,
   };
 }
@@ -189,10 +273,12 @@ function formatSummary(result: FilesResult): string {
   const { counts, fetched, selected } = result;
   const rate = `${formatBytes(fetched.bytes / Math.max(seconds, 0.001))}/s`;
   const others = FILE_STATUSES.filter((s) => s !== 'ok').map((s) => `${s} ${thousands(counts[s])}`);
+  const complete = counts.ok === selected.files;
+  const fetchedBytes = `${formatBytes(fetched.bytes)} in ${seconds.toFixed(1)} s (${rate})`;
   const lines = [
-    `img-etl files: ${counts.ok === selected.files ? 'complete' : 'INCOMPLETE'}: ${thousands(counts.ok)} of ${thousands(selected.files)} files ok`,
-    `  fetched   ${thousands(fetched.files)} files, ${formatBytes(fetched.bytes)} in ${seconds.toFixed(1)} s (${rate}); ${thousands(result.kept)} kept from disk`,
-    `  problems  ${others.join(', ')}${counts.ok === selected.files ? '' : ` (files.parquet's status and reason columns say which and why)`}`,
+    `img-etl files: ${complete ? 'complete' : 'INCOMPLETE'}: ${thousands(counts.ok)} of ${thousands(selected.files)}`,
+    `  fetched   ${thousands(fetched.files)} files, ${fetchedBytes}; ${thousands(result.kept)} kept from disk`,
+    `  problems  ${others.join(', ')}${complete ? '' : " (files.parquet's status and reason say which and why)"}`,
     `  table     ${result.table.path}  ${thousands(result.table.rows)} rows, ${formatBytes(result.table.bytes)}`,
   ];
   return `${lines.join('\n')}\n`;

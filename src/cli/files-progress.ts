@@ -37,7 +37,10 @@ export class FilesProgress {
         this.total = event.bytes;
         this.files = event.files;
         this.started = now;
-        this.timer = setInterval(() => (this.tty ? this.draw(Date.now()) : this.plain(Date.now())), this.tty ? 1_000 : this.plainEveryMs);
+        this.timer = setInterval(
+          () => (this.tty ? this.draw(Date.now()) : this.plain(Date.now())),
+          this.tty ? 1_000 : this.plainEveryMs,
+        );
         this.timer.unref();
         if (!this.tty) this.plain(now);
         return;
@@ -48,11 +51,16 @@ export class FilesProgress {
       case 'file':
         this.settled++;
         if (!event.fetched) this.settledListed += event.listedBytes;
-        if (event.row.status !== 'ok') this.line(`img-etl: ${event.row.status}: ${event.row.url ?? `image ${event.row.id}`}: ${event.row.reason ?? ''}`);
+        if (event.row.status !== 'ok')
+          this.line(
+            `img-etl: ${event.row.status}: ${event.row.url ?? `image ${event.row.id}`}: ${event.row.reason ?? ''}`,
+          );
         else if (this.tty && now - this.lastDraw >= 100) this.draw(now);
         return;
       case 'retry':
-        this.line(`img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`);
+        this.line(
+          `img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`,
+        );
         return;
     }
   };
@@ -83,7 +91,8 @@ export class FilesProgress {
     const share = this.total > 0 ? done / this.total : this.settled / Math.max(this.files, 1);
     const eta = done >= this.total ? '0 s' : rate > 0 ? formatDuration((this.total - done) / rate) : '-';
     const files = `${thousands(this.settled)}/${thousands(this.files)} files`;
-    return `${(share * 100).toFixed(1)}% ${formatBytes(done)}/${formatBytes(this.total)}, ${files}, ${formatBytes(rate)}/s, eta ${eta}`;
+    const bytes = `${formatBytes(done)}/${formatBytes(this.total)}`;
+    return `${(share * 100).toFixed(1)}% ${bytes}, ${files}, ${formatBytes(rate)}/s, eta ${eta}`;
   }
 
   private draw(now: number): void {

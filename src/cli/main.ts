@@ -12,10 +12,13 @@ setFlagsFromString('--liftoff-only');
 const nodeFlags = `${process.env['NODE_OPTIONS'] ?? ''} ${process.execArgv.join(' ')}`;
 if (!nodeFlags.includes('--heap-growing-percent')) setFlagsFromString('--heap-growing-percent=75');
 // `img-etl files` streams every byte of every file through buffers whose wrappers outlive a young-generation collection
-// while they wait for the disk and the gzip check, so V8 doubles the new space up to 2 x 16 MB, which stays. Kept at its
+// while they wait for the disk and the gzip check, so V8 doubles the new space up to 2 x 16 MB, which stays. Kept at
+// its
 // first size for that command: a 1 GB file at 112-123 MiB peak RSS instead of 144-150 MiB (GNU time, 2 runs each).
 // Only when the command comes first, as in every example; NODE_OPTIONS or node flags that set it win.
-if (process.argv[2] === 'files' && !nodeFlags.includes('--semi-space-growth-factor')) setFlagsFromString('--semi-space-growth-factor=1');
+if (process.argv[2] === 'files' && !nodeFlags.includes('--semi-space-growth-factor')) {
+  setFlagsFromString('--semi-space-growth-factor=1');
+}
 const { runCli } = await import('./run-cli.js');
 const { drainStdio } = await import('./drain-stdio.js');
 const code = await runCli(process.argv.slice(2));

@@ -8,6 +8,11 @@ import { UsageError } from './usage-error.js';
 /** Generated records when neither --data nor --records is given. */
 const DEFAULT_RECORDS = 10_000;
 
+/** A numeric file fault option, off by default. */
+function fileFault(describe: string) {
+  return { type: 'number', default: 0, describe, group: 'File faults:' } as const;
+}
+
 const SERVE_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' },
   port: { type: 'number', default: 8000, describe: 'Port to listen on (0: any free port)' },
@@ -38,11 +43,11 @@ const SERVE_OPTIONS = {
   'move-count': { type: 'number', default: 10, describe: 'Rows moved each time in move mode', group: 'Faults:' },
   'orphan-rate': { type: 'number', default: 0, describe: 'Share of records counted but never served', group: 'Faults:' },
   'fault-seed': { type: 'number', default: 1, describe: 'Seed of every fault decision', group: 'Faults:' },
-  'file-truncate-rate': { type: 'number', default: 0, describe: 'Probability that a file body under /media/ is cut short', group: 'File faults:' },
-  'file-wrong-length-rate': { type: 'number', default: 0, describe: 'Probability that a file is served at another length than its file_size', group: 'File faults:' },
-  'file-corrupt-rate': { type: 'number', default: 0, describe: 'Probability that a file is served with one byte changed', group: 'File faults:' },
-  'file-ignore-range-rate': { type: 'number', default: 0, describe: 'Probability that a Range header is ignored (200, the whole file)', group: 'File faults:' },
-  'file-rate': { type: 'number', default: 0, describe: 'Bytes per second each file response is sent at, at most (0: no cap)', group: 'File faults:' },
+  'file-truncate-rate': fileFault('Probability that a file body under /media/ is cut short'),
+  'file-wrong-length-rate': fileFault('Probability that a file is served at another length than its file_size'),
+  'file-corrupt-rate': fileFault('Probability that a file is served with one byte changed'),
+  'file-ignore-range-rate': fileFault('Probability that a Range header is ignored (200, the whole file)'),
+  'file-rate': fileFault('Bytes per second each file response is sent at, at most (0: no cap)'),
 } as const satisfies Record<string, Options>;
 
 type ServeOption = typeof SERVE_OPTIONS;

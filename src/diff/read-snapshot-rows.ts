@@ -48,7 +48,11 @@ export async function readSnapshotRows(path: string, options: ReadSnapshotOption
   return file.format === 'parquet' ? openParquet(file.path, batchSize, options.columns) : openArrow(file.path);
 }
 
-async function openParquet(path: string, batchSize: number, columns: readonly string[] | undefined): Promise<SnapshotRows> {
+async function openParquet(
+  path: string,
+  batchSize: number,
+  columns: readonly string[] | undefined,
+): Promise<SnapshotRows> {
   let reader: parquetWasm.ParquetFile;
   let schema: Schema;
   let rows: number;

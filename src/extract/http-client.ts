@@ -29,6 +29,8 @@ export interface HttpClientOptions {
   userAgent?: string;
 }
 
+type ResponseData = Dispatcher.ResponseData;
+
 /** A JSON document as fetched: its status, the parsed value and the body it was parsed from. */
 export interface FetchedJson {
   /** 200, or a status the caller allowed. */
@@ -144,14 +146,16 @@ export class HttpClient {
 
   /**
    * GETs a file on the base host, following same-host redirects, with `range` as its Range header when given; resolves
-   * once the headers of a 200, 206 or 416 arrive, with the body unread. Any other status is an ExtractError, retryable as
+   * once the headers of a 200, 206 or 416 arrive, with the body unread. Any other status is an ExtractError, retryable
+   * as
    * for a page. The request's total time limit covers the wait for the headers only: the body may take as long as it
    * flows (each chunk within the body timeout); the caller reads it, and `fileBodyError` names a failure while it does.
    */
   async getFile(url: string, options: { signal?: AbortSignal; range?: string } = {}): Promise<FileResponse> {
     let current = this.pageTarget(url);
     const deadline = new Deadline(this.options.requestTimeoutMs, options.signal);
-    const extra: Record<string, string> = { accept: '*/*', ...(options.range === undefined ? {} : { range: options.range }) };
+    const extra: Record<string, string> = { accept: '*/*' };
+    if (options.range !== undefined) extra['range'] = options.range;
     try {
       const visited = new Set([current.href]);
       for (let hop = 0; ; hop++) {
@@ -165,7 +169,9 @@ export class HttpClient {
         if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416) {
           const detail = await errorDetail(response, deadline.signal);
           const retryable = RETRYABLE_STATUS.has(statusCode);
-          throw new ExtractError('HTTP_STATUS', current.href, `returned ${statusCode}${detail}`, retryable, statusCode, parseRetryAfter(headers['retry-after']));
+          const retryAfter = parseRetryAfter(headers['retry-after']);
+          const reason = `returned ${statusCode}${detail}`;
+          throw new ExtractError('HTTP_STATUS', current.href, reason, retryable, statusCode, retryAfter);
         }
         const header = (name: string): string | undefined => {
           const value = headers[name];
@@ -185,7 +191,8 @@ export class HttpClient {
   fileBodyError(url: string, err: unknown, received: number, declared: number): ExtractError {
     if (err instanceof ExtractError) return err;
     if (err instanceof undiciErrors.BodyTimeoutError) {
-      return new ExtractError('TIMEOUT', url, `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`, true, undefined, undefined, { cause: err });
+      const reason = `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`;
+      return new ExtractError('TIMEOUT', url, reason, true, undefined, undefined, { cause: err });
     }
     if (received < declared) {
       const reason = `returned a truncated body (${received} of ${declared} bytes, then the connection closed)`;
@@ -212,8 +219,13 @@ export class HttpClient {
     return target;
   }
 
-  private async send(url: URL, deadline: Deadline, extra: Record<string, string> = {}): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': 'identity', 'user-agent': this.options.userAgent, ...extra };
+  private async send(url: URL, deadline: Deadline, extra: Record<string, string> = {}): Promise<ResponseData> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': 'identity',
+      'user-agent': this.options.userAgent,
+      ...extra,
+    };
     if (this.options.token !== undefined && mayCarryCredentials(url, this.baseUrl)) headers['authorization'] = `Token ${this.options.token}`;
     try {
       return await request(url, { dispatcher: this.agent, method: 'GET', headers, signal: deadline.signal });

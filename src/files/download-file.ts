@@ -60,7 +60,10 @@ class Unfit extends ExtractError {
   }
 }
 
-/** Fetches one file to its final path; resolves to its status (never throws for the file's own faults; a disk failure or cancellation throws). */
+/**
+ * Fetches one file to its final path; resolves to its status (never throws for the file's own faults; a disk failure or
+ * cancellation throws).
+ */
 export async function downloadFile(task: DownloadTask, ctx: DownloadContext): Promise<DownloadResult> {
   const part = `${task.path}.part`;
   await mkdir(dirname(task.path), { recursive: true });
@@ -85,13 +88,20 @@ export async function downloadFile(task: DownloadTask, ctx: DownloadContext): Pr
   }
 }
 
-async function attempt(task: DownloadTask, part: string, ctx: DownloadContext): Promise<{ bytes: number; sha256: string }> {
+async function attempt(
+  task: DownloadTask,
+  part: string,
+  ctx: DownloadContext,
+): Promise<{ bytes: number; sha256: string }> {
   const expected = task.expectedBytes;
   let have = await sizeOf(part);
   if (expected !== undefined && have > expected) have = await restart(part);
   let inline: ImageCheck | undefined; // a body from the first byte is checked as it arrives; a continued one after
   if (expected === undefined || have < expected) {
-    const response = await ctx.client.getFile(task.fetchUrl, { signal: ctx.signal, range: have > 0 ? `bytes=${have}-` : undefined });
+    const response = await ctx.client.getFile(task.fetchUrl, {
+      signal: ctx.signal,
+      range: have > 0 ? `bytes=${have}-` : undefined,
+    });
     const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
     try {
       const from = await startingByte(task, part, response, have);
@@ -107,7 +117,11 @@ async function attempt(task: DownloadTask, part: string, ctx: DownloadContext): 
   const check = inline === undefined ? await verifyImageFile(part, task.path) : await inline.finish();
   if (expected !== undefined && check.bytes !== expected) {
     await restart(part);
-    throw new Unfit('size_mismatch', task.fetchUrl, `returned ${check.bytes} bytes where the listing says file_size ${expected}`);
+    throw new Unfit(
+      'size_mismatch',
+      task.fetchUrl,
+      `returned ${check.bytes} bytes where the listing says file_size ${expected}`,
+    );
   }
   if (check.problem !== undefined) {
     await restart(part);
@@ -122,7 +136,8 @@ async function attempt(task: DownloadTask, part: string, ctx: DownloadContext): 
 async function startingByte(task: DownloadTask, part: string, response: FileResponse, have: number): Promise<number> {
   const expected = task.expectedBytes;
   const url = task.fetchUrl;
-  const mismatch = (total: number): Unfit => new Unfit('size_mismatch', url, `serves ${total} bytes where the listing says file_size ${expected}`);
+  const mismatch = (total: number): Unfit =>
+    new Unfit('size_mismatch', url, `serves ${total} bytes where the listing says file_size ${expected}`);
   if (response.status === 416) {
     response.discard();
     const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
@@ -141,7 +156,13 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
       response.discard();
       await restart(part);
       const said = JSON.stringify(response.header('content-range') ?? '');
-      throw new ExtractError('BAD_BODY', url, `answered a range from byte ${have} with content-range ${said}`, true, 206);
+      throw new ExtractError(
+        'BAD_BODY',
+        url,
+        `answered a range from byte ${have} with content-range ${said}`,
+        true,
+        206,
+      );
     }
     return have;
   }
@@ -177,23 +198,37 @@ async function writeBody(
       if (next === undefined) break;
       if ('error' in next) {
         const err = next.error;
-        if (ctx.signal?.aborted === true) throw new ExtractError('ABORTED', task.fetchUrl, 'was cancelled', false, undefined, undefined, { cause: err });
+        if (ctx.signal?.aborted === true)
+          throw new ExtractError('ABORTED', task.fetchUrl, 'was cancelled', false, undefined, undefined, {
+            cause: err,
+          });
         throw ctx.client.fileBodyError(task.fetchUrl, err, received, declared);
       }
       const chunk = next.chunk;
       if (limit !== undefined && position + chunk.length > limit) {
         response.discard();
         await restart(part);
-        throw new Unfit('size_mismatch', task.fetchUrl, `sent more than the ${limit} bytes the listing gives as file_size`);
+        throw new Unfit(
+          'size_mismatch',
+          task.fetchUrl,
+          `sent more than the ${limit} bytes the listing gives as file_size`,
+        );
       }
-      for (let offset = 0; offset < chunk.length; ) offset += (await file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
+      for (let offset = 0; offset < chunk.length;)
+        offset += (await file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
       await check?.write(chunk);
       position += chunk.length;
       received += chunk.length;
       ctx.onBytes?.(chunk.length);
     }
     if (declared === declared && received !== declared) {
-      throw new ExtractError('BAD_BODY', task.fetchUrl, `returned a truncated body (${received} of ${declared} bytes)`, true, response.status);
+      throw new ExtractError(
+        'BAD_BODY',
+        task.fetchUrl,
+        `returned a truncated body (${received} of ${declared} bytes)`,
+        true,
+        response.status,
+      );
     }
     await file.sync();
   } finally {
@@ -210,7 +245,9 @@ interface Chunks {
   stop(): void;
 }
 
-/** Bytes held in memory before the body is paused (so the socket is): the disk writes more slowly than loopback reads. */
+/**
+ * Bytes held in memory before the body is paused (so the socket is): the disk writes more slowly than loopback reads.
+ */
 const MAX_QUEUED = 1024 * 1024;
 
 /**
@@ -245,7 +282,8 @@ function receive(body: FileResponse['body']): Chunks {
   stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   // The body may have failed while the .part was being opened, before these listeners: its events are gone.
   const state = stream as unknown as { destroyed: boolean; errored: Error | null; readableEnded: boolean };
-  if (state.destroyed && !state.readableEnded) onError(state.errored ?? new Error('the connection closed before the body ended'));
+  if (state.destroyed && !state.readableEnded)
+    onError(state.errored ?? new Error('the connection closed before the body ended'));
   return {
     async next(): Promise<{ chunk: Buffer } | { error: unknown } | undefined> {
       for (;;) {

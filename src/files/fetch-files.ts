@@ -19,7 +19,13 @@ import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
-import { EXTRA_LINKS, SELECTION_COLUMNS, selectImages, type ExtraLinkGroup, type SelectedImage } from './select-images.js';
+import {
+  EXTRA_LINKS,
+  SELECTION_COLUMNS,
+  selectImages,
+  type ExtraLinkGroup,
+  type SelectedImage,
+} from './select-images.js';
 import { targetPath } from './target-path.js';
 import { verifyImageFile } from './verify-image-file.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
@@ -64,7 +70,9 @@ export interface FilesResult {
   durationMs: number;
 }
 
-/** The selection of a snapshot without fetching: files, listed bytes, and how many are 0 bytes (missing on the server). */
+/**
+ * The selection of a snapshot without fetching: files, listed bytes, and how many are 0 bytes (missing on the server).
+ */
 export interface FilesPlan {
   files: number;
   bytes: number;
@@ -83,7 +91,9 @@ interface Job {
 }
 
 /** Counts the files a snapshot selects and their listed bytes. */
-export async function planFiles(options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>): Promise<FilesPlan> {
+export async function planFiles(
+  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>,
+): Promise<FilesPlan> {
   const where = conditions(options.where);
   const rows = await openSnapshot(options.snapshot, neededColumns(where, options.with));
   const plan: FilesPlan = { files: 0, bytes: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
@@ -126,9 +136,24 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
   const settle = async (job: Job): Promise<FileRow> => {
     const { image, link, url } = job;
     const listed = link === 'file' ? (image.fileSize ?? undefined) : undefined;
-    const row: FileRow = { id: image.id, collection_id: image.collectionId, link, url, path: null, bytes: null, sha256: null, status: 'failed', reason: null };
+    const row: FileRow = {
+      id: image.id,
+      collection_id: image.collectionId,
+      link,
+      url,
+      path: null,
+      bytes: null,
+      sha256: null,
+      status: 'failed',
+      reason: null,
+    };
     const done = (result: DownloadResult, wasFetched: boolean): FileRow => {
-      Object.assign(row, { status: result.status, bytes: result.bytes ?? null, sha256: result.sha256 ?? null, reason: result.reason ?? null });
+      Object.assign(row, {
+        status: result.status,
+        bytes: result.bytes ?? null,
+        sha256: result.sha256 ?? null,
+        reason: result.reason ?? null,
+      });
       counts[row.status]++;
       onEvent({ type: 'file', row, fetched: wasFetched, listedBytes: listed ?? 0 });
       return row;
@@ -137,8 +162,13 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
     const target = targetPath(options.outDir, image.collectionId, url);
     if ('problem' in target) return done({ status: 'failed', reason: `files: ${target.problem}` }, false);
     row.path = target.path;
-    if (listed === 0) return done({ status: 'missing_on_server', reason: 'file_size is 0: the server has lost the file' }, false);
-    if (paths.has(target.path)) return done({ status: 'failed', reason: `files: ${target.path} is also the path of another selected file` }, false);
+    if (listed === 0)
+      return done({ status: 'missing_on_server', reason: 'file_size is 0: the server has lost the file' }, false);
+    if (paths.has(target.path))
+      return done(
+        { status: 'failed', reason: `files: ${target.path} is also the path of another selected file` },
+        false,
+      );
     paths.add(target.path);
     const onDisk = await keptFile(target.path, listed, verified.get(target.path));
     if (onDisk !== undefined) {
@@ -146,7 +176,11 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
       return done({ status: 'ok', ...onDisk }, false);
     }
     const fetchUrl = onBase(url, base);
-    if (fetchUrl === undefined) return done({ status: 'failed', reason: `files: ${url} is not on the service's host (${base.host}); refusing to fetch it` }, false);
+    if (fetchUrl === undefined)
+      return done(
+        { status: 'failed', reason: `files: ${url} is not on the service's host (${base.host}); refusing to fetch it` },
+        false,
+      );
     const result = await downloadFile(
       { url, fetchUrl, path: target.path, ...(listed === undefined ? {} : { expectedBytes: listed }) },
       {
@@ -157,7 +191,14 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
           fetched.bytes += bytes;
           onEvent({ type: 'bytes', bytes });
         },
-        onRetry: (notice) => onEvent({ type: 'retry', url: notice.error.url, attempt: notice.attempt, delayMs: notice.delayMs, reason: notice.error.reason }),
+        onRetry: (notice) =>
+          onEvent({
+            type: 'retry',
+            url: notice.error.url,
+            attempt: notice.attempt,
+            delayMs: notice.delayMs,
+            reason: notice.error.reason,
+          }),
       },
     );
     if (result.status === 'ok') fetched.files++;
@@ -174,16 +215,33 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
       }
     };
     const settled = mapConcurrently(jobs(), options.concurrency ?? 2, settle);
-    const table = await writeFilesTable(pages(settled, 1000), options.outDir, { 'img-etl.snapshot': rows.path, 'img-etl.source_url': plan.baseUrl });
-    return { counts, fetched, kept, selected: { files: plan.files, bytes: plan.bytes }, table, durationMs: Date.now() - started };
+    const table = await writeFilesTable(pages(settled, 1000), options.outDir, {
+      'img-etl.snapshot': rows.path,
+      'img-etl.source_url': plan.baseUrl,
+    });
+    return {
+      counts,
+      fetched,
+      kept,
+      selected: { files: plan.files, bytes: plan.bytes },
+      table,
+      durationMs: Date.now() - started,
+    };
   } finally {
     await rows.close();
     await client.close();
   }
 }
 
-/** A file already under its final name: kept as files.parquet vouches for it, or checked again from disk; undefined to fetch it. */
-async function keptFile(path: string, listed: number | undefined, record: { bytes: number; sha256: string } | undefined): Promise<{ bytes: number; sha256: string } | undefined> {
+/**
+ * A file already under its final name: kept as files.parquet vouches for it, or checked again from disk; undefined to
+ * fetch it.
+ */
+async function keptFile(
+  path: string,
+  listed: number | undefined,
+  record: { bytes: number; sha256: string } | undefined,
+): Promise<{ bytes: number; sha256: string } | undefined> {
   let size: number;
   try {
     size = (await stat(path)).size;
@@ -191,13 +249,17 @@ async function keptFile(path: string, listed: number | undefined, record: { byte
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  if (listed !== undefined && size !== listed) return undefined; // changed on the server since: fetched again, replaced when verified
+  // changed on the server since: fetched again, replaced when verified
+  if (listed !== undefined && size !== listed) return undefined;
   if (record !== undefined && record.bytes === size) return record;
   const check = await verifyImageFile(path);
   return check.problem === undefined ? { bytes: check.bytes, sha256: check.sha256 } : undefined;
 }
 
-/** The link on the service's scheme when it is on its host (the listing writes `http://` links for an https site); else undefined. */
+/**
+ * The link on the service's scheme when it is on its host (the listing writes `http://` links for an https site); else
+ * undefined.
+ */
 function onBase(url: string, base: URL): string | undefined {
   let link: URL;
   try {
@@ -235,11 +297,19 @@ function extraKeys(groups: FetchFilesOptions['with']): string[] {
 
 function baseUrlOf(rows: SnapshotRows, given: string | undefined): string {
   const source = given ?? rows.schema.metadata.get('img-etl.source_url');
-  if (source === undefined) throw new FilesError('FILES_UNREADABLE', `files: ${rows.path} does not say which service it was taken from (no img-etl.source_url); give the base URL`);
+  if (source === undefined)
+    throw new FilesError(
+      'FILES_UNREADABLE',
+      `files: ${rows.path} does not say which service it was taken from (no img-etl.source_url); give the base URL`,
+    );
   try {
     return new URL(source).origin;
   } catch (cause) {
-    throw new FilesError('FILES_UNREADABLE', `files: ${rows.path}: the source URL ${JSON.stringify(source)} is not a URL`, { cause });
+    throw new FilesError(
+      'FILES_UNREADABLE',
+      `files: ${rows.path}: the source URL ${JSON.stringify(source)} is not a URL`,
+      { cause },
+    );
   }
 }
 
@@ -254,7 +324,8 @@ async function openSnapshot(path: string, columns: readonly string[]): Promise<S
     return await readSnapshotRows(path, { columns, batchSize: 1024 });
   } catch (err) {
     if (!(err instanceof DiffError)) throw err;
-    const code = err.code === 'DIFF_NOT_FOUND' || err.code === 'DIFF_NOT_SNAPSHOT' ? 'FILES_NOT_SNAPSHOT' : 'FILES_UNREADABLE';
+    const code =
+      err.code === 'DIFF_NOT_FOUND' || err.code === 'DIFF_NOT_SNAPSHOT' ? 'FILES_NOT_SNAPSHOT' : 'FILES_UNREADABLE';
     throw new FilesError(code, err.message.replace(/^diff: /, 'files: '), { cause: err });
   }
 }

@@ -3,7 +3,10 @@ import type { FileRow } from './file-status.js';
 
 /** The events of a files run. */
 export type FilesEvent =
-  /** The selection is known: files and their listed bytes; how many of them are already on disk and verified is not known yet. */
+  /**
+   * The selection is known: files and their listed bytes; how many of them are already on disk and verified is not
+   * known yet.
+   */
   | { type: 'plan'; files: number; bytes: number }
   /** Bytes written to disk (any file). */
   | { type: 'bytes'; bytes: number }

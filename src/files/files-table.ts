@@ -1,10 +1,21 @@
 /**
- * files.parquet: one row per selected file (see FileRow; `link` and `status` dictionary-encoded in the Parquet file), written with parquet-wasm under a temporary name and renamed
+ * files.parquet: one row per selected file (see FileRow; `link` and `status` dictionary-encoded in the Parquet file),
+ * written with parquet-wasm under a temporary name and renamed
  * into place once whole (AtomicFile), and read back by the next run to skip what it holds as verified.
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Field, Int64, RecordBatch, Schema, Struct, Utf8, makeData, vectorFromArray, type DataType } from 'apache-arrow';
+import {
+  Field,
+  Int64,
+  RecordBatch,
+  Schema,
+  Struct,
+  Utf8,
+  makeData,
+  vectorFromArray,
+  type DataType,
+} from 'apache-arrow';
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
 import { AtomicFile } from '../load/atomic-file.js';
 import { checkParquetFooter, writeParquetWasm } from '../load/parquet-wasm-writer.js';
@@ -29,7 +40,11 @@ const COLUMNS: readonly [keyof FileRow, () => DataType, boolean][] = [
 const SCHEMA = new Schema(COLUMNS.map(([name, type, nullable]) => new Field(name, type(), nullable)));
 
 /** Writes the rows of `source` (batches) to `<dir>/files.parquet`, publishing it once all are written. */
-export async function writeFilesTable(source: AsyncIterable<FileRow[]>, dir: string, metadata: Record<string, string> = {}): Promise<SinkResult> {
+export async function writeFilesTable(
+  source: AsyncIterable<FileRow[]>,
+  dir: string,
+  metadata: Record<string, string> = {},
+): Promise<SinkResult> {
   const file = await AtomicFile.create(join(dir, FILES_TABLE));
   try {
     const schema = new Schema(SCHEMA.fields, new Map(Object.entries(metadata)));
@@ -40,7 +55,12 @@ export async function writeFilesTable(source: AsyncIterable<FileRow[]>, dir: str
         if (page.length > 0) yield fileBatch(schema, page);
       }
     };
-    await writeParquetWasm(batches(), file, { rowGroupSize: 25_000, metadata, empty: fileBatch(schema, []), dictionaryColumns: ['link', 'status'] });
+    await writeParquetWasm(batches(), file, {
+      rowGroupSize: 25_000,
+      metadata,
+      empty: fileBatch(schema, []),
+      dictionaryColumns: ['link', 'status'],
+    });
     await file.flush();
     await checkParquetFooter(file, rows, 'parquet-wasm');
     return { format: 'parquet', path: file.path, rows, ...(await file.commit()) };
@@ -60,7 +80,10 @@ function fileBatch(schema: Schema, rows: readonly FileRow[]): RecordBatch {
     });
     return vectorFromArray(values as never[], type).data[0]!;
   });
-  return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }));
+  return new RecordBatch(
+    schema,
+    makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }),
+  );
 }
 
 /**
@@ -86,7 +109,10 @@ function alive(pid: number): boolean {
   }
 }
 
-/** What an earlier run's files.parquet holds as verified: size and SHA-256 by path; empty when there is none or it cannot be read. */
+/**
+ * What an earlier run's files.parquet holds as verified: size and SHA-256 by path; empty when there is none or it
+ * cannot be read.
+ */
 export async function readVerifiedFiles(dir: string): Promise<Map<string, { bytes: number; sha256: string }>> {
   const verified = new Map<string, { bytes: number; sha256: string }>();
   let table;

@@ -5,7 +5,11 @@
  */
 
 /** Maps `source` through `work`, at most `limit` at a time, yielding in input order. */
-export async function* mapConcurrently<T, R>(source: AsyncIterable<T>, limit: number, work: (item: T) => Promise<R>): AsyncGenerator<R> {
+export async function* mapConcurrently<T, R>(
+  source: AsyncIterable<T>,
+  limit: number,
+  work: (item: T) => Promise<R>,
+): AsyncGenerator<R> {
   const iterator = source[Symbol.asyncIterator]();
   const done = new Map<number, { value: R } | { error: unknown }>();
   const running = new Set<Promise<void>>();

@@ -10,7 +10,11 @@ import { FilesError } from './files-error.js';
 import { matchesWhere, type ConditionValue, type WhereCondition } from './where-condition.js';
 
 /** The links of an image besides its file that `--with` can ask for. */
-export const EXTRA_LINKS = { thumbnail: ['thumbnail'], surfaces: ['surface_left_file', 'surface_right_file'], reduced: ['reduced_representation'] } as const;
+export const EXTRA_LINKS = {
+  thumbnail: ['thumbnail'],
+  surfaces: ['surface_left_file', 'surface_right_file'],
+  reduced: ['reduced_representation'],
+} as const;
 
 /** A name `--with` takes. */
 export type ExtraLinkGroup = keyof typeof EXTRA_LINKS;
@@ -31,15 +35,21 @@ export interface SelectedImage {
 export const SELECTION_COLUMNS = ['id', 'collection_id', 'file', 'file_size'] as const;
 
 /** The selected images of `rows`, a batch per record batch read (empty batches skipped). */
-export async function* selectImages(rows: SnapshotRows, where: readonly WhereCondition[], extraKeys: readonly string[] = []): AsyncGenerator<SelectedImage[]> {
+export async function* selectImages(
+  rows: SnapshotRows,
+  where: readonly WhereCondition[],
+  extraKeys: readonly string[] = [],
+): AsyncGenerator<SelectedImage[]> {
   const fields = new Map(rows.schema.fields.map((f) => [f.name, f]));
   for (const name of [...SELECTION_COLUMNS, ...where.map((c) => c.column.name)]) {
     if (!fields.has(name)) throw new FilesError('FILES_UNREADABLE', `files: ${rows.path} has no column ${name}`);
   }
   for (const condition of where) {
     const kind = condition.column.type.kind;
-    if (!fits(kind, fields.get(condition.column.name)!.type)) {
-      throw new FilesError('FILES_UNREADABLE', `files: ${rows.path}: column ${condition.column.name} is ${String(fields.get(condition.column.name)!.type)}, not ${kind}`);
+    const type = fields.get(condition.column.name)!.type as DataType;
+    if (!fits(kind, type)) {
+      const name = condition.column.name;
+      throw new FilesError('FILES_UNREADABLE', `files: ${rows.path}: column ${name} is ${String(type)}, not ${kind}`);
     }
   }
   const extras = extraKeys.filter((key) => fields.has(key));
@@ -54,7 +64,9 @@ export async function* selectImages(rows: SnapshotRows, where: readonly WhereCon
     const selected: SelectedImage[] = [];
     for (let i = 0; i < batch.numRows; i++) {
       if (!conditions.every(({ condition, value }) => matchesWhere(condition, value(i)))) continue;
-      const present = links.map(({ key, value }) => ({ key, url: value(i) as string | null })).filter((l): l is { key: string; url: string } => l.url !== null);
+      const present = links
+        .map(({ key, value }) => ({ key, url: value(i) as string | null }))
+        .filter((l): l is { key: string; url: string } => l.url !== null);
       selected.push({
         id: id(i) as number,
         collectionId: collection(i) as number | null,
@@ -76,14 +88,22 @@ function fits(kind: ColumnKind, type: DataType): boolean {
   return DataType.isUtf8(type) || DataType.isLargeUtf8(type) || DataType.isDictionary(type);
 }
 
-/** Reads row i of a column as a condition value: int64 as a number, timestamps as bigint microseconds (never through float milliseconds). */
+/**
+ * Reads row i of a column as a condition value: int64 as a number, timestamps as bigint microseconds (never through
+ * float milliseconds).
+ */
 function reader(batch: RecordBatch, name: string, kind: ColumnKind): (i: number) => ConditionValue | null {
   const vector = batch.getChild(name) as Vector | null;
   if (vector === null) return () => null;
   if (kind === 'timestamp') {
     const data = vector.data[0]!;
     const unit = (data.type as DataType & { unit: TimeUnit }).unit;
-    const scale = { [TimeUnit.SECOND]: 1_000_000n, [TimeUnit.MILLISECOND]: 1_000n, [TimeUnit.MICROSECOND]: 1n, [TimeUnit.NANOSECOND]: 1n }[unit];
+    const scale = {
+      [TimeUnit.SECOND]: 1_000_000n,
+      [TimeUnit.MILLISECOND]: 1_000n,
+      [TimeUnit.MICROSECOND]: 1n,
+      [TimeUnit.NANOSECOND]: 1n,
+    }[unit];
     const values = data.values as BigInt64Array;
     return (i) => {
       if (!vector.isValid(i)) return null;

@@ -2,7 +2,11 @@
 import { join } from 'node:path';
 
 /** The path of a link's file under `outDir`, or a reason the URL names no usable file. */
-export function targetPath(outDir: string, collectionId: number | null, url: string): { path: string } | { problem: string } {
+export function targetPath(
+  outDir: string,
+  collectionId: number | null,
+  url: string,
+): { path: string } | { problem: string } {
   let name: string;
   try {
     const pathname = new URL(url).pathname;

@@ -73,7 +73,10 @@ export function imageCheck(name: string): ImageCheck {
   };
 }
 
-/** Reads the file once and checks it as `name` says; `name` defaults to the path (a `.part` is checked under its final name). */
+/**
+ * Reads the file once and checks it as `name` says; `name` defaults to the path (a `.part` is checked under its final
+ * name).
+ */
 export async function verifyImageFile(path: string, name = path): Promise<FileCheck> {
   const check = imageCheck(name);
   for await (const chunk of createReadStream(path)) await check.write(chunk as Buffer);
@@ -87,12 +90,16 @@ export function niftiProblem(head: Buffer): string | undefined {
   const sizeBE = head.readInt32BE(0);
   if (sizeLE === 348 || sizeBE === 348) {
     const magic = head.toString('latin1', 344, 348);
-    return magic === 'n+1\0' || magic === 'ni1\0' ? undefined : `has a NIfTI-1 sizeof_hdr but the magic ${JSON.stringify(magic)}`;
+    return magic === 'n+1\0' || magic === 'ni1\0'
+      ? undefined
+      : `has a NIfTI-1 sizeof_hdr but the magic ${JSON.stringify(magic)}`;
   }
   if (sizeLE === 540 || sizeBE === 540) {
     if (head.length < NIFTI2_BYTES) return `holds ${head.length} bytes, too few for a NIfTI-2 header (540)`;
     const magic = head.toString('latin1', 4, 12);
-    return magic === 'n+2\0\r\n\x1a\n' || magic === 'ni2\0\r\n\x1a\n' ? undefined : `has a NIfTI-2 sizeof_hdr but the magic ${JSON.stringify(magic)}`;
+    return magic === 'n+2\0\r\n\x1a\n' || magic === 'ni2\0\r\n\x1a\n'
+      ? undefined
+      : `has a NIfTI-2 sizeof_hdr but the magic ${JSON.stringify(magic)}`;
   }
   return `does not start with a NIfTI header (sizeof_hdr ${sizeLE}, expected 348 or 540)`;
 }

@@ -27,13 +27,16 @@ export interface WhereCondition {
 
 const BY_NAME = new Map(COLUMNS.map((c) => [c.name, c]));
 const TEXT_KINDS = new Set(['string', 'category', 'json']);
-const CONDITION = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(is\s+not\s+null|is\s+null|not\s+in|in|like|<=|>=|!=|<>|=|<|>)\s*([\s\S]*?)\s*$/i;
+const CONDITION =
+  /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(is\s+not\s+null|is\s+null|not\s+in|in|like|<=|>=|!=|<>|=|<|>)\s*([\s\S]*?)\s*$/i;
 
 /** Parses one condition; a FilesError (FILES_BAD_WHERE) naming the condition and what is wrong with it. */
 export function parseWhere(text: string): WhereCondition {
-  const bad = (why: string): FilesError => new FilesError('FILES_BAD_WHERE', `files: --where ${JSON.stringify(text)}: ${why}`);
+  const bad = (why: string): FilesError =>
+    new FilesError('FILES_BAD_WHERE', `files: --where ${JSON.stringify(text)}: ${why}`);
   const match = CONDITION.exec(text);
-  if (match === null) throw bad('expected "<column> <op> <value>" with op one of = != < <= > >= in like, is null, is not null');
+  if (match === null)
+    throw bad('expected "<column> <op> <value>" with op one of = != < <= > >= in like, is null, is not null');
   const [, name, rawOp, rest] = match as unknown as [string, string, string, string];
   const column = BY_NAME.get(name);
   if (column === undefined) throw bad(`no column ${JSON.stringify(name)} in the output schema`);
@@ -46,7 +49,7 @@ export function parseWhere(text: string): WhereCondition {
   const kind = column.type.kind;
   if (op === 'in') {
     const list = /^\(([\s\S]*)\)$/.exec(rest);
-    if (list === null) throw bad('in takes a parenthesised list: in (1, 2) or in (\'T map\', \'Z map\')');
+    if (list === null) throw bad("in takes a parenthesised list: in (1, 2) or in ('T map', 'Z map')");
     const values = splitList(list[1]!).map((item) => typedValue(column, item, bad));
     if (values.length === 0) throw bad('in takes at least one value');
     return { column, op, values, text };
@@ -87,26 +90,31 @@ export function matchesWhere(condition: WhereCondition, value: ConditionValue | 
 
 /** A literal as the column's type reads it. */
 function typedValue(column: Column, literal: string, bad: (why: string) => FilesError): ConditionValue {
+  const shown = literal === '' ? 'nothing' : literal;
   const kind = column.type.kind;
   const quoted = /^'((?:[^']|'')*)'$/.exec(literal);
   const text = quoted === null ? undefined : quoted[1]!.replaceAll("''", "'");
   if (TEXT_KINDS.has(kind)) {
-    if (text === undefined) throw bad(`${column.name} is text: write the value in single quotes, got ${literal === '' ? 'nothing' : literal}`);
+    if (text === undefined) throw bad(`${column.name} is text: write the value in single quotes, got ${shown}`);
     return text;
   }
   if (kind === 'timestamp') {
-    const full = text === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(text) ? text : `${text}T00:00:00`; // a date: its midnight, UTC
-    const micros = full === undefined ? undefined : parseTimestampMicros(/(?:[zZ]|[+-]\d\d:?\d\d)$/.test(full) ? full : `${full}Z`);
-    if (micros === undefined) throw bad(`${column.name} is a timestamp: write it quoted, as '2020-01-31T12:00:00Z', got ${literal === '' ? 'nothing' : literal}`);
+    // a date: its midnight, UTC
+    const full = text === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(text) ? text : `${text}T00:00:00`;
+    const micros =
+      full === undefined ? undefined : parseTimestampMicros(/(?:[zZ]|[+-]\d\d:?\d\d)$/.test(full) ? full : `${full}Z`);
+    if (micros === undefined)
+      throw bad(`${column.name} is a timestamp: write it quoted, as '2020-01-31T12:00:00Z', got ${shown}`);
     return micros;
   }
   if (kind === 'boolean') {
     const lower = literal.toLowerCase();
-    if (lower !== 'true' && lower !== 'false') throw bad(`${column.name} is boolean: expected true or false, got ${literal === '' ? 'nothing' : literal}`);
+    if (lower !== 'true' && lower !== 'false')
+      throw bad(`${column.name} is boolean: expected true or false, got ${shown}`);
     return lower === 'true';
   }
   const number = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(literal) ? Number(literal) : NaN;
-  if (!Number.isFinite(number)) throw bad(`${column.name} is a number (${kind}): expected one, got ${literal === '' ? 'nothing' : literal}`);
+  if (!Number.isFinite(number)) throw bad(`${column.name} is a number (${kind}): expected one, got ${shown}`);
   if (kind === 'int64' && !Number.isSafeInteger(number)) throw bad(`${column.name} is a whole number: got ${literal}`);
   return number;
 }
@@ -129,6 +137,8 @@ function splitList(inner: string): string[] {
 
 /** SQL LIKE as a whole-string regular expression: `%` any run, `_` one character, all else literal. */
 function likePattern(pattern: string): RegExp {
-  const source = Array.from(pattern, (ch) => (ch === '%' ? '[\\s\\S]*' : ch === '_' ? '[\\s\\S]' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const source = Array.from(pattern, (ch) =>
+    ch === '%' ? '[\\s\\S]*' : ch === '_' ? '[\\s\\S]' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  ).join('');
   return new RegExp(`^${source}$`, 'u');
 }

@@ -20,7 +20,8 @@ const MEDIA = /^\/media\/images\/(\d+)\/./;
 /** The record keys whose links the media folder serves, besides `file`. */
 const EXTRA_LINKS = ['thumbnail', 'surface_left_file', 'surface_right_file', 'reduced_representation'] as const;
 const NGINX_PAGE = (status: string): string =>
-  `<html>\r\n<head><title>${status}</title></head>\r\n<body>\r\n<center><h1>${status}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+  `<html>\r\n<head><title>${status}</title></head>\r\n<body>\r\n<center><h1>${status}</h1></center>\r\n` +
+  '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 /** Bytes a file written with the wrong-length fault differs by. */
 const WRONG_BY = 4096;
 
@@ -39,18 +40,25 @@ export function isMediaPath(path: string): boolean {
 }
 
 /** Serves GET or HEAD of a media path (other methods: 405); never throws. */
-export async function serveMedia(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function serveMedia(
+  ctx: ServiceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
   const method = req.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD') return void page(ctx, res, 405, '405 Not Allowed');
   ctx.stats.files.requests++;
   const n = ++ctx.fileRequests;
   const target = findTarget(ctx, path);
-  if (target === undefined || target.fileSize === 0) return void page(ctx, res, 404, '404 Not Found', { path, method, n });
+  if (target === undefined || target.fileSize === 0)
+    return void page(ctx, res, 404, '404 Not Found', { path, method, n });
   const range = req.headers.range;
   const { kind: fault, cutAt } = decideFileFault(ctx.faults, { method, path, range, n });
   const name = path.slice(path.lastIndexOf('/') + 1);
   let file: ServedFile;
-  if (target.kind === 'file') file = niftiGzipFile(target.id, (target.fileSize ?? 0) + (fault === 'wrong-length' ? WRONG_BY : 0));
+  if (target.kind === 'file')
+    file = niftiGzipFile(target.id, (target.fileSize ?? 0) + (fault === 'wrong-length' ? WRONG_BY : 0));
   else file = extraFile(target.id, target.kind, name);
   const headers: Record<string, string> = {
     'Content-Type': file.contentType,
@@ -59,7 +67,14 @@ export async function serveMedia(ctx: ServiceContext, req: IncomingMessage, res:
   };
   const asked = range === undefined || fault === 'ignore-range' ? undefined : parseByteRange(range, file.size);
   if (asked === 'unsatisfiable') {
-    return void page(ctx, res, 416, '416 Requested Range Not Satisfiable', { path, method, n, range }, { 'Content-Range': `bytes */${file.size}` });
+    return void page(
+      ctx,
+      res,
+      416,
+      '416 Requested Range Not Satisfiable',
+      { path, method, n, range },
+      { 'Content-Range': `bytes */${file.size}` },
+    );
   }
   const [start, end] = asked === undefined ? [0, file.size] : [asked.start, asked.end];
   const status = asked === undefined ? 200 : 206;
@@ -67,7 +82,15 @@ export async function serveMedia(ctx: ServiceContext, req: IncomingMessage, res:
   headers['Content-Length'] = String(end - start);
   countStatus(ctx, status);
   res.writeHead(status, headers);
-  const entry: FileResponse = { path, method, status, ...(range === undefined ? {} : { range }), start, sent: 0, fault };
+  const entry: FileResponse = {
+    path,
+    method,
+    status,
+    ...(range === undefined ? {} : { range }),
+    start,
+    sent: 0,
+    fault,
+  };
   if (method === 'HEAD') {
     res.end();
     ctx.stats.files.log.push(entry);
@@ -89,8 +112,19 @@ export async function serveMedia(ctx: ServiceContext, req: IncomingMessage, res:
   }
 }
 
-/** Writes bytes [start, stopAt) of the file, honouring back-pressure and the bytes-per-second cap; stops if the client goes. */
-async function sendBody(ctx: ServiceContext, res: ServerResponse, file: ServedFile, start: number, stopAt: number, corruptAt: number, entry: FileResponse): Promise<void> {
+/**
+ * Writes bytes [start, stopAt) of the file, honouring back-pressure and the bytes-per-second cap; stops if the client
+ * goes.
+ */
+async function sendBody(
+  ctx: ServiceContext,
+  res: ServerResponse,
+  file: ServedFile,
+  start: number,
+  stopAt: number,
+  corruptAt: number,
+  entry: FileResponse,
+): Promise<void> {
   const began = Date.now();
   let at = start;
   const cap = ctx.faults.fileBytesPerSecond;
@@ -136,7 +170,14 @@ function drainOrClose(res: ServerResponse): Promise<void> {
 }
 
 /** Sends nginx's HTML page for a status, and logs it. */
-function page(ctx: ServiceContext, res: ServerResponse, status: number, title: string, logged?: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number }, extra: Record<string, string> = {}): void {
+function page(
+  ctx: ServiceContext,
+  res: ServerResponse,
+  status: number,
+  title: string,
+  logged?: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number },
+  extra: Record<string, string> = {},
+): void {
   countStatus(ctx, status);
   const body = Buffer.from(NGINX_PAGE(title), 'utf8');
   res.writeHead(status, { 'Content-Type': 'text/html', 'Content-Length': String(body.length), ...extra });
@@ -157,7 +198,8 @@ function findTarget(ctx: ServiceContext, path: string): MediaTarget | undefined 
   const cid = Number(match[1]);
   const version = ctx.dataset.mutations().length;
   let index = indexes.get(ctx);
-  if (index === undefined || index.version !== version) indexes.set(ctx, (index = { version, byCollection: new Map() }));
+  if (index === undefined || index.version !== version)
+    indexes.set(ctx, (index = { version, byCollection: new Map() }));
   let paths = index.byCollection.get(cid);
   if (paths === undefined) index.byCollection.set(cid, (paths = collectionPaths(ctx, cid)));
   return paths.get(path);

@@ -33,13 +33,20 @@ export function niftiImage(id: number): Buffer {
   b.writeUInt8(2 | 8, 123); // xyzt_units: mm, s
   b.write(`img-etl bundled service image ${id}`.slice(0, 79), 148, 'latin1'); // descrip
   b.writeInt16LE(4, 254); // sform_code: MNI152
-  [[2, 0, 0, -2], [0, 2, 0, -2], [0, 0, 2, -2]].forEach((row, r) => row.forEach((v, c) => b.writeFloatLE(v, 280 + 16 * r + 4 * c)));
+  [
+    [2, 0, 0, -2],
+    [0, 2, 0, -2],
+    [0, 0, 2, -2],
+  ].forEach((row, r) => row.forEach((v, c) => b.writeFloatLE(v, 280 + 16 * r + 4 * c)));
   b.write('n+1\0', 344, 'latin1'); // magic: header and data in one file
   for (let i = 0; i < VOXELS; i++) b.writeFloatLE((hash32(id, i, 0x7715) % 2001) / 100 - 10, VOX_OFFSET + 4 * i);
   return b;
 }
 
-/** A `.nii.gz` of exactly `size` bytes for image `id` (or of the smallest size such a file can have, when `size` is below it). */
+/**
+ * A `.nii.gz` of exactly `size` bytes for image `id` (or of the smallest size such a file can have, when `size` is
+ * below it).
+ */
 export function niftiGzipFile(id: number, size: number): ServedFile {
   const image = niftiImage(id);
   // A sync flush ends the compressed image on a byte boundary without a final block, so stored blocks can follow.

@@ -110,7 +110,10 @@ export interface FaultOptions {
   fileCorruptRate?: number;
   /** Probability that a file request's Range header is ignored (200, the whole file). Default 0. */
   fileIgnoreRangeRate?: number;
-  /** Bytes per second each file response is sent at, at most (one response at a time per connection); 0: no cap. Default 0. */
+  /**
+   * Bytes per second each file response is sent at, at most (one response at a time per connection); 0: no cap. Default
+   * 0.
+   */
   fileBytesPerSecond?: number;
   /** Picks the fault for a file request; undefined leaves it to the file rates. Default none. */
   filePlan?: (request: PlannedFileRequest) => FileFaultKind | undefined;
@@ -133,7 +136,10 @@ export interface ServiceOptions {
 }
 
 /** Fault options with every default filled in. */
-export type ResolvedFaults = Required<Omit<FaultOptions, 'plan' | 'filePlan'>> & Pick<FaultOptions, 'plan' | 'filePlan'>;
+export type ResolvedFaults = Required<Omit<FaultOptions, Plans>> & Pick<FaultOptions, Plans>;
+
+/** The fault options that are functions, with no default. */
+type Plans = 'plan' | 'filePlan';
 
 /** The fault options in force when none are given. */
 export const NO_FAULTS: ResolvedFaults = {
@@ -163,8 +169,22 @@ export const NO_FAULTS: ResolvedFaults = {
   fileBytesPerSecond: 0,
 };
 
-const PROBABILITIES = ['rate500', 'rate502', 'rate504', 'rate429', 'rateTruncate', 'rateReset', 'insertRate', 'deleteRate', 'unstableOrderRate', 'orphanRate',
-  'fileTruncateRate', 'fileWrongLengthRate', 'fileCorruptRate', 'fileIgnoreRangeRate'] as const;
+const PROBABILITIES = [
+  'rate500',
+  'rate502',
+  'rate504',
+  'rate429',
+  'rateTruncate',
+  'rateReset',
+  'insertRate',
+  'deleteRate',
+  'unstableOrderRate',
+  'orphanRate',
+  'fileTruncateRate',
+  'fileWrongLengthRate',
+  'fileCorruptRate',
+  'fileIgnoreRangeRate',
+] as const;
 const DURATIONS = ['pageLatencyMs', 'recordLatencyMs', 'retryAfterSeconds', 'fileBytesPerSecond'] as const;
 const COUNTS = ['workers', 'insertCount', 'deleteCount', 'moveCount', 'faultSeed'] as const;
 

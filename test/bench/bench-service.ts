@@ -48,7 +48,8 @@ export class BenchService {
 
   /** Starts the service in a child process, on core `cpu` only when given, and waits until it listens. */
   static async start(model: LoadModel, cpu?: number): Promise<BenchService> {
-    const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs, model.fileBytesPerSecond ?? 0].map(String);
+    const { records, seed, workers, pageLatencyMs, recordLatencyMs } = model;
+    const args = [records, seed, workers, pageLatencyMs, recordLatencyMs, model.fileBytesPerSecond ?? 0].map(String);
     const argv = pinnedArgv(cpu, [process.execPath, SCRIPT, ...args]);
     // taskset execs node in its own place, so node finds the IPC channel spawn opened for it.
     const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -49,14 +49,23 @@ export async function filesScenario(ctx: BenchContext): Promise<ScenarioResult> 
     const total = chosen.reduce((n, f) => n + f.size, 0);
     const rtt = await roundTripSeconds(chosen[0]!.url);
     const bound = total / (o.concurrency * o.filesRate) + chosen.length * rtt;
-    ctx.log(`files: ${chosen.length} files, ${(total / 1e6).toFixed(1)} MB at ${o.concurrency} × ${o.filesRate} B/s; bound ${bound.toFixed(2)} s`);
+    ctx.log(
+      `files: ${chosen.length} files, ${mb(total)} MB at ${o.concurrency} × ${o.filesRate} B/s, bound ${bound.toFixed(2)}`,
+    );
     const runs: FilesRun[] = [];
     for (let k = 0; k < o.repeat; k++) {
       const out = join(dir, `files-${k}`);
       const args = ['files', snap, '--out', out, '--where', `id in (${chosen.map((f) => f.id).join(', ')})`];
-      const measurement = await measureNode(CLI, [...args, '--concurrency', String(o.concurrency), '--quiet', '--summary', 'json'], o.rusage, ctx.pinning?.clientCpu);
+      const measurement = await measureNode(
+        CLI,
+        [...args, '--concurrency', String(o.concurrency), '--quiet', '--summary', 'json'],
+        o.rusage,
+        ctx.pinning?.clientCpu,
+      );
       runs.push(await check(measurement, out, chosen.length));
-      ctx.log(`files: run ${k + 1}: ${runs.at(-1)!.durationSeconds.toFixed(2)} s (wall ${measurement.wallSeconds.toFixed(2)} s)`);
+      ctx.log(
+        `files: run ${k + 1}: ${runs.at(-1)!.durationSeconds.toFixed(2)} s, wall ${measurement.wallSeconds.toFixed(2)}`,
+      );
       await rm(out, { recursive: true, force: true });
     }
     const duration = median(runs.map((r) => r.durationSeconds));
@@ -70,7 +79,9 @@ export async function filesScenario(ctx: BenchContext): Promise<ScenarioResult> 
         {
           id: 'files-time',
           scenario: 'files',
-          description: `Files: ${chosen.length} files at ${o.concurrency} × ${(o.filesRate / 1e6).toFixed(1)} MB/s per connection: run time / (bytes / (C × R) + a round trip per file)`,
+          description:
+            `Files: ${chosen.length} files at ${o.concurrency} × ${mb(o.filesRate)} MB/s per connection: ` +
+            'run time / (bytes / (C × R) + a round trip per file)',
           measured: ratio,
           shown: `${ratio.toFixed(3)}x (${duration.toFixed(2)} s / ${bound.toFixed(2)} s)`,
           limit: `≤ ${FILES_TIME_RATIO.toFixed(2)}x`,
@@ -82,7 +93,9 @@ export async function filesScenario(ctx: BenchContext): Promise<ScenarioResult> 
         {
           id: 'files-memory',
           scenario: 'files',
-          description: `Files: peak RSS of the same runs (files of ${SIZES[0]! / 1e3} kB to ${SIZES[1]! / 1e6} MB; a 1 GB file is held to it in test/e2e/files-memory.test.ts)`,
+          description:
+            `Files: peak RSS of the same runs (files of ${SIZES[0]! / 1e3} kB to ${SIZES[1]! / 1e6} MB; ` +
+            'a 1 GB file is held to it in test/e2e/files-memory.test.ts)',
           measured: peakMb,
           shown: `${peakMb.toFixed(0)} MB`,
           limit: `≤ ${FILES_PEAK_MB} MB`,
@@ -93,9 +106,26 @@ export async function filesScenario(ctx: BenchContext): Promise<ScenarioResult> 
     ];
     const notes = [
       ...pinNotes(ctx, service.cpus),
-      `${chosen.length} files, ${(total / 1e6).toFixed(1)} MB; a round trip ${(rtt * 1000).toFixed(2)} ms; wall time with start-up ${wall.toFixed(2)} s (${(wall / bound).toFixed(3)}x); CPU ${cpu.toFixed(2)} s; peak RSS ${peakMb.toFixed(0)} MB`,
+      `${chosen.length} files, ${mb(total)} MB; a round trip ${(rtt * 1000).toFixed(2)} ms; ` +
+        `wall time with start-up ${wall.toFixed(2)} s (${(wall / bound).toFixed(3)}x); CPU ${cpu.toFixed(2)} s; ` +
+        `peak RSS ${peakMb.toFixed(0)} MB`,
     ];
-    return { name: 'files', load, groups: [], targets, notes, details: { files: chosen.length, bytes: total, rttSeconds: rtt, boundSeconds: bound, durationSeconds: duration, wallSeconds: wall, peakRssMb: peakMb } };
+    return {
+      name: 'files',
+      load,
+      groups: [],
+      targets,
+      notes,
+      details: {
+        files: chosen.length,
+        bytes: total,
+        rttSeconds: rtt,
+        boundSeconds: bound,
+        durationSeconds: duration,
+        wallSeconds: wall,
+        peakRssMb: peakMb,
+      },
+    };
   } finally {
     await service.close();
     await rm(dir, { recursive: true, force: true });
@@ -107,10 +137,14 @@ async function chooseFiles(parquet: string, count: number): Promise<{ id: number
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    const sql = `SELECT id::DOUBLE AS id, file_size::DOUBLE AS size, file AS url FROM read_parquet(${sqlString(parquet)})
+    const sql = `SELECT id::DOUBLE AS id, file_size::DOUBLE AS size, file AS url
+      FROM read_parquet(${sqlString(parquet)})
       WHERE file_size BETWEEN ${SIZES[0]} AND ${SIZES[1]} ORDER BY id LIMIT ${count}`;
     const rows = (await connection.runAndReadAll(sql)).getRowObjectsJS() as { id: number; size: number; url: string }[];
-    if (rows.length < count) throw new Error(`bench: files: the snapshot holds ${rows.length} files of the sizes wanted, ${count} were asked for`);
+    if (rows.length < count)
+      throw new Error(
+        `bench: files: the snapshot holds ${rows.length} files of the sizes wanted, ${count} were asked for`,
+      );
     return rows;
   } finally {
     connection.closeSync();
@@ -130,22 +164,32 @@ async function roundTripSeconds(url: string): Promise<number> {
   return median(times);
 }
 
-/** The run's duration from its JSON summary, and what is wrong with it: not every file ok, or files.parquet says otherwise. */
+/**
+ * The run's duration from its JSON summary, and what is wrong with it: not every file ok, or files.parquet says
+ * otherwise.
+ */
 async function check(measurement: Measurement, out: string, files: number): Promise<FilesRun> {
   const problems: string[] = [];
   let durationSeconds = NaN;
-  if (measurement.exitCode !== 0) problems.push(`exit code ${measurement.exitCode}: ${measurement.stderr.trim().split('\n').at(-1) ?? ''}`);
+  if (measurement.exitCode !== 0)
+    problems.push(`exit code ${measurement.exitCode}: ${measurement.stderr.trim().split('\n').at(-1) ?? ''}`);
   try {
-    const summary = JSON.parse(measurement.stdout) as { complete: boolean; counts: { ok: number }; duration_seconds: number };
+    const summary = JSON.parse(measurement.stdout) as {
+      complete: boolean;
+      counts: { ok: number };
+      duration_seconds: number;
+    };
     durationSeconds = summary.duration_seconds;
-    if (!summary.complete || summary.counts.ok !== files) problems.push(`the summary says ${summary.counts.ok} of ${files} files ok`);
+    if (!summary.complete || summary.counts.ok !== files)
+      problems.push(`the summary says ${summary.counts.ok} of ${files} files ok`);
   } catch {
     problems.push('no JSON summary on stdout');
   }
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
   try {
-    const sql = `SELECT count(*)::DOUBLE AS ok FROM read_parquet(${sqlString(join(out, 'files.parquet'))}) WHERE status = 'ok'`;
+    const table = sqlString(join(out, 'files.parquet'));
+    const sql = `SELECT count(*)::DOUBLE AS ok FROM read_parquet(${table}) WHERE status = 'ok'`;
     const ok = Number((await connection.runAndReadAll(sql)).getRowObjectsJS()[0]?.['ok']);
     if (ok !== files) problems.push(`files.parquet has ${ok} ok rows, ${files} expected`);
   } catch (err) {
@@ -157,9 +201,16 @@ async function check(measurement: Measurement, out: string, files: number): Prom
   return { measurement, durationSeconds, problems };
 }
 
+/** Megabytes (10^6 bytes), one decimal. */
+function mb(bytes: number): string {
+  return (bytes / 1e6).toFixed(1);
+}
+
 function runQuiet(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: 'ignore' });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench: ${args.slice(1).join(' ')} exited ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`bench: ${args.slice(1).join(' ')} exited ${code}`)),
+    );
   });
 }

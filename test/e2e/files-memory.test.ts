@@ -1,5 +1,6 @@
 /**
- * Issue 15: a 1 GB image file is fetched with a peak RSS within 150 MB (10^6 bytes) (bytes go to disk as they arrive and are
+ * Issue 15: a 1 GB image file is fetched with a peak RSS within 150 MB (10^6 bytes) (bytes go to disk as they arrive
+ * and are
  * checked by streaming), and it is byte-identical to what the service serves. The service generates the file's
  * padding on the fly; the CLI's peak RSS is its own `process.resourceUsage()`, written at exit by a preloaded module.
  */
@@ -48,7 +49,11 @@ it('fetches a 1 GB file within 150 MB of peak RSS, byte-identical to what is ser
   const snap = await snapshotOf(service, join(root, 'snap'));
   const out = join(root, 'files');
   const usage = join(root, 'rusage.json');
-  const run = await runCli(['files', snap, '--out', out, '--quiet'], { nodeArgs: ['--import', PRELOAD], env: { IMG_ETL_TEST_RUSAGE: usage }, timeoutMs: 300_000 });
+  const run = await runCli(['files', snap, '--out', out, '--quiet'], {
+    nodeArgs: ['--import', PRELOAD],
+    env: { IMG_ETL_TEST_RUSAGE: usage },
+    timeoutMs: 300_000,
+  });
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const peak = (JSON.parse(await readFile(usage, 'utf8')) as { maxRSS: number }).maxRSS * 1024;

@@ -1,5 +1,6 @@
 /**
- * Issue 15: `img-etl files` killed with SIGKILL at several points, then run again, ends with the complete, verified set;
+ * Issue 15: `img-etl files` killed with SIGKILL at several points, then run again, ends with the complete, verified
+ * set;
  * where the server honours Range, no byte on disk is asked for again: every continuation starts exactly at the size of
  * the `.part` the kill left, and a file completed before a kill is not requested at all.
  */
@@ -25,7 +26,9 @@ beforeAll(async () => {
   service = await startService({ records: 400, seed: 9 });
   root = await tempDir();
   snap = await snapshotOf(service, join(root, 'snap'));
-  chosen = [...service.servedRecords()].filter((r) => (r['file_size'] as number) >= 150_000 && (r['file_size'] as number) <= 700_000).slice(0, 6);
+  chosen = [...service.servedRecords()]
+    .filter((r) => (r['file_size'] as number) >= 150_000 && (r['file_size'] as number) <= 700_000)
+    .slice(0, 6);
   service.setFaults({ fileBytesPerSecond: RATE });
 });
 
@@ -34,10 +37,23 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-const args = (out: string): string[] => ['files', snap, '--out', out, '--where', `id in (${chosen.map((r) => r['id']).join(', ')})`, '--quiet'];
+const args = (out: string): string[] => [
+  'files',
+  snap,
+  '--out',
+  out,
+  '--where',
+  `id in (${chosen.map((r) => r['id']).join(', ')})`,
+  '--quiet',
+];
 
-/** Runs the CLI; with `killAt`, kills it with SIGKILL once that many bytes are on disk (final and .part files together). */
-async function run(out: string, killAt?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+/**
+ * Runs the CLI; with `killAt`, kills it with SIGKILL once that many bytes are on disk (final and .part files together).
+ */
+async function run(
+  out: string,
+  killAt?: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args(out)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -65,7 +81,10 @@ async function landedBytes(out: string): Promise<number> {
   return [...(await filesUnder(out))].filter(([name]) => name !== 'files.parquet').reduce((n, [, size]) => n + size, 0);
 }
 
-/** Checks a run's requests against what was on disk before it: none for a complete file, one from the .part's size otherwise; returns the bytes that leaves to fetch. */
+/**
+ * Checks a run's requests against what was on disk before it: none for a complete file, one from the .part's size
+ * otherwise; returns the bytes that leaves to fetch.
+ */
 function expectContinuations(before: Map<string, number>, complete: boolean): number {
   const log = service.stats.files.log;
   let left = 0;
@@ -79,8 +98,13 @@ function expectContinuations(before: Map<string, number>, complete: boolean): nu
     }
     const held = before.get(`${name}.part`) ?? 0;
     const first = held > 0 ? [206, `bytes=${held}-`, held] : [200, undefined, 0];
-    if (complete) expect(requests.map((e) => [e.status, e.range, e.start]), name).toEqual([first]);
-    else if (requests.length > 0) expect([requests[0]!.status, requests[0]!.range, requests[0]!.start], name).toEqual(first);
+    if (complete)
+      expect(
+        requests.map((e) => [e.status, e.range, e.start]),
+        name,
+      ).toEqual([first]);
+    else if (requests.length > 0)
+      expect([requests[0]!.status, requests[0]!.range, requests[0]!.start], name).toEqual(first);
     left += size - held;
   }
   return left;
@@ -109,7 +133,9 @@ it('finishes the set after kills at several points, asking only for the bytes no
   const after = await filesUnder(out);
   expect([...after.keys()]).toEqual([...chosen.map((r) => landingPath(r)), 'files.parquet'].sort());
   for (const record of chosen) {
-    expect((await readFile(join(out, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(true);
+    expect((await readFile(join(out, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(
+      true,
+    );
   }
   const table = await readFilesTable(out);
   expect(table.map((row) => row['status'])).toEqual(chosen.map(() => 'ok'));

@@ -1,5 +1,6 @@
 /**
- * Issue 15: `img-etl files` end to end. A snapshot taken by the real CLI from the bundled service, the real CLI fetching
+ * Issue 15: `img-etl files` end to end. A snapshot taken by the real CLI from the bundled service, the real CLI
+ * fetching
  * its files over loopback HTTP; the files compared byte for byte with what a plain fetch gets from the service, and
  * files.parquet read back by DuckDB.
  */
@@ -7,7 +8,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type PlannedFileRequest, type RunningService } from '../../src/service/index.js';
-import { bytesOf, filesUnder, landingPath, readFilesTable, servedBytes, sha256, snapshotOf } from '../helpers/files-run.js';
+import {
+  bytesOf,
+  filesUnder,
+  landingPath,
+  readFilesTable,
+  servedBytes,
+  sha256,
+  snapshotOf,
+} from '../helpers/files-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -34,15 +43,24 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-/** Runs `files` on the snapshot with a fault plan for this run only; the service's file log of the run comes back too. */
-async function filesRun(out: string, args: string[], plan?: (request: PlannedFileRequest, nth: number) => string | undefined) {
+/**
+ * Runs `files` on the snapshot with a fault plan for this run only; the service's file log of the run comes back too.
+ */
+async function filesRun(
+  out: string,
+  args: string[],
+  plan?: (request: PlannedFileRequest, nth: number) => string | undefined,
+) {
   const seen = new Map<string, number>();
   service.setFaults({
-    filePlan: plan === undefined ? undefined : (request) => {
-      const nth = (seen.get(request.path) ?? 0) + 1;
-      seen.set(request.path, nth);
-      return plan(request, nth) as never;
-    },
+    filePlan:
+      plan === undefined
+        ? undefined
+        : (request) => {
+            const nth = (seen.get(request.path) ?? 0) + 1;
+            seen.set(request.path, nth);
+            return plan(request, nth) as never;
+          },
   });
   service.resetStats();
   try {
@@ -54,8 +72,10 @@ async function filesRun(out: string, args: string[], plan?: (request: PlannedFil
 }
 
 describe('a selection by --where', () => {
-  it('fetches exactly the matching files, byte-identical to what the service serves, and records each in files.parquet', async () => {
-    const expected = records.filter((r) => ['T map', 'Z map'].includes(r['map_type'] as string) && small(r) && r['is_thresholded'] === false);
+  it('fetches exactly the matching files, byte-identical to what is served, each in files.parquet', async () => {
+    const expected = records.filter(
+      (r) => ['T map', 'Z map'].includes(r['map_type'] as string) && small(r) && r['is_thresholded'] === false,
+    );
     expect(expected.length).toBeGreaterThan(3);
     expect(expected.length).toBeLessThan(records.length / 2);
     const out = fresh();
@@ -92,7 +112,7 @@ describe('a selection by --where', () => {
     for (const [where, says] of [
       ['no_such_column = 1', 'no column "no_such_column"'],
       ['number_of_subjects >= many', 'number_of_subjects is a number'],
-      ["map_type = T map", 'write the value in single quotes'],
+      ['map_type = T map', 'write the value in single quotes'],
       ['is_valid > true', 'is boolean'],
       ["add_date < 'yesterday'", 'is a timestamp'],
     ] as const) {
@@ -106,7 +126,13 @@ describe('a selection by --where', () => {
   it('--dry-run counts the files and their listed bytes and fetches nothing', async () => {
     const expected = records.filter((r) => r['collection_id'] === records[0]!['collection_id']);
     const out = fresh();
-    const run = await filesRun(out, ['--where', `collection_id = ${String(records[0]!['collection_id'])}`, '--dry-run', '--summary', 'json']);
+    const run = await filesRun(out, [
+      '--where',
+      `collection_id = ${String(records[0]!['collection_id'])}`,
+      '--dry-run',
+      '--summary',
+      'json',
+    ]);
     expect(run.code).toBe(0);
     const plan = JSON.parse(run.stdout) as { files: number; bytes: number; missing: number };
     expect(plan.files).toBe(expected.length);
@@ -119,7 +145,9 @@ describe('a selection by --where', () => {
 
 describe('--with', () => {
   it('fetches the thumbnail and surface links of each selected image into the same folder, one row each', async () => {
-    const chosen = records.filter((r) => small(r) && typeof r['thumbnail'] === 'string' && typeof r['surface_left_file'] === 'string').slice(0, 3);
+    const chosen = records
+      .filter((r) => small(r) && typeof r['thumbnail'] === 'string' && typeof r['surface_left_file'] === 'string')
+      .slice(0, 3);
     const bare = records.find((r) => small(r) && r['thumbnail'] === null && r['surface_left_file'] === null)!;
     expect(chosen).toHaveLength(3);
     const out = fresh();
@@ -131,10 +159,15 @@ describe('--with', () => {
       .sort((a, b) => (a['id'] as number) - (b['id'] as number))
       .flatMap((r) => links.filter((link) => typeof r[link] === 'string').map((link) => ({ record: r, link })));
     const table = await readFilesTable(out);
-    expect(table.map((row) => [row['id'], row['link'], row['status']])).toEqual(expected.map(({ record, link }) => [record['id'], link, 'ok']));
+    expect(table.map((row) => [row['id'], row['link'], row['status']])).toEqual(
+      expected.map(({ record, link }) => [record['id'], link, 'ok']),
+    );
     for (const { record, link } of expected) {
       const served = await servedBytes(record[link] as string);
-      expect((await bytesOf(join(out, landingPath(record, link)))).equals(served), `${String(record['id'])} ${link}`).toBe(true);
+      expect(
+        (await bytesOf(join(out, landingPath(record, link)))).equals(served),
+        `${String(record['id'])} ${link}`,
+      ).toBe(true);
     }
     expect((await runCli(['files', snap, '--out', fresh(), '--with', 'pictures'])).code).toBe(2);
   });
@@ -158,7 +191,7 @@ describe('faults end in the right status', () => {
     expect([...(await filesUnder(out)).keys()]).toEqual(['files.parquet']);
   });
 
-  it('a body cut short every time is failed, its .part kept; cut once, it is continued by Range without a byte twice', async () => {
+  it('a body always cut short is failed, .part kept; cut once, continued by Range, no byte twice', async () => {
     const record = pick(0);
     const always = fresh();
     const cut = await filesRun(always, only(record), () => 'truncate');
@@ -168,14 +201,21 @@ describe('faults end in the right status', () => {
     expect(row!['reason']).toContain('truncated');
     const held = (await filesUnder(always)).get(`${landingPath(record)}.part`);
     expect(held).toBe(cut.log.reduce((n, e) => n + e.sent, 0));
-    expect(cut.log.slice(1).map((e) => e.range)).toEqual(cut.log.slice(0, -1).map((_, i) => `bytes=${cut.log.slice(0, i + 1).reduce((n, e) => n + e.sent, 0)}-`));
+    expect(cut.log.slice(1).map((e) => e.range)).toEqual(
+      cut.log.slice(0, -1).map((_, i) => `bytes=${cut.log.slice(0, i + 1).reduce((n, e) => n + e.sent, 0)}-`),
+    );
 
     const once = fresh();
     const resumed = await filesRun(once, only(record), (_, nth) => (nth === 1 ? 'truncate' : undefined));
     expect(resumed.code).toBe(0);
-    expect(resumed.log.map((e) => [e.status, e.range])).toEqual([[200, undefined], [206, `bytes=${resumed.log[0]!.sent}-`]]);
+    expect(resumed.log.map((e) => [e.status, e.range])).toEqual([
+      [200, undefined],
+      [206, `bytes=${resumed.log[0]!.sent}-`],
+    ]);
     expect(resumed.log[0]!.sent + resumed.log[1]!.sent).toBe(record['file_size']);
-    expect((await bytesOf(join(once, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(true);
+    expect((await bytesOf(join(once, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(
+      true,
+    );
   });
 
   it('a server that ignores Range has the file fetched whole again, and the result is right', async () => {
@@ -183,9 +223,14 @@ describe('faults end in the right status', () => {
     const out = fresh();
     const run = await filesRun(out, only(record), (_, nth) => (nth === 1 ? 'truncate' : 'ignore-range'));
     expect(run.code).toBe(0);
-    expect(run.log.map((e) => [e.status, e.start])).toEqual([[200, 0], [200, 0]]);
+    expect(run.log.map((e) => [e.status, e.start])).toEqual([
+      [200, 0],
+      [200, 0],
+    ]);
     expect(run.log[1]!.range).toBe(`bytes=${run.log[0]!.sent}-`);
-    expect((await bytesOf(join(out, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(true);
+    expect((await bytesOf(join(out, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(
+      true,
+    );
   });
 
   it('a file of another length than file_size is size_mismatch and never lands under its name', async () => {
@@ -194,14 +239,18 @@ describe('faults end in the right status', () => {
     const run = await filesRun(out, only(record), () => 'wrong-length');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(3);
-    expect(run.log.map((e) => [e.status, e.fault])).toEqual([[200, 'wrong-length'], [200, 'wrong-length'], [200, 'wrong-length']]); // retried
+    expect(run.log.map((e) => [e.status, e.fault])).toEqual([
+      [200, 'wrong-length'],
+      [200, 'wrong-length'],
+      [200, 'wrong-length'],
+    ]); // retried
     const [row] = await readFilesTable(out);
     expect([row!['status'], row!['bytes'], row!['sha256']]).toEqual(['size_mismatch', null, null]);
     expect(row!['reason']).toContain(`file_size ${String(record['file_size'])}`);
     expect([...(await filesUnder(out)).keys()]).toEqual(['files.parquet']);
   });
 
-  it('a changed byte every time is corrupt (the gzip CRC says so) and never lands; changed once, the retry gets it right', async () => {
+  it('a byte always changed is corrupt (the gzip CRC says so); changed once, the retry is right', async () => {
     const record = pick(3);
     const always = fresh();
     const bad = await filesRun(always, only(record), () => 'corrupt');
@@ -214,8 +263,13 @@ describe('faults end in the right status', () => {
     const once = fresh();
     const good = await filesRun(once, only(record), (_, nth) => (nth === 1 ? 'corrupt' : undefined));
     expect(good.code).toBe(0);
-    expect(good.log.map((e) => [e.status, e.range])).toEqual([[200, undefined], [200, undefined]]);
-    expect((await bytesOf(join(once, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(true);
+    expect(good.log.map((e) => [e.status, e.range])).toEqual([
+      [200, undefined],
+      [200, undefined],
+    ]);
+    expect((await bytesOf(join(once, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(
+      true,
+    );
   });
 
   it('a slow server (a bytes-per-second cap per connection) still gives every file, ok', async () => {
@@ -223,11 +277,21 @@ describe('faults end in the right status', () => {
     expect(chosen).toHaveLength(3);
     service.setFaults({ fileBytesPerSecond: 200_000 });
     const out = fresh();
-    const run = await runCli(['files', snap, '--out', out, '--where', `id in (${chosen.map((r) => r['id']).join(', ')})`, ...FAST]);
+    const run = await runCli([
+      'files',
+      snap,
+      '--out',
+      out,
+      '--where',
+      `id in (${chosen.map((r) => r['id']).join(', ')})`,
+      ...FAST,
+    ]);
     service.setFaults({ fileBytesPerSecond: 0 });
     expect(run.code).toBe(0);
     for (const record of chosen) {
-      expect((await bytesOf(join(out, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(true);
+      expect((await bytesOf(join(out, landingPath(record)))).equals(await servedBytes(record['file'] as string))).toBe(
+        true,
+      );
     }
   });
 });
@@ -259,7 +323,9 @@ describe('reruns', () => {
       const run2 = await runCli(['files', newer, '--out', files, ...where, ...FAST]);
       expect(run2.code).toBe(0);
       const fetchedPaths = local.stats.files.log.map((e) => e.path).sort();
-      const newRecords = added.map((id) => JSON.parse(local.dataset.recordJson(id)) as Rec).filter((r) => (r['file_size'] as number) > 0 && (r['file_size'] as number) <= 200_000);
+      const newRecords = added
+        .map((id) => JSON.parse(local.dataset.recordJson(id)) as Rec)
+        .filter((r) => (r['file_size'] as number) > 0 && (r['file_size'] as number) <= 200_000);
       expect(newRecords.length).toBeGreaterThan(0);
       expect(fetchedPaths).toEqual(newRecords.map((r) => new URL(r['file'] as string).pathname).sort());
       const table = await readFilesTable(files);

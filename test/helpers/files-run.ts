@@ -33,7 +33,8 @@ export async function readFilesTable(out: string): Promise<Record<string, unknow
   const db = await openDuckDB();
   const rows = await query(
     db,
-    `SELECT id::DOUBLE AS id, collection_id::DOUBLE AS collection_id, link, url, path, bytes::DOUBLE AS bytes, sha256, status, reason
+    `SELECT id::DOUBLE AS id, collection_id::DOUBLE AS collection_id, link, url, path, bytes::DOUBLE AS bytes,
+       sha256, status, reason
      FROM read_parquet(${sqlString(join(out, 'files.parquet'))}) ORDER BY id, link`,
   );
   return rows;

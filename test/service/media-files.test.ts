@@ -25,7 +25,11 @@ beforeEach(() => {
 });
 
 /** A GET or HEAD with headers; the body as received, and whether the connection ended early. */
-function get(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer; cut: boolean }> {
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer; cut: boolean }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -33,36 +37,51 @@ function get(url: string, headers: Record<string, string> = {}, method = 'GET'):
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('aborted', () => (cut = true));
       res.on('error', () => (cut = true));
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), cut: cut || !res.complete }));
+      res.on('close', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          cut: cut || !res.complete,
+        }),
+      );
     });
     req.on('error', reject);
     req.end();
   });
 }
 
-const image = (test: (r: Rec) => boolean = () => true): Rec => records.find((r) => (r['file_size'] as number) > 0 && test(r))!;
+const image = (test: (r: Rec) => boolean = () => true): Rec =>
+  records.find((r) => (r['file_size'] as number) > 0 && test(r))!;
 
 describe('the .nii.gz files', () => {
   it('crc32WithZeros equals zlib.crc32 over the prefix and the zeros', () => {
     const prefix = Buffer.from('NIfTI header and voxels');
-    for (const n of [0, 1, 7, 255, 65_535, 65_536, 1_000_003]) expect(crc32WithZeros(prefix, n), String(n)).toBe(crc32(Buffer.concat([prefix, Buffer.alloc(n)])));
+    for (const n of [0, 1, 7, 255, 65_535, 65_536, 1_000_003])
+      expect(crc32WithZeros(prefix, n), String(n)).toBe(crc32(Buffer.concat([prefix, Buffer.alloc(n)])));
   });
 
-  it('are valid gzip streams of exactly the size asked for, holding a NIfTI-1 header, and every range is a slice of the whole', () => {
+  it('are valid gzip streams of exactly the size asked for, holding a NIfTI-1 header; a range is a slice', () => {
     for (const size of [200, 2_000, 65_600, 131_080, 131_081, 1_234_567]) {
       const file = niftiGzipFile(42, size);
       const whole = Buffer.concat([...file.read(0, file.size)]);
       expect(whole.length, String(size)).toBe(size);
       const content = gunzipSync(whole);
       expect(niftiProblem(content.subarray(0, 540)), String(size)).toBeUndefined();
-      for (const [a, b] of [[0, 1], [5, 400], [size - 9, size], [size >> 1, size]]) expect(Buffer.concat([...file.read(a, b)]).equals(whole.subarray(a, b))).toBe(true);
+      for (const [a, b] of [
+        [0, 1],
+        [5, 400],
+        [size - 9, size],
+        [size >> 1, size],
+      ])
+        expect(Buffer.concat([...file.read(a, b)]).equals(whole.subarray(a, b))).toBe(true);
     }
     expect(niftiGzipFile(1, 100).size).toBeGreaterThan(100); // below the smallest such file: the smallest is served
   });
 });
 
 describe('/media/ over HTTP', () => {
-  it('GET serves the record\'s file at its file_size, with Accept-Ranges and an ETag; HEAD the same headers', async () => {
+  it("GET serves the record's file at its file_size, with Accept-Ranges and an ETag; HEAD the same", async () => {
     const record = image();
     const full = await get(record['file'] as string);
     expect(full.status).toBe(200);
@@ -72,7 +91,11 @@ describe('/media/ over HTTP', () => {
     expect(full.headers['etag']).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
     expect(niftiProblem(gunzipSync(full.body).subarray(0, 540))).toBeUndefined();
     const head = await get(record['file'] as string, {}, 'HEAD');
-    expect([head.status, head.headers['content-length'], head.body.length]).toEqual([200, String(record['file_size']), 0]);
+    expect([head.status, head.headers['content-length'], head.body.length]).toEqual([
+      200,
+      String(record['file_size']),
+      0,
+    ]);
   });
 
   it('answers one byte range with 206 and Content-Range, a suffix range too, and 416 past the end', async () => {
@@ -97,8 +120,10 @@ describe('/media/ over HTTP', () => {
     expect((await get(image()['file'] as string, {}, 'DELETE')).status).toBe(405);
   });
 
-  it('serves the other links of a record (thumbnail, surfaces, reduced representation) the same way each time', async () => {
-    const record = records.find((r) => typeof r['thumbnail'] === 'string' && typeof r['surface_left_file'] === 'string')!;
+  it('serves the other links of a record (thumbnail, surfaces), the same bytes each time', async () => {
+    const record = records.find(
+      (r) => typeof r['thumbnail'] === 'string' && typeof r['surface_left_file'] === 'string',
+    )!;
     for (const key of ['thumbnail', 'surface_left_file', 'surface_right_file']) {
       const first = await get(record[key] as string);
       expect(first.status, key).toBe(200);
@@ -122,7 +147,7 @@ describe('file fault knobs', () => {
     expect(reply.body.equals((await clean(record)).subarray(0, reply.body.length))).toBe(true);
   });
 
-  it('wrong-length: a whole valid file of another length; corrupt: one byte changed; ignore-range: 200 and the whole file', async () => {
+  it('wrong-length: another length; corrupt: one byte changed; ignore-range: 200, whole file', async () => {
     const record = image();
     const good = await clean(record);
     service.setFaults({ fileWrongLengthRate: 1 });
@@ -143,7 +168,10 @@ describe('file fault knobs', () => {
   it('a bytes-per-second cap still sends the whole file, and the file plan picks faults per request', async () => {
     const record = image((r) => (r['file_size'] as number) < 20_000);
     const good = await clean(record);
-    service.setFaults({ fileBytesPerSecond: 100_000, filePlan: (r) => (r.range === undefined ? undefined : 'ignore-range') });
+    service.setFaults({
+      fileBytesPerSecond: 100_000,
+      filePlan: (r) => (r.range === undefined ? undefined : 'ignore-range'),
+    });
     expect((await get(record['file'] as string)).body.equals(good)).toBe(true);
     expect((await get(record['file'] as string, { range: 'bytes=5-' })).status).toBe(200);
     expect(service.stats.files.bytesSent).toBe(3 * good.length);
