@@ -51,5 +51,13 @@ export { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from '.
 export { writeDiff, DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat, type WriteDiffOptions } from './diff/write-diff.js';
 export { DiffError, type DiffErrorCode } from './diff/diff-error.js';
 
+// the image files a snapshot selects
+export { fetchFiles, planFiles, type FetchFilesOptions, type FilesPlan, type FilesResult } from './files/fetch-files.js';
+export { parseWhere, matchesWhere, type WhereCondition, type ConditionValue } from './files/where-condition.js';
+export { FILE_STATUSES, type FileRow, type FileStatus } from './files/file-status.js';
+export { FilesError, type FilesErrorCode } from './files/files-error.js';
+export type { FilesEvent } from './files/files-events.js';
+export { EXTRA_LINKS, type ExtraLinkGroup } from './files/select-images.js';
+
 // the bundled Image Listing Service
 export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';
