@@ -275,8 +275,9 @@ function formatSummary(result: FilesResult): string {
   const others = FILE_STATUSES.filter((s) => s !== 'ok').map((s) => `${s} ${thousands(counts[s])}`);
   const complete = counts.ok === selected.files;
   const fetchedBytes = `${formatBytes(fetched.bytes)} in ${seconds.toFixed(1)} s (${rate})`;
+  const okFiles = `${thousands(counts.ok)} of ${thousands(selected.files)} files ok`;
   const lines = [
-    `img-etl files: ${complete ? 'complete' : 'INCOMPLETE'}: ${thousands(counts.ok)} of ${thousands(selected.files)}`,
+    `img-etl files: ${complete ? 'complete' : 'INCOMPLETE'}: ${okFiles}`,
     `  fetched   ${thousands(fetched.files)} files, ${fetchedBytes}; ${thousands(result.kept)} kept from disk`,
     `  problems  ${others.join(', ')}${complete ? '' : " (files.parquet's status and reason say which and why)"}`,
     `  table     ${result.table.path}  ${thousands(result.table.rows)} rows, ${formatBytes(result.table.bytes)}`,
