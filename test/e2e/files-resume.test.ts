@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
-import { filesUnder, landingPath, readFilesTable, servedBytes, snapshotOf } from '../helpers/files-run.js';
+import { filesUnder, landingPath, readFilesTable, servedBytes, snapshotOf, whereIds } from '../helpers/files-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { CLI } from '../helpers/run-cli.js';
 
@@ -37,15 +37,7 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-const args = (out: string): string[] => [
-  'files',
-  snap,
-  '--out',
-  out,
-  '--where',
-  `id in (${chosen.map((r) => r['id']).join(', ')})`,
-  '--quiet',
-];
+const args = (out: string): string[] => ['files', snap, '--out', out, ...whereIds(chosen), '--quiet'];
 
 /**
  * Runs the CLI; with `killAt`, kills it with SIGKILL once that many bytes are on disk (final and .part files together).

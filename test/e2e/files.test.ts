@@ -16,6 +16,7 @@ import {
   servedBytes,
   sha256,
   snapshotOf,
+  whereIds,
 } from '../helpers/files-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -277,15 +278,7 @@ describe('faults end in the right status', () => {
     expect(chosen).toHaveLength(3);
     service.setFaults({ fileBytesPerSecond: 200_000 });
     const out = fresh();
-    const run = await runCli([
-      'files',
-      snap,
-      '--out',
-      out,
-      '--where',
-      `id in (${chosen.map((r) => r['id']).join(', ')})`,
-      ...FAST,
-    ]);
+    const run = await runCli(['files', snap, '--out', out, ...whereIds(chosen), ...FAST]);
     service.setFaults({ fileBytesPerSecond: 0 });
     expect(run.code).toBe(0);
     for (const record of chosen) {

@@ -64,3 +64,8 @@ export function landingPath(record: Record<string, unknown>, link = 'file'): str
 export function bytesOf(path: string): Promise<Buffer> {
   return readFile(path);
 }
+
+/** `--where "id in (…)"` selecting exactly these records. */
+export function whereIds(records: readonly Record<string, unknown>[]): string[] {
+  return ['--where', `id in (${records.map((r) => String(r['id'])).join(', ')})`];
+}
