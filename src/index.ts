@@ -68,6 +68,14 @@ export { loadSql } from './report/load-sql.js';
 export { loadPy } from './report/load-py.js';
 export type { ReportData } from './report/report-data.js';
 
+// the image files a snapshot selects
+export { fetchFiles, planFiles, type FetchFilesOptions, type FilesPlan, type FilesResult } from './files/fetch-files.js';
+export { parseWhere, matchesWhere, type WhereCondition, type ConditionValue } from './files/where-condition.js';
+export { FILE_STATUSES, type FileRow, type FileStatus } from './files/file-status.js';
+export { FilesError, type FilesErrorCode } from './files/files-error.js';
+export type { FilesEvent } from './files/files-events.js';
+export { EXTRA_LINKS, type ExtraLinkGroup } from './files/select-images.js';
+
 // the bundled Image Listing Service
 export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';
 

@@ -6,6 +6,7 @@ import { readmeCommand } from './readme-command.js';
 import { snapshotCommand } from './snapshot-command.js';
 import { diffCommand } from './diff-command.js';
 import { reportCommand } from './report-command.js';
+import { filesCommand } from './files-command.js';
 import { pipelineNames } from './load-pipeline.js';
 import { runCommand } from './run-command.js';
 import { VERSION } from '../run/tool.js';
@@ -23,6 +24,7 @@ export async function runCli(argv: string[]): Promise<number> {
     .command(demoCommand(setExitCode))
     .command(diffCommand(setExitCode))
     .command(reportCommand(setExitCode))
+    .command(filesCommand(setExitCode))
     .command(runCommand(setExitCode, await pipelineNames()))
     .command(readmeCommand())
     .strict()

@@ -8,6 +8,11 @@ import { UsageError } from './usage-error.js';
 /** Generated records when neither --data nor --records is given. */
 const DEFAULT_RECORDS = 10_000;
 
+/** A numeric file fault option, off by default. */
+function fileFault(describe: string) {
+  return { type: 'number', default: 0, describe, group: 'File faults:' } as const;
+}
+
 const SERVE_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' },
   port: { type: 'number', default: 8000, describe: 'Port to listen on (0: any free port)' },
@@ -38,6 +43,11 @@ const SERVE_OPTIONS = {
   'move-count': { type: 'number', default: 10, describe: 'Rows moved each time in move mode', group: 'Faults:' },
   'orphan-rate': { type: 'number', default: 0, describe: 'Share of records counted but never served', group: 'Faults:' },
   'fault-seed': { type: 'number', default: 1, describe: 'Seed of every fault decision', group: 'Faults:' },
+  'file-truncate-rate': fileFault('Probability that a file body under /media/ is cut short'),
+  'file-wrong-length-rate': fileFault('Probability that a file is served at another length than its file_size'),
+  'file-corrupt-rate': fileFault('Probability that a file is served with one byte changed'),
+  'file-ignore-range-rate': fileFault('Probability that a Range header is ignored (200, the whole file)'),
+  'file-rate': fileFault('Bytes per second each file response is sent at, at most (0: no cap)'),
 } as const satisfies Record<string, Options>;
 
 type ServeOption = typeof SERVE_OPTIONS;
@@ -67,6 +77,11 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     moveCount: integer('move-count', args.moveCount),
     orphanRate: probability('orphan-rate', args.orphanRate),
     faultSeed: integer('fault-seed', args.faultSeed),
+    fileTruncateRate: probability('file-truncate-rate', args.fileTruncateRate),
+    fileWrongLengthRate: probability('file-wrong-length-rate', args.fileWrongLengthRate),
+    fileCorruptRate: probability('file-corrupt-rate', args.fileCorruptRate),
+    fileIgnoreRangeRate: probability('file-ignore-range-rate', args.fileIgnoreRangeRate),
+    fileBytesPerSecond: nonNegative('file-rate', args.fileRate),
   };
   const port = integer('port', args.port);
   if (port !== undefined && port > 65535) throw new UsageError({ message: `--port: expected 0 to 65535, got ${port}` });

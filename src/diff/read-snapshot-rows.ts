@@ -18,6 +18,11 @@ export interface ReadSnapshotOptions {
   batchSize?: number;
   /** The table to read from a snapshot folder; default the images. */
   table?: Table;
+  /**
+   * Columns the batches need, from Parquet: only those are decoded (far less WebAssembly memory), names the file lacks
+   * are left out; default all. Arrow IPC batches keep every column.
+   */
+  columns?: readonly string[];
 }
 
 /** An opened snapshot: its schema now, its rows as they are read. */
@@ -46,10 +51,14 @@ export async function readSnapshotRows(path: string, options: ReadSnapshotOption
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });
   const file = await resolveSnapshotFile(path, options.table);
-  return file.format === 'parquet' ? openParquet(file.path, batchSize) : openArrow(file.path);
+  return file.format === 'parquet' ? openParquet(file.path, batchSize, options.columns) : openArrow(file.path);
 }
 
-async function openParquet(path: string, batchSize: number): Promise<SnapshotRows> {
+async function openParquet(
+  path: string,
+  batchSize: number,
+  columns: readonly string[] | undefined,
+): Promise<SnapshotRows> {
   let reader: parquetWasm.ParquetFile;
   let schema: Schema;
   let rows: number;
@@ -79,7 +88,9 @@ async function openParquet(path: string, batchSize: number): Promise<SnapshotRow
     try {
       let stream: ReadableStream<parquetWasm.RecordBatch>;
       try {
-        stream = (await reader.stream({ batchSize })) as ReadableStream<parquetWasm.RecordBatch>; // typed any upstream
+        const present = columns?.filter((name) => schema.fields.some((f) => f.name === name));
+        const chosen = present === undefined ? {} : { columns: present };
+        stream = (await reader.stream({ batchSize, ...chosen })) as ReadableStream<parquetWasm.RecordBatch>; // typed any upstream
       } catch (cause) {
         throw unreadable(path, cause);
       }

@@ -35,6 +35,8 @@ export interface HttpClientOptions {
   userAgent?: string;
 }
 
+type ResponseData = Dispatcher.ResponseData;
+
 /** A JSON document as fetched: its status, the parsed value and the body it was parsed from. */
 export interface FetchedJson {
   /** 200, or a status the caller allowed. */
@@ -43,6 +45,20 @@ export interface FetchedJson {
   value: unknown;
   /** The body's bytes as received. */
   bytes: Uint8Array;
+}
+
+/** A file response whose headers arrived: its body is the caller's to read (or destroy). */
+export interface FileResponse {
+  /** The URL that answered, after redirects. */
+  url: string;
+  /** 200, 206 or 416. */
+  status: number;
+  /** A response header by lower-case name. */
+  header(name: string): string | undefined;
+  /** The body, unread. */
+  body: NodeJS.ReadableStream;
+  /** Drops the body unread and closes the connection (its abort error is swallowed). */
+  discard(): void;
 }
 
 /** A page as fetched: the validated envelope and the body it was parsed from. */
@@ -137,6 +153,63 @@ export class HttpClient {
     }
   }
 
+  /**
+   * GETs a file on the base host, following same-host redirects, with `range` as its Range header when given; resolves
+   * once the headers of a 200, 206 or 416 arrive, with the body unread. Any other status is an ExtractError, retryable
+   * as
+   * for a page. The request's total time limit covers the wait for the headers only: the body may take as long as it
+   * flows (each chunk within the body timeout); the caller reads it, and `fileBodyError` names a failure while it does.
+   */
+  async getFile(url: string, options: { signal?: AbortSignal; range?: string } = {}): Promise<FileResponse> {
+    let current = this.pageTarget(url);
+    const deadline = new Deadline(this.options.requestTimeoutMs, options.signal);
+    const extra: Record<string, string> = { accept: '*/*' };
+    if (options.range !== undefined) extra['range'] = options.range;
+    try {
+      const visited = new Set([current.href]);
+      for (let hop = 0; ; hop++) {
+        const response = await this.send(current, deadline, extra);
+        if (REDIRECT_STATUS.has(response.statusCode)) {
+          await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
+          current = this.redirectTarget(current, response, hop, visited);
+          continue;
+        }
+        const { statusCode, headers } = response;
+        if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416) {
+          const detail = await errorDetail(response, deadline.signal);
+          const retryable = RETRYABLE_STATUS.has(statusCode);
+          const retryAfter = parseRetryAfter(headers['retry-after']);
+          const reason = `returned ${statusCode}${detail}`;
+          throw new ExtractError({ code: 'HTTP_STATUS', url: current.href, reason, retryable, status: statusCode, retryAfterMs: retryAfter });
+        }
+        const header = (name: string): string | undefined => {
+          const value = headers[name];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        return { url: current.href, status: statusCode, header, body: response.body, discard: () => drop(response) };
+      }
+    } catch (err) {
+      if (err instanceof ExtractError) throw err;
+      throw this.networkError(current.href, err, deadline);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** The ExtractError for a failure while a file's body was read: a stalled body, a connection closed early. */
+  fileBodyError(url: string, err: unknown, received: number, declared: number): ExtractError {
+    if (err instanceof ExtractError) return err;
+    if (err instanceof undiciErrors.BodyTimeoutError) {
+      const reason = `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`;
+      return new ExtractError({ code: 'TIMEOUT', url, reason, retryable: true, cause: err });
+    }
+    if (received < declared) {
+      const reason = `returned a truncated body (${received} of ${declared} bytes, then the connection closed)`;
+      return new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, cause: err });
+    }
+    return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, retryable: true, cause: err });
+  }
+
   /** Closes the kept-alive connections. */
   async close(): Promise<void> {
     await this.agent.close();
@@ -155,8 +228,13 @@ export class HttpClient {
     return target;
   }
 
-  private async send(url: URL, deadline: Deadline): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { accept: 'application/json', 'accept-encoding': 'identity', 'user-agent': this.options.userAgent };
+  private async send(url: URL, deadline: Deadline, extra: Record<string, string> = {}): Promise<ResponseData> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-encoding': 'identity',
+      'user-agent': this.options.userAgent,
+      ...extra,
+    };
     if (this.options.token !== undefined && mayCarryCredentials(url, this.baseUrl)) headers['authorization'] = `Token ${this.options.token}`;
     try {
       return await request(url, { dispatcher: this.agent, method: 'GET', headers, signal: deadline.signal });

@@ -1,6 +1,7 @@
-/** Seeded fault decisions for data requests: which fault, which mutations, which row order. */
+/** Seeded fault decisions for data requests (which fault, which mutations, which row order) and for file requests. */
 import { hash32, Random } from './random.js';
-import type { FaultKind, PlannedRequest, ResolvedFaults } from './service-options.js';
+import type { FaultKind, FileFaultKind, PlannedFileRequest, PlannedRequest } from './service-options.js';
+import type { ResolvedFaults } from './service-options.js';
 
 /** Everything decided for one data request before it is answered. */
 export interface FaultDecision {
@@ -41,25 +42,50 @@ export function decideFaults(faults: ResolvedFaults, request: PlannedRequest): F
     decision.kind = planned;
     return decision;
   }
-  let threshold = 0;
-  for (const [kind, rate] of [
+  decision.kind = pickByRate(roll, [
     ['500', faults.rate500],
     ['502', faults.rate502],
     ['504', faults.rate504],
     ['429', faults.rate429],
     ['truncate', faults.rateTruncate],
     ['reset', faults.rateReset],
-  ] as const) {
-    threshold += rate;
-    if (roll < threshold) {
-      decision.kind = kind;
-      break;
-    }
-  }
+  ]);
   return decision;
 }
 
 /** Whether a record is an orphan: counted in `count` but dropped from pages (its polymorphic child row is missing). */
 export function isOrphan(faults: ResolvedFaults, id: number): boolean {
   return faults.orphanRate > 0 && hash32(faults.faultSeed, id, 0x0f) / 4294967296 < faults.orphanRate;
+}
+
+/** What a file request does, and where a cut body stops (0.1 to 0.9 of it). */
+export interface FileFaultDecision {
+  kind: FileFaultKind;
+  cutAt: number;
+}
+
+/** Decides the fault of file request number `n` from the file rates (or the file plan), seeded by (faultSeed, n). */
+export function decideFileFault(faults: ResolvedFaults, request: PlannedFileRequest): FileFaultDecision {
+  const rng = new Random(hash32(faults.faultSeed, request.n, 0xf11e));
+  const roll = rng.next();
+  const cutAt = 0.1 + 0.8 * rng.next();
+  const planned = faults.filePlan?.(request);
+  if (planned !== undefined) return { kind: planned, cutAt };
+  const kind = pickByRate(roll, [
+    ['truncate', faults.fileTruncateRate],
+    ['wrong-length', faults.fileWrongLengthRate],
+    ['corrupt', faults.fileCorruptRate],
+    ['ignore-range', faults.fileIgnoreRangeRate],
+  ]);
+  return { kind, cutAt };
+}
+
+/** The kind whose share of [0, 1) the roll falls in, the rates laid end to end; 'none' past them all. */
+function pickByRate<K extends string>(roll: number, rates: readonly (readonly [K, number])[]): K | 'none' {
+  let threshold = 0;
+  for (const [kind, rate] of rates) {
+    threshold += rate;
+    if (roll < threshold) return kind;
+  }
+  return 'none';
 }

@@ -32,7 +32,8 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
   const ordinal = String(id % 1000).padStart(3, '0');
   const name = whole ? stem : `${stem} ${ordinal}`;
   const safeStem = safeFileName(stem);
-  const fileBase = whole ? safeStem : `${safeStem}_${ordinal}`;
+  // File names are unique in a collection, as Django's storage makes them: the id tells apart maps of one name.
+  const fileBase = `${safeStem}_${id}`;
   let description = rng.chance(0.7) ? c.description : rng.weighted(DESCRIPTIONS);
   const times = uploaded === undefined ? imageTimes(seed, id, c.bulkUpdate) : { added: uploaded, modified: uploaded };
   const { added, modified } = times;
@@ -50,7 +51,7 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
   let file = `${media}/${fileBase}.nii.gz`;
   let nidm = '';
   if (kind === 'NIDM results statistic map') {
-    const statFile = `${rng.pick(NIDM_MAPS)}_${String((id % 9) + 1).padStart(4, '0')}.nii.gz`;
+    const statFile = `${rng.pick(NIDM_MAPS)}_${String(id).padStart(4, '0')}.nii.gz`;
     file = `${media}/${c.nidmName}/${statFile}`;
     description = `NIDM Results: ${c.nidmName}.zip > ${statFile}`;
     nidm =

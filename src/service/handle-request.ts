@@ -13,6 +13,7 @@ import {
 import { DJANGO_NOT_FOUND, DJANGO_SERVER_ERROR } from './error-pages.js';
 import { FORBIDDEN, listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './image-endpoint.js';
 import { serveList } from './list-endpoint.js';
+import { isMediaPath, serveMedia } from './media-endpoint.js';
 import { negotiate } from './negotiate-format.js';
 import { lastValue, parseQueryString, unquote } from './query-params.js';
 import { send, sendView } from './respond.js';
@@ -134,6 +135,10 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
   const rawQuery = mark === -1 ? '' : target.slice(mark + 1);
   const rawPath = mark === -1 ? target : target.slice(0, mark);
   const path = unquote(rawPath);
+  if (isMediaPath(path)) {
+    void serveMedia(ctx, req, res, path); // nginx serves the media folder, not Django
+    return;
+  }
   const matched = matchRoute(ctx, path);
   if (!matched) {
     if (!path.endsWith('/') && matchRoute(ctx, `${path}/`)) {

@@ -18,6 +18,8 @@ export interface ServiceContext {
   collectionEndpoints: boolean;
   /** GET and HEAD requests on data views received so far (numbers the next one for the fault plan). */
   dataRequests: number;
+  /** GET and HEAD requests for files under /media/ received so far (numbers the next one for the file faults). */
+  fileRequests: number;
 }
 
 /** Counts a response status. */

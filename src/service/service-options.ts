@@ -18,6 +18,31 @@ export type FaultKind =
   /** the socket is reset without any response */
   | 'reset';
 
+/** What a file fault makes a response under /media/ do. */
+export type FileFaultKind =
+  /** answer normally */
+  | 'none'
+  /** the status and the whole Content-Length, part of the body, then the socket is destroyed */
+  | 'truncate'
+  /** a whole, valid file of another length than the record's `file_size` */
+  | 'wrong-length'
+  /** the right length, one byte of the body changed */
+  | 'corrupt'
+  /** the Range header is ignored: 200 and the whole file */
+  | 'ignore-range';
+
+/** What a file fault plan is told about a request for a file under /media/. */
+export interface PlannedFileRequest {
+  /** The method, GET or HEAD. */
+  method: string;
+  /** The decoded path. */
+  path: string;
+  /** The Range header, when there was one. */
+  range: string | undefined;
+  /** 1 for the first file request the service received, 2 for the second, and so on. */
+  n: number;
+}
+
 /** What a fault plan is told about a data request (GET or HEAD on the list or on one image). */
 export interface PlannedRequest {
   /** The method, GET or HEAD. */
@@ -77,6 +102,21 @@ export interface FaultOptions {
   faultSeed?: number;
   /** Picks the fault for a data request; undefined leaves it to the rates. Default none. */
   plan?: (request: PlannedRequest) => FaultKind | undefined;
+  /** Probability that a file response under /media/ is cut short and the connection destroyed. Default 0. */
+  fileTruncateRate?: number;
+  /** Probability that a file response is a whole file of another length than `file_size`. Default 0. */
+  fileWrongLengthRate?: number;
+  /** Probability that a file response has one byte changed. Default 0. */
+  fileCorruptRate?: number;
+  /** Probability that a file request's Range header is ignored (200, the whole file). Default 0. */
+  fileIgnoreRangeRate?: number;
+  /**
+   * Bytes per second each file response is sent at, at most (one response at a time per connection); 0: no cap. Default
+   * 0.
+   */
+  fileBytesPerSecond?: number;
+  /** Picks the fault for a file request; undefined leaves it to the file rates. Default none. */
+  filePlan?: (request: PlannedFileRequest) => FileFaultKind | undefined;
 }
 
 /** Options of `startService`. */
@@ -101,7 +141,10 @@ export interface ServiceOptions {
 }
 
 /** Fault options with every default filled in. */
-export type ResolvedFaults = Required<Omit<FaultOptions, 'plan'>> & Pick<FaultOptions, 'plan'>;
+export type ResolvedFaults = Required<Omit<FaultOptions, Plans>> & Pick<FaultOptions, Plans>;
+
+/** The fault options that are functions, with no default. */
+type Plans = 'plan' | 'filePlan';
 
 /** The fault options in force when none are given. */
 export const NO_FAULTS: ResolvedFaults = {
@@ -124,10 +167,30 @@ export const NO_FAULTS: ResolvedFaults = {
   moveCount: 10,
   orphanRate: 0,
   faultSeed: 1,
+  fileTruncateRate: 0,
+  fileWrongLengthRate: 0,
+  fileCorruptRate: 0,
+  fileIgnoreRangeRate: 0,
+  fileBytesPerSecond: 0,
 };
 
-const PROBABILITIES = ['rate500', 'rate502', 'rate504', 'rate429', 'rateTruncate', 'rateReset', 'insertRate', 'deleteRate', 'unstableOrderRate', 'orphanRate'] as const;
-const DURATIONS = ['pageLatencyMs', 'recordLatencyMs', 'retryAfterSeconds'] as const;
+const PROBABILITIES = [
+  'rate500',
+  'rate502',
+  'rate504',
+  'rate429',
+  'rateTruncate',
+  'rateReset',
+  'insertRate',
+  'deleteRate',
+  'unstableOrderRate',
+  'orphanRate',
+  'fileTruncateRate',
+  'fileWrongLengthRate',
+  'fileCorruptRate',
+  'fileIgnoreRangeRate',
+] as const;
+const DURATIONS = ['pageLatencyMs', 'recordLatencyMs', 'retryAfterSeconds', 'fileBytesPerSecond'] as const;
 const COUNTS = ['workers', 'insertCount', 'deleteCount', 'moveCount', 'faultSeed'] as const;
 
 /** Merges changes into fault options, checking each value; throws with the bad value in the message. */
@@ -136,6 +199,7 @@ export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}):
   for (const [key, value] of Object.entries(changes) as [keyof FaultOptions, unknown][]) {
     if (value === undefined) {
       if (key === 'plan') delete next.plan;
+      if (key === 'filePlan') delete next.filePlan;
       continue;
     }
     if ((PROBABILITIES as readonly string[]).includes(key)) {
@@ -146,8 +210,8 @@ export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}):
       if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Error(`service: ${key} must be a non-negative integer, got ${shown(value)}`);
     } else if (key === 'unstableOrderMode') {
       if (value !== 'rotate' && value !== 'move') throw new Error(`service: unstableOrderMode must be 'rotate' or 'move', got ${shown(value)}`);
-    } else if (key === 'plan') {
-      if (typeof value !== 'function') throw new Error(`service: plan must be a function, got ${typeof value}`);
+    } else if (key === 'plan' || key === 'filePlan') {
+      if (typeof value !== 'function') throw new Error(`service: ${key} must be a function, got ${typeof value}`);
     } else {
       throw new Error(`service: unknown fault option ${JSON.stringify(key)}`);
     }
@@ -155,6 +219,8 @@ export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}):
   }
   const errorShare = next.rate500 + next.rate502 + next.rate504 + next.rate429 + next.rateTruncate + next.rateReset;
   if (errorShare > 1) throw new Error(`service: fault rates add up to ${errorShare}, more than 1`);
+  const fileShare = next.fileTruncateRate + next.fileWrongLengthRate + next.fileCorruptRate + next.fileIgnoreRangeRate;
+  if (fileShare > 1) throw new Error(`service: file fault rates add up to ${fileShare}, more than 1`);
   return next;
 }
 

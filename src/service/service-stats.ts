@@ -25,8 +25,38 @@ export interface ServiceStats {
   mutations: { inserted: number; deleted: number; moved: number };
   /** List requests served from a rotated scan. */
   rotatedScans: number;
+  /** Files served under /media/ (GET and HEAD). */
+  files: FileStats;
   /** Worker pool counters. */
   workers: WorkerStats;
+}
+
+/** Counters of the files served under /media/. */
+export interface FileStats {
+  /** File requests received. */
+  requests: number;
+  /** Body bytes written to the sockets, all responses together. */
+  bytesSent: number;
+  /** Each file response, in the order they ended. */
+  log: FileResponse[];
+}
+
+/** One file response as the service sent it. */
+export interface FileResponse {
+  /** The decoded path. */
+  path: string;
+  /** GET or HEAD. */
+  method: string;
+  /** The status sent. */
+  status: number;
+  /** The Range header received, when there was one. */
+  range?: string;
+  /** The first byte of the file the body started at (0 for a whole file). */
+  start: number;
+  /** Body bytes written to the socket. */
+  sent: number;
+  /** The fault applied, if any. */
+  fault: string;
 }
 
 /** Fresh counters, all zero. */
@@ -43,5 +73,6 @@ export function emptyStats(): Omit<ServiceStats, 'workers'> {
     faults: { '500': 0, '502': 0, '504': 0, '429': 0, truncate: 0, reset: 0 },
     mutations: { inserted: 0, deleted: 0, moved: 0 },
     rotatedScans: 0,
+    files: { requests: 0, bytesSent: 0, log: [] },
   };
 }

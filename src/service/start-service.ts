@@ -61,6 +61,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     closing: closing.signal,
     collectionEndpoints: options.collectionEndpoints ?? true,
     dataRequests: 0,
+    fileRequests: 0,
   };
   const server = createServer((req, res) => handleRequest(ctx, req, res));
   await new Promise<void>((resolve, reject) => {

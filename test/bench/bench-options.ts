@@ -2,8 +2,8 @@
 import { parseArgs } from 'node:util';
 import { defaultRusageSource, type RusageSource } from './measure.js';
 
-/** The scenarios: CPU-bound, server-bound, memory, Parquet size, and an unstable list (requests per record). */
-export const SCENARIOS = ['cpu', 'server', 'memory', 'size', 'unstable'] as const;
+/** The scenarios: CPU-bound, server-bound, memory, Parquet size, an unstable list (requests per record), the files. */
+export const SCENARIOS = ['cpu', 'server', 'memory', 'size', 'unstable', 'files'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** Everything a bench run is configured by. */
@@ -40,6 +40,10 @@ export interface BenchOptions {
   pin: boolean;
   /** CPU-bound scenario: measure every run unpinned too, as information; default true. */
   unpinned: boolean;
+  /** Files scenario: the service's cap per file connection, bytes per second; default 1,000,000. */
+  filesRate: number;
+  /** Files scenario: files fetched; default 150. */
+  filesCount: number;
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -51,7 +55,7 @@ measured client on another (taskset, from util-linux). Needs GNU time (/usr/bin/
 "time") for peak RSS; without it the children report their own.
 
   --records N            records of the CPU-bound and size scenarios        (default 200000)
-  --scenarios LIST       any of cpu,server,memory,size,unstable              (default all)
+  --scenarios LIST       any of cpu,server,memory,size,unstable,files        (default all)
   --repeat K             measure each run K times, report the median         (default 1; targets: 3)
   --out FILE             JSON results                                        (default output/bench.json)
   --concurrency N        pages in flight, every client alike                 (default 4)
@@ -68,6 +72,8 @@ measured client on another (taskset, from util-linux). Needs GNU time (/usr/bin/
   --rusage time|preload  peak RSS from /usr/bin/time -v or from the child    (default time if installed)
   --no-pin               run nothing pinned (the service shares the clients' cores)
   --no-unpinned          CPU-bound: skip the unpinned runs kept as information
+  --files-rate B         files: the service's bytes per second per file connection (default 1000000)
+  --files-count N        files: image files fetched, at --concurrency at a time  (default 150)
 `;
 
 /** Parses argv; throws a one-line error on a bad value. Returns undefined for --help. */
@@ -94,6 +100,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
       rusage: { type: 'string' },
       pin: { type: 'boolean', default: true },
       unpinned: { type: 'boolean', default: true },
+      'files-rate': { type: 'string', default: '1000000' },
+      'files-count': { type: 'string', default: '150' },
     },
   });
   if (values.help === true) return undefined;
@@ -122,6 +130,8 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     rusage,
     pin: values.pin,
     unpinned: values.unpinned,
+    filesRate: count('files-rate', values['files-rate'], 1),
+    filesCount: count('files-count', values['files-count'], 1),
   };
 }
 

@@ -18,6 +18,8 @@ export interface LoadModel {
   recordLatencyMs: number;
   /** Further fault options of the service (unstable order, inserts, deletes); default none. */
   faults?: Record<string, number | string>;
+  /** Bytes per second each file response under /media/ is sent at, at most (0 or absent: no cap). */
+  fileBytesPerSecond?: number;
 }
 
 /** The service counters the bench reads (a subset of the library's ServiceStats). */
@@ -49,7 +51,8 @@ export class BenchService {
   /** Starts the service in a child process, on core `cpu` only when given, and waits until it listens. */
   static async start(model: LoadModel, cpu?: number): Promise<BenchService> {
     const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs].map(String);
-    args.push(JSON.stringify(model.faults ?? {}));
+    const files = model.fileBytesPerSecond === undefined ? {} : { fileBytesPerSecond: model.fileBytesPerSecond };
+    args.push(JSON.stringify({ ...model.faults, ...files }));
     const argv = pinnedArgv(cpu, [process.execPath, SCRIPT, ...args]);
     // taskset execs node in its own place, so node finds the IPC channel spawn opened for it.
     const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -30,7 +30,7 @@ export function renderReport(
     '',
     `- pinning: ${pinning}`,
     ...notes,
-    `- settings: ${settings.join('; ')}`,
+    ...(settings.length === 0 ? [] : [`- settings: ${settings.join('; ')}`]),
     `- machine: ${machineLine(machine)}; ${load} (the bench itself accounts for up to about 2)`,
   ].join('\n');
 }

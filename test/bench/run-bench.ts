@@ -11,6 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { type BenchOptions, parseBenchOptions, USAGE } from './bench-options.js';
 import { buildStamp } from './build-stamp.js';
 import { cpuScenario } from './cpu-scenario.js';
+import { filesScenario } from './files-scenario.js';
 import { compareWithDuckDB, type ParquetSizes } from './duckdb-size.js';
 import { type Machine, describeMachine } from './machine.js';
 import type { BenchContext } from './measure-rounds.js';
@@ -80,6 +81,7 @@ async function main(): Promise<number> {
     else if (name === 'server') scenarios.push(await serverScenario(ctx));
     else if (name === 'memory') scenarios.push(await memoryScenario(ctx));
     else if (name === 'unstable') scenarios.push(await unstableScenario(ctx));
+    else if (name === 'files') scenarios.push(await filesScenario(ctx));
     else scenarios.push(await sizeScenario(ctx, sizes));
   }
 

@@ -1,0 +1,287 @@
+import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import type { FilesPlan, FilesResult } from '../files/fetch-files.js';
+import { FilesError } from '../files/files-error.js';
+import { FILE_STATUSES } from '../files/file-status.js';
+import { EXTRA_LINKS, type ExtraLinkGroup } from '../files/select-images.js';
+import { TOKEN } from '../extract/http-client.js';
+import { EXIT } from './exit-codes.js';
+import { FilesProgress } from './files-progress.js';
+import { formatBytes, formatDuration, thousands } from './human-numbers.js';
+import { folderOption, oneOf, positiveInt, positiveSeconds, SNAPSHOT_OPTIONS } from './snapshot-options.js';
+import { UsageError } from './usage-error.js';
+
+type FilesArgs = ArgumentsCamelCase<{
+  snapshot: string;
+  out: string;
+  where: string[];
+  concurrency: number;
+  with: string[];
+  baseUrl?: string;
+  token?: string;
+  timeout: number;
+  maxAttempts: number;
+  retryDelay: number;
+  dryRun: boolean;
+  quiet: boolean;
+  summary: string;
+  progressInterval: number;
+}>;
+
+/**
+ * `img-etl files <snapshot> --out DIR`: fetches the image files a snapshot selects, verified, and writes files.parquet.
+ */
+export function filesCommand(setExitCode: (code: number) => void): CommandModule<object, FilesArgs> {
+  return {
+    command: 'files <snapshot>',
+    describe:
+      'Fetch the image files a snapshot selects (--where), concurrently, resumably and verified, ' +
+      'into {out}/<collection_id>/',
+    builder: (y) =>
+      y
+        .positional('snapshot', {
+          type: 'string',
+          describe: 'A snapshot folder, a --snapshot base folder (its latest), or an images.parquet/.arrow file',
+        })
+        .option('out', {
+          type: 'string',
+          demandOption: true,
+          describe: 'Folder the files and files.parquet go to (created if missing)',
+        })
+        .option('where', {
+          type: 'string',
+          array: true,
+          default: [],
+          describe:
+            'Repeatable, all must hold: "<column> <op> <value>", op = != < <= > >= in (…) like, is null, ' +
+            'is not null; text in single quotes',
+        })
+        .option('concurrency', { type: 'number', default: 2, describe: 'Files fetched at once' })
+        .option('with', {
+          type: 'string',
+          array: true,
+          default: [],
+          describe: `Other links to fetch too, repeatable or comma-separated: ${Object.keys(EXTRA_LINKS).join(', ')}`,
+        })
+        .option('base-url', {
+          type: 'string',
+          describe: "The service the files come from; default the snapshot's source",
+        })
+        .option('token', SNAPSHOT_OPTIONS.token)
+        .option('timeout', SNAPSHOT_OPTIONS.timeout)
+        .option('max-attempts', {
+          ...SNAPSHOT_OPTIONS['max-attempts'],
+          describe: 'Attempts per file before it is reported (retries back off exponentially with jitter)',
+        })
+        .option('retry-delay', SNAPSHOT_OPTIONS['retry-delay'])
+        .option('dry-run', {
+          type: 'boolean',
+          default: false,
+          describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
+        })
+        .option('quiet', { type: 'boolean', default: false, describe: 'No progress on stderr, errors only' })
+        .option('summary', { type: 'string', default: 'text', describe: 'The summary on stdout: text or json' })
+        .option('progress-interval', {
+          type: 'number',
+          default: 10,
+          describe: 'Seconds between progress lines when stderr is not a terminal',
+        })
+        .example(
+          `$0 files snapshots/latest --out maps --where "map_type = 'T map'" --where "number_of_subjects >= 20"`,
+          'T maps of 20 subjects or more',
+        )
+        .example(
+          `$0 files output --out maps --where "collection_id in (1056, 1058)" --dry-run`,
+          'How much two collections hold',
+        ) as never,
+    handler: async (args) => {
+      const summary = oneOf('summary', args.summary, ['text', 'json'] as const);
+      const out = folderOption('out', args.out);
+      const concurrency = positiveInt('concurrency', args.concurrency, 64);
+      const groups = parseGroups(args.with);
+      if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
+        throw new UsageError({
+          message:
+            '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
+            '(not shown here)',
+        });
+      }
+      const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
+      const { fetchFiles, planFiles } = await import('../files/fetch-files.js');
+      const { parseWhere } = await import('../files/where-condition.js');
+      const where = args.where.map((text) => usage(() => parseWhere(text)));
+      const common = {
+        snapshot: args.snapshot,
+        where,
+        with: groups,
+        ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
+      };
+      if (args.dryRun) {
+        const plan = await usageAsync(() => planFiles(common));
+        const estimate = await estimateSeconds(plan, concurrency, timeoutMs);
+        process.stdout.write(
+          summary === 'json'
+            ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
+            : formatPlan(plan, concurrency, estimate),
+        );
+        setExitCode(EXIT.OK);
+        return;
+      }
+      const progress = new FilesProgress(
+        process.stderr,
+        args.quiet,
+        positiveSeconds('progress-interval', args.progressInterval) * 1000,
+      );
+      const aborter = new AbortController();
+      const onSignal = (): void => {
+        if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);
+        aborter.abort();
+      };
+      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+      try {
+        const result = await usageAsync(() =>
+          fetchFiles({
+            ...common,
+            outDir: out,
+            concurrency,
+            http: {
+              headersTimeoutMs: timeoutMs,
+              bodyTimeoutMs: timeoutMs,
+              ...(args.token === undefined ? {} : { token: args.token }),
+            },
+            retry: {
+              attempts: positiveInt('max-attempts', args.maxAttempts, 100),
+              baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
+            },
+            signal: aborter.signal,
+            onEvent: progress.onEvent,
+          }),
+        );
+        progress.finish();
+        process.stdout.write(
+          summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
+        );
+        setExitCode(result.counts.ok === result.selected.files ? EXIT.OK : EXIT.INCOMPLETE);
+      } catch (err) {
+        progress.finish();
+        if (aborter.signal.aborted) {
+          progress.error('interrupted; partial files are kept as .part: run the same command again to resume');
+          setExitCode(EXIT.INTERRUPTED);
+          return;
+        }
+        throw err;
+      } finally {
+        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+      }
+    },
+  };
+}
+
+/** `--with` values (repeated or comma-separated) as link groups; a usage error for an unknown one. */
+function parseGroups(values: readonly string[]): ExtraLinkGroup[] {
+  const groups = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  for (const g of groups) {
+    if (!(g in EXTRA_LINKS))
+      throw new UsageError({
+        message: `--with: unknown link ${JSON.stringify(g)}; choose from ${Object.keys(EXTRA_LINKS).join(', ')}`,
+      });
+  }
+  return [...new Set(groups)] as ExtraLinkGroup[];
+}
+
+/** A bad --where or a path that names no snapshot is a usage error (exit 2). */
+function usage<T>(body: () => T): T {
+  try {
+    return body();
+  } catch (err) {
+    throw asUsage(err);
+  }
+}
+
+async function usageAsync<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (err) {
+    throw asUsage(err);
+  }
+}
+
+function asUsage(err: unknown): unknown {
+  if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
+    return new UsageError({ message: err.message });
+  return err;
+}
+
+/** Seconds the selection may take: one ranged request of up to 1 MiB measures a connection's rate and round trip. */
+async function estimateSeconds(plan: FilesPlan, concurrency: number, timeoutMs: number): Promise<number | null> {
+  if (plan.sample === undefined || plan.bytes === 0) return plan.bytes === 0 ? 0 : null;
+  const { HttpClient } = await import('../extract/http-client.js');
+  const client = new HttpClient(new URL(plan.baseUrl), {
+    connections: 1,
+    headersTimeoutMs: timeoutMs,
+    bodyTimeoutMs: timeoutMs,
+  });
+  try {
+    const began = performance.now();
+    const response = await client.getFile(plan.sample, { range: 'bytes=0-1048575' });
+    const firstByte = (performance.now() - began) / 1000;
+    let bytes = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) bytes += chunk.length;
+    const seconds = (performance.now() - began) / 1000 - firstByte;
+    const rate = bytes / Math.max(seconds, 0.001);
+    const fetched = plan.files - plan.missing;
+    return (fetched * firstByte + plan.bytes / rate) / concurrency;
+  } catch {
+    return null;
+  } finally {
+    await client.close();
+  }
+}
+
+function formatPlan(plan: FilesPlan, concurrency: number, estimate: number | null): string {
+  const missing =
+    plan.missing > 0 ? ` (${thousands(plan.missing)} with file_size 0: missing on the server, not fetched)` : '';
+  const time =
+    estimate === null
+      ? 'no estimate (the sample file could not be fetched)'
+      : `about ${formatDuration(estimate)} at ${concurrency} at a time`;
+  const listed = `${thousands(plan.files)} files, ${formatBytes(plan.bytes)} listed${missing}`;
+  return `img-etl files (dry run): ${listed}; ${time}, from ${plan.baseUrl}\n`;
+}
+
+/** `--summary json`. */
+function summaryDocument(result: FilesResult): Record<string, unknown> {
+  return {
+    complete: result.counts.ok === result.selected.files,
+    selected: result.selected,
+    counts: result.counts,
+    fetched: result.fetched,
+    kept: result.kept,
+    files_table: {
+      path: result.table.path,
+      rows: result.table.rows,
+      bytes: result.table.bytes,
+      sha256: result.table.sha256,
+    },
+    duration_seconds: result.durationMs / 1000,
+  };
+}
+
+function formatSummary(result: FilesResult): string {
+  const seconds = result.durationMs / 1000;
+  const { counts, fetched, selected } = result;
+  const rate = `${formatBytes(fetched.bytes / Math.max(seconds, 0.001))}/s`;
+  const others = FILE_STATUSES.filter((s) => s !== 'ok').map((s) => `${s} ${thousands(counts[s])}`);
+  const complete = counts.ok === selected.files;
+  const fetchedBytes = `${formatBytes(fetched.bytes)} in ${seconds.toFixed(1)} s (${rate})`;
+  const okFiles = `${thousands(counts.ok)} of ${thousands(selected.files)} files ok`;
+  const lines = [
+    `img-etl files: ${complete ? 'complete' : 'INCOMPLETE'}: ${okFiles}`,
+    `  fetched   ${thousands(fetched.files)} files, ${fetchedBytes}; ${thousands(result.kept)} kept from disk`,
+    `  problems  ${others.join(', ')}${complete ? '' : " (files.parquet's status and reason say which and why)"}`,
+    `  table     ${result.table.path}  ${thousands(result.table.rows)} rows, ${formatBytes(result.table.bytes)}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

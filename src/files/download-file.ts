@@ -1,0 +1,320 @@
+/**
+ * Fetching one file to disk, resumably and verified. Bytes go to `<path>.part` as they arrive; a `.part` left by an
+ * earlier attempt or run is continued with `Range: bytes=<its size>-` and kept only if the server answers 206 with a
+ * Content-Range starting there (a 200 rewrites it from the start). The whole file is then checked
+ * (verify-image-file.ts), fsync'd and renamed to its final name, so a final name only ever holds a verified file.
+ * Retries, backoff, Retry-After, redirects, timeouts and the token follow the listing's rules (withRetry, HttpClient).
+ */
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ExtractError } from '../extract/extract-error.js';
+import type { FileResponse, HttpClient } from '../extract/http-client.js';
+import { withRetry, type RetryNotice, type RetryOptions } from '../extract/retry.js';
+import { syncFolder } from '../load/atomic-file.js';
+import type { FileStatus } from './file-status.js';
+import { imageCheck, verifyImageFile, type ImageCheck } from './verify-image-file.js';
+
+/** One file to fetch. */
+export interface DownloadTask {
+  /** The URL as listed (named in reasons). */
+  url: string;
+  /** The URL requested: the listed one, on the base URL's scheme. */
+  fetchUrl: string;
+  /** The final path. */
+  path: string;
+  /** The size the listing gives, when it gives one. */
+  expectedBytes?: number;
+}
+
+/** What a download shares with the others of its run. */
+export interface DownloadContext {
+  client: HttpClient;
+  /** Retry policy; the listing's defaults. */
+  retry?: RetryOptions;
+  /** Stops the download (the `.part` is kept). */
+  signal?: AbortSignal;
+  /** Told of each chunk written. */
+  onBytes?: (bytes: number) => void;
+  /** Told of each retry. */
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+/** How a download ended. */
+export interface DownloadResult {
+  status: FileStatus;
+  /** Size and SHA-256 of the verified file (status ok). */
+  bytes?: number;
+  sha256?: string;
+  /** Why it is not ok. */
+  reason?: string;
+}
+
+/** A verification failure of a whole download: retried like a failed request, then reported with its status. */
+class Unfit extends ExtractError {
+  constructor(
+    readonly fileStatus: FileStatus,
+    url: string,
+    reason: string,
+  ) {
+    super({ code: 'BAD_BODY', url, reason, retryable: true });
+  }
+}
+
+/**
+ * Fetches one file to its final path; resolves to its status (never throws for the file's own faults; a disk failure or
+ * cancellation throws).
+ */
+export async function downloadFile(task: DownloadTask, ctx: DownloadContext): Promise<DownloadResult> {
+  const part = `${task.path}.part`;
+  await mkdir(dirname(task.path), { recursive: true });
+  let unfit: Unfit | undefined; // the last attempt's verdict on the file (withRetry rewraps the error it ends with)
+  const once = async (): Promise<{ bytes: number; sha256: string }> => {
+    unfit = undefined;
+    try {
+      return await attempt(task, part, ctx);
+    } catch (err) {
+      if (err instanceof Unfit) unfit = err;
+      throw err;
+    }
+  };
+  try {
+    const check = await withRetry(once, { budgetMs: Number.MAX_SAFE_INTEGER, ...ctx.retry }, ctx.onRetry, ctx.signal);
+    return { status: 'ok', bytes: check.bytes, sha256: check.sha256 };
+  } catch (err) {
+    if (ctx.signal?.aborted === true || !(err instanceof ExtractError) || err.code === 'ABORTED') throw err;
+    if (unfit !== undefined) return { status: unfit.fileStatus, reason: err.message };
+    if (err.status === 404 || err.status === 410) return { status: 'missing_on_server', reason: err.message };
+    return { status: 'failed', reason: err.message };
+  }
+}
+
+async function attempt(
+  task: DownloadTask,
+  part: string,
+  ctx: DownloadContext,
+): Promise<{ bytes: number; sha256: string }> {
+  const expected = task.expectedBytes;
+  let have = await sizeOf(part);
+  if (expected !== undefined && have > expected) have = await restart(part);
+  let inline: ImageCheck | undefined; // a body from the first byte is checked as it arrives; a continued one after
+  if (expected === undefined || have < expected) {
+    const response = await ctx.client.getFile(task.fetchUrl, {
+      signal: ctx.signal,
+      range: have > 0 ? `bytes=${have}-` : undefined,
+    });
+    const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
+    try {
+      const from = await startingByte(task, part, response, have);
+      if (from === 0) inline = imageCheck(task.path);
+      await writeBody(task, part, response, chunks, from, ctx, inline);
+    } catch (err) {
+      inline?.cancel();
+      throw err;
+    } finally {
+      chunks.stop();
+    }
+  }
+  const check = inline === undefined ? await verifyImageFile(part, task.path) : await inline.finish();
+  if (expected !== undefined && check.bytes !== expected) {
+    await restart(part);
+    throw new Unfit(
+      'size_mismatch',
+      task.fetchUrl,
+      `returned ${check.bytes} bytes where the listing says file_size ${expected}`,
+    );
+  }
+  if (check.problem !== undefined) {
+    await restart(part);
+    throw new Unfit('corrupt', task.fetchUrl, `returned a file that ${check.problem}`);
+  }
+  await rename(part, task.path);
+  await syncFolder(dirname(task.path));
+  return check;
+}
+
+/** Where the response's body starts in the file: the `.part`'s size for a 206 that continues it, else 0. */
+async function startingByte(task: DownloadTask, part: string, response: FileResponse, have: number): Promise<number> {
+  const expected = task.expectedBytes;
+  const url = task.fetchUrl;
+  const mismatch = (total: number): Unfit =>
+    new Unfit('size_mismatch', url, `serves ${total} bytes where the listing says file_size ${expected}`);
+  if (response.status === 416) {
+    response.discard();
+    const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
+    await restart(part);
+    if (expected !== undefined && total === total && total !== expected) throw mismatch(total);
+    throw new ExtractError({ code: 'BAD_BODY', url, reason: `answered 416 to a range from byte ${have}`, retryable: true, status: 416 });
+  }
+  if (response.status === 206) {
+    const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
+    const [start, total] = range === null ? [NaN, NaN] : [Number(range[1]), Number(range[3])];
+    if (expected !== undefined && total === total && total !== expected) {
+      response.discard();
+      throw mismatch(total);
+    }
+    if (start !== have) {
+      response.discard();
+      await restart(part);
+      const said = JSON.stringify(response.header('content-range') ?? '');
+      throw new ExtractError({
+        code: 'BAD_BODY',
+        url,
+        reason: `answered a range from byte ${have} with content-range ${said}`,
+        retryable: true,
+        status: 206,
+      });
+    }
+    return have;
+  }
+  const length = Number(response.header('content-length') ?? NaN);
+  if (expected !== undefined && length === length && length !== expected) {
+    response.discard();
+    throw mismatch(length);
+  }
+  return 0; // a 200: the whole file, whatever the .part held
+}
+
+/** Streams the body into the `.part` from byte `from` (truncating what follows), chunk by chunk; fsyncs it. */
+async function writeBody(
+  task: DownloadTask,
+  part: string,
+  response: FileResponse,
+  chunks: Chunks,
+  from: number,
+  ctx: DownloadContext,
+  check: ImageCheck | undefined,
+): Promise<void> {
+  const file = await open(part, from > 0 ? 'r+' : 'w');
+  const onAbort = (): void => response.discard();
+  ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  const declared = Number(response.header('content-length') ?? NaN);
+  const limit = task.expectedBytes;
+  let position = from;
+  let received = 0;
+  try {
+    await file.truncate(from);
+    for (;;) {
+      const next = await chunks.next();
+      if (next === undefined) break;
+      if ('error' in next) {
+        const err = next.error;
+        if (ctx.signal?.aborted === true)
+          throw new ExtractError({ code: 'ABORTED', url: task.fetchUrl, reason: 'was cancelled', retryable: false, cause: err });
+        throw ctx.client.fileBodyError(task.fetchUrl, err, received, declared);
+      }
+      const chunk = next.chunk;
+      if (limit !== undefined && position + chunk.length > limit) {
+        response.discard();
+        await restart(part);
+        throw new Unfit(
+          'size_mismatch',
+          task.fetchUrl,
+          `sent more than the ${limit} bytes the listing gives as file_size`,
+        );
+      }
+      for (let offset = 0; offset < chunk.length;)
+        offset += (await file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
+      await check?.write(chunk);
+      position += chunk.length;
+      received += chunk.length;
+      ctx.onBytes?.(chunk.length);
+    }
+    if (declared === declared && received !== declared) {
+      throw new ExtractError({
+        code: 'BAD_BODY',
+        url: task.fetchUrl,
+        reason: `returned a truncated body (${received} of ${declared} bytes)`,
+        retryable: true,
+        status: response.status,
+      });
+    }
+    await file.sync();
+  } finally {
+    ctx.signal?.removeEventListener('abort', onAbort);
+    await file.close();
+  }
+}
+
+/** A body's chunks as they arrive (see receive). */
+interface Chunks {
+  /** The next chunk, the failure, or undefined at the end. */
+  next(): Promise<{ chunk: Buffer } | { error: unknown } | undefined>;
+  /** Stops listening and closes the body if it has not ended. */
+  stop(): void;
+}
+
+/**
+ * Bytes held in memory before the body is paused (so the socket is): the disk writes more slowly than loopback reads.
+ */
+const MAX_QUEUED = 1024 * 1024;
+
+/**
+ * The body's chunks as they arrive, then its end (undefined) or its failure. Chunks are taken as `data` events and
+ * queued, not pulled through the stream's own buffer: a stream destroyed by a failure drops what it buffers, and every
+ * byte that reached the process must reach the `.part`, so that a continuation never asks for it again.
+ */
+function receive(body: FileResponse['body']): Chunks {
+  const stream = body as NodeJS.ReadableStream & { destroy(): void };
+  const queue: Buffer[] = [];
+  let queued = 0;
+  let ended = false;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const onData = (chunk: Buffer): void => {
+    queue.push(chunk);
+    queued += chunk.length;
+    if (queued > MAX_QUEUED) stream.pause();
+    wake?.();
+  };
+  const onEnd = (): void => {
+    ended = true;
+    stream.off('close', onClose);
+    wake?.();
+  };
+  const onError = (error: unknown): void => {
+    failure ??= { error };
+    wake?.();
+  };
+  // A body destroyed without an error (the connection closed early) only closes: as much a failure as an error.
+  const onClose = (): void => onError(new Error('the connection closed before the body ended'));
+  stream.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  // The body may have failed while the .part was being opened, before these listeners: its events are gone.
+  const state = stream as unknown as { destroyed: boolean; errored: Error | null; readableEnded: boolean };
+  if (state.destroyed && !state.readableEnded)
+    onError(state.errored ?? new Error('the connection closed before the body ended'));
+  return {
+    async next(): Promise<{ chunk: Buffer } | { error: unknown } | undefined> {
+      for (;;) {
+        const chunk = queue.shift();
+        if (chunk !== undefined) {
+          queued -= chunk.length;
+          if (queued <= MAX_QUEUED / 2 && stream.isPaused()) stream.resume();
+          return { chunk };
+        }
+        if (failure !== undefined) return failure;
+        if (ended) return undefined;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    },
+    stop(): void {
+      stream.off('data', onData).off('end', onEnd).off('close', onClose);
+      if (!ended) stream.destroy();
+    },
+  };
+}
+
+/** Removes a `.part` whose bytes cannot be continued; 0, the bytes now held. */
+async function restart(part: string): Promise<number> {
+  await rm(part, { force: true });
+  return 0;
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+}

@@ -1,0 +1,331 @@
+/**
+ * The files run: the images a snapshot selects (`--where`), their files fetched `concurrency` at a time into
+ * `<out>/<collection_id>/<name>`, each verified, and files.parquet written with what became of every one. A file on
+ * disk under its final name was verified when it was put there: a rerun keeps it without a request when files.parquet
+ * vouches for its size and digest, and checks it again from disk when not (a run that was killed); a `.part` is
+ * continued. The run fails (throws) only for what stops it whole: an unreadable snapshot, the disk, a cancellation.
+ */
+import { stat } from 'node:fs/promises';
+import { DiffError } from '../diff/diff-error.js';
+import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
+import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
+import type { RetryOptions } from '../extract/retry.js';
+import { isSameHost } from '../extract/same-host.js';
+import { makeFolder } from '../load/make-folder.js';
+import type { SinkResult } from '../load/sink-result.js';
+import { downloadFile, type DownloadResult } from './download-file.js';
+import type { FileRow, FileStatus } from './file-status.js';
+import { FilesError } from './files-error.js';
+import type { FilesEvent } from './files-events.js';
+import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
+import { mapConcurrently } from './map-concurrently.js';
+import {
+  EXTRA_LINKS,
+  SELECTION_COLUMNS,
+  selectImages,
+  type ExtraLinkGroup,
+  type SelectedImage,
+} from './select-images.js';
+import { targetPath } from './target-path.js';
+import { verifyImageFile } from './verify-image-file.js';
+import { parseWhere, type WhereCondition } from './where-condition.js';
+
+/** Options of `fetchFiles`. */
+export interface FetchFilesOptions {
+  /** A snapshot folder, a `--snapshot` base folder (its latest), or an images.parquet/.arrow file; required. */
+  snapshot: string;
+  /** Folder the files and files.parquet go to (created if missing); required. */
+  outDir: string;
+  /** Conditions that must all hold (`"map_type = 'T map'"`, parsed or as text); default none (every image). */
+  where?: readonly (string | WhereCondition)[];
+  /** Files fetched at once; default 2. */
+  concurrency?: number;
+  /** Other links of each image to fetch too; default none. */
+  with?: readonly ExtraLinkGroup[];
+  /** The service files are fetched from: links must be on its host; default the snapshot's `img-etl.source_url`. */
+  baseUrl?: string;
+  /** HTTP client options (timeouts, token); the listing's defaults. */
+  http?: HttpClientOptions;
+  /** Retry policy; the listing's defaults. */
+  retry?: RetryOptions;
+  /** Stops the run; `.part` files are kept for the next. */
+  signal?: AbortSignal;
+  /** Told what happens; default nothing. */
+  onEvent?: (event: FilesEvent) => void;
+}
+
+/** What a files run did. */
+export interface FilesResult {
+  /** Files by status. */
+  counts: Record<FileStatus, number>;
+  /** Files fetched over the network in this run, and their bytes. */
+  fetched: { files: number; bytes: number };
+  /** Files kept from disk without a request. */
+  kept: number;
+  /** The selection: files and listed bytes. */
+  selected: { files: number; bytes: number };
+  /** files.parquet as written. */
+  table: SinkResult;
+  /** Milliseconds the run took. */
+  durationMs: number;
+}
+
+/**
+ * The selection of a snapshot without fetching: files, listed bytes, and how many are 0 bytes (missing on the server).
+ */
+export interface FilesPlan {
+  files: number;
+  bytes: number;
+  missing: number;
+  /** The service the files come from. */
+  baseUrl: string;
+  /** The link of the largest selected file, on the service's scheme: what a dry run measures. */
+  sample?: string;
+}
+
+/** One file to settle. */
+interface Job {
+  image: SelectedImage;
+  link: string;
+  url: string | null;
+}
+
+/** Counts the files a snapshot selects and their listed bytes. */
+export async function planFiles(
+  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>,
+): Promise<FilesPlan> {
+  const where = conditions(options.where);
+  const rows = await openSnapshot(options.snapshot, neededColumns(where, options.with));
+  const plan: FilesPlan = { files: 0, bytes: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
+  let largest = 0;
+  try {
+    for await (const images of selectImages(rows, where, extraKeys(options.with))) {
+      for (const image of images) {
+        plan.files += 1 + image.extras.length;
+        plan.bytes += image.fileSize ?? 0;
+        if (image.fileSize === 0) plan.missing++;
+        if ((image.fileSize ?? 0) > largest && image.file !== null) {
+          largest = image.fileSize ?? 0;
+          plan.sample = onBase(image.file, new URL(plan.baseUrl));
+        }
+      }
+    }
+  } finally {
+    await rows.close();
+  }
+  return plan;
+}
+
+/** Fetches the files a snapshot selects and writes files.parquet; resolves to what it did. */
+export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResult> {
+  const started = Date.now();
+  const plan = await planFiles(options);
+  options.onEvent?.({ type: 'plan', files: plan.files, bytes: plan.bytes });
+  await makeFolder(options.outDir, 'files');
+  await removeStaleTables(options.outDir);
+  const verified = await readVerifiedFiles(options.outDir);
+  const rows = await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with));
+  const base = new URL(plan.baseUrl);
+  const client = new HttpClient(base, { connections: options.concurrency ?? 2, ...options.http });
+  const counts: Record<FileStatus, number> = { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 };
+  const fetched = { files: 0, bytes: 0 };
+  let kept = 0;
+  const paths = new Set<string>();
+  const onEvent = options.onEvent ?? (() => undefined);
+
+  const settle = async (job: Job): Promise<FileRow> => {
+    const { image, link, url } = job;
+    const listed = link === 'file' ? (image.fileSize ?? undefined) : undefined;
+    const row: FileRow = {
+      id: image.id,
+      collection_id: image.collectionId,
+      link,
+      url,
+      path: null,
+      bytes: null,
+      sha256: null,
+      status: 'failed',
+      reason: null,
+    };
+    const done = (result: DownloadResult, wasFetched: boolean): FileRow => {
+      Object.assign(row, {
+        status: result.status,
+        bytes: result.bytes ?? null,
+        sha256: result.sha256 ?? null,
+        reason: result.reason ?? null,
+      });
+      counts[row.status]++;
+      onEvent({ type: 'file', row, fetched: wasFetched, listedBytes: listed ?? 0 });
+      return row;
+    };
+    if (url === null) return done({ status: 'missing_on_server', reason: 'the record has no file link' }, false);
+    const target = targetPath(options.outDir, image.collectionId, url);
+    if ('problem' in target) return done({ status: 'failed', reason: `files: ${target.problem}` }, false);
+    row.path = target.path;
+    if (listed === 0)
+      return done({ status: 'missing_on_server', reason: 'file_size is 0: the server has lost the file' }, false);
+    if (paths.has(target.path))
+      return done(
+        { status: 'failed', reason: `files: ${target.path} is also the path of another selected file` },
+        false,
+      );
+    paths.add(target.path);
+    const onDisk = await keptFile(target.path, listed, verified.get(target.path));
+    if (onDisk !== undefined) {
+      kept++;
+      return done({ status: 'ok', ...onDisk }, false);
+    }
+    const fetchUrl = onBase(url, base);
+    if (fetchUrl === undefined)
+      return done(
+        { status: 'failed', reason: `files: ${url} is not on the service's host (${base.host}); refusing to fetch it` },
+        false,
+      );
+    const result = await downloadFile(
+      { url, fetchUrl, path: target.path, ...(listed === undefined ? {} : { expectedBytes: listed }) },
+      {
+        client,
+        ...(options.retry === undefined ? {} : { retry: options.retry }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        onBytes: (bytes) => {
+          fetched.bytes += bytes;
+          onEvent({ type: 'bytes', bytes });
+        },
+        onRetry: (notice) =>
+          onEvent({
+            type: 'retry',
+            url: notice.error.url,
+            attempt: notice.attempt,
+            delayMs: notice.delayMs,
+            reason: notice.error.reason,
+          }),
+      },
+    );
+    if (result.status === 'ok') fetched.files++;
+    return done(result, true);
+  };
+
+  try {
+    const jobs = async function* (): AsyncGenerator<Job> {
+      for await (const images of selectImages(rows, conditions(options.where), extraKeys(options.with))) {
+        for (const image of images) {
+          yield { image, link: 'file', url: image.file };
+          for (const extra of image.extras) yield { image, link: extra.key, url: extra.url };
+        }
+      }
+    };
+    const settled = mapConcurrently(jobs(), options.concurrency ?? 2, settle);
+    const table = await writeFilesTable(pages(settled, 1000), options.outDir, {
+      'img-etl.snapshot': rows.path,
+      'img-etl.source_url': plan.baseUrl,
+    });
+    return {
+      counts,
+      fetched,
+      kept,
+      selected: { files: plan.files, bytes: plan.bytes },
+      table,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await rows.close();
+    await client.close();
+  }
+}
+
+/**
+ * A file already under its final name: kept as files.parquet vouches for it, or checked again from disk; undefined to
+ * fetch it.
+ */
+async function keptFile(
+  path: string,
+  listed: number | undefined,
+  record: { bytes: number; sha256: string } | undefined,
+): Promise<{ bytes: number; sha256: string } | undefined> {
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  // changed on the server since: fetched again, replaced when verified
+  if (listed !== undefined && size !== listed) return undefined;
+  if (record !== undefined && record.bytes === size) return record;
+  const check = await verifyImageFile(path);
+  return check.problem === undefined ? { bytes: check.bytes, sha256: check.sha256 } : undefined;
+}
+
+/**
+ * The link on the service's scheme when it is on its host (the listing writes `http://` links for an https site); else
+ * undefined.
+ */
+function onBase(url: string, base: URL): string | undefined {
+  let link: URL;
+  try {
+    link = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (!isSameHost(link, base)) return undefined;
+  if (link.protocol !== base.protocol) {
+    link.protocol = base.protocol;
+    if (link.port === '' && base.port !== '') link.port = base.port;
+  }
+  return link.href;
+}
+
+async function* pages<T>(source: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let page: T[] = [];
+  for await (const item of source) {
+    page.push(item);
+    if (page.length >= size) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
+}
+
+function conditions(where: FetchFilesOptions['where']): WhereCondition[] {
+  return (where ?? []).map((c) => (typeof c === 'string' ? parseWhere(c) : c));
+}
+
+function extraKeys(groups: FetchFilesOptions['with']): string[] {
+  return (groups ?? []).flatMap((group) => [...EXTRA_LINKS[group]]);
+}
+
+function baseUrlOf(rows: SnapshotRows, given: string | undefined): string {
+  const source = given ?? rows.schema.metadata.get('img-etl.source_url');
+  if (source === undefined)
+    throw new FilesError({
+      code: 'FILES_UNREADABLE',
+      message: `files: ${rows.path} does not say which service it was taken from (no img-etl.source_url); give the base URL`,
+    });
+  try {
+    return new URL(source).origin;
+  } catch (cause) {
+    throw new FilesError({
+      code: 'FILES_UNREADABLE',
+      message: `files: ${rows.path}: the source URL ${JSON.stringify(source)} is not a URL`,
+      cause,
+    });
+  }
+}
+
+/** The columns a selection reads: what fetching needs, the conditions' and the extra links'. */
+function neededColumns(where: readonly WhereCondition[], groups: FetchFilesOptions['with']): string[] {
+  return [...new Set([...SELECTION_COLUMNS, ...where.map((c) => c.column.name), ...extraKeys(groups)])];
+}
+
+/** Opens a snapshot for reading `columns`, with the files stage's errors. */
+async function openSnapshot(path: string, columns: readonly string[]): Promise<SnapshotRows> {
+  try {
+    return await readSnapshotRows(path, { columns, batchSize: 1024 });
+  } catch (err) {
+    if (!(err instanceof DiffError)) throw err;
+    const code =
+      err.code === 'DIFF_NOT_FOUND' || err.code === 'DIFF_NOT_SNAPSHOT' ? 'FILES_NOT_SNAPSHOT' : 'FILES_UNREADABLE';
+    throw new FilesError({ code, message: err.message.replace(/^diff: /, 'files: '), cause: err });
+  }
+}

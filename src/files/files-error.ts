@@ -1,0 +1,35 @@
+/**
+ * The files stage's error: a stable `code`, a one-line lowercase message prefixed `files:` that names the path or
+ * value at fault, and a `cause`. A file that cannot be fetched is not an error but a row of files.parquet.
+ */
+import { oneLine } from '../text/one-line.js';
+
+/** Stable codes of the files stage's errors. */
+export type FilesErrorCode =
+  | 'FILES_BAD_WHERE' // a --where condition names no column, or a value the column cannot hold
+  | 'FILES_NOT_SNAPSHOT' // the snapshot path names no snapshot
+  | 'FILES_UNREADABLE' // the snapshot or an earlier files.parquet cannot be read
+  | 'FILES_WRITE_FAILED'; // the output folder or files.parquet cannot be written
+
+/** What a FilesError is made of. */
+export interface FilesErrorOptions {
+  /** Stable machine-readable code. */
+  code: FilesErrorCode;
+  /** What went wrong, naming the path or value at fault; made one line. */
+  message: string;
+  /** The error behind this one, when there is one. */
+  cause?: unknown;
+}
+
+/** An error that stops a files run. */
+export class FilesError extends Error {
+  override readonly name = 'FilesError';
+
+  /** Stable machine-readable code. */
+  readonly code: FilesErrorCode;
+
+  constructor({ code, message, cause }: FilesErrorOptions) {
+    super(oneLine(message), cause === undefined ? undefined : { cause });
+    this.code = code;
+  }
+}

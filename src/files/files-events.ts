@@ -1,0 +1,16 @@
+/** What a files run tells its caller while it runs (the CLI draws the progress bar from these). */
+import type { FileRow } from './file-status.js';
+
+/** The events of a files run. */
+export type FilesEvent =
+  /**
+   * The selection is known: files and their listed bytes; how many of them are already on disk and verified is not
+   * known yet.
+   */
+  | { type: 'plan'; files: number; bytes: number }
+  /** Bytes written to disk (any file). */
+  | { type: 'bytes'; bytes: number }
+  /** One file is settled: fetched, found on disk, or reported; `listedBytes` is what the plan counted for it. */
+  | { type: 'file'; row: FileRow; fetched: boolean; listedBytes: number }
+  /** A request for a file failed and will be tried again. */
+  | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };

@@ -1,0 +1,139 @@
+/**
+ * files.parquet: one row per selected file (see FileRow; `link` and `status` dictionary-encoded in the Parquet file),
+ * written with parquet-wasm under a temporary name and renamed
+ * into place once whole (AtomicFile), and read back by the next run to skip what it holds as verified.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  Field,
+  Int64,
+  RecordBatch,
+  Schema,
+  Struct,
+  Utf8,
+  makeData,
+  vectorFromArray,
+  type DataType,
+} from 'apache-arrow';
+import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
+import { AtomicFile } from '../load/atomic-file.js';
+import { checkParquetFooter, writeParquetWasm } from '../load/parquet-wasm-writer.js';
+import type { SinkResult } from '../load/sink-result.js';
+import type { FileRow } from './file-status.js';
+
+/** The table's file name in the output folder. */
+export const FILES_TABLE = 'files.parquet';
+
+const TEXT = (): DataType => new Utf8();
+const COLUMNS: readonly [keyof FileRow, () => DataType, boolean][] = [
+  ['id', () => new Int64(), false],
+  ['collection_id', () => new Int64(), true],
+  ['link', TEXT, false],
+  ['url', TEXT, true],
+  ['path', TEXT, true],
+  ['bytes', () => new Int64(), true],
+  ['sha256', TEXT, true],
+  ['status', TEXT, false],
+  ['reason', TEXT, true],
+];
+const SCHEMA = new Schema(COLUMNS.map(([name, type, nullable]) => new Field(name, type(), nullable)));
+
+/** Writes the rows of `source` (batches) to `<dir>/files.parquet`, publishing it once all are written. */
+export async function writeFilesTable(
+  source: AsyncIterable<FileRow[]>,
+  dir: string,
+  metadata: Record<string, string> = {},
+): Promise<SinkResult> {
+  const file = await AtomicFile.create(join(dir, FILES_TABLE));
+  try {
+    const schema = new Schema(SCHEMA.fields, new Map(Object.entries(metadata)));
+    let rows = 0;
+    const batches = async function* (): AsyncGenerator<RecordBatch> {
+      for await (const page of source) {
+        rows += page.length;
+        if (page.length > 0) yield fileBatch(schema, page);
+      }
+    };
+    await writeParquetWasm(batches(), file, {
+      rowGroupSize: 25_000,
+      metadata,
+      empty: fileBatch(schema, []),
+      dictionaryColumns: ['link', 'status'],
+    });
+    await file.flush();
+    await checkParquetFooter(file, rows, 'parquet-wasm');
+    return { format: 'parquet', path: file.path, rows, ...(await file.commit()) };
+  } catch (err) {
+    await file.abort();
+    throw err;
+  }
+}
+
+/** A page of rows as an Arrow record batch of the table's schema. */
+function fileBatch(schema: Schema, rows: readonly FileRow[]): RecordBatch {
+  const children = COLUMNS.map(([name], k) => {
+    const type = schema.fields[k]!.type as DataType;
+    const values = rows.map((row) => {
+      const v = row[name];
+      return v === null || typeof v !== 'number' || !(type instanceof Int64) ? v : BigInt(v);
+    });
+    return vectorFromArray(values as never[], type).data[0]!;
+  });
+  return new RecordBatch(
+    schema,
+    makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }),
+  );
+}
+
+/**
+ * Removes the temporary files.parquet a killed run left (`.files.parquet.tmp-<pid>-<random>`, see AtomicFile) whose
+ * process is gone; a live run's is left alone.
+ */
+export async function removeStaleTables(dir: string): Promise<void> {
+  const prefix = `.${FILES_TABLE}.tmp-`;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) continue;
+    await rm(join(dir, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, another user's
+  }
+}
+
+/**
+ * What an earlier run's files.parquet holds as verified: size and SHA-256 by path; empty when there is none or it
+ * cannot be read.
+ */
+export async function readVerifiedFiles(dir: string): Promise<Map<string, { bytes: number; sha256: string }>> {
+  const verified = new Map<string, { bytes: number; sha256: string }>();
+  let table;
+  try {
+    table = await readSnapshotRows(join(dir, FILES_TABLE));
+  } catch {
+    return verified; // no table, or one that does not read: every file on disk is checked again instead
+  }
+  try {
+    for await (const batch of table.batches) {
+      const [path, bytes, sha, status] = ['path', 'bytes', 'sha256', 'status'].map((name) => batch.getChild(name));
+      if (path == null || bytes == null || sha == null || status == null) break;
+      for (let i = 0; i < batch.numRows; i++) {
+        if (status.get(i) !== 'ok' || path.get(i) === null) continue;
+        verified.set(path.get(i) as string, { bytes: Number(bytes.get(i)), sha256: sha.get(i) as string });
+      }
+    }
+  } catch {
+    verified.clear();
+  } finally {
+    await table.close();
+  }
+  return verified;
+}

@@ -1,0 +1,105 @@
+/**
+ * Checking a fetched file in one streaming pass: its size and SHA-256, and for a `.nii.gz` that it is one complete
+ * gzip stream (zlib checks the CRC-32 and length trailer) whose content starts with a NIfTI-1 or NIfTI-2 header
+ * (`sizeof_hdr` 348 or 540, either byte order, and the magic). A `.nii` is checked for the header itself. A download
+ * from the first byte is checked as it arrives (imageCheck); a file on disk, or a continued `.part`, is read once.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { createGunzip } from 'node:zlib';
+
+/** What the check found. */
+export interface FileCheck {
+  /** Bytes in the file. */
+  bytes: number;
+  /** Its SHA-256, hex. */
+  sha256: string;
+  /** Why the file is not a valid image, when it is not. */
+  problem?: string;
+}
+
+/** A check fed the file's bytes in order. */
+export interface ImageCheck {
+  /** Takes the next bytes (resolves when the decompressor can take more). */
+  write(chunk: Buffer): Promise<void>;
+  /** Ends the file and says what the check found. */
+  finish(): Promise<FileCheck>;
+  /** Drops the check (the download failed part way); its decompressor is freed now. */
+  cancel(): void;
+}
+
+const NIFTI2_BYTES = 540;
+
+/** A check of a file named `name` (`.nii.gz`, `.nii`; any other: size and digest only), fed its bytes in order. */
+export function imageCheck(name: string): ImageCheck {
+  const hash = createHash('sha256');
+  const gz = /\.nii\.gz$/i.test(name);
+  const nii = !gz && /\.nii$/i.test(name);
+  let bytes = 0;
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  const keepHead = (chunk: Buffer): void => {
+    if (headBytes >= NIFTI2_BYTES) return;
+    head.push(chunk.subarray(0, NIFTI2_BYTES - headBytes));
+    headBytes += Math.min(chunk.length, NIFTI2_BYTES - headBytes);
+  };
+  let broken: string | undefined;
+  const gunzip = gz ? createGunzip() : undefined;
+  const ended = new Promise<void>((resolve) => {
+    if (gunzip === undefined) return resolve();
+    gunzip.on('data', keepHead).once('end', resolve);
+    gunzip.once('error', (err: Error) => {
+      broken = `is not a complete gzip stream (${err.message})`;
+      resolve();
+    });
+  });
+  return {
+    async write(chunk) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      if (nii) keepHead(chunk);
+      if (gunzip === undefined || broken !== undefined) return;
+      if (!gunzip.write(chunk)) await Promise.race([new Promise((resolve) => gunzip.once('drain', resolve)), ended]);
+    },
+    async finish() {
+      gunzip?.end();
+      await ended;
+      const problem = broken ?? (gz || nii ? niftiProblem(Buffer.concat(head, headBytes)) : undefined);
+      return { bytes, sha256: hash.digest('hex'), ...(problem === undefined ? {} : { problem }) };
+    },
+    cancel() {
+      gunzip?.destroy();
+    },
+  };
+}
+
+/**
+ * Reads the file once and checks it as `name` says; `name` defaults to the path (a `.part` is checked under its final
+ * name).
+ */
+export async function verifyImageFile(path: string, name = path): Promise<FileCheck> {
+  const check = imageCheck(name);
+  for await (const chunk of createReadStream(path)) await check.write(chunk as Buffer);
+  return check.finish();
+}
+
+/** Why the first bytes are not a NIfTI-1 or NIfTI-2 header, or undefined when they are one. */
+export function niftiProblem(head: Buffer): string | undefined {
+  if (head.length < 348) return `holds ${head.length} bytes, too few for a NIfTI header (348)`;
+  const sizeLE = head.readInt32LE(0);
+  const sizeBE = head.readInt32BE(0);
+  if (sizeLE === 348 || sizeBE === 348) {
+    const magic = head.toString('latin1', 344, 348);
+    return magic === 'n+1\0' || magic === 'ni1\0'
+      ? undefined
+      : `has a NIfTI-1 sizeof_hdr but the magic ${JSON.stringify(magic)}`;
+  }
+  if (sizeLE === 540 || sizeBE === 540) {
+    if (head.length < NIFTI2_BYTES) return `holds ${head.length} bytes, too few for a NIfTI-2 header (540)`;
+    const magic = head.toString('latin1', 4, 12);
+    return magic === 'n+2\0\r\n\x1a\n' || magic === 'ni2\0\r\n\x1a\n'
+      ? undefined
+      : `has a NIfTI-2 sizeof_hdr but the magic ${JSON.stringify(magic)}`;
+  }
+  return `does not start with a NIfTI header (sizeof_hdr ${sizeLE}, expected 348 or 540)`;
+}

@@ -1,0 +1,71 @@
+/**
+ * Shared pieces of the `img-etl files` tests: a snapshot of a service taken by the real CLI, the bytes the service
+ * serves for a link (fetched over HTTP, independently of img-etl), files.parquet read back by DuckDB, files on disk.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunningService } from '../../src/service/index.js';
+import { openDuckDB, query, sqlString } from './readers.js';
+import { runCli } from './run-cli.js';
+
+/** Snapshots the service into `out` with the real CLI; throws when it fails. */
+export async function snapshotOf(service: RunningService, out: string): Promise<string> {
+  const run = await runCli(['--base-url', service.url, '--out', out, '--quiet']);
+  if (run.code !== 0) throw new Error(`snapshot into ${out} exited ${run.code}: ${run.stderr}`);
+  return out;
+}
+
+/** The bytes the service serves at a URL, with a plain fetch. */
+export async function servedBytes(url: string): Promise<Buffer> {
+  const response = await fetch(url);
+  if (response.status !== 200) throw new Error(`test: GET ${url} returned ${response.status}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** SHA-256 of bytes, hex. */
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** files.parquet of an output folder, read by DuckDB, ordered by id and link; int64 columns as numbers. */
+export async function readFilesTable(out: string): Promise<Record<string, unknown>[]> {
+  const db = await openDuckDB();
+  const rows = await query(
+    db,
+    `SELECT id::DOUBLE AS id, collection_id::DOUBLE AS collection_id, link, url, path, bytes::DOUBLE AS bytes,
+       sha256, status, reason
+     FROM read_parquet(${sqlString(join(out, 'files.parquet'))}) ORDER BY id, link`,
+  );
+  return rows;
+}
+
+/** Every file under a folder (relative paths, sorted) with its size. */
+export async function filesUnder(dir: string): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  const walk = async (at: string, prefix: string): Promise<void> => {
+    for (const entry of await readdir(at, { withFileTypes: true }).catch(() => [])) {
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) await walk(path, `${prefix}${entry.name}/`);
+      else found.set(`${prefix}${entry.name}`, (await stat(path)).size);
+    }
+  };
+  await walk(dir, '');
+  return new Map([...found].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+}
+
+/** The relative path a file link lands at under the output folder: `<collection_id>/<name>`. */
+export function landingPath(record: Record<string, unknown>, link = 'file'): string {
+  const pathname = new URL(record[link] as string).pathname;
+  return `${String(record['collection_id'])}/${decodeURIComponent(pathname.slice(pathname.lastIndexOf('/') + 1))}`;
+}
+
+/** Reads a file. */
+export function bytesOf(path: string): Promise<Buffer> {
+  return readFile(path);
+}
+
+/** `--where "id in (…)"` selecting exactly these records. */
+export function whereIds(records: readonly Record<string, unknown>[]): string[] {
+  return ['--where', `id in (${records.map((r) => String(r['id'])).join(', ')})`];
+}
