@@ -60,7 +60,7 @@ async function interrupt(
   }
   const end = await exited;
   const lines = await journal(out);
-  staged = lines.filter((l) => /^\{"type":"(?:page|collections-page|collection-page)"/.test(l)).length;
+  const staged = lines.filter((l) => /^\{"type":"(?:page|collections-page|collection-page)"/.test(l)).length;
   return { ...end, stderr, staged, imagePages: lines.filter((l) => l.startsWith('{"type":"page"')).length };
 }
 
