@@ -254,7 +254,7 @@ export class Checkpoint {
   async addPage<T extends JournalPageEntry>(entry: Unstaged<T>, body: string | Uint8Array | undefined): Promise<T> {
     let file: string | null = null;
     if (body !== undefined) {
-      file = fileNameOf(entry as Unstaged<JournalPageEntry>);
+      file = fileNameOf(entry);
       const temp = join(this.dir, `.${file}.tmp-${randomBytes(4).toString('hex')}`);
       try {
         await writeFile(temp, body);

@@ -44,7 +44,10 @@ export class RecordIndex {
       if (id === null) {
         const key = page.rejected[r++]!;
         if ((typeof key === 'number' && this.valid.has(key)) || this.rejects.has(key)) duplicates++;
-        else (this.rejects.set(key, location), addedAt.push(position));
+        else {
+          this.rejects.set(key, location);
+          addedAt.push(position);
+        }
         return;
       }
       if (this.valid.has(id)) {

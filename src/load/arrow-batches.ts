@@ -19,7 +19,7 @@ export type LoadBatch = RowBatch & {
 /** Builds RecordBatches of a table's schema; category columns share one growing dictionary per column. */
 export class ArrowBatchBuilder {
   /** The schema of every batch built (no metadata). */
-  readonly schema: arrow.Schema;
+  readonly schema: arrow.Schema<arrow.TypeMap>;
   private readonly encoders: ArrowEncoder[];
 
   /** A builder of batches of `table` (default the images). */

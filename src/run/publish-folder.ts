@@ -10,11 +10,16 @@ import { join } from 'node:path';
 import { syncFolder } from '../load/atomic-file.js';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../load/load-error.js';
+import type { TableFiles } from '../schema/table.js';
 import { FILE_NAMES, TABLES } from './formats.js';
 import { TOOL_NAME } from './tool.js';
 
 /** Every file name img-etl writes in a snapshot folder: each table's, the manifest, the report and the loaders. */
-const OWN_NAMES = new Set<string>([...Object.values(FILE_NAMES), ...TABLES.flatMap((t) => Object.values(t.files))]);
+// TableFiles is an interface (no index signature), so Object.values is told the value type through a Record.
+const OWN_NAMES = new Set<string>([
+  ...Object.values(FILE_NAMES),
+  ...TABLES.flatMap((t) => Object.values(t.files as Readonly<Record<keyof TableFiles, string>>)),
+]);
 
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';

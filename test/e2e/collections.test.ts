@@ -18,6 +18,7 @@ import {
 import { isoMicros, type Expected } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
+import { readManifest } from '../helpers/read-manifest.js';
 import { listDir, openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -73,7 +74,7 @@ describe('collections of the bundled service', () => {
     out = await tempDir();
     run = await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,arrow,csv', '--quiet']);
     const pages = await allPages(`${service.url}/api/collections/?limit=1000`);
-    const served = pages.flatMap((p) => p.results as Record<string, unknown>[]);
+    const served = pages.flatMap((p) => p.results);
     expected = new Map(served.map((r) => [BigInt(r['id'] as number), expectedCollectionRow(r)]));
   });
   afterAll(async () => {
@@ -86,19 +87,19 @@ describe('collections of the bundled service', () => {
     expect(expected.size).toBeGreaterThan(50);
     const files = ['collections.arrow', 'collections.csv', 'collections.parquet'];
     expect(await listDir(out)).toEqual([...files, 'images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')) as Record<string, any>;
-    const listed = manifest['files'].filter((f: { name: string }) => f.name.startsWith('collections'));
-    expect(listed.map((f: { name: string; rows: number }) => [f.name, f.rows]).sort()).toEqual(
-      files.map((f) => [f, expected.size]),
-    );
-    expect(manifest['collections']).toMatchObject({
+    const manifest = await readManifest(out);
+    const listed = manifest.files.filter((f) => f.name.startsWith('collections'));
+    expect(listed.map((f) => [f.name, f.rows]).sort()).toEqual(files.map((f) => [f, expected.size]));
+    expect(manifest.collections).toMatchObject({
       source_url: `${service.url}/api/collections/`,
       schema_version: '1',
       records_written: expected.size,
       rejects: 0,
     });
     const emptied = [...expected.values()].filter((r) => r['contributors'] === null).length;
-    expect(manifest['collections'].normalisation.empty_to_null['contributors']).toBe(emptied);
+    const { collections } = manifest;
+    if (!('normalisation' in collections)) throw new Error(`no collections table: ${collections.absent}`);
+    expect(collections.normalisation.empty_to_null['contributors']).toBe(emptied);
   });
 
   it('Parquet: every collection, all 107 keys and extra, exact (DuckDB)', async () => {
@@ -219,13 +220,13 @@ describe('collections as a scripted server serves them', () => {
     expect(rejects).toHaveLength(2);
     expect(rejects[0]).toMatch(/^\{"url":"http:\/\/127\.0\.0\.1:\d+\/api\/collections\/","issues":\[.*"path":\["id"\]/);
     expect(rejects[0]!.endsWith(',"record":{"name":"no id", "private": false}}')).toBe(true); // as served
-    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
-    expect(manifest['collections']).toMatchObject({
+    const manifest = await readManifest(dir);
+    expect(manifest.collections).toMatchObject({
       records_written: 2,
       rejects: 1,
       normalisation: { empty_to_null: { DOI: 1, contributors: 1 }, records_with_extra: 1 },
     });
-    expect(manifest['rejects']).toBe(0); // the images' own
+    expect(manifest.rejects).toBe(0); // the images' own
   });
 
   it('a service whose /api/collections/ answers 404 gets its images and no collections files; the manifest says why', async () => {
@@ -234,11 +235,11 @@ describe('collections as a scripted server serves them', () => {
     const cli = await runCli(['--base-url', server.origin, '--out', dir, '--to', 'parquet,arrow,csv', '--quiet']);
     expect([cli.code, cli.stderr]).toEqual([0, '']);
     expect(await listDir(dir)).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
-    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
+    const manifest = await readManifest(dir);
     const why =
       `GET ${server.origin}/api/collections/ returned 404: the service has no collection endpoints, so there is no ` +
       "collections table and completeness rests on the image list's count (1 pass)";
-    expect(manifest['collections']).toEqual({ source_url: `${server.origin}/api/collections/`, absent: why });
+    expect(manifest.collections).toEqual({ source_url: `${server.origin}/api/collections/`, absent: why });
     expect(cli.stdout.split('\n').filter((line) => line.includes(why))).toEqual([`  proof     ${why}`]); // said once
   });
 });

@@ -152,7 +152,7 @@ describe('img-etl diff', () => {
     expect(run.code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['collections-diff.csv', 'diff.csv']);
     const rows = await query(duck, `SELECT id, change, changed_fields FROM read_csv(${sqlString(join(out, 'diff.csv'))}, header = true, columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR'})`);
-    expect(rows.map((r) => ({ id: Number(r['id']), change: r['change'], changed_fields: r['changed_fields'] === null ? [] : String(r['changed_fields']).split(',') }))).toEqual(expected);
+    expect(rows.map((r) => ({ id: Number(r['id']), change: r['change'], changed_fields: r['changed_fields'] === null ? [] : (r['changed_fields'] as string).split(',') }))).toEqual(expected);
   });
 
   it('reads a --snapshot folder through its latest pointer', async () => {

@@ -111,7 +111,7 @@ describe('README: Loading', () => {
     for (const row of joined!) {
       const image = served.find((r) => BigInt(r['id'] as number) === row['id'])!;
       const collection = byId.get(image['collection_id'] as number)!;
-      expect(collection, `collection of image ${row['id']}`).toBeDefined();
+      expect(collection, `collection of image ${String(row['id'])}`).toBeDefined();
       const want = {
         DOI: nullIfEmpty(collection['DOI']),
         authors: nullIfEmpty(collection['authors']),

@@ -4,12 +4,11 @@
  * collection endpoints falls back to passes over the image list. Real CLI, bundled service over loopback HTTP,
  * outputs read back by DuckDB (Parquet) and apache-arrow (Arrow IPC) and compared value by value with what was served.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startService, type FaultOptions, type RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
+import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -35,7 +34,7 @@ const snapshot = (target: RunningService, ...args: string[]) => {
   const defaults = [['--page-size', String(PAGE)], ...FAST_RETRIES].filter(([name]) => !args.includes(name!)).flat();
   return runCli(['--base-url', target.url, '--out', out, '--to', 'parquet,arrow', ...defaults, ...args]);
 };
-const manifestOf = async () => JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+const manifestOf = () => readManifest(out);
 
 /** The ids written, after checking that Parquet (DuckDB) and Arrow (apache-arrow) hold the same rows, each exactly as served. */
 async function writtenIds(target: RunningService): Promise<number[]> {
@@ -174,12 +173,11 @@ describe('completeness by reconciliation', () => {
     const have = new Set(ids);
     expect(service.dataset.stableIds().filter((id) => !have.has(id))).toEqual([]);
     const { completeness } = await manifestOf();
-    const unreadable = [...completeness.unreadable].sort(
-      (a: { status: number }, b: { status: number }) => a.status - b.status,
-    );
+    const unreadable = [...completeness.unreadable].sort((a, b) => a.status - b.status);
+    const aNumber = expect.any(Number) as number; // vitest types an asymmetric matcher as any
     expect(unreadable).toEqual([
-      { id: hidden, status: 403, dropped: expect.any(Number) },
-      { id: deleted, status: 404, dropped: expect.any(Number) },
+      { id: hidden, status: 403, dropped: aNumber },
+      { id: deleted, status: 404, dropped: aNumber },
     ]);
     for (const u of unreadable) expect(u.dropped).toBeGreaterThan(0); // the pass had received some of their records
     expect(run.stdout).toContain(`  left out  collection ${hidden} answered 403 (private now): `);
@@ -205,9 +203,7 @@ describe('completeness by reconciliation', () => {
     expect(run.code).toBe(0);
     const manifest = await manifestOf();
     expect(manifest).toMatchObject({ complete: true, missing: 0, skipped_offsets: [poisoned] });
-    expect(manifest.completeness.reconciled.map((c: { id: number }) => c.id)).toContain(
-      service.dataset.collectionIdOf(badId),
-    );
+    expect(manifest.completeness.reconciled.map((c) => c.id)).toContain(service.dataset.collectionIdOf(badId));
     expect(await writtenIds(service)).toContain(badId);
   });
 

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
+import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
@@ -74,7 +75,7 @@ const target = (url: string) => {
 };
 
 async function expectCompleteAndExact(service: RunningService, out: string): Promise<void> {
-  const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+  const manifest = await readManifest(out);
   expect(manifest).toMatchObject({ complete: true, missing: 0 });
   const rows = await readParquetRows(out);
   const ids = rows.map((r) => Number(r['id']));
@@ -131,7 +132,7 @@ describe('resume inside the collections phases', () => {
     expect(requests.filter((t) => t.startsWith('/api/collections/?'))).toEqual([]);
     expect(staged.map((e) => target(e.url)).filter((t) => requests.includes(t))).toEqual([]);
     expect(requests.some((t) => /^\/api\/collections\/\d+\/images\/\?/.test(t))).toBe(true);
-    const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'));
+    const manifest = await readManifest(out);
     expect(manifest.completeness.reconciliation.added).toBeGreaterThan(0);
     await expectCompleteAndExact(service, out);
   });

@@ -102,7 +102,7 @@ describe('options from the environment and a config file', () => {
     const run = await runCli(['--base-url', service.url, '--out', out], { env: { IMG_ETL_TO: 'csv', IMG_ETL_PAGE_SIZE: '30' } });
     expect(run.code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['collections.csv', 'images.csv', 'manifest.json']);
-    expect(JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8')).page_size).toBe(30);
+    expect((await readManifest(out)).page_size).toBe(30);
   });
 
   it('IMG_ETL_* variables meant for snapshots do not break other commands', async () => {
@@ -117,7 +117,7 @@ describe('options from the environment and a config file', () => {
     const run = await runCli(['--config', config, '--page-size', '40', '--out', join(out, 'data')]);
     expect(run.code).toBe(0);
     expect((await readdir(join(out, 'data'))).sort()).toEqual(['collections.arrow', 'images.arrow', 'manifest.json']);
-    expect(JSON.parse(await readFile(join(out, 'data', 'manifest.json'), 'utf8')).page_size).toBe(40);
+    expect((await readManifest(join(out, 'data'))).page_size).toBe(40);
   });
 
   it.each([
