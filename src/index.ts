@@ -19,7 +19,13 @@ export type * from './extract/extract-events.js';
 export { HttpClient, type FetchedJson, type FetchedPage, type HttpClientOptions } from './extract/http-client.js';
 export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/fetch-image.js';
 export { redactUrl } from './extract/redact-url.js';
-export { collect, type CollectOptions, type Collected, type PassSummary, type RequestCounts } from './extract/collect.js';
+export {
+  collect,
+  type CollectOptions,
+  type Collected,
+  type PassSummary,
+  type RequestCounts,
+} from './extract/collect.js';
 export type { Completeness, ReconciledCollection } from './extract/completeness.js';
 export type { CollectionsListing } from './extract/page-collections.js';
 export { replayCollections, type ReplayCollectionsOptions } from './extract/replay-collections.js';
@@ -54,7 +60,15 @@ export { writeTable, type TableOutput, type WriteTableOptions } from './run/writ
 export { writeCollections } from './run/write-collections.js';
 
 // diff of two snapshots
-export { diffSnapshots, SnapshotDiff, type DiffChange, type DiffEntry, type DiffOptions, type DiffSide, type DiffTotals } from './diff/diff-snapshots.js';
+export {
+  diffSnapshots,
+  SnapshotDiff,
+  type DiffChange,
+  type DiffEntry,
+  type DiffOptions,
+  type DiffSide,
+  type DiffTotals,
+} from './diff/diff-snapshots.js';
 export { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from './diff/read-snapshot-rows.js';
 export { writeDiff, DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat, type WriteDiffOptions } from './diff/write-diff.js';
 export { DiffError, type DiffErrorCode, type DiffErrorOptions } from './diff/diff-error.js';
@@ -69,7 +83,13 @@ export { loadPy } from './report/load-py.js';
 export type { ReportData } from './report/report-data.js';
 
 // the image files a snapshot selects
-export { fetchFiles, planFiles, type FetchFilesOptions, type FilesPlan, type FilesResult } from './files/fetch-files.js';
+export {
+  fetchFiles,
+  planFiles,
+  type FetchFilesOptions,
+  type FilesPlan,
+  type FilesResult,
+} from './files/fetch-files.js';
 export { parseWhere, matchesWhere, type WhereCondition, type ConditionValue } from './files/where-condition.js';
 export { FILE_STATUSES, type FileRow, type FileStatus } from './files/file-status.js';
 export { FilesError, type FilesErrorCode } from './files/files-error.js';
@@ -77,7 +97,13 @@ export type { FilesEvent } from './files/files-events.js';
 export { EXTRA_LINKS, type ExtraLinkGroup } from './files/select-images.js';
 
 // the bundled Image Listing Service
-export { startService, type RunningService, type ServiceOptions, type FaultOptions, type FaultKind } from './service/index.js';
+export {
+  startService,
+  type RunningService,
+  type ServiceOptions,
+  type FaultOptions,
+  type FaultKind,
+} from './service/index.js';
 
 // the node flags the img-etl command runs with (give them to your own node for the same memory profile)
 export { NODE_FLAGS } from './cli/node-flags.js';

@@ -23,7 +23,9 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new UsageError({ message: `--config: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+    throw new UsageError({
+      message: `--config: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    });
   }
   let value: unknown;
   try {
@@ -31,10 +33,20 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
   } catch (err) {
     throw new UsageError({ message: `--config: ${path} is not valid JSON (${(err as Error).message})` });
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError({ message: `--config: ${path} must hold a JSON object of options` });
-  const known = new Map(Object.keys(options).flatMap((name) => [[name, name], [camelCase(name), name]] as const));
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError({ message: `--config: ${path} must hold a JSON object of options` });
+  const known = new Map(
+    Object.keys(options).flatMap(
+      (name) =>
+        [
+          [name, name],
+          [camelCase(name), name],
+        ] as const,
+    ),
+  );
   for (const [key, v] of Object.entries(value)) {
-    const refuse = (reason: string) => new UsageError({ message: `--config: ${path} sets ${JSON.stringify(key)}${reason}` });
+    const refuse = (reason: string) =>
+      new UsageError({ message: `--config: ${path} sets ${JSON.stringify(key)}${reason}` });
     // yargs would ignore a "config" key, and read "extends" as another file to load: one file, no chains.
     if (key === 'config') throw refuse(': a config file cannot name another one');
     const name = known.get(key);

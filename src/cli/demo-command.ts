@@ -32,17 +32,32 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
     describe: 'Run the whole job against the bundled service (no network): real and generated records into output/demo',
     builder: (y) =>
       y
-        .option('records', { type: 'number', default: 5000, describe: 'Generated records served beside the 59 real ones' })
+        .option('records', {
+          type: 'number',
+          default: 5000,
+          describe: 'Generated records served beside the 59 real ones',
+        })
         .option('out', { type: 'string', default: 'output/demo', describe: 'Output folder' })
-        .option('to', { type: 'string', array: true, default: ['parquet', 'arrow', 'csv'], describe: 'Formats to write' })
+        .option('to', {
+          type: 'string',
+          array: true,
+          default: ['parquet', 'arrow', 'csv'],
+          describe: 'Formats to write',
+        })
         .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }),
     handler: async (args) => {
       const outDir = folderOption('out', args.out);
       const formats = parseFormats(args.to);
       const file = fixturePath();
-      const service = await startService({ data: file === undefined ? [] : readNdjsonLines(file), records: args.records, seed: 1 });
+      const service = await startService({
+        data: file === undefined ? [] : readNdjsonLines(file),
+        records: args.records,
+        seed: 1,
+      });
       try {
-        process.stderr.write(`img-etl demo: bundled service listening on ${service.listUrl} (${service.dataset.size} records)\n`);
+        process.stderr.write(
+          `img-etl demo: bundled service listening on ${service.listUrl} (${service.dataset.size} records)\n`,
+        );
         const { code, result } = await runSnapshotCommand({
           baseUrl: service.url,
           outDir,
@@ -50,7 +65,8 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
           concurrency: 4,
           previewRows: positiveInt('rows', args.rows, 1000),
         });
-        if (result !== undefined) process.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
+        if (result !== undefined)
+          process.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
         setExitCode(code);
       } finally {
         await service.close();
@@ -59,7 +75,16 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
   };
 }
 
-const PREVIEW_COLUMNS = ['id', 'collection_id', 'map_type', 'modality', 'add_date', 'cognitive_paradigm_cogatlas', 'cognitive_paradigm_is_other', 'name'];
+const PREVIEW_COLUMNS = [
+  'id',
+  'collection_id',
+  'map_type',
+  'modality',
+  'add_date',
+  'cognitive_paradigm_cogatlas',
+  'cognitive_paradigm_is_other',
+  'name',
+];
 
 /** A few columns of the first rows as a plain text table. */
 function formatPreview(rows: Row[]): string {
@@ -68,5 +93,14 @@ function formatPreview(rows: Row[]): string {
   const cell = (v: Row[string]) => oneLine(text(v)).slice(0, 40);
   const table = [columns, ...rows.map((r) => columns.map((c) => cell(r[c] ?? null)))];
   const widths = columns.map((_, i) => Math.max(...table.map((line) => line[i]!.length)));
-  return table.map((line) => line.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    table
+      .map((line) =>
+        line
+          .map((v, i) => v.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }

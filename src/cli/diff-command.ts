@@ -24,7 +24,11 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
     describe: 'Compare two snapshots by id: added, removed and changed records with the names of the changed fields',
     builder: (y) =>
       y
-        .positional('old', { type: 'string', describe: 'The older snapshot: a folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file' })
+        .positional('old', {
+          type: 'string',
+          describe:
+            'The older snapshot: a folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file',
+        })
         .positional('new', { type: 'string', describe: 'The newer snapshot, named the same ways' })
         .option('out', {
           type: 'string',
@@ -33,7 +37,12 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
             `Folder to write ${Object.values(DIFF_FILE_NAMES).join(' and ')} into, and collections-diff.* when both ` +
             'snapshots hold collections (created if missing)',
         })
-        .option('to', { type: 'string', array: true, default: ['parquet'], describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}` })
+        .option('to', {
+          type: 'string',
+          array: true,
+          default: ['parquet'],
+          describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}`,
+        })
         .example('$0 diff snaps/20261120T020000Z snaps/latest', 'What changed since the snapshot of 20 November')
         .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
     handler: async (args) => {
@@ -109,7 +118,8 @@ async function open(path: string, table: Table): Promise<SnapshotRows> {
     const { readSnapshotRows } = await import('../diff/read-snapshot-rows.js');
     return await readSnapshotRows(path, { table });
   } catch (error) {
-    if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT')) throw new UsageError({ message: error.message });
+    if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT'))
+      throw new UsageError({ message: error.message });
     throw error;
   }
 }
@@ -118,11 +128,18 @@ async function open(path: string, table: Table): Promise<SnapshotRows> {
  * Parses `--to` values (repeated and/or comma-separated) into diff formats; a one-line usage error for an unknown one.
  */
 export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
-  const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
+  const formats = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim().toLowerCase())
+    .filter((v) => v !== '');
   for (const f of formats) {
-    if (!(DIFF_FORMATS as readonly string[]).includes(f)) throw new UsageError({ message: `--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}` });
+    if (!(DIFF_FORMATS as readonly string[]).includes(f))
+      throw new UsageError({
+        message: `--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}`,
+      });
   }
-  if (formats.length === 0) throw new UsageError({ message: `--to: no format given; choose from ${DIFF_FORMATS.join(', ')}` });
+  if (formats.length === 0)
+    throw new UsageError({ message: `--to: no format given; choose from ${DIFF_FORMATS.join(', ')}` });
   return [...new Set(formats)] as DiffFormat[];
 }
 
@@ -143,7 +160,8 @@ function tableSummary(pair: Pair, totals: DiffTotals, schema: SchemaDiff, files:
     const more = ranked.length > TOP_FIELDS ? ` (+${ranked.length - TOP_FIELDS} more)` : '';
     row('fields', shown.join(', ') + more);
   }
-  if (schema.oldVersion !== schema.newVersion) row('schema', `version ${schema.oldVersion ?? 'unknown'} -> ${schema.newVersion ?? 'unknown'}`);
+  if (schema.oldVersion !== schema.newVersion)
+    row('schema', `version ${schema.oldVersion ?? 'unknown'} -> ${schema.newVersion ?? 'unknown'}`);
   const everyRow = 'a changed field of every record in both';
   if (schema.onlyInOld.length > 0) row('schema', `only in old: ${schema.onlyInOld.join(', ')} (${everyRow})`);
   if (schema.onlyInNew.length > 0) row('schema', `only in new: ${schema.onlyInNew.join(', ')} (${everyRow})`);

@@ -100,16 +100,31 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
  * extrapolates: empty file + (sample − empty file) / records on the page × count. A small sample compresses worse than
  * the whole list, so Parquet (zstd, dictionaries) tends to come out larger than it will be.
  */
-async function estimateSizes(batch: PageBatch, options: SnapshotOptions, sourceUrl: string): Promise<Partial<Record<Format, number | null>>> {
+async function estimateSizes(
+  batch: PageBatch,
+  options: SnapshotOptions,
+  sourceUrl: string,
+): Promise<Partial<Record<Format, number | null>>> {
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   const dir = await mkdtemp(join(tmpdir(), 'img-etl-dry-run-'));
   try {
     const write = async (name: string, batches: PageBatch[]) => {
       const outDir = join(dir, name);
       await mkdir(outDir);
-      const metadata = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION, 'img-etl.snapshot_time': new Date().toISOString() };
+      const metadata = {
+        'img-etl.source_url': sourceUrl,
+        'img-etl.schema_version': SCHEMA_VERSION,
+        'img-etl.snapshot_time': new Date().toISOString(),
+      };
       const rows = normalise(validate(fromArray(batches)));
-      return writeOutputs(rows, { outDir, formats, parquetEngine: options.parquetEngine, csvEngine: options.csvEngine, neutraliseFormulas: options.neutraliseFormulas, metadata });
+      return writeOutputs(rows, {
+        outDir,
+        formats,
+        parquetEngine: options.parquetEngine,
+        csvEngine: options.csvEngine,
+        neutraliseFormulas: options.neutraliseFormulas,
+        metadata,
+      });
     };
     const empty = await write('empty', []);
     const sample = await write('sample', [batch]);
@@ -117,7 +132,10 @@ async function estimateSizes(batch: PageBatch, options: SnapshotOptions, sourceU
     for (const format of formats) {
       const e = empty.find((f) => f.format === format);
       const s = sample.find((f) => f.format === format);
-      estimates[format] = e === undefined || s === undefined || s.rows === 0 ? null : Math.round(e.bytes + ((s.bytes - e.bytes) / batch.records.length) * batch.count);
+      estimates[format] =
+        e === undefined || s === undefined || s.rows === 0
+          ? null
+          : Math.round(e.bytes + ((s.bytes - e.bytes) / batch.records.length) * batch.count);
     }
     return estimates;
   } finally {
@@ -133,20 +151,32 @@ async function* fromArray<T>(items: T[]): AsyncIterable<T> {
 /** The plan for people: what the numbers are and how each estimate was made. */
 export function formatPlan(plan: DryRunPlan): string {
   const { first_page: first } = plan;
-  const applied = plan.page_size === plan.page_size_requested ? 'as asked' : `asked for ${plan.page_size_requested}; the server applied ${plan.page_size}`;
+  const applied =
+    plan.page_size === plan.page_size_requested
+      ? 'as asked'
+      : `asked for ${plan.page_size_requested}; the server applied ${plan.page_size}`;
   const rounds = Math.ceil(plan.pages / plan.concurrency);
   const lines = [
     `img-etl: dry run of ${plan.source_url}: the first page only; nothing staged or written`,
     `  count       ${thousands(plan.count)} records`,
     `  page size   ${thousands(plan.page_size)} (${applied})`,
-    `  pages       ${thousands(plan.pages)} requests, ${plan.concurrency} at a time (${thousands(rounds)} ` + `rounds), before retries and any later pass`,
-    `  time        about ${formatDuration(plan.estimated_seconds)} (estimate: ` + `${thousands(plan.pages)} pages × ${thousands(first.ms)} ms, the first page's time, ` + `/ ${plan.concurrency} at a time)`,
+    `  pages       ${thousands(plan.pages)} requests, ${plan.concurrency} at a time (${thousands(rounds)} ` +
+      `rounds), before retries and any later pass`,
+    `  time        about ${formatDuration(plan.estimated_seconds)} (estimate: ` +
+      `${thousands(plan.pages)} pages × ${thousands(first.ms)} ms, the first page's time, ` +
+      `/ ${plan.concurrency} at a time)`,
     ...Object.entries(plan.estimated_bytes).map(([format, bytes]) =>
       bytes === null
         ? `  ${format.padEnd(11)} unknown: the first page has no valid record to write`
-        : `  ${format.padEnd(11)} ${format === 'parquet' ? 'at most ' : ''}about ` + `${formatBytes(bytes)} (estimate: the first page's ${thousands(first.records)} ` + `records written as ${format} to a temporary folder, less an empty file, × ` + `${thousands(plan.count)} / ${thousands(first.records)}` + (format === 'parquet' ? '; the whole list compresses better than one page)' : ')'),
+        : `  ${format.padEnd(11)} ${format === 'parquet' ? 'at most ' : ''}about ` +
+          `${formatBytes(bytes)} (estimate: the first page's ${thousands(first.records)} ` +
+          `records written as ${format} to a temporary folder, less an empty file, × ` +
+          `${thousands(plan.count)} / ${thousands(first.records)}` +
+          (format === 'parquet' ? '; the whole list compresses better than one page)' : ')'),
     ),
-    `  served JSON about ${formatBytes(plan.estimated_json_bytes)} (estimate: the first ` + `page's body, ${formatBytes(first.bytes)}, × ${thousands(plan.count)} / ` + `${thousands(first.records)} records)`,
+    `  served JSON about ${formatBytes(plan.estimated_json_bytes)} (estimate: the first ` +
+      `page's body, ${formatBytes(first.bytes)}, × ${thousands(plan.count)} / ` +
+      `${thousands(first.records)} records)`,
   ];
   return lines.join('\n') + '\n';
 }

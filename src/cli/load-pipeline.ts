@@ -13,7 +13,10 @@ function pipelinesDir(): string {
 /** Names of the pipelines in pipelines/, sorted. */
 export async function pipelineNames(): Promise<string[]> {
   const names = await readdir(pipelinesDir()).catch(() => []);
-  return names.filter((n) => n.endsWith('.js')).map((n) => n.slice(0, -3)).sort();
+  return names
+    .filter((n) => n.endsWith('.js'))
+    .map((n) => n.slice(0, -3))
+    .sort();
 }
 
 /**
@@ -23,15 +26,22 @@ export async function pipelineNames(): Promise<string[]> {
 export async function loadPipeline(nameOrPath: string): Promise<Pipeline> {
   const isPath = /[/\\]/.test(nameOrPath) || /\.m?js$/.test(nameOrPath);
   const file = isPath ? resolve(nameOrPath) : join(pipelinesDir(), `${nameOrPath}.js`);
-  if (!isPath && !/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath)) throw new UsageError({ message: `run: ${JSON.stringify(nameOrPath)} is not a pipeline name` });
+  if (!isPath && !/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath))
+    throw new UsageError({ message: `run: ${JSON.stringify(nameOrPath)} is not a pipeline name` });
   if (!existsSync(file)) {
     const known = await pipelineNames();
-    throw new UsageError({ message: isPath ? `run: no pipeline file ${file}` : `run: no pipeline named ${JSON.stringify(nameOrPath)}; known: ${known.join(', ')}` });
+    throw new UsageError({
+      message: isPath
+        ? `run: no pipeline file ${file}`
+        : `run: no pipeline named ${JSON.stringify(nameOrPath)}; known: ${known.join(', ')}`,
+    });
   }
   const module = (await import(pathToFileURL(file).href)) as { default?: Partial<Pipeline> };
   const pipeline = module.default;
   if (pipeline === undefined || typeof pipeline.name !== 'string' || typeof pipeline.description !== 'string') {
-    throw new UsageError({ message: `run: ${file} does not export a pipeline as default (use definePipeline from img-etl)` });
+    throw new UsageError({
+      message: `run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`,
+    });
   }
   return pipeline as Pipeline;
 }

@@ -89,10 +89,14 @@ export class Progress implements Reporter {
         return;
       }
       case 'retry':
-        this.message(`img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`);
+        this.message(
+          `img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`,
+        );
         return;
       case 'skip':
-        this.message(`img-etl: skipped the record at offset ${event.offset}: the server cannot serve it (${event.reason})`);
+        this.message(
+          `img-etl: skipped the record at offset ${event.offset}: the server cannot serve it (${event.reason})`,
+        );
         return;
       case 'pass-start':
         this.phase = 'extract';
@@ -103,7 +107,12 @@ export class Progress implements Reporter {
         this.startTimer();
         this.message(
           ...(event.pass > 1 ? [`img-etl: ${passIntro(event.pass, event.maxPasses, event.missing)}`] : []),
-          ...(event.pagesDone > 0 ? [`img-etl: resuming pass ${event.pass}: ${thousands(event.pagesDone)} pages ` + `(${thousands(event.recordsDone)} records) were fetched by an earlier attempt and are kept`] : []),
+          ...(event.pagesDone > 0
+            ? [
+                `img-etl: resuming pass ${event.pass}: ${thousands(event.pagesDone)} pages ` +
+                  `(${thousands(event.recordsDone)} records) were fetched by an earlier attempt and are kept`,
+              ]
+            : []),
         );
         return;
       case 'pass-end':
@@ -112,23 +121,38 @@ export class Progress implements Reporter {
         // The read before the pass is a page or two: a line only when it resumes, or for the second read.
         this.enterCollections();
         if (event.round === 1 && event.pagesDone === 0) return;
-        this.message(`img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}${event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''}`);
+        this.message(
+          `img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}${event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''}`,
+        );
         return;
       case 'collections-end':
         this.enterCollections();
         if (event.status === 200 && event.round === 1) return;
-        if (event.status === 200) this.message(`img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ${event.passes} ${event.passes === 1 ? 'pass' : 'passes'}`);
-        else this.message(`img-etl: ${event.url} answered ${event.status}: the service has no collection endpoints; completeness rests on the image list's count`);
+        if (event.status === 200)
+          this.message(
+            `img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ${event.passes} ${event.passes === 1 ? 'pass' : 'passes'}`,
+          );
+        else
+          this.message(
+            `img-etl: ${event.url} answered ${event.status}: the service has no collection endpoints; completeness rests on the image list's count`,
+          );
         return;
       case 'reconcile-start':
         this.enterCollections();
-        this.message(`img-etl: ${thousands(event.collections)} collections came up short, changed during the pass (${thousands(event.changed)}) or are no longer listed (${thousands(event.unlisted)}); reading their own lists in id order`);
+        this.message(
+          `img-etl: ${thousands(event.collections)} collections came up short, changed during the pass (${thousands(event.changed)}) or are no longer listed (${thousands(event.unlisted)}); reading their own lists in id order`,
+        );
         return;
       case 'collection-read':
-        if (event.status !== 200) this.message(`img-etl: collection ${event.collection} answered ${event.status} (${event.status === 403 ? 'private now' : 'deleted'}): its records are left out`);
+        if (event.status !== 200)
+          this.message(
+            `img-etl: collection ${event.collection} answered ${event.status} (${event.status === 403 ? 'private now' : 'deleted'}): its records are left out`,
+          );
         return;
       case 'reconcile-end':
-        this.message(`img-etl: reconciled ${thousands(event.collections)} collections: ${thousands(event.added)} records added, ${thousands(event.missing)} missing${event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : ''}`);
+        this.message(
+          `img-etl: reconciled ${thousands(event.collections)} collections: ${thousands(event.added)} records added, ${thousands(event.missing)} missing${event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : ''}`,
+        );
         return;
       case 'staging':
         this.message(`img-etl: ${event.message}`);
@@ -139,7 +163,8 @@ export class Progress implements Reporter {
       case 'publish-start':
         this.phase = 'publish';
         this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
-        if (!this.tty) this.out.write(`img-etl: writing ${thousands(event.records)} records as ${event.formats.join(', ')}\n`);
+        if (!this.tty)
+          this.out.write(`img-etl: writing ${thousands(event.records)} records as ${event.formats.join(', ')}\n`);
         this.startTimer();
         this.draw(now);
         return;
@@ -223,19 +248,27 @@ export class Progress implements Reporter {
   private learnLimit(url: string, offset: number): void {
     const limit = Number(/[?&]limit=(\d+)/.exec(url)?.[1] ?? NaN);
     if (!(limit > 0)) return;
-    if (offset > 0) this.limit = limit; // pages after the first ask for what the server applied
+    if (offset > 0)
+      this.limit = limit; // pages after the first ask for what the server applied
     else this.firstLimit ||= limit;
   }
 
   /** The bar and the status, for a terminal. */
   private barLine(now: number): string {
-    const share = this.phase === 'publish' ? ratio(this.publish.written, this.publish.records) : ratio(this.pass.records, this.pass.count);
+    const share =
+      this.phase === 'publish'
+        ? ratio(this.publish.written, this.publish.records)
+        : ratio(this.pass.records, this.pass.count);
     const width = 24;
     const filled = Math.round(share * width);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
     if (this.phase === 'publish') return `writing ${this.publish.formats.join('+')} ${bar} ${this.publishStatus(now)}`;
     const p = this.pass;
-    const head = p.pass > 1 ? `pass ${p.pass}/${p.maxPasses} looking for ` + `${p.missing > 0 ? `${thousands(p.missing)} missing` : 'moved records'} ` : '';
+    const head =
+      p.pass > 1
+        ? `pass ${p.pass}/${p.maxPasses} looking for ` +
+          `${p.missing > 0 ? `${thousands(p.missing)} missing` : 'moved records'} `
+        : '';
     return `${head}${bar} ${this.extractStatus(now)}`;
   }
 
@@ -249,15 +282,26 @@ export class Progress implements Reporter {
     const p = this.pass;
     if (p.count === 0 && p.pages === 0) return 'waiting for the first page';
     const limit = this.limit || this.firstLimit;
-    const pages = limit > 0 ? `${thousands(p.pages)}/${thousands(Math.max(p.pages, Math.ceil(p.count / limit)))} pages` : `${thousands(p.pages)} pages`;
+    const pages =
+      limit > 0
+        ? `${thousands(p.pages)}/${thousands(Math.max(p.pages, Math.ceil(p.count / limit)))} pages`
+        : `${thousands(p.pages)} pages`;
     const rate = p.fetched / Math.max((now - p.started) / 1000, 0.001);
-    return `${percent(p.records, p.count)} ${thousands(p.records)}/${thousands(p.count)} ` + `records, ${pages}, ${thousands(Math.round(rate))} rec/s, eta ` + `${eta(p.count - p.records, rate)}`;
+    return (
+      `${percent(p.records, p.count)} ${thousands(p.records)}/${thousands(p.count)} ` +
+      `records, ${pages}, ${thousands(Math.round(rate))} rec/s, eta ` +
+      `${eta(p.count - p.records, rate)}`
+    );
   }
 
   private publishStatus(now: number): string {
     const q = this.publish;
     const rate = q.written / Math.max((now - q.started) / 1000, 0.001);
-    return `${percent(q.written, q.records)} ${thousands(q.written)}/${thousands(q.records)} ` + `records, ${thousands(Math.round(rate))} rec/s, eta ` + `${eta(q.records - q.written, rate)}`;
+    return (
+      `${percent(q.written, q.records)} ${thousands(q.written)}/${thousands(q.records)} ` +
+      `records, ${thousands(Math.round(rate))} rec/s, eta ` +
+      `${eta(q.records - q.written, rate)}`
+    );
   }
 }
 
@@ -268,14 +312,24 @@ function newPass(pass: number, maxPasses: number, missing: number, started: numb
 /** Why a later pass runs, one line. */
 function passIntro(pass: number, maxPasses: number, missing: number): string {
   const which = `pass ${pass} of at most ${maxPasses}`;
-  if (missing > 0) return `${which}: ${thousands(missing)} ${missing === 1 ? 'record is' : 'records are'} ` + `missing; paging the list again to find them`;
-  return `${which}: the list shifted during pass ${pass - 1} (a repeated record or a ` + `shrinking count); paging it again for records that moved`;
+  if (missing > 0)
+    return (
+      `${which}: ${thousands(missing)} ${missing === 1 ? 'record is' : 'records are'} ` +
+      `missing; paging the list again to find them`
+    );
+  return (
+    `${which}: the list shifted during pass ${pass - 1} (a repeated record or a ` +
+    `shrinking count); paging it again for records that moved`
+  );
 }
 
 /** The records that came back changed, one line. */
 export function conflictLine(count: number, firstIds: readonly number[]): string {
   const ids = `${firstIds.join(', ')}${count > firstIds.length ? ', …' : ''}`;
-  return `${thousands(count)} ${count === 1 ? 'record' : 'records'} came back changed while ` + `the list was paged (id ${ids}); the copy newer by modify_date is kept`;
+  return (
+    `${thousands(count)} ${count === 1 ? 'record' : 'records'} came back changed while ` +
+    `the list was paged (id ${ids}); the copy newer by modify_date is kept`
+  );
 }
 
 function ratio(part: number, whole: number): number {

@@ -56,4 +56,3 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
     },
   };
 }
-

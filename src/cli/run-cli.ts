@@ -33,7 +33,8 @@ export async function runCli(argv: string[]): Promise<number> {
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((msg, err) => {
       // yargs' own errors (bad config file, parse errors) are usage errors; a command's errors pass through.
-      if (err === undefined || err === null || err.name === 'YError') throw new UsageError({ message: err?.message ?? msg });
+      if (err === undefined || err === null || err.name === 'YError')
+        throw new UsageError({ message: err?.message ?? msg });
       throw err;
     });
   try {

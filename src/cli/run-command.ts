@@ -10,7 +10,10 @@ const { to: _to, ...SNAPSHOT_OPTIONS_BUT_TO } = SNAPSHOT_OPTIONS;
 /**
  * `img-etl run <pipeline>`: runs a pipeline from pipelines/ (or a .js file exporting one), with every snapshot option.
  */
-export function runCommand(setExitCode: (code: number) => void, names: readonly string[]): CommandModule<object, SnapshotArgs & { pipeline: string }> {
+export function runCommand(
+  setExitCode: (code: number) => void,
+  names: readonly string[],
+): CommandModule<object, SnapshotArgs & { pipeline: string }> {
   return {
     command: 'run <pipeline>',
     describe: `Run a pipeline from pipelines/ (${names.join(', ')}) or a .js file that exports one`,
@@ -19,12 +22,18 @@ export function runCommand(setExitCode: (code: number) => void, names: readonly 
         .positional('pipeline', { type: 'string', describe: 'Pipeline name, or path to a .js/.mjs file' })
         .options(SNAPSHOT_OPTIONS_BUT_TO)
         .options(OUTPUT_OPTIONS)
-        .option('to', { type: 'string', array: true, describe: `${SNAPSHOT_OPTIONS.to.describe} (default: the pipeline's formats)` })
+        .option('to', {
+          type: 'string',
+          array: true,
+          describe: `${SNAPSHOT_OPTIONS.to.describe} (default: the pipeline's formats)`,
+        })
         .example('$0 run group-z-t-maps --out maps', 'Only group-level Z and T maps with a known paradigm')
         .example('$0 run all-formats --snapshot --keep 7', 'Parquet, Arrow and CSV in a dated folder') as never,
     handler: async (args) => {
       const pipeline = await loadPipeline(args.pipeline);
-      const given = ((args.to as (string | null)[] | undefined) ?? []).filter((v): v is string => typeof v === 'string');
+      const given = ((args.to as (string | null)[] | undefined) ?? []).filter(
+        (v): v is string => typeof v === 'string',
+      );
       const to = given.length > 0 ? given : [...(pipeline.formats ?? ['parquet'])];
       await handleSnapshotArgs({ ...args, to }, setExitCode, { stages: pipeline.stages });
     },

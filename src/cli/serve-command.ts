@@ -16,22 +16,68 @@ function fileFault(describe: string) {
 const SERVE_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' },
   port: { type: 'number', default: 8000, describe: 'Port to listen on (0: any free port)' },
-  data: { type: 'string', describe: 'Serve the records of this NDJSON file, in file order (URLs re-based on the served origin)' },
-  records: { type: 'number', describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)` },
+  data: {
+    type: 'string',
+    describe: 'Serve the records of this NDJSON file, in file order (URLs re-based on the served origin)',
+  },
+  records: {
+    type: 'number',
+    describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)`,
+  },
   seed: { type: 'number', default: 1, describe: 'Seed of the generated records (same seed and count: same bytes)' },
-  workers: { type: 'number', default: 0, describe: 'Concurrent workers; requests beyond wait (0: no limit)', group: 'Faults:' },
-  'page-latency': { type: 'number', default: 0, describe: 'Milliseconds per response (a page, one image), spent holding a worker', group: 'Faults:' },
-  'record-latency': { type: 'number', default: 0, describe: 'Milliseconds per record in the response, spent holding a worker', group: 'Faults:' },
+  workers: {
+    type: 'number',
+    default: 0,
+    describe: 'Concurrent workers; requests beyond wait (0: no limit)',
+    group: 'Faults:',
+  },
+  'page-latency': {
+    type: 'number',
+    default: 0,
+    describe: 'Milliseconds per response (a page, one image), spent holding a worker',
+    group: 'Faults:',
+  },
+  'record-latency': {
+    type: 'number',
+    default: 0,
+    describe: 'Milliseconds per record in the response, spent holding a worker',
+    group: 'Faults:',
+  },
   'rate-500': { type: 'number', default: 0, describe: "Probability of Django's HTML 500 page", group: 'Faults:' },
   'rate-502': { type: 'number', default: 0, describe: "Probability of the proxy's HTML 502 page", group: 'Faults:' },
   'rate-504': { type: 'number', default: 0, describe: "Probability of the proxy's HTML 504 page", group: 'Faults:' },
   'rate-429': { type: 'number', default: 0, describe: 'Probability of a 429 with Retry-After', group: 'Faults:' },
-  'retry-after': { type: 'number', default: 1, describe: 'Seconds in the Retry-After header of a 429', group: 'Faults:' },
-  'rate-truncate': { type: 'number', default: 0, describe: 'Probability that a 200 body is cut short and the connection destroyed', group: 'Faults:' },
-  'rate-reset': { type: 'number', default: 0, describe: 'Probability that the connection is reset without a response', group: 'Faults:' },
-  'insert-rate': { type: 'number', default: 0, describe: 'Probability per request that records are inserted at random rows', group: 'Faults:' },
+  'retry-after': {
+    type: 'number',
+    default: 1,
+    describe: 'Seconds in the Retry-After header of a 429',
+    group: 'Faults:',
+  },
+  'rate-truncate': {
+    type: 'number',
+    default: 0,
+    describe: 'Probability that a 200 body is cut short and the connection destroyed',
+    group: 'Faults:',
+  },
+  'rate-reset': {
+    type: 'number',
+    default: 0,
+    describe: 'Probability that the connection is reset without a response',
+    group: 'Faults:',
+  },
+  'insert-rate': {
+    type: 'number',
+    default: 0,
+    describe: 'Probability per request that records are inserted at random rows',
+    group: 'Faults:',
+  },
   'insert-count': { type: 'number', default: 1, describe: 'Records inserted each time', group: 'Faults:' },
-  'delete-rate': { type: 'number', default: 0, describe: 'Probability per request that records are deleted at random rows', group: 'Faults:' },
+  'delete-rate': {
+    type: 'number',
+    default: 0,
+    describe: 'Probability per request that records are deleted at random rows',
+    group: 'Faults:',
+  },
   'delete-count': { type: 'number', default: 1, describe: 'Records deleted each time', group: 'Faults:' },
   'unstable-order': {
     type: 'number',
@@ -39,9 +85,19 @@ const SERVE_OPTIONS = {
     describe: 'Probability per request that the row order of /api/images/ or /api/collections/ changes',
     group: 'Faults:',
   },
-  'unstable-order-mode': { choices: ['rotate', 'move'], default: 'rotate', describe: 'rotate: scan starts at a random row; move: rows move to the end', group: 'Faults:' },
+  'unstable-order-mode': {
+    choices: ['rotate', 'move'],
+    default: 'rotate',
+    describe: 'rotate: scan starts at a random row; move: rows move to the end',
+    group: 'Faults:',
+  },
   'move-count': { type: 'number', default: 10, describe: 'Rows moved each time in move mode', group: 'Faults:' },
-  'orphan-rate': { type: 'number', default: 0, describe: 'Share of records counted but never served', group: 'Faults:' },
+  'orphan-rate': {
+    type: 'number',
+    default: 0,
+    describe: 'Share of records counted but never served',
+    group: 'Faults:',
+  },
   'fault-seed': { type: 'number', default: 1, describe: 'Seed of every fault decision', group: 'Faults:' },
   'file-truncate-rate': fileFault('Probability that a file body under /media/ is cut short'),
   'file-wrong-length-rate': fileFault('Probability that a file is served at another length than its file_size'),
@@ -107,8 +163,14 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
       y
         .options(SERVE_OPTIONS)
         .example('$0 serve --port 0 --records 1000000', 'A million generated records on a free port')
-        .example('$0 serve --data test/fixtures/neurovault-real-records.ndjson --records 500', 'Real records with 500 generated ones mixed in')
-        .example('$0 serve --workers 4 --page-latency 500 --rate-502 0.05', 'Slow and flaky, like the real service on a bad day') as never,
+        .example(
+          '$0 serve --data test/fixtures/neurovault-real-records.ndjson --records 500',
+          'Real records with 500 generated ones mixed in',
+        )
+        .example(
+          '$0 serve --workers 4 --page-latency 500 --rate-502 0.05',
+          'Slow and flaky, like the real service on a bad day',
+        ) as never,
     handler: async (args) => {
       const service = await startService(serveOptionsFrom(args));
       const records = service.dataset.size.toLocaleString('en-US');
@@ -125,7 +187,9 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
       });
       await service.close();
       const { requests, pagesServed } = service.stats;
-      process.stdout.write(`img-etl serve: stopped on ${signal} after ${requests} requests (${pagesServed} pages served)\n`);
+      process.stdout.write(
+        `img-etl serve: stopped on ${signal} after ${requests} requests (${pagesServed} pages served)\n`,
+      );
       setExitCode(0);
     },
   };

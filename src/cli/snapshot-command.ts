@@ -55,8 +55,14 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   } catch {
     throw new UsageError({ message: `--base-url: not a URL: ${JSON.stringify(args.baseUrl)}` });
   }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new UsageError({ message: `--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}` });
-  if (baseUrl.username !== '' || baseUrl.password !== '') throw new UsageError({ message: '--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN' });
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
+    throw new UsageError({
+      message: `--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}`,
+    });
+  if (baseUrl.username !== '' || baseUrl.password !== '')
+    throw new UsageError({
+      message: '--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN',
+    });
   // Never quoted back: a malformed token is still a secret.
   if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
     const expected = 'one token of visible ASCII characters, without spaces or control characters';
@@ -70,8 +76,16 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     pageSize: positiveInt('page-size', args.pageSize, 1000),
     parquetEngine: args.parquetEngine as ParquetEngine,
     csvEngine: args.csvEngine as CsvEngine,
-    retry: { attempts: positiveInt('max-attempts', args.maxAttempts, 100), baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000 },
-    http: { headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000, bodyTimeoutMs: args.timeout * 1000, token: args.token, maxBodyBytes: Math.round(positiveNumber('max-page-mb', args.maxPageMb, 'MiB') * 1024 * 1024) },
+    retry: {
+      attempts: positiveInt('max-attempts', args.maxAttempts, 100),
+      baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
+    },
+    http: {
+      headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000,
+      bodyTimeoutMs: args.timeout * 1000,
+      token: args.token,
+      maxBodyBytes: Math.round(positiveNumber('max-page-mb', args.maxPageMb, 'MiB') * 1024 * 1024),
+    },
     neutraliseFormulas: args.neutraliseFormulas,
     maxPasses: positiveInt('max-passes', args.maxPasses, 100),
     fresh: args.fresh,
@@ -102,7 +116,10 @@ export interface SnapshotCommandOptions {
  * Runs one snapshot with progress on stderr and the summary on stdout, stopping cleanly on Ctrl-C (or SIGTERM)
  * with word on how to resume; resolves to the exit code and the result (undefined when interrupted).
  */
-export async function runSnapshotCommand(options: SnapshotOptions, command: SnapshotCommandOptions = {}): Promise<{ code: number; result?: SnapshotResult }> {
+export async function runSnapshotCommand(
+  options: SnapshotOptions,
+  command: SnapshotCommandOptions = {},
+): Promise<{ code: number; result?: SnapshotResult }> {
   const outDir = options.outDir ?? 'output';
   const progress = createReporter(process.stderr, command);
   if (command.dryRun === true) {
@@ -127,13 +144,19 @@ export async function runSnapshotCommand(options: SnapshotOptions, command: Snap
       extras.latest = { link: join(outDir, 'latest'), target: basename(result.dataDir) };
     }
     // An incomplete snapshot is written too (exit 3); pruning then keeps incomplete ones from piling up.
-    if (options.snapshot === true && command.keep !== undefined) extras.pruned = await pruneSnapshots(outDir, command.keep);
-    process.stdout.write(command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras));
+    if (options.snapshot === true && command.keep !== undefined)
+      extras.pruned = await pruneSnapshots(outDir, command.keep);
+    process.stdout.write(
+      command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras),
+    );
     return { code, result };
   } catch (err) {
     progress.finish();
     const kept = await stagedPages(outDir);
-    const resume = kept > 0 && (aborter.signal.aborted || rerunMayHelp(err)) ? `; ${kept} pages are kept in ${join(outDir, STAGING_DIR)}: run the same command again to resume` : '';
+    const resume =
+      kept > 0 && (aborter.signal.aborted || rerunMayHelp(err))
+        ? `; ${kept} pages are kept in ${join(outDir, STAGING_DIR)}: run the same command again to resume`
+        : '';
     if (aborter.signal.aborted) {
       progress.error(`interrupted${resume}`, 'interrupted', { pages_kept: kept });
       return { code: EXIT.INTERRUPTED };
@@ -160,14 +183,19 @@ function rerunMayHelp(err: unknown): boolean {
 
 async function stagedPages(outDir: string): Promise<number> {
   const journal = await readFile(join(outDir, STAGING_DIR, 'journal.ndjson'), 'utf8').catch(() => '');
-  return journal.split('\n').filter((line) => /^\{"type":"(?:page|collections-page|collection-page)"/.test(line)).length;
+  return journal.split('\n').filter((line) => /^\{"type":"(?:page|collections-page|collection-page)"/.test(line))
+    .length;
 }
 
 /**
  * Runs a command's body; with `--log-format json` an error that ends it is written as a JSON line (exit code 2 for a
  * bad command line, 1 otherwise) instead of the plain line the CLI prints.
  */
-export async function reportingErrors(logFormat: LogFormat, setExitCode: (code: number) => void, body: () => Promise<void>): Promise<void> {
+export async function reportingErrors(
+  logFormat: LogFormat,
+  setExitCode: (code: number) => void,
+  body: () => Promise<void>,
+): Promise<void> {
   if (logFormat !== 'json') return body();
   try {
     await body();
@@ -182,14 +210,23 @@ export async function reportingErrors(logFormat: LogFormat, setExitCode: (code: 
  * Checks parsed snapshot arguments and runs the snapshot they describe (the default command and `run`); `extra` adds
  * run options such as a pipeline's stages.
  */
-export async function handleSnapshotArgs(args: SnapshotArgs, setExitCode: (code: number) => void, extra: Partial<SnapshotOptions> = {}): Promise<void> {
+export async function handleSnapshotArgs(
+  args: SnapshotArgs,
+  setExitCode: (code: number) => void,
+  extra: Partial<SnapshotOptions> = {},
+): Promise<void> {
   const output = outputChoicesFrom(args);
   await reportingErrors(output.logFormat, setExitCode, async () => {
     const maxMissing = args.maxMissing;
-    if (!Number.isInteger(maxMissing) || maxMissing < 0) throw new UsageError({ message: `--max-missing: expected a whole number from 0, got ${String(maxMissing)}` });
-    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1)) throw new UsageError({ message: `--keep: expected a whole number from 1, got ${String(args.keep)}` });
+    if (!Number.isInteger(maxMissing) || maxMissing < 0)
+      throw new UsageError({ message: `--max-missing: expected a whole number from 0, got ${String(maxMissing)}` });
+    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1))
+      throw new UsageError({ message: `--keep: expected a whole number from 1, got ${String(args.keep)}` });
     if (args.keep !== undefined && !args.snapshot) throw new UsageError({ message: '--keep: only with --snapshot' });
-    setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, { ...output, maxMissing, keep: args.keep })).code);
+    setExitCode(
+      (await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, { ...output, maxMissing, keep: args.keep }))
+        .code,
+    );
   });
 }
 
@@ -205,8 +242,14 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
         .example('$0 --to parquet', 'Snapshot neurovault.org into output/images.parquet')
         .example('$0 --to parquet --to csv --out snap', 'Parquet and CSV into snap/')
         .example('$0 --base-url http://127.0.0.1:8000 --to arrow', 'Snapshot a local service (see `img-etl serve`)')
-        .example('$0 --dry-run --to parquet,csv', 'Read the first page and print the plan: pages, estimated time and sizes')
-        .example('$0 --quiet --summary json > run.json', 'For cron: errors only on stderr, the summary as JSON') as never,
+        .example(
+          '$0 --dry-run --to parquet,csv',
+          'Read the first page and print the plan: pages, estimated time and sizes',
+        )
+        .example(
+          '$0 --quiet --summary json > run.json',
+          'For cron: errors only on stderr, the summary as JSON',
+        ) as never,
     handler: (args) => handleSnapshotArgs(args, setExitCode),
   };
 }

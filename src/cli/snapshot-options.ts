@@ -13,29 +13,88 @@ export const SNAPSHOT_OPTIONS = {
   },
   'base-url': { type: 'string', default: DEFAULT_BASE_URL, describe: 'Base URL of the Image Listing Service' },
   out: { type: 'string', default: 'output', describe: 'Output folder' },
-  concurrency: { type: 'number', default: 2, describe: 'Pages fetched at once (the real service has 4 workers; be polite)' },
-  'page-size': { type: 'number', default: DEFAULT_PAGE_SIZE, describe: 'Records per page requested (the service caps it at 1000)' },
-  'max-attempts': { type: 'number', default: 6, describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)' },
-  token: { type: 'string', describe: 'API token, sent as "Authorization: Token …" to the base host only (better: ' + 'IMG_ETL_TOKEN, kept out of shell history)' },
-  'retry-delay': { type: 'number', default: 0.5, describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s' },
-  'max-page-mb': { type: 'number', default: 64, describe: 'Largest page body accepted, in MiB; a larger one is a failed attempt' },
-  timeout: { type: 'number', default: 30, describe: 'Seconds to wait for a response to start, and for each chunk of its body' },
-  'max-passes': { type: 'number', default: 3, describe: 'Passes over the list at most while records are missing (the list changes while it is paged)' },
-  'max-missing': { type: 'number', default: 0, describe: `Records that may be missing before the run exits with code 3 (incomplete)` },
-  snapshot: { type: 'boolean', default: false, describe: 'Write each run to {out}/<UTC time>/ and move {out}/latest to it after a successful run' },
-  keep: { type: 'number', describe: 'With --snapshot: keep the newest N snapshots, delete older ones after a successful run' },
-  fresh: { type: 'boolean', default: false, describe: 'Discard an unfinished earlier run in --out instead of resuming it' },
+  concurrency: {
+    type: 'number',
+    default: 2,
+    describe: 'Pages fetched at once (the real service has 4 workers; be polite)',
+  },
+  'page-size': {
+    type: 'number',
+    default: DEFAULT_PAGE_SIZE,
+    describe: 'Records per page requested (the service caps it at 1000)',
+  },
+  'max-attempts': {
+    type: 'number',
+    default: 6,
+    describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)',
+  },
+  token: {
+    type: 'string',
+    describe:
+      'API token, sent as "Authorization: Token …" to the base host only (better: ' +
+      'IMG_ETL_TOKEN, kept out of shell history)',
+  },
+  'retry-delay': {
+    type: 'number',
+    default: 0.5,
+    describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s',
+  },
+  'max-page-mb': {
+    type: 'number',
+    default: 64,
+    describe: 'Largest page body accepted, in MiB; a larger one is a failed attempt',
+  },
+  timeout: {
+    type: 'number',
+    default: 30,
+    describe: 'Seconds to wait for a response to start, and for each chunk of its body',
+  },
+  'max-passes': {
+    type: 'number',
+    default: 3,
+    describe: 'Passes over the list at most while records are missing (the list changes while it is paged)',
+  },
+  'max-missing': {
+    type: 'number',
+    default: 0,
+    describe: `Records that may be missing before the run exits with code 3 (incomplete)`,
+  },
+  snapshot: {
+    type: 'boolean',
+    default: false,
+    describe: 'Write each run to {out}/<UTC time>/ and move {out}/latest to it after a successful run',
+  },
+  keep: {
+    type: 'number',
+    describe: 'With --snapshot: keep the newest N snapshots, delete older ones after a successful run',
+  },
+  fresh: {
+    type: 'boolean',
+    default: false,
+    describe: 'Discard an unfinished earlier run in --out instead of resuming it',
+  },
   'max-resume-age': {
     type: 'number',
     default: 12,
-    describe: 'Hours: an unfinished earlier run in --out is resumed only if it started less than this long ago, else discarded',
+    describe:
+      'Hours: an unfinished earlier run in --out is resumed only if it started less than this long ago, else discarded',
   },
-  'parquet-engine': { choices: ['wasm', 'parquetjs'], default: 'wasm', describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite' },
-  'csv-engine': { choices: ['builtin', 'csv-stringify'], default: 'builtin', describe: "CSV writer: img-etl's own formatter (fast) or the csv-stringify library; both write the same bytes" },
+  'parquet-engine': {
+    choices: ['wasm', 'parquetjs'],
+    default: 'wasm',
+    describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite',
+  },
+  'csv-engine': {
+    choices: ['builtin', 'csv-stringify'],
+    default: 'builtin',
+    describe: "CSV writer: img-etl's own formatter (fast) or the csv-stringify library; both write the same bytes",
+  },
   'neutralise-formulas': {
     type: 'boolean',
     default: true,
-    describe: "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run " + "it (--no-neutralise-formulas: off)",
+    describe:
+      "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run " +
+      'it (--no-neutralise-formulas: off)',
   },
 } as const satisfies Record<string, Options>;
 
@@ -48,11 +107,25 @@ export const OUTPUT_OPTIONS = {
   'log-format': {
     type: 'string',
     default: 'text',
-    describe: 'stderr: text (a progress bar on a terminal, a line every --progress-interval ' + 'otherwise) or json (one object per event and line)',
+    describe:
+      'stderr: text (a progress bar on a terminal, a line every --progress-interval ' +
+      'otherwise) or json (one object per event and line)',
   },
-  summary: { type: 'string', default: 'text', describe: 'The summary on stdout: text, or json (one document: records, files, sizes, sha256, time, completeness)' },
-  'progress-interval': { type: 'number', default: 10, describe: 'Seconds between progress lines when stderr is not a terminal' },
-  'dry-run': { type: 'boolean', default: false, describe: 'Read the first page only and print the plan: count, pages, estimated time and sizes; writes nothing' },
+  summary: {
+    type: 'string',
+    default: 'text',
+    describe: 'The summary on stdout: text, or json (one document: records, files, sizes, sha256, time, completeness)',
+  },
+  'progress-interval': {
+    type: 'number',
+    default: 10,
+    describe: 'Seconds between progress lines when stderr is not a terminal',
+  },
+  'dry-run': {
+    type: 'boolean',
+    default: false,
+    describe: 'Read the first page only and print the plan: count, pages, estimated time and sizes; writes nothing',
+  },
 } as const satisfies Record<string, Options>;
 
 /** What OUTPUT_OPTIONS parse into. */
@@ -70,7 +143,13 @@ export interface OutputChoices {
 }
 
 /** Checks the parsed OUTPUT_OPTIONS, failing with a one-line message on a bad value. */
-export function outputChoicesFrom(args: { quiet?: boolean; logFormat?: string; summary?: string; progressInterval?: number; dryRun?: boolean }): OutputChoices {
+export function outputChoicesFrom(args: {
+  quiet?: boolean;
+  logFormat?: string;
+  summary?: string;
+  progressInterval?: number;
+  dryRun?: boolean;
+}): OutputChoices {
   return {
     quiet: args.quiet === true,
     logFormat: oneOf('log-format', args.logFormat ?? 'text', ['text', 'json'] as const),
@@ -89,11 +168,16 @@ export function oneOf<T extends string>(name: string, value: unknown, choices: r
 
 /** Parses `--to` values (repeated and/or comma-separated) into formats; a one-line error for an unknown one or none. */
 export function parseFormats(values: readonly string[]): Format[] {
-  const formats = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
+  const formats = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim().toLowerCase())
+    .filter((v) => v !== '');
   for (const f of formats) {
-    if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError({ message: `--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}` });
+    if (!(FORMATS as readonly string[]).includes(f))
+      throw new UsageError({ message: `--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}` });
   }
-  if (formats.length === 0) throw new UsageError({ message: `--to: no format given; choose from ${FORMATS.join(', ')}` });
+  if (formats.length === 0)
+    throw new UsageError({ message: `--to: no format given; choose from ${FORMATS.join(', ')}` });
   return [...new Set(formats)] as Format[];
 }
 
@@ -109,7 +193,10 @@ export function folderOption(name: string, value: unknown): string {
 
 /** Checks a whole-number option: a positive integer within [min, max]. */
 export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new UsageError({ message: `--${name}: expected a whole number from 1 to ${max}, got ${describeNumber(value)}` });
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new UsageError({
+      message: `--${name}: expected a whole number from 1 to ${max}, got ${describeNumber(value)}`,
+    });
   return value;
 }
 
@@ -125,7 +212,8 @@ export function positiveSeconds(name: string, value: number): number {
 
 /** Checks an option that is a positive amount of `unit`. */
 export function positiveNumber(name: string, value: number, unit: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError({ message: `--${name}: expected a positive number of ${unit}, got ${describeNumber(value)}` });
+  if (!Number.isFinite(value) || value <= 0)
+    throw new UsageError({ message: `--${name}: expected a positive number of ${unit}, got ${describeNumber(value)}` });
   return value;
 }
 

@@ -21,7 +21,14 @@ export interface SummaryDocument {
   finished_at: string;
   /** Seconds from start to end. */
   duration_seconds: number;
-  records: { written: number; expected: number; received: number; missing: number; duplicates_dropped: number; rejects: number };
+  records: {
+    written: number;
+    expected: number;
+    received: number;
+    missing: number;
+    duplicates_dropped: number;
+    rejects: number;
+  };
   pages: { fetched: number; page_size: number; passes: number; retries: number; skipped_offsets: number[] };
   /** Requests sent per endpoint, as in the manifest. */
   requests: Manifest['requests'];
@@ -44,11 +51,31 @@ export function summaryDocument(result: SnapshotResult, extras: SummaryExtras = 
     started_at: m.started_at,
     finished_at: m.finished_at,
     duration_seconds: durationSeconds(result),
-    records: { written: m.records_written, expected: m.expected, received: m.received, missing: m.missing, duplicates_dropped: m.duplicates_dropped, rejects: m.rejects },
-    pages: { fetched: m.pages_fetched, page_size: m.page_size, passes: m.passes.length, retries: m.retries, skipped_offsets: m.skipped_offsets },
+    records: {
+      written: m.records_written,
+      expected: m.expected,
+      received: m.received,
+      missing: m.missing,
+      duplicates_dropped: m.duplicates_dropped,
+      rejects: m.rejects,
+    },
+    pages: {
+      fetched: m.pages_fetched,
+      page_size: m.page_size,
+      passes: m.passes.length,
+      retries: m.retries,
+      skipped_offsets: m.skipped_offsets,
+    },
     requests: m.requests,
     completeness: { method: m.completeness.method, proof: proofLine(m), unreadable: m.completeness.unreadable },
-    files: m.files.map((f) => ({ name: f.name, path: join(result.dataDir, f.name), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
+    files: m.files.map((f) => ({
+      name: f.name,
+      path: join(result.dataDir, f.name),
+      format: f.format,
+      rows: f.rows,
+      bytes: f.bytes,
+      sha256: f.sha256,
+    })),
     manifest: result.manifestPath,
     ...(extras.latest === undefined ? {} : { latest: extras.latest }),
     ...(extras.pruned === undefined || extras.pruned.length === 0 ? {} : { pruned: extras.pruned }),
@@ -72,10 +99,16 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
     `  proof     ${proofLine(m)}`,
     ...m.completeness.unreadable.map((u) => `  left out  ${unreadableLine(u)}`),
     ...(m.conflicts.count > 0 ? [`  changed   ${conflictLine(m.conflicts.count, m.conflicts.first_ids)}`] : []),
-    ...(m.skipped_offsets.length > 0 ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`] : []),
-    ...m.files.map((f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`),
+    ...(m.skipped_offsets.length > 0
+      ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`]
+      : []),
+    ...m.files.map(
+      (f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`,
+    ),
     // Said once: without collection endpoints the proof line gives the same reason.
-    ...('absent' in m.collections && m.collections.absent !== proofLine(m) ? [`  collections ${m.collections.absent}`] : []),
+    ...('absent' in m.collections && m.collections.absent !== proofLine(m)
+      ? [`  collections ${m.collections.absent}`]
+      : []),
     `  manifest  ${result.manifestPath}`,
     ...(extras.latest === undefined ? [] : [`  latest    ${extras.latest.link} -> ${extras.latest.target}`]),
     ...(extras.pruned ?? []).map((p) => `  pruned    ${p.name} (${p.reason})`),
@@ -85,8 +118,14 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
 
 /** Records written and rejected against what the service counted, true whichever way `count` moved. */
 function recordsLine(m: Manifest): string {
-  const counted = m.count_at_start === m.count_at_end ? `the service counts ${m.count_at_end}` : `the service counted ${m.count_at_start} at the start and ${m.count_at_end} at the end`;
-  return `${m.records_written} written, ${m.rejects} rejected; ${counted}: ${m.missing} ` + `missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`;
+  const counted =
+    m.count_at_start === m.count_at_end
+      ? `the service counts ${m.count_at_end}`
+      : `the service counted ${m.count_at_start} at the start and ${m.count_at_end} at the end`;
+  return (
+    `${m.records_written} written, ${m.rejects} rejected; ${counted}: ${m.missing} ` +
+    `missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`
+  );
 }
 
 /** Pages fetched, the page size when the server applied one, and the passes. */
@@ -106,9 +145,11 @@ function requestsLine(m: Manifest): string {
 /** How completeness was established, one line. */
 export function proofLine(m: Manifest): string {
   const c = m.completeness;
-  if (c.method === 'passes') return c.note ?? `the image list's count over ${plural(m.passes.length, 'pass', 'passes')}`;
+  if (c.method === 'passes')
+    return c.note ?? `the image list's count over ${plural(m.passes.length, 'pass', 'passes')}`;
   const list = `collections list ${c.collections.received} of ${c.collections.expected}`;
-  if (c.images.proven) return `one pass over the images, complete by count (nothing repeated, count unchanged); ${list}`;
+  if (c.images.proven)
+    return `one pass over the images, complete by count (nothing repeated, count unchanged); ${list}`;
   const r = c.reconciliation;
   const read = `${plural(r.collections, 'collection', 'collections')} short, changed or unlisted, read in id order`;
   return `one pass over the images, then ${read}: +${r.added} records, ${r.missing} missing; ${list}, read before and after`;

@@ -28,7 +28,8 @@ export function valueFamily(type: DataType): ValueFamily | undefined {
   if (DataType.isBool(type)) return 'boolean';
   if (DataType.isTimestamp(type)) return 'timestamp';
   if (DataType.isUtf8(type) || DataType.isLargeUtf8(type)) return 'string';
-  if (DataType.isDictionary(type) && (DataType.isUtf8(type.dictionary) || DataType.isLargeUtf8(type.dictionary))) return 'string';
+  if (DataType.isDictionary(type) && (DataType.isUtf8(type.dictionary) || DataType.isLargeUtf8(type.dictionary)))
+    return 'string';
   return undefined;
 }
 

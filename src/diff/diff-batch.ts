@@ -2,7 +2,20 @@
  * The Arrow form of diff entries, which diff.parquet is written from: `id` int64, `change` dictionary<int32, string>
  * ("added", "removed", "changed"), `changed_fields` list<string>, none of them nullable.
  */
-import { Dictionary, Field, Int32, Int64, List, RecordBatch, Schema, Struct, Utf8, makeData, makeVector, type Data } from 'apache-arrow';
+import {
+  Dictionary,
+  Field,
+  Int32,
+  Int64,
+  List,
+  RecordBatch,
+  Schema,
+  Struct,
+  Utf8,
+  makeData,
+  makeVector,
+  type Data,
+} from 'apache-arrow';
 import { DiffError } from './diff-error.js';
 import type { DiffChange, DiffEntry } from './diff-snapshots.js';
 
@@ -33,12 +46,22 @@ export function diffBatch(schema: Schema, entries: readonly DiffEntry[]): Record
     const entry = entries[r]!;
     ids[r] = BigInt(entry.id);
     const key = CHANGE_KEY.get(entry.change);
-    if (key === undefined) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: entry for id ${entry.id} has change ${JSON.stringify(entry.change)}; expected ` + `${CHANGES.join(', ')}` });
+    if (key === undefined)
+      throw new DiffError({
+        code: 'DIFF_INVALID_OPTION',
+        message:
+          `diff: entry for id ${entry.id} has change ${JSON.stringify(entry.change)}; expected ` +
+          `${CHANGES.join(', ')}`,
+      });
     keys[r] = key;
     for (const name of entry.changed_fields) names.push(utf8(name));
     listOffsets[r + 1] = names.length;
   }
-  const [idField, changeField, fieldsField] = schema.fields as [Field<Int64>, Field<Dictionary<Utf8, Int32>>, Field<List<Utf8>>];
+  const [idField, changeField, fieldsField] = schema.fields as [
+    Field<Int64>,
+    Field<Dictionary<Utf8, Int32>>,
+    Field<List<Utf8>>,
+  ];
   const children: Data[] = [
     makeData({ type: idField.type, length: n, nullCount: 0, data: ids }),
     makeData({ type: changeField.type, length: n, nullCount: 0, data: keys, dictionary: CHANGE_DICTIONARY }),

@@ -69,7 +69,15 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
   /** How the columns line up; known before the rows are read. */
   readonly schema: SchemaDiff;
   /** Counts so far; final once the iteration ended. */
-  readonly totals: DiffTotals = { added: 0, removed: 0, changed: 0, unchanged: 0, oldRows: 0, newRows: 0, fields: new Map() };
+  readonly totals: DiffTotals = {
+    added: 0,
+    removed: 0,
+    changed: 0,
+    unchanged: 0,
+    oldRows: 0,
+    newRows: 0,
+    fields: new Map(),
+  };
   private readonly plan: PlanColumn[];
   private started = false;
 
@@ -85,7 +93,11 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<DiffEntry[]> {
-    if (this.started) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: the diff of ${this.oldSide.path} and ${this.newSide.path} can be read only once` });
+    if (this.started)
+      throw new DiffError({
+        code: 'DIFF_INVALID_OPTION',
+        message: `diff: the diff of ${this.oldSide.path} and ${this.newSide.path} can be read only once`,
+      });
     this.started = true;
     return this.entries();
   }
@@ -104,10 +116,12 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
         if (!oldLive && !newLive) break;
         if (!newLive) {
           totals.removed += old.length - old.row;
-          for (; old.row < old.length; old.row++) pending.push({ id: old.ids[old.row]!, change: 'removed', changed_fields: [] });
+          for (; old.row < old.length; old.row++)
+            pending.push({ id: old.ids[old.row]!, change: 'removed', changed_fields: [] });
         } else if (!oldLive) {
           totals.added += now.length - now.row;
-          for (; now.row < now.length; now.row++) pending.push({ id: now.ids[now.row]!, change: 'added', changed_fields: [] });
+          for (; now.row < now.length; now.row++)
+            pending.push({ id: now.ids[now.row]!, change: 'added', changed_fields: [] });
         } else {
           while (old.row < old.length && now.row < now.length) {
             const a = old.ids[old.row]!;
@@ -165,6 +179,10 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
  */
 export function diffSnapshots(oldSide: DiffSide, newSide: DiffSide, options: DiffOptions = {}): SnapshotDiff {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+    throw new DiffError({
+      code: 'DIFF_INVALID_OPTION',
+      message: `diff: batchSize must be a positive integer, got ${batchSize}`,
+    });
   return new SnapshotDiff(oldSide, newSide, batchSize, options.table);
 }

@@ -56,7 +56,13 @@ export function planColumns(
   const oldFields = new Map(oldSide.schema.fields.map((f) => [f.name, f]));
   const newFields = new Map(newSide.schema.fields.map((f) => [f.name, f]));
   const known = table.names;
-  const names = [...new Set([...known.filter((n) => oldFields.has(n) || newFields.has(n)), ...oldFields.keys(), ...newFields.keys()])].filter((n) => n !== ID_COLUMN);
+  const names = [
+    ...new Set([
+      ...known.filter((n) => oldFields.has(n) || newFields.has(n)),
+      ...oldFields.keys(),
+      ...newFields.keys(),
+    ]),
+  ].filter((n) => n !== ID_COLUMN);
   const schema: SchemaDiff = {
     compared: [],
     onlyInOld: [],
@@ -72,8 +78,15 @@ export function planColumns(
     if (a === undefined) schema.onlyInNew.push(name);
     else if (b === undefined) schema.onlyInOld.push(name);
     else {
-      for (const [side, field] of [[oldSide, a], [newSide, b]] as const) {
-        if (valueFamily(field.type) === undefined) throw new DiffError({ code: 'DIFF_UNSUPPORTED_TYPE', message: `diff: column "${name}" of ${side.path} has type ${String(field.type)}, which diff cannot compare` });
+      for (const [side, field] of [
+        [oldSide, a],
+        [newSide, b],
+      ] as const) {
+        if (valueFamily(field.type) === undefined)
+          throw new DiffError({
+            code: 'DIFF_UNSUPPORTED_TYPE',
+            message: `diff: column "${name}" of ${side.path} has type ${String(field.type)}, which diff cannot compare`,
+          });
       }
       const equal = columnEquality(a.type, b.type);
       if (equal === undefined) schema.retyped.push({ name, old: String(a.type), new: String(b.type) });
@@ -88,6 +101,11 @@ export function planColumns(
 
 function checkId(side: DiffSide): void {
   const field = side.schema.fields.find((f) => f.name === ID_COLUMN);
-  if (field === undefined) throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has no "${ID_COLUMN}" column` });
-  if (valueFamily(field.type) !== 'integer') throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has an "${ID_COLUMN}" column of type ${String(field.type)}, not an integer` });
+  if (field === undefined)
+    throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has no "${ID_COLUMN}" column` });
+  if (valueFamily(field.type) !== 'integer')
+    throw new DiffError({
+      code: 'DIFF_BAD_ID',
+      message: `diff: ${side.path} has an "${ID_COLUMN}" column of type ${String(field.type)}, not an integer`,
+    });
 }

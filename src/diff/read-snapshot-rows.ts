@@ -49,7 +49,11 @@ const DEFAULT_BATCH_SIZE = 4096;
  */
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: batchSize must be a positive integer, got ${batchSize}` });
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+    throw new DiffError({
+      code: 'DIFF_INVALID_OPTION',
+      message: `diff: batchSize must be a positive integer, got ${batchSize}`,
+    });
   const file = await resolveSnapshotFile(path, options.table);
   return file.format === 'parquet' ? openParquet(file.path, batchSize, options.columns) : openArrow(file.path);
 }
@@ -151,7 +155,14 @@ async function openArrow(path: string): Promise<SnapshotRows> {
  * The SnapshotRows of an opened file; `close` stops the batches first (running their clean-up if they started), then
  * releases.
  */
-function opened(path: string, format: SnapshotFileFormat, schema: Schema, rows: number | undefined, batches: AsyncGenerator<RecordBatch>, release: () => Promise<void>): SnapshotRows {
+function opened(
+  path: string,
+  format: SnapshotFileFormat,
+  schema: Schema,
+  rows: number | undefined,
+  batches: AsyncGenerator<RecordBatch>,
+  release: () => Promise<void>,
+): SnapshotRows {
   return {
     path,
     format,

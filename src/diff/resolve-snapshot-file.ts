@@ -49,7 +49,12 @@ export async function resolveSnapshotFile(path: string, table: Table = IMAGES): 
       if ((await kindOf(file, file, true)) === 'file') return { path: file, format };
     }
     const latest = join(current, 'latest');
-    if (await lstat(latest).then(() => true, () => false)) {
+    if (
+      await lstat(latest).then(
+        () => true,
+        () => false,
+      )
+    ) {
       current = latest; // a `--snapshot` base folder: its newest snapshot
       continue;
     }
@@ -62,7 +67,10 @@ export async function resolveSnapshotFile(path: string, table: Table = IMAGES): 
         : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
     });
   }
-  throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row` });
+  throw new DiffError({
+    code: 'DIFF_NOT_SNAPSHOT',
+    message: `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row`,
+  });
 }
 
 /** 'file', 'folder' or 'missing' (with `optional`; otherwise a missing path is an error naming `shown`). */
@@ -78,10 +86,21 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       if (optional) return 'missing';
       // A dangling `latest` symlink is a missing snapshot too; say where it points.
-      const link = await lstat(path).then((s) => s.isSymbolicLink(), () => false);
-      throw new DiffError({ code: 'DIFF_NOT_FOUND', message: link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`, cause });
+      const link = await lstat(path).then(
+        (s) => s.isSymbolicLink(),
+        () => false,
+      );
+      throw new DiffError({
+        code: 'DIFF_NOT_FOUND',
+        message: link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`,
+        cause,
+      });
     }
-    throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${shown}: ${(cause as Error).message}`, cause });
+    throw new DiffError({
+      code: 'DIFF_UNREADABLE',
+      message: `diff: cannot read ${shown}: ${(cause as Error).message}`,
+      cause,
+    });
   }
 }
 
@@ -90,7 +109,12 @@ async function followLatestFile(path: string): Promise<string | undefined> {
   const name = await latestSnapshot(dirname(path));
   if (name === undefined || !/^[^/\\\0\n]{1,255}$/.test(name)) return undefined;
   const target = join(dirname(path), name);
-  return (await stat(target).then((s) => s.isDirectory(), () => false)) ? target : undefined;
+  return (await stat(target).then(
+    (s) => s.isDirectory(),
+    () => false,
+  ))
+    ? target
+    : undefined;
 }
 
 /**
@@ -108,11 +132,18 @@ async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
       await handle.close();
     }
   } catch (cause) {
-    throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${(cause as Error).message}`, cause });
+    throw new DiffError({
+      code: 'DIFF_UNREADABLE',
+      message: `diff: cannot read ${path}: ${(cause as Error).message}`,
+      cause,
+    });
   }
   if (read >= 4 && head.toString('latin1', 0, 4) === 'PAR1') return 'parquet';
   if (read >= 6 && head.toString('latin1', 0, 6) === 'ARROW1') return 'arrow';
   if (read >= 4 && head.readUInt32LE(0) === 0xffffffff) return 'arrow';
   const hint = path.endsWith('.csv') ? ' (csv cannot be diffed; snapshot with --to parquet or --to arrow)' : '';
-  throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${path} is neither a parquet nor an arrow file${hint}` });
+  throw new DiffError({
+    code: 'DIFF_NOT_SNAPSHOT',
+    message: `diff: ${path} is neither a parquet nor an arrow file${hint}`,
+  });
 }

@@ -52,10 +52,22 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
   const formats: DiffFormat[] = [...new Set<DiffFormat>(options.formats ?? ['parquet'])];
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
   for (const format of formats) {
-    if (!(DIFF_FORMATS as readonly string[]).includes(format)) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: unknown diff format ${JSON.stringify(format)}; choose from ${DIFF_FORMATS.join(', ')}` });
+    if (!(DIFF_FORMATS as readonly string[]).includes(format))
+      throw new DiffError({
+        code: 'DIFF_INVALID_OPTION',
+        message: `diff: unknown diff format ${JSON.stringify(format)}; choose from ${DIFF_FORMATS.join(', ')}`,
+      });
   }
-  if (formats.length === 0) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: no format to write; choose from ${DIFF_FORMATS.join(', ')}` });
-  if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) throw new DiffError({ code: 'DIFF_INVALID_OPTION', message: `diff: rowGroupSize must be a positive integer, got ${rowGroupSize}` });
+  if (formats.length === 0)
+    throw new DiffError({
+      code: 'DIFF_INVALID_OPTION',
+      message: `diff: no format to write; choose from ${DIFF_FORMATS.join(', ')}`,
+    });
+  if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1)
+    throw new DiffError({
+      code: 'DIFF_INVALID_OPTION',
+      message: `diff: rowGroupSize must be a positive integer, got ${rowGroupSize}`,
+    });
   const files = new Map<DiffFormat, AtomicFile>();
   const iterator = source[Symbol.asyncIterator]();
   try {
@@ -75,7 +87,12 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
     if (csv !== undefined) await csv.write(csvText([], true));
     if (parquet !== undefined) {
       const schema = diffSchema(new Map(Object.entries(options.metadata ?? {})));
-      await writeParquetWasm(diffBatches(next, schema), parquet, { rowGroupSize, metadata: options.metadata ?? {}, empty: diffBatch(schema, []), dictionaryColumns: ['change'] });
+      await writeParquetWasm(diffBatches(next, schema), parquet, {
+        rowGroupSize,
+        metadata: options.metadata ?? {},
+        empty: diffBatch(schema, []),
+        dictionaryColumns: ['change'],
+      });
     } else while ((await next()) !== undefined);
     const results: SinkResult[] = [];
     for (const [format, file] of files) {
@@ -94,7 +111,8 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
 
 /** The pages `next` gives, as Arrow record batches of the diff schema. */
 async function* diffBatches(next: () => Promise<DiffEntry[] | undefined>, schema: Schema): AsyncIterable<RecordBatch> {
-  for (let entries = await next(); entries !== undefined; entries = await next()) if (entries.length > 0) yield diffBatch(schema, entries);
+  for (let entries = await next(); entries !== undefined; entries = await next())
+    if (entries.length > 0) yield diffBatch(schema, entries);
 }
 
 /** CSV text of the header (`header`) or of a page of entries: RFC 4180, LF line ends, names joined with `,`. */

@@ -60,13 +60,23 @@ export async function checkStaging(checkpoint: Checkpoint, options: PaginateOpti
   }
   gone.sort((a, b) => a - b);
   changed.sort((a, b) => a - b);
-  return { sampled: sample.length, gone, changed, stale: gone.length + changed.length > sample.length * MAX_STAGING_DRIFT, requests };
+  return {
+    sampled: sample.length,
+    gone,
+    changed,
+    stale: gone.length + changed.length > sample.length * MAX_STAGING_DRIFT,
+    requests,
+  };
 }
 
 /** Up to STAGING_SAMPLE valid records spread evenly over the staged ones, in staging order. */
 function sampleOf(pages: readonly JournalPage[]): { page: JournalPage; position: number; id: number }[] {
   const total = pages.reduce((n, p) => n + p.ids.filter((id) => id !== null && id > 0).length, 0);
-  const picks = new Set(Array.from({ length: Math.min(STAGING_SAMPLE, total) }, (_, k) => Math.floor((k * total) / Math.min(STAGING_SAMPLE, total))));
+  const picks = new Set(
+    Array.from({ length: Math.min(STAGING_SAMPLE, total) }, (_, k) =>
+      Math.floor((k * total) / Math.min(STAGING_SAMPLE, total)),
+    ),
+  );
   const sample: { page: JournalPage; position: number; id: number }[] = [];
   let n = 0;
   for (const page of pages) {

@@ -210,7 +210,11 @@ export class Checkpoint {
    * no longer read back as the journal says are dropped (with a notice) so that the run fetches them again.
    * Throws CheckpointError when another live process holds it, or when it belongs to another source or page size.
    */
-  static async open(dir: string, identity: CheckpointIdentity, options: CheckpointOpenOptions = {}): Promise<Checkpoint> {
+  static async open(
+    dir: string,
+    identity: CheckpointIdentity,
+    options: CheckpointOpenOptions = {},
+  ): Promise<Checkpoint> {
     await mkdir(dir, { recursive: true });
     await takeLock(dir);
     try {
@@ -221,16 +225,23 @@ export class Checkpoint {
         notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
         existing = undefined;
       }
-      const same = existing !== undefined && existing.source_url === identity.source_url && existing.page_size === identity.page_size;
+      const same =
+        existing !== undefined &&
+        existing.source_url === identity.source_url &&
+        existing.page_size === identity.page_size;
       if (existing !== undefined && !same && options.fresh !== true) {
         throw new CheckpointError({
           code: 'MISMATCH',
-          message: `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ` + `${existing.page_size}; run that command again to finish it, or add --fresh to ` + `discard it`,
+          message:
+            `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ` +
+            `${existing.page_size}; run that command again to finish it, or add --fresh to ` +
+            `discard it`,
         });
       }
       let kept = existing;
       if (existing === undefined || options.fresh === true) {
-        for (const name of await readdir(dir)) if (name !== LOCK) await rm(join(dir, name), { recursive: true, force: true });
+        for (const name of await readdir(dir))
+          if (name !== LOCK) await rm(join(dir, name), { recursive: true, force: true });
         kept = { ...identity, format: STAGING_FORMAT };
         await writeFile(join(dir, IDENTITY), JSON.stringify(kept) + '\n');
       }
@@ -239,7 +250,11 @@ export class Checkpoint {
       const { entries, broken } = await dropBrokenPages(dir, read.entries);
       if (broken.length > 0) {
         const [first] = broken;
-        notices.push(`staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} ` + `could not be read back (${first!.file}: ${first!.reason}); fetching ` + `${broken.length === 1 ? 'it' : 'them'} again`);
+        notices.push(
+          `staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} ` +
+            `could not be read back (${first!.file}: ${first!.reason}); fetching ` +
+            `${broken.length === 1 ? 'it' : 'them'} again`,
+        );
       }
       if (read.torn || broken.length > 0) await rewriteJournal(journalPath, entries);
       const journal = await open(journalPath, 'a');
@@ -291,7 +306,8 @@ export class Checkpoint {
    */
   async discard(identity: CheckpointIdentity, notice: string): Promise<void> {
     await this.journal.close().catch(() => undefined);
-    for (const name of await readdir(this.dir)) if (name !== LOCK) await rm(join(this.dir, name), { recursive: true, force: true });
+    for (const name of await readdir(this.dir))
+      if (name !== LOCK) await rm(join(this.dir, name), { recursive: true, force: true });
     this.identity = { ...identity, format: STAGING_FORMAT };
     await writeFile(join(this.dir, IDENTITY), JSON.stringify(this.identity) + '\n');
     this.journal = await open(join(this.dir, JOURNAL), 'a');
@@ -328,7 +344,10 @@ async function takeLock(dir: string): Promise<void> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const pid = Number(await readFile(path, 'utf8').catch(() => ''));
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new CheckpointError({ code: 'LOCKED', message: `staging: ${dir} is in use by another img-etl run (pid ${pid})` });
+        throw new CheckpointError({
+          code: 'LOCKED',
+          message: `staging: ${dir} is in use by another img-etl run (pid ${pid})`,
+        });
       }
       await rm(path, { force: true }); // left by a process that died
     }
@@ -389,12 +408,20 @@ async function rewriteJournal(path: string, entries: JournalEntry[]): Promise<vo
 
 /** Why an earlier run's staging is not to be resumed (another format, too old, no start time), or undefined. */
 function staleness(existing: CheckpointIdentity, options: CheckpointOpenOptions): string | undefined {
-  if (existing.format !== STAGING_FORMAT) return `was written by another version of img-etl (staging format ${existing.format ?? 1}, ` + `this one reads ${STAGING_FORMAT})`;
+  if (existing.format !== STAGING_FORMAT)
+    return (
+      `was written by another version of img-etl (staging format ${existing.format ?? 1}, ` +
+      `this one reads ${STAGING_FORMAT})`
+    );
   const started = Date.parse(existing.started_at);
   if (!Number.isFinite(started)) return 'does not say when its run started';
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_RESUME_AGE_MS;
   const ageMs = (options.now ?? new Date()).getTime() - started;
-  if (ageMs > maxAgeMs) return `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume ` + `limit of ${hours(maxAgeMs)}`;
+  if (ageMs > maxAgeMs)
+    return (
+      `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume ` +
+      `limit of ${hours(maxAgeMs)}`
+    );
   return undefined;
 }
 
@@ -414,7 +441,10 @@ interface BrokenPage {
  * the records their line lists, with the marker that ends what they belong to (their pass, the collections list,
  * their collection's reading), so that it is fetched again; deletes their files.
  */
-async function dropBrokenPages(dir: string, entries: JournalEntry[]): Promise<{ entries: JournalEntry[]; broken: BrokenPage[] }> {
+async function dropBrokenPages(
+  dir: string,
+  entries: JournalEntry[],
+): Promise<{ entries: JournalEntry[]; broken: BrokenPage[] }> {
   const broken: BrokenPage[] = [];
   const reopened = new Set<string>();
   const kept: JournalEntry[] = [];
@@ -472,10 +502,12 @@ async function pageProblem(path: string, page: JournalPageEntry): Promise<string
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
     return `${err instanceof JsonBytesError ? 'does not parse' : 'cannot be read'}: ${(err as Error).message}`;
   }
-  if (!Array.isArray(results) || results.length !== page.ids.length) return `holds ${Array.isArray(results) ? results.length : 'no'} records, the journal says ${page.ids.length}`;
+  if (!Array.isArray(results) || results.length !== page.ids.length)
+    return `holds ${Array.isArray(results) ? results.length : 'no'} records, the journal says ${page.ids.length}`;
   for (let i = 0; i < results.length; i++) {
     const id = page.ids[i];
-    if (id !== null && id !== undefined && (results[i] as { id?: unknown } | null)?.id !== id) return `record ${i} is not id ${id}`;
+    if (id !== null && id !== undefined && (results[i] as { id?: unknown } | null)?.id !== id)
+      return `record ${i} is not id ${id}`;
   }
   return undefined;
 }
@@ -493,7 +525,13 @@ function isJournalEntry(value: unknown): value is JournalEntry {
     case 'collection-end':
       return ints('collection', 'attempt', 'status', 'count', 'received');
     case 'collections-page':
-      return isPageShape(e) && ints('round', 'pass') && e['file'] !== null && isIntList(e['sizes'], true) && isIntList(e['modified'], true);
+      return (
+        isPageShape(e) &&
+        ints('round', 'pass') &&
+        e['file'] !== null &&
+        isIntList(e['sizes'], true) &&
+        isIntList(e['modified'], true)
+      );
     case 'page':
       return isRecordPage(e) && ints('pass') && (e['collections'] === undefined || isIntList(e['collections'], true));
     case 'collection-page':

@@ -51,11 +51,23 @@ export async function fetchImage(id: number, options: FetchImageOptions = {}): P
         if (status === 404) {
           const detail = (value as { detail?: unknown } | null)?.detail;
           if (typeof detail === 'string') return { status: 'gone', httpStatus: 404 };
-          throw new ExtractError({ code: 'HTTP_STATUS', url, reason: 'returned 404 without a detail', retryable: false, status: 404 });
+          throw new ExtractError({
+            code: 'HTTP_STATUS',
+            url,
+            reason: 'returned 404 without a detail',
+            retryable: false,
+            status: 404,
+          });
         }
         const record = value as Record<string, unknown> | null;
         if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-          throw new ExtractError({ code: 'BAD_BODY', url, reason: 'returned a body that is not a JSON object', retryable: true, status });
+          throw new ExtractError({
+            code: 'BAD_BODY',
+            url,
+            reason: 'returned a body that is not a JSON object',
+            retryable: true,
+            status,
+          });
         }
         if (record['id'] !== id) {
           const reason = `returned the record of id ${JSON.stringify(record['id'])}, not ${id}`;

@@ -87,7 +87,8 @@ export class HttpClient {
     readonly baseUrl: URL,
     options: HttpClientOptions = {},
   ) {
-    if (options.token !== undefined && !TOKEN.test(options.token)) throw new TypeError('extract: the token must be visible ASCII characters without spaces');
+    if (options.token !== undefined && !TOKEN.test(options.token))
+      throw new TypeError('extract: the token must be visible ASCII characters without spaces');
     const headersTimeoutMs = options.headersTimeoutMs ?? 30_000;
     const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
     this.options = {
@@ -180,7 +181,14 @@ export class HttpClient {
           const retryable = RETRYABLE_STATUS.has(statusCode);
           const retryAfter = parseRetryAfter(headers['retry-after']);
           const reason = `returned ${statusCode}${detail}`;
-          throw new ExtractError({ code: 'HTTP_STATUS', url: current.href, reason, retryable, status: statusCode, retryAfterMs: retryAfter });
+          throw new ExtractError({
+            code: 'HTTP_STATUS',
+            url: current.href,
+            reason,
+            retryable,
+            status: statusCode,
+            retryAfterMs: retryAfter,
+          });
         }
         const header = (name: string): string | undefined => {
           const value = headers[name];
@@ -223,7 +231,12 @@ export class HttpClient {
       target = undefined;
     }
     if (target === undefined || !isSameHost(target, this.baseUrl)) {
-      throw new ExtractError({ code: 'FOREIGN_LINK', url, reason: `is not an http(s) URL on the base host (${this.baseUrl.host}); refusing to request it`, retryable: false });
+      throw new ExtractError({
+        code: 'FOREIGN_LINK',
+        url,
+        reason: `is not an http(s) URL on the base host (${this.baseUrl.host}); refusing to request it`,
+        retryable: false,
+      });
     }
     return target;
   }
@@ -235,7 +248,8 @@ export class HttpClient {
       'user-agent': this.options.userAgent,
       ...extra,
     };
-    if (this.options.token !== undefined && mayCarryCredentials(url, this.baseUrl)) headers['authorization'] = `Token ${this.options.token}`;
+    if (this.options.token !== undefined && mayCarryCredentials(url, this.baseUrl))
+      headers['authorization'] = `Token ${this.options.token}`;
     try {
       return await request(url, { dispatcher: this.agent, method: 'GET', headers, signal: deadline.signal });
     } catch (err) {
@@ -247,22 +261,61 @@ export class HttpClient {
     const status = response.statusCode;
     const location = response.headers['location'];
     const text = (Array.isArray(location) ? location[0] : location)?.trim();
-    if (text === undefined || text === '') throw new ExtractError({ code: 'BAD_REDIRECT', url: from.href, reason: `returned a ${status} redirect without a location`, retryable: true, status });
+    if (text === undefined || text === '')
+      throw new ExtractError({
+        code: 'BAD_REDIRECT',
+        url: from.href,
+        reason: `returned a ${status} redirect without a location`,
+        retryable: true,
+        status,
+      });
     let target: URL;
     try {
       target = new URL(text, from);
     } catch {
-      throw new ExtractError({ code: 'BAD_REDIRECT', url: from.href, reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`, retryable: true, status });
+      throw new ExtractError({
+        code: 'BAD_REDIRECT',
+        url: from.href,
+        reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`,
+        retryable: true,
+        status,
+      });
     }
     target.hash = '';
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw new ExtractError({ code: 'BAD_REDIRECT', url: from.href, reason: `redirected to a ${target.protocol} URL; only http and https are followed`, retryable: false, status });
+      throw new ExtractError({
+        code: 'BAD_REDIRECT',
+        url: from.href,
+        reason: `redirected to a ${target.protocol} URL; only http and https are followed`,
+        retryable: false,
+        status,
+      });
     }
     if (!isSameHost(target, this.baseUrl)) {
-      throw new ExtractError({ code: 'FOREIGN_LINK', url: from.href, reason: `redirected to another host (${target.host}); refusing to follow`, retryable: false, status });
+      throw new ExtractError({
+        code: 'FOREIGN_LINK',
+        url: from.href,
+        reason: `redirected to another host (${target.host}); refusing to follow`,
+        retryable: false,
+        status,
+      });
     }
-    if (visited.has(target.href)) throw new ExtractError({ code: 'REDIRECT_LOOP', url: from.href, reason: `redirected in a loop, back to ${target.href}`, retryable: false, status });
-    if (hop + 1 > this.options.maxRedirects) throw new ExtractError({ code: 'REDIRECT_LOOP', url: from.href, reason: `redirected more than ${this.options.maxRedirects} times`, retryable: false, status });
+    if (visited.has(target.href))
+      throw new ExtractError({
+        code: 'REDIRECT_LOOP',
+        url: from.href,
+        reason: `redirected in a loop, back to ${target.href}`,
+        retryable: false,
+        status,
+      });
+    if (hop + 1 > this.options.maxRedirects)
+      throw new ExtractError({
+        code: 'REDIRECT_LOOP',
+        url: from.href,
+        reason: `redirected more than ${this.options.maxRedirects} times`,
+        retryable: false,
+        status,
+      });
     visited.add(target.href);
     return target;
   }
@@ -279,16 +332,37 @@ export class HttpClient {
       const detail = await errorDetail(response, deadline.signal);
       const retryable = RETRYABLE_STATUS.has(statusCode);
       const retryAfter = parseRetryAfter(headers['retry-after']);
-      throw new ExtractError({ code: 'HTTP_STATUS', url, reason: `returned ${statusCode}${detail}`, retryable, status: statusCode, retryAfterMs: retryAfter });
+      throw new ExtractError({
+        code: 'HTTP_STATUS',
+        url,
+        reason: `returned ${statusCode}${detail}`,
+        retryable,
+        status: statusCode,
+        retryAfterMs: retryAfter,
+      });
     }
     if (!JSON_TYPE.test(type)) {
       await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-      throw new ExtractError({ code: 'BAD_BODY', url, reason: `returned content type ${JSON.stringify(type)}, not JSON`, retryable: true, status: statusCode });
+      throw new ExtractError({
+        code: 'BAD_BODY',
+        url,
+        reason: `returned content type ${JSON.stringify(type)}, not JSON`,
+        retryable: true,
+        status: statusCode,
+      });
     }
-    const encoding = String(headers['content-encoding'] ?? '').trim().toLowerCase();
+    const encoding = String(headers['content-encoding'] ?? '')
+      .trim()
+      .toLowerCase();
     if (encoding !== '' && encoding !== 'identity') {
       await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-      throw new ExtractError({ code: 'BAD_BODY', url, reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`, retryable: true, status: statusCode });
+      throw new ExtractError({
+        code: 'BAD_BODY',
+        url,
+        reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`,
+        retryable: true,
+        status: statusCode,
+      });
     }
     const bytes = await this.readBody(url, response, deadline);
     try {
@@ -296,7 +370,9 @@ export class HttpClient {
     } catch (err) {
       if (!(err instanceof JsonBytesError)) throw err;
       const reason =
-        err.code === 'UTF8' ? 'returned a body that is not valid UTF-8' : `returned a body that is not valid JSON (${err.message})`;
+        err.code === 'UTF8'
+          ? 'returned a body that is not valid UTF-8'
+          : `returned a body that is not valid JSON (${err.message})`;
       throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: statusCode, cause: err });
     }
   }
@@ -323,10 +399,18 @@ export class HttpClient {
       }
     } catch (err) {
       if (err instanceof ExtractError) throw err;
-      const closedEarly = size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
+      const closedEarly =
+        size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
       if (closedEarly) {
         const reason = `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`;
-        throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: response.statusCode, cause: err });
+        throw new ExtractError({
+          code: 'BAD_BODY',
+          url,
+          reason,
+          retryable: true,
+          status: response.statusCode,
+          cause: err,
+        });
       }
       throw this.networkError(url, err, deadline);
     }
@@ -338,16 +422,42 @@ export class HttpClient {
   }
 
   private networkError(url: string, err: unknown, deadline: Deadline): ExtractError {
-    if (deadline.cancelled) return new ExtractError({ code: 'ABORTED', url, reason: 'was cancelled', retryable: false, cause: err });
-    if (deadline.expired) return new ExtractError({ code: 'TIMEOUT', url, reason: `took longer than ${this.options.requestTimeoutMs} ms in all`, retryable: true, cause: err });
+    if (deadline.cancelled)
+      return new ExtractError({ code: 'ABORTED', url, reason: 'was cancelled', retryable: false, cause: err });
+    if (deadline.expired)
+      return new ExtractError({
+        code: 'TIMEOUT',
+        url,
+        reason: `took longer than ${this.options.requestTimeoutMs} ms in all`,
+        retryable: true,
+        cause: err,
+      });
     if (err instanceof undiciErrors.ConnectTimeoutError) {
-      return new ExtractError({ code: 'TIMEOUT', url, reason: `timed out connecting (${this.options.connectTimeoutMs} ms)`, retryable: true, cause: err });
+      return new ExtractError({
+        code: 'TIMEOUT',
+        url,
+        reason: `timed out connecting (${this.options.connectTimeoutMs} ms)`,
+        retryable: true,
+        cause: err,
+      });
     }
     if (err instanceof undiciErrors.HeadersTimeoutError) {
-      return new ExtractError({ code: 'TIMEOUT', url, reason: `timed out waiting for the response headers (${this.options.headersTimeoutMs} ms)`, retryable: true, cause: err });
+      return new ExtractError({
+        code: 'TIMEOUT',
+        url,
+        reason: `timed out waiting for the response headers (${this.options.headersTimeoutMs} ms)`,
+        retryable: true,
+        cause: err,
+      });
     }
     if (err instanceof undiciErrors.BodyTimeoutError) {
-      return new ExtractError({ code: 'TIMEOUT', url, reason: `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`, retryable: true, cause: err });
+      return new ExtractError({
+        code: 'TIMEOUT',
+        url,
+        reason: `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`,
+        retryable: true,
+        cause: err,
+      });
     }
     return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, retryable: true, cause: err });
   }

@@ -52,7 +52,8 @@ export class IdMap {
 
   /** Sets `id` to `value`, a non-negative safe integer. */
   set(id: number, value: number): void {
-    if (!(Number.isSafeInteger(value) && value >= 0)) throw new RangeError(`IdMap: value ${value} is not a non-negative safe integer`);
+    if (!(Number.isSafeInteger(value) && value >= 0))
+      throw new RangeError(`IdMap: value ${value} is not a non-negative safe integer`);
     const indexable = Number.isInteger(id) && id >= 0;
     if (indexable && id >= this.dense.length) this.grow(id);
     if (indexable && id < this.dense.length) {

@@ -12,7 +12,11 @@ export function pageEnvelope(parsed: unknown): Page | undefined {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const { count, next, previous, results } = parsed as Record<string, unknown>;
   if (!Number.isSafeInteger(count) || (count as number) < 0) return undefined;
-  if (!(typeof next === 'string' || next === null) || !(typeof previous === 'string' || previous === null) || !Array.isArray(results)) return undefined;
+  if (
+    !(typeof next === 'string' || next === null) ||
+    !(typeof previous === 'string' || previous === null) ||
+    !Array.isArray(results)
+  )
+    return undefined;
   return { count: count as number, next, previous, results: results as unknown[] };
 }
-

@@ -75,7 +75,17 @@ export interface ExtractStats {
 
 /** Fresh, all-zero extraction stats. */
 export function newExtractStats(): ExtractStats {
-  return { countAtStart: 0, countAtEnd: 0, countMin: Infinity, countMax: 0, pagesFetched: 0, requests: 0, retries: 0, pageSize: 0, skippedOffsets: [] };
+  return {
+    countAtStart: 0,
+    countAtEnd: 0,
+    countMin: Infinity,
+    countMax: 0,
+    pagesFetched: 0,
+    requests: 0,
+    retries: 0,
+    pageSize: 0,
+    skippedOffsets: [],
+  };
 }
 
 type Settled = { ok: true; batch: PageBatch } | { ok: false; error: unknown };
@@ -116,7 +126,13 @@ export async function* paginate(
       aborter.signal,
     );
     for (const link of [fetched.page.next, fetched.page.previous]) checkLink(url, link, listUrl);
-    checkCount(url, fetched.page.count, stats.countAtStart, options.maxCount ?? 100_000_000, options.pageSize ?? DEFAULT_PAGE_SIZE);
+    checkCount(
+      url,
+      fetched.page.count,
+      stats.countAtStart,
+      options.maxCount ?? 100_000_000,
+      options.pageSize ?? DEFAULT_PAGE_SIZE,
+    );
     adaptive.succeeded();
     stats.pagesFetched++;
     const { count } = fetched.page;
@@ -162,7 +178,13 @@ export async function* paginate(
       (batch): Settled => ({ ok: true, batch }),
       (error): Settled => ({ ok: false, error }),
     );
-    window.set(offset, settled.finally(() => { running--; wake(); }));
+    window.set(
+      offset,
+      settled.finally(() => {
+        running--;
+        wake();
+      }),
+    );
   };
 
   try {
@@ -221,7 +243,13 @@ export async function* paginate(
       emptyRun = batch.records.length === 0 ? emptyRun + 1 : 0;
       if (batch.atEnd === true) maxCount = Math.min(maxCount, headOffset);
       else if (emptyRun >= 3) maxCount = Math.min(maxCount, headOffset + limit);
-      options.onEvent?.({ type: 'page', url: batch.source.url, offset: headOffset, records: batch.records.length, count: batch.count });
+      options.onEvent?.({
+        type: 'page',
+        url: batch.source.url,
+        offset: headOffset,
+        records: batch.records.length,
+        count: batch.count,
+      });
       yield batch;
     }
   } finally {
@@ -236,9 +264,22 @@ export async function* paginate(
  * never end.
  */
 function checkCount(url: string, count: number, first: number, max: number, pageSize: number): void {
-  if (count > max) throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url, reason: `reported count ${count}, more than the ${max} records any list is believed to hold`, retryable: false });
+  if (count > max)
+    throw new ExtractError({
+      code: 'IMPLAUSIBLE_COUNT',
+      url,
+      reason: `reported count ${count}, more than the ${max} records any list is believed to hold`,
+      retryable: false,
+    });
   if (first > 0 && count > first * 2 + 100 * pageSize) {
-    throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url, reason: `reported count ${count}, up from ${first} at the start of the pass: the list grows ` + `faster than it can be read`, retryable: false });
+    throw new ExtractError({
+      code: 'IMPLAUSIBLE_COUNT',
+      url,
+      reason:
+        `reported count ${count}, up from ${first} at the start of the pass: the list grows ` +
+        `faster than it can be read`,
+      retryable: false,
+    });
   }
 }
 
@@ -248,9 +289,19 @@ function checkLink(pageUrl: string, link: string | null, listUrl: URL): void {
   try {
     target = new URL(link);
   } catch {
-    throw new ExtractError({ code: 'BAD_BODY', url: pageUrl, reason: `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`, retryable: false });
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      url: pageUrl,
+      reason: `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`,
+      retryable: false,
+    });
   }
   if (!isSameHost(target, listUrl)) {
-    throw new ExtractError({ code: 'FOREIGN_LINK', url: pageUrl, reason: `returned a link to another host (${target.host}); refusing to follow it`, retryable: false });
+    throw new ExtractError({
+      code: 'FOREIGN_LINK',
+      url: pageUrl,
+      reason: `returned a link to another host (${target.host}); refusing to follow it`,
+      retryable: false,
+    });
   }
 }

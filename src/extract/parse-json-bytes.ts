@@ -65,7 +65,8 @@ function parseText(text: string): unknown {
 /** Whether a `\u` escape other than \u0000-\u007f is in the bytes (or `\\u` text that looks like one). */
 function hasEscapeFrom0x80(bytes: Buffer): boolean {
   for (let at = bytes.indexOf(BACKSLASH_U); at !== -1; at = bytes.indexOf(BACKSLASH_U, at + 2)) {
-    if (!(bytes[at + 2] === ZERO && bytes[at + 3] === ZERO && bytes[at + 4]! >= ZERO && bytes[at + 4]! <= SEVEN)) return true;
+    if (!(bytes[at + 2] === ZERO && bytes[at + 3] === ZERO && bytes[at + 4]! >= ZERO && bytes[at + 4]! <= SEVEN))
+      return true;
   }
   return false;
 }
@@ -96,7 +97,13 @@ function redecode(value: unknown): unknown {
   if (!keys) return object;
   // A key to decode again: a new object, in the same order (defineProperty, so that a "__proto__" key stays a key).
   const rekeyed: Record<string, unknown> = {};
-  for (const key in object) Object.defineProperty(rekeyed, HIGH.test(key) ? utf8(key) : key, { value: object[key], writable: true, enumerable: true, configurable: true });
+  for (const key in object)
+    Object.defineProperty(rekeyed, HIGH.test(key) ? utf8(key) : key, {
+      value: object[key],
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   return rekeyed;
 }
 

@@ -35,7 +35,9 @@ const BOM = '\ufeff';
 export function resultSpans(bytes: Uint8Array): TextSpan[] {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   const at = text.startsWith(BOM_LATIN1) ? BOM_LATIN1.length : 0;
-  const results = objectMembers(text, skipSpace(text, at)).filter((m) => m.key === 'results').at(-1);
+  const results = objectMembers(text, skipSpace(text, at))
+    .filter((m) => m.key === 'results')
+    .at(-1);
   if (results === undefined) throw new Error('raw json: the page has no "results"');
   return arrayElements(text, results.valueStart);
 }
@@ -121,7 +123,7 @@ export function singleLineJson(text: string): string {
   if (!/[\r\n]/.test(text)) return text;
   let out = '';
   let from = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) i = skipString(text, i);
     else if (isSpace(c)) {

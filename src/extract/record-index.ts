@@ -33,7 +33,8 @@ export class RecordIndex {
 
   /** Adds a journal page's records; a position listed in `replaced` takes the place of the copy kept so far. */
   add(page: StagedPage): PageAddition {
-    if (page.ids.length > MAX_PAGE_RECORDS) throw new RangeError(`index: page ${page.url} has more than ${MAX_PAGE_RECORDS} records`);
+    if (page.ids.length > MAX_PAGE_RECORDS)
+      throw new RangeError(`index: page ${page.url} has more than ${MAX_PAGE_RECORDS} records`);
     const pageIndex = this.pages.length;
     const replaced = new Set(page.replaced ?? []);
     const addedAt: number[] = [];
@@ -60,7 +61,8 @@ export class RecordIndex {
     });
     for (const id of page.conflicts ?? []) this.conflictIds.add(id);
     if (page.file !== null) this.pages.push(page);
-    else if (replaced.size > 0 || addedAt.length > 0) throw new Error(`index: page ${page.url} holds records the run keeps but no staged body`);
+    else if (replaced.size > 0 || addedAt.length > 0)
+      throw new Error(`index: page ${page.url} holds records the run keeps but no staged body`);
     return { added: addedAt.length, duplicates, addedAt };
   }
 
@@ -110,7 +112,9 @@ export class RecordIndex {
   /** The page and position of the copy kept of a valid id. */
   locate(id: number): [page: StagedPage, position: number] | undefined {
     const location = this.valid.get(id);
-    return location === undefined ? undefined : [this.pages[Math.floor(location / MAX_PAGE_RECORDS)]!, location % MAX_PAGE_RECORDS];
+    return location === undefined
+      ? undefined
+      : [this.pages[Math.floor(location / MAX_PAGE_RECORDS)]!, location % MAX_PAGE_RECORDS];
   }
 
   /** Valid records in ascending id order: [page index, position] pairs. */
@@ -123,6 +127,8 @@ export class RecordIndex {
 
   /** Rejects in staging order: [page index, position] pairs, each distinct reject once. */
   rejectsInStagingOrder(): [page: number, position: number][] {
-    return [...this.rejects.values()].sort((a, b) => a - b).map((l) => [Math.floor(l / MAX_PAGE_RECORDS), l % MAX_PAGE_RECORDS]);
+    return [...this.rejects.values()]
+      .sort((a, b) => a - b)
+      .map((l) => [Math.floor(l / MAX_PAGE_RECORDS), l % MAX_PAGE_RECORDS]);
   }
 }

@@ -22,7 +22,11 @@ export function redactUrl(url: string): string {
   const question = beforeHash.indexOf('?');
   const head = question === -1 ? beforeHash : beforeHash.slice(0, question);
   const query = question === -1 ? undefined : beforeHash.slice(question + 1);
-  return head + (query === undefined ? '' : `?${redactParams(query)}`) + (fragment === undefined ? '' : `#${redactParams(fragment)}`);
+  return (
+    head +
+    (query === undefined ? '' : `?${redactParams(query)}`) +
+    (fragment === undefined ? '' : `#${redactParams(fragment)}`)
+  );
 }
 
 /**

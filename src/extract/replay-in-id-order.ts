@@ -18,7 +18,11 @@ export interface ReplayOptions {
 }
 
 /** Yields every valid record once, ascending by id, then every reject once, each batch at most `batchSize` long. */
-export async function* replayInIdOrder(index: RecordIndex, checkpoint: Checkpoint, options: ReplayOptions = {}): AsyncIterable<ValidBatch> {
+export async function* replayInIdOrder(
+  index: RecordIndex,
+  checkpoint: Checkpoint,
+  options: ReplayOptions = {},
+): AsyncIterable<ValidBatch> {
   const batchSize = options.batchSize ?? 1_000;
   const cache = new PageCache(checkpoint, options.cacheRecords ?? 5_000);
   let records: Record<string, unknown>[] = [];
@@ -38,7 +42,12 @@ export async function* replayInIdOrder(index: RecordIndex, checkpoint: Checkpoin
   yield* rejectBatches(index, cache, n, batchSize);
 }
 
-async function* rejectBatches(index: RecordIndex, cache: PageCache, offset: number, batchSize: number): AsyncIterable<ValidBatch> {
+async function* rejectBatches(
+  index: RecordIndex,
+  cache: PageCache,
+  offset: number,
+  batchSize: number,
+): AsyncIterable<ValidBatch> {
   let rejects: Reject[] = [];
   for (const [pageIndex, position] of index.rejectsInStagingOrder()) {
     const page = index.pages[pageIndex]!;

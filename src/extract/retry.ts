@@ -51,9 +51,15 @@ export async function withRetry<T>(
       const delayMs = retryDelay(n, err, options);
       if (delayMs === undefined) {
         const asked = Math.ceil((err.retryAfterMs ?? 0) / 1000);
-        throw withAttempts(err, n, `; retry-after ${asked} s is longer than the ` + `${Math.round((options.retryAfterMaxMs ?? 120_000) / 1000)} s allowed`);
+        throw withAttempts(
+          err,
+          n,
+          `; retry-after ${asked} s is longer than the ` +
+            `${Math.round((options.retryAfterMaxMs ?? 120_000) / 1000)} s allowed`,
+        );
       }
-      if (Date.now() - started + delayMs > budgetMs) throw withAttempts(err, n, `; the ${budgetMs} ms retry budget is spent`);
+      if (Date.now() - started + delayMs > budgetMs)
+        throw withAttempts(err, n, `; the ${budgetMs} ms retry budget is spent`);
       onRetry?.({ attempt: n, error: err, delayMs });
       await sleep(delayMs, undefined, { signal }).catch(() => undefined);
       if (signal?.aborted) throw cancelled(err);
@@ -77,7 +83,15 @@ export function retryDelay(n: number, err: ExtractError, options: RetryOptions =
 function withAttempts(err: unknown, n: number, why = ''): unknown {
   if (!(err instanceof ExtractError) || (n === 1 && why === '')) return err;
   const after = n === 1 ? '' : ` after ${n} attempts`;
-  return new ExtractError({ code: err.code, url: err.url, reason: `${err.reason}${after}${why}`, retryable: err.retryable, status: err.status, retryAfterMs: err.retryAfterMs, cause: err.cause });
+  return new ExtractError({
+    code: err.code,
+    url: err.url,
+    reason: `${err.reason}${after}${why}`,
+    retryable: err.retryable,
+    status: err.status,
+    retryAfterMs: err.retryAfterMs,
+    cause: err.cause,
+  });
 }
 
 /** The run was cancelled while a request failed or waited: say so, not the failure being retried. */

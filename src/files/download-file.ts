@@ -143,7 +143,13 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
     const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
     await restart(part);
     if (expected !== undefined && total === total && total !== expected) throw mismatch(total);
-    throw new ExtractError({ code: 'BAD_BODY', url, reason: `answered 416 to a range from byte ${have}`, retryable: true, status: 416 });
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      url,
+      reason: `answered 416 to a range from byte ${have}`,
+      retryable: true,
+      status: 416,
+    });
   }
   if (response.status === 206) {
     const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
@@ -199,7 +205,13 @@ async function writeBody(
       if ('error' in next) {
         const err = next.error;
         if (ctx.signal?.aborted === true)
-          throw new ExtractError({ code: 'ABORTED', url: task.fetchUrl, reason: 'was cancelled', retryable: false, cause: err });
+          throw new ExtractError({
+            code: 'ABORTED',
+            url: task.fetchUrl,
+            reason: 'was cancelled',
+            retryable: false,
+            cause: err,
+          });
         throw ctx.client.fileBodyError(task.fetchUrl, err, received, declared);
       }
       const chunk = next.chunk;

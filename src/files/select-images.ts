@@ -42,14 +42,18 @@ export async function* selectImages(
 ): AsyncGenerator<SelectedImage[]> {
   const fields = new Map(rows.schema.fields.map((f) => [f.name, f]));
   for (const name of [...SELECTION_COLUMNS, ...where.map((c) => c.column.name)]) {
-    if (!fields.has(name)) throw new FilesError({ code: 'FILES_UNREADABLE', message: `files: ${rows.path} has no column ${name}` });
+    if (!fields.has(name))
+      throw new FilesError({ code: 'FILES_UNREADABLE', message: `files: ${rows.path} has no column ${name}` });
   }
   for (const condition of where) {
     const kind = condition.column.type.kind;
     const type = fields.get(condition.column.name)!.type as DataType;
     if (!fits(kind, type)) {
       const name = condition.column.name;
-      throw new FilesError({ code: 'FILES_UNREADABLE', message: `files: ${rows.path}: column ${name} is ${String(type)}, not ${kind}` });
+      throw new FilesError({
+        code: 'FILES_UNREADABLE',
+        message: `files: ${rows.path}: column ${name} is ${String(type)}, not ${kind}`,
+      });
     }
   }
   const extras = extraKeys.filter((key) => fields.has(key));

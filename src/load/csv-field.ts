@@ -25,7 +25,15 @@ export function csvNumber(n: number): string {
 /** `=` `+` `-` `@` tab CR and the full-width `＝＋－＠`: csv-stringify 6's `escape_formulas` list. */
 function startsLikeFormula(c: number): boolean {
   return (
-    c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 ||
-    c === 0xff1d || c === 0xff0b || c === 0xff0d || c === 0xff20
+    c === 61 ||
+    c === 43 ||
+    c === 45 ||
+    c === 64 ||
+    c === 9 ||
+    c === 13 ||
+    c === 0xff1d ||
+    c === 0xff0b ||
+    c === 0xff0d ||
+    c === 0xff20
   );
 }

@@ -6,10 +6,25 @@ import { LoadError } from './load-error.js';
 export type BatchPlace = string;
 
 /** The error for a value that does not fit its column. */
-export function invalidValue(rows: readonly Row[], i: number, name: string, v: RowValue | undefined, expected: string, place: BatchPlace): LoadError {
-  const shown = v === undefined ? 'nothing (the key is missing)' : `${typeof v === 'bigint' ? `${v}n` : JSON.stringify(v)} (${typeof v})`;
+export function invalidValue(
+  rows: readonly Row[],
+  i: number,
+  name: string,
+  v: RowValue | undefined,
+  expected: string,
+  place: BatchPlace,
+): LoadError {
+  const shown =
+    v === undefined
+      ? 'nothing (the key is missing)'
+      : `${typeof v === 'bigint' ? `${v}n` : JSON.stringify(v)} (${typeof v})`;
   const id = rows[i]?.['id'];
-  return new LoadError({ code: 'LOAD_INVALID_VALUE', message: `load: row ${i}${typeof id === 'number' ? ` (id ${id})` : ''} of ${place}: column "${name}" ` + `holds ${shown}, expected ${expected}` });
+  return new LoadError({
+    code: 'LOAD_INVALID_VALUE',
+    message:
+      `load: row ${i}${typeof id === 'number' ? ` (id ${id})` : ''} of ${place}: column "${name}" ` +
+      `holds ${shown}, expected ${expected}`,
+  });
 }
 
 /** The error for the value of row `i` of a batch's column that its type does not hold. */

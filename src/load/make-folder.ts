@@ -12,7 +12,11 @@ export async function makeFolder(path: string, stage = 'load'): Promise<void> {
     await mkdir(path, { recursive: true });
   } catch (cause) {
     const reason = await whyNot(path, cause);
-    throw new LoadError({ code: 'LOAD_WRITE_FAILED', message: `${stage}: cannot create folder ${path}: ${reason}`, cause });
+    throw new LoadError({
+      code: 'LOAD_WRITE_FAILED',
+      message: `${stage}: cannot create folder ${path}: ${reason}`,
+      cause,
+    });
   }
 }
 

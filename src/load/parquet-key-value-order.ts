@@ -20,7 +20,7 @@ export function sortFooterKeyValues(tail: Uint8Array): boolean {
     const reader = new CompactReader(tail, start, tail.length - 8);
     let size: number | undefined;
     reader.fields((field, type) => {
-      if (field !== 5 || type !== LIST) return reader.skip(type), false;
+      if (field !== 5 || type !== LIST) return (reader.skip(type), false);
       const header = reader.listHeader();
       if (header.elementType !== STRUCT) throw new Error('key-value metadata is not a list of structs');
       size = header.size;

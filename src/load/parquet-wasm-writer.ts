@@ -34,7 +34,11 @@ export interface ParquetWasmWriteOptions {
  * Writes Arrow record batches (all of one schema) as Parquet into `file` with parquet-wasm; returns the rows written.
  * The file is not committed.
  */
-export async function writeParquetWasm(source: AsyncIterable<RecordBatch>, file: AtomicFile, options: ParquetWasmWriteOptions): Promise<number> {
+export async function writeParquetWasm(
+  source: AsyncIterable<RecordBatch>,
+  file: AtomicFile,
+  options: ParquetWasmWriteOptions,
+): Promise<number> {
   const iterator = source[Symbol.asyncIterator]();
   let rows = 0;
   let handedOver = false;
@@ -72,9 +76,14 @@ export async function writeParquetWasm(source: AsyncIterable<RecordBatch>, file:
   try {
     let output: ReadableStream<Uint8Array>;
     try {
-      output = (await parquetWasm.transformParquetStream(input, writerProperties(options))) as ReadableStream<Uint8Array>; // typed any upstream
+      output = (await parquetWasm.transformParquetStream(
+        input,
+        writerProperties(options),
+      )) as ReadableStream<Uint8Array>; // typed any upstream
     } catch (cause) {
-      throw sourceFailure ? sourceFailure.error : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
+      throw sourceFailure
+        ? sourceFailure.error
+        : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
     }
     // The file's last bytes are held back until the end, so that the footer's key-value entries can be put in order
     // before they are written (see parquet-key-value-order.ts): then the same data always gives the same bytes.
@@ -132,9 +141,18 @@ function writerProperties(options: ParquetWasmWriteOptions): parquetWasm.WriterP
 export async function checkParquetFooter(file: AtomicFile, rows: number, writer: string): Promise<void> {
   await file.flush();
   const footer = await readParquetFooterRows(file.tempPath).catch((cause: unknown) => {
-    throw new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${writer} wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`, cause });
+    throw new LoadError({
+      code: 'LOAD_ENCODE_FAILED',
+      message: `load: ${writer} wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`,
+      cause,
+    });
   });
   if (footer.rows !== rows || footer.rowGroups.reduce((a, b) => a + b, 0) !== rows) {
-    throw new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${writer} wrote ${footer.rows} rows (row groups: ` + `${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${file.path}` });
+    throw new LoadError({
+      code: 'LOAD_ENCODE_FAILED',
+      message:
+        `load: ${writer} wrote ${footer.rows} rows (row groups: ` +
+        `${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${file.path}`,
+    });
   }
 }

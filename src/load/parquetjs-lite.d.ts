@@ -21,7 +21,11 @@ declare module 'parquetjs-lite' {
   }
   /** The row writer. */
   class ParquetWriter {
-    static openStream(schema: ParquetSchema, stream: OutputStream, options?: { rowGroupSize?: number; useDataPageV2?: boolean; pageIndex?: boolean }): Promise<ParquetWriter>;
+    static openStream(
+      schema: ParquetSchema,
+      stream: OutputStream,
+      options?: { rowGroupSize?: number; useDataPageV2?: boolean; pageIndex?: boolean },
+    ): Promise<ParquetWriter>;
     appendRow(row: Record<string, unknown>): Promise<void>;
     setMetadata(key: string, value: string): void;
     close(): Promise<void>;

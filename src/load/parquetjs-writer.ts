@@ -30,7 +30,11 @@ const FROM_1970 =
  * Writes the batches' rows as Parquet into `file` with parquetjs-lite; returns the rows written. The file is not
  * committed.
  */
-export async function writeParquetJs(source: AsyncIterable<LoadBatch>, file: AtomicFile, options: ParquetJsWriteOptions): Promise<number> {
+export async function writeParquetJs(
+  source: AsyncIterable<LoadBatch>,
+  file: AtomicFile,
+  options: ParquetJsWriteOptions,
+): Promise<number> {
   const definition: Record<string, FieldDefinition> = {};
   const columns = options.table.columns;
   for (const { name, type } of columns) {

@@ -42,7 +42,8 @@ export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSi
     const writer = new RecordBatchFileWriter();
     const encode = (data: RecordBatch['data'] | undefined): void => {
       try {
-        if (data === undefined) writer.close(); // writes the footer
+        if (data === undefined)
+          writer.close(); // writes the footer
         else writer.write(new RecordBatch(schema, data));
       } catch (cause) {
         throw encodeFailed(`writing arrow file ${options.path}`, cause);

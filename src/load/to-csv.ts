@@ -48,7 +48,11 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
   const engineName = options.engine ?? 'builtin';
   let file: AtomicFile;
   try {
-    if (!Object.hasOwn(ENGINES, engineName)) throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: csv engine must be 'builtin' or 'csv-stringify', got ${JSON.stringify(engineName)}` });
+    if (!Object.hasOwn(ENGINES, engineName))
+      throw new LoadError({
+        code: 'LOAD_INVALID_OPTION',
+        message: `load: csv engine must be 'builtin' or 'csv-stringify', got ${JSON.stringify(engineName)}`,
+      });
     file = await AtomicFile.create(options.path);
   } catch (error) {
     await closeSource(source);

@@ -52,8 +52,16 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
   const table = options.table ?? IMAGES;
   let file: AtomicFile;
   try {
-    if (engine !== 'wasm' && engine !== 'parquetjs') throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: parquet engine must be 'wasm' or 'parquetjs', got ${JSON.stringify(engine)}` });
-    if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1) throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: rowGroupSize must be a positive integer, got ${rowGroupSize}` });
+    if (engine !== 'wasm' && engine !== 'parquetjs')
+      throw new LoadError({
+        code: 'LOAD_INVALID_OPTION',
+        message: `load: parquet engine must be 'wasm' or 'parquetjs', got ${JSON.stringify(engine)}`,
+      });
+    if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1)
+      throw new LoadError({
+        code: 'LOAD_INVALID_OPTION',
+        message: `load: rowGroupSize must be a positive integer, got ${rowGroupSize}`,
+      });
     file = await AtomicFile.create(options.path);
   } catch (error) {
     await closeSource(source);

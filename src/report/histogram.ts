@@ -54,7 +54,13 @@ export class Histogram {
         : { from: k === 0 ? 0 : 2 ** (k - 1), to: 2 ** k, count },
     );
     // Doubling bins run from the first that holds a value: sizes from 1 KiB would otherwise start with ten empty bins.
-    if (this.scale === 'log2') bins = bins.slice(Math.max(0, bins.findIndex((b) => b.count > 0)));
+    if (this.scale === 'log2')
+      bins = bins.slice(
+        Math.max(
+          0,
+          bins.findIndex((b) => b.count > 0),
+        ),
+      );
     const empty = this.count === 0;
     const [min, max] = empty ? [null, null] : [this.min, this.max];
     const { count, nulls, scale, below, above } = this;

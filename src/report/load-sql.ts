@@ -72,7 +72,7 @@ export function loadSql(inputs: LoaderInputs): string {
     const id = ident(COLLECTION_COLUMNS.id);
     lines.push(
       `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`,
-      '-- Each image with its collection\'s row as one struct column, `collection_record` (null for an image whose',
+      "-- Each image with its collection's row as one struct column, `collection_record` (null for an image whose",
       '-- collection is not in the table).',
       'CREATE VIEW images_with_collection AS SELECT i.*,',
       `  CASE WHEN c.${id} IS NULL THEN NULL ELSE c END AS collection_record`,

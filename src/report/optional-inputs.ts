@@ -31,5 +31,5 @@ export function requestsPerEndpoint(manifest: Record<string, unknown>): Record<s
   const value = manifest['requests'];
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const entries = Object.entries(value as Record<string, unknown>).filter(([, n]) => typeof n === 'number');
-  return entries.length === 0 ? null : Object.fromEntries(entries) as Record<string, number>;
+  return entries.length === 0 ? null : (Object.fromEntries(entries) as Record<string, number>);
 }

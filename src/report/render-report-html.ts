@@ -72,8 +72,10 @@ function runSection(data: ReportData): string {
   const head = '<h2>The run</h2>';
   const collections = kpi('collections', formatNumber(data.collections.count));
   if (run === null) {
-    return `${head}<div class="kpi">${kpi('records', formatNumber(data.records))}${collections}</div>` +
-      '<p class="soft">No manifest beside the data file: the run is not known.</p>';
+    return (
+      `${head}<div class="kpi">${kpi('records', formatNumber(data.records))}${collections}</div>` +
+      '<p class="soft">No manifest beside the data file: the run is not known.</p>'
+    );
   }
   const seconds = run.duration_seconds;
   const duration = seconds >= 120 ? `${(seconds / 60).toFixed(1)} min` : `${seconds.toFixed(1)} s`;
@@ -99,10 +101,19 @@ function runSection(data: ReportData): string {
   const cells = rows.map(([k, v]) => `<tr><th>${escapeHtml(k!)}</th><td>${escapeHtml(v!)}</td></tr>`);
   const endpoints = run.requests_per_endpoint;
   const fetched = `${formatNumber(run.pages_fetched)} pages of the list were fetched`;
-  const requests = endpoints === null
-    ? `<p class="soft">Requests per endpoint are not in this manifest; ${fetched}.</p>`
-    : figure('Requests per endpoint', barChart('run-requests', 'Requests per endpoint',
-      Object.entries(endpoints).map(([label, value]) => ({ label, value })), 'requests'), `${fetched}.`);
+  const requests =
+    endpoints === null
+      ? `<p class="soft">Requests per endpoint are not in this manifest; ${fetched}.</p>`
+      : figure(
+          'Requests per endpoint',
+          barChart(
+            'run-requests',
+            'Requests per endpoint',
+            Object.entries(endpoints).map(([label, value]) => ({ label, value })),
+            'requests',
+          ),
+          `${fetched}.`,
+        );
   return `${head}<div class="kpi">${kpis.join('')}</div><table>${cells.join('')}</table>${requests}`;
 }
 
@@ -110,18 +121,25 @@ function growthSection(data: ReportData): string {
   const months = data.added_per_month.map((m) => ({ label: m.month, value: m.count }));
   const nulls = data.add_date_nulls > 0 ? ` ${formatNumber(data.add_date_nulls)} records have no add_date.` : '';
   const title = 'Maps added per month';
-  const monthly = months.length === 0
-    ? '<p class="soft">No record has an add_date.</p>'
-    : figure(title, columnChart('added-per-month', title, months, 'month of add_date (UTC)', 'maps'),
-      `Records by the month of their add_date, from the first to the last.${nulls}`);
+  const monthly =
+    months.length === 0
+      ? '<p class="soft">No record has an add_date.</p>'
+      : figure(
+          title,
+          columnChart('added-per-month', title, months, 'month of add_date (UTC)', 'maps'),
+          `Records by the month of their add_date, from the first to the last.${nulls}`,
+        );
   const legend = ['true', 'false', 'null'];
   const rows = CHARTED_FLAGS.map((f) => {
     const counts = data.flags[f]!;
     return { label: f, parts: [counts.true, counts.false, counts.null] };
   });
   const flagsTitle = 'Valid, thresholded and not-MNI maps';
-  const flags = figure(flagsTitle, stackedChart('flags', flagsTitle, rows, legend, 'share of records'),
-    'The number beside each bar is the share of true.');
+  const flags = figure(
+    flagsTitle,
+    stackedChart('flags', flagsTitle, rows, legend, 'share of records'),
+    'The number beside each bar is the share of true.',
+  );
   return `<h2>Maps over time</h2><div class="grid">${monthly}${flags}</div>`;
 }
 
@@ -129,8 +147,11 @@ function kindsSection(data: ReportData): string {
   const charts = CHARTED_CATEGORIES.map((c) => {
     const points = data.counts[c]!.map((v) => ({ label: v.value ?? '(null)', value: v.count }));
     const title = `Maps by ${c}`;
-    return figure(title, barChart(`counts-${c}`, title, points, 'maps', data.records),
-      `${points.length} values; each with its share of all maps.`);
+    return figure(
+      title,
+      barChart(`counts-${c}`, title, points, 'maps', data.records),
+      `${points.length} values; each with its share of all maps.`,
+    );
   });
   return `<h2>What kind of maps</h2><div class="grid">${charts.join('')}</div>`;
 }
@@ -181,23 +202,35 @@ function distributionSection(data: ReportData): string {
     file_size: 'file size (bins double)',
   };
   const charts = Object.entries(axes).map(([c, axis]) =>
-    distributionChart(`distribution-${c}`, c, data.distributions[c]!, axis, c === 'file_size'));
+    distributionChart(`distribution-${c}`, c, data.distributions[c]!, axis, c === 'file_size'),
+  );
   return `<h2>Distributions</h2><div class="grid">${charts.join('')}</div>`;
 }
 
 function collectionSection(data: ReportData): string {
   const c = data.collections;
-  const sizes = distributionChart('collection-sizes', 'Collections by number of maps', c.sizes,
-    'maps in the collection (bins double)');
+  const sizes = distributionChart(
+    'collection-sizes',
+    'Collections by number of maps',
+    c.sizes,
+    'maps in the collection (bins double)',
+  );
   const points = c.largest.map((l) => ({ label: `collection ${l.collection_id}`, value: l.records }));
   const largestTitle = 'Largest collections';
-  const largest = figure(largestTitle, barChart('largest-collections', largestTitle, points, 'maps', data.records),
-    `The ${c.largest.length} largest of ${formatNumber(c.count)} collections, with their share of all maps.`);
+  const largest = figure(
+    largestTitle,
+    barChart('largest-collections', largestTitle, points, 'maps', data.records),
+    `The ${c.largest.length} largest of ${formatNumber(c.count)} collections, with their share of all maps.`,
+  );
   const ownerPoints = (c.owners ?? []).map((o) => ({ label: o.owner, value: o.records }));
-  const owners = c.owners === null
-    ? `<p class="soft">Owners' share: ${escapeHtml(c.owners_note ?? '')}.</p>`
-    : figure('Largest owners', barChart('owners', 'Largest owners', ownerPoints, 'maps', data.records),
-      'The owners holding most maps, with their share of all maps.');
+  const owners =
+    c.owners === null
+      ? `<p class="soft">Owners' share: ${escapeHtml(c.owners_note ?? '')}.</p>`
+      : figure(
+          'Largest owners',
+          barChart('owners', 'Largest owners', ownerPoints, 'maps', data.records),
+          'The owners holding most maps, with their share of all maps.',
+        );
   return `<h2>Collections</h2><div class="grid">${sizes}${largest}</div>${owners}`;
 }
 
@@ -205,14 +238,18 @@ function fillSection(data: ReportData): string {
   const rows = data.fill.map((f) => ({ label: f.column, parts: [f.value, f.null, f.empty, f.sentinel] }));
   const legend = ['value', 'null', 'empty → null', 'sentinel → null'];
   const fillTitle = 'Fill of every column';
-  const fill = figure(fillTitle, stackedChart('fill', fillTitle, rows, legend, 'share of records'),
-    'Values, nulls as served, empty strings and sentinels turned into null; the number is the share of values.');
+  const fill = figure(
+    fillTitle,
+    stackedChart('fill', fillTitle, rows, legend, 'share of records'),
+    'Values, nulls as served, empty strings and sentinels turned into null; the number is the share of values.',
+  );
   const keys = data.extra_keys.map((k) => ({ label: k.value ?? '', value: k.count }));
-  const caption = `The ${keys.length} most frequent of ${formatNumber(data.extra_key_count)} keys, ` +
-    'by the records holding them.';
-  const extra = keys.length === 0
-    ? '<p class="soft">No record has keys beyond the schema (extra is null everywhere).</p>'
-    : figure('Keys in extra', barChart('extra-keys', 'Keys in extra', keys, 'records', data.records), caption);
+  const caption =
+    `The ${keys.length} most frequent of ${formatNumber(data.extra_key_count)} keys, ` + 'by the records holding them.';
+  const extra =
+    keys.length === 0
+      ? '<p class="soft">No record has keys beyond the schema (extra is null everywhere).</p>'
+      : figure('Keys in extra', barChart('extra-keys', 'Keys in extra', keys, 'records', data.records), caption);
   return `<h2>Fill</h2><div class="grid">${fill}${extra}</div>`;
 }
 
@@ -226,24 +263,38 @@ function changeSection(data: ReportData): string {
     const kinds = ['added', 'removed', 'changed', 'unchanged'] as const;
     const counts = kinds.map((label) => ({ label, value: drift[label] }));
     const title = 'Records since the last snapshot';
-    parts.push(figure(title, barChart('drift', title, counts, 'records', total),
-      `Against ${drift.against}: ${formatNumber(drift.added)} added, ${formatNumber(drift.removed)} removed, ` +
-        `${formatNumber(drift.changed)} changed (${formatShare(drift.changed, total)}).`));
+    parts.push(
+      figure(
+        title,
+        barChart('drift', title, counts, 'records', total),
+        `Against ${drift.against}: ${formatNumber(drift.added)} added, ${formatNumber(drift.removed)} removed, ` +
+          `${formatNumber(drift.changed)} changed (${formatShare(drift.changed, total)}).`,
+      ),
+    );
     const fields = drift.fields.map((f) => ({ label: f.field, value: f.count }));
-    parts.push(fields.length === 0
-      ? '<p class="soft">No field changed.</p>'
-      : figure('Fields that changed most',
-        barChart('drift-fields', 'Fields that changed most', fields, 'changed records', drift.changed),
-        'Changed records per field, with the share of changed records.'));
+    parts.push(
+      fields.length === 0
+        ? '<p class="soft">No field changed.</p>'
+        : figure(
+            'Fields that changed most',
+            barChart('drift-fields', 'Fields that changed most', fields, 'changed records', drift.changed),
+            'Changed records per field, with the share of changed records.',
+          ),
+    );
   }
   if (data.history.length > 0) {
     const points = data.history.map((h) => ({ label: h.snapshot, value: h.records }));
     const first = data.history[0]!;
     const delta = data.history.at(-1)!.records - first.records;
     const title = 'Records per snapshot';
-    parts.push(figure(title, lineChart('history', title, points, 'snapshot (UTC start time)', 'records'),
-      `One point per snapshot found (${data.history.length}): ` +
-        `${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`));
+    parts.push(
+      figure(
+        title,
+        lineChart('history', title, points, 'snapshot (UTC start time)', 'records'),
+        `One point per snapshot found (${data.history.length}): ` +
+          `${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`,
+      ),
+    );
   }
   return parts.join('') + '</div>';
 }

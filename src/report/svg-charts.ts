@@ -171,7 +171,13 @@ export function lineChart(id: string, title: string, points: Point[], xAxis: str
     parts.push(`<line class="grid" x1="${left}" x2="${WIDTH - 24}" y1="${y}" y2="${y}"/>`);
     parts.push(`<text class="tick" x="${left - 4}" y="${y + 4}" text-anchor="end">${formatNumber(v)}</text>`);
   }
-  const path = points.map((p, i) => xy(i, p.value).map((n) => n.toFixed(1)).join(',')).join(' ');
+  const path = points
+    .map((p, i) =>
+      xy(i, p.value)
+        .map((n) => n.toFixed(1))
+        .join(','),
+    )
+    .join(' ');
   parts.push(`<polyline points="${path}" fill="none" stroke="${PALETTE[0]}" stroke-width="2"/>`);
   points.forEach((p, i) => {
     const [x, y] = xy(i, p.value);

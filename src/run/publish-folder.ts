@@ -62,7 +62,10 @@ export async function checkTargets(dataDir: string, names: readonly string[]): P
   for (const name of names) {
     const stat = await lstat(join(dataDir, name)).catch(() => undefined);
     if (stat?.isDirectory() === true) {
-      throw new LoadError({ code: 'LOAD_WRITE_FAILED', message: `load: cannot publish ${join(dataDir, name)}: a folder is in the way (EISDIR)` });
+      throw new LoadError({
+        code: 'LOAD_WRITE_FAILED',
+        message: `load: cannot publish ${join(dataDir, name)}: a folder is in the way (EISDIR)`,
+      });
     }
   }
 }
@@ -82,7 +85,8 @@ export async function publishPending(dataDir: string): Promise<void> {
 async function movePending(dataDir: string): Promise<void> {
   const pending = join(dataDir, PENDING_DIR);
   const manifest = await readManifest(join(pending, FILE_NAMES.manifest));
-  if (manifest === undefined) throw new Error(`publish: ${join(pending, FILE_NAMES.manifest)} is not an img-etl manifest`);
+  if (manifest === undefined)
+    throw new Error(`publish: ${join(pending, FILE_NAMES.manifest)} is not an img-etl manifest`);
   const names = new Set(manifest.files.map((f) => f.name));
   const present = new Set(await readdir(pending));
   for (const name of names) if (present.has(name)) await rename(join(pending, name), join(dataDir, name));
@@ -96,12 +100,17 @@ async function movePending(dataDir: string): Promise<void> {
 }
 
 /** A manifest img-etl wrote, or undefined (no file, not JSON, another tool's). */
-export async function readManifest(path: string): Promise<{ files: { name: string }[]; complete?: unknown } | undefined> {
+export async function readManifest(
+  path: string,
+): Promise<{ files: { name: string }[]; complete?: unknown } | undefined> {
   try {
     const value = JSON.parse(await readFile(path, 'utf8')) as { tool?: unknown; files?: unknown };
-    if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files)) return undefined;
+    if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
+      return undefined;
     // Only img-etl's own file names: a manifest edited by hand never makes a run move or delete anything else.
-    const files = value.files.filter((f): f is { name: string } => OWN_NAMES.has((f as { name?: unknown } | null)?.name as string));
+    const files = value.files.filter((f): f is { name: string } =>
+      OWN_NAMES.has((f as { name?: unknown } | null)?.name as string),
+    );
     return { ...value, files };
   } catch {
     return undefined;

@@ -2,7 +2,13 @@ import { rm, rmdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
-import { collect, MAX_CONFLICT_IDS, type Collected, type CollectOptions, type PassSummary } from '../extract/collect.js';
+import {
+  collect,
+  MAX_CONFLICT_IDS,
+  type Collected,
+  type CollectOptions,
+  type PassSummary,
+} from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
@@ -90,12 +96,19 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   await makeFolder(outDir);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
-  const identity = { source_url: sourceUrl, page_size: options.pageSize ?? DEFAULT_PAGE_SIZE, started_at: startedAt.toISOString() };
+  const identity = {
+    source_url: sourceUrl,
+    page_size: options.pageSize ?? DEFAULT_PAGE_SIZE,
+    started_at: startedAt.toISOString(),
+  };
   const stagingDir = join(outDir, STAGING_DIR);
   const stagingError = (cause: unknown) =>
     fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });
   await makeFolder(stagingDir, 'staging');
-  const checkpoint = await Checkpoint.open(stagingDir, identity, { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs }).catch((cause: unknown) => {
+  const checkpoint = await Checkpoint.open(stagingDir, identity, {
+    fresh: options.fresh,
+    maxAgeMs: options.maxResumeAgeMs,
+  }).catch((cause: unknown) => {
     throw stagingError(cause);
   });
   let imageRequests = 0;
@@ -107,13 +120,17 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   }
   for (const message of checkpoint.notices) options.onEvent?.({ type: 'staging', message });
   // A resumed snapshot keeps the name of its first attempt.
-  const dataDir = options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at))) : outDir;
+  const dataDir =
+    options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at))) : outDir;
   let published = false;
   try {
     await makeFolder(dataDir);
     if (options.snapshot === true) await recoverSnapshots(outDir);
     const { pending } = await preparePending(dataDir);
-    const metadata: Record<string, string> = { 'img-etl.source_url': sourceUrl, 'img-etl.schema_version': SCHEMA_VERSION };
+    const metadata: Record<string, string> = {
+      'img-etl.source_url': sourceUrl,
+      'img-etl.schema_version': SCHEMA_VERSION,
+    };
     // snapshots keep the time in the manifest and folder name
     if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString();
 
@@ -179,7 +196,14 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     if (reportStats !== undefined) {
       const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
       const outcome = (await drift?.outcome) ?? {};
-      const written = await writeRunReport({ pending, dataDir, baseDir: outDir, manifest, stats: reportStats, ...outcome });
+      const written = await writeRunReport({
+        pending,
+        dataDir,
+        baseDir: outDir,
+        manifest,
+        stats: reportStats,
+        ...outcome,
+      });
       manifest.files.push(...written.map(manifestFile));
     }
     await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
@@ -199,12 +223,24 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
  * Resumes only staging whose records the service still holds: a sample fetched again by id (see check-staging.ts).
  * Resolves to the requests the check sent.
  */
-async function discardIfStale(checkpoint: Checkpoint, identity: CheckpointIdentity, options: SnapshotOptions): Promise<number> {
+async function discardIfStale(
+  checkpoint: Checkpoint,
+  identity: CheckpointIdentity,
+  options: SnapshotOptions,
+): Promise<number> {
   const check = await checkStaging(checkpoint, options);
   const differ = check.gone.length + check.changed.length;
   if (!check.stale) return check.requests;
-  const which = [...(check.gone.length > 0 ? [`${check.gone.length} gone (id ${check.gone.slice(0, 5).join(', ')})`] : []), ...(check.changed.length > 0 ? [`${check.changed.length} changed (id ${check.changed.slice(0, 5).join(', ')})`] : [])];
-  await checkpoint.discard(identity, `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} since the run started at ${checkpoint.identity.started_at}; the service changed: discarded the staging and started afresh`);
+  const which = [
+    ...(check.gone.length > 0 ? [`${check.gone.length} gone (id ${check.gone.slice(0, 5).join(', ')})`] : []),
+    ...(check.changed.length > 0
+      ? [`${check.changed.length} changed (id ${check.changed.slice(0, 5).join(', ')})`]
+      : []),
+  ];
+  await checkpoint.discard(
+    identity,
+    `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} since the run started at ${checkpoint.identity.started_at}; the service changed: discarded the staging and started afresh`,
+  );
   return check.requests;
 }
 
@@ -224,7 +260,12 @@ async function driftTap(outDir: string, name: string, formats: readonly Format[]
   const outcome = new Promise<Awaited<ReturnType<typeof streamDrift>>>((resolve) => (settle = resolve));
   // Arrow IPC reads with no decompression: the older snapshot's images.arrow when it has one, else its Parquet.
   const arrow = join(outDir, previous, FILE_NAMES.arrow);
-  const older = (await stat(arrow).then((s) => s.isFile(), () => false)) ? arrow : join(outDir, previous);
+  const older = (await stat(arrow).then(
+    (s) => s.isFile(),
+    () => false,
+  ))
+    ? arrow
+    : join(outDir, previous);
   const tap = async (batches: AsyncIterable<RecordBatch>) => {
     settle(await streamDrift(older, previous, batches));
   };
@@ -241,7 +282,14 @@ function manifestFile(f: SinkResult): Manifest['files'][number] {
 }
 
 function passForManifest(p: PassSummary): Manifest['passes'][number] {
-  return { pass: p.pass, added: p.added, duplicates: p.duplicates, count_min: p.countMin, count_max: p.countMax, clean: p.clean };
+  return {
+    pass: p.pass,
+    added: p.added,
+    duplicates: p.duplicates,
+    count_min: p.countMin,
+    count_max: p.countMax,
+    clean: p.clean,
+  };
 }
 
 /**

@@ -63,7 +63,10 @@ export async function latestSnapshot(baseDir: string): Promise<string | undefine
 /** Snapshot folders in `DIR`, oldest first. */
 export async function listSnapshots(baseDir: string): Promise<string[]> {
   const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isDirectory() && NAME.test(e.name)).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory() && NAME.test(e.name))
+    .map((e) => e.name)
+    .sort();
 }
 
 /** A snapshot folder `--keep` deleted, and why. */
@@ -97,8 +100,10 @@ export async function pruneSnapshots(baseDir: string, keep: number): Promise<Pru
   for (const s of ours) {
     if (s.name === current) continue;
     if (s.complete && !kept.has(s.name)) doomed.push({ ...s, reason: `beyond the newest ${keep} complete` });
-    else if (!s.complete && s.name < newestComplete) doomed.push({ ...s, reason: 'incomplete, older than the newest complete snapshot' });
-    else if (!s.complete && !keptIncomplete.has(s.name)) doomed.push({ ...s, reason: `incomplete, beyond the newest ${keep} incomplete` });
+    else if (!s.complete && s.name < newestComplete)
+      doomed.push({ ...s, reason: 'incomplete, older than the newest complete snapshot' });
+    else if (!s.complete && !keptIncomplete.has(s.name))
+      doomed.push({ ...s, reason: `incomplete, beyond the newest ${keep} incomplete` });
   }
   for (const s of doomed) await rm(join(baseDir, s.name), { recursive: true, force: true });
   return doomed;

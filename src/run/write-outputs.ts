@@ -64,7 +64,11 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
     consumers.push(async (source) => {
       // The Arrow stack (apache-arrow, and parquet-wasm in to-parquet.ts) loads while the first pages are fetched, and
       // only for these formats.
-      const [{ toArrowBatches }, { toParquet }, { toArrow }] = await Promise.all([import('../load/arrow-batches.js'), import('../load/to-parquet.js'), import('../load/to-arrow.js')]).catch(async (error: unknown) => {
+      const [{ toArrowBatches }, { toParquet }, { toArrow }] = await Promise.all([
+        import('../load/arrow-batches.js'),
+        import('../load/to-parquet.js'),
+        import('../load/to-arrow.js'),
+      ]).catch(async (error: unknown) => {
         await closeSource(source);
         throw error;
       });

@@ -93,12 +93,9 @@ const contrast = cognitiveAtlas('contrast', 'cnt_');
 /** Every output column in output order: the real service's key order, then type-specific keys, then derived ones. */
 export const COLUMNS: readonly Column[] = [
   link('url', 'Absolute link to the record (`/images/<id>/`).'),
-  record(
-    'id',
-    nonNegativeInt64,
-    'Record identifier; unique in a snapshot, rows are in ascending id order.',
-    { required: true },
-  ),
+  record('id', nonNegativeInt64, 'Record identifier; unique in a snapshot, rows are in ascending id order.', {
+    required: true,
+  }),
   link('file', 'Absolute link to the image file.'),
   record('collection', string, 'Absolute link to the owning collection.'),
   record('collection_id', int64, 'Identifier of the owning collection.'),
@@ -110,7 +107,8 @@ export const COLUMNS: readonly Column[] = [
   record(
     'map_type',
     category,
-    'Kind of map: "T map", "Z map", "P map (given null hypothesis)", "ROI/mask", ' + '"parcellation", …; null for atlases.',
+    'Kind of map: "T map", "Z map", "P map (given null hypothesis)", "ROI/mask", ' +
+      '"parcellation", …; null for atlases.',
   ),
   record('analysis_level', category, 'Analysis level: "single-subject", "group", "meta-analysis", "other" or null.'),
   record('name', string, 'Display name of the image.'),

@@ -55,5 +55,8 @@ export function imageIssues(raw: unknown): RecordIssue[] | undefined {
 export function recordIssues(raw: unknown, table: Table): RecordIssue[] | undefined {
   const result = recordSchema(table).safeParse(raw);
   if (result.success) return undefined;
-  return result.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: i.message }));
+  return result.error.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    message: i.message,
+  }));
 }

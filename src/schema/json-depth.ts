@@ -8,7 +8,8 @@ export function isShallowJson(value: unknown): boolean {
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
     if (depth > MAX_JSON_DEPTH) return false;
-    for (const child of Object.values(node as object)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    for (const child of Object.values(node as object))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
   return true;
 }

@@ -3,7 +3,10 @@ import type { Table } from './table.js';
 
 /** The README's schema table of `table` (default the images), in Markdown, from its columns' types' `readers`. */
 export function schemaTableMarkdown(table: Table = IMAGES): string {
-  const lines = ['| column | Arrow / Parquet | DuckDB | pandas (`dtype_backend="numpy_nullable"`) | meaning |', '|---|---|---|---|---|'];
+  const lines = [
+    '| column | Arrow / Parquet | DuckDB | pandas (`dtype_backend="numpy_nullable"`) | meaning |',
+    '|---|---|---|---|---|',
+  ];
   for (const c of table.columns) {
     const t = c.type.readers;
     lines.push(`| \`${c.name}\` | ${t.arrow} | ${t.duckdb} | ${t.pandas} | ${c.doc.replace(/\|/g, '\\|')} |`);

@@ -12,16 +12,28 @@ export function parseTimestampMicros(text: string): bigint | undefined {
   // Grammar: YYYY-MM-DD[T ]HH:MM:SS[.f{1,6}](Z|+HH:MM|-HH:MM|+HHMM|-HHMM)
   const n = text.length;
   if (n < 20) return undefined;
-  const year = digits(text, 0, 4), month = digits(text, 5, 2), day = digits(text, 8, 2);
-  const hour = digits(text, 11, 2), minute = digits(text, 14, 2), second = digits(text, 17, 2);
+  const year = digits(text, 0, 4),
+    month = digits(text, 5, 2),
+    day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2),
+    minute = digits(text, 14, 2),
+    second = digits(text, 17, 2);
   if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return undefined;
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined; // - - : :
+  if (
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58
+  )
+    return undefined; // - - : :
   const t = text.charCodeAt(10);
   if (t !== 84 && t !== 32) return undefined; // 'T' or ' '
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   let i = 19;
   let fraction = 0;
-  if (text.charCodeAt(i) === 46) { // '.'
+  if (text.charCodeAt(i) === 46) {
+    // '.'
     let count = 0;
     for (i++; i < n && count < 7; i++, count++) {
       const c = text.charCodeAt(i) - 48;
@@ -33,11 +45,13 @@ export function parseTimestampMicros(text: string): bigint | undefined {
   }
   let offsetMinutes: number;
   const sign = text.charCodeAt(i);
-  if (sign === 90 && i + 1 === n) offsetMinutes = 0; // 'Z'
+  if (sign === 90 && i + 1 === n)
+    offsetMinutes = 0; // 'Z'
   else if ((sign === 43 || sign === 45) && (n - i === 6 || n - i === 5)) {
     const colon = n - i === 6;
     if (colon && text.charCodeAt(i + 3) !== 58) return undefined;
-    const oh = digits(text, i + 1, 2), om = digits(text, i + (colon ? 4 : 3), 2);
+    const oh = digits(text, i + 1, 2),
+      om = digits(text, i + (colon ? 4 : 3), 2);
     if (oh < 0 || om < 0 || oh > 23 || om > 59) return undefined;
     offsetMinutes = (sign === 45 ? -1 : 1) * (oh * 60 + om);
   } else return undefined;
@@ -115,5 +129,9 @@ export function formatTimestampMicrosByDate(micros: bigint): string {
 }
 
 function daysInMonth(year: number, month: number): number {
-  return month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  return month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
 }

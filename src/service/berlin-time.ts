@@ -50,7 +50,9 @@ function civilFromDays(days: number): [number, number, number] {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const mp = Math.floor((5 * dayOfYear + 2) / 153);
   const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
@@ -59,7 +61,15 @@ function civilFromDays(days: number): [number, number, number] {
 }
 
 /** Microseconds since the epoch of a UTC calendar instant (month 1-12), for building test instants. */
-export function utcMicros(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, micros = 0): number {
+export function utcMicros(
+  year: number,
+  month: number,
+  day: number,
+  hour = 0,
+  minute = 0,
+  second = 0,
+  micros = 0,
+): number {
   return Date.UTC(year, month - 1, day, hour, minute, second) * 1000 + micros;
 }
 
@@ -71,4 +81,3 @@ function lastSundayAt0100Utc(year: number, monthIndex: number): number {
   const day = lastDay.getUTCDate() - lastDay.getUTCDay();
   return Date.UTC(year, monthIndex, day, 1);
 }
-

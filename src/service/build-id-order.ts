@@ -26,7 +26,7 @@ export function generatedIdOrder(count: number, seed: number, use: (id: number) 
   const rng = new Random(hash32(seed, 0x1d5));
   const jumpAt = count >= 20 ? Math.floor(count * 0.97) : -1;
   let id = 1 + rng.int(0, 63);
-  for (let i = 0; i < count; ) {
+  for (let i = 0; i < count;) {
     if (i === jumpAt && id < SPARSE_ID_FLOOR) id = SPARSE_ID_FLOOR + 1 + rng.int(0, 5_000);
     let kind = use(id);
     while (kind === 'skip') kind = use(++id);

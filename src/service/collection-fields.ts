@@ -95,15 +95,12 @@ export const METADATA_FIELDS: readonly MetadataField[] = [
     'slice timing, realignment, coregistration, normalisation, smoothing',
     'motion correction, brain extraction, smoothing, high-pass filtering',
   ]),
-  text(
-    'quality_control',
-    [
-      'visual inspection of all volumes',
-      'framewise displacement < 0.5 mm',
-      'MRIQC',
-      'excluded runs with > 3 mm motion',
-    ],
-  ),
+  text('quality_control', [
+    'visual inspection of all volumes',
+    'framewise displacement < 0.5 mm',
+    'MRIQC',
+    'excluded runs with > 3 mm motion',
+  ]),
   bool('used_b0_unwarping'),
   text('b0_unwarping_software', ['FSL topup', 'FSL FUGUE', 'SPM FieldMap toolbox'], 'used_b0_unwarping'),
   bool('used_slice_timing_correction'),
@@ -138,10 +135,12 @@ export const METADATA_FIELDS: readonly MetadataField[] = [
     ['DCT basis functions', 'B-spline warp field', 'SyN diffeomorphic'],
     'used_intersubject_registration',
   ),
-  text(
-    'transform_similarity_metric',
-    ['correlation ratio', 'mutual information', 'cross-correlation', 'sum of squared differences'],
-  ),
+  text('transform_similarity_metric', [
+    'correlation ratio',
+    'mutual information',
+    'cross-correlation',
+    'sum of squared differences',
+  ]),
   text('interpolation_method', ['trilinear', 'sinc', '4th degree B-spline', 'nearest neighbour']),
   text('object_image_type', ['T1', 'T2', 'EPI', 'mean EPI']),
   bool('functional_coregistered_to_structural'),
@@ -185,10 +184,9 @@ export const METADATA_FIELDS: readonly MetadataField[] = [
   text('group_estimation_type', ['OLS', 'generalized least squares', 'FLAME1', 'ReML']),
   text('group_modeling_software', ['SPM', 'FSL FLAME', 'AFNI 3dMEMA']),
   choice('group_inference_type', ['randommixedeffects', 'fixedeffects']),
-  text(
-    'group_model_multilevel',
-    ['3 levels: runs within subjects, subjects within groups; equal group variances assumed'],
-  ),
+  text('group_model_multilevel', [
+    '3 levels: runs within subjects, subjects within groups; equal group variances assumed',
+  ]),
   bool('group_repeated_measures'),
   text(
     'group_repeated_measures_method',
@@ -196,20 +194,20 @@ export const METADATA_FIELDS: readonly MetadataField[] = [
     'group_repeated_measures',
   ),
   nutrition('nutbrain_hunger_state', 'choice', ['I', 'II', 'III', 'IV', 'V', 'VI']),
-  nutrition(
-    'nutbrain_food_viewing_conditions',
-    'text',
-    ['high-calorie vs. low-calorie food', 'food vs. non-food objects', 'sweet vs. savory'],
-  ),
-  nutrition(
-    'nutbrain_food_choice_type',
-    'text',
-    ['binary choice healthy vs. unhealthy', 'willingness-to-pay bidding', 'liking ratings'],
-  ),
-  nutrition(
-    'nutbrain_taste_conditions',
-    'text',
-    ['milkshake vs. tasteless solution', 'sucrose vs. water', 'salty vs. neutral'],
-  ),
+  nutrition('nutbrain_food_viewing_conditions', 'text', [
+    'high-calorie vs. low-calorie food',
+    'food vs. non-food objects',
+    'sweet vs. savory',
+  ]),
+  nutrition('nutbrain_food_choice_type', 'text', [
+    'binary choice healthy vs. unhealthy',
+    'willingness-to-pay bidding',
+    'liking ratings',
+  ]),
+  nutrition('nutbrain_taste_conditions', 'text', [
+    'milkshake vs. tasteless solution',
+    'sucrose vs. water',
+    'salty vs. neutral',
+  ]),
   nutrition('nutbrain_odor_conditions', 'text', ['chocolate odor vs. odorless air', 'food vs. non-food odor']),
 ];

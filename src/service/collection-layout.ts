@@ -57,7 +57,7 @@ function blockStarts(seed: number, block: number): Uint16Array {
     if (STARTS_CACHE.size >= 4096) STARTS_CACHE.clear();
     const rng = new Random(hash32(seed, block, 0xb10c));
     const found: number[] = [];
-    for (let segment = 0; segment < SEGMENTS && found.length < IDS_PER_BLOCK; ) {
+    for (let segment = 0; segment < SEGMENTS && found.length < IDS_PER_BLOCK;) {
       found.push(segment);
       const [fewest, most] = rng.weighted(SIZES);
       segment += rng.int(fewest, most);

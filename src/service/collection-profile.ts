@@ -76,8 +76,7 @@ export function collectionName(seed: number, cid: number): string {
     const second = rng.pick(TOPICS);
     const and = second !== topic && rng.chance(0.5) ? ` and ${second}` : '';
     name = `${rng.pick(TITLE_OPENERS)} ${topic}${and}${rng.pick(TITLE_TAILS)}`;
-  }
-  else if (owner > PROLIFIC_USERS && rng.chance(0.08)) return `${username(owner)}'s temporary collection`;
+  } else if (owner > PROLIFIC_USERS && rng.chance(0.08)) return `${username(owner)}'s temporary collection`;
   else name = rng.pick(STUDY_NAMES).replace('{Topic}', `${topic.charAt(0).toUpperCase()}${topic.slice(1)}`);
   return name
     .replace('{topic}', topic)

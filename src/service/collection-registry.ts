@@ -95,7 +95,7 @@ export class CollectionRegistry {
   /** The generator drew `id` of collection `cid` (ids rise): it exists, and so does every collection stepped over. */
   reach(id: number, cid: number = collectionOf(this.seed, id)): void {
     if (id > this.lastId && id - this.lastId <= GAP) {
-      for (let c = this.lastCid; c !== cid && c !== 0; ) {
+      for (let c = this.lastCid; c !== cid && c !== 0;) {
         c = collectionOf(this.seed, (collectionRange(this.seed, c) as { hi: number }).hi);
         this.addGenerated(c);
       }

@@ -1,6 +1,16 @@
 /** What the generated records of one collection share (which ids belong together: collection-layout.ts). */
 import { utcMicros } from './berlin-time.js';
-import { ANALYSIS_LEVELS, CONTRASTS, DESCRIPTIONS, EXTRA_KEYS, MAP_NAMES, MAP_TYPES, MODALITIES, PARADIGMS, TEMPLATES } from './generator-vocabulary.js';
+import {
+  ANALYSIS_LEVELS,
+  CONTRASTS,
+  DESCRIPTIONS,
+  EXTRA_KEYS,
+  MAP_NAMES,
+  MAP_TYPES,
+  MODALITIES,
+  PARADIGMS,
+  TEMPLATES,
+} from './generator-vocabulary.js';
 import { hash32, Random } from './random.js';
 
 /** The three kinds of image that share the list. */
@@ -40,7 +50,12 @@ export function collectionTraits(seed: number, cid: number): CollectionTraits {
 
 function makeCollectionTraits(seed: number, cid: number): CollectionTraits {
   const rng = new Random(hash32(seed, cid, 0xc011));
-  const kind = rng.weighted([['statistic', 94], ['nidm', 3], ['atlas', 1.5], ['mixed', 1.5]] as const);
+  const kind = rng.weighted([
+    ['statistic', 94],
+    ['nidm', 3],
+    ['atlas', 1.5],
+    ['mixed', 1.5],
+  ] as const);
   const extraCount = rng.chance(0.12) ? rng.int(1, 3) : 0;
   const extraKeys: string[] = [];
   while (extraKeys.length < extraCount) {
@@ -74,4 +89,3 @@ export function recordKind(collection: CollectionTraits, rng: Random): ImageType
   if (collection.kind === 'mixed') return rng.chance(0.2) ? 'atlas' : 'statistic_map';
   return 'statistic_map';
 }
-

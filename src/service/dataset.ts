@@ -9,7 +9,13 @@ import { collectionOf } from './collection-layout.js';
 import { collectionImageIds } from './collection-members.js';
 import { isPrivateCollection, privateToken } from './collection-privacy.js';
 import { CollectionRegistry } from './collection-registry.js';
-import { type DataRecord, type DataRecordInput, NEUROVAULT_ORIGIN, prepareDataRecords, renderDataRecord } from './data-records.js';
+import {
+  type DataRecord,
+  type DataRecordInput,
+  NEUROVAULT_ORIGIN,
+  prepareDataRecords,
+  renderDataRecord,
+} from './data-records.js';
 import { generateRecordJson } from './generate-record.js';
 import { givenCollectionProfile } from './given-collections.js';
 import { hash32, Random } from './random.js';
@@ -61,8 +67,10 @@ export class Dataset {
   constructor(source: DatasetSource = {}) {
     const records = source.records ?? 0;
     const seed = source.seed ?? 1;
-    if (!Number.isSafeInteger(records) || records < 0) throw new Error(`service: records must be a non-negative integer, got ${records}`);
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`service: seed must be a non-negative integer, got ${seed}`);
+    if (!Number.isSafeInteger(records) || records < 0)
+      throw new Error(`service: records must be a non-negative integer, got ${records}`);
+    if (!Number.isSafeInteger(seed) || seed < 0)
+      throw new Error(`service: seed must be a non-negative integer, got ${seed}`);
     const given = prepareDataRecords(source.data ?? []);
     this.seed = seed;
     this.given = new Map(given.map((record) => [record.id, record]));
@@ -91,7 +99,8 @@ export class Dataset {
 
   /** The id at a row index of the current order. */
   idAt(index: number): number {
-    if (!Number.isInteger(index) || index < 0 || index >= this.length) throw new RangeError(`service: row ${index} is outside 0..${this.length - 1}`);
+    if (!Number.isInteger(index) || index < 0 || index >= this.length)
+      throw new RangeError(`service: row ${index} is outside 0..${this.length - 1}`);
     return this.order[index] as number;
   }
 
@@ -165,7 +174,8 @@ export class Dataset {
 
   /** Every record in current order, parsed, as served from `origin`. */
   *records(origin: string = this.origin): IterableIterator<Record<string, unknown>> {
-    for (let i = 0; i < this.length; i++) yield JSON.parse(this.recordJson(this.order[i] as number, origin)) as Record<string, unknown>;
+    for (let i = 0; i < this.length; i++)
+      yield JSON.parse(this.recordJson(this.order[i] as number, origin)) as Record<string, unknown>;
   }
 
   /** The ids listed before the first mutation, in that order. */

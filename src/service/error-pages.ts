@@ -32,5 +32,7 @@ export function proxyErrorPage(status: 502 | 504): string {
 
 /** DRF's 429 detail. */
 export function throttledDetail(seconds: number): string {
-  return JSON.stringify({ detail: `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.` });
+  return JSON.stringify({
+    detail: `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+  });
 }

@@ -5,7 +5,17 @@
 import { formatBerlinTimestamp } from './berlin-time.js';
 import { collectionOf } from './collection-layout.js';
 import { collectionTraits, type ImageType, recordKind } from './collection-traits.js';
-import { ANALYSIS_LEVELS, ATLAS_NAMES, CONTRAST_DEFINITIONS, CONTRASTS, DESCRIPTIONS, EXTRA_STRINGS, MAP_TYPES, PARADIGMS, SHORT_CODES } from './generator-vocabulary.js';
+import {
+  ANALYSIS_LEVELS,
+  ATLAS_NAMES,
+  CONTRAST_DEFINITIONS,
+  CONTRASTS,
+  DESCRIPTIONS,
+  EXTRA_STRINGS,
+  MAP_TYPES,
+  PARADIGMS,
+  SHORT_CODES,
+} from './generator-vocabulary.js';
 import { imageTimes } from './image-times.js';
 import { jsonNullableString, jsonString, pythonFloat } from './python-json.js';
 import { hash32, Random } from './random.js';
@@ -72,7 +82,8 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
     return `${start}${labels}${nameField}${descriptionField}${dated}"data":{},"image_type":"atlas"}`;
   }
 
-  const mapType = kind === 'statistic_map' ? (rng.chance(0.7) ? c.mapType : rng.weighted(MAP_TYPES)) : rng.pick(NIDM_MAP_TYPES);
+  const mapType =
+    kind === 'statistic_map' ? (rng.chance(0.7) ? c.mapType : rng.weighted(MAP_TYPES)) : rng.pick(NIDM_MAP_TYPES);
   const analysisLevel = rng.chance(0.85) ? c.analysisLevel : rng.weighted(ANALYSIS_LEVELS);
   const qa =
     `"is_thresholded":${rng.chance(0.3)},"perc_bad_voxels":${qaFloat(rng)},"not_mni":${rng.chance(0.04)},` +
@@ -82,7 +93,10 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
 
   if (kind === 'NIDM results statistic map') {
     // NIDM maps declare description, map_type and analysis_level, so DRF lists them early.
-    return `${start}${nidm}${descriptionField}${level}${nameField}${dated}"data":{},${qa}` + '"image_type":"NIDM results statistic map"}';
+    return (
+      `${start}${nidm}${descriptionField}${level}${nameField}${dated}"data":{},${qa}` +
+      '"image_type":"NIDM results statistic map"}'
+    );
   }
 
   const paradigm = rng.chance(0.9) ? c.paradigm : rng.weighted(PARADIGMS);
@@ -123,7 +137,8 @@ function qaFloat(rng: Random): string {
 function nutBrainFields(rng: Random): string {
   if (!rng.chance(0.007)) return NUTBRAIN_ALL_NULL;
   const code = (codes: readonly string[]): string => (rng.chance(0.7) ? `"${rng.pick(codes)}"` : 'null');
-  const float = (min: number, max: number): string => (rng.chance(0.7) ? pythonFloat(roundTo(min + rng.next() * (max - min), 4)) : 'null');
+  const float = (min: number, max: number): string =>
+    rng.chance(0.7) ? pythonFloat(roundTo(min + rng.next() * (max - min), 4)) : 'null';
   return (
     `"handedness":${code(SHORT_CODES.handedness)},"age":${float(8, 80)},"sex":${code(SHORT_CODES.sex)},` +
     `"race":${code(SHORT_CODES.race)},"ethnicity":${code(SHORT_CODES.ethnicity)},"BMI":${float(16, 40)},` +

@@ -116,7 +116,12 @@ export const DESCRIPTIONS: readonly (readonly [string, number])[] = [
   ['FSL3.3', 6],
   ['spm - 3D normalized', 6],
   ['Average over 31 subjects', 5],
-  ['Results of the meta-analysis during the processing of rewarding stimuli. ALE map ' + 'obtained with the contrast: participants with substance addictions > control ' + 'individuals.', 5],
+  [
+    'Results of the meta-analysis during the processing of rewarding stimuli. ALE map ' +
+      'obtained with the contrast: participants with substance addictions > control ' +
+      'individuals.',
+    5,
+  ],
   ['Volume intersected with surface: /data/cn4/laumannt/standard_mesh_atlases/Conte', 2],
   ['Group-level "faces > houses" contrast, cluster-corrected (p < 0.05).', 4],
   ['Line one of the methods.\nLine two: smoothing 6 mm FWHM.\n\nLine four after a blank line.', 4],
@@ -139,10 +144,29 @@ export const CONTRAST_DEFINITIONS: readonly string[] = [
 ];
 
 /** Keys depositors add as user-defined metadata (never one of the model's own field names). */
-export const EXTRA_KEYS: readonly string[] = ['CIAS', 'type', 'scanner', 'TR', 'site', 'age_group', 'notes', 'is_patient', 'Ethnicity ratio'];
+export const EXTRA_KEYS: readonly string[] = [
+  'CIAS',
+  'type',
+  'scanner',
+  'TR',
+  'site',
+  'age_group',
+  'notes',
+  'is_patient',
+  'Ethnicity ratio',
+];
 
 /** String values for user-defined metadata. */
-export const EXTRA_STRINGS: readonly string[] = ['IGT', 'control', 'Siemens Trio 3T', 'adolescents', 'n/a', 'Größe', 'yes', 'None'];
+export const EXTRA_STRINGS: readonly string[] = [
+  'IGT',
+  'control',
+  'Siemens Trio 3T',
+  'adolescents',
+  'n/a',
+  'Größe',
+  'yes',
+  'None',
+];
 
 /** Short codes the NutBrain fields take when they are filled in. */
 export const SHORT_CODES = {

@@ -120,7 +120,10 @@ export function handleRequest(ctx: ServiceContext, req: IncomingMessage, res: Se
   }
 }
 
-function matchRoute(ctx: ServiceContext, path: string): { route: Route; pk: string; format: string | undefined } | undefined {
+function matchRoute(
+  ctx: ServiceContext,
+  path: string,
+): { route: Route; pk: string; format: string | undefined } | undefined {
   for (const route of ROUTES) {
     if (route.collection && !ctx.collectionEndpoints) continue;
     const match = route.pattern.exec(path);

@@ -1,6 +1,13 @@
 /** Public surface of the bundled Image Listing Service. */
 export { startService, DEFAULT_GENERATED_RECORDS, type RunningService } from './start-service.js';
-export { type FaultKind, type FaultOptions, type PlannedRequest, type ResolvedFaults, type ServiceOptions, NO_FAULTS } from './service-options.js';
+export {
+  type FaultKind,
+  type FaultOptions,
+  type PlannedRequest,
+  type ResolvedFaults,
+  type ServiceOptions,
+  NO_FAULTS,
+} from './service-options.js';
 export type { FileFaultKind, PlannedFileRequest } from './service-options.js';
 export type { FileResponse, FileStats } from './service-stats.js';
 export { Dataset, type DatasetSource, type Mutation } from './dataset.js';

@@ -145,6 +145,9 @@ function isAlwaysSafe(byte: number): boolean {
     (byte >= 0x30 && byte <= 0x39) ||
     (byte >= 0x41 && byte <= 0x5a) ||
     (byte >= 0x61 && byte <= 0x7a) ||
-    byte === 0x5f || byte === 0x2e || byte === 0x2d || byte === 0x7e
+    byte === 0x5f ||
+    byte === 0x2e ||
+    byte === 0x2d ||
+    byte === 0x7e
   );
 }

@@ -3,14 +3,44 @@
 const HEAD = ['url', 'id', 'file', 'collection', 'collection_id', 'file_size'] as const;
 
 const IMAGE_MIDDLE = [
-  'name', 'description', 'add_date', 'modify_date', 'is_valid', 'surface_left_file', 'surface_right_file',
-  'data_origin', 'target_template_image', 'subject_species', 'figure', 'handedness', 'age', 'sex', 'race',
-  'ethnicity', 'BMI', 'fat_percentage', 'waist_hip_ratio', 'mean_PDS_score', 'tanner_stage',
-  'days_since_menstruation', 'hours_since_last_meal', 'bis_bas_score', 'spsrq_score', 'bis11_score',
-  'thumbnail', 'reduced_representation',
+  'name',
+  'description',
+  'add_date',
+  'modify_date',
+  'is_valid',
+  'surface_left_file',
+  'surface_right_file',
+  'data_origin',
+  'target_template_image',
+  'subject_species',
+  'figure',
+  'handedness',
+  'age',
+  'sex',
+  'race',
+  'ethnicity',
+  'BMI',
+  'fat_percentage',
+  'waist_hip_ratio',
+  'mean_PDS_score',
+  'tanner_stage',
+  'days_since_menstruation',
+  'hours_since_last_meal',
+  'bis_bas_score',
+  'spsrq_score',
+  'bis11_score',
+  'thumbnail',
+  'reduced_representation',
 ] as const;
 
-const QA = ['is_thresholded', 'perc_bad_voxels', 'not_mni', 'brain_coverage', 'perc_voxels_outside', 'number_of_subjects'] as const;
+const QA = [
+  'is_thresholded',
+  'perc_bad_voxels',
+  'not_mni',
+  'brain_coverage',
+  'perc_voxels_outside',
+  'number_of_subjects',
+] as const;
 
 /**
  * A statistic map: declared fields (cogatlas, map_type, analysis_level) first, then model fields;
@@ -18,12 +48,22 @@ const QA = ['is_thresholded', 'perc_bad_voxels', 'not_mni', 'brain_coverage', 'p
  */
 export const STATISTIC_MAP_KEYS = [
   ...HEAD,
-  'cognitive_paradigm_cogatlas', 'cognitive_paradigm_cogatlas_id', 'cognitive_contrast_cogatlas',
-  'cognitive_contrast_cogatlas_id', 'map_type', 'analysis_level',
+  'cognitive_paradigm_cogatlas',
+  'cognitive_paradigm_cogatlas_id',
+  'cognitive_contrast_cogatlas',
+  'cognitive_contrast_cogatlas_id',
+  'map_type',
+  'analysis_level',
   ...IMAGE_MIDDLE,
   ...QA,
-  'modality', 'statistic_parameters', 'smoothness_fwhm', 'contrast_definition', 'contrast_definition_cogatlas',
-  'cognitive_paradigm_description_url', 'cognitive_paradigm_short_description', 'cognitive_paradigm_name',
+  'modality',
+  'statistic_parameters',
+  'smoothness_fwhm',
+  'contrast_definition',
+  'contrast_definition_cogatlas',
+  'cognitive_paradigm_description_url',
+  'cognitive_paradigm_short_description',
+  'cognitive_paradigm_name',
   'image_type',
 ] as const;
 
@@ -38,7 +78,11 @@ export const ATLAS_KEYS = [...HEAD, 'label_description_file', ...IMAGE_MIDDLE, '
  */
 export const NIDM_MAP_KEYS = [
   ...HEAD,
-  'nidm_results', 'nidm_results_ttl', 'description', 'map_type', 'analysis_level',
+  'nidm_results',
+  'nidm_results_ttl',
+  'description',
+  'map_type',
+  'analysis_level',
   ...IMAGE_MIDDLE.filter((key) => key !== 'description'),
   'data',
   ...QA,
@@ -47,6 +91,14 @@ export const NIDM_MAP_KEYS = [
 
 /** Keys whose values are absolute URLs built on the serving origin. */
 export const URL_KEYS: readonly string[] = [
-  'url', 'file', 'collection', 'surface_left_file', 'surface_right_file', 'thumbnail', 'reduced_representation',
-  'label_description_file', 'nidm_results', 'nidm_results_ttl',
+  'url',
+  'file',
+  'collection',
+  'surface_left_file',
+  'surface_right_file',
+  'thumbnail',
+  'reduced_representation',
+  'label_description_file',
+  'nidm_results',
+  'nidm_results_ttl',
 ];

@@ -16,7 +16,13 @@ const REASONS: Record<number, string> = {
 };
 
 /** Sends a complete response with an exact Content-Length (HEAD gets the headers only). Returns the body size. */
-export function send(res: ServerResponse, status: number, contentType: string, body: string | Buffer, extraHeaders: Record<string, string> = {}): number {
+export function send(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string | Buffer,
+  extraHeaders: Record<string, string> = {},
+): number {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': String(bytes.length), ...extraHeaders });
   res.end(bytes);
@@ -40,7 +46,11 @@ export function rendered(
   const page = browsablePage({
     title: view.name,
     status: `${status} ${REASONS[status] ?? ''}`.trim(),
-    headers: [['Allow', view.allow], ['Content-Type', 'application/json'], ['Vary', 'Accept']],
+    headers: [
+      ['Allow', view.allow],
+      ['Content-Type', 'application/json'],
+      ['Vary', 'Accept'],
+    ],
     json: json.toString('utf8'),
     requestPath,
   });

@@ -203,13 +203,17 @@ export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}):
       continue;
     }
     if ((PROBABILITIES as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new Error(`service: ${key} must be a probability from 0 to 1, got ${shown(value)}`);
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1))
+        throw new Error(`service: ${key} must be a probability from 0 to 1, got ${shown(value)}`);
     } else if ((DURATIONS as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error(`service: ${key} must be a non-negative number, got ${shown(value)}`);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+        throw new Error(`service: ${key} must be a non-negative number, got ${shown(value)}`);
     } else if ((COUNTS as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Error(`service: ${key} must be a non-negative integer, got ${shown(value)}`);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+        throw new Error(`service: ${key} must be a non-negative integer, got ${shown(value)}`);
     } else if (key === 'unstableOrderMode') {
-      if (value !== 'rotate' && value !== 'move') throw new Error(`service: unstableOrderMode must be 'rotate' or 'move', got ${shown(value)}`);
+      if (value !== 'rotate' && value !== 'move')
+        throw new Error(`service: unstableOrderMode must be 'rotate' or 'move', got ${shown(value)}`);
     } else if (key === 'plan' || key === 'filePlan') {
       if (typeof value !== 'function') throw new Error(`service: ${key} must be a function, got ${typeof value}`);
     } else {

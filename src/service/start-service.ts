@@ -5,7 +5,13 @@ import { Dataset } from './dataset.js';
 import { isOrphan } from './faults.js';
 import { handleRequest } from './handle-request.js';
 import { emptyStats, type ServiceStats } from './service-stats.js';
-import { type FaultOptions, NO_FAULTS, type ResolvedFaults, resolveFaults, type ServiceOptions } from './service-options.js';
+import {
+  type FaultOptions,
+  NO_FAULTS,
+  type ResolvedFaults,
+  resolveFaults,
+  type ServiceOptions,
+} from './service-options.js';
 import type { ServiceContext } from './service-context.js';
 import { WorkerPool } from './worker-pool.js';
 
@@ -44,7 +50,8 @@ export const DEFAULT_GENERATED_RECORDS = 1000;
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`service: port must be an integer from 0 to 65535, got ${port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`service: port must be an integer from 0 to 65535, got ${port}`);
   const dataset = new Dataset({
     data: options.data ?? [],
     records: options.records ?? (options.data && options.data.length > 0 ? 0 : DEFAULT_GENERATED_RECORDS),
@@ -65,7 +72,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   };
   const server = createServer((req, res) => handleRequest(ctx, req, res));
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(new Error(`service: cannot listen on ${host}:${port}: ${err.message}`, { cause: err })));
+    server.once('error', (err) =>
+      reject(new Error(`service: cannot listen on ${host}:${port}: ${err.message}`, { cause: err })),
+    );
     server.listen(port, host, () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;

@@ -7,7 +7,11 @@ export interface DedupeCounts {
 }
 
 /** Drops rows whose `id` was already seen (offset paging over an unordered list repeats records), counting them. */
-export async function* dedupe(source: AsyncIterable<RowBatch>, counts: DedupeCounts = { duplicatesDropped: 0 }, seen = new Set<number>()): AsyncIterable<RowBatch> {
+export async function* dedupe(
+  source: AsyncIterable<RowBatch>,
+  counts: DedupeCounts = { duplicatesDropped: 0 },
+  seen = new Set<number>(),
+): AsyncIterable<RowBatch> {
   for await (const batch of source) {
     const rows = batch.rows.filter((row) => {
       const id = row['id'] as number;

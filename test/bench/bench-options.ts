@@ -105,12 +105,21 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
     },
   });
   if (values.help === true) return undefined;
-  const scenarios = values.scenarios.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  for (const s of scenarios) if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`bench: --scenarios: unknown scenario ${JSON.stringify(s)} (expected ${SCENARIOS.join(', ')})`);
+  const scenarios = values.scenarios
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const s of scenarios)
+    if (!(SCENARIOS as readonly string[]).includes(s))
+      throw new Error(`bench: --scenarios: unknown scenario ${JSON.stringify(s)} (expected ${SCENARIOS.join(', ')})`);
   const memory = values['memory-records'].split(',').map((s, i) => count(`memory-records[${i}]`, s, 1));
-  if (memory.length !== 2) throw new Error(`bench: --memory-records: expected two sizes like 100000,500000, got ${JSON.stringify(values['memory-records'])}`);
+  if (memory.length !== 2)
+    throw new Error(
+      `bench: --memory-records: expected two sizes like 100000,500000, got ${JSON.stringify(values['memory-records'])}`,
+    );
   const rusage = values.rusage ?? defaultRusageSource();
-  if (rusage !== 'time' && rusage !== 'preload') throw new Error(`bench: --rusage: expected time or preload, got ${JSON.stringify(rusage)}`);
+  if (rusage !== 'time' && rusage !== 'preload')
+    throw new Error(`bench: --rusage: expected time or preload, got ${JSON.stringify(rusage)}`);
   const pageSize = values['page-size'];
   return {
     records: count('records', values.records, 1),
@@ -137,6 +146,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | undefined {
 
 function count(flag: string, raw: string, min: number): number {
   const value = Number(raw.replaceAll('_', ''));
-  if (raw.trim() === '' || !Number.isSafeInteger(value) || value < min) throw new Error(`bench: --${flag}: expected an integer of at least ${min}, got ${JSON.stringify(raw)}`);
+  if (raw.trim() === '' || !Number.isSafeInteger(value) || value < min)
+    throw new Error(`bench: --${flag}: expected an integer of at least ${min}, got ${JSON.stringify(raw)}`);
   return value;
 }

@@ -57,7 +57,9 @@ export class BenchService {
     // taskset execs node in its own place, so node finds the IPC channel spawn opened for it.
     const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const ready = await new Promise<Extract<ServiceReply, { type: 'ready' }>>((resolve, reject) => {
-      child.once('message', (reply: ServiceReply) => (reply.type === 'ready' ? resolve(reply) : reject(new Error(`bench: service sent ${reply.type} before ready`))));
+      child.once('message', (reply: ServiceReply) =>
+        reply.type === 'ready' ? resolve(reply) : reject(new Error(`bench: service sent ${reply.type} before ready`)),
+      );
       child.once('exit', (code) => reject(new Error(`bench: the service process exited (${code}) before it listened`)));
       child.once('error', reject);
     });

@@ -70,14 +70,20 @@ export async function checkImgEtlOutput(output: ImgEtlOutput, problems: string[]
   }
   if (manifest.rejects !== 0) problems.push(`manifest: ${manifest.rejects} rejects`);
   const entry = manifest.files?.find((f) => f.name === IMG_ETL_FILES[format]);
-  const bytes = await stat(file).then((s) => s.size, () => undefined);
+  const bytes = await stat(file).then(
+    (s) => s.size,
+    () => undefined,
+  );
   if (bytes === undefined) problems.push(`no ${file}`);
   else if (entry === undefined) problems.push(`manifest: no entry for ${format}`);
   else {
     if (entry.rows !== count) problems.push(`manifest: ${entry.rows} rows in ${entry.name}, expected ${count}`);
     if (entry.bytes !== bytes) problems.push(`manifest: ${entry.name} is ${entry.bytes} bytes, the file ${bytes}`);
   }
-  const staging = await access(join(out, '.img-etl-staging')).then(() => true, () => false);
+  const staging = await access(join(out, '.img-etl-staging')).then(
+    () => true,
+    () => false,
+  );
   if (staging) problems.push('the staging folder was left behind');
   return bytes;
 }
@@ -89,7 +95,10 @@ export async function checkPeerOutput(
   file: string,
   problems: string[],
 ): Promise<number | undefined> {
-  const bytes = await stat(file).then((s) => s.size, () => undefined);
+  const bytes = await stat(file).then(
+    (s) => s.size,
+    () => undefined,
+  );
   if (bytes === undefined) problems.push(`no ${file}`);
   else {
     const { rows, ids } = await countRowsAndIds(file, format);

@@ -43,7 +43,13 @@ describe('the CPU-bound targets', () => {
   it('fail when a run behind them is wrong or missing, however fast', () => {
     const rejects = ['manifest: 3 rejects'];
     const wrong = [run('peer-parquet', 10, true), run('parquet', 1, true, rejects), run('csv', 1, true)];
-    expect(cpuTargets(groupRuns('cpu', wrong, () => 100), true, 1000).map((t) => [t.id, t.pass, t.problems])).toEqual([
+    expect(
+      cpuTargets(
+        groupRuns('cpu', wrong, () => 100),
+        true,
+        1000,
+      ).map((t) => [t.id, t.pass, t.problems]),
+    ).toEqual([
       ['cpu-parquet', false, ['parquet at 1,000: manifest: 3 rejects']],
       ['cpu-csv', true, []],
     ]);

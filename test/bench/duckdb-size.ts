@@ -30,7 +30,12 @@ export async function compareWithDuckDB(file: string): Promise<ParquetSizes> {
       const reader = await connection.runAndReadAll(sql);
       return Number(reader.getRowObjectsJS()[0]?.['n']);
     };
-    return { ourBytes: (await stat(file)).size, duckdbBytes: (await stat(copy)).size, ourRows: await rows(file), duckdbRows: await rows(copy) };
+    return {
+      ourBytes: (await stat(file)).size,
+      duckdbBytes: (await stat(copy)).size,
+      ourRows: await rows(file),
+      duckdbRows: await rows(copy),
+    };
   } finally {
     connection.closeSync();
     instance.closeSync();

@@ -65,7 +65,14 @@ export async function measureNode(
     const text = await readFile(report, 'utf8').catch(() => '');
     const usage = source === 'time' ? parseGnuTime(text) : parsePreload(text);
     const exitCode = run.exitCode !== 0 ? run.exitCode : (usage.exitCode ?? 0);
-    return { exitCode, wallSeconds, maxRssBytes: usage.maxRssKb * 1024, cpuSeconds: usage.cpuSeconds, stdout: run.stdout, stderr: run.stderr };
+    return {
+      exitCode,
+      wallSeconds,
+      maxRssBytes: usage.maxRssKb * 1024,
+      cpuSeconds: usage.cpuSeconds,
+      stdout: run.stdout,
+      stderr: run.stderr,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -98,7 +105,11 @@ function parsePreload(text: string): Usage {
   return { maxRssKb: usage.maxRSS, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 };
 }
 
-function spawnCollect(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+function spawnCollect(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

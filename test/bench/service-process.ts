@@ -18,13 +18,19 @@ export type ServiceReply =
 
 const [records, seed, workers, pageLatencyMs, recordLatencyMs] = process.argv.slice(2, 7).map(Number);
 const faults = JSON.parse(process.argv[7] ?? '{}') as Record<string, unknown>;
-if (process.send === undefined) throw new Error('bench: service-process must be started with an IPC channel (child_process.fork)');
+if (process.send === undefined)
+  throw new Error('bench: service-process must be started with an IPC channel (child_process.fork)');
 const send = process.send.bind(process) as (reply: ServiceReply) => boolean;
 
 const service = await startService({
   records: records ?? 0,
   seed: seed ?? 1,
-  faults: { ...faults, workers: workers ?? 0, pageLatencyMs: pageLatencyMs ?? 0, recordLatencyMs: recordLatencyMs ?? 0 },
+  faults: {
+    ...faults,
+    workers: workers ?? 0,
+    pageLatencyMs: pageLatencyMs ?? 0,
+    recordLatencyMs: recordLatencyMs ?? 0,
+  },
 });
 send({ type: 'ready', url: service.url, count: service.dataset.size, cpus: allowedCpus() });
 
@@ -33,10 +39,11 @@ process.on('message', (command: ServiceCommand) => {
   else if (command.type === 'reset') {
     service.resetStats();
     send({ type: 'reset' });
-  } else void service.close().then(() => {
-    send({ type: 'closed' });
-    process.disconnect();
-  });
+  } else
+    void service.close().then(() => {
+      send({ type: 'closed' });
+      process.disconnect();
+    });
 });
 // The parent went away without saying close: do not linger.
 process.on('disconnect', () => void service.close());

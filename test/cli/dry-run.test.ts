@@ -27,30 +27,72 @@ afterEach(async () => {
 });
 
 describe('--dry-run', () => {
-  it('reads the first page only and prints count, page size, pages, requests, estimated ' + 'time and sizes; writes nothing', async () => {
-    service = await startFixtureService({ records: 500, seed: 31 });
-    const run = await runCli(['--base-url', service.url, '--out', out, '--dry-run', '--page-size', '50', '--concurrency', '3', '--to', 'parquet,csv']);
-    expect(run.code).toBe(0);
-    expect(run.stderr).toBe('');
-    expect(service.stats.listRequests).toBe(1);
-    expect(existsSync(out)).toBe(false);
-    const lines = run.stdout.trimEnd().split('\n');
-    expect(lines[0]).toBe(`img-etl: dry run of ${service.listUrl}: the first page only; nothing staged or written`);
-    expect(lines).toContain('  count       559 records');
-    expect(lines).toContain('  page size   50 (as asked)');
-    expect(lines).toContain('  pages       12 requests, 3 at a time (4 rounds), before retries and any later pass');
-    expect(lines).toContainEqual(expect.stringMatching(/^ {2}time {8}about \d+ s \(estimate: 12 pages × \d+ ms, the first page's time, \/ 3 at a time\)$/));
-    expect(lines).toContainEqual(
-      expect.stringMatching(/^ {2}parquet {5}at most about [\d.]+ [kM]?B \(estimate: the first page's 50 records written as parquet to a temporary folder, less an empty file, × 559 \/ 50; the whole list compresses better than one page\)$/),
-    );
-    expect(lines).toContainEqual(expect.stringMatching(/^ {2}csv {9}about [\d.]+ [kM]?B \(estimate: the first page's 50 records written as csv to a temporary folder, less an empty file, × 559 \/ 50\)$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^ {2}served JSON about [\d.]+ [kM]?B \(estimate: the first page's body, [\d.]+ kB, × 559 \/ 50 records\)$/));
-    expect(lines).toHaveLength(8);
-  });
+  it(
+    'reads the first page only and prints count, page size, pages, requests, estimated ' +
+      'time and sizes; writes nothing',
+    async () => {
+      service = await startFixtureService({ records: 500, seed: 31 });
+      const run = await runCli([
+        '--base-url',
+        service.url,
+        '--out',
+        out,
+        '--dry-run',
+        '--page-size',
+        '50',
+        '--concurrency',
+        '3',
+        '--to',
+        'parquet,csv',
+      ]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(service.stats.listRequests).toBe(1);
+      expect(existsSync(out)).toBe(false);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe(`img-etl: dry run of ${service.listUrl}: the first page only; nothing staged or written`);
+      expect(lines).toContain('  count       559 records');
+      expect(lines).toContain('  page size   50 (as asked)');
+      expect(lines).toContain('  pages       12 requests, 3 at a time (4 rounds), before retries and any later pass');
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^ {2}time {8}about \d+ s \(estimate: 12 pages × \d+ ms, the first page's time, \/ 3 at a time\)$/,
+        ),
+      );
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^ {2}parquet {5}at most about [\d.]+ [kM]?B \(estimate: the first page's 50 records written as parquet to a temporary folder, less an empty file, × 559 \/ 50; the whole list compresses better than one page\)$/,
+        ),
+      );
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^ {2}csv {9}about [\d.]+ [kM]?B \(estimate: the first page's 50 records written as csv to a temporary folder, less an empty file, × 559 \/ 50\)$/,
+        ),
+      );
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^ {2}served JSON about [\d.]+ [kM]?B \(estimate: the first page's body, [\d.]+ kB, × 559 \/ 50 records\)$/,
+        ),
+      );
+      expect(lines).toHaveLength(8);
+    },
+  );
 
   it('--summary json prints the plan as one document, with estimates close to what a real run writes', async () => {
     service = await startFixtureService({ records: 2000, seed: 32 });
-    const dry = await runCli(['--base-url', service.url, '--out', out, '--dry-run', '--summary', 'json', '--to', 'csv,arrow', '--page-size', '100']);
+    const dry = await runCli([
+      '--base-url',
+      service.url,
+      '--out',
+      out,
+      '--dry-run',
+      '--summary',
+      'json',
+      '--to',
+      'csv,arrow',
+      '--page-size',
+      '100',
+    ]);
     expect(dry.code).toBe(0);
     expect(service.stats.listRequests).toBe(1);
     expect(existsSync(out)).toBe(false);
@@ -72,7 +114,10 @@ describe('--dry-run', () => {
     // The real run: CSV and Arrow grow with the records, so the first page predicts them within a quarter.
     const real = await runCli(['--base-url', service.url, '--out', out, '--to', 'csv,arrow', '--quiet']);
     expect(real.code).toBe(0);
-    for (const [format, name] of [['csv', 'images.csv'], ['arrow', 'images.arrow']] as const) {
+    for (const [format, name] of [
+      ['csv', 'images.csv'],
+      ['arrow', 'images.arrow'],
+    ] as const) {
       const size = (await stat(join(out, name))).size;
       expect(plan.estimated_bytes[format]! / size).toBeGreaterThan(0.75);
       expect(plan.estimated_bytes[format]! / size).toBeLessThan(1.25);
@@ -82,13 +127,30 @@ describe('--dry-run', () => {
   it('uses the page size the server applied, from its next link', async () => {
     server = await startScriptedServer((req, res, origin) => {
       const offset = Number(new URL(req.url ?? '/', origin).searchParams.get('offset') ?? 0);
-      sendJson(res, { count: 95, next: `${origin}/api/images/?limit=10&offset=${offset + 10}`, previous: null, results: [] });
+      sendJson(res, {
+        count: 95,
+        next: `${origin}/api/images/?limit=10&offset=${offset + 10}`,
+        previous: null,
+        results: [],
+      });
     });
-    const run = await runCli(['--base-url', server.origin, '--out', out, '--dry-run', '--page-size', '100', '--to', 'csv']);
+    const run = await runCli([
+      '--base-url',
+      server.origin,
+      '--out',
+      out,
+      '--dry-run',
+      '--page-size',
+      '100',
+      '--to',
+      'csv',
+    ]);
     expect(run.code).toBe(0);
     expect(server.requests).toEqual(['/api/images/?limit=100&offset=0']);
     expect(run.stdout).toContain('  page size   10 (asked for 100; the server applied 10)\n');
-    expect(run.stdout).toContain('  pages       10 requests, 2 at a time (5 rounds), before retries and any later pass\n');
+    expect(run.stdout).toContain(
+      '  pages       10 requests, 2 at a time (5 rounds), before retries and any later pass\n',
+    );
     expect(run.stdout).toContain('  csv         unknown: the first page has no valid record to write\n');
     expect(existsSync(out)).toBe(false);
   });
@@ -97,7 +159,9 @@ describe('--dry-run', () => {
     const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--dry-run', '--max-attempts', '1']);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/);
+    expect(run.stderr).toMatch(
+      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/,
+    );
     expect(existsSync(out)).toBe(false);
     expect(await readdir(dir)).toEqual([]);
   });

@@ -17,48 +17,117 @@ const EVENTS: ExtractEvent[] = [
   { type: 'pass-end', pass: 1, added: 249, duplicates: 0, expected: 250, received: 249, missing: 1, clean: true },
   { type: 'publish-start', records: 249, formats: ['parquet'] },
   { type: 'publish-progress', rows: 249, rejects: 0 },
-  { type: 'publish-end', rows: 249, rejects: 0, files: [{ name: 'images.parquet', format: 'parquet', rows: 249, bytes: 1234 }] },
+  {
+    type: 'publish-end',
+    rows: 249,
+    rejects: 0,
+    files: [{ name: 'images.parquet', format: 'parquet', rows: 249, bytes: 1234 }],
+  },
 ];
 
 describe('JsonLog', () => {
-  it('writes each event as one JSON object on its own line: ts, level, event, then the ' + 'event fields in snake_case', () => {
-    const { stream, chunks } = fakeStream();
-    const log = new JsonLog(stream);
-    for (const event of EVENTS) log.onEvent(event);
-    log.finish();
-    expect(chunks).toHaveLength(EVENTS.length);
-    const lines = chunks.map((c) => {
-      expect(c.endsWith('\n')).toBe(true);
-      expect(c.slice(0, -1)).not.toContain('\n');
-      return JSON.parse(c) as Record<string, unknown>;
-    });
-    for (const line of lines) {
-      expect(Object.keys(line).slice(0, 3)).toEqual(['ts', 'level', 'event']);
-      expect(line['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    }
-    expect(lines.map(({ ts: _ts, ...rest }) => rest)).toEqual([
-      { level: 'info', event: 'pass-start', pass: 1, max_passes: 3, expected: 0, received: 0, missing: 0, pages_done: 0, records_done: 0 },
-      { level: 'info', event: 'page', url: 'http://h/api/images/?limit=100&offset=0', offset: 0, records: 100, count: 250 },
-      { level: 'warn', event: 'retry', url: 'http://h/api/images/?limit=100&offset=100', attempt: 1, delay_ms: 250, reason: 'returned 502' },
-      { level: 'warn', event: 'skip', url: 'http://h/api/images/?limit=1&offset=150', offset: 150, reason: 'returned 500' },
-      { level: 'info', event: 'pass-end', pass: 1, added: 249, duplicates: 0, expected: 250, received: 249, missing: 1, clean: true },
-      { level: 'info', event: 'publish-start', records: 249, formats: ['parquet'] },
-      { level: 'info', event: 'publish-progress', rows: 249, rejects: 0 },
-      { level: 'info', event: 'publish-end', rows: 249, rejects: 0, files: [{ name: 'images.parquet', format: 'parquet', rows: 249, bytes: 1234 }] },
-    ]);
-  });
+  it(
+    'writes each event as one JSON object on its own line: ts, level, event, then the ' + 'event fields in snake_case',
+    () => {
+      const { stream, chunks } = fakeStream();
+      const log = new JsonLog(stream);
+      for (const event of EVENTS) log.onEvent(event);
+      log.finish();
+      expect(chunks).toHaveLength(EVENTS.length);
+      const lines = chunks.map((c) => {
+        expect(c.endsWith('\n')).toBe(true);
+        expect(c.slice(0, -1)).not.toContain('\n');
+        return JSON.parse(c) as Record<string, unknown>;
+      });
+      for (const line of lines) {
+        expect(Object.keys(line).slice(0, 3)).toEqual(['ts', 'level', 'event']);
+        expect(line['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      }
+      expect(lines.map(({ ts: _ts, ...rest }) => rest)).toEqual([
+        {
+          level: 'info',
+          event: 'pass-start',
+          pass: 1,
+          max_passes: 3,
+          expected: 0,
+          received: 0,
+          missing: 0,
+          pages_done: 0,
+          records_done: 0,
+        },
+        {
+          level: 'info',
+          event: 'page',
+          url: 'http://h/api/images/?limit=100&offset=0',
+          offset: 0,
+          records: 100,
+          count: 250,
+        },
+        {
+          level: 'warn',
+          event: 'retry',
+          url: 'http://h/api/images/?limit=100&offset=100',
+          attempt: 1,
+          delay_ms: 250,
+          reason: 'returned 502',
+        },
+        {
+          level: 'warn',
+          event: 'skip',
+          url: 'http://h/api/images/?limit=1&offset=150',
+          offset: 150,
+          reason: 'returned 500',
+        },
+        {
+          level: 'info',
+          event: 'pass-end',
+          pass: 1,
+          added: 249,
+          duplicates: 0,
+          expected: 250,
+          received: 249,
+          missing: 1,
+          clean: true,
+        },
+        { level: 'info', event: 'publish-start', records: 249, formats: ['parquet'] },
+        { level: 'info', event: 'publish-progress', rows: 249, rejects: 0 },
+        {
+          level: 'info',
+          event: 'publish-end',
+          rows: 249,
+          rejects: 0,
+          files: [{ name: 'images.parquet', format: 'parquet', rows: 249, bytes: 1234 }],
+        },
+      ]);
+    },
+  );
 
   it('names nested fields in snake_case too', () => {
     const { stream, chunks } = fakeStream();
-    new JsonLog(stream).error('stopped', 'error', { exitCode: 1, lastPage: { pageSize: 100, retryAfterMs: [{ delayMs: 5 }] } });
+    new JsonLog(stream).error('stopped', 'error', {
+      exitCode: 1,
+      lastPage: { pageSize: 100, retryAfterMs: [{ delayMs: 5 }] },
+    });
     const { ts: _ts, ...line } = JSON.parse(chunks[0]!) as Record<string, unknown>;
-    expect(line).toEqual({ level: 'error', event: 'error', message: 'stopped', exit_code: 1, last_page: { page_size: 100, retry_after_ms: [{ delay_ms: 5 }] } });
+    expect(line).toEqual({
+      level: 'error',
+      event: 'error',
+      message: 'stopped',
+      exit_code: 1,
+      last_page: { page_size: 100, retry_after_ms: [{ delay_ms: 5 }] },
+    });
   });
 
   it('writes an error that ends the command with the code and URL of the library error it wraps', () => {
     const { stream, chunks } = fakeStream();
     const log = new JsonLog(stream);
-    const cause = new ExtractError({ code: 'HTTP_STATUS', url: 'http://h/api/images/?limit=100&offset=0', reason: 'returned 404', retryable: false, status: 404 });
+    const cause = new ExtractError({
+      code: 'HTTP_STATUS',
+      url: 'http://h/api/images/?limit=100&offset=0',
+      reason: 'returned 404',
+      retryable: false,
+      status: 404,
+    });
     log.exception(new Error(`${cause.message}; 3 pages are kept`, { cause }), 1);
     log.error('interrupted; 3 pages are kept', 'interrupted', { pages_kept: 3 });
     const [failed, interrupted] = chunks.map((c) => JSON.parse(c) as Record<string, unknown>);
@@ -71,7 +140,13 @@ describe('JsonLog', () => {
       code: 'HTTP_STATUS',
       url: 'http://h/api/images/?limit=100&offset=0',
     });
-    expect(interrupted).toEqual({ ts: interrupted!['ts'], level: 'error', event: 'interrupted', message: 'interrupted; 3 pages are kept', pages_kept: 3 });
+    expect(interrupted).toEqual({
+      ts: interrupted!['ts'],
+      level: 'error',
+      event: 'interrupted',
+      message: 'interrupted; 3 pages are kept',
+      pages_kept: 3,
+    });
   });
 
   it('keeps errors only when quiet', () => {
@@ -80,6 +155,11 @@ describe('JsonLog', () => {
     for (const event of EVENTS) log.onEvent(event);
     expect(chunks).toEqual([]);
     log.exception(new Error('load: disk full'), 1);
-    expect(JSON.parse(chunks[0]!)).toMatchObject({ level: 'error', event: 'error', message: 'load: disk full', exit_code: 1 });
+    expect(JSON.parse(chunks[0]!)).toMatchObject({
+      level: 'error',
+      event: 'error',
+      message: 'load: disk full',
+      exit_code: 1,
+    });
   });
 });

@@ -13,24 +13,39 @@ afterEach(async () => {
 });
 
 describe('output options', () => {
-  it('--help lists --quiet, --log-format, --summary, --progress-interval and --dry-run ' + 'with their defaults', async () => {
-    const run = await runCli(['--help']);
-    expect(run.code).toBe(0);
-    const help = run.stdout.replace(/\n {20,}/g, ' '); // yargs wraps a long description onto an indented line
-    expect(help).toMatch(/--quiet +No progress on stderr, errors only \(for cron\) +\[boolean\] \[default: false\]/);
-    expect(help).toMatch(/--log-format +stderr: text \(.*\) or json \(.*\) +\[string\] \[default: "text"\]/);
-    expect(help).toMatch(/--summary +The summary on stdout: text, or json \(.*\) +\[string\] \[default: "text"\]/);
-    expect(help).toMatch(/--progress-interval +Seconds between progress lines when stderr is not a terminal +\[number\] \[default: 10\]/);
-    expect(help).toMatch(/--dry-run +Read the first page only and print the plan: .* +\[boolean\] \[default: false\]/);
-  });
+  it(
+    '--help lists --quiet, --log-format, --summary, --progress-interval and --dry-run ' + 'with their defaults',
+    async () => {
+      const run = await runCli(['--help']);
+      expect(run.code).toBe(0);
+      const help = run.stdout.replace(/\n {20,}/g, ' '); // yargs wraps a long description onto an indented line
+      expect(help).toMatch(/--quiet +No progress on stderr, errors only \(for cron\) +\[boolean\] \[default: false\]/);
+      expect(help).toMatch(/--log-format +stderr: text \(.*\) or json \(.*\) +\[string\] \[default: "text"\]/);
+      expect(help).toMatch(/--summary +The summary on stdout: text, or json \(.*\) +\[string\] \[default: "text"\]/);
+      expect(help).toMatch(
+        /--progress-interval +Seconds between progress lines when stderr is not a terminal +\[number\] \[default: 10\]/,
+      );
+      expect(help).toMatch(
+        /--dry-run +Read the first page only and print the plan: .* +\[boolean\] \[default: false\]/,
+      );
+    },
+  );
 
   it.each([
     [['--log-format', 'xml'], {}, 'img-etl: --log-format: expected text or json, got "xml"'],
     [['--summary', 'yaml'], {}, 'img-etl: --summary: expected text or json, got "yaml"'],
     [['--progress-interval', '0'], {}, 'img-etl: --progress-interval: expected a positive number of seconds, got 0'],
-    [['--progress-interval', 'soon'], {}, 'img-etl: --progress-interval: expected a positive number of seconds, got something that is not a number'],
+    [
+      ['--progress-interval', 'soon'],
+      {},
+      'img-etl: --progress-interval: expected a positive number of seconds, got something that is not a number',
+    ],
     [[], { IMG_ETL_LOG_FORMAT: 'xml' }, 'img-etl: --log-format: expected text or json, got "xml"'],
-    [[], { IMG_ETL_PROGRESS_INTERVAL: '-1' }, 'img-etl: --progress-interval: expected a positive number of seconds, got -1'],
+    [
+      [],
+      { IMG_ETL_PROGRESS_INTERVAL: '-1' },
+      'img-etl: --progress-interval: expected a positive number of seconds, got -1',
+    ],
   ])('refuses %j %j with exit code 2 and one line, before any request', async (args, env, message) => {
     const run = await runCli([...args, '--base-url', 'http://127.0.0.1:9', '--out', out], { env });
     expect(run.code).toBe(2);
@@ -40,7 +55,16 @@ describe('output options', () => {
   });
 
   it('with --log-format json, a bad value of another option is a JSON line with exit code 2', async () => {
-    const run = await runCli(['--log-format', 'json', '--max-missing', '-1', '--base-url', 'http://127.0.0.1:9', '--out', out]);
+    const run = await runCli([
+      '--log-format',
+      'json',
+      '--max-missing',
+      '-1',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--out',
+      out,
+    ]);
     expect(run.code).toBe(2);
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);

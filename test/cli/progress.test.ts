@@ -52,7 +52,9 @@ describe('Progress on a terminal', () => {
     progress.onEvent(page(0));
     vi.setSystemTime(1000);
     progress.onEvent(page(100));
-    expect(redraws(text()).at(-1)).toBe('[#####...................] 20.0% 200/1,000 records, 2/10 pages, 200 rec/s, eta 4 s');
+    expect(redraws(text()).at(-1)).toBe(
+      '[#####...................] 20.0% 200/1,000 records, 2/10 pages, 200 rec/s, eta 4 s',
+    );
     expect(text()).not.toContain('\n');
     progress.finish();
   });
@@ -70,7 +72,9 @@ describe('Progress on a terminal', () => {
     vi.advanceTimersByTime(3000);
     const later = redraws(text()).slice(5);
     expect(later).toHaveLength(3);
-    expect(later.at(-1)).toBe('[############............] 50.0% 50,000/100,000 records, 500/1,000 pages, 16,667 rec/s, eta 3 s');
+    expect(later.at(-1)).toBe(
+      '[############............] 50.0% 50,000/100,000 records, 500/1,000 pages, 16,667 rec/s, eta 3 s',
+    );
     progress.finish();
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -81,12 +85,19 @@ describe('Progress on a terminal', () => {
     progress.onEvent(passStart());
     progress.onEvent(page(0));
     progress.onEvent(passStart(2, { expected: 1000, received: 988, missing: 12 }));
-    expect(text()).toContain('\r\x1b[Kimg-etl: pass 2 of at most 3: 12 records are missing; paging the list again to find them\n');
+    expect(text()).toContain(
+      '\r\x1b[Kimg-etl: pass 2 of at most 3: 12 records are missing; paging the list again to find them\n',
+    );
     vi.setSystemTime(200);
     progress.onEvent(page(0));
-    expect(redraws(text()).at(-1)).toMatch(/^pass 2\/3 looking for 12 missing \[##\.{22}\] 10\.0% 100\/1,000 records, 1\/10 pages, 500 rec\/s, eta 2 s$/);
+    expect(redraws(text()).at(-1)).toMatch(
+      /^pass 2\/3 looking for 12 missing \[##\.{22}\] 10\.0% 100\/1,000 records, 1\/10 pages, 500 rec\/s, eta 2 s$/,
+    );
     progress.onEvent(passStart(3, { expected: 1000, received: 1000, missing: 0 }));
-    expect(text()).toContain('img-etl: pass 3 of at most 3: the list shifted during pass 2 (a repeated record or ' + 'a shrinking count); paging it again for records that moved\n');
+    expect(text()).toContain(
+      'img-etl: pass 3 of at most 3: the list shifted during pass 2 (a repeated record or ' +
+        'a shrinking count); paging it again for records that moved\n',
+    );
     expect(redraws(text()).at(-1)).toMatch(/^pass 3\/3 looking for moved records \[/);
     progress.finish();
   });
@@ -95,13 +106,17 @@ describe('Progress on a terminal', () => {
     const { stream, text } = fakeStream(true);
     const progress = new Progress(stream);
     progress.onEvent(passStart(1, { expected: 1000, pagesDone: 4, recordsDone: 400 }));
-    expect(text()).toContain('img-etl: resuming pass 1: 4 pages (400 records) were fetched by an earlier attempt and are kept\n');
+    expect(text()).toContain(
+      'img-etl: resuming pass 1: 4 pages (400 records) were fetched by an earlier attempt and are kept\n',
+    );
     vi.setSystemTime(900);
     progress.onEvent(page(400));
     vi.setSystemTime(1000);
     progress.onEvent(page(500));
     // The rate counts only what this process fetched: 200 records in 1 s.
-    expect(redraws(text()).at(-1)).toBe('[##############..........] 60.0% 600/1,000 records, 6/10 pages, 200 rec/s, eta 2 s');
+    expect(redraws(text()).at(-1)).toBe(
+      '[##############..........] 60.0% 600/1,000 records, 6/10 pages, 200 rec/s, eta 2 s',
+    );
     progress.finish();
   });
 
@@ -114,7 +129,9 @@ describe('Progress on a terminal', () => {
     progress.onEvent({ type: 'publish-start', records: 4000, formats: ['parquet', 'csv'] });
     vi.setSystemTime(2000);
     progress.onEvent({ type: 'publish-progress', rows: 999, rejects: 1 });
-    expect(redraws(text()).at(-1)).toBe('writing parquet+csv [######..................] 25.0% 1,000/4,000 records, 1,000 rec/s, eta 3 s');
+    expect(redraws(text()).at(-1)).toBe(
+      'writing parquet+csv [######..................] 25.0% 1,000/4,000 records, 1,000 rec/s, eta 3 s',
+    );
     progress.onEvent({ type: 'publish-end', rows: 3999, rejects: 1, files: [] });
     expect(text().endsWith('\r\x1b[K')).toBe(true);
     vi.advanceTimersByTime(5000);
@@ -127,10 +144,25 @@ describe('Progress on a terminal', () => {
     const progress = new Progress(stream);
     progress.onEvent(passStart());
     progress.onEvent(page(0));
-    progress.onEvent({ type: 'retry', url: 'http://h/api/images/?limit=100&offset=100', attempt: 1, delayMs: 1500, reason: 'returned 502' });
-    progress.onEvent({ type: 'skip', url: 'http://h/api/images/?limit=1&offset=150', offset: 150, reason: 'returned 500' });
-    expect(text()).toContain('\r\x1b[Kimg-etl: retry 1 of http://h/api/images/?limit=100&offset=100 in 1.5 s: returned 502\n');
-    expect(text()).toContain('\r\x1b[Kimg-etl: skipped the record at offset 150: the server cannot serve it (returned 500)\n');
+    progress.onEvent({
+      type: 'retry',
+      url: 'http://h/api/images/?limit=100&offset=100',
+      attempt: 1,
+      delayMs: 1500,
+      reason: 'returned 502',
+    });
+    progress.onEvent({
+      type: 'skip',
+      url: 'http://h/api/images/?limit=1&offset=150',
+      offset: 150,
+      reason: 'returned 500',
+    });
+    expect(text()).toContain(
+      '\r\x1b[Kimg-etl: retry 1 of http://h/api/images/?limit=100&offset=100 in 1.5 s: returned 502\n',
+    );
+    expect(text()).toContain(
+      '\r\x1b[Kimg-etl: skipped the record at offset 150: the server cannot serve it (returned 500)\n',
+    );
     expect(text().endsWith('\x1b[K')).toBe(true); // the bar is back below them
     progress.finish();
   });

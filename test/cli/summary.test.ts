@@ -46,7 +46,12 @@ const manifest: Manifest = {
     { name: 'rejects.ndjson', format: 'rejects', rows: 1, bytes: 800, sha256: 'b'.repeat(64) },
   ],
 };
-const result: SnapshotResult = { manifest, manifestPath: join('snap', '20250301T100000Z', 'manifest.json'), dataDir: join('snap', '20250301T100000Z'), preview: [] };
+const result: SnapshotResult = {
+  manifest,
+  manifestPath: join('snap', '20250301T100000Z', 'manifest.json'),
+  dataDir: join('snap', '20250301T100000Z'),
+  preview: [],
+};
 const pruned = [{ name: '20250201T100000Z', complete: true, reason: 'beyond the newest 1 complete' }];
 const extras = { latest: { link: join('snap', 'latest'), target: '20250301T100000Z' }, pruned };
 
@@ -55,7 +60,8 @@ describe('summary', () => {
     expect(formatSummary(result, extras)).toBe(
       [
         'img-etl: INCOMPLETE snapshot of http://h/api/images/',
-        '  records   999 written, 1 rejected; the service counted 1001 at the start and 1002 ' + 'at the end: 2 missing, 1 duplicate dropped',
+        '  records   999 written, 1 rejected; the service counted 1001 at the start and 1002 ' +
+          'at the end: 2 missing, 1 duplicate dropped',
         '  pages     22 pages of up to 100 records fetched in 2 passes, 3 retries, 12.5 s (80 records/s)',
         '  requests  25: 24 images, 1 collections, 0 collection_images, 0 image, 0.0250 per record',
         "  proof     GET http://h/api/collections/ returned 404: the service has no collection endpoints, so there is no collections table and completeness rests on the image list's count (2 passes)",
@@ -87,8 +93,22 @@ describe('summary', () => {
       requests: { images: 24, collections: 1, collection_images: 0, image: 0 },
       completeness: { method: 'passes', proof: manifest.completeness.note, unreadable: [] },
       files: [
-        { name: 'images.parquet', path: join('snap', '20250301T100000Z', 'images.parquet'), format: 'parquet', rows: 999, bytes: 123_456, sha256: 'a'.repeat(64) },
-        { name: 'rejects.ndjson', path: join('snap', '20250301T100000Z', 'rejects.ndjson'), format: 'rejects', rows: 1, bytes: 800, sha256: 'b'.repeat(64) },
+        {
+          name: 'images.parquet',
+          path: join('snap', '20250301T100000Z', 'images.parquet'),
+          format: 'parquet',
+          rows: 999,
+          bytes: 123_456,
+          sha256: 'a'.repeat(64),
+        },
+        {
+          name: 'rejects.ndjson',
+          path: join('snap', '20250301T100000Z', 'rejects.ndjson'),
+          format: 'rejects',
+          rows: 1,
+          bytes: 800,
+          sha256: 'b'.repeat(64),
+        },
       ],
       manifest: join('snap', '20250301T100000Z', 'manifest.json'),
       latest: { link: join('snap', 'latest'), target: '20250301T100000Z' },
@@ -101,7 +121,8 @@ describe('summary', () => {
 });
 
 describe('summary lines stay true at the edges', () => {
-  const edge = (changes: Partial<Manifest>): string => formatSummary({ ...result, manifest: { ...manifest, ...changes } });
+  const edge = (changes: Partial<Manifest>): string =>
+    formatSummary({ ...result, manifest: { ...manifest, ...changes } });
 
   it('a list whose first page has no next: the page size is unknown and not printed as "of 0 records"', () => {
     const text = edge({ pages_fetched: 2, page_size: 0, passes: manifest.passes.slice(0, 1) });
@@ -110,8 +131,21 @@ describe('summary lines stay true at the edges', () => {
   });
 
   it('a count that moved during the run: both counts, never "100 written of 50 expected"', () => {
-    const text = edge({ complete: true, records_written: 100, received: 100, expected: 50, missing: 0, count_at_start: 100, count_at_end: 50, rejects: 0, duplicates_dropped: 0 });
-    expect(text).toContain('  records   100 written, 0 rejected; the service counted 100 at the start and 50 at ' + 'the end: 0 missing, 0 duplicates dropped');
+    const text = edge({
+      complete: true,
+      records_written: 100,
+      received: 100,
+      expected: 50,
+      missing: 0,
+      count_at_start: 100,
+      count_at_end: 50,
+      rejects: 0,
+      duplicates_dropped: 0,
+    });
+    expect(text).toContain(
+      '  records   100 written, 0 rejected; the service counted 100 at the start and 50 at ' +
+        'the end: 0 missing, 0 duplicates dropped',
+    );
     expect(text).not.toMatch(/written of \d+ expected/);
   });
 
@@ -126,9 +160,36 @@ describe('summary lines stay true at the edges', () => {
       collections: { status: 200, expected: 40, received: 40, passes: 1, complete: true, rounds: 2 },
       reconciliation: { collections: 3, expected: 120, received: 120, added: 10, missing: 0 },
       reconciled: [
-        { id: 4, reason: 'short', number_of_images: 60, received_before: 52, status: 200, count: 60, received: 60, added: 8 },
-        { id: 9, reason: 'changed', number_of_images: 60, received_before: 60, status: 200, count: 60, received: 60, added: 2 },
-        { id: 12, reason: 'unlisted', number_of_images: null, received_before: 7, status: 403, count: 0, received: 0, added: 0 },
+        {
+          id: 4,
+          reason: 'short',
+          number_of_images: 60,
+          received_before: 52,
+          status: 200,
+          count: 60,
+          received: 60,
+          added: 8,
+        },
+        {
+          id: 9,
+          reason: 'changed',
+          number_of_images: 60,
+          received_before: 60,
+          status: 200,
+          count: 60,
+          received: 60,
+          added: 2,
+        },
+        {
+          id: 12,
+          reason: 'unlisted',
+          number_of_images: null,
+          received_before: 7,
+          status: 403,
+          count: 0,
+          received: 0,
+          added: 0,
+        },
       ],
       unreadable: [{ id: 12, status: 403, dropped: 7 }],
     };

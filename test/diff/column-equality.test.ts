@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { DateDay, Dictionary, Float32, Int16, Int32, Int64, Int8, TimestampMillisecond, TimestampNanosecond, Utf8, makeData, vectorFromArray, type Data, type DataType } from 'apache-arrow';
+import {
+  DateDay,
+  Dictionary,
+  Float32,
+  Int16,
+  Int32,
+  Int64,
+  Int8,
+  TimestampMillisecond,
+  TimestampNanosecond,
+  Utf8,
+  makeData,
+  vectorFromArray,
+  type Data,
+  type DataType,
+} from 'apache-arrow';
 import { columnEquality, valueFamily } from '../../src/diff/column-equality.js';
 import { bool, category, columnData, float64, int64, timestamp, utf8, type ColumnValues } from './sides.js';
 
@@ -18,9 +33,12 @@ function equalitiesOf(x: Data, y: Data): boolean[] {
 
 describe('columnEquality', () => {
   it('floats: Object.is, so NaN equals NaN and -0 differs from +0; null equals only null', () => {
-    expect(equalities(float64([NaN, -0, 0, -0, 0.1 + 0.2, 1.5, null, null, 5e-324]), float64([NaN, 0, 0, -0, 0.3, 1.5, null, 0, 5e-324]))).toEqual([
-      true, false, true, true, false, true, true, false, true,
-    ]);
+    expect(
+      equalities(
+        float64([NaN, -0, 0, -0, 0.1 + 0.2, 1.5, null, null, 5e-324]),
+        float64([NaN, 0, 0, -0, 0.3, 1.5, null, 0, 5e-324]),
+      ),
+    ).toEqual([true, false, true, true, false, true, true, false, true]);
   });
 
   it('float32 against float64 compares the value (float32 widens exactly)', () => {
@@ -31,7 +49,12 @@ describe('columnEquality', () => {
 
   it('int64: exact beyond 2^53, no trip through a float; null against 0 differs', () => {
     const big = 2n ** 53n;
-    expect(equalities(int64([big, big + 1n, -(2n ** 63n), 0, null, null]), int64([big + 1n, big + 1n, -(2n ** 63n), null, 0, null]))).toEqual([false, true, true, false, false, true]);
+    expect(
+      equalities(
+        int64([big, big + 1n, -(2n ** 63n), 0, null, null]),
+        int64([big + 1n, big + 1n, -(2n ** 63n), null, 0, null]),
+      ),
+    ).toEqual([false, true, true, false, false, true]);
   });
 
   it('integers of different widths compare by value', () => {
@@ -44,7 +67,12 @@ describe('columnEquality', () => {
 
   it('timestamps: exact microseconds, before 1970 too', () => {
     const t = 1453396917860138n;
-    expect(equalities(timestamp([t, t, -1n, -86_400_000_001n, null, 0n]), timestamp([t + 1n, t, -1n, -86_400_000_000n, null, null]))).toEqual([false, true, true, false, true, false]);
+    expect(
+      equalities(
+        timestamp([t, t, -1n, -86_400_000_001n, null, 0n]),
+        timestamp([t + 1n, t, -1n, -86_400_000_000n, null, null]),
+      ),
+    ).toEqual([false, true, true, false, true, false]);
   });
 
   it('timestamps of different units compare as instants', () => {
@@ -55,9 +83,12 @@ describe('columnEquality', () => {
   });
 
   it('strings: the exact UTF-8 text; empty differs from null', () => {
-    expect(equalities(utf8(['abc', 'abc', 'héllo', '🧠', '', '', null, 'a"b,c\n']), utf8(['abc', 'abd', 'héllo', '🧠 ', '', null, null, 'a"b,c\n']))).toEqual([
-      true, false, true, false, true, false, true, true,
-    ]);
+    expect(
+      equalities(
+        utf8(['abc', 'abc', 'héllo', '🧠', '', '', null, 'a"b,c\n']),
+        utf8(['abc', 'abd', 'héllo', '🧠 ', '', null, null, 'a"b,c\n']),
+      ),
+    ).toEqual([true, false, true, false, true, false, true, true]);
   });
 
   it('categories: by text, whatever the dictionary order or encoding on each side', () => {
@@ -65,21 +96,36 @@ describe('columnEquality', () => {
     // 'Z map' gets key 0 here, 'T map' got key 0 there
     const b = category(['Z map', 'Z map', null, 'ROI/mask', 'Z map']);
     expect(equalities(a, b)).toEqual([false, true, true, true, false]);
-    expect(equalities(a, utf8(['T map', 'Z map', null, 'ROI/mask', 'parcellation']))).toEqual([true, true, true, true, false]);
+    expect(equalities(a, utf8(['T map', 'Z map', null, 'ROI/mask', 'parcellation']))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
     expect(equalities(utf8(['T map', null]), category(['T map', 'T map']))).toEqual([true, false]);
   });
 
   it('categories with a dictionary spread over several chunks (delta dictionaries) resolve the right chunk', () => {
     const dictionary = vectorFromArray(['a', 'b'], new Utf8()).concat(vectorFromArray(['c', 'd'], new Utf8()));
-    const x = makeData({ type: new Dictionary(new Utf8(), new Int32()), length: 3, nullCount: 0, data: Int32Array.of(3, 0, 2), dictionary });
+    const x = makeData({
+      type: new Dictionary(new Utf8(), new Int32()),
+      length: 3,
+      nullCount: 0,
+      data: Int32Array.of(3, 0, 2),
+      dictionary,
+    });
     expect(x.dictionary!.data.length).toBe(2);
     expect(equalitiesOf(x, columnData(utf8(['d', 'a', 'd'])))).toEqual([true, true, false]);
   });
 
   it('booleans: the bit; null differs from false', () => {
-    expect(equalities(bool([true, false, null, null, false, true, true, false, true]), bool([true, true, null, false, false, true, false, false, true]))).toEqual([
-      true, false, true, false, true, true, false, true, true,
-    ]);
+    expect(
+      equalities(
+        bool([true, false, null, null, false, true, true, false, true]),
+        bool([true, true, null, false, false, true, false, false, true]),
+      ),
+    ).toEqual([true, false, true, false, true, true, false, true, true]);
   });
 
   it('reads sliced column data at the right rows (offsets of values, validity and booleans)', () => {
@@ -102,7 +148,15 @@ describe('columnEquality', () => {
 
   it('knows which types it compares', () => {
     const families = (types: DataType[]) => types.map((t) => valueFamily(t));
-    expect(families([new Int64(), new Float32(), new Utf8(), new Dictionary(new Utf8(), new Int32()), new TimestampMillisecond()])).toEqual(['integer', 'float', 'string', 'string', 'timestamp']);
+    expect(
+      families([
+        new Int64(),
+        new Float32(),
+        new Utf8(),
+        new Dictionary(new Utf8(), new Int32()),
+        new TimestampMillisecond(),
+      ]),
+    ).toEqual(['integer', 'float', 'string', 'string', 'timestamp']);
     expect(valueFamily(new DateDay())).toBeUndefined();
     expect(columnEquality(new Int64(), new Utf8())).toBeUndefined();
   });

@@ -31,22 +31,68 @@ describe('diffSnapshots: the merge join', () => {
   });
 
   it('reports every record as added when the old snapshot is empty', async () => {
-    const diff = diffSnapshots(sideOf('old', EMPTY), sideOf('new', batches([[1, 1], [2, 2], [5, 5]], [2, 0, 1])));
+    const diff = diffSnapshots(
+      sideOf('old', EMPTY),
+      sideOf(
+        'new',
+        batches(
+          [
+            [1, 1],
+            [2, 2],
+            [5, 5],
+          ],
+          [2, 0, 1],
+        ),
+      ),
+    );
     const { entries } = await collect(diff);
     expect(entries).toEqual([1, 2, 5].map((id) => ({ id, change: 'added', changed_fields: [] })));
     expect(diff.totals).toMatchObject({ added: 3, removed: 0, changed: 0, unchanged: 0, oldRows: 0, newRows: 3 });
   });
 
   it('reports every record as removed when the new snapshot is empty', async () => {
-    const diff = diffSnapshots(sideOf('old', batches([[3, 1], [4, null]], [1, 1])), sideOf('new', EMPTY));
+    const diff = diffSnapshots(
+      sideOf(
+        'old',
+        batches(
+          [
+            [3, 1],
+            [4, null],
+          ],
+          [1, 1],
+        ),
+      ),
+      sideOf('new', EMPTY),
+    );
     const { entries } = await collect(diff);
     expect(entries).toEqual([3, 4].map((id) => ({ id, change: 'removed', changed_fields: [] })));
     expect(diff.totals).toMatchObject({ added: 0, removed: 2, changed: 0, unchanged: 0, oldRows: 2, newRows: 0 });
   });
 
   it('interleaves added, removed, changed and unchanged records in id order across unaligned batches', async () => {
-    const old = batches([[1, 1], [2, 2], [4, 4], [6, 6], [7, null], [9, 9]], [1, 3, 2]);
-    const now = batches([[2, 2], [3, 3], [4, 40], [7, 0], [8, 8], [9, 9], [10, 10]], [4, 1, 0, 2]);
+    const old = batches(
+      [
+        [1, 1],
+        [2, 2],
+        [4, 4],
+        [6, 6],
+        [7, null],
+        [9, 9],
+      ],
+      [1, 3, 2],
+    );
+    const now = batches(
+      [
+        [2, 2],
+        [3, 3],
+        [4, 40],
+        [7, 0],
+        [8, 8],
+        [9, 9],
+        [10, 10],
+      ],
+      [4, 1, 0, 2],
+    );
     const diff = diffSnapshots(sideOf('old', old), sideOf('new', now));
     const { entries } = await collect(diff);
     expect(entries).toEqual([
@@ -75,47 +121,58 @@ describe('diffSnapshots: the merge join', () => {
     const snapshot = fc.dictionary(fc.integer({ min: 1, max: 60 }).map(String), value, { maxKeys: 40 });
     const cuts = fc.array(fc.integer({ min: 0, max: 9 }), { maxLength: 12 });
     await fc.assert(
-      fc.asyncProperty(snapshot, snapshot, cuts, cuts, fc.integer({ min: 1, max: 7 }), async (oldMap, newMap, oldCuts, newCuts, batchSize) => {
-        const rows = (m: Record<string, number | null>) => Object.entries(m).map(([k, v]) => [Number(k), v] as [number, number | null]).sort((a, b) => a[0] - b[0]);
-        const sizes = (n: number, cut: number[]) => {
-          const out: number[] = [];
-          let left = n;
-          for (const c of cut) {
-            if (left === 0 && c !== 0) continue;
-            out.push(Math.min(c, left));
-            left -= Math.min(c, left);
-          }
-          return left > 0 ? [...out, left] : out;
-        };
-        const oldRows = rows(oldMap);
-        const newRows = rows(newMap);
-        const oldSide = sideOf('old', batches(oldRows, sizes(oldRows.length, oldCuts)), X_SCHEMA);
-        const newSide = sideOf('new', batches(newRows, sizes(newRows.length, newCuts)), X_SCHEMA);
-        const diff = diffSnapshots(oldSide, newSide, { batchSize });
-        const { pages, entries } = await collect(diff);
+      fc.asyncProperty(
+        snapshot,
+        snapshot,
+        cuts,
+        cuts,
+        fc.integer({ min: 1, max: 7 }),
+        async (oldMap, newMap, oldCuts, newCuts, batchSize) => {
+          const rows = (m: Record<string, number | null>) =>
+            Object.entries(m)
+              .map(([k, v]) => [Number(k), v] as [number, number | null])
+              .sort((a, b) => a[0] - b[0]);
+          const sizes = (n: number, cut: number[]) => {
+            const out: number[] = [];
+            let left = n;
+            for (const c of cut) {
+              if (left === 0 && c !== 0) continue;
+              out.push(Math.min(c, left));
+              left -= Math.min(c, left);
+            }
+            return left > 0 ? [...out, left] : out;
+          };
+          const oldRows = rows(oldMap);
+          const newRows = rows(newMap);
+          const oldSide = sideOf('old', batches(oldRows, sizes(oldRows.length, oldCuts)), X_SCHEMA);
+          const newSide = sideOf('new', batches(newRows, sizes(newRows.length, newCuts)), X_SCHEMA);
+          const diff = diffSnapshots(oldSide, newSide, { batchSize });
+          const { pages, entries } = await collect(diff);
 
-        const ids = [...new Set([...oldRows, ...newRows].map((r) => r[0]))].sort((a, b) => a - b);
-        const expected: DiffEntry[] = [];
-        let unchanged = 0;
-        for (const id of ids) {
-          const inOld = String(id) in oldMap;
-          const inNew = String(id) in newMap;
-          if (!inOld) expected.push({ id, change: 'added', changed_fields: [] });
-          else if (!inNew) expected.push({ id, change: 'removed', changed_fields: [] });
-          else if (!Object.is(oldMap[String(id)], newMap[String(id)])) expected.push({ id, change: 'changed', changed_fields: ['x'] });
-          else unchanged++;
-        }
-        expect(entries).toEqual(expected);
-        expect(pages.slice(0, -1).every((p) => p.length === batchSize)).toBe(true);
-        expect(diff.totals).toMatchObject({
-          added: expected.filter((e) => e.change === 'added').length,
-          removed: expected.filter((e) => e.change === 'removed').length,
-          changed: expected.filter((e) => e.change === 'changed').length,
-          unchanged,
-          oldRows: oldRows.length,
-          newRows: newRows.length,
-        });
-      }),
+          const ids = [...new Set([...oldRows, ...newRows].map((r) => r[0]))].sort((a, b) => a - b);
+          const expected: DiffEntry[] = [];
+          let unchanged = 0;
+          for (const id of ids) {
+            const inOld = String(id) in oldMap;
+            const inNew = String(id) in newMap;
+            if (!inOld) expected.push({ id, change: 'added', changed_fields: [] });
+            else if (!inNew) expected.push({ id, change: 'removed', changed_fields: [] });
+            else if (!Object.is(oldMap[String(id)], newMap[String(id)]))
+              expected.push({ id, change: 'changed', changed_fields: ['x'] });
+            else unchanged++;
+          }
+          expect(entries).toEqual(expected);
+          expect(pages.slice(0, -1).every((p) => p.length === batchSize)).toBe(true);
+          expect(diff.totals).toMatchObject({
+            added: expected.filter((e) => e.change === 'added').length,
+            removed: expected.filter((e) => e.change === 'removed').length,
+            changed: expected.filter((e) => e.change === 'changed').length,
+            unchanged,
+            oldRows: oldRows.length,
+            newRows: newRows.length,
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -123,7 +180,11 @@ describe('diffSnapshots: the merge join', () => {
   it('releases both sides when the reader stops early', async () => {
     const closed: string[] = [];
     const rows = Array.from({ length: 50 }, (_, i) => [i + 1, i] as [number, number]);
-    const diff = diffSnapshots(sideOf('old', batches(rows, [10, 10, 30]), undefined, () => closed.push('old')), sideOf('new', EMPTY, undefined, () => closed.push('new')), { batchSize: 4 });
+    const diff = diffSnapshots(
+      sideOf('old', batches(rows, [10, 10, 30]), undefined, () => closed.push('old')),
+      sideOf('new', EMPTY, undefined, () => closed.push('new')),
+      { batchSize: 4 },
+    );
     for await (const page of diff) {
       expect(page).toHaveLength(4);
       break;
@@ -140,8 +201,14 @@ describe('diffSnapshots: the merge join', () => {
 
 describe('diffSnapshots: ids', () => {
   const expectBadId = async (rows: (number | bigint | null)[], message: RegExp) => {
-    const diff = diffSnapshots(sideOf('snap/images.parquet', [batchOf({ id: int64(rows.slice(0, 2)) }), batchOf({ id: int64(rows.slice(2)) })]), sideOf('new', [batchOf({ id: int64([]) })]));
-    const error = await collect(diff).then(() => undefined, (e: unknown) => e);
+    const diff = diffSnapshots(
+      sideOf('snap/images.parquet', [batchOf({ id: int64(rows.slice(0, 2)) }), batchOf({ id: int64(rows.slice(2)) })]),
+      sideOf('new', [batchOf({ id: int64([]) })]),
+    );
+    const error = await collect(diff).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DiffError);
     expect((error as DiffError).code).toBe('DIFF_BAD_ID');
     expect((error as Error).message).toMatch(message);
@@ -149,7 +216,10 @@ describe('diffSnapshots: ids', () => {
   };
 
   it('refuses ids out of order, across batches too', async () => {
-    await expectBadId([1, 5, 3], /^diff: snap\/images\.parquet is not in ascending id order: row 3 has id 3 after id 5$/);
+    await expectBadId(
+      [1, 5, 3],
+      /^diff: snap\/images\.parquet is not in ascending id order: row 3 has id 3 after id 5$/,
+    );
   });
 
   it('refuses a repeated id', async () => {
@@ -168,16 +238,29 @@ describe('diffSnapshots: ids', () => {
     const noId = sideOf('a.parquet', [batchOf({ x: float64([1]) })]);
     expect(() => diffSnapshots(noId, sideOf('b', EMPTY))).toThrow(/^diff: a\.parquet has no "id" column$/);
     const textId = sideOf('b.arrow', [batchOf({ id: utf8(['1']) })]);
-    expect(() => diffSnapshots(sideOf('a', EMPTY), textId)).toThrow(/^diff: b\.arrow has an "id" column of type Utf8, not an integer$/);
+    expect(() => diffSnapshots(sideOf('a', EMPTY), textId)).toThrow(
+      /^diff: b\.arrow has an "id" column of type Utf8, not an integer$/,
+    );
   });
 });
 
 describe('diffSnapshots: columns', () => {
-  const two = (id: number, columns: Record<string, ColumnValues>) => sideOf(`s${id}`, [batchOf({ id: int64([1, 2]), ...columns })]);
+  const two = (id: number, columns: Record<string, ColumnValues>) =>
+    sideOf(`s${id}`, [batchOf({ id: int64([1, 2]), ...columns })]);
 
   it('names the changed fields in output column order, whatever the file order', async () => {
-    const old = two(1, { name: utf8(['a', 'b']), url: utf8(['u1', 'u2']), age: float64([1, 2]), is_valid: bool([true, null]) });
-    const now = two(2, { is_valid: bool([false, null]), age: float64([1, 3]), url: utf8(['u1!', 'u2']), name: utf8(['a', 'c']) });
+    const old = two(1, {
+      name: utf8(['a', 'b']),
+      url: utf8(['u1', 'u2']),
+      age: float64([1, 2]),
+      is_valid: bool([true, null]),
+    });
+    const now = two(2, {
+      is_valid: bool([false, null]),
+      age: float64([1, 3]),
+      url: utf8(['u1!', 'u2']),
+      name: utf8(['a', 'c']),
+    });
     const diff = diffSnapshots(old, now);
     const { entries } = await collect(diff);
     expect(entries).toEqual([
@@ -197,7 +280,9 @@ describe('diffSnapshots: columns', () => {
   });
 
   it('counts a column present on one side only as a changed field of every record in both, and says so', async () => {
-    const old = sideOf('old', [batchOf({ id: int64([1, 2, 3]), gone: utf8([null, null, null]), x: float64([1, 2, 3]) })]);
+    const old = sideOf('old', [
+      batchOf({ id: int64([1, 2, 3]), gone: utf8([null, null, null]), x: float64([1, 2, 3]) }),
+    ]);
     const now = sideOf('new', [batchOf({ id: int64([2, 3, 4]), x: float64([2, 30, 4]), fresh: int64([null, 5, 6]) })]);
     const diff = diffSnapshots(old, now);
     const { entries } = await collect(diff);
@@ -211,21 +296,28 @@ describe('diffSnapshots: columns', () => {
     expect(diff.totals).toMatchObject({ changed: 2, unchanged: 0 });
   });
 
-  it('counts a column whose values became incomparable (int64 to string) as changed in ' + 'every record in both', async () => {
-    const diff = diffSnapshots(two(1, { file_size: int64([1, null]) }), two(2, { file_size: utf8(['1', null]) }));
-    const { entries } = await collect(diff);
-    expect(entries.map((e) => e.changed_fields)).toEqual([['file_size'], ['file_size']]);
-    expect(diff.schema.retyped).toEqual([{ name: 'file_size', old: 'Int64', new: 'Utf8' }]);
-  });
+  it(
+    'counts a column whose values became incomparable (int64 to string) as changed in ' + 'every record in both',
+    async () => {
+      const diff = diffSnapshots(two(1, { file_size: int64([1, null]) }), two(2, { file_size: utf8(['1', null]) }));
+      const { entries } = await collect(diff);
+      expect(entries.map((e) => e.changed_fields)).toEqual([['file_size'], ['file_size']]);
+      expect(diff.schema.retyped).toEqual([{ name: 'file_size', old: 'Int64', new: 'Utf8' }]);
+    },
+  );
 
   it('reports the schema versions of both sides', () => {
-    const withVersion = (v: string) => sideOf('s', [], new Schema([new Field('id', new Int64())], new Map([['img-etl.schema_version', v]])));
+    const withVersion = (v: string) =>
+      sideOf('s', [], new Schema([new Field('id', new Int64())], new Map([['img-etl.schema_version', v]])));
     const diff = diffSnapshots(withVersion('1'), withVersion('2'));
     expect(diff.schema).toMatchObject({ oldVersion: '1', newVersion: '2' });
   });
 
   it('refuses a column type it cannot compare, naming the column and the file', () => {
-    const dated = (path: string) => sideOf(path, [], new Schema([new Field('id', new Int64()), new Field('when', new DateDay())]));
-    expect(() => diffSnapshots(dated('odd.arrow'), dated('b'))).toThrow(/^diff: column "when" of odd\.arrow has type Date32<DAY>, which diff cannot compare$/);
+    const dated = (path: string) =>
+      sideOf(path, [], new Schema([new Field('id', new Int64()), new Field('when', new DateDay())]));
+    expect(() => diffSnapshots(dated('odd.arrow'), dated('b'))).toThrow(
+      /^diff: column "when" of odd\.arrow has type Date32<DAY>, which diff cannot compare$/,
+    );
   });
 });

@@ -36,10 +36,16 @@ function snapshotBatches(engine: ParquetEngine = 'wasm'): RowBatch[] {
 
 const METADATA = { 'img-etl.schema_version': '1' };
 
-async function writeSnapshot(folder: string, format: 'parquet' | 'arrow' | 'csv', batches: RowBatch[], engine: ParquetEngine = 'wasm'): Promise<string> {
+async function writeSnapshot(
+  folder: string,
+  format: 'parquet' | 'arrow' | 'csv',
+  batches: RowBatch[],
+  engine: ParquetEngine = 'wasm',
+): Promise<string> {
   await mkdir(folder, { recursive: true });
   const source = toArrowBatches(streamOf(batches));
-  if (format === 'parquet') await toParquet(source, { path: join(folder, 'images.parquet'), engine, rowGroupSize: 10, metadata: METADATA });
+  if (format === 'parquet')
+    await toParquet(source, { path: join(folder, 'images.parquet'), engine, rowGroupSize: 10, metadata: METADATA });
   else if (format === 'arrow') await toArrow(source, { path: join(folder, 'images.arrow'), metadata: METADATA });
   else await toCsv(streamOf(batches), { path: join(folder, 'images.csv') });
   return folder;
@@ -49,7 +55,8 @@ async function writeSnapshot(folder: string, format: 'parquet' | 'arrow' | 'csv'
 async function readAll(rows: SnapshotRows): Promise<Record<string, unknown[]>> {
   const columns: Record<string, unknown[]> = {};
   for await (const batch of rows.batches) {
-    for (const field of batch.schema.fields) (columns[field.name] ??= []).push(...arrowValues(batch.getChild(field.name)!));
+    for (const field of batch.schema.fields)
+      (columns[field.name] ??= []).push(...arrowValues(batch.getChild(field.name)!));
   }
   return columns;
 }
@@ -82,48 +89,57 @@ describe('readSnapshotRows', () => {
     }
     for (let a = 0; a < paths.length; a++) {
       const b = (a + 1) % paths.length;
-      const diff = diffSnapshots(await readSnapshotRows(paths[a]!, { batchSize: 5 }), await readSnapshotRows(paths[b]!, { batchSize: 8 }));
+      const diff = diffSnapshots(
+        await readSnapshotRows(paths[a]!, { batchSize: 5 }),
+        await readSnapshotRows(paths[b]!, { batchSize: 8 }),
+      );
       expect((await collect(diff)).entries).toEqual([]);
       expect(diff.totals).toMatchObject({ added: 0, removed: 0, changed: 0, unchanged: 36, oldRows: 36, newRows: 36 });
       expect(diff.schema).toMatchObject({ onlyInOld: [], onlyInNew: [], retyped: [] });
     }
   });
 
-  it('finds exactly the records added, removed and changed between a Parquet and an Arrow ' + 'snapshot, with the changed fields', async () => {
-    const old = snapshotBatches();
-    const now = snapshotBatches();
-    const rows = now.flatMap((b) => b.rows);
-    const byId = (id: number): Row => rows.find((r) => r['id'] === id)!;
-    byId(2)['name'] = `${String(byId(2)['name'])}!`;
-    byId(5)['add_date'] = (byId(5)['add_date'] as bigint) + 1n; // one microsecond
-    byId(6)['map_type'] = byId(6)['map_type'] === 'T map' ? 'Z map' : 'T map';
-    byId(8)['is_valid'] = !byId(8)['is_valid'];
-    byId(8)['extra'] = '{"CIAS":1}';
-    const zero = rows.find((r) => Object.is(r['age'], 0) && (r['id'] as number) > 10)!;
-    zero['age'] = -0;
-    now[0]!.rows.splice(now[0]!.rows.indexOf(byId(3)), 1); // removed
-    now[3]!.rows.push({ ...byId(36), id: 40 }); // added
-    const diff = diffSnapshots(
-      await readSnapshotRows(await writeSnapshot(join(dir, 'old'), 'parquet', old)),
-      await readSnapshotRows(await writeSnapshot(join(dir, 'new'), 'arrow', now)),
-    );
-    const { entries } = await collect(diff);
-    expect(entries).toEqual(
-      [
-        { id: 2, change: 'changed', changed_fields: ['name'] },
-        { id: 3, change: 'removed', changed_fields: [] },
-        { id: 5, change: 'changed', changed_fields: ['add_date'] },
-        { id: 6, change: 'changed', changed_fields: ['map_type'] },
-        { id: 8, change: 'changed', changed_fields: ['is_valid', 'extra'] },
-        { id: zero['id'], change: 'changed', changed_fields: ['age'] },
-        { id: 40, change: 'added', changed_fields: [] },
-      ].sort((a, b) => (a.id as number) - (b.id as number)),
-    );
-    expect(diff.totals).toMatchObject({ added: 1, removed: 1, changed: 5, unchanged: 30 });
-  });
+  it(
+    'finds exactly the records added, removed and changed between a Parquet and an Arrow ' +
+      'snapshot, with the changed fields',
+    async () => {
+      const old = snapshotBatches();
+      const now = snapshotBatches();
+      const rows = now.flatMap((b) => b.rows);
+      const byId = (id: number): Row => rows.find((r) => r['id'] === id)!;
+      byId(2)['name'] = `${String(byId(2)['name'])}!`;
+      byId(5)['add_date'] = (byId(5)['add_date'] as bigint) + 1n; // one microsecond
+      byId(6)['map_type'] = byId(6)['map_type'] === 'T map' ? 'Z map' : 'T map';
+      byId(8)['is_valid'] = !byId(8)['is_valid'];
+      byId(8)['extra'] = '{"CIAS":1}';
+      const zero = rows.find((r) => Object.is(r['age'], 0) && (r['id'] as number) > 10)!;
+      zero['age'] = -0;
+      now[0]!.rows.splice(now[0]!.rows.indexOf(byId(3)), 1); // removed
+      now[3]!.rows.push({ ...byId(36), id: 40 }); // added
+      const diff = diffSnapshots(
+        await readSnapshotRows(await writeSnapshot(join(dir, 'old'), 'parquet', old)),
+        await readSnapshotRows(await writeSnapshot(join(dir, 'new'), 'arrow', now)),
+      );
+      const { entries } = await collect(diff);
+      expect(entries).toEqual(
+        [
+          { id: 2, change: 'changed', changed_fields: ['name'] },
+          { id: 3, change: 'removed', changed_fields: [] },
+          { id: 5, change: 'changed', changed_fields: ['add_date'] },
+          { id: 6, change: 'changed', changed_fields: ['map_type'] },
+          { id: 8, change: 'changed', changed_fields: ['is_valid', 'extra'] },
+          { id: zero['id'], change: 'changed', changed_fields: ['age'] },
+          { id: 40, change: 'added', changed_fields: [] },
+        ].sort((a, b) => (a.id as number) - (b.id as number)),
+      );
+      expect(diff.totals).toMatchObject({ added: 1, removed: 1, changed: 5, unchanged: 30 });
+    },
+  );
 
   it('stops reading and releases the file when the reader stops early, and close is safe afterwards', async () => {
-    const rows = await readSnapshotRows(await writeSnapshot(join(dir, 's'), 'parquet', snapshotBatches()), { batchSize: 4 });
+    const rows = await readSnapshotRows(await writeSnapshot(join(dir, 's'), 'parquet', snapshotBatches()), {
+      batchSize: 4,
+    });
     for await (const batch of rows.batches) {
       expect(batch.numRows).toBe(4);
       break;
@@ -143,9 +159,15 @@ describe('resolveSnapshotFile', () => {
     const arrowOnly = await writeSnapshot(join(dir, 'arrow'), 'arrow', snapshotBatches());
     expect(await resolveSnapshotFile(both)).toEqual({ path: join(both, 'images.parquet'), format: 'parquet' });
     expect(await resolveSnapshotFile(arrowOnly)).toEqual({ path: join(arrowOnly, 'images.arrow'), format: 'arrow' });
-    expect(await resolveSnapshotFile(join(both, 'images.arrow'))).toEqual({ path: join(both, 'images.arrow'), format: 'arrow' });
+    expect(await resolveSnapshotFile(join(both, 'images.arrow'))).toEqual({
+      path: join(both, 'images.arrow'),
+      format: 'arrow',
+    });
     await writeFile(join(dir, 'renamed.bin'), await readFile(join(both, 'images.parquet')));
-    expect(await resolveSnapshotFile(join(dir, 'renamed.bin'))).toEqual({ path: join(dir, 'renamed.bin'), format: 'parquet' });
+    expect(await resolveSnapshotFile(join(dir, 'renamed.bin'))).toEqual({
+      path: join(dir, 'renamed.bin'),
+      format: 'parquet',
+    });
   });
 
   it('follows the latest symlink of a --snapshot folder, given as the link or as the base folder', async () => {
@@ -167,7 +189,10 @@ describe('resolveSnapshotFile', () => {
   });
 
   const expectError = async (path: string, code: DiffError['code'], message: string) => {
-    const error = await resolveSnapshotFile(path).then(() => undefined, (e: unknown) => e);
+    const error = await resolveSnapshotFile(path).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DiffError);
     expect(error).toMatchObject({ code, message });
   };
@@ -175,19 +200,42 @@ describe('resolveSnapshotFile', () => {
   it('fails with one line naming the path when there is no snapshot', async () => {
     await expectError(join(dir, 'nope'), 'DIFF_NOT_FOUND', `diff: ${join(dir, 'nope')} does not exist`);
     await mkdir(join(dir, 'empty'));
-    await expectError(join(dir, 'empty'), 'DIFF_NOT_SNAPSHOT', `diff: ${join(dir, 'empty')} holds no images.parquet or images.arrow`);
+    await expectError(
+      join(dir, 'empty'),
+      'DIFF_NOT_SNAPSHOT',
+      `diff: ${join(dir, 'empty')} holds no images.parquet or images.arrow`,
+    );
     const csv = await writeSnapshot(join(dir, 'csv'), 'csv', snapshotBatches());
-    await expectError(csv, 'DIFF_NOT_SNAPSHOT', `diff: ${csv} holds only images.csv; diff reads images.parquet or images.arrow ` + `(snapshot with --to parquet or --to arrow)`);
-    await expectError(join(csv, 'images.csv'), 'DIFF_NOT_SNAPSHOT', `diff: ${join(csv, 'images.csv')} is neither a parquet nor an arrow file (csv cannot ` + `be diffed; snapshot with --to parquet or --to arrow)`);
+    await expectError(
+      csv,
+      'DIFF_NOT_SNAPSHOT',
+      `diff: ${csv} holds only images.csv; diff reads images.parquet or images.arrow ` +
+        `(snapshot with --to parquet or --to arrow)`,
+    );
+    await expectError(
+      join(csv, 'images.csv'),
+      'DIFF_NOT_SNAPSHOT',
+      `diff: ${join(csv, 'images.csv')} is neither a parquet nor an arrow file (csv cannot ` +
+        `be diffed; snapshot with --to parquet or --to arrow)`,
+    );
     await symlink('20200101T000000Z', join(dir, 'empty', 'latest'));
-    await expectError(join(dir, 'empty'), 'DIFF_NOT_FOUND', `diff: ${join(dir, 'empty', 'latest')} points to a snapshot that does not exist`);
+    await expectError(
+      join(dir, 'empty'),
+      'DIFF_NOT_FOUND',
+      `diff: ${join(dir, 'empty', 'latest')} points to a snapshot that does not exist`,
+    );
   });
 
   it('fails with one line naming the file when a data file cannot be decoded', async () => {
     const folder = await writeSnapshot(join(dir, 'cut'), 'parquet', snapshotBatches());
     const file = join(folder, 'images.parquet');
     await truncate(file, 200);
-    const error = await readSnapshotRows(folder).then((rows) => drain(rows.batches)).then(() => undefined, (e: unknown) => e);
+    const error = await readSnapshotRows(folder)
+      .then((rows) => drain(rows.batches))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).toBeInstanceOf(DiffError);
     expect((error as DiffError).code).toBe('DIFF_UNREADABLE');
     expect((error as Error).message.startsWith(`diff: cannot read ${file}: `)).toBe(true);
@@ -195,8 +243,15 @@ describe('resolveSnapshotFile', () => {
 
     const arrowFolder = await writeSnapshot(join(dir, 'cut-arrow'), 'arrow', snapshotBatches());
     await truncate(join(arrowFolder, 'images.arrow'), 300);
-    const arrowError = await readSnapshotRows(arrowFolder).then((rows) => drain(rows.batches)).then(() => undefined, (e: unknown) => e);
+    const arrowError = await readSnapshotRows(arrowFolder)
+      .then((rows) => drain(rows.batches))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(arrowError).toMatchObject({ code: 'DIFF_UNREADABLE' });
-    expect((arrowError as Error).message.startsWith(`diff: cannot read ${join(arrowFolder, 'images.arrow')}: `)).toBe(true);
+    expect((arrowError as Error).message.startsWith(`diff: cannot read ${join(arrowFolder, 'images.arrow')}: `)).toBe(
+      true,
+    );
   });
 });

@@ -32,11 +32,17 @@ export const float64 = (values: readonly (number | null)[]): ColumnValues => ({ 
 /** Plain strings or null. */
 export const utf8 = (values: readonly (string | null)[]): ColumnValues => ({ type: new Utf8(), values });
 /** Dictionary-encoded strings (Dictionary<Utf8, Int32>) or null. */
-export const category = (values: readonly (string | null)[]): ColumnValues => ({ type: new Dictionary(new Utf8(), new Int32()), values });
+export const category = (values: readonly (string | null)[]): ColumnValues => ({
+  type: new Dictionary(new Utf8(), new Int32()),
+  values,
+});
 /** Booleans or null. */
 export const bool = (values: readonly (boolean | null)[]): ColumnValues => ({ type: new Bool(), values });
 /** Timestamps as exact counts of the type's unit (default microseconds, UTC) or null. */
-export const timestamp = (values: readonly (bigint | null)[], type: DataType = new TimestampMicrosecond('UTC')): ColumnValues => ({ type, values });
+export const timestamp = (
+  values: readonly (bigint | null)[],
+  type: DataType = new TimestampMicrosecond('UTC'),
+): ColumnValues => ({ type, values });
 
 /** The Arrow data of a column; int64 and timestamps are built from their exact buffers (no builder rounding). */
 export function columnData({ type, values }: ColumnValues): Data {
@@ -51,7 +57,13 @@ export function columnData({ type, values }: ColumnValues): Data {
         bitmap[i >> 3]! |= 1 << (i & 7);
       }
     });
-    return makeData({ type: type as Int64, length: values.length, nullCount: nulls, nullBitmap: nulls > 0 ? bitmap : null, data });
+    return makeData({
+      type: type as Int64,
+      length: values.length,
+      nullCount: nulls,
+      nullBitmap: nulls > 0 ? bitmap : null,
+      data,
+    });
   }
   return vectorFromArray(values as unknown[], type).data[0]!;
 }

@@ -37,7 +37,11 @@ describe('options that cannot work', () => {
     [['--to', ' , '], {}, '--to: no format given; choose from parquet, arrow, csv'],
     [['--timeout', '1e12'], {}, '--timeout: expected at most 86400 seconds (a day), got 1000000000000'],
     [['--timeout', '86401'], {}, '--timeout: expected at most 86400 seconds (a day), got 86401'],
-    [['--progress-interval', '3000000'], {}, '--progress-interval: expected at most 86400 seconds (a day), got 3000000'],
+    [
+      ['--progress-interval', '3000000'],
+      {},
+      '--progress-interval: expected at most 86400 seconds (a day), got 3000000',
+    ],
     [['--fresh=maybe'], {}, '--fresh: expected true or false, got "maybe"'],
     [['--fresh=1'], {}, '--fresh: expected true or false, got "1"'],
     [['--no-fresh=yes'], {}, '--fresh: expected true or false, got "yes"'],
@@ -55,23 +59,35 @@ describe('options that cannot work', () => {
     expect(await readdir(out)).toEqual([]);
   });
 
-  it.each([[['demo']], [['diff', 'old', 'new']]])('%j refuses --out "" with exit code 2 and one line', async (command) => {
-    const run = await runCli([...command, '--out', ''], { cwd: out });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toBe('img-etl: --out: expected a folder, got ""\n');
-    expect(await readdir(out)).toEqual([]);
-  });
-
-  it.each([['sec ret'], ['sec\tret'], ['sec\u0007ret'], ['séc'], ['']])('refuses the token %j with exit code 2 and one line that does not show it', async (token) => {
-    service = await startFixtureService({ records: 10 });
-    for (const [args, env] of [[['--token', token], {}], [[], { IMG_ETL_TOKEN: token }]] as const) {
-      const run = await runCli(['--base-url', service.url, '--out', out, ...args], { env });
+  it.each([[['demo']], [['diff', 'old', 'new']]])(
+    '%j refuses --out "" with exit code 2 and one line',
+    async (command) => {
+      const run = await runCli([...command, '--out', ''], { cwd: out });
       expect(run.code).toBe(2);
-      expect(run.stderr).toBe('img-etl: --token: expected one token of visible ASCII characters, without spaces or ' + 'control characters (not shown here)\n');
-      if (token !== '') expect(run.stderr).not.toContain(token);
-    }
-    expect(service.stats.requests).toBe(0);
-  });
+      expect(run.stderr).toBe('img-etl: --out: expected a folder, got ""\n');
+      expect(await readdir(out)).toEqual([]);
+    },
+  );
+
+  it.each([['sec ret'], ['sec\tret'], ['sec\u0007ret'], ['séc'], ['']])(
+    'refuses the token %j with exit code 2 and one line that does not show it',
+    async (token) => {
+      service = await startFixtureService({ records: 10 });
+      for (const [args, env] of [
+        [['--token', token], {}],
+        [[], { IMG_ETL_TOKEN: token }],
+      ] as const) {
+        const run = await runCli(['--base-url', service.url, '--out', out, ...args], { env });
+        expect(run.code).toBe(2);
+        expect(run.stderr).toBe(
+          'img-etl: --token: expected one token of visible ASCII characters, without spaces or ' +
+            'control characters (not shown here)\n',
+        );
+        if (token !== '') expect(run.stderr).not.toContain(token);
+      }
+      expect(service.stats.requests).toBe(0);
+    },
+  );
 
   it.each([
     [{ config: 'other.json' }, 'sets "config": a config file cannot name another one'],
@@ -89,36 +105,52 @@ describe('options that cannot work', () => {
     expect(service.stats.requests).toBe(0);
   });
 
-  it('takes true and false from the command line, the environment and a config file, and ' + 'a timeout of a day', async () => {
-    service = await startFixtureService({ records: 10 });
-    const path = join(out, 'config.json');
-    await writeFile(path, JSON.stringify({ 'max-passes': 2, neutraliseFormulas: false, to: ['csv'] }));
-    const run = await runCli(['--base-url', service.url, '--out', join(out, 'snap'), '--config', path, '--fresh=true', '--timeout', '86400'], {
-      env: { IMG_ETL_QUIET: 'true', IMG_ETL_SNAPSHOT: 'false' },
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toBe(''); // quiet, and no TimeoutOverflowWarning
-    const names = (await manifestOf(join(out, 'snap'))).files.map((f: { name: string }) => f.name);
-    expect(names).toEqual(['images.csv', 'collections.csv']);
-  });
+  it(
+    'takes true and false from the command line, the environment and a config file, and ' + 'a timeout of a day',
+    async () => {
+      service = await startFixtureService({ records: 10 });
+      const path = join(out, 'config.json');
+      await writeFile(path, JSON.stringify({ 'max-passes': 2, neutraliseFormulas: false, to: ['csv'] }));
+      const run = await runCli(
+        ['--base-url', service.url, '--out', join(out, 'snap'), '--config', path, '--fresh=true', '--timeout', '86400'],
+        {
+          env: { IMG_ETL_QUIET: 'true', IMG_ETL_SNAPSHOT: 'false' },
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toBe(''); // quiet, and no TimeoutOverflowWarning
+      const names = (await manifestOf(join(out, 'snap'))).files.map((f: { name: string }) => f.name);
+      expect(names).toEqual(['images.csv', 'collections.csv']);
+    },
+  );
 });
 
 describe('--base-url', () => {
-  it.each([['the list URL'], ['the list URL without its last slash']])('takes %s as the service: every record, as served', async (which) => {
-    service = await startFixtureService({ records: 120, seed: 4 });
-    const baseUrl = which === 'the list URL' ? service.listUrl : service.listUrl.slice(0, -1);
-    const run = await runCli(['--base-url', baseUrl, '--out', out, '--quiet', '--page-size', '50']);
-    expect(run.code, run.stderr).toBe(0);
-    const manifest = await manifestOf();
-    expect(manifest).toMatchObject({ source_url: service.listUrl, complete: true, records_written: 179, pages_fetched: 4 });
-    const served = [...service.servedRecords()].map((r) => r['id'] as number);
-    expectRowsMatch(await readParquetRows(out), expectedRowsOf(service, served));
-  });
+  it.each([['the list URL'], ['the list URL without its last slash']])(
+    'takes %s as the service: every record, as served',
+    async (which) => {
+      service = await startFixtureService({ records: 120, seed: 4 });
+      const baseUrl = which === 'the list URL' ? service.listUrl : service.listUrl.slice(0, -1);
+      const run = await runCli(['--base-url', baseUrl, '--out', out, '--quiet', '--page-size', '50']);
+      expect(run.code, run.stderr).toBe(0);
+      const manifest = await manifestOf();
+      expect(manifest).toMatchObject({
+        source_url: service.listUrl,
+        complete: true,
+        records_written: 179,
+        pages_fetched: 4,
+      });
+      const served = [...service.servedRecords()].map((r) => r['id'] as number);
+      expectRowsMatch(await readParquetRows(out), expectedRowsOf(service, served));
+    },
+  );
 });
 
 describe('conventions', () => {
   it('--version prints the package version', async () => {
-    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     const run = await runCli(['--version']);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${version}\n`);
@@ -144,7 +176,10 @@ describe('conventions', () => {
  * It is told when the CLI has exited, or (a CLI that waits for its output to be taken does not exit) two seconds after
  * the run's manifest appeared; then it reads everything and hands it over.
  */
-async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runIntoSlowReaders(
+  args: string[],
+  manifest: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const READER = `const fs = require('node:fs');
     const fd = fs.openSync(process.argv[1], 'r');
     process.once('message', () => {
@@ -156,7 +191,9 @@ async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ c
     });`;
   const fifos = [join(out, 'stdout.fifo'), join(out, 'stderr.fifo')];
   for (const fifo of fifos) await runFile('mkfifo', [fifo]);
-  const readers = fifos.map((fifo) => spawn(process.execPath, ['-e', READER, fifo], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] }));
+  const readers = fifos.map((fifo) =>
+    spawn(process.execPath, ['-e', READER, fifo], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] }),
+  );
   const received = readers.map((reader) => {
     const chunks: Buffer[] = [];
     reader.stdout!.on('data', (c: Buffer) => chunks.push(c));
@@ -180,17 +217,30 @@ async function runIntoSlowReaders(args: string[], manifest: string): Promise<{ c
 
 /** Resolves once `path` exists, or when `child` exits. */
 async function waitForFile(path: string, child: ChildProcess): Promise<void> {
-  while (child.exitCode === null && !(await stat(path).then(() => true, () => false))) await new Promise((r) => setTimeout(r, 50));
+  while (
+    child.exitCode === null &&
+    !(await stat(path).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 describe('output piped to a slow reader', () => {
   it('arrives whole on stdout and stderr: every JSON log line and the JSON summary', async () => {
     // 2,000 records in 1,000 pages: about 165 kB of log
     service = await startFixtureService({ records: 1941, seed: 8 });
-    const run = await runIntoSlowReaders(['--base-url', service.url, '--out', out, '--page-size', '2', '--log-format', 'json', '--summary', 'json'], join(out, 'manifest.json'));
+    const run = await runIntoSlowReaders(
+      ['--base-url', service.url, '--out', out, '--page-size', '2', '--log-format', 'json', '--summary', 'json'],
+      join(out, 'manifest.json'),
+    );
     expect(run.code).toBe(0);
     const manifest = await manifestOf();
-    const lines = run.stderr.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = run.stderr
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(run.stderr.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
     const pages = lines.filter((l) => l['event'] === 'page');
     expect(pages.filter((l) => String(l['url']).includes('/api/images/'))).toHaveLength(1000);
@@ -203,7 +253,10 @@ describe('output piped to a slow reader', () => {
   });
 
   it('arrives whole on stdout: the 1,000 rows demo prints', async () => {
-    const run = await runIntoSlowReaders(['demo', '--records', '941', '--rows', '1000', '--out', out], join(out, 'manifest.json'));
+    const run = await runIntoSlowReaders(
+      ['demo', '--records', '941', '--rows', '1000', '--out', out],
+      join(out, 'manifest.json'),
+    );
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
     const rows = run.stdout.slice(run.stdout.indexOf('first 1000 rows:\n')).trimEnd().split('\n');

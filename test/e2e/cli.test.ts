@@ -43,43 +43,79 @@ async function serveRecords(records: unknown[], limit = 10): Promise<ScriptedSer
   return server;
 }
 
-const selectExact = () => COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
+const selectExact = () =>
+  COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
 
 describe('img-etl command line', () => {
-  it('keeps records that break the schema in rejects.ndjson with the raw record, page URL ' + 'and issues, and goes on', async () => {
-    const good = fixtureRecords.slice(0, 25);
-    const bad = [
-      { ...fixtureRecords[30], file_size: '19605' },
-      { ...fixtureRecords[31], id: undefined },
-      { ...fixtureRecords[32], add_date: '2016-01-21T18:21:57.860138' },
-    ];
-    const s = await serveRecords([...good.slice(0, 10), bad[0], ...good.slice(10, 20), bad[1], bad[2], ...good.slice(20)]);
-    const run = await runCli(['--base-url', s.origin, '--out', out, '--to', 'parquet']);
-    expect(run.code).toBe(0);
-    const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Reject);
-    expect(lines).toHaveLength(3);
-    expect(lines.map((l) => l.url)).toEqual([10, 20, 20].map((offset) => `${s.origin}/api/images/?limit=10&offset=${offset}`));
-    expect(lines.map((l) => l.issues[0]!.path)).toEqual([['file_size'], ['id'], ['add_date']]);
-    expect(lines[0]!.record).toEqual(JSON.parse(JSON.stringify(bad[0])) as unknown);
-    const manifest = await readManifest(out);
-    expect(manifest).toMatchObject({ rejects: 3, records_written: 25, received: 28, complete: true });
-    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.parquet', 'rejects.ndjson']);
-    const db = await openDuckDB();
-    const rows = await query(db, `SELECT count(*) AS n FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
-    expect(rows[0]!['n']).toBe(25n);
-  });
+  it(
+    'keeps records that break the schema in rejects.ndjson with the raw record, page URL ' + 'and issues, and goes on',
+    async () => {
+      const good = fixtureRecords.slice(0, 25);
+      const bad = [
+        { ...fixtureRecords[30], file_size: '19605' },
+        { ...fixtureRecords[31], id: undefined },
+        { ...fixtureRecords[32], add_date: '2016-01-21T18:21:57.860138' },
+      ];
+      const s = await serveRecords([
+        ...good.slice(0, 10),
+        bad[0],
+        ...good.slice(10, 20),
+        bad[1],
+        bad[2],
+        ...good.slice(20),
+      ]);
+      const run = await runCli(['--base-url', s.origin, '--out', out, '--to', 'parquet']);
+      expect(run.code).toBe(0);
+      const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Reject);
+      expect(lines).toHaveLength(3);
+      expect(lines.map((l) => l.url)).toEqual(
+        [10, 20, 20].map((offset) => `${s.origin}/api/images/?limit=10&offset=${offset}`),
+      );
+      expect(lines.map((l) => l.issues[0]!.path)).toEqual([['file_size'], ['id'], ['add_date']]);
+      expect(lines[0]!.record).toEqual(JSON.parse(JSON.stringify(bad[0])) as unknown);
+      const manifest = await readManifest(out);
+      expect(manifest).toMatchObject({ rejects: 3, records_written: 25, received: 28, complete: true });
+      expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.parquet', 'rejects.ndjson']);
+      const db = await openDuckDB();
+      const rows = await query(db, `SELECT count(*) AS n FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
+      expect(rows[0]!['n']).toBe(25n);
+    },
+  );
 
-  it('drops a record repeated across pages, counts it, and does not call the snapshot ' + 'complete when count promised more', async () => {
-    const records = fixtureRecords.slice(0, 20);
-    const s = await serveRecords([...records.slice(0, 10), records[3], ...records.slice(10)], 10);
-    const run = await runCli(['--base-url', s.origin, '--out', out, '--page-size', '10']);
-    expect(run.code).toBe(3);
-    expect(run.stdout).toContain('INCOMPLETE');
-    const manifest = await readManifest(out);
-    // Pass 1 saw the repeat and could not reach count; pass 2 saw the same and added nothing, so the run stopped.
-    expect(manifest).toMatchObject({ records_written: 20, duplicates_dropped: 2, expected: 21, received: 20, missing: 1, complete: false });
-    expect(manifest.passes.map((p: { added: number; duplicates: number; clean: boolean }) => [p.added, p.duplicates, p.clean])).toEqual([[20, 1, false], [0, 1, false]]);
-  });
+  it(
+    'drops a record repeated across pages, counts it, and does not call the snapshot ' +
+      'complete when count promised more',
+    async () => {
+      const records = fixtureRecords.slice(0, 20);
+      const s = await serveRecords([...records.slice(0, 10), records[3], ...records.slice(10)], 10);
+      const run = await runCli(['--base-url', s.origin, '--out', out, '--page-size', '10']);
+      expect(run.code).toBe(3);
+      expect(run.stdout).toContain('INCOMPLETE');
+      const manifest = await readManifest(out);
+      // Pass 1 saw the repeat and could not reach count; pass 2 saw the same and added nothing, so the run stopped.
+      expect(manifest).toMatchObject({
+        records_written: 20,
+        duplicates_dropped: 2,
+        expected: 21,
+        received: 20,
+        missing: 1,
+        complete: false,
+      });
+      expect(
+        manifest.passes.map((p: { added: number; duplicates: number; clean: boolean }) => [
+          p.added,
+          p.duplicates,
+          p.clean,
+        ]),
+      ).toEqual([
+        [20, 1, false],
+        [0, 1, false],
+      ]);
+    },
+  );
 
   it('--parquet-engine parquetjs writes the same values, read back by DuckDB', async () => {
     const service = await startFixtureService({ records: 150, seed: 3 });
@@ -87,7 +123,10 @@ describe('img-etl command line', () => {
       const run = await runCli(['--base-url', service.url, '--out', out, '--parquet-engine', 'parquetjs']);
       expect(run.code).toBe(0);
       const db = await openDuckDB();
-      const rows = await query(db, `SELECT ${selectExact()} FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
+      const rows = await query(
+        db,
+        `SELECT ${selectExact()} FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`,
+      );
       const expected = new Map([...service.servedRecords()].map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
       expectRowsMatch(rows, expected);
     } finally {
@@ -100,7 +139,18 @@ describe('img-etl command line', () => {
     try {
       const files: Buffer[] = [];
       for (const engine of ['builtin', 'csv-stringify']) {
-        const run = await runCli(['--base-url', service.url, '--out', join(out, engine), '--to', 'csv', '--csv-engine', engine, '--page-size', '50']);
+        const run = await runCli([
+          '--base-url',
+          service.url,
+          '--out',
+          join(out, engine),
+          '--to',
+          'csv',
+          '--csv-engine',
+          engine,
+          '--page-size',
+          '50',
+        ]);
         expect(run.code, run.stderr).toBe(0);
         files.push(await readFile(join(out, engine, 'images.csv')));
       }
@@ -116,7 +166,10 @@ describe('img-etl command line', () => {
   it.each([
     [['--to', 'xml'], '--to: unknown format "xml"; choose from parquet, arrow, csv'],
     [['--concurrency', '0'], '--concurrency: expected a whole number from 1 to 64, got 0'],
-    [['--page-size', 'many'], '--page-size: expected a whole number from 1 to 1000, got something that is not a number'],
+    [
+      ['--page-size', 'many'],
+      '--page-size: expected a whole number from 1 to 1000, got something that is not a number',
+    ],
     [['--base-url', 'neurovault.org'], '--base-url: not a URL: "neurovault.org"'],
     [['--bogus'], 'Unknown argument: bogus'],
     [['--max-page-mb', '0'], '--max-page-mb: expected a positive number of MiB, got 0'],
@@ -134,25 +187,39 @@ describe('img-etl command line', () => {
     const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '2']);
     expect(run.code).toBe(1);
     const last = run.stderr.trim().split('\n').at(-1)!;
-    expect(last).toMatch(/^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/);
+    expect(last).toMatch(
+      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/,
+    );
     expect(await readdir(out)).toEqual([]);
   });
 
-  it('stops a list that repeats the same records endlessly, with one line naming the ' + 'page, and exit code 1', async () => {
-    const records = fixtureRecords.slice(0, 10);
-    server = await startScriptedServer((req, res, origin) => {
-      const url = new URL(req.url ?? '/', origin);
-      if (url.pathname !== '/api/images/') return sendJson(res, { detail: 'Not found.' }, 404); // a copy of the list alone
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      sendJson(res, { count: 5_000_000, next: `${origin}/api/images/?limit=10&offset=${offset + 10}`, previous: null, results: records });
-    });
-    const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n').at(-1)).toMatch(
-      new RegExp(`^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 ` + `pages after it held only records already received in this pass: the list repeats ` + `itself endlessly$`),
-    );
-    expect(server.requests.length).toBeLessThan(30);
-  });
+  it(
+    'stops a list that repeats the same records endlessly, with one line naming the ' + 'page, and exit code 1',
+    async () => {
+      const records = fixtureRecords.slice(0, 10);
+      server = await startScriptedServer((req, res, origin) => {
+        const url = new URL(req.url ?? '/', origin);
+        if (url.pathname !== '/api/images/') return sendJson(res, { detail: 'Not found.' }, 404); // a copy of the list alone
+        const offset = Number(url.searchParams.get('offset') ?? 0);
+        sendJson(res, {
+          count: 5_000_000,
+          next: `${origin}/api/images/?limit=10&offset=${offset + 10}`,
+          previous: null,
+          results: records,
+        });
+      });
+      const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n').at(-1)).toMatch(
+        new RegExp(
+          `^img-etl: extract: GET ${server.origin}/api/images/\\?limit=10&offset=10 and the 19 ` +
+            `pages after it held only records already received in this pass: the list repeats ` +
+            `itself endlessly$`,
+        ),
+      );
+      expect(server.requests.length).toBeLessThan(30);
+    },
+  );
 
   it('stops a collections list that repeats the same collections endlessly, with one line naming the page, and exit code 1', async () => {
     const collections = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, name: `c${i + 1}`, number_of_images: 1 }));
@@ -174,18 +241,41 @@ describe('img-etl command line', () => {
 
   it('--max-page-mb caps a page body: a larger page is retried, then fails with one line naming the URL and the cap', async () => {
     const s = await serveRecords(fixtureRecords.slice(0, 40), 40);
-    const run = await runCli(['--base-url', s.origin, '--out', out, '--max-page-mb', '0.01', '--max-attempts', '2', '--retry-delay', '0.01']);
+    const run = await runCli([
+      '--base-url',
+      s.origin,
+      '--out',
+      out,
+      '--max-page-mb',
+      '0.01',
+      '--max-attempts',
+      '2',
+      '--retry-delay',
+      '0.01',
+    ]);
     expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a ` + `body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`));
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a ` +
+          `body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`,
+      ),
+    );
   });
 
   it('sends --token (here from IMG_ETL_TOKEN) to the base host only, and never writes it anywhere', async () => {
     const s = await serveRecords(fixtureRecords.slice(0, 12), 5);
     const token = 'tok_5ecret_abc123';
-    const run = await runCli(['--base-url', s.origin, '--out', out, '--to', 'parquet,csv'], { env: { IMG_ETL_TOKEN: token } });
+    const run = await runCli(['--base-url', s.origin, '--out', out, '--to', 'parquet,csv'], {
+      env: { IMG_ETL_TOKEN: token },
+    });
     expect(run.code).toBe(0);
     expect(s.seen.every((r) => r.headers['authorization'] === `Token ${token}`)).toBe(true);
-    for (const text of [run.stdout, run.stderr, await readFile(join(out, 'manifest.json'), 'utf8'), (await readFile(join(out, 'images.parquet'))).toString('latin1')]) {
+    for (const text of [
+      run.stdout,
+      run.stderr,
+      await readFile(join(out, 'manifest.json'), 'utf8'),
+      (await readFile(join(out, 'images.parquet'))).toString('latin1'),
+    ]) {
       expect(text).not.toContain(token);
     }
   });
@@ -193,13 +283,26 @@ describe('img-etl command line', () => {
   it('refuses credentials inside --base-url without echoing them', async () => {
     const run = await runCli(['--base-url', 'https://user:hunter2@neurovault.org', '--out', out]);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe('img-etl: --base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN');
+    expect(run.stderr.trim()).toBe(
+      'img-etl: --base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN',
+    );
   });
 
   it('--help lists every option with its default and examples', async () => {
     const run = await runCli(['--help']);
     expect(run.code).toBe(0);
-    for (const option of ['--to', '--base-url', '--out', '--concurrency', '--page-size', '--parquet-engine', '--csv-engine', '--max-attempts', '--timeout', '--neutralise-formulas']) {
+    for (const option of [
+      '--to',
+      '--base-url',
+      '--out',
+      '--concurrency',
+      '--page-size',
+      '--parquet-engine',
+      '--csv-engine',
+      '--max-attempts',
+      '--timeout',
+      '--neutralise-formulas',
+    ]) {
       expect(run.stdout).toContain(option);
     }
     expect(run.stdout).toContain('[default: "https://neurovault.org"]');

@@ -27,51 +27,114 @@ const FAST_RETRIES = ['--retry-delay', '0.02', '--max-attempts', '10'];
 const manifestOf = () => readManifest(out);
 
 describe('completeness under faults', () => {
-  it('10% 500s, 5% 502s, 5% 429s, 3% truncated bodies and 3% resets still yield the ' + 'complete, exact snapshot', async () => {
-    service = await startFixtureService({
-      records: 1500,
-      seed: 11,
-      faults: { rate500: 0.1, rate502: 0.05, rate429: 0.05, rateTruncate: 0.03, rateReset: 0.03, retryAfterSeconds: 1, faultSeed: 5 },
-    });
-    const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '50', '--concurrency', '4', ...FAST_RETRIES]);
-    expect(run.code).toBe(0);
-    const stats = service.stats;
-    // The faults really happened (guards against a test that passes because nothing failed).
-    expect(stats.faults['500'] ?? 0).toBeGreaterThan(0);
-    expect((stats.faults['429'] ?? 0) + (stats.faults['502'] ?? 0) + (stats.faults['truncate'] ?? 0) + (stats.faults['reset'] ?? 0)).toBeGreaterThan(0);
-    const manifest = await manifestOf();
-    expect(manifest).toMatchObject({ complete: true, missing: 0, expected: 1559, received: 1559, records_written: 1559 });
-    expect(manifest.retries).toBeGreaterThan(0);
-    expectRowsMatch(await readParquetRows(out), expectedRowsOf(service, service.servedIds()));
-    expect((await readdir(out)).sort()).toEqual(['collections.parquet', 'images.parquet', 'manifest.json']);
-  });
+  it(
+    '10% 500s, 5% 502s, 5% 429s, 3% truncated bodies and 3% resets still yield the ' + 'complete, exact snapshot',
+    async () => {
+      service = await startFixtureService({
+        records: 1500,
+        seed: 11,
+        faults: {
+          rate500: 0.1,
+          rate502: 0.05,
+          rate429: 0.05,
+          rateTruncate: 0.03,
+          rateReset: 0.03,
+          retryAfterSeconds: 1,
+          faultSeed: 5,
+        },
+      });
+      const run = await runCli([
+        '--base-url',
+        service.url,
+        '--out',
+        out,
+        '--page-size',
+        '50',
+        '--concurrency',
+        '4',
+        ...FAST_RETRIES,
+      ]);
+      expect(run.code).toBe(0);
+      const stats = service.stats;
+      // The faults really happened (guards against a test that passes because nothing failed).
+      expect(stats.faults['500'] ?? 0).toBeGreaterThan(0);
+      expect(
+        (stats.faults['429'] ?? 0) +
+          (stats.faults['502'] ?? 0) +
+          (stats.faults['truncate'] ?? 0) +
+          (stats.faults['reset'] ?? 0),
+      ).toBeGreaterThan(0);
+      const manifest = await manifestOf();
+      expect(manifest).toMatchObject({
+        complete: true,
+        missing: 0,
+        expected: 1559,
+        received: 1559,
+        records_written: 1559,
+      });
+      expect(manifest.retries).toBeGreaterThan(0);
+      expectRowsMatch(await readParquetRows(out), expectedRowsOf(service, service.servedIds()));
+      expect((await readdir(out)).sort()).toEqual(['collections.parquet', 'images.parquet', 'manifest.json']);
+    },
+  );
 
-  it('records inserted and deleted while it pages: every record that existed for the ' + 'whole run, once, exact', async () => {
-    service = await startFixtureService({ records: 1200, seed: 12, faults: { insertRate: 0.3, insertCount: 3, deleteRate: 0.3, deleteCount: 3, faultSeed: 9 } });
-    const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '50', '--concurrency', '2', ...FAST_RETRIES]);
-    const rows = await readParquetRows(out);
-    const ids = rows.map((r) => Number(r['id']));
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(service.dataset.insertedIds().length).toBeGreaterThan(0);
-    expect(service.dataset.deletedIds().length).toBeGreaterThan(0);
-    const have = new Set(ids);
-    const lost = service.dataset.stableIds().filter((id) => !have.has(id));
-    expect(lost).toEqual([]);
-    // Whatever else it holds was served at some time: an initial or an inserted record.
-    const everServed = new Set([...service.dataset.initialIds(), ...service.dataset.insertedIds()]);
-    expect(ids.filter((id) => !everServed.has(id))).toEqual([]);
-    expectRowsMatch(rows, expectedRowsOf(service, ids));
-    const manifest = await manifestOf();
-    // One pass over the list; the collections whose images changed meanwhile, or came up short, are read in id order.
-    expect(manifest.passes).toHaveLength(1);
-    expect(manifest.completeness.reconciled.length).toBeGreaterThan(0);
-    expect(manifest).toMatchObject({ complete: true, missing: 0 });
-    expect(run.code).toBe(0);
-  });
+  it(
+    'records inserted and deleted while it pages: every record that existed for the ' + 'whole run, once, exact',
+    async () => {
+      service = await startFixtureService({
+        records: 1200,
+        seed: 12,
+        faults: { insertRate: 0.3, insertCount: 3, deleteRate: 0.3, deleteCount: 3, faultSeed: 9 },
+      });
+      const run = await runCli([
+        '--base-url',
+        service.url,
+        '--out',
+        out,
+        '--page-size',
+        '50',
+        '--concurrency',
+        '2',
+        ...FAST_RETRIES,
+      ]);
+      const rows = await readParquetRows(out);
+      const ids = rows.map((r) => Number(r['id']));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(service.dataset.insertedIds().length).toBeGreaterThan(0);
+      expect(service.dataset.deletedIds().length).toBeGreaterThan(0);
+      const have = new Set(ids);
+      const lost = service.dataset.stableIds().filter((id) => !have.has(id));
+      expect(lost).toEqual([]);
+      // Whatever else it holds was served at some time: an initial or an inserted record.
+      const everServed = new Set([...service.dataset.initialIds(), ...service.dataset.insertedIds()]);
+      expect(ids.filter((id) => !everServed.has(id))).toEqual([]);
+      expectRowsMatch(rows, expectedRowsOf(service, ids));
+      const manifest = await manifestOf();
+      // One pass over the list; the collections whose images changed meanwhile, or came up short, are read in id order.
+      expect(manifest.passes).toHaveLength(1);
+      expect(manifest.completeness.reconciled.length).toBeGreaterThan(0);
+      expect(manifest).toMatchObject({ complete: true, missing: 0 });
+      expect(run.code).toBe(0);
+    },
+  );
 
   it('an unstable row order completes with exit code 0, never with duplicates', async () => {
-    service = await startFixtureService({ records: 1500, seed: 13, faults: { unstableOrderRate: 0.5, unstableOrderMode: 'rotate', faultSeed: 3 } });
-    const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '50', '--concurrency', '3', ...FAST_RETRIES]);
+    service = await startFixtureService({
+      records: 1500,
+      seed: 13,
+      faults: { unstableOrderRate: 0.5, unstableOrderMode: 'rotate', faultSeed: 3 },
+    });
+    const run = await runCli([
+      '--base-url',
+      service.url,
+      '--out',
+      out,
+      '--page-size',
+      '50',
+      '--concurrency',
+      '3',
+      ...FAST_RETRIES,
+    ]);
     const manifest = await manifestOf();
     const rows = await readParquetRows(out);
     const ids = rows.map((r) => Number(r['id']));
@@ -83,41 +146,66 @@ describe('completeness under faults', () => {
     expect(new Set(ids)).toEqual(new Set(service.servedIds()));
   });
 
-  it('--max-missing lets a run with a few missing records exit 0 while the manifest still ' + 'says incomplete', async () => {
-    service = await startFixtureService({ records: 300, seed: 14, faults: { orphanRate: 0.02, faultSeed: 2 } });
-    const orphans = service.dataset.ids().filter((id) => service!.isOrphan(id)).length;
-    expect(orphans).toBeGreaterThan(0);
-    const strict = await runCli(['--base-url', service.url, '--out', out, ...FAST_RETRIES]);
-    expect(strict.code).toBe(3);
-    const lenient = await runCli(['--base-url', service.url, '--out', out, '--max-missing', String(orphans), ...FAST_RETRIES]);
-    expect(lenient.code).toBe(0);
-    expect(await manifestOf()).toMatchObject({ complete: false, missing: orphans });
-  });
+  it(
+    '--max-missing lets a run with a few missing records exit 0 while the manifest still ' + 'says incomplete',
+    async () => {
+      service = await startFixtureService({ records: 300, seed: 14, faults: { orphanRate: 0.02, faultSeed: 2 } });
+      const orphans = service.dataset.ids().filter((id) => service!.isOrphan(id)).length;
+      expect(orphans).toBeGreaterThan(0);
+      const strict = await runCli(['--base-url', service.url, '--out', out, ...FAST_RETRIES]);
+      expect(strict.code).toBe(3);
+      const lenient = await runCli([
+        '--base-url',
+        service.url,
+        '--out',
+        out,
+        '--max-missing',
+        String(orphans),
+        ...FAST_RETRIES,
+      ]);
+      expect(lenient.code).toBe(0);
+      expect(await manifestOf()).toMatchObject({ complete: false, missing: orphans });
+    },
+  );
 
-  it('a page the server cannot serve is split until only the bad record is skipped, and ' + 'its offset reported', async () => {
-    let poisoned = -1;
-    // Without the collection endpoints: with them, the record is found through its collection (see reconcile.test.ts).
-    service = await startFixtureService({
-      records: 240,
-      seed: 15,
-      collectionEndpoints: false,
-      faults: {
-        plan: ({ url }) => {
-          const u = new URL(url, 'http://x');
-          const offset = Number(u.searchParams.get('offset') ?? 0);
-          const limit = Number(u.searchParams.get('limit') ?? 100);
-          return offset <= poisoned && poisoned < offset + limit ? '500' : undefined;
+  it(
+    'a page the server cannot serve is split until only the bad record is skipped, and ' + 'its offset reported',
+    async () => {
+      let poisoned = -1;
+      // Without the collection endpoints: with them, the record is found through its collection (see reconcile.test.ts).
+      service = await startFixtureService({
+        records: 240,
+        seed: 15,
+        collectionEndpoints: false,
+        faults: {
+          plan: ({ url }) => {
+            const u = new URL(url, 'http://x');
+            const offset = Number(u.searchParams.get('offset') ?? 0);
+            const limit = Number(u.searchParams.get('limit') ?? 100);
+            return offset <= poisoned && poisoned < offset + limit ? '500' : undefined;
+          },
         },
-      },
-    });
-    poisoned = 137;
-    const badId = service.dataset.idAt(poisoned);
-    const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '50', '--max-attempts', '2', '--retry-delay', '0.01']);
-    expect(run.code).toBe(3);
-    const manifest = await manifestOf();
-    expect(manifest).toMatchObject({ skipped_offsets: [137], missing: 1, records_written: 298 });
-    expect(run.stderr).toContain('skipped the record at offset 137');
-    const ids = (await readParquetRows(out)).map((r) => Number(r['id']));
-    expect(ids).not.toContain(badId);
-  });
+      });
+      poisoned = 137;
+      const badId = service.dataset.idAt(poisoned);
+      const run = await runCli([
+        '--base-url',
+        service.url,
+        '--out',
+        out,
+        '--page-size',
+        '50',
+        '--max-attempts',
+        '2',
+        '--retry-delay',
+        '0.01',
+      ]);
+      expect(run.code).toBe(3);
+      const manifest = await manifestOf();
+      expect(manifest).toMatchObject({ skipped_offsets: [137], missing: 1, records_written: 298 });
+      expect(run.stderr).toContain('skipped the record at offset 137');
+      const ids = (await readParquetRows(out)).map((r) => Number(r['id']));
+      expect(ids).not.toContain(badId);
+    },
+  );
 });

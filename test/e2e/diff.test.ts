@@ -48,9 +48,15 @@ function alteredLines(): { lines: string[]; fields: Map<number, string[]> } {
   renamed['name'] = `${String(renamed['name'])} (edited)`;
   fields.set(renamed['id'] as number, ['name']);
   const touched = pick((r) => /\.\d{6}[+-]/.test(String(r['modify_date'])));
-  touched['modify_date'] = String(touched['modify_date']).replace(/(\d)([+-]\d{2}:\d{2})$/, (_, d: string, zone: string) => `${(Number(d) + 1) % 10}${zone}`); // one microsecond
+  touched['modify_date'] = String(touched['modify_date']).replace(
+    /(\d)([+-]\d{2}:\d{2})$/,
+    (_, d: string, zone: string) => `${(Number(d) + 1) % 10}${zone}`,
+  ); // one microsecond
   fields.set(touched['id'] as number, ['modify_date']);
-  const recast = pick((r) => typeof r['map_type'] === 'string' && typeof r['is_thresholded'] === 'boolean' && r['number_of_subjects'] === null);
+  const recast = pick(
+    (r) =>
+      typeof r['map_type'] === 'string' && typeof r['is_thresholded'] === 'boolean' && r['number_of_subjects'] === null,
+  );
   recast['map_type'] = recast['map_type'] === 'Z map' ? 'T map' : 'Z map'; // a category
   recast['file_size'] = (recast['file_size'] as number) + 1; // an int64
   recast['is_thresholded'] = !recast['is_thresholded']; // a boolean
@@ -61,7 +67,9 @@ function alteredLines(): { lines: string[]; fields: Map<number, string[]> } {
   const blank = pick((r) => r['description'] === '');
   blank['description'] = null;
   const alteredIds = new Set([renamed, touched, recast, blank].map((r) => r['id']));
-  const lines = fixtureLines().map((line, i) => (alteredIds.has(records[i]!['id']) ? JSON.stringify(records[i]) : line));
+  const lines = fixtureLines().map((line, i) =>
+    alteredIds.has(records[i]!['id']) ? JSON.stringify(records[i]) : line,
+  );
   return { lines, fields };
 }
 
@@ -89,7 +97,9 @@ beforeAll(async () => {
     expected = [
       ...inserted.filter((id) => !gone.has(id)).map((id) => ({ id, change: 'added', changed_fields: [] })),
       ...deleted.filter((id) => !inserted.includes(id)).map((id) => ({ id, change: 'removed', changed_fields: [] })),
-      ...[...fields].filter(([id]) => !gone.has(id)).map(([id, names]) => ({ id, change: 'changed', changed_fields: names })),
+      ...[...fields]
+        .filter(([id]) => !gone.has(id))
+        .map(([id, names]) => ({ id, change: 'changed', changed_fields: names })),
     ].sort((a, b) => a.id - b.id);
   } finally {
     await now.close();
@@ -104,7 +114,11 @@ afterAll(async () => {
 /** The rows of a diff.parquet, read by DuckDB, in file order. */
 async function parquetRows(path: string): Promise<{ id: number; change: string; changed_fields: string[] }[]> {
   const rows = await query(duck, `SELECT id, change, changed_fields FROM read_parquet(${sqlString(path)})`);
-  return rows.map((r) => ({ id: Number(r['id']), change: r['change'] as string, changed_fields: r['changed_fields'] as string[] }));
+  return rows.map((r) => ({
+    id: Number(r['id']),
+    change: r['change'] as string,
+    changed_fields: r['changed_fields'] as string[],
+  }));
 }
 
 function expectOneLineError(run: CliRun, code: number, message: string): void {
@@ -114,17 +128,22 @@ function expectOneLineError(run: CliRun, code: number, message: string): void {
 }
 
 describe('img-etl diff', () => {
-  it('finds nothing between two runs against an unchanged service (parquet-wasm against ' + 'parquetjs-lite files)', async () => {
-    const out = join(dir, 'same');
-    const run = await runCli(['diff', first, second, '--out', out]);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(run.stdout.split('\n')[0]).toBe(`img-etl diff: ${first} -> ${second}: 0 added, 0 removed, 0 changed, ${served} unchanged`);
-    expect((await readdir(out)).sort()).toEqual(['collections-diff.parquet', 'diff.parquet']);
-    expect(await parquetRows(join(out, 'diff.parquet'))).toEqual([]);
-    expect(await parquetRows(join(out, 'collections-diff.parquet'))).toEqual([]);
-    expect(run.stdout).toMatch(/\ncollections: 0 added, 0 removed, 0 changed, \d+ unchanged\n/);
-  });
+  it(
+    'finds nothing between two runs against an unchanged service (parquet-wasm against ' + 'parquetjs-lite files)',
+    async () => {
+      const out = join(dir, 'same');
+      const run = await runCli(['diff', first, second, '--out', out]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout.split('\n')[0]).toBe(
+        `img-etl diff: ${first} -> ${second}: 0 added, 0 removed, 0 changed, ${served} unchanged`,
+      );
+      expect((await readdir(out)).sort()).toEqual(['collections-diff.parquet', 'diff.parquet']);
+      expect(await parquetRows(join(out, 'diff.parquet'))).toEqual([]);
+      expect(await parquetRows(join(out, 'collections-diff.parquet'))).toEqual([]);
+      expect(run.stdout).toMatch(/\ncollections: 0 added, 0 removed, 0 changed, \d+ unchanged\n/);
+    },
+  );
 
   it('reports exactly the inserted, deleted and altered records, with the names of the changed fields', async () => {
     expect(expected.filter((e) => e.change === 'added').length).toBeGreaterThan(0);
@@ -140,10 +159,17 @@ describe('img-etl diff', () => {
     const count = (change: string) => expected.filter((e) => e.change === change).length;
     const unchanged = served - count('removed') - count('changed');
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toBe(`img-etl diff: ${first} -> ${changed}: ${count('added')} added, ${count('removed')} ` + `removed, ${count('changed')} changed, ${unchanged} unchanged`);
+    expect(lines[0]).toBe(
+      `img-etl diff: ${first} -> ${changed}: ${count('added')} added, ${count('removed')} ` +
+        `removed, ${count('changed')} changed, ${unchanged} unchanged`,
+    );
     expect(lines).toContain(`  old       ${join(first, 'images.parquet')}  ${served} rows`);
-    expect(lines).toContain('  fields    file_size 1, map_type 1, name 1, modify_date 1, is_thresholded 1, number_of_subjects 1');
-    expect(lines.some((l) => l.startsWith(`  parquet   ${join(out, 'diff.parquet')}  ${expected.length} rows, `))).toBe(true);
+    expect(lines).toContain(
+      '  fields    file_size 1, map_type 1, name 1, modify_date 1, is_thresholded 1, number_of_subjects 1',
+    );
+    expect(lines.some((l) => l.startsWith(`  parquet   ${join(out, 'diff.parquet')}  ${expected.length} rows, `))).toBe(
+      true,
+    );
   });
 
   it('writes diff.csv alone with --to csv', async () => {
@@ -151,8 +177,17 @@ describe('img-etl diff', () => {
     const run = await runCli(['diff', first, changed, '--out', out, '--to', 'csv']);
     expect(run.code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['collections-diff.csv', 'diff.csv']);
-    const rows = await query(duck, `SELECT id, change, changed_fields FROM read_csv(${sqlString(join(out, 'diff.csv'))}, header = true, columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR'})`);
-    expect(rows.map((r) => ({ id: Number(r['id']), change: r['change'], changed_fields: r['changed_fields'] === null ? [] : (r['changed_fields'] as string).split(',') }))).toEqual(expected);
+    const rows = await query(
+      duck,
+      `SELECT id, change, changed_fields FROM read_csv(${sqlString(join(out, 'diff.csv'))}, header = true, columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR'})`,
+    );
+    expect(
+      rows.map((r) => ({
+        id: Number(r['id']),
+        change: r['change'],
+        changed_fields: r['changed_fields'] === null ? [] : (r['changed_fields'] as string).split(','),
+      })),
+    ).toEqual(expected);
   });
 
   it('reads a --snapshot folder through its latest pointer', async () => {
@@ -171,7 +206,11 @@ describe('img-etl diff', () => {
     const out = join(dir, 'bad');
     const missing = join(dir, 'no-such-snapshot');
     expectOneLineError(await runCli(['diff', missing, changed, '--out', out]), 2, `diff: ${missing} does not exist`);
-    expectOneLineError(await runCli(['diff', first, changed, '--out', out, '--to', 'arrow']), 2, '--to: unknown diff format "arrow"; choose from parquet, csv');
+    expectOneLineError(
+      await runCli(['diff', first, changed, '--out', out, '--to', 'arrow']),
+      2,
+      '--to: unknown diff format "arrow"; choose from parquet, csv',
+    );
     const usage = await runCli(['diff', first]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/Not enough non-option arguments/);

@@ -91,7 +91,10 @@ describe('timestamps outside years 0000-9999', () => {
       add_date: JSON.stringify(s.add_date),
       modify_date: JSON.stringify(s.modify_date),
     });
-    await serveTexts(served.map((s, i) => recordText({ ...fixtureRecords[i]!, id: i + 1 }, dates(s))), 100);
+    await serveTexts(
+      served.map((s, i) => recordText({ ...fixtureRecords[i]!, id: i + 1 }, dates(s))),
+      100,
+    );
     await snapshot(out, '--to', 'parquet,arrow,csv');
     const micros = served.map((t) => [epochMicros(t.add_date), epochMicros(t.modify_date)]);
     // The UTC texts name the served instants.

@@ -66,14 +66,15 @@ async function temporaries(root: string): Promise<string[]> {
 /** The bytes of every page of 100 records the service serves (what the staging folder keeps). */
 async function pageSizes(s: RunningService): Promise<number[]> {
   const sizes: number[] = [];
-  for (let offset = 0; offset < s.dataset.size; offset += 100) sizes.push((await fetchReply(`${s.listUrl}?limit=100&offset=${offset}`)).body.length);
+  for (let offset = 0; offset < s.dataset.size; offset += 100)
+    sizes.push((await fetchReply(`${s.listUrl}?limit=100&offset=${offset}`)).body.length);
   return sizes;
 }
 
 /** The sizes of the collections list's pages at limit 100: a run stages them before the images. */
 async function collectionPageSizes(s: RunningService): Promise<number[]> {
   const sizes: number[] = [];
-  for (let url: string | null = `${new URL('../collections/', s.listUrl).href}?limit=100&offset=0`; url !== null; ) {
+  for (let url: string | null = `${new URL('../collections/', s.listUrl).href}?limit=100&offset=0`; url !== null;) {
     const reply = await fetchReply(url);
     sizes.push(reply.body.length);
     url = (JSON.parse(reply.body) as { next: string | null }).next;
@@ -94,7 +95,9 @@ describe('file-system errors', () => {
     expect(result.stderr).toBe(`img-etl: load: cannot create folder ${file}: a file is in the way\n`);
     const below = await runCli(['--base-url', service.url, '--out', join(file, 'snap'), '--quiet']);
     expect(below.code).toBe(1);
-    expect(below.stderr).toBe(`img-etl: load: cannot create folder ${join(file, 'snap')}: ${file} is a file, not a folder\n`);
+    expect(below.stderr).toBe(
+      `img-etl: load: cannot create folder ${join(file, 'snap')}: ${file} is a file, not a folder\n`,
+    );
     expect(service.stats.requests).toBe(0);
   });
 
@@ -112,77 +115,142 @@ describe('file-system errors', () => {
       await mountTmpfs(readOnly, 1 << 20, true);
       const inside = await runCli(['--base-url', service.url, '--out', join(readOnly, 'snap'), '--quiet']);
       expect(inside.code).toBe(1);
-      expect(inside.stderr).toBe(`img-etl: load: cannot create folder ${join(readOnly, 'snap')}: the file system is read-only (EROFS)\n`);
+      expect(inside.stderr).toBe(
+        `img-etl: load: cannot create folder ${join(readOnly, 'snap')}: the file system is read-only (EROFS)\n`,
+      );
       const itself = await runCli(['--base-url', service.url, '--out', readOnly, '--quiet']);
       expect(itself.code).toBe(1);
-      expect(itself.stderr).toBe(`img-etl: staging: cannot create folder ${join(readOnly, '.img-etl-staging')}: the ` + `file system is read-only (EROFS)\n`);
+      expect(itself.stderr).toBe(
+        `img-etl: staging: cannot create folder ${join(readOnly, '.img-etl-staging')}: the ` +
+          `file system is read-only (EROFS)\n`,
+      );
     } else {
       // No mount here: a file where the staging folder would go is the folder that cannot be created.
       await writeFile(join(dir, '.img-etl-staging'), 'x');
       const result = await runCli(['--base-url', service.url, '--out', dir, '--quiet']);
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`img-etl: staging: cannot create folder ${join(dir, '.img-etl-staging')}: a file is in the way\n`);
+      expect(result.stderr).toBe(
+        `img-etl: staging: cannot create folder ${join(dir, '.img-etl-staging')}: a file is in the way\n`,
+      );
     }
     expect(service.stats.requests).toBe(0);
   });
 
-  it('a disk too full for the staged pages: one line naming the staging folder, and no ' + 'temporary file left by any rerun', async () => {
-    service = await startFixtureService({ records: 941, seed: 5 }); // 1,000 records, 10 pages
-    const out = join(dir, 'out');
-    const staging = join(out, '.img-etl-staging');
-    let expected: RegExp;
-    if (canMount) {
-      // Room for the first two pages and the journal, not for the third.
-      const sizes = await pageSizes(service);
-      await mountTmpfs(out, onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
-      expected = new RegExp(`^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); 2 ` + `pages are kept in ${staging}: run the same command again to resume$`);
-    } else {
-      // No mount here: a folder in the way of the third staged page fails its rename after its temporary file is
-      // written.
-      await mkdir(join(staging, 'p1-200-100.json', 'x'), { recursive: true });
-      const identity = { source_url: service.listUrl, page_size: 100, started_at: new Date().toISOString(), format: STAGING_FORMAT };
-      await writeFile(join(staging, 'run.json'), JSON.stringify(identity) + '\n');
-      expected = new RegExp(`^img-etl: staging: cannot write to ${join(staging, 'p1-200-100.json')}: a folder is ` + `in the way \\(EISDIR\\); 2 pages are kept in ${staging}: run the same command again ` + `to resume$`);
-    }
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      const result = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet', '--concurrency', '1']);
-      expect(result.code, result.stderr).toBe(1);
-      expect(lastLine(result.stderr)).toMatch(expected);
-      expect(await temporaries(out)).toEqual([]);
-    }
-  });
+  it(
+    'a disk too full for the staged pages: one line naming the staging folder, and no ' +
+      'temporary file left by any rerun',
+    async () => {
+      service = await startFixtureService({ records: 941, seed: 5 }); // 1,000 records, 10 pages
+      const out = join(dir, 'out');
+      const staging = join(out, '.img-etl-staging');
+      let expected: RegExp;
+      if (canMount) {
+        // Room for the first two pages and the journal, not for the third.
+        const sizes = await pageSizes(service);
+        await mountTmpfs(out, onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
+        expected = new RegExp(
+          `^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); 2 ` +
+            `pages are kept in ${staging}: run the same command again to resume$`,
+        );
+      } else {
+        // No mount here: a folder in the way of the third staged page fails its rename after its temporary file is
+        // written.
+        await mkdir(join(staging, 'p1-200-100.json', 'x'), { recursive: true });
+        const identity = {
+          source_url: service.listUrl,
+          page_size: 100,
+          started_at: new Date().toISOString(),
+          format: STAGING_FORMAT,
+        };
+        await writeFile(join(staging, 'run.json'), JSON.stringify(identity) + '\n');
+        expected = new RegExp(
+          `^img-etl: staging: cannot write to ${join(staging, 'p1-200-100.json')}: a folder is ` +
+            `in the way \\(EISDIR\\); 2 pages are kept in ${staging}: run the same command again ` +
+            `to resume$`,
+        );
+      }
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const result = await runCli([
+          '--base-url',
+          service.url,
+          '--out',
+          out,
+          '--page-size',
+          '100',
+          '--to',
+          'csv',
+          '--quiet',
+          '--concurrency',
+          '1',
+        ]);
+        expect(result.code, result.stderr).toBe(1);
+        expect(lastLine(result.stderr)).toMatch(expected);
+        expect(await temporaries(out)).toEqual([]);
+      }
+    },
+  );
 
-  it('a disk with room for the staged pages but not the files: one line naming the file, ' + 'no temporary file, and a rerun with room finishes', async () => {
-    service = await startFixtureService({ records: 941, seed: 6 });
-    const out = join(dir, 'out');
-    let expected: string;
-    if (canMount) {
-      const sizes = [...(await collectionPageSizes(service)), ...(await pageSizes(service))];
-      await mountTmpfs(out, sizes.reduce((sum, n) => sum + onDisk(n), 0) + 16 * 4096); // the CSV is ~600 kB
-      // The files are written in .img-etl-publish and moved into --out together once all are written.
-      expected = `load: cannot write ${join(out, '.img-etl-publish', 'images.csv')}: the disk is full (ENOSPC)`;
-    } else {
-      // No mount here: a folder in the way of images.csv fails its publication after the file is written.
-      await mkdir(join(out, 'images.csv', 'x'), { recursive: true });
-      expected = `load: cannot publish ${join(out, 'images.csv')}: a folder is in the way (EISDIR)`;
-    }
-    for (let attempt = 1; attempt <= 2; attempt++) {
-      const result = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet']);
-      expect(result.code, result.stderr).toBe(1);
-      const kept = `${10 + (await collectionPageSizes(service)).length} pages`; // the images' and the collections list's
-      expect(lastLine(result.stderr)).toBe(`img-etl: ${expected}; ${kept} are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`);
-      expect(await temporaries(out)).toEqual([]);
-    }
-    // With room again, the same command resumes from the kept pages and writes every record.
-    if (canMount) await run('mount', ['-o', 'remount,size=64m', out]);
-    else await removeDir(join(out, 'images.csv'));
-    const served = service.stats.pagesServed;
-    const result = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet']);
-    expect(result.code, result.stderr).toBe(0);
-    expect(service.stats.pagesServed).toBe(served); // every page came from staging
-    const db = await openDuckDB();
-    const rows = await query(db, `SELECT id FROM read_csv(${sqlString(join(out, 'images.csv'))}) ORDER BY id`);
-    expect(rows.map((r) => Number(r['id']))).toEqual([...service.servedRecords()].map((r) => r['id'] as number).sort((a, b) => a - b));
-    expect(rows.map((r) => Number(r['id']))).toEqual(expect.arrayContaining(fixtureRecords.map((r) => r['id'] as number)));
-  });
+  it(
+    'a disk with room for the staged pages but not the files: one line naming the file, ' +
+      'no temporary file, and a rerun with room finishes',
+    async () => {
+      service = await startFixtureService({ records: 941, seed: 6 });
+      const out = join(dir, 'out');
+      let expected: string;
+      if (canMount) {
+        const sizes = [...(await collectionPageSizes(service)), ...(await pageSizes(service))];
+        await mountTmpfs(out, sizes.reduce((sum, n) => sum + onDisk(n), 0) + 16 * 4096); // the CSV is ~600 kB
+        // The files are written in .img-etl-publish and moved into --out together once all are written.
+        expected = `load: cannot write ${join(out, '.img-etl-publish', 'images.csv')}: the disk is full (ENOSPC)`;
+      } else {
+        // No mount here: a folder in the way of images.csv fails its publication after the file is written.
+        await mkdir(join(out, 'images.csv', 'x'), { recursive: true });
+        expected = `load: cannot publish ${join(out, 'images.csv')}: a folder is in the way (EISDIR)`;
+      }
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const result = await runCli([
+          '--base-url',
+          service.url,
+          '--out',
+          out,
+          '--page-size',
+          '100',
+          '--to',
+          'csv',
+          '--quiet',
+        ]);
+        expect(result.code, result.stderr).toBe(1);
+        const kept = `${10 + (await collectionPageSizes(service)).length} pages`; // the images' and the collections list's
+        expect(lastLine(result.stderr)).toBe(
+          `img-etl: ${expected}; ${kept} are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`,
+        );
+        expect(await temporaries(out)).toEqual([]);
+      }
+      // With room again, the same command resumes from the kept pages and writes every record.
+      if (canMount) await run('mount', ['-o', 'remount,size=64m', out]);
+      else await removeDir(join(out, 'images.csv'));
+      const served = service.stats.pagesServed;
+      const result = await runCli([
+        '--base-url',
+        service.url,
+        '--out',
+        out,
+        '--page-size',
+        '100',
+        '--to',
+        'csv',
+        '--quiet',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(service.stats.pagesServed).toBe(served); // every page came from staging
+      const db = await openDuckDB();
+      const rows = await query(db, `SELECT id FROM read_csv(${sqlString(join(out, 'images.csv'))}) ORDER BY id`);
+      expect(rows.map((r) => Number(r['id']))).toEqual(
+        [...service.servedRecords()].map((r) => r['id'] as number).sort((a, b) => a - b),
+      );
+      expect(rows.map((r) => Number(r['id']))).toEqual(
+        expect.arrayContaining(fixtureRecords.map((r) => r['id'] as number)),
+      );
+    },
+  );
 });

@@ -69,16 +69,17 @@ describe('load.sql in DuckDB', () => {
     expect(described.map((r) => r['column_name'])).toEqual(COLUMNS.map((c) => c.name));
     for (const [k, c] of COLUMNS.entries()) {
       const type = String(described[k]!['column_type']);
-      const want = c.type.kind === 'category'
-        ? expect.stringMatching(/^ENUM\(/)
-        : duckdbType(c).replace('TIMESTAMPTZ', 'TIMESTAMP WITH TIME ZONE');
+      const want =
+        c.type.kind === 'category'
+          ? expect.stringMatching(/^ENUM\(/)
+          : duckdbType(c).replace('TIMESTAMPTZ', 'TIMESTAMP WITH TIME ZONE');
       expect({ column: c.name, type }).toEqual({ column: c.name, type: want });
     }
     const [{ n }] = (await query(db, 'SELECT count(*) AS n FROM images')) as [{ n: bigint }];
     expect(Number(n)).toBe(snaps.served.length);
     expect(await differingRows(db, 'images', `read_parquet(${sqlString(join(folder, 'images.parquet'))})`)).toBe(0);
     const report = JSON.parse(await readFile(join(folder, 'report.json'), 'utf8')) as ReportData;
-    const types = await query(db, "SELECT enum_range(NULL::map_type_enum) AS v");
+    const types = await query(db, 'SELECT enum_range(NULL::map_type_enum) AS v');
     const mapTypes = report.counts['map_type']!.flatMap((v) => (v.value === null ? [] : [v.value]));
     expect([...(types[0]!['v'] as string[])].sort()).toEqual(mapTypes.sort());
     // Running it again replaces what it made.
@@ -101,8 +102,11 @@ describe('load.sql in DuckDB', () => {
     const folder = join(dir, 'with-collections');
     await cp(snaps.folders[1]!, folder, { recursive: true });
     const db = await openDuckDB();
-    const rows = await query(db, `SELECT DISTINCT collection_id AS id, 'owner ' || (collection_id % 3) AS owner_name
-      FROM read_parquet(${sqlString(join(folder, 'images.parquet'))}) WHERE collection_id % 5 <> 0`);
+    const rows = await query(
+      db,
+      `SELECT DISTINCT collection_id AS id, 'owner ' || (collection_id % 3) AS owner_name
+      FROM read_parquet(${sqlString(join(folder, 'images.parquet'))}) WHERE collection_id % 5 <> 0`,
+    );
     const values = rows.map((r) => `(${Number(r['id'])}, ${sqlString(String(r['owner_name']))})`).join(', ');
     const [images, table] = [join(folder, 'images.parquet'), join(folder, 'collections.parquet')].map(sqlString);
     await query(db, `COPY (SELECT * FROM (VALUES ${values}) AS t(id, owner_name)) TO ${table} (FORMAT parquet)`);
@@ -110,11 +114,17 @@ describe('load.sql in DuckDB', () => {
     const sql = loadSql({ files: new Set(['images.parquet']), categories, collections: true });
     await writeFile(join(folder, 'load.sql'), sql);
     const joined = await loaded(folder);
-    const [c] = await query(joined, `SELECT count(*) AS n, count(collection_record) AS with_collection,
+    const [c] = await query(
+      joined,
+      `SELECT count(*) AS n, count(collection_record) AS with_collection,
       count(*) FILTER (WHERE collection_record.owner_name = 'owner ' || (collection_id % 3)) AS right_owner
-      FROM images_with_collection`);
-    const [want] = await query(db, `SELECT count(*) FILTER (WHERE collection_id % 5 <> 0) AS n
-      FROM read_parquet(${images})`);
+      FROM images_with_collection`,
+    );
+    const [want] = await query(
+      db,
+      `SELECT count(*) FILTER (WHERE collection_id % 5 <> 0) AS n
+      FROM read_parquet(${images})`,
+    );
     expect({ n: Number(c!['n']), with: Number(c!['with_collection']), right: Number(c!['right_owner']) }).toEqual({
       n: snaps.served.length,
       with: Number(want!['n']),
@@ -124,9 +134,12 @@ describe('load.sql in DuckDB', () => {
     const out = join(dir, 'owners.html');
     expect((await runCli(['report', folder, '--out', out])).code).toBe(0);
     const read = JSON.parse(await readFile(join(dir, 'owners.json'), 'utf8')) as ReportData;
-    const owners = await query(db, `SELECT coalesce(c.owner_name, '(not in the collections table)') AS owner,
+    const owners = await query(
+      db,
+      `SELECT coalesce(c.owner_name, '(not in the collections table)') AS owner,
       count(*) AS records FROM read_parquet(${images}) AS i LEFT JOIN read_parquet(${table}) AS c
-      ON c.id = i.collection_id GROUP BY 1 ORDER BY records DESC, owner`);
+      ON c.id = i.collection_id GROUP BY 1 ORDER BY records DESC, owner`,
+    );
     const shares = owners.map((o) => ({ owner: o['owner'], records: Number(o['records']) }));
     expect(read.collections.owners).toEqual(shares.map((o) => ({ ...o, share: o.records / read.records })));
     expect(read.collections.owners_note).toBeNull();
@@ -139,9 +152,15 @@ async function allCategories(folder: string): Promise<Map<string, string[]>> {
   const result = new Map<string, string[]>();
   for (const c of COLUMNS.filter((col) => col.type.kind === 'category')) {
     const file = sqlString(join(folder, 'images.parquet'));
-    const rows = await query(db, `SELECT DISTINCT "${c.name}"::VARCHAR AS v FROM read_parquet(${file})
-      WHERE "${c.name}" IS NOT NULL`);
-    result.set(c.name, rows.map((r) => String(r['v'])).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    const rows = await query(
+      db,
+      `SELECT DISTINCT "${c.name}"::VARCHAR AS v FROM read_parquet(${file})
+      WHERE "${c.name}" IS NOT NULL`,
+    );
+    result.set(
+      c.name,
+      rows.map((r) => String(r['v'])).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
   }
   return result;
 }

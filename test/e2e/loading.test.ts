@@ -47,8 +47,14 @@ const modulesOf = (code: string) => {
 
 /** The SQL statements of a block, its comment lines left out. */
 function statementsOf(code: string): string[] {
-  const sql = code.split('\n').filter((line) => !line.trim().startsWith('--')).join('\n');
-  return sql.split(';').map((s) => s.trim()).filter((s) => s !== '');
+  const sql = code
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('--'))
+    .join('\n');
+  return sql
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 let service: RunningService;
@@ -87,7 +93,9 @@ describe('README: Loading', () => {
     const [byType, other] = [await query(db, queries[0]!), await query(db, queries[1]!)];
     expect(byType!.reduce((n, r) => n + Number(r['maps']), 0)).toBe(RECORDS);
     const served = [...service.servedRecords()];
-    expect(Number(other![0]!['other_paradigm'])).toBe(served.filter((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other').length);
+    expect(Number(other![0]!['other_paradigm'])).toBe(
+      served.filter((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other').length,
+    );
   });
 
   it('DuckDB: every statement runs against the snapshot and gives the expected answers', async () => {
@@ -99,7 +107,9 @@ describe('README: Loading', () => {
     expect(byType!.reduce((n, r) => n + Number(r['maps']), 0)).toBe(RECORDS);
     expect(cias!.length).toBeGreaterThan(0);
     const served = [...service.servedRecords()];
-    expect(Number(other![0]!['other_paradigm'])).toBe(served.filter((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other').length);
+    expect(Number(other![0]!['other_paradigm'])).toBe(
+      served.filter((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other').length,
+    );
     expect(Number(csv![0]!['rows'])).toBe(RECORDS);
 
     // The join: every map gets the DOI, authors, journal and owner its collection was served with.

@@ -32,7 +32,9 @@ function runExecutable(args: string[]): Promise<CliRun> {
 }
 
 async function runtimeOf(dir: string): Promise<{ node: string; flags: string[] }> {
-  return (JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { runtime: { node: string; flags: string[] } }).runtime;
+  return (
+    JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as { runtime: { node: string; flags: string[] } }
+  ).runtime;
 }
 
 describe('node flags', () => {

@@ -37,20 +37,23 @@ describe('img-etl run', () => {
         ![null, '', 'None / Other'].includes((r['cognitive_paradigm_cogatlas'] ?? null) as string | null),
     );
     expect(wanted.length).toBeGreaterThan(10);
-    expectRowsMatch(await readParquetRows(out), new Map(wanted.map((r) => [BigInt(r['id'] as number), expectedRow(r)])));
+    expectRowsMatch(
+      await readParquetRows(out),
+      new Map(wanted.map((r) => [BigInt(r['id'] as number), expectedRow(r)])),
+    );
     expect((await readdir(out)).sort()).toEqual(['collections.parquet', 'images.parquet', 'manifest.json']);
   });
 
   it('all-formats writes Parquet, Arrow and CSV; --to on the command line wins over the pipeline', async () => {
     expect((await runCli(['run', 'all-formats', '--base-url', service.url, '--out', out])).code).toBe(0);
-    expect((await readdir(out)).sort()).toEqual(
-      [
-        ...['collections.arrow', 'collections.csv', 'collections.parquet'],
-        ...['images.arrow', 'images.csv', 'images.parquet', 'manifest.json'],
-      ],
-    );
+    expect((await readdir(out)).sort()).toEqual([
+      ...['collections.arrow', 'collections.csv', 'collections.parquet'],
+      ...['images.arrow', 'images.csv', 'images.parquet', 'manifest.json'],
+    ]);
     const only = join(out, 'csv-only');
-    expect((await runCli(['run', 'all-formats', '--to', 'csv', '--base-url', service.url, '--out', only])).code).toBe(0);
+    expect((await runCli(['run', 'all-formats', '--to', 'csv', '--base-url', service.url, '--out', only])).code).toBe(
+      0,
+    );
     expect((await readdir(only)).sort()).toEqual(['collections.csv', 'images.csv', 'manifest.json']);
   });
 
@@ -73,12 +76,17 @@ describe('img-etl run', () => {
     expect(run.code).toBe(0);
     const atlases = [...service.servedRecords()].filter((r) => r['image_type'] === 'atlas');
     expect(atlases.length).toBeGreaterThan(0);
-    expectRowsMatch(await readParquetRows(join(out, 'data')), new Map(atlases.map((r) => [BigInt(r['id'] as number), expectedRow(r)])));
+    expectRowsMatch(
+      await readParquetRows(join(out, 'data')),
+      new Map(atlases.map((r) => [BigInt(r['id'] as number), expectedRow(r)])),
+    );
   });
 
   it('an unknown pipeline is a usage error naming the known ones', async () => {
     const run = await runCli(['run', 'nope', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe('img-etl: run: no pipeline named "nope"; known: all-formats, full-snapshot, group-z-t-maps');
+    expect(run.stderr.trim()).toBe(
+      'img-etl: run: no pipeline named "nope"; known: all-formats, full-snapshot, group-z-t-maps',
+    );
   });
 });

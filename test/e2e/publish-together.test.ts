@@ -26,7 +26,11 @@ async function expectOneRun(dir: string): Promise<{ name: string; sha256: string
   const manifest = await readManifest(dir);
   for (const f of manifest.files) {
     const bytes = await readFile(join(dir, f.name));
-    expect({ name: f.name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual({ name: f.name, bytes: f.bytes, sha256: f.sha256 });
+    expect({ name: f.name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual({
+      name: f.name,
+      bytes: f.bytes,
+      sha256: f.sha256,
+    });
   }
   // The staging folder of an unfinished run stays for the next attempt; nothing else is there.
   const names = (await readdir(dir)).filter((n) => n !== '.img-etl-staging');
@@ -44,7 +48,18 @@ describe('publishing all files together', () => {
     const first = await startFixtureService({ records: 300, seed: 1 });
     const changed = await startFixtureService({ records: 300, seed: 2 });
     services.push(first, changed);
-    const args = (url: string) => ['--base-url', url, '--out', out, '--to', 'parquet,arrow,csv', '--page-size', '100', '--quiet', '--fresh'];
+    const args = (url: string) => [
+      '--base-url',
+      url,
+      '--out',
+      out,
+      '--to',
+      'parquet,arrow,csv',
+      '--page-size',
+      '100',
+      '--quiet',
+      '--fresh',
+    ];
     expect((await runCli(args(first.url))).code).toBe(0);
     const before = await expectOneRun(out);
     await mkdir(join(disk.dir, 'backup'));
@@ -64,7 +79,8 @@ describe('publishing all files together', () => {
     expect(await attempt(high)).toBe(true);
     // Each success replaced the files: put the first run back for the next attempt.
     const restore = async () => {
-      for (const name of await readdir(join(disk!.dir, 'backup'))) await copyFile(join(disk!.dir, 'backup', name), join(out, name));
+      for (const name of await readdir(join(disk!.dir, 'backup')))
+        await copyFile(join(disk!.dir, 'backup', name), join(out, name));
     };
     await restore();
     while (high - low > 1) {
@@ -82,7 +98,17 @@ describe('publishing all files together', () => {
     const out = join(disk.dir, 'out');
     const first = await startFixtureService({ records: 3000, seed: 1 });
     services.push(first);
-    const args = (url: string) => ['--base-url', url, '--out', out, '--to', 'parquet,arrow,csv', '--page-size', '500', '--quiet'];
+    const args = (url: string) => [
+      '--base-url',
+      url,
+      '--out',
+      out,
+      '--to',
+      'parquet,arrow,csv',
+      '--page-size',
+      '500',
+      '--quiet',
+    ];
     expect((await runCli(args(first.url))).code).toBe(0);
     const before = await expectOneRun(out);
     const outputs = before.filter((f) => f.name.startsWith('images.') && f.name !== 'images.parquet').length;
@@ -118,7 +144,9 @@ describe('a publication cut between two renames', () => {
       const old = await expectOneRun(out);
       // The state a crash leaves after the first rename: a new run's files in .img-etl-publish, one of them moved.
       const next = join(out, 'next');
-      expect((await runCli(['--base-url', service.url, '--out', next, '--to', 'parquet,arrow', '--quiet'])).code).toBe(0);
+      expect((await runCli(['--base-url', service.url, '--out', next, '--to', 'parquet,arrow', '--quiet'])).code).toBe(
+        0,
+      );
       const pending = join(out, '.img-etl-publish');
       await rename(next, pending);
       await rename(join(pending, 'images.parquet'), join(out, 'images.parquet'));
@@ -134,21 +162,24 @@ describe('a publication cut between two renames', () => {
     }
   });
 
-  it('a pending folder without its manifest (cut before the commit point) is discarded, ' + 'the folder left as it was', async () => {
-    const { mkdtemp, mkdir: makeDir, rm, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const out = await mkdtemp(join(tmpdir(), 'img-etl-cut-'));
-    const service = await startFixtureService({ records: 100, seed: 4 });
-    services.push(service);
-    try {
-      expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet'])).code).toBe(0);
-      const old = await expectOneRun(out);
-      await makeDir(join(out, '.img-etl-publish'));
-      await writeFile(join(out, '.img-etl-publish', 'images.csv'), 'half a file');
-      expect((await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '1'])).code).toBe(1);
-      expect(await expectOneRun(out)).toEqual(old);
-    } finally {
-      await rm(out, { recursive: true, force: true });
-    }
-  });
+  it(
+    'a pending folder without its manifest (cut before the commit point) is discarded, ' + 'the folder left as it was',
+    async () => {
+      const { mkdtemp, mkdir: makeDir, rm, writeFile } = await import('node:fs/promises');
+      const { tmpdir } = await import('node:os');
+      const out = await mkdtemp(join(tmpdir(), 'img-etl-cut-'));
+      const service = await startFixtureService({ records: 100, seed: 4 });
+      services.push(service);
+      try {
+        expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet'])).code).toBe(0);
+        const old = await expectOneRun(out);
+        await makeDir(join(out, '.img-etl-publish'));
+        await writeFile(join(out, '.img-etl-publish', 'images.csv'), 'half a file');
+        expect((await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '1'])).code).toBe(1);
+        expect(await expectOneRun(out)).toEqual(old);
+      } finally {
+        await rm(out, { recursive: true, force: true });
+      }
+    },
+  );
 });

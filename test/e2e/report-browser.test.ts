@@ -56,7 +56,10 @@ function expectedCharts(d: ReportData): Record<string, { label: string; value: n
     rows.flatMap(([label, parts]) => parts.map((value, k) => ({ label: `${label} / ${legend[k]}`, value })));
   const charts: Record<string, { label: string; value: number }[]> = {
     'added-per-month': d.added_per_month.map((m) => ({ label: m.month, value: m.count })),
-    flags: stacked(Object.entries(d.flags).map(([f, c]) => [f, [c.true, c.false, c.null]]), ['true', 'false', 'null']),
+    flags: stacked(
+      Object.entries(d.flags).map(([f, c]) => [f, [c.true, c.false, c.null]]),
+      ['true', 'false', 'null'],
+    ),
     'cognitive-atlas': stacked(
       [
         ['paradigm (task)', Object.values(d.cognitive_atlas.paradigm)],

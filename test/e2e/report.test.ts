@@ -104,7 +104,9 @@ describe('the report of a --snapshot run', () => {
   });
 
   it("has the owners' maps as DuckDB joins images.parquet and collections.parquet", async () => {
-    const [images, collections] = ['images.parquet', 'collections.parquet'].map((f) => sqlString(join(snaps.folders[1]!, f)));
+    const [images, collections] = ['images.parquet', 'collections.parquet'].map((f) =>
+      sqlString(join(snaps.folders[1]!, f)),
+    );
     const sql =
       `SELECT c.owner_name AS owner, count(*) AS records FROM ${images!} AS i JOIN ${collections!} AS c ` +
       'ON i.collection_id = c.id GROUP BY 1';

@@ -18,7 +18,18 @@ import { CLI, runCli } from '../helpers/run-cli.js';
 let service: RunningService;
 let reference: string;
 const dirs: string[] = [];
-const args = (out: string) => ['--base-url', service.url, '--out', out, '--to', 'parquet,csv', '--page-size', '40', '--concurrency', '2'];
+const args = (out: string) => [
+  '--base-url',
+  service.url,
+  '--out',
+  out,
+  '--to',
+  'parquet,csv',
+  '--page-size',
+  '40',
+  '--concurrency',
+  '2',
+];
 const PAGES = Math.ceil(1259 / 40);
 
 beforeAll(async () => {
@@ -49,7 +60,9 @@ async function interrupt(
   const child = spawn(process.execPath, [CLI, ...args(out)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on('exit', (code, sig) => resolve({ code, signal: sig })),
+  );
   for (let i = 0; i < 4000; i++) {
     const lines = await journal(out);
     if (ready(lines)) {
@@ -108,7 +121,8 @@ describe('resume', () => {
     const stopped = await interrupt(out, (lines) => lines.length >= 5, 'SIGINT');
     expect(stopped.code).toBe(130);
     expect(stopped.stderr.trim().split('\n').at(-1)).toBe(
-      `img-etl: interrupted; ${stopped.staged} pages are kept in ` + `${join(out, '.img-etl-staging')}: run the same command again to resume`,
+      `img-etl: interrupted; ${stopped.staged} pages are kept in ` +
+        `${join(out, '.img-etl-staging')}: run the same command again to resume`,
     );
     expect(await readdir(out)).toEqual(['.img-etl-staging']);
     const resumed = await runCli(args(out));

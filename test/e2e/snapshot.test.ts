@@ -37,7 +37,20 @@ beforeAll(async () => {
   served = [...service.servedRecords()];
   expected = new Map(served.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
   out = await tempDir();
-  run = await runCli(['--base-url', service.url, '--to', 'parquet', '--to', 'arrow,csv', '--out', out, '--concurrency', '3', '--page-size', '50']);
+  run = await runCli([
+    '--base-url',
+    service.url,
+    '--to',
+    'parquet',
+    '--to',
+    'arrow,csv',
+    '--out',
+    out,
+    '--concurrency',
+    '3',
+    '--page-size',
+    '50',
+  ]);
 });
 
 afterAll(async () => {
@@ -45,7 +58,8 @@ afterAll(async () => {
   await removeDir(out);
 });
 
-const expectRows = (rows: Record<string, unknown>[], convert?: (kind: ColumnKind, value: unknown) => unknown) => expectRowsMatch(rows, expected, convert);
+const expectRows = (rows: Record<string, unknown>[], convert?: (kind: ColumnKind, value: unknown) => unknown) =>
+  expectRowsMatch(rows, expected, convert);
 
 describe('img-etl --to parquet --to arrow,csv against the bundled service', () => {
   it('exits 0 and prints a summary naming every file', () => {
@@ -64,74 +78,94 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
     expect(served.some((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other')).toBe(true);
     expect(served.some((r) => r['modality'] === '')).toBe(true);
     expect(served.some((r) => typeof r['CIAS'] === 'number') && served.some((r) => r['CIAS'] === '')).toBe(true);
-    expect(served.some((r) => String(r['add_date']).endsWith('+02:00')) && served.some((r) => String(r['add_date']).endsWith('+01:00'))).toBe(true);
+    expect(
+      served.some((r) => String(r['add_date']).endsWith('+02:00')) &&
+        served.some((r) => String(r['add_date']).endsWith('+01:00')),
+    ).toBe(true);
     expect(served.some((r) => !String(r['modify_date']).includes('.'))).toBe(true);
   });
 
   it('writes only the final files: no temporary file, no rejects file', async () => {
-    expect((await readdir(out)).sort()).toEqual(
-      [
-        ...['collections.arrow', 'collections.csv', 'collections.parquet'],
-        ...['images.arrow', 'images.csv', 'images.parquet', 'manifest.json'],
-      ],
-    );
+    expect((await readdir(out)).sort()).toEqual([
+      ...['collections.arrow', 'collections.csv', 'collections.parquet'],
+      ...['images.arrow', 'images.csv', 'images.parquet', 'manifest.json'],
+    ]);
   });
 
   it('Parquet: DuckDB sees every column with its type', async () => {
     const db = await openDuckDB();
     const described = await query(db, `DESCRIBE SELECT * FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
-    expect(described.map((d) => [d['column_name'], d['column_type']])).toEqual(COLUMNS.map((c) => [c.name, DUCKDB_TYPE[c.type.kind]]));
+    expect(described.map((d) => [d['column_name'], d['column_type']])).toEqual(
+      COLUMNS.map((c) => [c.name, DUCKDB_TYPE[c.type.kind]]),
+    );
   });
 
   it('Parquet: every value equals what was served, timestamps to the microsecond', async () => {
     const db = await openDuckDB();
-    const select = COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
+    const select = COLUMNS.map((c) =>
+      c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`,
+    ).join(', ');
     const rows = await query(db, `SELECT ${select} FROM read_parquet(${sqlString(join(out, 'images.parquet'))})`);
     expectRows(rows);
   });
 
-  it('Parquet: zstd, dictionary-encoded categories, and key-value metadata with source, ' + 'time and schema version', async () => {
-    const db = await openDuckDB();
-    const file = sqlString(join(out, 'images.parquet'));
-    const meta = await query(db, `SELECT DISTINCT compression FROM parquet_metadata(${file})`);
-    expect(meta.map((m) => m['compression'])).toEqual(['ZSTD']);
-    const encodings = await query(db, `SELECT path_in_schema, encodings FROM parquet_metadata(${file}) WHERE path_in_schema = 'map_type'`);
-    expect(String(encodings[0]!['encodings'])).toMatch(/DICTIONARY/);
-    const kv = await query(db, `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${file})`);
-    const map = new Map(kv.map((r) => [r['key'], r['value']]));
-    expect(map.get('img-etl.source_url')).toBe(service.listUrl);
-    expect(map.get('img-etl.schema_version')).toBe('1');
-    expect(Number.isNaN(Date.parse(String(map.get('img-etl.snapshot_time'))))).toBe(false);
-  });
+  it(
+    'Parquet: zstd, dictionary-encoded categories, and key-value metadata with source, ' + 'time and schema version',
+    async () => {
+      const db = await openDuckDB();
+      const file = sqlString(join(out, 'images.parquet'));
+      const meta = await query(db, `SELECT DISTINCT compression FROM parquet_metadata(${file})`);
+      expect(meta.map((m) => m['compression'])).toEqual(['ZSTD']);
+      const encodings = await query(
+        db,
+        `SELECT path_in_schema, encodings FROM parquet_metadata(${file}) WHERE path_in_schema = 'map_type'`,
+      );
+      expect(String(encodings[0]!['encodings'])).toMatch(/DICTIONARY/);
+      const kv = await query(db, `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${file})`);
+      const map = new Map(kv.map((r) => [r['key'], r['value']]));
+      expect(map.get('img-etl.source_url')).toBe(service.listUrl);
+      expect(map.get('img-etl.schema_version')).toBe('1');
+      expect(Number.isNaN(Date.parse(String(map.get('img-etl.snapshot_time'))))).toBe(false);
+    },
+  );
 
-  it('Arrow IPC file: apache-arrow reads the schema with dictionary, UTC microsecond ' + 'timestamp and int64 types', async () => {
-    const table = tableFromIPC(await readFile(join(out, 'images.arrow')));
-    expect(table.schema.fields.map((f) => f.name)).toEqual(COLUMNS.map((c) => c.name));
-    for (const column of COLUMNS) {
-      const type = table.schema.fields.find((f) => f.name === column.name)!.type as DataType;
-      const check: Record<ColumnKind, boolean> = {
-        int64: DataType.isInt(type) && type.bitWidth === 64 && type.isSigned,
-        float64: DataType.isFloat(type) && type.precision === Precision.DOUBLE,
-        boolean: DataType.isBool(type),
-        timestamp: DataType.isTimestamp(type) && type.unit === TimeUnit.MICROSECOND && type.timezone === 'UTC',
-        string: DataType.isUtf8(type),
-        category: DataType.isDictionary(type) && DataType.isUtf8(type.dictionary),
-        json: DataType.isUtf8(type),
-      };
-      expect([column.name, check[column.type.kind]]).toEqual([column.name, true]);
-    }
-  });
+  it(
+    'Arrow IPC file: apache-arrow reads the schema with dictionary, UTC microsecond ' + 'timestamp and int64 types',
+    async () => {
+      const table = tableFromIPC(await readFile(join(out, 'images.arrow')));
+      expect(table.schema.fields.map((f) => f.name)).toEqual(COLUMNS.map((c) => c.name));
+      for (const column of COLUMNS) {
+        const type = table.schema.fields.find((f) => f.name === column.name)!.type as DataType;
+        const check: Record<ColumnKind, boolean> = {
+          int64: DataType.isInt(type) && type.bitWidth === 64 && type.isSigned,
+          float64: DataType.isFloat(type) && type.precision === Precision.DOUBLE,
+          boolean: DataType.isBool(type),
+          timestamp: DataType.isTimestamp(type) && type.unit === TimeUnit.MICROSECOND && type.timezone === 'UTC',
+          string: DataType.isUtf8(type),
+          category: DataType.isDictionary(type) && DataType.isUtf8(type.dictionary),
+          json: DataType.isUtf8(type),
+        };
+        expect([column.name, check[column.type.kind]]).toEqual([column.name, true]);
+      }
+    },
+  );
 
   it('Arrow IPC file: every value equals what was served', async () => {
     const table = tableFromIPC(await readFile(join(out, 'images.arrow')));
     const columns = Object.fromEntries(COLUMNS.map((c) => [c.name, arrowValues(table.getChild(c.name)!)]));
-    const rows = Array.from({ length: table.numRows }, (_, i) => Object.fromEntries(COLUMNS.map((c) => [c.name, columns[c.name]![i]])));
+    const rows = Array.from({ length: table.numRows }, (_, i) =>
+      Object.fromEntries(COLUMNS.map((c) => [c.name, columns[c.name]![i]])),
+    );
     expectRows(rows);
   });
 
   it('CSV: header, and every value in its documented text form', async () => {
     const db = await openDuckDB();
-    const rows = await query(db, `SELECT * FROM read_csv(${sqlString(join(out, 'images.csv'))}, header = true, ` + `all_varchar = true, allow_quoted_nulls = false)`);
+    const rows = await query(
+      db,
+      `SELECT * FROM read_csv(${sqlString(join(out, 'images.csv'))}, header = true, ` +
+        `all_varchar = true, allow_quoted_nulls = false)`,
+    );
     expect(Object.keys(rows[0]!)).toEqual(COLUMNS.map((c) => c.name));
     const formula = /^[=+\-@\t\r]/;
     expectRows(rows, (kind, text) => {
@@ -172,9 +206,14 @@ describe('img-etl --to parquet --to arrow,csv against the bundled service', () =
     expect(manifest.normalisation.sentinel_to_null['cognitive_paradigm_cogatlas']).toBe(sentinels);
     const emptyModality = served.filter((r) => r['modality'] === '').length;
     expect(manifest.normalisation.empty_to_null['modality']).toBe(emptyModality);
-    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(
-      ['collections.arrow', 'collections.csv', 'collections.parquet', 'images.arrow', 'images.csv', 'images.parquet'],
-    );
+    expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual([
+      'collections.arrow',
+      'collections.csv',
+      'collections.parquet',
+      'images.arrow',
+      'images.csv',
+      'images.parquet',
+    ]);
     for (const file of manifest.files) {
       const bytes = await readFile(join(out, file.name));
       const rows = file.name.startsWith('collections.') ? service.dataset.collections.publicCount : served.length;

@@ -52,16 +52,22 @@ describe('--snapshot', () => {
     const run = await runCli(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(1);
     const [name] = await snapshotFolders();
-    expect(run.stderr.trim()).toBe(`img-etl: snapshot: cannot link ${name} as ${join(out, 'latest')}: a folder is in the way (EISDIR)`);
+    expect(run.stderr.trim()).toBe(
+      `img-etl: snapshot: cannot link ${name} as ${join(out, 'latest')}: a folder is in the way (EISDIR)`,
+    );
     expect(await readdir(join(out, 'latest'))).toEqual(['mine.txt']);
     expect((await readdir(out)).filter((n) => n.startsWith('.latest'))).toEqual([]);
   });
 
   it('two runs against an unchanged service write byte-identical data files', async () => {
-    for (let i = 0; i < 2; i++) expect((await runCli(['--snapshot', '--to', 'parquet,arrow,csv', '--base-url', service.url, '--out', out])).code).toBe(0);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await runCli(['--snapshot', '--to', 'parquet,arrow,csv', '--base-url', service.url, '--out', out])).code,
+      ).toBe(0);
     const [a, b] = await snapshotFolders();
     expect(a).not.toBe(b);
-    for (const file of DATA) expect([file, await readFile(join(out, b!, file))]).toEqual([file, await readFile(join(out, a!, file))]);
+    for (const file of DATA)
+      expect([file, await readFile(join(out, b!, file))]).toEqual([file, await readFile(join(out, a!, file))]);
     const [ma, mb] = await Promise.all([readManifest(join(out, a!)), readManifest(join(out, b!))]);
     // Same rows, bytes and sha256; the loaders too. The report differs: it holds the run's times and the history.
     const kept = (files: { format: string; name: string }[]) => files.filter((f) => f.format !== 'report');
@@ -70,7 +76,8 @@ describe('--snapshot', () => {
   });
 
   it('--keep 2 keeps the two newest snapshots', async () => {
-    for (let i = 0; i < 3; i++) expect((await runCli(['--snapshot', '--keep', '2', '--base-url', service.url, '--out', out])).code).toBe(0);
+    for (let i = 0; i < 3; i++)
+      expect((await runCli(['--snapshot', '--keep', '2', '--base-url', service.url, '--out', out])).code).toBe(0);
     const folders = await snapshotFolders();
     expect(folders).toHaveLength(2);
     expect(await readlink(join(out, 'latest'))).toBe(folders[1]);
@@ -99,7 +106,9 @@ describe('--snapshot', () => {
 
 describe('options from the environment and a config file', () => {
   it('IMG_ETL_* variables set options', async () => {
-    const run = await runCli(['--base-url', service.url, '--out', out], { env: { IMG_ETL_TO: 'csv', IMG_ETL_PAGE_SIZE: '30' } });
+    const run = await runCli(['--base-url', service.url, '--out', out], {
+      env: { IMG_ETL_TO: 'csv', IMG_ETL_PAGE_SIZE: '30' },
+    });
     expect(run.code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['collections.csv', 'images.csv', 'manifest.json']);
     expect((await readManifest(out)).page_size).toBe(30);
@@ -121,7 +130,11 @@ describe('options from the environment and a config file', () => {
   });
 
   it.each([
-    ['an unknown key', { bogus: 1 }, (path: string) => `img-etl: --config: ${path} sets "bogus", which is not an option of this command`],
+    [
+      'an unknown key',
+      { bogus: 1 },
+      (path: string) => `img-etl: --config: ${path} sets "bogus", which is not an option of this command`,
+    ],
     ['a bad value', { concurrency: 0 }, () => 'img-etl: --concurrency: expected a whole number from 1 to 64, got 0'],
   ])('a config file with %s fails with exit code 2 and one line', async (_, body, message) => {
     const config = join(out, 'bad.json');
@@ -133,7 +146,10 @@ describe('options from the environment and a config file', () => {
 
   it('an unreadable or invalid config file fails with exit code 2 naming the file', async () => {
     const missing = await runCli(['--config', join(out, 'nope.json')]);
-    expect([missing.code, missing.stderr.trim()]).toEqual([2, `img-etl: --config: cannot read ${join(out, 'nope.json')} (ENOENT)`]);
+    expect([missing.code, missing.stderr.trim()]).toEqual([
+      2,
+      `img-etl: --config: cannot read ${join(out, 'nope.json')} (ENOENT)`,
+    ]);
     await writeFile(join(out, 'bad.json'), '{nope');
     const invalid = await runCli(['--config', join(out, 'bad.json')]);
     expect(invalid.code).toBe(2);

@@ -35,7 +35,8 @@ afterEach(async () => {
 });
 
 const manifestOf = (dir = out) => readManifest(dir);
-const expectedOf = (records: readonly Record<string, unknown>[]) => new Map<bigint, Record<string, Expected>>(records.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
+const expectedOf = (records: readonly Record<string, unknown>[]) =>
+  new Map<bigint, Record<string, Expected>>(records.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
 /** Requests for the images list page at `offset`. */
 const requestsFor = (offset: number): number => {
   const atOffset = (u: string) => new URL(u, 'http://x').searchParams.get('offset') === String(offset);
@@ -43,23 +44,42 @@ const requestsFor = (offset: number): number => {
 };
 
 describe('completeness counts distinct records', () => {
-  it('records without a usable id are counted once, written to rejects.ndjson once, and a ' + 'short list exits 3', async () => {
-    const valid = madeRecords(96);
-    const bad = [{ ...valid[0], id: 'abc' }, { ...valid[1], id: null }, { ...valid[2], id: 1.5 }, { ...valid[3], id: 2 ** 60 }];
-    const records = [...valid];
-    bad.forEach((record, i) => records.splice(10 + 20 * i, 0, record as Record<string, unknown>));
-    server = await startListServer(records, { count: 102 }); // two records counted are never sent
-    const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '25', '--max-passes', '3']);
-    expect(run.code).toBe(3);
-    expect(await manifestOf()).toMatchObject({ complete: false, expected: 102, received: 100, missing: 2, rejects: 4, records_written: 96 });
-    const rejects = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n');
-    expect(rejects.map((line) => JSON.stringify((JSON.parse(line) as Reject).record))).toEqual(bad.map((r) => JSON.stringify(r)));
-    expectRowsMatch(await readParquetRows(out), expectedOf(valid));
-  });
+  it(
+    'records without a usable id are counted once, written to rejects.ndjson once, and a ' + 'short list exits 3',
+    async () => {
+      const valid = madeRecords(96);
+      const bad = [
+        { ...valid[0], id: 'abc' },
+        { ...valid[1], id: null },
+        { ...valid[2], id: 1.5 },
+        { ...valid[3], id: 2 ** 60 },
+      ];
+      const records = [...valid];
+      bad.forEach((record, i) => records.splice(10 + 20 * i, 0, record as Record<string, unknown>));
+      server = await startListServer(records, { count: 102 }); // two records counted are never sent
+      const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '25', '--max-passes', '3']);
+      expect(run.code).toBe(3);
+      expect(await manifestOf()).toMatchObject({
+        complete: false,
+        expected: 102,
+        received: 100,
+        missing: 2,
+        rejects: 4,
+        records_written: 96,
+      });
+      const rejects = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n');
+      expect(rejects.map((line) => JSON.stringify((JSON.parse(line) as Reject).record))).toEqual(
+        bad.map((r) => JSON.stringify(r)),
+      );
+      expectRowsMatch(await readParquetRows(out), expectedOf(valid));
+    },
+  );
 
   it('a page of more than 4,096 records is kept and written, and a rerun is not broken by it', async () => {
     const records = madeRecords(5_000);
-    server = await startScriptedServer((req, res) => sendJson(res, { count: records.length, next: null, previous: null, results: records }));
+    server = await startScriptedServer((req, res) =>
+      sendJson(res, { count: records.length, next: null, previous: null, results: records }),
+    );
     const run = await runCli(['--base-url', server.origin, '--out', out, '--to', 'parquet', '--quiet']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -71,15 +91,27 @@ describe('a record served twice with different content', () => {
   it('keeps the copy newer by modify_date (the later seen on a tie) and reports each conflict', async () => {
     const made = madeRecords(10, 1);
     const at = (id: number, name: string, modified: string) => ({ ...made[id - 1]!, name, modify_date: modified });
-    const [fiveOld, fiveNew] = [at(5, 'five old', '2020-01-01T10:00:00.000001+01:00'), at(5, 'five new', '2021-06-01T10:00:00+02:00')];
-    const [sixA, sixB] = [at(6, 'six a', '2021-06-01T10:00:00+02:00'), at(6, 'six b, older', '2019-06-01T10:00:00+02:00')];
+    const [fiveOld, fiveNew] = [
+      at(5, 'five old', '2020-01-01T10:00:00.000001+01:00'),
+      at(5, 'five new', '2021-06-01T10:00:00+02:00'),
+    ];
+    const [sixA, sixB] = [
+      at(6, 'six a', '2021-06-01T10:00:00+02:00'),
+      at(6, 'six b, older', '2019-06-01T10:00:00+02:00'),
+    ];
     const firstLook = [...made.slice(0, 4), fiveOld, fiveNew, sixA, ...made.slice(6, 9)];
     const secondLook = [...made.slice(0, 4), fiveNew, sixB, ...made.slice(6, 10)];
     server = await startListServer([], { records: (_, asked) => (asked === 1 ? firstLook : secondLook) });
     const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '5']);
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain('img-etl: 2 records came back changed while the list was paged (id 5, 6); the copy newer by modify_date is kept');
-    expect(await manifestOf()).toMatchObject({ complete: true, received: 10, conflicts: { count: 2, first_ids: [5, 6] } });
+    expect(run.stderr).toContain(
+      'img-etl: 2 records came back changed while the list was paged (id 5, 6); the copy newer by modify_date is kept',
+    );
+    expect(await manifestOf()).toMatchObject({
+      complete: true,
+      received: 10,
+      conflicts: { count: 2, first_ids: [5, 6] },
+    });
     expectRowsMatch(await readParquetRows(out), expectedOf([...made.slice(0, 4), fiveNew, sixA, ...made.slice(6)]));
   });
 });
@@ -102,7 +134,9 @@ describe('staging of an earlier run', () => {
     await interruptedRun();
     await truncate(join(out, '.img-etl-staging', 'p1-0-20.json'), 100);
     const rerun = await runCli(args());
-    expect(rerun.stderr).toMatch(/img-etl: staging: 1 staged page in .* could not be read back \(p1-0-20\.json: does not parse: .*\); fetching it again/);
+    expect(rerun.stderr).toMatch(
+      /img-etl: staging: 1 staged page in .* could not be read back \(p1-0-20\.json: does not parse: .*\); fetching it again/,
+    );
     expect(rerun.code).toBe(0);
     expect(requestsFor(0)).toBe(2);
     expect(requestsFor(20)).toBe(1);
@@ -125,7 +159,10 @@ describe('staging of an earlier run', () => {
     const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000).toISOString();
     await writeFile(runJson, JSON.stringify({ ...identity, started_at: twoDaysAgo }));
     const old = await runCli(args());
-    expect(old.stderr).toContain(`img-etl: staging: ${join(out, '.img-etl-staging')} holds a run started ${twoDaysAgo}, ` + `48.0 h ago, past the resume limit of 12 h; discarded it and started afresh`);
+    expect(old.stderr).toContain(
+      `img-etl: staging: ${join(out, '.img-etl-staging')} holds a run started ${twoDaysAgo}, ` +
+        `48.0 h ago, past the resume limit of 12 h; discarded it and started afresh`,
+    );
     expect(old.code).toBe(0);
     expect(requestsFor(0)).toBe(2);
     expectRowsMatch(await readParquetRows(out), expectedOf(records));
@@ -133,7 +170,10 @@ describe('staging of an earlier run', () => {
     await removeDir(out);
     await server!.close();
     await interruptedRun();
-    await writeFile(runJson, JSON.stringify({ ...JSON.parse(await readFile(runJson, 'utf8')), started_at: twoDaysAgo }));
+    await writeFile(
+      runJson,
+      JSON.stringify({ ...JSON.parse(await readFile(runJson, 'utf8')), started_at: twoDaysAgo }),
+    );
     const within = await runCli([...args(), '--max-resume-age', '72']);
     expect(within.stderr).not.toContain('discarded');
     expect(within.code).toBe(0);
@@ -151,70 +191,100 @@ describe('staging of an earlier run', () => {
 });
 
 describe('a resume checks that the service still holds what was staged', () => {
-  it('a run interrupted, then the service changed, then resumed: the staging is discarded ' + 'with a notice, not merged', async () => {
-    service = await startService({ records: 5000, seed: 1, faults: { workers: 2, pageLatencyMs: 10 } });
-    const port = Number(new URL(service.url).port);
-    const args = ['--base-url', service.url, '--out', out, '--page-size', '100'];
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
-    const exited = new Promise((resolve) => child.on('exit', resolve));
-    const journal = join(out, '.img-etl-staging', 'journal.ndjson');
-    while ((await readFile(journal, 'utf8').catch(() => '')).split('\n').length < 12) await sleep(5);
-    child.kill('SIGKILL');
-    await exited;
-    await service.close();
-    service = await startService({ records: 5000, seed: 2, port }); // another list at the same address
-    const resumed = await runCli(args);
-    expect(resumed.stderr).toMatch(/^img-etl: staging: \d+ of 20 staged records fetched again are .*; the service changed: discarded the staging and started afresh$/m);
-    expect(resumed.code).toBe(0);
-    expect(await manifestOf()).toMatchObject({ complete: true, expected: 5000, received: 5000, records_written: 5000 });
-    const rows = await readParquetRows(out);
-    expectRowsMatch(rows, expectedRowsOf(service, service.servedIds()));
-  });
+  it(
+    'a run interrupted, then the service changed, then resumed: the staging is discarded ' +
+      'with a notice, not merged',
+    async () => {
+      service = await startService({ records: 5000, seed: 1, faults: { workers: 2, pageLatencyMs: 10 } });
+      const port = Number(new URL(service.url).port);
+      const args = ['--base-url', service.url, '--out', out, '--page-size', '100'];
+      const child = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      const journal = join(out, '.img-etl-staging', 'journal.ndjson');
+      while ((await readFile(journal, 'utf8').catch(() => '')).split('\n').length < 12) await sleep(5);
+      child.kill('SIGKILL');
+      await exited;
+      await service.close();
+      service = await startService({ records: 5000, seed: 2, port }); // another list at the same address
+      const resumed = await runCli(args);
+      expect(resumed.stderr).toMatch(
+        /^img-etl: staging: \d+ of 20 staged records fetched again are .*; the service changed: discarded the staging and started afresh$/m,
+      );
+      expect(resumed.code).toBe(0);
+      expect(await manifestOf()).toMatchObject({
+        complete: true,
+        expected: 5000,
+        received: 5000,
+        records_written: 5000,
+      });
+      const rows = await readParquetRows(out);
+      expectRowsMatch(rows, expectedRowsOf(service, service.servedIds()));
+    },
+  );
 });
 
 describe('the output folder holds one run', () => {
-  it('files an earlier run wrote that this run does not are removed; a file img-etl did ' + 'not write is kept', async () => {
-    service = await startFixtureService({ records: 50, seed: 3 });
-    const user = join(out, 'images.arrow'); // the user's own file, before any img-etl run here
-    await writeFile(user, 'mine');
-    expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,csv'])).code).toBe(0);
-    const csvRun = ['collections.csv', 'collections.parquet', 'images.arrow', 'images.csv', 'images.parquet'];
-    expect((await readdir(out)).sort()).toEqual([...csvRun, 'manifest.json']);
-    expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet'])).code).toBe(0);
-    const parquetRun = ['collections.parquet', 'images.arrow', 'images.parquet', 'manifest.json'];
-    expect((await readdir(out)).sort()).toEqual(parquetRun);
-    expect(await readFile(user, 'utf8')).toBe('mine');
-    const names = (await manifestOf()).files.map((f: { name: string }) => f.name);
-    expect(names).toEqual(['images.parquet', 'collections.parquet']);
-  });
+  it(
+    'files an earlier run wrote that this run does not are removed; a file img-etl did ' + 'not write is kept',
+    async () => {
+      service = await startFixtureService({ records: 50, seed: 3 });
+      const user = join(out, 'images.arrow'); // the user's own file, before any img-etl run here
+      await writeFile(user, 'mine');
+      expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,csv'])).code).toBe(0);
+      const csvRun = ['collections.csv', 'collections.parquet', 'images.arrow', 'images.csv', 'images.parquet'];
+      expect((await readdir(out)).sort()).toEqual([...csvRun, 'manifest.json']);
+      expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet'])).code).toBe(0);
+      const parquetRun = ['collections.parquet', 'images.arrow', 'images.parquet', 'manifest.json'];
+      expect((await readdir(out)).sort()).toEqual(parquetRun);
+      expect(await readFile(user, 'utf8')).toBe('mine');
+      const names = (await manifestOf()).files.map((f: { name: string }) => f.name);
+      expect(names).toEqual(['images.parquet', 'collections.parquet']);
+    },
+  );
 });
 
 describe('--keep', () => {
-  it('deletes only snapshot folders img-etl wrote, counts complete ones, and prunes ' + 'incomplete ones older than the newest complete', async () => {
-    const records = madeRecords(30);
-    let count = 30;
-    server = await startListServer(records, { count: () => count });
-    const thesis = join(out, '20200101T000000.000Z');
-    await mkdir(thesis);
-    await writeFile(join(thesis, 'thesis.docx'), 'years of work');
-    const snap = (...extra: string[]) => runCli(['--base-url', server!.origin, '--out', out, '--snapshot', '--keep', '1', '--max-passes', '1', ...extra]);
-    expect((await snap()).code).toBe(0);
-    const [first] = (await readdir(out)).filter((n) => n.startsWith('2026') || n > '2021');
-    count = 31; // one record never sent: an incomplete snapshot
-    expect((await snap()).code).toBe(3);
-    count = 30;
-    const last = await snap('--summary', 'json');
-    expect(last.code).toBe(0);
-    const pruned = (JSON.parse(last.stdout) as SummaryDocument).pruned!;
-    expect(pruned.map((p) => [p.complete, p.reason])).toEqual([
-      [true, 'beyond the newest 1 complete'],
-      [false, 'incomplete, older than the newest complete snapshot'],
-    ]);
-    expect(pruned[0]!.name).toBe(first);
-    const left = (await readdir(out)).sort();
-    expect(left).toHaveLength(3);
-    expect(left[0]).toBe('20200101T000000.000Z');
-    expect(await readFile(join(thesis, 'thesis.docx'), 'utf8')).toBe('years of work');
-    expect(left.at(-1)).toBe('latest');
-  });
+  it(
+    'deletes only snapshot folders img-etl wrote, counts complete ones, and prunes ' +
+      'incomplete ones older than the newest complete',
+    async () => {
+      const records = madeRecords(30);
+      let count = 30;
+      server = await startListServer(records, { count: () => count });
+      const thesis = join(out, '20200101T000000.000Z');
+      await mkdir(thesis);
+      await writeFile(join(thesis, 'thesis.docx'), 'years of work');
+      const snap = (...extra: string[]) =>
+        runCli([
+          '--base-url',
+          server!.origin,
+          '--out',
+          out,
+          '--snapshot',
+          '--keep',
+          '1',
+          '--max-passes',
+          '1',
+          ...extra,
+        ]);
+      expect((await snap()).code).toBe(0);
+      const [first] = (await readdir(out)).filter((n) => n.startsWith('2026') || n > '2021');
+      count = 31; // one record never sent: an incomplete snapshot
+      expect((await snap()).code).toBe(3);
+      count = 30;
+      const last = await snap('--summary', 'json');
+      expect(last.code).toBe(0);
+      const pruned = (JSON.parse(last.stdout) as SummaryDocument).pruned!;
+      expect(pruned.map((p) => [p.complete, p.reason])).toEqual([
+        [true, 'beyond the newest 1 complete'],
+        [false, 'incomplete, older than the newest complete snapshot'],
+      ]);
+      expect(pruned[0]!.name).toBe(first);
+      const left = (await readdir(out)).sort();
+      expect(left).toHaveLength(3);
+      expect(left[0]).toBe('20200101T000000.000Z');
+      expect(await readFile(join(thesis, 'thesis.docx'), 'utf8')).toBe('years of work');
+      expect(left.at(-1)).toBe('latest');
+    },
+  );
 });

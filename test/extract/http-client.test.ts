@@ -4,7 +4,13 @@ import type { ExtractError } from '../../src/extract/extract-error.js';
 import { HttpClient, type HttpClientOptions } from '../../src/extract/http-client.js';
 import { retryDelay, withRetry, type RetryNotice, type RetryOptions } from '../../src/extract/retry.js';
 import { isSameHost, mayCarryCredentials } from '../../src/extract/same-host.js';
-import { rawHead, sendJson, startRawServer, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import {
+  rawHead,
+  sendJson,
+  startRawServer,
+  startScriptedServer,
+  type ScriptedServer,
+} from '../helpers/scripted-server.js';
 import { failure } from '../helpers/extract-failure.js';
 
 const PATH = '/api/images/?limit=2&offset=0';
@@ -59,16 +65,20 @@ function streamBody(socket: Socket, head: string, total: number): Promise<number
 }
 
 describe('redirects', () => {
-  it('follows relative and absolute redirects on the same host, and returns the page, its ' + 'text and its bytes', async () => {
-    const s = await server((req, res, origin) => {
-      if (req.url === '/api/images?limit=2&offset=0') res.writeHead(301, { location: `${origin}/api/images/?limit=2&offset=0` }).end();
-      else if (req.url === '/old/') res.writeHead(308, { location: '/api/images?limit=2&offset=0' }).end();
-      else sendJson(res, GOOD);
-    });
-    const fetched = await client(s.origin).getPage(`${s.origin}/old/`);
-    expect(fetched).toEqual({ page: GOOD, bytes: Buffer.from(JSON.stringify(GOOD)) });
-    expect(s.requests).toEqual(['/old/', '/api/images?limit=2&offset=0', PATH]);
-  });
+  it(
+    'follows relative and absolute redirects on the same host, and returns the page, its ' + 'text and its bytes',
+    async () => {
+      const s = await server((req, res, origin) => {
+        if (req.url === '/api/images?limit=2&offset=0')
+          res.writeHead(301, { location: `${origin}/api/images/?limit=2&offset=0` }).end();
+        else if (req.url === '/old/') res.writeHead(308, { location: '/api/images?limit=2&offset=0' }).end();
+        else sendJson(res, GOOD);
+      });
+      const fetched = await client(s.origin).getPage(`${s.origin}/old/`);
+      expect(fetched).toEqual({ page: GOOD, bytes: Buffer.from(JSON.stringify(GOOD)) });
+      expect(s.requests).toEqual(['/old/', '/api/images?limit=2&offset=0', PATH]);
+    },
+  );
 
   it('follows up to maxRedirects and no further', async () => {
     const s = await server((req, res) => {
@@ -93,7 +103,9 @@ describe('redirects', () => {
     const other = await server((_req, res) => sendJson(res, GOOD));
     const s = await server((_req, res) => res.writeHead(302, { location: `${other.origin}${PATH}` }).end());
     const error = await failure(withRetry(() => client(s.origin).getPage(s.origin + PATH), FAST));
-    expect(error.message).toBe(`extract: GET ${s.origin}${PATH} redirected to another host (${new URL(other.origin).host}); refusing to follow`);
+    expect(error.message).toBe(
+      `extract: GET ${s.origin}${PATH} redirected to another host (${new URL(other.origin).host}); refusing to follow`,
+    );
     expect([error.code, error.retryable, error.status]).toEqual(['FOREIGN_LINK', false, 302]);
     expect(other.requests).toEqual([]);
   });
@@ -103,7 +115,10 @@ describe('redirects', () => {
     const s = await server((_req, res) => sendJson(res, GOOD));
     for (const url of [other.origin + PATH, 'ftp://127.0.0.1/', 'not a url']) {
       const error = await failure(client(s.origin).getPage(url));
-      expect(error.message).toBe(`extract: GET ${url} is not an http(s) URL on the base host (${new URL(s.origin).host}); ` + `refusing to request it`);
+      expect(error.message).toBe(
+        `extract: GET ${url} is not an http(s) URL on the base host (${new URL(s.origin).host}); ` +
+          `refusing to request it`,
+      );
     }
     expect([other.requests, s.requests]).toEqual([[], []]);
   });
@@ -162,7 +177,9 @@ describe('token', () => {
 
   it('must be a single header-safe word', () => {
     for (const bad of [`${TOKEN}\r\nx-injected: 1`, 'two words', '']) {
-      expect(() => new HttpClient(new URL('http://127.0.0.1:1'), { token: bad })).toThrow(/^extract: the token must be visible ASCII characters without spaces$/);
+      expect(() => new HttpClient(new URL('http://127.0.0.1:1'), { token: bad })).toThrow(
+        /^extract: the token must be visible ASCII characters without spaces$/,
+      );
     }
   });
 });
@@ -170,11 +187,19 @@ describe('token', () => {
 describe('timeouts and cancellation', () => {
   it('a first answer slower than requestTimeoutMs is a timeout; the retry succeeds', async () => {
     let n = 0;
-    const s = await server((_req, res) => (n++ === 0 ? setTimeout(() => sendJson(res, GOOD), 1_000) : sendJson(res, GOOD)));
+    const s = await server((_req, res) =>
+      n++ === 0 ? setTimeout(() => sendJson(res, GOOD), 1_000) : sendJson(res, GOOD),
+    );
     const notices: RetryNotice[] = [];
-    const fetched = await withRetry(() => client(s.origin, { requestTimeoutMs: 50 }).getPage(s.origin + PATH), FAST, (x) => notices.push(x));
+    const fetched = await withRetry(
+      () => client(s.origin, { requestTimeoutMs: 50 }).getPage(s.origin + PATH),
+      FAST,
+      (x) => notices.push(x),
+    );
     expect(fetched.page).toEqual(GOOD);
-    expect(notices.map((x) => [x.error.code, x.error.message])).toEqual([['TIMEOUT', `extract: GET ${s.origin}${PATH} took longer than 50 ms in all`]]);
+    expect(notices.map((x) => [x.error.code, x.error.message])).toEqual([
+      ['TIMEOUT', `extract: GET ${s.origin}${PATH} took longer than 50 ms in all`],
+    ]);
   });
 
   it('the deadline covers every redirect hop', async () => {
@@ -193,7 +218,9 @@ describe('timeouts and cancellation', () => {
     const aborter = new AbortController();
     setTimeout(() => aborter.abort(), 30);
     const c = client(s.origin);
-    const error = await failure(withRetry(() => c.getPage(s.origin + PATH, aborter.signal), FAST, undefined, aborter.signal));
+    const error = await failure(
+      withRetry(() => c.getPage(s.origin + PATH, aborter.signal), FAST, undefined, aborter.signal),
+    );
     expect([error.code, error.message]).toEqual(['ABORTED', `extract: GET ${s.origin}${PATH} was cancelled`]);
     expect(s.requests).toHaveLength(1);
   });
@@ -202,7 +229,12 @@ describe('timeouts and cancellation', () => {
     const s = await server((_req, res) => res.writeHead(503, { 'retry-after': '60', 'content-length': 0 }).end());
     const aborter = new AbortController();
     const c = client(s.origin);
-    const run = withRetry(() => c.getPage(s.origin + PATH, aborter.signal), { ...FAST, retryAfterMaxMs: 120_000 }, () => aborter.abort(), aborter.signal);
+    const run = withRetry(
+      () => c.getPage(s.origin + PATH, aborter.signal),
+      { ...FAST, retryAfterMaxMs: 120_000 },
+      () => aborter.abort(),
+      aborter.signal,
+    );
     const error = await failure(run);
     expect([error.code, error.message]).toEqual(['ABORTED', `extract: GET ${s.origin}${PATH} was cancelled`]);
     expect((error.cause as ExtractError).message).toBe(`extract: GET ${s.origin}${PATH} returned 503`);
@@ -216,10 +248,16 @@ describe('size cap', () => {
   it('rejects a body announced over the cap by Content-Length before reading it', async () => {
     let written: Promise<number> | undefined;
     const s = await rawServer((socket) => {
-      written = streamBody(socket, rawHead(200, { 'content-type': 'application/json', 'content-length': FIFTY_MB }), FIFTY_MB);
+      written = streamBody(
+        socket,
+        rawHead(200, { 'content-type': 'application/json', 'content-length': FIFTY_MB }),
+        FIFTY_MB,
+      );
     });
     const error = await failure(client(s.origin, { maxBodyBytes: CAP }).getPage(s.origin + PATH));
-    expect(error.message).toBe(`extract: GET ${s.origin}${PATH} returned a body of ${FIFTY_MB} bytes, over the ${CAP}-byte cap`);
+    expect(error.message).toBe(
+      `extract: GET ${s.origin}${PATH} returned a body of ${FIFTY_MB} bytes, over the ${CAP}-byte cap`,
+    );
     expect(await written).toBeLessThan(FIFTY_MB / 4);
   });
 
@@ -229,7 +267,12 @@ describe('size cap', () => {
       written = streamBody(socket, rawHead(200, { 'content-type': 'application/json' }), FIFTY_MB);
     });
     const error = await failure(client(s.origin, { maxBodyBytes: CAP }).getPage(s.origin + PATH));
-    expect(error.message).toMatch(new RegExp(`^extract: GET ${s.origin}/api/images/\\?limit=2&offset=0 returned a body over the ` + `${CAP}-byte cap \\(stopped reading at (\\d+) bytes\\)$`));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^extract: GET ${s.origin}/api/images/\\?limit=2&offset=0 returned a body over the ` +
+          `${CAP}-byte cap \\(stopped reading at (\\d+) bytes\\)$`,
+      ),
+    );
     const stoppedAt = Number(/stopped reading at (\d+)/.exec(error.message)?.[1]);
     expect(stoppedAt).toBeGreaterThan(CAP);
     expect(stoppedAt).toBeLessThan(CAP + 256 * 1024);
@@ -291,10 +334,16 @@ describe('statuses and Retry-After', () => {
   it('waits at least the floor after Retry-After: 0 or a date in the past', async () => {
     for (const header of ['0', 'Sun, 06 Nov 1994 08:49:37 GMT']) {
       let n = 0;
-      const s = await server((_req, res) => (n++ < 2 ? res.writeHead(429, { 'retry-after': header, 'content-length': 0 }).end() : sendJson(res, GOOD)));
+      const s = await server((_req, res) =>
+        n++ < 2 ? res.writeHead(429, { 'retry-after': header, 'content-length': 0 }).end() : sendJson(res, GOOD),
+      );
       const notices: RetryNotice[] = [];
       const started = performance.now();
-      await withRetry(() => client(s.origin).getPage(s.origin + PATH), { attempts: 3, retryAfterFloorMs: 40 }, (x) => notices.push(x));
+      await withRetry(
+        () => client(s.origin).getPage(s.origin + PATH),
+        { attempts: 3, retryAfterFloorMs: 40 },
+        (x) => notices.push(x),
+      );
       expect(notices.map((x) => x.delayMs)).toEqual([40, 40]);
       expect(performance.now() - started).toBeGreaterThanOrEqual(79);
     }
@@ -302,8 +351,12 @@ describe('statuses and Retry-After', () => {
 
   it('gives up at once, saying why, when Retry-After asks for longer than allowed', async () => {
     const s = await server((_req, res) => res.writeHead(503, { 'retry-after': '600', 'content-length': 0 }).end());
-    const error = await failure(withRetry(() => client(s.origin).getPage(s.origin + PATH), { retryAfterMaxMs: 120_000 }));
-    expect(error.message).toBe(`extract: GET ${s.origin}${PATH} returned 503; retry-after 600 s is longer than the 120 s allowed`);
+    const error = await failure(
+      withRetry(() => client(s.origin).getPage(s.origin + PATH), { retryAfterMaxMs: 120_000 }),
+    );
+    expect(error.message).toBe(
+      `extract: GET ${s.origin}${PATH} returned 503; retry-after 600 s is longer than the 120 s allowed`,
+    );
     expect(s.requests).toHaveLength(1);
   });
 
@@ -314,6 +367,7 @@ describe('statuses and Retry-After', () => {
   });
 
   it('ignores a Retry-After that is neither seconds nor an HTTP date', async () => {
-    for (const header of ['-5', '1.5', 'soon', '0x10', '2026-11-21T12:00:00Z']) expect((await retryAfterOf(header)).retryAfterMs).toBeUndefined();
+    for (const header of ['-5', '1.5', 'soon', '0x10', '2026-11-21T12:00:00Z'])
+      expect((await retryAfterOf(header)).retryAfterMs).toBeUndefined();
   });
 });

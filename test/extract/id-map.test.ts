@@ -29,7 +29,9 @@ function holdsLikeAMap(slots: IdSlots, maxValue: number) {
         expect(map.get(id)).toBe(model.get(id));
         expect(map.has(id)).toBe(model.has(id));
       }
-      expect([...map.keysAscending()]).toEqual([...model.keys()].sort((a, b) => a - b).map((id) => (Object.is(id, -0) ? 0 : id)));
+      expect([...map.keysAscending()]).toEqual(
+        [...model.keys()].sort((a, b) => a - b).map((id) => (Object.is(id, -0) ? 0 : id)),
+      );
     },
   );
 }

@@ -5,9 +5,30 @@ import { PageSchema } from '../../src/schema/image-schema.js';
 
 describe('pageEnvelope', () => {
   it('accepts exactly what PageSchema accepts, and gives the same envelope', () => {
-    const value = fc.oneof(fc.constant(null), fc.string(), fc.boolean(), fc.integer(), fc.double(), fc.array(fc.jsonValue(), { maxLength: 3 }), fc.constant(undefined));
+    const value = fc.oneof(
+      fc.constant(null),
+      fc.string(),
+      fc.boolean(),
+      fc.integer(),
+      fc.double(),
+      fc.array(fc.jsonValue(), { maxLength: 3 }),
+      fc.constant(undefined),
+    );
     const page = fc.record(
-      { count: fc.oneof(fc.nat(), fc.integer({ min: -5, max: 5 }), fc.double(), fc.constant(2 ** 53), fc.constant(-0), value), next: value, previous: value, results: fc.oneof(fc.array(fc.jsonValue(), { maxLength: 3 }), value), other: value },
+      {
+        count: fc.oneof(
+          fc.nat(),
+          fc.integer({ min: -5, max: 5 }),
+          fc.double(),
+          fc.constant(2 ** 53),
+          fc.constant(-0),
+          value,
+        ),
+        next: value,
+        previous: value,
+        results: fc.oneof(fc.array(fc.jsonValue(), { maxLength: 3 }), value),
+        other: value,
+      },
       { requiredKeys: [] },
     );
     fc.assert(

@@ -39,7 +39,10 @@ async function serveList(script: ListScript): Promise<ScriptedServer> {
       count,
       next: offset + limit >= count ? null : link(offset + limit),
       previous: offset <= 0 ? null : link(Math.max(offset - limit, 0)),
-      results: script.ids.slice(offset, offset + limit).filter((id) => !script.orphans?.has(id)).map((id) => ({ id })),
+      results: script.ids
+        .slice(offset, offset + limit)
+        .filter((id) => !script.orphans?.has(id))
+        .map((id) => ({ id })),
     };
     script.edit?.(page, offset, origin);
     void sleep(script.delay?.(offset) ?? 0).then(() => sendJson(res, page));
@@ -60,17 +63,22 @@ describe('paginate', () => {
   it('asks for the first pages at once, at the page size asked for', async () => {
     const s = await serveList({ ids: range(95), delay: (offset) => (offset === 0 ? 30 : 0) });
     const pages = await collect(paginate({ baseUrl: s.origin, pageSize: 10, concurrency: 4 }));
-    expect(s.requests.slice(0, 4).sort()).toEqual([0, 10, 20, 30].map((o) => `/api/images/?limit=10&offset=${o}`).sort());
+    expect(s.requests.slice(0, 4).sort()).toEqual(
+      [0, 10, 20, 30].map((o) => `/api/images/?limit=10&offset=${o}`).sort(),
+    );
     expect(idsOf(pages)).toEqual(range(95));
     expect(s.requests).toHaveLength(10); // no page twice
   });
 
-  it('drops the pages asked for at once when the server applies a smaller page size, and ' + 'pages at its size', async () => {
-    const s = await serveList({ ids: range(25), maxLimit: 7 });
-    const pages = await collect(paginate({ baseUrl: s.origin, pageSize: 10, concurrency: 3 }));
-    expect(pages.map((p) => p.source.offset)).toEqual([0, 7, 14, 21]);
-    expect(idsOf(pages)).toEqual(range(25));
-  });
+  it(
+    'drops the pages asked for at once when the server applies a smaller page size, and ' + 'pages at its size',
+    async () => {
+      const s = await serveList({ ids: range(25), maxLimit: 7 });
+      const pages = await collect(paginate({ baseUrl: s.origin, pageSize: 10, concurrency: 3 }));
+      expect(pages.map((p) => p.source.offset)).toEqual([0, 7, 14, 21]);
+      expect(idsOf(pages)).toEqual(range(25));
+    },
+  );
 
   it('fetches every page in offset order at any concurrency', async () => {
     const s = await serveList({ ids: range(95), delay: (offset) => (offset * 7919) % 23 });
@@ -97,7 +105,12 @@ describe('paginate', () => {
 
   it('keeps paging while the list grows', async () => {
     const ids = range(20);
-    const s = await serveList({ ids, onRequest: (offset) => { if (offset === 10 && ids.length === 20) ids.push(...range(15, 100)); } });
+    const s = await serveList({
+      ids,
+      onRequest: (offset) => {
+        if (offset === 10 && ids.length === 20) ids.push(...range(15, 100));
+      },
+    });
     const stats = newExtractStats();
     const pages = await collect(paginate({ baseUrl: s.origin, pageSize: 10, concurrency: 1 }, stats));
     expect(idsOf(pages)).toEqual([...range(20), ...range(15, 100)]);
@@ -105,9 +118,15 @@ describe('paginate', () => {
   });
 
   it('refuses a next link to another host with a one-line error naming the page', async () => {
-    const s = await serveList({ ids: range(30), edit: (page, offset) => { if (offset === 10) page['next'] = 'http://evil.example/api/images/?limit=10&offset=20'; } });
+    const s = await serveList({
+      ids: range(30),
+      edit: (page, offset) => {
+        if (offset === 10) page['next'] = 'http://evil.example/api/images/?limit=10&offset=20';
+      },
+    });
     await expect(collect(paginate({ baseUrl: s.origin, pageSize: 10, concurrency: 1 }))).rejects.toThrow(
-      `extract: GET ${s.origin}/api/images/?limit=10&offset=10 returned a link to another ` + `host (evil.example); refusing to follow it`,
+      `extract: GET ${s.origin}/api/images/?limit=10&offset=10 returned a link to another ` +
+        `host (evil.example); refusing to follow it`,
     );
   });
 
@@ -134,32 +153,57 @@ describe('isSameHost', () => {
 describe('paginate against hostile counts', () => {
   const hostileLink = (origin: string, limit: number, o: number) => `${origin}/api/images/?limit=${limit}&offset=${o}`;
   const records = (offset: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: offset + i + 1 }));
-  async function serveHostile(page: (offset: number, limit: number, origin: string) => Record<string, unknown>): Promise<ScriptedServer> {
+  async function serveHostile(
+    page: (offset: number, limit: number, origin: string) => Record<string, unknown>,
+  ): Promise<ScriptedServer> {
     server = await startScriptedServer((req, res, origin) => {
       const url = new URL(req.url ?? '/', origin);
       sendJson(res, page(Number(url.searchParams.get('offset')), Number(url.searchParams.get('limit')), origin));
     });
     return server;
   }
-  const options = (baseUrl: string) => ({ baseUrl, pageSize: 10, concurrency: 2, retry: { attempts: 2, baseDelayMs: 1 } });
+  const options = (baseUrl: string) => ({
+    baseUrl,
+    pageSize: 10,
+    concurrency: 2,
+    retry: { attempts: 2, baseDelayMs: 1 },
+  });
 
   it('refuses a count past any real list (10^15) on the first page', async () => {
-    const s = await serveHostile((offset, limit, origin) => ({ count: 1e15, next: hostileLink(origin, limit, offset + limit), previous: null, results: records(offset, 10) }));
-    await expect(collect(paginate(options(s.origin)))).rejects.toThrow(/reported count 1000000000000000, more than the 100000000 records any list is believed to hold$/);
+    const s = await serveHostile((offset, limit, origin) => ({
+      count: 1e15,
+      next: hostileLink(origin, limit, offset + limit),
+      previous: null,
+      results: records(offset, 10),
+    }));
+    await expect(collect(paginate(options(s.origin)))).rejects.toThrow(
+      /reported count 1000000000000000, more than the 100000000 records any list is believed to hold$/,
+    );
     expect(s.requests.filter((r) => r.endsWith('offset=0'))).toHaveLength(1);
   });
 
   it('stops after three empty pages in a row, whatever a plausible count claims', async () => {
-    const s = await serveHostile((offset, limit, origin) => ({ count: 5_000_000, next: hostileLink(origin, limit, offset + limit), previous: null, results: offset < 30 ? records(offset, 10) : [] }));
+    const s = await serveHostile((offset, limit, origin) => ({
+      count: 5_000_000,
+      next: hostileLink(origin, limit, offset + limit),
+      previous: null,
+      results: offset < 30 ? records(offset, 10) : [],
+    }));
     const pages = await collect(paginate(options(s.origin)));
     expect(idsOf(pages)).toEqual(range(30));
     expect(s.requests.length).toBeLessThan(12);
   });
 
   it('refuses a count that grows faster than the list can be read', async () => {
-    const s = await serveHostile((offset, limit, origin) => ({ count: offset + 3 * limit, next: hostileLink(origin, limit, offset + limit), previous: null, results: records(offset, 10) }));
-    await expect(collect(paginate(options(s.origin)))).rejects.toThrow(/up from 30 at the start of the pass: the list grows faster than it can be read$/);
+    const s = await serveHostile((offset, limit, origin) => ({
+      count: offset + 3 * limit,
+      next: hostileLink(origin, limit, offset + limit),
+      previous: null,
+      results: records(offset, 10),
+    }));
+    await expect(collect(paginate(options(s.origin)))).rejects.toThrow(
+      /up from 30 at the start of the pass: the list grows faster than it can be read$/,
+    );
     expect(s.requests.length).toBeLessThan(120);
   });
 });
-

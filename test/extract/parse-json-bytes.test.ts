@@ -47,7 +47,11 @@ function expectSame(bytes: Uint8Array): void {
 function ownKeysDeep(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(ownKeysDeep);
-  return Object.getOwnPropertyNames(value).map((k) => [k, Object.getPrototypeOf(value) === Object.prototype, ownKeysDeep((value as Record<string, unknown>)[k])]);
+  return Object.getOwnPropertyNames(value).map((k) => [
+    k,
+    Object.getPrototypeOf(value) === Object.prototype,
+    ownKeysDeep((value as Record<string, unknown>)[k]),
+  ]);
 }
 
 /** Every non-ASCII character as a \u escape, as ensure_ascii serialisers write it. */
@@ -60,14 +64,19 @@ const unicodeJson = fc.jsonValue({ stringUnit: 'grapheme', maxDepth: 4 });
 
 describe('parseJsonBytes', () => {
   it('gives what decoding and JSON.parse give, for any JSON value written with non-ASCII as it is', () => {
-    fc.assert(fc.property(fc.oneof(anyJson, unicodeJson), (value) => expectSame(Buffer.from(JSON.stringify(value)))), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.oneof(anyJson, unicodeJson), (value) => expectSame(Buffer.from(JSON.stringify(value)))),
+      { numRuns: 500 },
+    );
   });
 
   it('the same with some or all non-ASCII written as \\u escapes, and with a byte order mark', () => {
     fc.assert(
       fc.property(fc.oneof(anyJson, unicodeJson), fc.boolean(), fc.boolean(), (value, escapeAll, bom) => {
         const text = JSON.stringify(value);
-        const mixed = escapeAll ? escapeNonAscii(text) : text.replace(/"[^"\\]*(?:\\.[^"\\]*)*"/g, (s, at: number) => (at % 2 === 0 ? escapeNonAscii(s) : s));
+        const mixed = escapeAll
+          ? escapeNonAscii(text)
+          : text.replace(/"[^"\\]*(?:\\.[^"\\]*)*"/g, (s, at: number) => (at % 2 === 0 ? escapeNonAscii(s) : s));
         expectSame(Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(mixed)]));
       }),
       { numRuns: 300 },

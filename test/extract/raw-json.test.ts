@@ -48,12 +48,20 @@ const { value: valueText, object: objectText } = fc.letrec<{ value: string; arra
     tie('array'),
     tie('object'),
   ),
-  array: fc
-    .array(fc.tuple(ws, tie('value'), ws), { maxLength: 4 })
-    .chain((items) => around('[', items.map((p) => p.join('')), ']')),
-  object: fc
-    .array(fc.tuple(ws, keyText, ws, ws, tie('value'), ws), { maxLength: 5 })
-    .chain((members) => around('{', members.map(([a, k, b, c, v, d]) => `${a}${k}${b}:${c}${v}${d}`), '}')),
+  array: fc.array(fc.tuple(ws, tie('value'), ws), { maxLength: 4 }).chain((items) =>
+    around(
+      '[',
+      items.map((p) => p.join('')),
+      ']',
+    ),
+  ),
+  object: fc.array(fc.tuple(ws, keyText, ws, ws, tie('value'), ws), { maxLength: 5 }).chain((members) =>
+    around(
+      '{',
+      members.map(([a, k, b, c, v, d]) => `${a}${k}${b}:${c}${v}${d}`),
+      '}',
+    ),
+  ),
 }));
 
 /** A canonical, order-keeping text of a parsed value that tells -0 from 0 and keeps a `__proto__` key. */

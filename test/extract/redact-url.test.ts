@@ -13,9 +13,15 @@ describe('redactUrl', () => {
     ['https://neurovault.org/api/images/?token=abc&limit=10', 'https://neurovault.org/api/images/?token=***&limit=10'],
     ['https://h/?limit=1&api_key=abc', 'https://h/?limit=1&api_key=***'],
     ['https://h/?apiKey=abc&access_token=def', 'https://h/?apiKey=***&access_token=***'],
-    ['https://h/?password=a&passwd=b&pwd=c&client_secret=d', 'https://h/?password=***&passwd=***&pwd=***&client_secret=***'],
+    [
+      'https://h/?password=a&passwd=b&pwd=c&client_secret=d',
+      'https://h/?password=***&passwd=***&pwd=***&client_secret=***',
+    ],
     ['https://h/?Authorization=Token%20abc&auth=x', 'https://h/?Authorization=***&auth=***'],
-    ['https://h/?X-Amz-Signature=abc&X-Amz-Credential=def&sessionid=ghi', 'https://h/?X-Amz-Signature=***&X-Amz-Credential=***&sessionid=***'],
+    [
+      'https://h/?X-Amz-Signature=abc&X-Amz-Credential=def&sessionid=ghi',
+      'https://h/?X-Amz-Signature=***&X-Amz-Credential=***&sessionid=***',
+    ],
     ['https://h/?to%6Ben=abc', 'https://h/?to%6Ben=***'],
     ['https://h/?token=', 'https://h/?token=***'],
     ['https://h/?token', 'https://h/?token'],
@@ -34,12 +40,19 @@ describe('redactUrl', () => {
 
   it('never lets a secret in userinfo or a secret-named parameter through', () => {
     fc.assert(
-      fc.property(secret, fc.constantFrom('token', 'api_key', 'password', 'client_secret', 'auth'), fc.boolean(), (value, name, inUserinfo) => {
-        const url = inUserinfo ? `https://me:${value}@neurovault.org/api/images/?limit=5` : `https://neurovault.org/api/images/?limit=5&${name}=${value}&offset=0`;
-        const redacted = redactUrl(url);
-        expect(redacted).not.toContain(value);
-        expect(redactUrl(redacted)).toBe(redacted);
-      }),
+      fc.property(
+        secret,
+        fc.constantFrom('token', 'api_key', 'password', 'client_secret', 'auth'),
+        fc.boolean(),
+        (value, name, inUserinfo) => {
+          const url = inUserinfo
+            ? `https://me:${value}@neurovault.org/api/images/?limit=5`
+            : `https://neurovault.org/api/images/?limit=5&${name}=${value}&offset=0`;
+          const redacted = redactUrl(url);
+          expect(redacted).not.toContain(value);
+          expect(redactUrl(redacted)).toBe(redacted);
+        },
+      ),
     );
   });
 
@@ -59,7 +72,9 @@ describe('redactUrl', () => {
 
 describe('redactUrlsIn', () => {
   it('masks every URL inside free text and nothing else', () => {
-    expect(redactUrlsIn('see https://a:b@h/x?token=1 and http://h/?limit=2; key=3')).toBe('see https://***@h/x?token=*** and http://h/?limit=2; key=3');
+    expect(redactUrlsIn('see https://a:b@h/x?token=1 and http://h/?limit=2; key=3')).toBe(
+      'see https://***@h/x?token=*** and http://h/?limit=2; key=3',
+    );
     expect(redactUrlsIn('failed (via https://h/?a=(1)&token=abc).')).toBe('failed (via https://h/?a=(1)&token=***).');
     expect(redactUrlsIn('"http://u:p@h/?key=k", then')).toBe('"http://***@h/?key=***", then');
   });
@@ -67,19 +82,41 @@ describe('redactUrlsIn', () => {
 
 describe('ExtractError messages', () => {
   it('mask credentials in the URL and in the reason', () => {
-    const error = new ExtractError({ code: 'NETWORK', url: 'https://u:p@h/api/images/?limit=2&token=abc', reason: 'failed (redirected via https://x:y@h/?key=k)', retryable: true });
-    expect(error.message).toBe('extract: GET https://***@h/api/images/?limit=2&token=*** failed (redirected via https://***@h/?key=***)');
+    const error = new ExtractError({
+      code: 'NETWORK',
+      url: 'https://u:p@h/api/images/?limit=2&token=abc',
+      reason: 'failed (redirected via https://x:y@h/?key=k)',
+      retryable: true,
+    });
+    expect(error.message).toBe(
+      'extract: GET https://***@h/api/images/?limit=2&token=*** failed (redirected via https://***@h/?key=***)',
+    );
     expect(error.url).toBe('https://***@h/api/images/?limit=2&token=***');
   });
 
   it('are one line, whatever the reason holds', () => {
-    const error = new ExtractError({ code: 'BAD_BODY', url: 'http://h/api/images/', reason: 'returned a body that is not valid JSON (Unexpected token \'<\', "<html>\r\n<h"... ' + 'is not valid JSON)\u2028x\u0000y', retryable: true });
-    expect(error.message).toBe('extract: GET http://h/api/images/ returned a body that is not valid JSON ' + '(Unexpected token \'<\', "<html> <h"... is not valid JSON) x y');
+    const error = new ExtractError({
+      code: 'BAD_BODY',
+      url: 'http://h/api/images/',
+      reason:
+        'returned a body that is not valid JSON (Unexpected token \'<\', "<html>\r\n<h"... ' +
+        'is not valid JSON)\u2028x\u0000y',
+      retryable: true,
+    });
+    expect(error.message).toBe(
+      'extract: GET http://h/api/images/ returned a body that is not valid JSON ' +
+        '(Unexpected token \'<\', "<html> <h"... is not valid JSON) x y',
+    );
     expect(error.reason).not.toMatch(/[\r\n\u2028\u0000]/);
   });
 
   it('cut a very long reason', () => {
-    const error = new ExtractError({ code: 'BAD_BODY', url: 'http://h/', reason: `returned ${'x'.repeat(10_000)}`, retryable: true });
+    const error = new ExtractError({
+      code: 'BAD_BODY',
+      url: 'http://h/',
+      reason: `returned ${'x'.repeat(10_000)}`,
+      retryable: true,
+    });
     expect(error.reason).toHaveLength(501);
     expect(error.reason.endsWith('…')).toBe(true);
   });

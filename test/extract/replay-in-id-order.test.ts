@@ -53,7 +53,10 @@ describe('replayInIdOrder', () => {
     ['the journal names the records with unknown keys', [0]],
     ['a journal of an earlier version does not', undefined],
   ])('gives records and rejects their served text when %s', async (_, extra) => {
-    const extras = [[1, null], [2, '{"CIAS":47.0,"big":12345678901234567890}']];
+    const extras = [
+      [1, null],
+      [2, '{"CIAS":47.0,"big":12345678901234567890}'],
+    ];
     expect(await replay(extra)).toEqual({ extras, rejects: [texts[1]] });
   });
 });

@@ -3,34 +3,75 @@ import { ExtractError } from '../../src/extract/extract-error.js';
 import { parseRetryAfter } from '../../src/extract/retry-after.js';
 import { retryDelay, withRetry } from '../../src/extract/retry.js';
 
-const transient = (retryAfterMs?: number) => new ExtractError({ code: 'HTTP_STATUS', url: 'http://x/api/images/', reason: 'returned 502', retryable: true, status: 502, retryAfterMs });
+const transient = (retryAfterMs?: number) =>
+  new ExtractError({
+    code: 'HTTP_STATUS',
+    url: 'http://x/api/images/',
+    reason: 'returned 502',
+    retryable: true,
+    status: 502,
+    retryAfterMs,
+  });
 
 describe('retry', () => {
   it('retries a retryable failure until it succeeds', async () => {
     let calls = 0;
-    const result = await withRetry(async () => {
-      if (++calls < 3) throw transient();
-      return 'ok';
-    }, { baseDelayMs: 1 });
+    const result = await withRetry(
+      async () => {
+        if (++calls < 3) throw transient();
+        return 'ok';
+      },
+      { baseDelayMs: 1 },
+    );
     expect([result, calls]).toEqual(['ok', 3]);
   });
 
   it('does not retry a terminal failure', async () => {
     let calls = 0;
-    const terminal = new ExtractError({ code: 'HTTP_STATUS', url: 'http://x/', reason: 'returned 404', retryable: false, status: 404 });
-    await expect(withRetry(async () => { calls++; throw terminal; }, { baseDelayMs: 1 })).rejects.toBe(terminal);
+    const terminal = new ExtractError({
+      code: 'HTTP_STATUS',
+      url: 'http://x/',
+      reason: 'returned 404',
+      retryable: false,
+      status: 404,
+    });
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw terminal;
+        },
+        { baseDelayMs: 1 },
+      ),
+    ).rejects.toBe(terminal);
     expect(calls).toBe(1);
   });
 
   it('gives up after the attempts and says how many', async () => {
     let calls = 0;
-    await expect(withRetry(async () => { calls++; throw transient(); }, { attempts: 4, baseDelayMs: 1 })).rejects.toThrow('returned 502 after 4 attempts');
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw transient();
+        },
+        { attempts: 4, baseDelayMs: 1 },
+      ),
+    ).rejects.toThrow('returned 502 after 4 attempts');
     expect(calls).toBe(4);
   });
 
   it('gives up when the time budget would be exceeded', async () => {
     let calls = 0;
-    await expect(withRetry(async () => { calls++; throw transient(5_000); }, { budgetMs: 1_000 })).rejects.toThrow('returned 502');
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw transient(5_000);
+        },
+        { budgetMs: 1_000 },
+      ),
+    ).rejects.toThrow('returned 502');
     expect(calls).toBe(1);
   });
 

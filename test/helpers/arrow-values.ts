@@ -5,7 +5,8 @@ import { DataType, type Vector } from 'apache-arrow';
  * milliseconds).
  */
 export function arrowValues(vector: Vector): unknown[] {
-  if (!DataType.isTimestamp(vector.type)) return Array.from({ length: vector.length }, (_, i) => vector.get(i) as unknown);
+  if (!DataType.isTimestamp(vector.type))
+    return Array.from({ length: vector.length }, (_, i) => vector.get(i) as unknown);
   const values: unknown[] = [];
   for (const data of vector.data) {
     const raw = data.values as BigInt64Array;

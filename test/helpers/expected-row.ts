@@ -69,7 +69,10 @@ export function expectRowsMatch(
     for (const column of COLUMNS) {
       const got = convert(column.type.kind, row[column.name]);
       if (!Object.is(got, want[column.name])) {
-        throw new Error(`id ${id} column ${column.name}: got ${String(got)} (${typeof got}), want ` + `${String(want[column.name])} (${typeof want[column.name]})`);
+        throw new Error(
+          `id ${id} column ${column.name}: got ${String(got)} (${typeof got}), want ` +
+            `${String(want[column.name])} (${typeof want[column.name]})`,
+        );
       }
     }
   }

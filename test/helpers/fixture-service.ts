@@ -11,7 +11,9 @@ export const FIXTURE_PATH = fileURLToPath(new URL('../fixtures/neurovault-real-r
 
 /** The fixture records' JSON lines, exactly as recorded. */
 export function fixtureLines(): string[] {
-  return readFileSync(FIXTURE_PATH, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  return readFileSync(FIXTURE_PATH, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 /** The fixture records, parsed. */

@@ -23,7 +23,10 @@ class Cdp {
   private readonly listeners: ((m: Message) => void)[] = [];
   private buffer = '';
 
-  constructor(private readonly input: Writable, output: Readable) {
+  constructor(
+    private readonly input: Writable,
+    output: Readable,
+  ) {
     output.setEncoding('utf8');
     output.on('data', (chunk: string) => {
       this.buffer += chunk;

@@ -9,7 +9,12 @@ import { sendJson, startScriptedServer, type ScriptedServer } from './scripted-s
 export function madeRecords(n: number, first = 1_000_000): Record<string, unknown>[] {
   return Array.from({ length: n }, (_, i) => {
     const id = first + i;
-    return { ...fixtureRecords[i % fixtureRecords.length]!, id, url: `https://neurovault.org/images/${id}/`, name: `made ${id}` };
+    return {
+      ...fixtureRecords[i % fixtureRecords.length]!,
+      id,
+      url: `https://neurovault.org/images/${id}/`,
+      name: `made ${id}`,
+    };
   });
 }
 
@@ -36,7 +41,9 @@ export async function startListServer(records: readonly unknown[], script: ListS
     const detail = /^\/api\/images\/(\d+)\/$/.exec(url.pathname);
     if (detail !== null) {
       // The record as the list serves it now (its first request's view), or DRF's 404.
-      const listed = (script.records?.(0, 1) ?? records).find((r) => (r as { id?: unknown } | null)?.id === Number(detail[1]));
+      const listed = (script.records?.(0, 1) ?? records).find(
+        (r) => (r as { id?: unknown } | null)?.id === Number(detail[1]),
+      );
       return listed === undefined ? sendJson(res, { detail: 'Not found.' }, 404) : sendJson(res, listed);
     }
     const limit = Number(url.searchParams.get('limit') ?? 100);

@@ -45,7 +45,9 @@ export function sqlString(text: string): string {
 
 /** A select list that reads every column exactly: timestamps as epoch microseconds. */
 export function exactSelectList(): string {
-  return COLUMNS.map((c) => (c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`)).join(', ');
+  return COLUMNS.map((c) =>
+    c.type.kind === 'timestamp' ? `epoch_us("${c.name}") AS "${c.name}"` : `"${c.name}"`,
+  ).join(', ');
 }
 
 /** The value DuckDB's JS API gives back for a fixture value: BIGINT as bigint, the rest as is. */
@@ -56,14 +58,21 @@ export function duckValue(kind: string, v: unknown): unknown {
 }
 
 /** Compares rows read back with the fixture rows, value by value, -0 included (Object.is). */
-export function expectSameRows(actual: Record<string, unknown>[], expected: Row[], map: (kind: string, v: unknown) => unknown = duckValue): void {
+export function expectSameRows(
+  actual: Record<string, unknown>[],
+  expected: Row[],
+  map: (kind: string, v: unknown) => unknown = duckValue,
+): void {
   expect(actual.length).toBe(expected.length);
   for (let i = 0; i < expected.length; i++) {
     for (const column of COLUMNS) {
       const want = map(column.type.kind, expected[i]![column.name]);
       const got = actual[i]![column.name];
       if (!Object.is(got, want)) {
-        throw new Error(`row ${i} column ${column.name}: got ${String(got)} (${typeof got}${Object.is(got, -0) ? ', -0' : ''}), ` + `want ${String(want)} (${typeof want}${Object.is(want, -0) ? ', -0' : ''})`);
+        throw new Error(
+          `row ${i} column ${column.name}: got ${String(got)} (${typeof got}${Object.is(got, -0) ? ', -0' : ''}), ` +
+            `want ${String(want)} (${typeof want}${Object.is(want, -0) ? ', -0' : ''})`,
+        );
       }
     }
   }

@@ -29,11 +29,17 @@ const bounds = (k: number, scale: 'log2' | 'linear') =>
 
 async function histogram(db: DuckDBConnection, from: string, v: string, scale: 'log2' | 'linear') {
   const outside = scale === 'linear' ? `${v} < 0 OR ${v} > 100` : `${v} < 0`;
-  const [s] = await query(db, `SELECT count(${v}) AS count, count(*) - count(${v}) AS nulls,
+  const [s] = await query(
+    db,
+    `SELECT count(${v}) AS count, count(*) - count(${v}) AS nulls,
     min(${v}) AS min, max(${v}) AS max, count(*) FILTER (WHERE ${v} < 0) AS below,
-    count(*) FILTER (WHERE ${v} > 100) AS above FROM ${from}`);
-  const bins = await query(db, `SELECT ${binSql(v, scale)} AS k, count(*) AS count FROM ${from}
-    WHERE ${v} IS NOT NULL AND NOT (${outside}) GROUP BY k ORDER BY k`);
+    count(*) FILTER (WHERE ${v} > 100) AS above FROM ${from}`,
+  );
+  const bins = await query(
+    db,
+    `SELECT ${binSql(v, scale)} AS k, count(*) AS count FROM ${from}
+    WHERE ${v} IS NOT NULL AND NOT (${outside}) GROUP BY k ORDER BY k`,
+  );
   return {
     count: n(s!['count']),
     nulls: n(s!['nulls']),
@@ -50,36 +56,54 @@ export async function expectedReport(db: DuckDBConnection, parquet: string) {
   await query(db, "SET TimeZone = 'UTC'");
   const f = `read_parquet(${sqlString(parquet)})`;
   const [{ records }] = (await query(db, `SELECT count(*) AS records FROM ${f}`)) as [{ records: bigint }];
-  const months = await query(db, `SELECT strftime(add_date, '%Y-%m') AS month, count(*) AS count FROM ${f}
-    WHERE add_date IS NOT NULL GROUP BY month ORDER BY month`);
+  const months = await query(
+    db,
+    `SELECT strftime(add_date, '%Y-%m') AS month, count(*) AS count FROM ${f}
+    WHERE add_date IS NOT NULL GROUP BY month ORDER BY month`,
+  );
   const flags: Record<string, unknown> = {};
   for (const c of FLAGS) {
-    const [r] = await query(db, `SELECT count(*) FILTER (WHERE ${c}) AS t, count(*) FILTER (WHERE NOT ${c}) AS f,
-      count(*) FILTER (WHERE ${c} IS NULL) AS z FROM ${f}`);
+    const [r] = await query(
+      db,
+      `SELECT count(*) FILTER (WHERE ${c}) AS t, count(*) FILTER (WHERE NOT ${c}) AS f,
+      count(*) FILTER (WHERE ${c} IS NULL) AS z FROM ${f}`,
+    );
     flags[c] = { true: n(r!['t']), false: n(r!['f']), null: n(r!['z']) };
   }
   const counts: Record<string, unknown> = {};
   for (const c of CATEGORIES) {
-    const rows = await query(db, `SELECT ${c}::VARCHAR AS value, count(*) AS count FROM ${f}
-      GROUP BY 1 ORDER BY count DESC, value ASC NULLS LAST`);
+    const rows = await query(
+      db,
+      `SELECT ${c}::VARCHAR AS value, count(*) AS count FROM ${f}
+      GROUP BY 1 ORDER BY count DESC, value ASC NULLS LAST`,
+    );
     counts[c] = rows.map((r) => ({ value: r['value'], count: Number(r['count']) }));
   }
   const atlas: Record<string, unknown> = {};
   for (const what of ['paradigm', 'contrast']) {
     const [other, name] = [`cognitive_${what}_is_other`, `cognitive_${what}_cogatlas`];
-    const [r] = await query(db, `SELECT count(*) FILTER (WHERE ${other}) AS other,
+    const [r] = await query(
+      db,
+      `SELECT count(*) FILTER (WHERE ${other}) AS other,
       count(*) FILTER (WHERE ${other} IS NOT TRUE AND ${name} IS NOT NULL) AS named,
-      count(*) FILTER (WHERE ${other} IS NOT TRUE AND ${name} IS NULL) AS blank FROM ${f}`);
+      count(*) FILTER (WHERE ${other} IS NOT TRUE AND ${name} IS NULL) AS blank FROM ${f}`,
+    );
     atlas[what] = { named: n(r!['named']), other: n(r!['other']), blank: n(r!['blank']) };
   }
   const distributions: Record<string, unknown> = {};
   for (const [c, scale] of Object.entries(DISTRIBUTIONS)) distributions[c] = await histogram(db, f, c, scale);
   const perCollection = `(SELECT collection_id, count(*) AS n FROM ${f}
     WHERE collection_id IS NOT NULL GROUP BY collection_id)`;
-  const [c] = await query(db, `SELECT count(DISTINCT collection_id) AS count,
-    count(*) - count(collection_id) AS without FROM ${f}`);
-  const largest = await query(db, `SELECT collection_id, n FROM ${perCollection}
-    ORDER BY n DESC, collection_id LIMIT 20`);
+  const [c] = await query(
+    db,
+    `SELECT count(DISTINCT collection_id) AS count,
+    count(*) - count(collection_id) AS without FROM ${f}`,
+  );
+  const largest = await query(
+    db,
+    `SELECT collection_id, n FROM ${perCollection}
+    ORDER BY n DESC, collection_id LIMIT 20`,
+  );
   const collections = {
     count: n(c!['count']),
     without: n(c!['without']),
@@ -110,13 +134,19 @@ export async function expectedReport(db: DuckDBConnection, parquet: string) {
 export async function expectedDrift(db: DuckDBConnection, older: string, newer: string) {
   const o = `read_parquet(${sqlString(older)})`;
   const w = `read_parquet(${sqlString(newer)})`;
-  const [ends] = await query(db, `SELECT count(*) FILTER (WHERE o.id IS NULL) AS added,
-    count(*) FILTER (WHERE w.id IS NULL) AS removed FROM ${o} AS o FULL JOIN ${w} AS w ON o.id = w.id`);
+  const [ends] = await query(
+    db,
+    `SELECT count(*) FILTER (WHERE o.id IS NULL) AS added,
+    count(*) FILTER (WHERE w.id IS NULL) AS removed FROM ${o} AS o FULL JOIN ${w} AS w ON o.id = w.id`,
+  );
   const differs = (name: string) => `o."${name}" IS DISTINCT FROM w."${name}"`;
   const perField = COLUMNS.map((col) => `count(*) FILTER (WHERE ${differs(col.name)}) AS "${col.name}"`).join(', ');
   const anyDiffers = COLUMNS.map((col) => differs(col.name)).join(' OR ');
-  const [both] = await query(db, `SELECT count(*) FILTER (WHERE ${anyDiffers}) AS changed,
-    count(*) AS matched, ${perField} FROM ${o} AS o JOIN ${w} AS w ON o.id = w.id`);
+  const [both] = await query(
+    db,
+    `SELECT count(*) FILTER (WHERE ${anyDiffers}) AS changed,
+    count(*) AS matched, ${perField} FROM ${o} AS o JOIN ${w} AS w ON o.id = w.id`,
+  );
   const fields = COLUMNS.map((col) => ({ field: col.name, count: Number(both![col.name]) })).filter((x) => x.count > 0);
   const changed = Number(both!['changed']);
   const [added, removed] = [ends!['added'], ends!['removed']].map(Number);

@@ -55,7 +55,10 @@ export async function makeReportSnapshots(base: string, records: number): Promis
     second.dataset.delete(5, new Random(3));
     second.dataset.insert(8, new Random(4));
     await run(second);
-    const folders = (await readdir(base)).filter((name) => /^\d{8}T/.test(name)).sort().map((name) => join(base, name));
+    const folders = (await readdir(base))
+      .filter((name) => /^\d{8}T/.test(name))
+      .sort()
+      .map((name) => join(base, name));
     return { base, folders, served: [...second.servedRecords()] };
   } finally {
     await second.close();

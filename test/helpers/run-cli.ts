@@ -25,7 +25,12 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
     execFile(
       process.execPath,
       [...(options.nodeArgs ?? []), CLI, ...args],
-      { env: { ...process.env, ...options.env }, cwd: options.cwd, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
+      {
+        env: { ...process.env, ...options.env },
+        cwd: options.cwd,
+        timeout: options.timeoutMs ?? 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
         resolve({ code, stdout, stderr });

@@ -22,7 +22,9 @@ export interface SeenRequest {
 }
 
 /** Starts a server on 127.0.0.1, port 0, answering each request with `handler`. */
-export async function startScriptedServer(handler: (req: IncomingMessage, res: ServerResponse, origin: string) => void): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  handler: (req: IncomingMessage, res: ServerResponse, origin: string) => void,
+): Promise<ScriptedServer> {
   const requests: string[] = [];
   const seen: SeenRequest[] = [];
   let origin = '';
@@ -48,7 +50,10 @@ export async function startScriptedServer(handler: (req: IncomingMessage, res: S
 /** Sends a JSON body with status 200 (or the given one). */
 export function sendJson(res: ServerResponse, body: unknown, status = 200): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -58,7 +63,9 @@ export function sendJson(res: ServerResponse, body: unknown, status = 200): void
  * for responses node:http refuses to produce (truncated bodies, broken chunking, invalid bytes, resets, no HTTP at
  * all).
  */
-export async function startRawServer(handler: (socket: Socket, req: SeenRequest, origin: string) => void): Promise<ScriptedServer> {
+export async function startRawServer(
+  handler: (socket: Socket, req: SeenRequest, origin: string) => void,
+): Promise<ScriptedServer> {
   const requests: string[] = [];
   const seen: SeenRequest[] = [];
   const sockets = new Set<Socket>();
@@ -97,17 +104,29 @@ export async function startRawServer(handler: (socket: Socket, req: SeenRequest,
  * The head of a raw HTTP/1.1 response, `connection: close` unless the headers say otherwise; the body is the caller's
  * to write.
  */
-export function rawHead(status: number, headers: Record<string, string | number | (string | number)[]> = {}, reason = 'Scripted'): string {
+export function rawHead(
+  status: number,
+  headers: Record<string, string | number | (string | number)[]> = {},
+  reason = 'Scripted',
+): string {
   const lines = [`HTTP/1.1 ${status} ${reason}`];
   const all = { connection: 'close', ...headers };
-  for (const [name, value] of Object.entries(all)) for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
+  for (const [name, value] of Object.entries(all))
+    for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
 /** Writes a whole raw response with a correct Content-Length and closes the connection. */
-export function sendRaw(socket: Socket, status: number, headers: Record<string, string | number>, body: Buffer | string = ''): void {
+export function sendRaw(
+  socket: Socket,
+  status: number,
+  headers: Record<string, string | number>,
+  body: Buffer | string = '',
+): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  socket.end(Buffer.concat([Buffer.from(rawHead(status, { ...headers, 'content-length': bytes.length }), 'latin1'), bytes]));
+  socket.end(
+    Buffer.concat([Buffer.from(rawHead(status, { ...headers, 'content-length': bytes.length }), 'latin1'), bytes]),
+  );
 }
 
 function parseHead(head: string): SeenRequest {

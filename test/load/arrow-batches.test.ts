@@ -27,7 +27,15 @@ describe('arrowSchema', () => {
     const schema = arrowSchema(new Map([['img-etl.schema_version', '1']]));
     expect(schema.fields.map((f) => f.name)).toEqual(COLUMNS.map((c) => c.name));
     expect(schema.metadata.get('img-etl.schema_version')).toBe('1');
-    const expected: Record<string, Type> = { int64: Type.Int, float64: Type.Float, boolean: Type.Bool, timestamp: Type.Timestamp, string: Type.Utf8, json: Type.Utf8, category: Type.Dictionary };
+    const expected: Record<string, Type> = {
+      int64: Type.Int,
+      float64: Type.Float,
+      boolean: Type.Bool,
+      timestamp: Type.Timestamp,
+      string: Type.Utf8,
+      json: Type.Utf8,
+      category: Type.Dictionary,
+    };
     COLUMNS.forEach((column, i) => {
       const field = schema.fields[i]!;
       expect(field.nullable).toBe(true);
@@ -56,27 +64,44 @@ describe('toArrowBatches', () => {
       expect(batch.rejects).toBe(pages[b]!.rejects);
       expect(batch.source).toBe(pages[b]!.source);
       batch.rows.forEach((row, i) => {
-        for (const column of COLUMNS) expect(Object.is(cell(batch.arrow, column.name, i), row[column.name]), `${column.name} row ${i} batch ${b}`).toBe(true);
+        for (const column of COLUMNS)
+          expect(
+            Object.is(cell(batch.arrow, column.name, i), row[column.name]),
+            `${column.name} row ${i} batch ${b}`,
+          ).toBe(true);
       });
     });
   });
 
-  it('grows one dictionary per category column: earlier chunks kept, one new chunk per ' + 'batch with new values', async () => {
-    const batches = await collect();
-    const chunksOf = (b: number) => batches[b]!.arrow.getChild('map_type')!.data[0]!.dictionary!.data;
-    const values = (b: number) =>
-      chunksOf(b).map((d) => {
-        const [bytes, offsets] = [d.values as Uint8Array, d.valueOffsets as Int32Array];
-        return [...new Array(d.length).keys()].map((i) => Buffer.from(bytes.subarray(offsets[i], offsets[i + 1])).toString());
-      });
-    expect(values(0)).toEqual([CATEGORY_VALUES[0]]);
-    expect(values(1)).toEqual([CATEGORY_VALUES[0], ['ROI/mask']]);
-    expect(chunksOf(1)[0]).toBe(chunksOf(0)[0]); // same first chunk: the IPC writer sees a delta, not a replacement
-    expect(chunksOf(2)).toEqual(chunksOf(1)); // an empty page adds nothing
-    expect(chunksOf(2).every((chunk, i) => chunk === chunksOf(1)[i])).toBe(true);
-    expect(values(3)).toEqual([CATEGORY_VALUES[0], ['ROI/mask'], ['P map (given null hypothesis)', 'parcellation', '=formula category']]);
-    expect(chunksOf(3).slice(0, 2).every((chunk, i) => chunk === chunksOf(1)[i])).toBe(true);
-  });
+  it(
+    'grows one dictionary per category column: earlier chunks kept, one new chunk per ' + 'batch with new values',
+    async () => {
+      const batches = await collect();
+      const chunksOf = (b: number) => batches[b]!.arrow.getChild('map_type')!.data[0]!.dictionary!.data;
+      const values = (b: number) =>
+        chunksOf(b).map((d) => {
+          const [bytes, offsets] = [d.values as Uint8Array, d.valueOffsets as Int32Array];
+          return [...new Array(d.length).keys()].map((i) =>
+            Buffer.from(bytes.subarray(offsets[i], offsets[i + 1])).toString(),
+          );
+        });
+      expect(values(0)).toEqual([CATEGORY_VALUES[0]]);
+      expect(values(1)).toEqual([CATEGORY_VALUES[0], ['ROI/mask']]);
+      expect(chunksOf(1)[0]).toBe(chunksOf(0)[0]); // same first chunk: the IPC writer sees a delta, not a replacement
+      expect(chunksOf(2)).toEqual(chunksOf(1)); // an empty page adds nothing
+      expect(chunksOf(2).every((chunk, i) => chunk === chunksOf(1)[i])).toBe(true);
+      expect(values(3)).toEqual([
+        CATEGORY_VALUES[0],
+        ['ROI/mask'],
+        ['P map (given null hypothesis)', 'parcellation', '=formula category'],
+      ]);
+      expect(
+        chunksOf(3)
+          .slice(0, 2)
+          .every((chunk, i) => chunk === chunksOf(1)[i]),
+      ).toBe(true);
+    },
+  );
 
   it('gives a first batch without any category value an empty initial dictionary', () => {
     const builder = new ArrowBatchBuilder();

@@ -56,11 +56,15 @@ describe('AtomicFile', () => {
     const error = await AtomicFile.create(join(dir, 'missing', 'x.csv')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LoadError);
     expect((error as LoadError).code).toBe('LOAD_WRITE_FAILED');
-    expect((error as LoadError).message).toBe(`load: cannot write ${join(dir, 'missing', 'x.csv')}: no such file or folder (ENOENT)`);
+    expect((error as LoadError).message).toBe(
+      `load: cannot write ${join(dir, 'missing', 'x.csv')}: no such file or folder (ENOENT)`,
+    );
   });
 
   it('refuses a bad buffer size', async () => {
-    await expect(AtomicFile.create(join(dir, 'x'), { bufferSize: 0 })).rejects.toMatchObject({ code: 'LOAD_INVALID_OPTION' });
+    await expect(AtomicFile.create(join(dir, 'x'), { bufferSize: 0 })).rejects.toMatchObject({
+      code: 'LOAD_INVALID_OPTION',
+    });
   });
 });
 
@@ -82,30 +86,35 @@ async function* breaking(pages: number, error: Error, timestamps: readonly bigin
 }
 
 describe.each(SINKS)('the %s sink', (_name, fileName, sink, timestamps) => {
-  it('leaves neither a final nor a temporary file when its source throws midway, and ' + 'keeps an existing file', async () => {
-    const path = join(dir, fileName);
-    const broken = new Error('extract: GET /api/images/?offset=200 returned 502 after 5 attempts');
-    await expect(sink(toArrowBatches(breaking(2, broken, timestamps)), path)).rejects.toBe(broken);
-    expect(await listDir(dir)).toEqual([]);
+  it(
+    'leaves neither a final nor a temporary file when its source throws midway, and ' + 'keeps an existing file',
+    async () => {
+      const path = join(dir, fileName);
+      const broken = new Error('extract: GET /api/images/?offset=200 returned 502 after 5 attempts');
+      await expect(sink(toArrowBatches(breaking(2, broken, timestamps)), path)).rejects.toBe(broken);
+      expect(await listDir(dir)).toEqual([]);
 
-    await writeFile(path, 'previous snapshot');
-    await expect(sink(toArrowBatches(breaking(2, broken, timestamps)), path)).rejects.toBe(broken);
-    expect(await listDir(dir)).toEqual([fileName]);
-    expect(await readFile(path, 'utf8')).toBe('previous snapshot');
+      await writeFile(path, 'previous snapshot');
+      await expect(sink(toArrowBatches(breaking(2, broken, timestamps)), path)).rejects.toBe(broken);
+      expect(await listDir(dir)).toEqual([fileName]);
+      expect(await readFile(path, 'utf8')).toBe('previous snapshot');
 
-    const source = toArrowBatches(streamOf(fixtureBatches(timestamps)));
-    const result = (await sink(source, path)) as { path: string; bytes: number; sha256: string } | { file: { path: string; bytes: number; sha256: string } };
-    await expectResultMatchesFile(('file' in result ? result.file : result) as never);
-    expect(await listDir(dir)).toEqual([fileName]);
-    expect(await readFile(path, 'utf8')).not.toBe('previous snapshot');
-  });
+      const source = toArrowBatches(streamOf(fixtureBatches(timestamps)));
+      const result = (await sink(source, path)) as
+        { path: string; bytes: number; sha256: string } | { file: { path: string; bytes: number; sha256: string } };
+      await expectResultMatchesFile(('file' in result ? result.file : result) as never);
+      expect(await listDir(dir)).toEqual([fileName]);
+      expect(await readFile(path, 'utf8')).not.toBe('previous snapshot');
+    },
+  );
 });
 
 describe('sinks sharing one stream through tee', () => {
   it('publish all files from one pass over the pages', async () => {
     let pulls = 0;
     async function* pages() {
-      for (const batch of fixtureBatches(FROM_1970)) { // a stream every sink writes, parquetjs too
+      for (const batch of fixtureBatches(FROM_1970)) {
+        // a stream every sink writes, parquetjs too
         pulls++;
         yield batch;
       }

@@ -12,11 +12,39 @@ import type { Row, RowValue } from '../../src/schema/row.js';
 import { fixtureBatches, TRICKY_STRINGS } from './fixture-rows.js';
 
 /** Characters that decide quoting and neutralisation, and some that must not. */
-const TRICKY_CHARS = [',', '"', '\r', '\n', '=', '+', '-', '@', '\t', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20', ' ', "'", ';', '\\', 'a', 'é', '日', '🧠', '\u2028', '\u0000', '\uD83E', '\uDDE0']; // the last two: halves of a surrogate pair, alone or together
+const TRICKY_CHARS = [
+  ',',
+  '"',
+  '\r',
+  '\n',
+  '=',
+  '+',
+  '-',
+  '@',
+  '\t',
+  '\uFF1D',
+  '\uFF0B',
+  '\uFF0D',
+  '\uFF20',
+  ' ',
+  "'",
+  ';',
+  '\\',
+  'a',
+  'é',
+  '日',
+  '🧠',
+  '\u2028',
+  '\u0000',
+  '\uD83E',
+  '\uDDE0',
+]; // the last two: halves of a surrogate pair, alone or together
 
 const text = fc.oneof(
   fc.string({ unit: fc.constantFrom(...TRICKY_CHARS), maxLength: 8 }),
-  fc.tuple(fc.constantFrom(...TRICKY_CHARS), fc.string({ unit: 'grapheme', maxLength: 20 })).map(([first, rest]) => first + rest),
+  fc
+    .tuple(fc.constantFrom(...TRICKY_CHARS), fc.string({ unit: 'grapheme', maxLength: 20 }))
+    .map(([first, rest]) => first + rest),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.string({ maxLength: 40 }),
   fc.constantFrom(...TRICKY_STRINGS),
@@ -33,17 +61,42 @@ const timestamp = fc.oneof(
   fc.bigInt({ min: -62_135_596_800_000_000n, max: 253_402_300_799_999_999n }), // years 1 to 9999
   // all of Date's range: years -271821 to 275760
   fc.bigInt({ min: -8_640_000_000_000_000_000n, max: 8_640_000_000_000_000_000n }),
-  fc.constantFrom(0n, -1n, 1n, 999_999n, 1_000_000n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 253_402_300_799_999_999n, 253_402_300_800_000_000n, -62_167_219_200_000_001n, 951_782_400_000_000n, 1_709_208_000_000_000n),
+  fc.constantFrom(
+    0n,
+    -1n,
+    1n,
+    999_999n,
+    1_000_000n,
+    2n ** 53n - 1n,
+    2n ** 53n,
+    2n ** 53n + 1n,
+    253_402_300_799_999_999n,
+    253_402_300_800_000_000n,
+    -62_167_219_200_000_001n,
+    951_782_400_000_000n,
+    1_709_208_000_000_000n,
+  ),
 );
 
 const VALUES: Record<ColumnKind, fc.Arbitrary<RowValue>> = {
-  int64: fc.oneof(fc.maxSafeInteger(), fc.integer(), fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER)),
-  float64: fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-0, 0, Number.NaN, Infinity, -Infinity, 1e21, 1e-7, 5e-324, -1.5)),
+  int64: fc.oneof(
+    fc.maxSafeInteger(),
+    fc.integer(),
+    fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER),
+  ),
+  float64: fc.oneof(
+    fc.double(),
+    fc.integer(),
+    fc.constantFrom(-0, 0, Number.NaN, Infinity, -Infinity, 1e21, 1e-7, 5e-324, -1.5),
+  ),
   boolean: fc.boolean(),
   timestamp,
   string: text,
   category: text,
-  json: fc.oneof(text, fc.jsonValue().map((v) => JSON.stringify(v))),
+  json: fc.oneof(
+    text,
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+  ),
 };
 
 /** Asserts that the builtin engine's bytes are csv-stringify's text in UTF-8 (as the sink writes it). */
@@ -54,7 +107,9 @@ function expectSameBytes(builtin: Uint8Array, reference: string): void {
 }
 
 /** A row with every column: null about one time in four. */
-const row: fc.Arbitrary<Row> = fc.record(Object.fromEntries(COLUMNS.map((c) => [c.name, fc.option(VALUES[c.type.kind], { nil: null, freq: 3 })])));
+const row: fc.Arbitrary<Row> = fc.record(
+  Object.fromEntries(COLUMNS.map((c) => [c.name, fc.option(VALUES[c.type.kind], { nil: null, freq: 3 })])),
+);
 
 describe('the builtin CSV engine', () => {
   for (const neutraliseFormulas of [true, false]) {
@@ -66,7 +121,10 @@ describe('the builtin CSV engine', () => {
       it('writes exactly the bytes csv-stringify writes, for any rows (property)', () => {
         fc.assert(
           fc.property(fc.array(row, { maxLength: 5 }), (rows) => {
-            expectSameBytes(formatCsvRows(rows, 'u', neutraliseFormulas), stringifyCsvRows(rows, 'u', neutraliseFormulas));
+            expectSameBytes(
+              formatCsvRows(rows, 'u', neutraliseFormulas),
+              stringifyCsvRows(rows, 'u', neutraliseFormulas),
+            );
           }),
           { numRuns: 1500 },
         );
@@ -77,7 +135,10 @@ describe('the builtin CSV engine', () => {
         fc.assert(
           fc.property(text, timestamp, (value, micros) => {
             const rows = [{ ...template, name: value, add_date: micros }];
-            expectSameBytes(formatCsvRows(rows, 'u', neutraliseFormulas), stringifyCsvRows(rows, 'u', neutraliseFormulas));
+            expectSameBytes(
+              formatCsvRows(rows, 'u', neutraliseFormulas),
+              stringifyCsvRows(rows, 'u', neutraliseFormulas),
+            );
           }),
           { numRuns: 5000 },
         );
@@ -85,7 +146,10 @@ describe('the builtin CSV engine', () => {
 
       it('writes exactly the bytes csv-stringify writes for the load fixture', () => {
         for (const batch of fixtureBatches()) {
-          expectSameBytes(formatCsvRows(batch.rows, batch.source.url, neutraliseFormulas), stringifyCsvRows(batch.rows, batch.source.url, neutraliseFormulas));
+          expectSameBytes(
+            formatCsvRows(batch.rows, batch.source.url, neutraliseFormulas),
+            stringifyCsvRows(batch.rows, batch.source.url, neutraliseFormulas),
+          );
         }
       });
     });
@@ -122,23 +186,28 @@ describe('the builtin CSV engine', () => {
     };
     const column = fc.constantFrom(...COLUMNS);
     fc.assert(
-      fc.property(fc.array(row, { minLength: 1, maxLength: 3 }), column.chain((c) => fc.tuple(fc.constant(c), bad[c.type.kind])), fc.nat(), (rows, [c, value], at) => {
-        const broken = rows.map((r) => ({ ...r }));
-        const target = broken[at % broken.length]!;
-        if (value === undefined) delete target[c.name];
-        else target[c.name] = value as RowValue;
-        const error = (format: (rows: Row[], place: string, neutralise: boolean) => unknown) => {
-          try {
-            format(broken, 'http://x/page', true);
-          } catch (e) {
-            return { name: (e as Error).name, code: (e as { code?: string }).code, message: (e as Error).message };
-          }
-          return undefined;
-        };
-        const expected = error(stringifyCsvRows);
-        expect(expected?.code).toBe('LOAD_INVALID_VALUE');
-        expect(error(formatCsvRows)).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(row, { minLength: 1, maxLength: 3 }),
+        column.chain((c) => fc.tuple(fc.constant(c), bad[c.type.kind])),
+        fc.nat(),
+        (rows, [c, value], at) => {
+          const broken = rows.map((r) => ({ ...r }));
+          const target = broken[at % broken.length]!;
+          if (value === undefined) delete target[c.name];
+          else target[c.name] = value as RowValue;
+          const error = (format: (rows: Row[], place: string, neutralise: boolean) => unknown) => {
+            try {
+              format(broken, 'http://x/page', true);
+            } catch (e) {
+              return { name: (e as Error).name, code: (e as { code?: string }).code, message: (e as Error).message };
+            }
+            return undefined;
+          };
+          const expected = error(stringifyCsvRows);
+          expect(expected?.code).toBe('LOAD_INVALID_VALUE');
+          expect(error(formatCsvRows)).toEqual(expected);
+        },
+      ),
       { numRuns: 500 },
     );
   });

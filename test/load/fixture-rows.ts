@@ -32,13 +32,42 @@ export const TRICKY_STRINGS = [
 ];
 
 /** Floats whose text form must round-trip exactly. */
-export const TRICKY_FLOATS = [1e-7, 99.3518654951259, 2.47195633810831, 2.90527763451951, 0.1 + 0.2, -0, 0, 1e21, 5e-324, 1.7976931348623157e308, -123.456, 123456789.123456];
+export const TRICKY_FLOATS = [
+  1e-7,
+  99.3518654951259,
+  2.47195633810831,
+  2.90527763451951,
+  0.1 + 0.2,
+  -0,
+  0,
+  1e21,
+  5e-324,
+  1.7976931348623157e308,
+  -123.456,
+  123456789.123456,
+];
 
 /** int64 values: beyond 2^31, zero, negative, the safe extremes. */
-export const TRICKY_INTS = [2 ** 40 + 7, 0, -5, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 2 ** 31, -(2 ** 31) - 1];
+export const TRICKY_INTS = [
+  2 ** 40 + 7,
+  0,
+  -5,
+  Number.MAX_SAFE_INTEGER,
+  Number.MIN_SAFE_INTEGER,
+  2 ** 31,
+  -(2 ** 31) - 1,
+];
 
 /** Timestamps in µs: microseconds kept, .000001, pre-1970, the epoch. */
-export const TRICKY_TIMESTAMPS = [1453396917860138n, 1n, -1n, 0n, -86_400_000_001n, 1530331621316444n, -631152000000000n];
+export const TRICKY_TIMESTAMPS = [
+  1453396917860138n,
+  1n,
+  -1n,
+  0n,
+  -86_400_000_001n,
+  1530331621316444n,
+  -631152000000000n,
+];
 
 /** Timestamps in µs for the parquetjs engine, which refuses instants before 1970: the epoch, past 2^53, year 9999. */
 export const FROM_1970_TIMESTAMPS = [
@@ -60,7 +89,12 @@ export function timestampsFor(engine: ParquetEngine): Stamps {
 }
 
 /** Category values: the batch index where each first appears is part of the test. */
-export const CATEGORY_VALUES = [['T map', 'Z map'], ['T map', 'ROI/mask'], [], ['Z map', 'P map (given null hypothesis)', 'parcellation', '=formula category']];
+export const CATEGORY_VALUES = [
+  ['T map', 'Z map'],
+  ['T map', 'ROI/mask'],
+  [],
+  ['Z map', 'P map (given null hypothesis)', 'parcellation', '=formula category'],
+];
 
 function valueFor(kind: string, name: string, id: number, b: number, i: number, timestamps: Stamps): RowValue {
   const k = id + name.length;
@@ -80,7 +114,9 @@ function valueFor(kind: string, name: string, id: number, b: number, i: number, 
       return values.length === 0 ? null : values[(i + name.length) % values.length]!;
     }
     case 'json':
-      return k % 3 === 0 ? null : JSON.stringify({ CIAS: k, data: [1, 'two', { three: 3 }], note: 'a "quoted", text\n' });
+      return k % 3 === 0
+        ? null
+        : JSON.stringify({ CIAS: k, data: [1, 'two', { three: 3 }], note: 'a "quoted", text\n' });
   }
   throw new Error(`unknown kind ${kind}`);
 }
@@ -102,9 +138,27 @@ export function fixtureBatches(timestamps: Stamps = TRICKY_TIMESTAMPS): RowBatch
   for (let b = 0; b < sizes.length; b++) {
     const rows: Row[] = [];
     for (let i = 0; i < sizes[b]!; i++) rows.push(makeRow(id++, b, i, b === 1 && i === 3, timestamps));
-    const rejects: Reject[] = b === 1 ? [{ url: `http://neurovault.org/api/images/?offset=${b}`, record: { id: 'x', name: 'bad "record"\n' }, issues: [{ path: ['id'], message: 'expected number, received string' }] }] : [];
-    if (b === 3) rejects.push({ url: 'http://neurovault.org/api/images/?offset=3', record: { id: 7, add_date: 'yesterday', extra: { ü: '🧠' } }, issues: [{ path: ['add_date'], message: 'expected an ISO 8601 timestamp with a UTC offset' }] });
-    batches.push({ source: { url: `http://neurovault.org/api/images/?limit=100&offset=${b * 100}`, offset: b * 100 }, rows, rejects });
+    const rejects: Reject[] =
+      b === 1
+        ? [
+            {
+              url: `http://neurovault.org/api/images/?offset=${b}`,
+              record: { id: 'x', name: 'bad "record"\n' },
+              issues: [{ path: ['id'], message: 'expected number, received string' }],
+            },
+          ]
+        : [];
+    if (b === 3)
+      rejects.push({
+        url: 'http://neurovault.org/api/images/?offset=3',
+        record: { id: 7, add_date: 'yesterday', extra: { ü: '🧠' } },
+        issues: [{ path: ['add_date'], message: 'expected an ISO 8601 timestamp with a UTC offset' }],
+      });
+    batches.push({
+      source: { url: `http://neurovault.org/api/images/?limit=100&offset=${b * 100}`, offset: b * 100 },
+      rows,
+      rejects,
+    });
   }
   // Make sure every tricky value appears somewhere, whatever the modular spread above.
   const last = batches[3]!.rows;

@@ -24,11 +24,19 @@ afterAll(async () => {
 });
 
 describe('readParquetFooterRows', () => {
-  for (const [engine, rowGroupSize] of [['wasm', 7], ['wasm', 1000], ['parquetjs', 10]] as [ParquetEngine, number][]) {
+  for (const [engine, rowGroupSize] of [
+    ['wasm', 7],
+    ['wasm', 1000],
+    ['parquetjs', 10],
+  ] as [ParquetEngine, number][]) {
     it(`reads the row counts DuckDB reads (${engine}, row groups of ${rowGroupSize})`, async () => {
       const path = join(dir, `${engine}-${rowGroupSize}.parquet`);
       await toParquet(toArrowBatches(streamOf(fixtureBatches(timestampsFor(engine)))), { path, engine, rowGroupSize });
-      const groups = await query(duck, `SELECT row_group_id, max(row_group_num_rows) AS n FROM parquet_metadata(${sqlString(path)}) ` + `GROUP BY row_group_id ORDER BY row_group_id`);
+      const groups = await query(
+        duck,
+        `SELECT row_group_id, max(row_group_num_rows) AS n FROM parquet_metadata(${sqlString(path)}) ` +
+          `GROUP BY row_group_id ORDER BY row_group_id`,
+      );
       const footer = await readParquetFooterRows(path);
       expect(footer.rowGroups).toEqual(groups.map((g) => Number(g['n'])));
       expect(footer.rows).toBe(36);

@@ -26,39 +26,60 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
-const keyValues = async (path: string) => query(duck, `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${sqlString(path)})`);
+const keyValues = async (path: string) =>
+  query(duck, `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${sqlString(path)})`);
 
 /** A small Parquet file written by parquet-wasm with the given key-value metadata, in whatever order it chose. */
 function parquetWith(metadata: Map<string, string>): Uint8Array {
   const ipc = tableToIPC(tableFromArrays({ n: Float64Array.from([1, 2, 3]), s: ['a', 'bb', 'ccc'] }), 'stream');
-  return parquetWasm.writeParquet(parquetWasm.Table.fromIPCStream(ipc), new parquetWasm.WriterPropertiesBuilder().setKeyValueMetadata(metadata).build());
+  return parquetWasm.writeParquet(
+    parquetWasm.Table.fromIPCStream(ipc),
+    new parquetWasm.WriterPropertiesBuilder().setKeyValueMetadata(metadata).build(),
+  );
 }
 
 describe('sortFooterKeyValues', () => {
   it('orders the entries by key and keeps the file readable with the same values and metadata', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, unit: 'grapheme' }), fc.string({ maxLength: 300 })), { minLength: 1, maxLength: 12, selector: ([k]) => k }), async (pairs) => {
-        const bytes = parquetWith(new Map(pairs));
-        expect(sortFooterKeyValues(bytes)).toBe(true);
-        const path = join(dir, `kv-${n++}.parquet`);
-        await writeFile(path, bytes);
-        const kv = (await keyValues(path)).filter((e) => e['key'] !== 'ARROW:schema');
-        expect(kv.map((e) => e['key'])).toEqual(pairs.map(([k]) => k).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-        expect(Object.fromEntries(kv.map((e) => [e['key'], e['value']]))).toEqual(Object.fromEntries(pairs));
-        expect(await query(duck, `SELECT n, s FROM read_parquet(${sqlString(path)})`)).toEqual([
-          { n: 1, s: 'a' },
-          { n: 2, s: 'bb' },
-          { n: 3, s: 'ccc' },
-        ]);
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, unit: 'grapheme' }), fc.string({ maxLength: 300 })), {
+          minLength: 1,
+          maxLength: 12,
+          selector: ([k]) => k,
+        }),
+        async (pairs) => {
+          const bytes = parquetWith(new Map(pairs));
+          expect(sortFooterKeyValues(bytes)).toBe(true);
+          const path = join(dir, `kv-${n++}.parquet`);
+          await writeFile(path, bytes);
+          const kv = (await keyValues(path)).filter((e) => e['key'] !== 'ARROW:schema');
+          expect(kv.map((e) => e['key'])).toEqual(pairs.map(([k]) => k).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+          expect(Object.fromEntries(kv.map((e) => [e['key'], e['value']]))).toEqual(Object.fromEntries(pairs));
+          expect(await query(duck, `SELECT n, s FROM read_parquet(${sqlString(path)})`)).toEqual([
+            { n: 1, s: 'a' },
+            { n: 2, s: 'bb' },
+            { n: 3, s: 'ccc' },
+          ]);
+        },
+      ),
       { numRuns: 25 },
     );
   });
 
   it('leaves bytes that hold no whole footer untouched', () => {
-    const whole = parquetWith(new Map([['b', '2'], ['a', '1']]));
-    for (const part of [whole.slice(0, whole.length - 1), whole.slice(whole.length - 40), new Uint8Array(8), new TextEncoder().encode('not a parquet file at all PAR1')]) {
+    const whole = parquetWith(
+      new Map([
+        ['b', '2'],
+        ['a', '1'],
+      ]),
+    );
+    for (const part of [
+      whole.slice(0, whole.length - 1),
+      whole.slice(whole.length - 40),
+      new Uint8Array(8),
+      new TextEncoder().encode('not a parquet file at all PAR1'),
+    ]) {
       const before = part.slice();
       expect(sortFooterKeyValues(part)).toBe(false);
       expect(part).toEqual(before);
@@ -66,7 +87,11 @@ describe('sortFooterKeyValues', () => {
   });
 
   it('toParquet writes the same bytes for the same data, however many files the process wrote before', async () => {
-    const metadata = { 'img-etl.source_url': 'http://x/api/images/', 'img-etl.schema_version': '1', 'img-etl.snapshot_time': '2026-11-21T00:00:00.000Z' };
+    const metadata = {
+      'img-etl.source_url': 'http://x/api/images/',
+      'img-etl.schema_version': '1',
+      'img-etl.snapshot_time': '2026-11-21T00:00:00.000Z',
+    };
     const files: Buffer[] = [];
     for (let i = 0; i < 4; i++) {
       const path = join(dir, `same-${i}.parquet`);
@@ -74,6 +99,11 @@ describe('sortFooterKeyValues', () => {
       files.push(await readFile(path));
     }
     for (const file of files.slice(1)) expect(file.equals(files[0]!)).toBe(true);
-    expect((await keyValues(join(dir, 'same-0.parquet'))).map((e) => e['key'])).toEqual(['ARROW:schema', 'img-etl.schema_version', 'img-etl.snapshot_time', 'img-etl.source_url']);
+    expect((await keyValues(join(dir, 'same-0.parquet'))).map((e) => e['key'])).toEqual([
+      'ARROW:schema',
+      'img-etl.schema_version',
+      'img-etl.snapshot_time',
+      'img-etl.source_url',
+    ]);
   });
 });

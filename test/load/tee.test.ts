@@ -20,7 +20,10 @@ function countingSource(n: number, failAt?: number) {
   return { source: generate(), state };
 }
 
-async function drain<T>(stream: AsyncIterable<T>, onItem: (item: T) => Promise<void> | void = () => undefined): Promise<T[]> {
+async function drain<T>(
+  stream: AsyncIterable<T>,
+  onItem: (item: T) => Promise<void> | void = () => undefined,
+): Promise<T[]> {
   const out: T[] = [];
   for await (const item of stream) {
     await onItem(item);
@@ -74,7 +77,9 @@ describe('tee', () => {
       const error = await other;
       expect(error).toBeInstanceOf(LoadError);
       expect((error as LoadError).code).toBe('LOAD_TEE_CONSUMER_STOPPED');
-      expect((error as LoadError).message).toBe('load: tee consumer 1 of 3 stopped after 6 items, before the end of the stream');
+      expect((error as LoadError).message).toBe(
+        'load: tee consumer 1 of 3 stopped after 6 items, before the end of the stream',
+      );
     }
     expect(state.released).toBe(true);
     expect(state.finished).toBe(false);

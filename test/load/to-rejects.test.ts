@@ -26,7 +26,9 @@ describe('toRejects', () => {
     const text = await readFile(path, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.trimEnd().split('\n');
-    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(rejects.map((r) => ({ url: r.url, issues: r.issues, record: r.record })));
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(
+      rejects.map((r) => ({ url: r.url, issues: r.issues, record: r.record })),
+    );
     expect(Object.keys(JSON.parse(lines[0]!) as object)).toEqual(['url', 'issues', 'record']);
     expect(await listDir(dir)).toEqual(['rejects.ndjson']);
   });

@@ -5,7 +5,11 @@ import { utf8FromStrings } from '../../src/load/utf8-from-strings.js';
 
 describe('utf8FromStrings', () => {
   it('reads back as the same strings and nulls, ASCII-only or not (one batch path each)', () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }).map((s) => s.toWellFormed()));
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'grapheme' }),
+      fc.string({ unit: 'binary' }).map((s) => s.toWellFormed()),
+    );
     fc.assert(
       fc.property(fc.array(fc.option(text, { nil: null }), { maxLength: 60 }), (strings) => {
         const data = utf8FromStrings(arrow, strings);

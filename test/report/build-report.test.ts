@@ -24,7 +24,11 @@ describe('the run section', () => {
       source: 'run',
       manifest: { ...manifest, completeness: proof, requests },
     });
-    expect(data.run).toMatchObject({ completeness_proof: proof, requests_per_endpoint: requests, duration_seconds: 1800 });
+    expect(data.run).toMatchObject({
+      completeness_proof: proof,
+      requests_per_endpoint: requests,
+      duration_seconds: 1800,
+    });
     const html = renderReportHtml(data, 'x');
     expect(html).toContain('data-chart="run-requests"');
     expect(html).toContain('data-label="/api/images/&#60;id&#62;/" data-value="20"');

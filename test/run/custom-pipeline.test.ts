@@ -1,7 +1,19 @@
 /** The library's stages compose into a custom pipeline: extract → transform → load, over real loopback HTTP. */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dedupe, filterRows, normalise, paginate, startService, toArrowBatches, toCsv, toParquet, validate, tee, type RunningService } from '../../src/index.js';
+import {
+  dedupe,
+  filterRows,
+  normalise,
+  paginate,
+  startService,
+  toArrowBatches,
+  toCsv,
+  toParquet,
+  validate,
+  tee,
+  type RunningService,
+} from '../../src/index.js';
 import { expectedRow, expectRowsMatch } from '../helpers/expected-row.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -19,7 +31,9 @@ afterAll(async () => {
 
 describe('a custom pipeline from the exported stages', () => {
   it('pages, validates, normalises, dedupes, filters, and writes Parquet and CSV from one stream', async () => {
-    const rows = filterRows((row) => row['map_type'] === 'T map')(dedupe(normalise(validate(paginate({ baseUrl: service.url, pageSize: 64, concurrency: 3 })))));
+    const rows = filterRows((row) => row['map_type'] === 'T map')(
+      dedupe(normalise(validate(paginate({ baseUrl: service.url, pageSize: 64, concurrency: 3 })))),
+    );
     const [forParquet, forCsv] = tee(rows, 2);
     const [parquet, csv] = await Promise.all([
       toParquet(toArrowBatches(forParquet!), { path: join(out, 'images.parquet') }),

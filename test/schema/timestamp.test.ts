@@ -1,14 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatTimestampMicros, formatTimestampMicrosByDate, parseTimestampMicros } from '../../src/schema/timestamp.js';
+import {
+  formatTimestampMicros,
+  formatTimestampMicrosByDate,
+  parseTimestampMicros,
+} from '../../src/schema/timestamp.js';
 
 describe('parseTimestampMicros', () => {
   it('keeps the exact instant and microseconds of a Berlin winter timestamp', () => {
-    expect(parseTimestampMicros('2016-01-21T18:21:57.860138+01:00')).toBe(BigInt(Date.UTC(2016, 0, 21, 17, 21, 57)) * 1000n + 860138n);
+    expect(parseTimestampMicros('2016-01-21T18:21:57.860138+01:00')).toBe(
+      BigInt(Date.UTC(2016, 0, 21, 17, 21, 57)) * 1000n + 860138n,
+    );
   });
 
   it('applies a summer +02:00 offset', () => {
-    expect(parseTimestampMicros('2018-06-30T06:07:01.316444+02:00')).toBe(BigInt(Date.UTC(2018, 5, 30, 4, 7, 1)) * 1000n + 316444n);
+    expect(parseTimestampMicros('2018-06-30T06:07:01.316444+02:00')).toBe(
+      BigInt(Date.UTC(2018, 5, 30, 4, 7, 1)) * 1000n + 316444n,
+    );
   });
 
   it('reads a value without a fraction (Python drops it when microseconds are 0)', () => {
@@ -16,7 +24,9 @@ describe('parseTimestampMicros', () => {
   });
 
   it('pads a short fraction as a decimal fraction', () => {
-    expect(parseTimestampMicros('2018-06-30T06:07:01.5Z')).toBe(BigInt(Date.UTC(2018, 5, 30, 6, 7, 1)) * 1000n + 500000n);
+    expect(parseTimestampMicros('2018-06-30T06:07:01.5Z')).toBe(
+      BigInt(Date.UTC(2018, 5, 30, 6, 7, 1)) * 1000n + 500000n,
+    );
   });
 
   it.each([
@@ -33,12 +43,31 @@ describe('parseTimestampMicros', () => {
   });
 
   it('formats every instant as Date does, on the fast path (1970 to 2^53 µs) and beyond it (property)', () => {
-    const edges = [0n, 1n, 999_999n, 1_000_000n, 86_399_999_999n, 86_400_000_000n, 951_782_400_000_000n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -1n, -1_000_000n];
+    const edges = [
+      0n,
+      1n,
+      999_999n,
+      1_000_000n,
+      86_399_999_999n,
+      86_400_000_000n,
+      951_782_400_000_000n,
+      2n ** 53n - 1n,
+      2n ** 53n,
+      2n ** 53n + 1n,
+      -1n,
+      -1_000_000n,
+    ];
     for (const micros of edges) expect(formatTimestampMicros(micros)).toBe(formatTimestampMicrosByDate(micros));
     fc.assert(
-      fc.property(fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 53n }), fc.bigInt({ min: -62_135_596_800_000_000n, max: 253_402_300_799_999_999n })), (micros) => {
-        expect(formatTimestampMicros(micros)).toBe(formatTimestampMicrosByDate(micros));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.bigInt({ min: 0n, max: 2n ** 53n }),
+          fc.bigInt({ min: -62_135_596_800_000_000n, max: 253_402_300_799_999_999n }),
+        ),
+        (micros) => {
+          expect(formatTimestampMicros(micros)).toBe(formatTimestampMicrosByDate(micros));
+        },
+      ),
       { numRuns: 5000 },
     );
   });

@@ -34,11 +34,15 @@ describe('formatBerlinTimestamp', () => {
 
   it('always denotes the same instant (local time minus offset)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: utcMicros(1990, 1, 1) / 1e6, max: utcMicros(2040, 1, 1) / 1e6 }), fc.integer({ min: 0, max: 999_999 }), (seconds, micros) => {
-        const text = formatBerlinTimestamp(seconds * 1_000_000 + micros);
-        expect(text).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+0[12]:00$/);
-        expect(Date.parse(text)).toBe(seconds * 1000 + Math.floor(micros / 1000));
-      }),
+      fc.property(
+        fc.integer({ min: utcMicros(1990, 1, 1) / 1e6, max: utcMicros(2040, 1, 1) / 1e6 }),
+        fc.integer({ min: 0, max: 999_999 }),
+        (seconds, micros) => {
+          const text = formatBerlinTimestamp(seconds * 1_000_000 + micros);
+          expect(text).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+0[12]:00$/);
+          expect(Date.parse(text)).toBe(seconds * 1000 + Math.floor(micros / 1000));
+        },
+      ),
     );
   });
 });
@@ -70,6 +74,8 @@ describe('pythonFloat', () => {
 
 describe('indentJson', () => {
   it('lays out like json.dumps(indent=4) and keeps number spellings', () => {
-    expect(indentJson('{"a":[1,0.0],"b":{},"c":"x,:{"}')).toBe('{\n    "a": [\n        1,\n        0.0\n    ],\n    "b": {},\n    "c": "x,:{"\n}');
+    expect(indentJson('{"a":[1,0.0],"b":{},"c":"x,:{"}')).toBe(
+      '{\n    "a": [\n        1,\n        0.0\n    ],\n    "b": {},\n    "c": "x,:{"\n}',
+    );
   });
 });

@@ -64,7 +64,7 @@ describe('/api/collections/<pk>/', () => {
     expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
   });
 
-  it("answers a private collection by its token, with private true and the token in its URLs", async () => {
+  it('answers a private collection by its token, with private true and the token in its URLs', async () => {
     const { cid, token } = privateCollection(service);
     const record = (await getPage(`${collectionsUrl(service)}${token}/`)) as unknown as Row;
     expect(record).toMatchObject({
@@ -182,7 +182,10 @@ describe('/api/collections/', () => {
   it('pages every public collection once, in the unordered scan of the table (mostly by id, not all)', async () => {
     const pages = await allPages(`${collectionsUrl(service)}?limit=97`);
     const ids = pages.flatMap((p) => p.results.map((r) => r.id as number));
-    const expected = service.dataset.collections.all().filter((e) => !e.private).map((e) => e.cid);
+    const expected = service.dataset.collections
+      .all()
+      .filter((e) => !e.private)
+      .map((e) => e.cid);
     expect([...ids].sort((a, b) => a - b)).toEqual(expected);
     expect(ids).not.toEqual(expected);
     expect(ids.filter((id, i) => i > 0 && id < ids[i - 1]!).length).toBeLessThan(ids.length / 10);

@@ -30,7 +30,7 @@ let images: Row[];
 beforeAll(async () => {
   service = await startFixtureService({ records: 20_000, seed: 3 });
   pageTexts = [];
-  for (let url: string | null = `${service.url}/api/collections/?limit=1000`; url !== null; ) {
+  for (let url: string | null = `${service.url}/api/collections/?limit=1000`; url !== null;) {
     const reply = await fetchReply(url);
     pageTexts.push(reply.text);
     url = (JSON.parse(reply.text) as { next: string | null }).next;

@@ -145,7 +145,8 @@ describe('plan', () => {
 describe('fault seed', () => {
   it('makes the sequence of faults repeat exactly, and a different seed changes it', async () => {
     const faults = { rate500: 0.2, rate502: 0.2, rate429: 0.1, rateReset: 0.1, retryAfterSeconds: 0 };
-    const make = (faultSeed: number): Promise<RunningService> => startService({ records: 50, faults: { ...faults, faultSeed } });
+    const make = (faultSeed: number): Promise<RunningService> =>
+      startService({ records: 50, faults: { ...faults, faultSeed } });
     const [a, b, c] = await Promise.all([make(9), make(9), make(10)]);
     try {
       const first = await statuses(a, 40);
@@ -173,7 +174,9 @@ describe('scope and control', () => {
     expect((await fetchReply(service.listUrl)).status).toBe(502);
     service.setFaults({ rate502: 0 });
     expect((await fetchReply(service.listUrl)).status).toBe(200);
-    expect(() => service.setFaults({ rate500: 2 })).toThrow('service: rate500 must be a probability from 0 to 1, got 2');
+    expect(() => service.setFaults({ rate500: 2 })).toThrow(
+      'service: rate500 must be a probability from 0 to 1, got 2',
+    );
     expect(() => service.setFaults({ workers: -1 })).toThrow('service: workers must be a non-negative integer, got -1');
     // A value of another type is shown as JSON, never as [object Object] or as a number it is not.
     expect(() => service.setFaults({ rate500: '0.5' as never })).toThrow('from 0 to 1, got "0.5"');
@@ -199,7 +202,9 @@ describe('close', () => {
     const fresh = await startService({ records: 10 });
     const agent = new Agent({ keepAlive: true });
     await new Promise<void>((resolve, reject) => {
-      httpRequest(fresh.listUrl, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject).end();
+      httpRequest(fresh.listUrl, { agent }, (res) => res.resume().on('end', resolve))
+        .on('error', reject)
+        .end();
     });
     await fresh.close();
     agent.destroy();

@@ -53,7 +53,8 @@ describe('methods', () => {
     const head = await fetchReply(`${service.listUrl}?limit=7&offset=3`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
-    for (const name of ['allow', 'content-type', 'vary', 'content-length']) expect(head.headers[name]).toBe(get.headers[name]);
+    for (const name of ['allow', 'content-type', 'vary', 'content-length'])
+      expect(head.headers[name]).toBe(get.headers[name]);
   });
 
   it('OPTIONS answers 200 with the view metadata', async () => {
@@ -63,20 +64,28 @@ describe('methods', () => {
     expect(reply.headers['allow']).toBe('GET, HEAD, OPTIONS');
   });
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])('%s answers 405 with the method named and the Allow header', async (method) => {
-    const reply = await fetchReply(service.listUrl, { method, headers: { 'content-type': 'application/json' } });
-    expect(reply.status).toBe(405);
-    expect(reply.text).toBe(`{"detail":"Method \\"${method}\\" not allowed."}`);
-    expect(reply.headers['allow']).toBe('GET, HEAD, OPTIONS');
-    expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
-  });
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])(
+    '%s answers 405 with the method named and the Allow header',
+    async (method) => {
+      const reply = await fetchReply(service.listUrl, { method, headers: { 'content-type': 'application/json' } });
+      expect(reply.status).toBe(405);
+      expect(reply.text).toBe(`{"detail":"Method \\"${method}\\" not allowed."}`);
+      expect(reply.headers['allow']).toBe('GET, HEAD, OPTIONS');
+      expect(reply.headers['content-type']).toBe('application/json; charset=utf-8');
+    },
+  );
 });
 
 describe('renderers', () => {
   function preContent(html: string): string {
     const match = /\n\n<\/span>([\s\S]*?)<\/pre>/.exec(html);
     if (!match) throw new Error('no response block in the browsable page');
-    return (match[1] as string).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&amp;/g, '&');
+    return (match[1] as string)
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#x27;/g, "'")
+      .replace(/&amp;/g, '&');
   }
 
   it('format=api answers the browsable HTML page showing the same data, escaped', async () => {
@@ -93,7 +102,9 @@ describe('renderers', () => {
   });
 
   it('Accept: text/html without a format answers the browsable page', async () => {
-    const reply = await fetchReply(`${service.listUrl}?limit=2`, { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    const reply = await fetchReply(`${service.listUrl}?limit=2`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
     expect(reply.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(reply.text).toContain('<title>Image List – Django REST framework</title>');
   });

@@ -11,11 +11,15 @@ export interface Reply {
 }
 
 /** Sends a request and reads the whole body. */
-export async function fetchReply(url: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+export async function fetchReply(
+  url: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const response = await request(url, { method: (options.method ?? 'GET') as 'GET', headers: options.headers });
   const body = Buffer.from(await response.body.arrayBuffer());
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  for (const [name, value] of Object.entries(response.headers))
+    headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
   return { status: response.statusCode, headers, body, text: body.toString('utf8') };
 }
 

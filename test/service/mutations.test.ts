@@ -46,7 +46,11 @@ describe('deletes', () => {
   });
 
   it('while a client pages by offset, the count changes and records are skipped', async () => {
-    const service = await startService({ records: N, seed: 4, faults: { deleteRate: 1, deleteCount: 5, insertRate: 0.5, insertCount: 2, faultSeed: 3 } });
+    const service = await startService({
+      records: N,
+      seed: 4,
+      faults: { deleteRate: 1, deleteCount: 5, insertRate: 0.5, insertCount: 2, faultSeed: 3 },
+    });
     try {
       const pages = await allPages(`${service.listUrl}?limit=30`);
       expect(new Set(pages.map((p) => p.count)).size).toBeGreaterThan(1);
@@ -92,7 +96,11 @@ describe('unstable order', () => {
   });
 
   it('move: rows move to the end for good, the set stays the same', async () => {
-    const service = await startService({ records: N, seed: 4, faults: { unstableOrderRate: 1, unstableOrderMode: 'move', moveCount: 5 } });
+    const service = await startService({
+      records: N,
+      seed: 4,
+      faults: { unstableOrderRate: 1, unstableOrderMode: 'move', moveCount: 5 },
+    });
     try {
       const before = service.dataset.ids();
       await getPage(`${service.listUrl}?limit=1`);
@@ -100,7 +108,10 @@ describe('unstable order', () => {
       const after = service.dataset.ids();
       expect(after).not.toEqual(before);
       expect(new Set(after)).toEqual(new Set(before));
-      const moved = service.dataset.mutations().filter((m) => m.kind === 'move').map((m) => m.id);
+      const moved = service.dataset
+        .mutations()
+        .filter((m) => m.kind === 'move')
+        .map((m) => m.id);
       expect(moved).toHaveLength(10);
       expect(after.slice(-5)).toEqual(moved.slice(-5));
       expect(service.stats.mutations.moved).toBe(10);

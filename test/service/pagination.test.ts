@@ -170,7 +170,12 @@ describe('empty list', () => {
     const empty = await startService({ records: 0 });
     try {
       expect(await getPage(empty.listUrl)).toEqual({ count: 0, next: null, previous: null, results: [] });
-      expect(await getPage(`${empty.listUrl}?offset=5`)).toEqual({ count: 0, next: null, previous: `${empty.listUrl}?limit=100`, results: [] });
+      expect(await getPage(`${empty.listUrl}?offset=5`)).toEqual({
+        count: 0,
+        next: null,
+        previous: `${empty.listUrl}?limit=100`,
+        results: [],
+      });
     } finally {
       await empty.close();
     }

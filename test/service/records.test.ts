@@ -59,15 +59,32 @@ describe('key order', () => {
     for (const record of atlases) expect(Object.keys(record)).toEqual(fixtureAtlasKeys);
   });
 
-  it('of NIDM maps follows DRF: declared fields after file_size, then the Image fields in ' + 'real order, data and QA', () => {
-    const nidm = ofType('NIDM results statistic map');
-    expect(nidm.length).toBeGreaterThan(0);
-    for (const record of nidm) expect(Object.keys(record)).toEqual([...NIDM_MAP_KEYS]);
-    const keys: string[] = [...NIDM_MAP_KEYS];
-    expect(keys.slice(0, 11)).toEqual(['url', 'id', 'file', 'collection', 'collection_id', 'file_size', 'nidm_results', 'nidm_results_ttl', 'description', 'map_type', 'analysis_level']);
-    const shared = fixtureStatKeys.filter((k) => keys.includes(k) && !['description', 'map_type', 'analysis_level'].includes(k));
-    expect(keys.filter((k) => shared.includes(k))).toEqual(shared);
-  });
+  it(
+    'of NIDM maps follows DRF: declared fields after file_size, then the Image fields in ' + 'real order, data and QA',
+    () => {
+      const nidm = ofType('NIDM results statistic map');
+      expect(nidm.length).toBeGreaterThan(0);
+      for (const record of nidm) expect(Object.keys(record)).toEqual([...NIDM_MAP_KEYS]);
+      const keys: string[] = [...NIDM_MAP_KEYS];
+      expect(keys.slice(0, 11)).toEqual([
+        'url',
+        'id',
+        'file',
+        'collection',
+        'collection_id',
+        'file_size',
+        'nidm_results',
+        'nidm_results_ttl',
+        'description',
+        'map_type',
+        'analysis_level',
+      ]);
+      const shared = fixtureStatKeys.filter(
+        (k) => keys.includes(k) && !['description', 'map_type', 'analysis_level'].includes(k),
+      );
+      expect(keys.filter((k) => shared.includes(k))).toEqual(shared);
+    },
+  );
 });
 
 describe('nulls', () => {
@@ -75,14 +92,28 @@ describe('nulls', () => {
     const nullKeys = new Set<string>();
     const missing: string[] = [];
     for (const record of rows) {
-      const expected = record.image_type === 'atlas' ? ATLAS_KEYS : record.image_type === 'statistic_map' ? STATISTIC_MAP_KEYS : NIDM_MAP_KEYS;
+      const expected =
+        record.image_type === 'atlas'
+          ? ATLAS_KEYS
+          : record.image_type === 'statistic_map'
+            ? STATISTIC_MAP_KEYS
+            : NIDM_MAP_KEYS;
       for (const key of expected) {
         if (!(key in record)) missing.push(`${String(record.id)}.${key}`);
         else if (record[key] === null) nullKeys.add(key);
       }
     }
     expect(missing).toEqual([]);
-    for (const key of ['figure', 'handedness', 'age', 'BMI', 'reduced_representation', 'analysis_level', 'number_of_subjects', 'cognitive_paradigm_cogatlas']) {
+    for (const key of [
+      'figure',
+      'handedness',
+      'age',
+      'BMI',
+      'reduced_representation',
+      'analysis_level',
+      'number_of_subjects',
+      'cognitive_paradigm_cogatlas',
+    ]) {
       expect(nullKeys).toContain(key);
     }
   });
@@ -124,7 +155,13 @@ describe('given records', () => {
       expect(positions[0]![1]).toBeLessThan(20);
       expect(positions.at(-1)![1]).toBeGreaterThan(540);
       expect(new Set(served.map((r) => r.id)).size).toBe(559);
-      expect(served.find((r) => r.id === 14228)).toEqual(JSON.parse(fixtureLines().find((l) => l.includes('"id":14228,'))!.replaceAll('http://neurovault.org', service.url)));
+      expect(served.find((r) => r.id === 14228)).toEqual(
+        JSON.parse(
+          fixtureLines()
+            .find((l) => l.includes('"id":14228,'))!
+            .replaceAll('http://neurovault.org', service.url),
+        ),
+      );
     } finally {
       await service.close();
     }
@@ -143,7 +180,9 @@ describe('given records', () => {
   });
 
   it('must be objects with a unique integer id', async () => {
-    await expect(startService({ data: ['{"id":1}', '{"id":1}'] })).rejects.toThrow('service: data record 2 repeats id 1');
+    await expect(startService({ data: ['{"id":1}', '{"id":1}'] })).rejects.toThrow(
+      'service: data record 2 repeats id 1',
+    );
     await expect(startService({ data: ['{"name":"x"}'] })).rejects.toThrow('needs a positive integer "id"');
     await expect(startService({ data: ['not json'] })).rejects.toThrow('service: data record 1 is not valid JSON');
   });
@@ -212,19 +251,26 @@ describe('generator', () => {
 
   it('uses the sentinel Cognitive Atlas pairs', () => {
     const maps = ofType('statistic_map');
-    const pairs = (name: string): Set<string> => new Set(maps.map((r) => `${String(r[`cognitive_${name}_cogatlas`])}|${String(r[`cognitive_${name}_cogatlas_id`])}`));
+    const pairs = (name: string): Set<string> =>
+      new Set(
+        maps.map((r) => `${String(r[`cognitive_${name}_cogatlas`])}|${String(r[`cognitive_${name}_cogatlas_id`])}`),
+      );
     expect(pairs('paradigm')).toContain('None / Other|None');
     expect(pairs('paradigm')).toContain('null|null');
     expect(pairs('contrast')).toContain('None / Other|None');
     expect(pairs('contrast')).toContain('Other|Other');
-    for (const pair of [...pairs('paradigm')].filter((p) => p.includes('trm_'))) expect(pair).toMatch(/\|trm_[0-9a-f]+$/);
+    for (const pair of [...pairs('paradigm')].filter((p) => p.includes('trm_')))
+      expect(pair).toMatch(/\|trm_[0-9a-f]+$/);
   });
 
   it('mixes map types, analysis levels (null too), templates with their species, and data origins', () => {
     const maps = ofType('statistic_map');
     const mapTypes = new Set(maps.map((r) => r.map_type));
-    for (const type of ['T map', 'Z map', 'P map (given null hypothesis)', 'ROI/mask', 'other']) expect(mapTypes).toContain(type);
-    expect(new Set(maps.map((r) => r.analysis_level))).toEqual(new Set([null, 'single-subject', 'group', 'meta-analysis', 'other']));
+    for (const type of ['T map', 'Z map', 'P map (given null hypothesis)', 'ROI/mask', 'other'])
+      expect(mapTypes).toContain(type);
+    expect(new Set(maps.map((r) => r.analysis_level))).toEqual(
+      new Set([null, 'single-subject', 'group', 'meta-analysis', 'other']),
+    );
     expect(new Set(rows.map((r) => r.data_origin))).toEqual(new Set(['volume', 'surface']));
     // A template belongs to a collection, and 5,000 records fill only a few dozen: ask a larger data set.
     const larger = new Dataset({ records: 40_000, seed: 7 });
@@ -275,7 +321,9 @@ describe('generator', () => {
     expect(record.collection).toBe(`${generated.url}/collections/${cid}/`);
     expect(record.file).toMatch(new RegExp(`^${generated.url}/media/images/${cid}/.+\\.nii\\.gz$`));
     for (const r of rows.filter((x) => x.surface_left_file !== null)) {
-      expect(r.surface_left_file).toBe(`${generated.url}/media/images/${String(r.collection_id)}/${String(r.id)}.L.func.gii`);
+      expect(r.surface_left_file).toBe(
+        `${generated.url}/media/images/${String(r.collection_id)}/${String(r.id)}.L.func.gii`,
+      );
       expect(r.thumbnail).not.toBeNull();
     }
   });

@@ -15,7 +15,9 @@ it('serves the 100 records at offset 999,900 of a 1,000,000-record data set', as
   expect(page.count).toBe(1_000_000);
   expect(page.next).toBeNull();
   expect(page.previous).toBe(`${service.listUrl}?limit=100&offset=999800`);
-  expect(page.results.map((r) => r.id)).toEqual(Array.from({ length: 100 }, (_, i) => service.dataset.idAt(999_900 + i)));
+  expect(page.results.map((r) => r.id)).toEqual(
+    Array.from({ length: 100 }, (_, i) => service.dataset.idAt(999_900 + i)),
+  );
   expect(page.results[99]).toEqual(service.dataset.recordAt(999_999));
   expect(new Set(service.dataset.ids()).size).toBe(1_000_000);
 });

@@ -22,12 +22,17 @@ function serve(args: string[]): Promise<Served> {
   const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return new Promise((resolve, reject) => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const match = /^img-etl serve: serving [\d,]+ records at (http:\/\/127\.0\.0\.1:\d+\/api\/images\/); snapshot it with: img-etl --base-url (\S+)$/m.exec(stdout);
+      const match =
+        /^img-etl serve: serving [\d,]+ records at (http:\/\/127\.0\.0\.1:\d+\/api\/images\/); snapshot it with: img-etl --base-url (\S+)$/m.exec(
+          stdout,
+        );
       if (match) resolve({ child, listUrl: match[1]!, baseUrl: match[2]!, stdout: () => stdout, exited });
     });
     void exited.then(({ code }) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
@@ -65,7 +70,12 @@ describe('img-etl serve', () => {
           const result = await run(['--base-url', baseUrl, '--out', out, '--quiet', '--page-size', '500']);
           expect(result.code, result.stderr).toBe(0);
           const manifest = await readManifest(out);
-          expect(manifest).toMatchObject({ source_url: served.listUrl, complete: true, records_written: 1250, pages_fetched: 3 });
+          expect(manifest).toMatchObject({
+            source_url: served.listUrl,
+            complete: true,
+            records_written: 1250,
+            pages_fetched: 3,
+          });
         }
       } finally {
         await removeDir(out);

@@ -28,7 +28,11 @@ describe('every error class the CLI shows', () => {
   const text = 'cannot read /tmp/x:\n  line two\r\n\u0000 and\u2028three';
   const flat = 'cannot read /tmp/x: line two and three';
   it.each([
-    ['ExtractError', () => new ExtractError({ code: 'BAD_BODY', url: 'http://h/', reason: text, retryable: true }), `extract: GET http://h/ ${flat}`],
+    [
+      'ExtractError',
+      () => new ExtractError({ code: 'BAD_BODY', url: 'http://h/', reason: text, retryable: true }),
+      `extract: GET http://h/ ${flat}`,
+    ],
     ['LoadError', () => new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${text}` }), `load: ${flat}`],
     ['DiffError', () => new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${text}` }), `diff: ${flat}`],
     ['CheckpointError', () => new CheckpointError({ code: 'LOCKED', message: `staging: ${text}` }), `staging: ${flat}`],

@@ -5,7 +5,6 @@ import { imageIssues } from '../../src/schema/image-schema.js';
 import { isValidRecord } from '../../src/transform/check-record.js';
 import { fixtureRecords as fixtures } from '../helpers/fixture-records.js';
 
-
 const anyValue = fc.oneof(
   fc.constant(null),
   fc.constant(undefined),
@@ -34,7 +33,10 @@ describe('isValidRecord', () => {
     ['name a number', { ...fixtures[0], name: 42 }],
     ['a float that JSON overflowed to Infinity', { ...fixtures[0], perc_bad_voxels: JSON.parse('1e400') as number }],
     ['a lone UTF-16 surrogate in a string', { ...fixtures[0], name: 'map \ud800' }],
-    ['an unknown key nested 100,000 levels deep', { ...fixtures[0], CIAS: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown }],
+    [
+      'an unknown key nested 100,000 levels deep',
+      { ...fixtures[0], CIAS: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown },
+    ],
     ['an array', [fixtures[0]]],
     ['null', null],
   ])('rejects a record with %s, and zod explains why', (_, record) => {
@@ -51,11 +53,15 @@ describe('isValidRecord', () => {
   it('agrees with the zod ImageSchema on mutated records (property)', () => {
     const names = RECORD_COLUMNS.map((c) => c.name);
     fc.assert(
-      fc.property(fc.constantFrom(...fixtures), fc.array(fc.tuple(fc.constantFrom(...names, 'CIAS'), anyValue), { maxLength: 4 }), (base, edits) => {
-        const record: Record<string, unknown> = { ...base };
-        for (const [key, value] of edits) record[key] = value;
-        expect(isValidRecord(record)).toBe(imageIssues(record) === undefined);
-      }),
+      fc.property(
+        fc.constantFrom(...fixtures),
+        fc.array(fc.tuple(fc.constantFrom(...names, 'CIAS'), anyValue), { maxLength: 4 }),
+        (base, edits) => {
+          const record: Record<string, unknown> = { ...base };
+          for (const [key, value] of edits) record[key] = value;
+          expect(isValidRecord(record)).toBe(imageIssues(record) === undefined);
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -3,7 +3,6 @@ import { COLUMNS } from '../../src/schema/columns.js';
 import { emptyNormalisationCounts, normaliseRecord } from '../../src/transform/normalise.js';
 import { fixtureById as byId, fixtureRecords as fixtures } from '../helpers/fixture-records.js';
 
-
 describe('normaliseRecord', () => {
   it('gives every column a value, in COLUMNS order', () => {
     const row = normaliseRecord(fixtures[0]!, emptyNormalisationCounts());
@@ -30,7 +29,12 @@ describe('normaliseRecord', () => {
   });
 
   it('does not treat "null hypothesis" or "None of the above" as missing', () => {
-    const record = { ...fixtures[0]!, map_type: 'P map (given null hypothesis)', description: 'None of the above', name: 'null' };
+    const record = {
+      ...fixtures[0]!,
+      map_type: 'P map (given null hypothesis)',
+      description: 'None of the above',
+      name: 'null',
+    };
     const row = normaliseRecord(record, emptyNormalisationCounts());
     expect(row['map_type']).toBe('P map (given null hypothesis)');
     expect(row['description']).toBe('None of the above');
@@ -62,7 +66,9 @@ describe('normaliseRecord', () => {
   it('keeps an atlas: its own column, nested data in extra, absent fields and flags null', () => {
     const row = normaliseRecord(byId(14228), emptyNormalisationCounts());
     expect(row['image_type']).toBe('atlas');
-    expect(row['label_description_file']).toBe('http://neurovault.org/media/images/1056/Thalamus-maxprob-thr25-2mm.xml');
+    expect(row['label_description_file']).toBe(
+      'http://neurovault.org/media/images/1056/Thalamus-maxprob-thr25-2mm.xml',
+    );
     expect(JSON.parse(row['extra'] as string)).toEqual({ data: {} });
     expect(row['map_type']).toBeNull();
     expect(row['is_thresholded']).toBeNull();
