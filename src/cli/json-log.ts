@@ -16,7 +16,9 @@ export interface LogRecord {
 
 const WARNINGS = new Set<ExtractEvent['type']>(['retry', 'skip', 'staging', 'conflicts']);
 
-/** Whether an event is a warning: those above, and a collection that could not be read or a service without collections. */
+/**
+ * Whether an event is a warning: those above, and a collection that could not be read or a service without collections.
+ */
 function levelOf(event: ExtractEvent): LogLevel {
   if (WARNINGS.has(event.type)) return 'warn';
   if ((event.type === 'collection-read' || event.type === 'collections-end') && event.status !== 200) return 'warn';

@@ -122,7 +122,8 @@ export class Progress implements Reporter {
         this.enterCollections();
         if (event.round === 1 && event.pagesDone === 0) return;
         this.message(
-          `img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}${event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''}`,
+          `img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}` +
+            (event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''),
         );
         return;
       case 'collections-end':
@@ -130,28 +131,35 @@ export class Progress implements Reporter {
         if (event.status === 200 && event.round === 1) return;
         if (event.status === 200)
           this.message(
-            `img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ${event.passes} ${event.passes === 1 ? 'pass' : 'passes'}`,
+            `img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ` +
+              `${event.passes} ${event.passes === 1 ? 'pass' : 'passes'}`,
           );
         else
           this.message(
-            `img-etl: ${event.url} answered ${event.status}: the service has no collection endpoints; completeness rests on the image list's count`,
+            `img-etl: ${event.url} answered ${event.status}: the service has no collection endpoints; ` +
+              "completeness rests on the image list's count",
           );
         return;
       case 'reconcile-start':
         this.enterCollections();
         this.message(
-          `img-etl: ${thousands(event.collections)} collections came up short, changed during the pass (${thousands(event.changed)}) or are no longer listed (${thousands(event.unlisted)}); reading their own lists in id order`,
+          `img-etl: ${thousands(event.collections)} collections came up short, ` +
+            `changed during the pass (${thousands(event.changed)}) ` +
+            `or are no longer listed (${thousands(event.unlisted)}); reading their own lists in id order`,
         );
         return;
       case 'collection-read':
         if (event.status !== 200)
           this.message(
-            `img-etl: collection ${event.collection} answered ${event.status} (${event.status === 403 ? 'private now' : 'deleted'}): its records are left out`,
+            `img-etl: collection ${event.collection} answered ${event.status} ` +
+              `(${event.status === 403 ? 'private now' : 'deleted'}): its records are left out`,
           );
         return;
       case 'reconcile-end':
         this.message(
-          `img-etl: reconciled ${thousands(event.collections)} collections: ${thousands(event.added)} records added, ${thousands(event.missing)} missing${event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : ''}`,
+          `img-etl: reconciled ${thousands(event.collections)} collections: ` +
+            `${thousands(event.added)} records added, ${thousands(event.missing)} missing` +
+            (event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : ''),
         );
         return;
       case 'staging':

@@ -32,7 +32,9 @@ export interface SummaryDocument {
   pages: { fetched: number; page_size: number; passes: number; retries: number; skipped_offsets: number[] };
   /** Requests sent per endpoint, as in the manifest. */
   requests: Manifest['requests'];
-  /** How completeness was proven: the method, the line the text summary gives, the collections that could not be read. */
+  /**
+   * How completeness was proven: the method, the line the text summary gives, the collections that could not be read.
+   */
   completeness: { method: string; proof: string; unreadable: Manifest['completeness']['unreadable'] };
   /** Every file written, with its path. */
   files: { name: string; path: string; format: string; rows: number; bytes: number; sha256: string }[];
@@ -94,7 +96,8 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
   const lines = [
     `img-etl: ${m.complete ? 'complete' : 'INCOMPLETE'} snapshot of ${m.source_url}`,
     `  records   ${recordsLine(m)}`,
-    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ${seconds.toFixed(1)} s (${Math.round(m.records_written / Math.max(seconds, 0.001))} records/s)`,
+    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ${seconds.toFixed(1)} s ` +
+      `(${Math.round(m.records_written / Math.max(seconds, 0.001))} records/s)`,
     `  requests  ${requestsLine(m)}`,
     `  proof     ${proofLine(m)}`,
     ...m.completeness.unreadable.map((u) => `  left out  ${unreadableLine(u)}`),
@@ -139,7 +142,10 @@ function requestsLine(m: Manifest): string {
   const r = m.requests;
   const all = r.images + r.collections + r.collection_images + r.image;
   const perRecord = m.records_written > 0 ? `, ${(all / m.records_written).toFixed(4)} per record` : '';
-  return `${all}: ${r.images} images, ${r.collections} collections, ${r.collection_images} collection_images, ${r.image} image${perRecord}`;
+  return (
+    `${all}: ${r.images} images, ${r.collections} collections, ` +
+    `${r.collection_images} collection_images, ${r.image} image${perRecord}`
+  );
 }
 
 /** How completeness was established, one line. */
@@ -152,7 +158,10 @@ export function proofLine(m: Manifest): string {
     return `one pass over the images, complete by count (nothing repeated, count unchanged); ${list}`;
   const r = c.reconciliation;
   const read = `${plural(r.collections, 'collection', 'collections')} short, changed or unlisted, read in id order`;
-  return `one pass over the images, then ${read}: +${r.added} records, ${r.missing} missing; ${list}, read before and after`;
+  return (
+    `one pass over the images, then ${read}: +${r.added} records, ${r.missing} missing; ` +
+    `${list}, read before and after`
+  );
 }
 
 /** A collection that could not be read, one line. */

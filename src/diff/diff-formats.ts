@@ -1,6 +1,9 @@
 import { IMAGES } from '../schema/columns.js';
 
-/** The formats a diff can be written in, and their file names (apart from the writers, so the CLI loads them only to write). */
+/**
+ * The formats a diff can be written in, and their file names (apart from the writers, so the CLI loads them only to
+ * write).
+ */
 export const DIFF_FORMATS = ['parquet', 'csv'] as const;
 
 /** One diff file format. */

@@ -94,7 +94,8 @@ async function openParquet(
       try {
         const present = columns?.filter((name) => schema.fields.some((f) => f.name === name));
         const chosen = present === undefined ? {} : { columns: present };
-        stream = (await reader.stream({ batchSize, ...chosen })) as ReadableStream<parquetWasm.RecordBatch>; // typed any upstream
+        // typed any upstream
+        stream = (await reader.stream({ batchSize, ...chosen })) as ReadableStream<parquetWasm.RecordBatch>;
       } catch (cause) {
         throw unreadable(path, cause);
       }

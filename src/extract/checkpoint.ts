@@ -114,7 +114,10 @@ export interface JournalCollectionsPage {
   at_end: boolean;
 }
 
-/** How a record that broke the schema is told apart: its id when it is a safe integer, else `sha256:<hex>` of its JSON text. */
+/**
+ * How a record that broke the schema is told apart: its id when it is a safe integer, else `sha256:<hex>` of its JSON
+ * text.
+ */
 export type RejectKey = number | string;
 
 /** The end of a completeness pass over `/api/images/`. */
@@ -485,7 +488,9 @@ export function isPageEntry(entry: JournalEntry): entry is JournalPageEntry {
   return entry.type === 'page' || entry.type === 'collection-page' || entry.type === 'collections-page';
 }
 
-/** The staged file of a page: `p<pass>-…` (image list), `c<collection>-a<attempt>-…`, `l<round>-<pass>-…` (collections). */
+/**
+ * The staged file of a page: `p<pass>-…` (image list), `c<collection>-a<attempt>-…`, `l<round>-<pass>-…` (collections).
+ */
 function fileNameOf(entry: Unstaged<JournalPageEntry>): string {
   const where = `${entry.offset}-${entry.limit}.json`;
   if (entry.type === 'page') return `p${entry.pass}-${where}`;

@@ -20,7 +20,9 @@ import { stagePage } from './stage-page.js';
 
 /** How far to go for completeness. */
 export interface CollectOptions extends PaginateOptions {
-  /** Passes over the image list at most (the first included) when the service has no collection endpoints; default 3. */
+  /**
+   * Passes over the image list at most (the first included) when the service has no collection endpoints; default 3.
+   */
   maxPasses?: number;
 }
 
@@ -260,7 +262,8 @@ export async function collect(
 export const MAX_CONFLICT_IDS = 20;
 
 function collectionsGone(listing: CollectionsListing): ExtractError {
-  const reason = `returned ${listing.status} after the pass over the images, though it listed the collections before it`;
+  const reason =
+    `returned ${listing.status} after the pass over the images, ` + 'though it listed the collections before it';
   return new ExtractError({ code: 'HTTP_STATUS', url: listing.url, reason, retryable: true, status: listing.status });
 }
 

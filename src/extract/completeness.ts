@@ -114,5 +114,8 @@ export function completenessOf(input: CompletenessInput): Completeness {
 /** Why a run has no collections table and no reconciliation, one line. */
 function noCollectionsNote(listing: CollectionsListing, passes: number): string {
   const count = `${passes} ${passes === 1 ? 'pass' : 'passes'}`;
-  return `GET ${listing.url} returned ${listing.status}: the service has no collection endpoints, so there is no collections table and completeness rests on the image list's count (${count})`;
+  return (
+    `GET ${listing.url} returned ${listing.status}: the service has no collection endpoints, ` +
+    `so there is no collections table and completeness rests on the image list's count (${count})`
+  );
 }

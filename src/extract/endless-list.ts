@@ -15,7 +15,9 @@ export class RepeatingPages {
   add(url: string, heldSomethingNew: boolean): void {
     this.urls = heldSomethingNew ? [] : [...this.urls, url];
     if (this.urls.length < MAX_REPEATING_PAGES) return;
-    const reason = `and the ${this.urls.length - 1} pages after it held only records already received in this pass: the list repeats itself endlessly`;
+    const reason =
+      `and the ${this.urls.length - 1} pages after it held only records already received in this pass: ` +
+      'the list repeats itself endlessly';
     throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url: this.urls[0]!, reason, retryable: false });
   }
 }

@@ -75,7 +75,10 @@ export interface PassEndEvent {
   clean: boolean;
 }
 
-/** The collections list is paged: before the pass over the image list (round 1), and again after it (round 2) when that pass did not prove itself complete. */
+/**
+ * The collections list is paged: before the pass over the image list (round 1), and again after it (round 2) when that
+ * pass did not prove itself complete.
+ */
 export interface CollectionsStartEvent {
   type: 'collections-start';
   /** The list's URL. */
@@ -102,7 +105,10 @@ export interface CollectionsEndEvent {
   passes: number;
 }
 
-/** Reconciliation starts: the collections that came up short, changed during the pass, or that the list lacks are read through their own list. */
+/**
+ * Reconciliation starts: the collections that came up short, changed during the pass, or that the list lacks are read
+ * through their own list.
+ */
 export interface ReconcileStartEvent {
   type: 'reconcile-start';
   /** Collections to read. */
@@ -142,7 +148,10 @@ export interface ReconcileEndEvent {
   dropped: number;
 }
 
-/** What the run found and did about an earlier run's staging: discarded it (too old, another version) or dropped broken pages. */
+/**
+ * What the run found and did about an earlier run's staging: discarded it (too old, another version) or dropped broken
+ * pages.
+ */
 export interface StagingEvent {
   type: 'staging';
   /** One line, naming the staging folder. */
@@ -187,7 +196,10 @@ export interface PublishEndEvent {
   files: { name: string; format: string; rows: number; bytes: number }[];
 }
 
-/** What a run tells its caller while it runs: pages, retries, skips, passes and reconciliation of extraction, then publishing. */
+/**
+ * What a run tells its caller while it runs: pages, retries, skips, passes and reconciliation of extraction, then
+ * publishing.
+ */
 export type ExtractEvent =
   | PageEvent
   | RetryEvent

@@ -91,7 +91,8 @@ export function newExtractStats(): ExtractStats {
 type Settled = { ok: true; batch: PageBatch } | { ok: false; error: unknown };
 
 /**
- * Streams every page of `/api/images/` (or of the list `target` names) in offset order, fetching up to `concurrency` pages at once.
+ * Streams every page of `/api/images/` (or of the list `target` names) in offset order, fetching up to `concurrency`
+ * pages at once.
  * Reads `count` from the first page, advances by the server's effective limit (never by a short page's length),
  * and keeps going while the list reports more records; the consumer's pace bounds what is buffered.
  * A page that keeps answering 500 is split in halves down to single records, and only a record that fails alone is

@@ -1,12 +1,12 @@
 /**
  * Completeness by reconciliation, after a pass over the image list that did not prove itself complete. The records the
  * pass received in each collection are compared with the collection's `number_of_images` (less the NIDM results
- * packages its records name, which it counts too). A collection is read in full through its own list when it comes
- * up short, when its `modify_date` or `number_of_images` moved between the collections list read before the pass and
- * the one read after it (images added or deleted while the pass ran: a record received and then deleted would hide a
- * record skipped), or when the list after the pass does not hold it. Its own list (`/api/collections/<id>/images/`, ordered by id), which is the authority for it: its
- * records go through the same index as the list's, and its `count` says what it holds. A collection that cannot be
- * read (403: private now; 404: deleted) has its records left out of the snapshot.
+ * packages its records name, which it counts too). A collection is read in full through its own list when it comes up
+ * short, when its `modify_date` or `number_of_images` moved between the collections list read before the pass and the
+ * one read after it (images added or deleted while the pass ran: a record received and then deleted would hide a record
+ * skipped), or when the list after the pass does not hold it. Its own list (`/api/collections/<id>/images/`, ordered by
+ * id), which is the authority for it: its records go through the same index as the list's, and its `count` says what it
+ * holds. A collection that cannot be read (403: private now; 404: deleted) has its records left out of the snapshot.
  */
 import type { Checkpoint, JournalCollectionEnd, JournalCollectionPage, RejectKey } from './checkpoint.js';
 import { recordsOfCollections, type CollectionTally } from './collection-tally.js';

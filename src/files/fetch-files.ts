@@ -300,7 +300,9 @@ function baseUrlOf(rows: SnapshotRows, given: string | undefined): string {
   if (source === undefined)
     throw new FilesError({
       code: 'FILES_UNREADABLE',
-      message: `files: ${rows.path} does not say which service it was taken from (no img-etl.source_url); give the base URL`,
+      message:
+        `files: ${rows.path} does not say which service it was taken from ` +
+        '(no img-etl.source_url); give the base URL',
     });
   try {
     return new URL(source).origin;

@@ -3,7 +3,7 @@
  * `--where` condition holds, as page-sized batches of what fetching needs (id, collection, links, `file_size`).
  * Values are read from the Arrow columns by the column's type: int64 as a number, timestamps as exact microseconds.
  */
-import { DataType, TimeUnit, type RecordBatch, type Vector } from 'apache-arrow';
+import { DataType, TimeUnit, type RecordBatch } from 'apache-arrow';
 import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
 import type { ColumnKind } from '../schema/columns.js';
 import { FilesError } from './files-error.js';
@@ -97,7 +97,7 @@ function fits(kind: ColumnKind, type: DataType): boolean {
  * float milliseconds).
  */
 function reader(batch: RecordBatch, name: string, kind: ColumnKind): (i: number) => ConditionValue | null {
-  const vector = batch.getChild(name) as Vector | null;
+  const vector = batch.getChild(name);
   if (vector === null) return () => null;
   if (kind === 'timestamp') {
     const data = vector.data[0]!;

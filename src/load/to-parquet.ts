@@ -69,7 +69,8 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
   }
   try {
     const schema = arrowSchema(new Map(Object.entries(metadata)), table);
-    // Each engine is loaded when first used (parquet-wasm compiles its WebAssembly then): a run loads only the one it writes with.
+    // Each engine is loaded when first used (parquet-wasm compiles its WebAssembly then): a run loads only the one it
+    // writes with.
     const { checkParquetFooter, writeParquetWasm } = await import('./parquet-wasm-writer.js');
     const rows =
       engine === 'wasm'

@@ -59,8 +59,8 @@ export function buildReport(stats: GatheredStats, inputs: ReportInputs): ReportD
 }
 
 function runFacts(m: Record<string, unknown>): RunFacts {
-  const num = (key: string) => (typeof m[key] === 'number' ? (m[key] as number) : 0);
-  const text = (key: string) => (typeof m[key] === 'string' ? (m[key] as string) : '');
+  const num = (key: string) => (typeof m[key] === 'number' ? m[key] : 0);
+  const text = (key: string) => (typeof m[key] === 'string' ? m[key] : '');
   const started = Date.parse(text('started_at'));
   const finished = Date.parse(text('finished_at'));
   return {

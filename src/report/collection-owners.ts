@@ -28,7 +28,7 @@ export async function readCollectionOwners(folder: string): Promise<{ owners?: M
       const who = batch.getChild(owner)!;
       for (let i = 0; i < batch.numRows; i++) {
         const id = ids.get(i) as number | bigint | null;
-        const name = who.get(i) as unknown;
+        const name = who.get(i) as string | number | bigint | null;
         if (id !== null && name !== null && name !== undefined) owners.set(Number(id), String(name));
       }
     }

@@ -64,7 +64,7 @@ export class ReportStats {
     addedPerMonth: new Map(),
     addDateNulls: 0,
     flags: Object.fromEntries(CHARTED_FLAGS.map((f) => [f, { true: 0, false: 0, null: 0 }])),
-    categories: new Map(CATEGORY_COLUMNS.map((c) => [c, new Map()])),
+    categories: new Map(CATEGORY_COLUMNS.map((c) => [c, new Map<string | null, number>()])),
     atlas: { paradigm: { named: 0, other: 0, blank: 0 }, contrast: { named: 0, other: 0, blank: 0 } },
     distributions: Object.fromEntries(Object.entries(CHARTED_DISTRIBUTIONS).map(([c, s]) => [c, new Histogram(s)])),
     collections: new Map(),
@@ -120,14 +120,11 @@ export class ReportStats {
   }
 
   /** A stage that passes batches through unchanged, adding their rows: one more consumer of the run's row stream. */
-  observe(source: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
-    const stats = this;
-    return (async function* () {
-      for await (const batch of source) {
-        stats.addBatch(batch);
-        yield batch;
-      }
-    })();
+  async *observe(source: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
+    for await (const batch of source) {
+      this.addBatch(batch);
+      yield batch;
+    }
   }
 
   /** The numbers gathered so far. */

@@ -40,7 +40,7 @@ export async function streamDrift(
   const unstoppable: AsyncIterable<RecordBatch> = {
     [Symbol.asyncIterator]: () => ({
       next: () => iterator.next(),
-      return: async () => ({ done: true, value: undefined }),
+      return: () => Promise.resolve({ done: true, value: undefined }),
     }),
   };
   let oldRows: SnapshotRows | undefined;

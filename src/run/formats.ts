@@ -14,7 +14,9 @@ export const TABLES: readonly Table[] = [IMAGES, COLLECTIONS];
 /** The files of a snapshot folder besides the data: the report page, its numbers, and the loaders. */
 export type ReportFile = 'report' | 'reportJson' | 'loadSql' | 'loadPy';
 
-/** The file name each format of the images (and each other file img-etl writes) is written to inside the output folder. */
+/**
+ * The file name each format of the images (and each other file img-etl writes) is written to inside the output folder.
+ */
 export const FILE_NAMES: Record<Format | 'rejects' | 'manifest' | ReportFile, string> = {
   ...IMAGES.files,
   manifest: 'manifest.json',

@@ -7,7 +7,9 @@ import type { Completeness } from '../extract/completeness.js';
 export interface Manifest {
   /** The tool and its version. */
   tool: string;
-  /** The node that ran it: its version and the flags it started with (`img-etl` gives those of src/cli/node-flags.ts). */
+  /**
+   * The node that ran it: its version and the flags it started with (`img-etl` gives those of src/cli/node-flags.ts).
+   */
   runtime: { node: string; flags: string[] };
   /** Version of the output schema (see COLUMNS). */
   schema_version: string;
@@ -58,7 +60,10 @@ export interface Manifest {
   conflicts: { count: number; first_ids: number[] };
   /** Records that broke the schema (in rejects.ndjson). */
   rejects: number;
-  /** Values normalisation replaced: sentinels and empty strings turned into null, per column, and records with unknown keys. */
+  /**
+   * Values normalisation replaced: sentinels and empty strings turned into null, per column, and records with unknown
+   * keys.
+   */
   normalisation: ManifestNormalisation;
   /** The collections table: what was written, or why there is none. */
   collections: ManifestCollections;

@@ -239,7 +239,9 @@ async function discardIfStale(
   ];
   await checkpoint.discard(
     identity,
-    `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} since the run started at ${checkpoint.identity.started_at}; the service changed: discarded the staging and started afresh`,
+    `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} ` +
+      `since the run started at ${checkpoint.identity.started_at}; ` +
+      'the service changed: discarded the staging and started afresh',
   );
   return check.requests;
 }

@@ -24,7 +24,10 @@ export function recordSchema(table: Table): z.ZodType {
   return schema;
 }
 
-/** An Image record as served; every known key is optional (atlases lack many) but typed, `id` is required; unknown keys are kept if they are not nested absurdly deep. */
+/**
+ * An Image record as served; every known key is optional (atlases lack many) but typed, `id` is required; unknown keys
+ * are kept if they are not nested absurdly deep.
+ */
 export const ImageSchema = recordSchema(IMAGES);
 
 /** The list envelope; records are validated one by one so that one bad record does not lose its page. */

@@ -265,7 +265,10 @@ export class Dataset {
     return ids;
   }
 
-  /** Deletes a collection and its images, as its owner can: every endpoint then answers 404 for it. Returns the ids deleted. */
+  /**
+   * Deletes a collection and its images, as its owner can: every endpoint then answers 404 for it. Returns the ids
+   * deleted.
+   */
   deleteCollection(cid: number): number[] {
     const entry = this.collections.get(cid);
     if (entry === undefined) throw new Error(`service: there is no collection ${cid}`);

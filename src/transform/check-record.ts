@@ -9,7 +9,10 @@ import type { Table } from '../schema/table.js';
 /** What the check found: a record that breaks the schema, a valid one, or a valid one with keys the schema lacks. */
 export type RecordCheck = 'invalid' | 'valid' | 'valid-with-extra';
 
-/** True when the raw record is an object with a non-negative safe-integer `id` and every known key null, absent or of its column's type. */
+/**
+ * True when the raw record is an object with a non-negative safe-integer `id` and every known key null, absent or of
+ * its column's type.
+ */
 export function isValidRecord(raw: unknown, table: Table = IMAGES): raw is Record<string, unknown> {
   return checkRecord(raw, table) !== 'invalid';
 }

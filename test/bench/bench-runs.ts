@@ -146,7 +146,8 @@ async function runImgEtl(
   try {
     const args = ['--base-url', service.url, '--out', out, '--to', format, '--quiet', '--summary', 'json'];
     args.push('--concurrency', String(settings.concurrency), ...pageSizeArgs(settings));
-    const { measurement, server } = await measured(service, CLI, args, settings, cpu, NODE_FLAGS); // as the img-etl program runs (main.ts's first line)
+    // NODE_FLAGS: as the img-etl program runs (main.ts's first line).
+    const { measurement, server } = await measured(service, CLI, args, settings, cpu, NODE_FLAGS);
     const problems = exitProblems(measurement);
     const file = join(out, IMG_ETL_FILES[format]);
     let fileBytes: number | undefined;

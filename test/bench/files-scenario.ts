@@ -50,7 +50,8 @@ export async function filesScenario(ctx: BenchContext): Promise<ScenarioResult> 
     const rtt = await roundTripSeconds(chosen[0]!.url);
     const bound = total / (o.concurrency * o.filesRate) + chosen.length * rtt;
     ctx.log(
-      `files: ${chosen.length} files, ${mb(total)} MB, ${o.concurrency} × ${o.filesRate} B/s, bound ${bound.toFixed(2)}`,
+      `files: ${chosen.length} files, ${mb(total)} MB, ${o.concurrency} × ${o.filesRate} B/s, ` +
+        `bound ${bound.toFixed(2)}`,
     );
     const runs: FilesRun[] = [];
     for (let k = 0; k < o.repeat; k++) {

@@ -64,7 +64,9 @@ export async function unstableScenario(ctx: BenchContext): Promise<ScenarioResul
   const perRecord = median(runs.map((r) => total(r) / Math.max(1, r.written)));
   const seconds = median(runs.map((r) => r.seconds));
   const complete = runs.filter((r) => r.code === 0 && r.complete).length;
-  const description = `Unstable order, ${count(load.records)} records at ${PAGE_SIZE} a page, scan rotated on every request, inserts and deletes`;
+  const description =
+    `Unstable order, ${count(load.records)} records at ${PAGE_SIZE} a page, ` +
+    'scan rotated on every request, inserts and deletes';
   // No run groups stand behind these targets (the runs are not the other scenarios' format runs): judged here.
   const targets: TargetResult[] = [
     {
@@ -91,8 +93,9 @@ export async function unstableScenario(ctx: BenchContext): Promise<ScenarioResul
   const last = runs.at(-1)!;
   const notes = [
     ...pinNotes(ctx, serviceCpus),
-    `requests of the last run: ${total(last)} (${last.requests.images} images, ${last.requests.collections} collections, ` +
-      `${last.requests.collection_images} collection_images, ${last.requests.image} image) for ${count(last.written)} records; ` +
+    `requests of the last run: ${total(last)} (${last.requests.images} images, ` +
+      `${last.requests.collections} collections, ${last.requests.collection_images} collection_images, ` +
+      `${last.requests.image} image) for ${count(last.written)} records; ` +
       `median ${perRecord.toFixed(4)} requests per record, ${seconds.toFixed(2)} s`,
   ];
   const details = { runs, requestsPerRecord: perRecord, seconds };

@@ -25,7 +25,9 @@ const manifest: Manifest = {
     method: 'passes',
     images: { expected: 1002, received: 998, proven: false },
     collections: { status: 404, expected: 0, received: 0, passes: 0, complete: false, rounds: 1 },
-    note: "GET http://h/api/collections/ returned 404: the service has no collection endpoints, so there is no collections table and completeness rests on the image list's count (2 passes)",
+    note:
+      'GET http://h/api/collections/ returned 404: the service has no collection endpoints, ' +
+      "so there is no collections table and completeness rests on the image list's count (2 passes)",
     reconciliation: { collections: 0, expected: 0, received: 0, added: 0, missing: 0 },
     reconciled: [],
     unreadable: [],
@@ -64,8 +66,10 @@ describe('summary', () => {
           'at the end: 2 missing, 1 duplicate dropped',
         '  pages     22 pages of up to 100 records fetched in 2 passes, 3 retries, 12.5 s (80 records/s)',
         '  requests  25: 24 images, 1 collections, 0 collection_images, 0 image, 0.0250 per record',
-        "  proof     GET http://h/api/collections/ returned 404: the service has no collection endpoints, so there is no collections table and completeness rests on the image list's count (2 passes)",
-        '  changed   2 records came back changed while the list was paged (id 7, 9); the copy newer by modify_date is kept',
+        '  proof     GET http://h/api/collections/ returned 404: the service has no collection endpoints, ' +
+          "so there is no collections table and completeness rests on the image list's count (2 passes)",
+        '  changed   2 records came back changed while the list was paged (id 7, 9); ' +
+          'the copy newer by modify_date is kept',
         '  skipped   records at offsets 512: the server could not serve them',
         `  parquet   ${join('snap', '20250301T100000Z', 'images.parquet')}  123.5 kB, 999 rows`,
         `  rejects   ${join('snap', '20250301T100000Z', 'rejects.ndjson')}  800 B, 1 rows`,
@@ -153,50 +157,54 @@ describe('summary lines stay true at the edges', () => {
     expect(edge({ conflicts: { count: 0, first_ids: [] } })).not.toContain('  changed   ');
   });
 
-  it('a reconciled run: the proof in one line, and each collection that could not be read with what was left out', () => {
-    const completeness: Manifest['completeness'] = {
-      method: 'reconciliation',
-      images: { expected: 1002, received: 990, proven: false },
-      collections: { status: 200, expected: 40, received: 40, passes: 1, complete: true, rounds: 2 },
-      reconciliation: { collections: 3, expected: 120, received: 120, added: 10, missing: 0 },
-      reconciled: [
-        {
-          id: 4,
-          reason: 'short',
-          number_of_images: 60,
-          received_before: 52,
-          status: 200,
-          count: 60,
-          received: 60,
-          added: 8,
-        },
-        {
-          id: 9,
-          reason: 'changed',
-          number_of_images: 60,
-          received_before: 60,
-          status: 200,
-          count: 60,
-          received: 60,
-          added: 2,
-        },
-        {
-          id: 12,
-          reason: 'unlisted',
-          number_of_images: null,
-          received_before: 7,
-          status: 403,
-          count: 0,
-          received: 0,
-          added: 0,
-        },
-      ],
-      unreadable: [{ id: 12, status: 403, dropped: 7 }],
-    };
-    const text = edge({ completeness, passes: manifest.passes.slice(0, 1) });
-    expect(text).toContain(
-      '  proof     one pass over the images, then 3 collections short, changed or unlisted, read in id order: +10 records, 0 missing; collections list 40 of 40, read before and after\n',
-    );
-    expect(text).toContain('  left out  collection 12 answered 403 (private now): 7 records of it left out\n');
-  });
+  it(
+    'a reconciled run: the proof in one line, ' + 'and each collection that could not be read with what was left out',
+    () => {
+      const completeness: Manifest['completeness'] = {
+        method: 'reconciliation',
+        images: { expected: 1002, received: 990, proven: false },
+        collections: { status: 200, expected: 40, received: 40, passes: 1, complete: true, rounds: 2 },
+        reconciliation: { collections: 3, expected: 120, received: 120, added: 10, missing: 0 },
+        reconciled: [
+          {
+            id: 4,
+            reason: 'short',
+            number_of_images: 60,
+            received_before: 52,
+            status: 200,
+            count: 60,
+            received: 60,
+            added: 8,
+          },
+          {
+            id: 9,
+            reason: 'changed',
+            number_of_images: 60,
+            received_before: 60,
+            status: 200,
+            count: 60,
+            received: 60,
+            added: 2,
+          },
+          {
+            id: 12,
+            reason: 'unlisted',
+            number_of_images: null,
+            received_before: 7,
+            status: 403,
+            count: 0,
+            received: 0,
+            added: 0,
+          },
+        ],
+        unreadable: [{ id: 12, status: 403, dropped: 7 }],
+      };
+      const text = edge({ completeness, passes: manifest.passes.slice(0, 1) });
+      expect(text).toContain(
+        '  proof     one pass over the images, then 3 collections short, changed or unlisted, read in id order: ' +
+          '+10 records, 0 missing; collections list 40 of 40, read before and after\n',
+      );
+      expect(text).toContain('  left out  collection 12 answered 403 (private now): 7 records of it left out\n');
+    },
+  );
 });

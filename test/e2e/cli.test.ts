@@ -199,7 +199,8 @@ describe('img-etl command line', () => {
       const records = fixtureRecords.slice(0, 10);
       server = await startScriptedServer((req, res, origin) => {
         const url = new URL(req.url ?? '/', origin);
-        if (url.pathname !== '/api/images/') return sendJson(res, { detail: 'Not found.' }, 404); // a copy of the list alone
+        // A copy of the list alone.
+        if (url.pathname !== '/api/images/') return sendJson(res, { detail: 'Not found.' }, 404);
         const offset = Number(url.searchParams.get('offset') ?? 0);
         sendJson(res, {
           count: 5_000_000,
@@ -221,46 +222,55 @@ describe('img-etl command line', () => {
     },
   );
 
-  it('stops a collections list that repeats the same collections endlessly, with one line naming the page, and exit code 1', async () => {
-    const collections = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, name: `c${i + 1}`, number_of_images: 1 }));
-    server = await startScriptedServer((req, res, origin) => {
-      const url = new URL(req.url ?? '/', origin);
-      if (url.pathname !== '/api/collections/') return sendJson(res, { detail: 'Not found.' }, 404);
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const next = `${origin}/api/collections/?limit=10&offset=${offset + 10}`;
-      sendJson(res, { count: 5_000_000, next, previous: null, results: collections });
-    });
-    const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n').at(-1)).toBe(
-      `img-etl: extract: GET ${server.origin}/api/collections/?limit=10&offset=10 and the 19 pages after it held only ` +
-        'records already received in this pass: the list repeats itself endlessly',
-    );
-    expect(server.requests.length).toBeLessThan(30);
-  });
+  it(
+    'stops a collections list that repeats the same collections endlessly, ' +
+      'with one line naming the page, and exit code 1',
+    async () => {
+      const collections = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, name: `c${i + 1}`, number_of_images: 1 }));
+      server = await startScriptedServer((req, res, origin) => {
+        const url = new URL(req.url ?? '/', origin);
+        if (url.pathname !== '/api/collections/') return sendJson(res, { detail: 'Not found.' }, 404);
+        const offset = Number(url.searchParams.get('offset') ?? 0);
+        const next = `${origin}/api/collections/?limit=10&offset=${offset + 10}`;
+        sendJson(res, { count: 5_000_000, next, previous: null, results: collections });
+      });
+      const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10']);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n').at(-1)).toBe(
+        `img-etl: extract: GET ${server.origin}/api/collections/?limit=10&offset=10 ` +
+          'and the 19 pages after it held only records already received in this pass: ' +
+          'the list repeats itself endlessly',
+      );
+      expect(server.requests.length).toBeLessThan(30);
+    },
+  );
 
-  it('--max-page-mb caps a page body: a larger page is retried, then fails with one line naming the URL and the cap', async () => {
-    const s = await serveRecords(fixtureRecords.slice(0, 40), 40);
-    const run = await runCli([
-      '--base-url',
-      s.origin,
-      '--out',
-      out,
-      '--max-page-mb',
-      '0.01',
-      '--max-attempts',
-      '2',
-      '--retry-delay',
-      '0.01',
-    ]);
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n').at(-1)).toMatch(
-      new RegExp(
-        `^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a ` +
-          `body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`,
-      ),
-    );
-  });
+  it(
+    '--max-page-mb caps a page body: a larger page is retried, ' +
+      'then fails with one line naming the URL and the cap',
+    async () => {
+      const s = await serveRecords(fixtureRecords.slice(0, 40), 40);
+      const run = await runCli([
+        '--base-url',
+        s.origin,
+        '--out',
+        out,
+        '--max-page-mb',
+        '0.01',
+        '--max-attempts',
+        '2',
+        '--retry-delay',
+        '0.01',
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n').at(-1)).toMatch(
+        new RegExp(
+          `^img-etl: extract: GET ${s.origin}/api/images/\\?limit=1000&offset=0 returned a ` +
+            `body of \\d+ bytes, over the 10486-byte cap after 2 attempts$`,
+        ),
+      );
+    },
+  );
 
   it('sends --token (here from IMG_ETL_TOKEN) to the base host only, and never writes it anywhere', async () => {
     const s = await serveRecords(fixtureRecords.slice(0, 12), 5);

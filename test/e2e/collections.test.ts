@@ -229,17 +229,21 @@ describe('collections as a scripted server serves them', () => {
     expect(manifest.rejects).toBe(0); // the images' own
   });
 
-  it('a service whose /api/collections/ answers 404 gets its images and no collections files; the manifest says why', async () => {
-    collectionsStatus = 404;
-    const dir = join(out, 'absent');
-    const cli = await runCli(['--base-url', server.origin, '--out', dir, '--to', 'parquet,arrow,csv', '--quiet']);
-    expect([cli.code, cli.stderr]).toEqual([0, '']);
-    expect(await listDir(dir)).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
-    const manifest = await readManifest(dir);
-    const why =
-      `GET ${server.origin}/api/collections/ returned 404: the service has no collection endpoints, so there is no ` +
-      "collections table and completeness rests on the image list's count (1 pass)";
-    expect(manifest.collections).toEqual({ source_url: `${server.origin}/api/collections/`, absent: why });
-    expect(cli.stdout.split('\n').filter((line) => line.includes(why))).toEqual([`  proof     ${why}`]); // said once
-  });
+  it(
+    'a service whose /api/collections/ answers 404 gets its images and no collections files; ' +
+      'the manifest says why',
+    async () => {
+      collectionsStatus = 404;
+      const dir = join(out, 'absent');
+      const cli = await runCli(['--base-url', server.origin, '--out', dir, '--to', 'parquet,arrow,csv', '--quiet']);
+      expect([cli.code, cli.stderr]).toEqual([0, '']);
+      expect(await listDir(dir)).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
+      const manifest = await readManifest(dir);
+      const why =
+        `GET ${server.origin}/api/collections/ returned 404: the service has no collection endpoints, so there is no ` +
+        "collections table and completeness rests on the image list's count (1 pass)";
+      expect(manifest.collections).toEqual({ source_url: `${server.origin}/api/collections/`, absent: why });
+      expect(cli.stdout.split('\n').filter((line) => line.includes(why))).toEqual([`  proof     ${why}`]); // said once
+    },
+  );
 });

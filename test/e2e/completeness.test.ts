@@ -172,7 +172,8 @@ describe('completeness under faults', () => {
     'a page the server cannot serve is split until only the bad record is skipped, and ' + 'its offset reported',
     async () => {
       let poisoned = -1;
-      // Without the collection endpoints: with them, the record is found through its collection (see reconcile.test.ts).
+      // Without the collection endpoints: with them, the record is found through its collection (see
+      // reconcile.test.ts).
       service = await startFixtureService({
         records: 240,
         seed: 15,

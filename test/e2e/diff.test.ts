@@ -179,7 +179,8 @@ describe('img-etl diff', () => {
     expect((await readdir(out)).sort()).toEqual(['collections-diff.csv', 'diff.csv']);
     const rows = await query(
       duck,
-      `SELECT id, change, changed_fields FROM read_csv(${sqlString(join(out, 'diff.csv'))}, header = true, columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR'})`,
+      `SELECT id, change, changed_fields FROM read_csv(${sqlString(join(out, 'diff.csv'))}, header = true, ` +
+        "columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR'})",
     );
     expect(
       rows.map((r) => ({

@@ -220,9 +220,11 @@ describe('file-system errors', () => {
           '--quiet',
         ]);
         expect(result.code, result.stderr).toBe(1);
-        const kept = `${10 + (await collectionPageSizes(service)).length} pages`; // the images' and the collections list's
+        // The images' pages and the collections list's.
+        const kept = `${10 + (await collectionPageSizes(service)).length} pages`;
         expect(lastLine(result.stderr)).toBe(
-          `img-etl: ${expected}; ${kept} are kept in ${join(out, '.img-etl-staging')}: run the same command again to resume`,
+          `img-etl: ${expected}; ${kept} are kept in ${join(out, '.img-etl-staging')}: ` +
+            'run the same command again to resume',
         );
         expect(await temporaries(out)).toEqual([]);
       }

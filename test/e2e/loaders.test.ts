@@ -69,7 +69,7 @@ describe('load.sql in DuckDB', () => {
     expect(described.map((r) => r['column_name'])).toEqual(COLUMNS.map((c) => c.name));
     for (const [k, c] of COLUMNS.entries()) {
       const type = String(described[k]!['column_type']);
-      const want =
+      const want: unknown =
         c.type.kind === 'category'
           ? expect.stringMatching(/^ENUM\(/)
           : duckdbType(c).replace('TIMESTAMPTZ', 'TIMESTAMP WITH TIME ZONE');
@@ -93,7 +93,7 @@ describe('load.sql in DuckDB', () => {
     // A Parquet snapshot of the same service: the same rows, so the same ENUMs too.
     const parquet = join(dir, 'parquet', 'latest');
     const types = async (conn: DuckDBConnection) =>
-      (await query(conn, 'DESCRIBE images')).map((r) => `${r['column_name']} ${r['column_type']}`);
+      (await query(conn, 'DESCRIBE images')).map((r) => `${String(r['column_name'])} ${String(r['column_type'])}`);
     expect(await types(db)).toEqual(await types(await loaded(parquet)));
     expect(await differingRows(db, 'images', `read_parquet(${sqlString(join(parquet, 'images.parquet'))})`)).toBe(0);
   });
@@ -185,7 +185,7 @@ describe('load.py in pandas', () => {
     type Loaded = { rows: number; dtypes: Record<string, string>; non_null: Record<string, number> };
     const loadedFrame = JSON.parse(output) as Loaded;
     expect(loadedFrame.rows).toBe(snaps.served.length);
-    const utc = expect.stringMatching(/^datetime64\[(ns|us), UTC\]$/);
+    const utc: unknown = expect.stringMatching(/^datetime64\[(ns|us), UTC\]$/);
     const dtype = (c: (typeof COLUMNS)[number]) => (c.type.kind === 'timestamp' ? utc : PANDAS[c.type.kind]);
     const dtypes = Object.fromEntries(COLUMNS.map((c) => [c.name, dtype(c)]));
     expect(loadedFrame.dtypes).toEqual(dtypes);

@@ -76,12 +76,16 @@ afterAll(async () => {
 });
 
 describe('README: Loading', () => {
-  it('has DuckDB blocks (files, load.sql) and Python blocks: pandas (Parquet/Arrow), pandas (CSV), polars, the join, load.py', () => {
-    expect(blocks.filter((b) => b.lang === 'sql').map((b) => usesLoader(b.code))).toEqual([false, true]);
-    const named = (code: string) => (usesLoader(code) ? 'load.py' : modulesOf(code).join('+'));
-    const python = blocks.filter((b) => b.lang === 'python').map((b) => named(b.code));
-    expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'pandas+pyarrow', 'load.py']);
-  });
+  it(
+    'has DuckDB blocks (files, load.sql) and Python blocks: ' +
+      'pandas (Parquet/Arrow), pandas (CSV), polars, the join, load.py',
+    () => {
+      expect(blocks.filter((b) => b.lang === 'sql').map((b) => usesLoader(b.code))).toEqual([false, true]);
+      const named = (code: string) => (usesLoader(code) ? 'load.py' : modulesOf(code).join('+'));
+      const python = blocks.filter((b) => b.lang === 'python').map((b) => named(b.code));
+      expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'pandas+pyarrow', 'load.py']);
+    },
+  );
 
   it('DuckDB with load.sql: the views answer as the files do', async () => {
     const db = await openDuckDB();
@@ -91,9 +95,9 @@ describe('README: Loading', () => {
     await query(db, set!);
     await db.run(readFileSync(join(folder, 'load.sql'), 'utf8'));
     const [byType, other] = [await query(db, queries[0]!), await query(db, queries[1]!)];
-    expect(byType!.reduce((n, r) => n + Number(r['maps']), 0)).toBe(RECORDS);
+    expect(byType.reduce((n, r) => n + Number(r['maps']), 0)).toBe(RECORDS);
     const served = [...service.servedRecords()];
-    expect(Number(other![0]!['other_paradigm'])).toBe(
+    expect(Number(other[0]!['other_paradigm'])).toBe(
       served.filter((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other').length,
     );
   });

@@ -169,72 +169,77 @@ describe('progress on stderr', () => {
     );
   });
 
-  it('--log-format json: every stderr line is an object with ts, level and event: pages, passes, publishing', async () => {
-    // Records deleted while it pages shift the list under pass 1, so a second pass runs: a copy of the image list
-    // alone (no collection endpoints to reconcile through) proves completeness by passes.
-    const faults = { workers: 1, pageLatencyMs: 5, deleteRate: 0.3, faultSeed: 3 };
-    service = await startFixtureService({ records: 600, seed: 22, collectionEndpoints: false, faults });
-    const run = await runCli([
-      '--base-url',
-      service.url,
-      '--out',
-      out,
-      '--page-size',
-      '50',
-      '--to',
-      'parquet,csv',
-      '--log-format',
-      'json',
-    ]);
-    expect(run.code).toBe(0);
-    const lines = run.stderr
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    for (const line of lines) {
-      expect(line['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      expect(['info', 'warn']).toContain(line['level']);
-      expect(typeof line['event']).toBe('string');
-      // snake_case, as in the manifest
-      expect(keysOf(line).filter((key) => !/^[a-z][a-z0-9_]*$/.test(key))).toEqual([]);
-    }
-    const manifest = await manifestOf();
-    const of = (event: string) => lines.filter((line) => line['event'] === event);
-    expect(manifest.passes.length).toBeGreaterThanOrEqual(2);
-    expect(of('page')).toHaveLength(manifest.pages_fetched);
-    expect(of('page')[0]).toMatchObject({
-      level: 'info',
-      url: `${service.listUrl}?limit=50&offset=0`,
-      offset: 0,
-      records: 50,
-    });
-    expect(of('pass-start').map((line) => line['pass'])).toEqual(manifest.passes.map((p: { pass: number }) => p.pass));
-    expect(of('pass-start')[1]).toMatchObject({ pass: 2, max_passes: 3, pages_done: 0, records_done: 0 });
-    expect(of('pass-end').map((line) => [line['pass'], line['added'], line['clean']])).toEqual(
-      manifest.passes.map((p: { pass: number; added: number; clean: boolean }) => [p.pass, p.added, p.clean]),
-    );
-    expect(of('publish-start')).toEqual([
-      expect.objectContaining({ records: manifest.received, formats: ['parquet', 'csv'] }),
-    ]);
-    expect(of('publish-progress').at(-1)).toMatchObject({ rows: manifest.records_written, rejects: 0 });
-    expect(of('publish-end')).toEqual([
-      expect.objectContaining({
-        rows: manifest.records_written,
-        files: manifest.files.map((f: { name: string; format: string; rows: number; bytes: number }) => ({
-          name: f.name,
-          format: f.format,
-          rows: f.rows,
-          bytes: f.bytes,
-        })),
-      }),
-    ]);
-    // Events come in the order of the run: the collections list (answered 404 here), passes, then publishing.
-    const order = lines.map((line) => line['event']).filter((e) => e !== 'page' && e !== 'publish-progress');
-    const passes = manifest.passes.flatMap(() => ['pass-start', 'pass-end']);
-    expect(order).toEqual(['collections-start', 'collections-end', ...passes, 'publish-start', 'publish-end']);
-    expect(of('collections-end')).toEqual([expect.objectContaining({ level: 'warn', status: 404, received: 0 })]);
-    expect(run.stdout).toMatch(/^img-etl: complete snapshot of /);
-  });
+  it(
+    '--log-format json: every stderr line is an object with ts, ' + 'level and event: pages, passes, publishing',
+    async () => {
+      // Records deleted while it pages shift the list under pass 1, so a second pass runs: a copy of the image list
+      // alone (no collection endpoints to reconcile through) proves completeness by passes.
+      const faults = { workers: 1, pageLatencyMs: 5, deleteRate: 0.3, faultSeed: 3 };
+      service = await startFixtureService({ records: 600, seed: 22, collectionEndpoints: false, faults });
+      const run = await runCli([
+        '--base-url',
+        service.url,
+        '--out',
+        out,
+        '--page-size',
+        '50',
+        '--to',
+        'parquet,csv',
+        '--log-format',
+        'json',
+      ]);
+      expect(run.code).toBe(0);
+      const lines = run.stderr
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      for (const line of lines) {
+        expect(line['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        expect(['info', 'warn']).toContain(line['level']);
+        expect(typeof line['event']).toBe('string');
+        // snake_case, as in the manifest
+        expect(keysOf(line).filter((key) => !/^[a-z][a-z0-9_]*$/.test(key))).toEqual([]);
+      }
+      const manifest = await manifestOf();
+      const of = (event: string) => lines.filter((line) => line['event'] === event);
+      expect(manifest.passes.length).toBeGreaterThanOrEqual(2);
+      expect(of('page')).toHaveLength(manifest.pages_fetched);
+      expect(of('page')[0]).toMatchObject({
+        level: 'info',
+        url: `${service.listUrl}?limit=50&offset=0`,
+        offset: 0,
+        records: 50,
+      });
+      expect(of('pass-start').map((line) => line['pass'])).toEqual(
+        manifest.passes.map((p: { pass: number }) => p.pass),
+      );
+      expect(of('pass-start')[1]).toMatchObject({ pass: 2, max_passes: 3, pages_done: 0, records_done: 0 });
+      expect(of('pass-end').map((line) => [line['pass'], line['added'], line['clean']])).toEqual(
+        manifest.passes.map((p: { pass: number; added: number; clean: boolean }) => [p.pass, p.added, p.clean]),
+      );
+      expect(of('publish-start')).toEqual([
+        expect.objectContaining({ records: manifest.received, formats: ['parquet', 'csv'] }),
+      ]);
+      expect(of('publish-progress').at(-1)).toMatchObject({ rows: manifest.records_written, rejects: 0 });
+      expect(of('publish-end')).toEqual([
+        expect.objectContaining({
+          rows: manifest.records_written,
+          files: manifest.files.map((f: { name: string; format: string; rows: number; bytes: number }) => ({
+            name: f.name,
+            format: f.format,
+            rows: f.rows,
+            bytes: f.bytes,
+          })),
+        }),
+      ]);
+      // Events come in the order of the run: the collections list (answered 404 here), passes, then publishing.
+      const order = lines.map((line) => line['event']).filter((e) => e !== 'page' && e !== 'publish-progress');
+      const passes = manifest.passes.flatMap(() => ['pass-start', 'pass-end']);
+      expect(order).toEqual(['collections-start', 'collections-end', ...passes, 'publish-start', 'publish-end']);
+      expect(of('collections-end')).toEqual([expect.objectContaining({ level: 'warn', status: 404, received: 0 })]);
+      expect(run.stdout).toMatch(/^img-etl: complete snapshot of /);
+    },
+  );
 
   it('--log-format json: the error that ends the run is a JSON line too', async () => {
     const run = await runCli([

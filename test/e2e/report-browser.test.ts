@@ -7,7 +7,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReportData } from '../../src/report/report-data.js';
+import type { AtlasStates, ReportData } from '../../src/report/report-data.js';
 import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { visitPage, type PageVisit } from '../helpers/headless-chromium.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
@@ -48,13 +48,17 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
+/** A chart's point: its label (or a matcher where the label is not known here) and value. */
+type Point = { label: unknown; value: number };
+
 /** The points each chart should hold, from report.json. */
-function expectedCharts(d: ReportData): Record<string, { label: string; value: number }[]> {
+function expectedCharts(d: ReportData): Record<string, Point[]> {
   const points = (list: { value: string | null; count: number }[]) =>
     list.map((v) => ({ label: v.value ?? '(null)', value: v.count }));
   const stacked = (rows: [string, number[]][], legend: string[]) =>
     rows.flatMap(([label, parts]) => parts.map((value, k) => ({ label: `${label} / ${legend[k]}`, value })));
-  const charts: Record<string, { label: string; value: number }[]> = {
+  const atlas = (s: AtlasStates) => [s.named, s.other, s.blank];
+  const charts: Record<string, Point[]> = {
     'added-per-month': d.added_per_month.map((m) => ({ label: m.month, value: m.count })),
     flags: stacked(
       Object.entries(d.flags).map(([f, c]) => [f, [c.true, c.false, c.null]]),
@@ -62,8 +66,8 @@ function expectedCharts(d: ReportData): Record<string, { label: string; value: n
     ),
     'cognitive-atlas': stacked(
       [
-        ['paradigm (task)', Object.values(d.cognitive_atlas.paradigm)],
-        ['contrast', Object.values(d.cognitive_atlas.contrast)],
+        ['paradigm (task)', atlas(d.cognitive_atlas.paradigm)],
+        ['contrast', atlas(d.cognitive_atlas.contrast)],
       ],
       ['named', 'None / Other', 'blank'],
     ),
@@ -81,7 +85,7 @@ function expectedCharts(d: ReportData): Record<string, { label: string; value: n
     'run-requests': Object.entries(d.run.requests_per_endpoint ?? {}).map(([label, value]) => ({ label, value })),
   };
   for (const [c, list] of Object.entries(d.counts)) charts[`counts-${c}`] = points(list);
-  const bins = (list: { count: number }[]) => list.map((b) => ({ label: expect.any(String), value: b.count }));
+  const bins = (list: { count: number }[]) => list.map((b): Point => ({ label: expect.any(String), value: b.count }));
   for (const [c, dist] of Object.entries(d.distributions)) charts[`distribution-${c}`] = bins(dist.bins);
   charts['collection-sizes'] = bins(d.collections.sizes.bins);
   const drift = d.drift!;

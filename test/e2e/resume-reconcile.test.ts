@@ -84,26 +84,29 @@ async function expectCompleteAndExact(service: RunningService, out: string): Pro
 }
 
 describe('resume inside the collections phases', () => {
-  it('SIGKILL while the collections list is paged: the same command fetches only its pages not yet staged', async () => {
-    const service = await startFixtureService({ records: 1200, seed: 41, faults: { workers: 2, pageLatencyMs: 50 } });
-    services.push(service);
-    const collectionPages = Math.ceil(service.dataset.collections.publicCount / PAGE);
-    expect(collectionPages).toBeGreaterThan(2);
-    const out = await tempDir();
-    dirs.push(out);
-    const left = await killWhen(service, out, (entries) => entries.some((e) => e.type === 'collections-page'));
-    expect(left.some((e) => e.type === 'collections-end')).toBe(false);
-    const staged = left.filter((e) => e.type === 'collections-page');
-    const requests = recordRequests(service);
-    const resumed = await runCli(args(service, out));
-    expect(resumed.code).toBe(0);
-    // The image list once, the collections list's pages not staged before the kill once, nothing else.
-    expect(service.stats.listRequests).toBe(Math.ceil(service.dataset.size / PAGE));
-    expect(service.stats.collectionRequests).toBe(collectionPages - staged.length);
-    const again = staged.map((e) => target(e.url)).filter((t) => requests.includes(t));
-    expect(again).toEqual([]);
-    await expectCompleteAndExact(service, out);
-  });
+  it(
+    'SIGKILL while the collections list is paged: ' + 'the same command fetches only its pages not yet staged',
+    async () => {
+      const service = await startFixtureService({ records: 1200, seed: 41, faults: { workers: 2, pageLatencyMs: 50 } });
+      services.push(service);
+      const collectionPages = Math.ceil(service.dataset.collections.publicCount / PAGE);
+      expect(collectionPages).toBeGreaterThan(2);
+      const out = await tempDir();
+      dirs.push(out);
+      const left = await killWhen(service, out, (entries) => entries.some((e) => e.type === 'collections-page'));
+      expect(left.some((e) => e.type === 'collections-end')).toBe(false);
+      const staged = left.filter((e) => e.type === 'collections-page');
+      const requests = recordRequests(service);
+      const resumed = await runCli(args(service, out));
+      expect(resumed.code).toBe(0);
+      // The image list once, the collections list's pages not staged before the kill once, nothing else.
+      expect(service.stats.listRequests).toBe(Math.ceil(service.dataset.size / PAGE));
+      expect(service.stats.collectionRequests).toBe(collectionPages - staged.length);
+      const again = staged.map((e) => target(e.url)).filter((t) => requests.includes(t));
+      expect(again).toEqual([]);
+      await expectCompleteAndExact(service, out);
+    },
+  );
 
   it('SIGKILL while the short collections are read: the same command reads only what was not staged', async () => {
     const faults = {
