@@ -17,7 +17,7 @@ export interface ReplayCollectionsOptions {
   batchSize?: number;
   /** Collections left out: those found private or deleted while the run read them; default none. */
   exclude?: Iterable<number>;
-  /** Parsed records kept in memory (whole pages, at least one); default 20,000. */
+  /** Parsed records kept in memory (whole pages, at least one); default 2,000: a collection record is ~3 kB served, ~10 kB parsed. */
   cacheRecords?: number;
 }
 
@@ -61,7 +61,7 @@ export async function* replayCollections(
       if (typeof record === 'object' && record !== null) attachRecordText(record, texts.at(position));
     });
     for (const [file, held] of cache) {
-      if (cached + records.length <= (options.cacheRecords ?? 20_000)) break;
+      if (cached + records.length <= (options.cacheRecords ?? 2_000)) break;
       cache.delete(file);
       cached -= held.length;
     }

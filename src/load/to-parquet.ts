@@ -47,9 +47,9 @@ export const DEFAULT_ROW_GROUP_SIZE = 25_000;
  */
 export async function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSinkOptions): Promise<SinkResult> {
   const engine = options.engine ?? 'wasm';
-  const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
-  const metadata = options.metadata ?? {};
   const table = options.table ?? IMAGES;
+  const rowGroupSize = options.rowGroupSize ?? table.parquetRowGroupRows ?? DEFAULT_ROW_GROUP_SIZE;
+  const metadata = options.metadata ?? {};
   let file: AtomicFile;
   try {
     if (engine !== 'wasm' && engine !== 'parquetjs')

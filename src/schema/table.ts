@@ -38,6 +38,11 @@ export interface TableDefinition {
   readonly files: TableFiles;
   /** Its files in a diff's output folder. */
   readonly diffFiles: TableDiffFiles;
+  /**
+   * Rows per Parquet row group, when not the writer's default (25,000): parquet-wasm's memory follows the row group
+   * being written and never shrinks, so a table of wide rows takes smaller groups.
+   */
+  readonly parquetRowGroupRows?: number;
 }
 
 /** A table with the lookups the stages read. */
