@@ -11,6 +11,7 @@ const manifest: Manifest = {
   source_url: 'http://h/api/images/',
   started_at: '2025-03-01T10:00:00.000Z',
   finished_at: '2025-03-01T10:00:12.500Z',
+  runtime: { node: 'v20.20.2', flags: [] },
   complete: false,
   expected: 1002,
   received: 1000,

@@ -140,7 +140,7 @@ describe('completeness under faults', () => {
     const ids = rows.map((r) => Number(r['id']));
     expect(new Set(ids).size).toBe(ids.length);
     expectRowsMatch(rows, expectedRowsOf(service, ids));
-    expect(manifest.passes[0].clean).toBe(false);
+    expect(manifest.passes[0]?.clean).toBe(false);
     expect(manifest.complete).toBe(true);
     expect(run.code).toBe(0);
     expect(new Set(ids)).toEqual(new Set(service.servedIds()));

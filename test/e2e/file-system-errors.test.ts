@@ -77,7 +77,7 @@ async function collectionPageSizes(s: RunningService): Promise<number[]> {
   for (let url: string | null = `${new URL('../collections/', s.listUrl).href}?limit=100&offset=0`; url !== null;) {
     const reply = await fetchReply(url);
     sizes.push(reply.body.length);
-    url = (JSON.parse(reply.body) as { next: string | null }).next;
+    url = (JSON.parse(reply.body.toString()) as { next: string | null }).next;
   }
   return sizes;
 }

@@ -82,7 +82,7 @@ function expectedCharts(d: ReportData): Record<string, Point[]> {
     'extra-keys': points(d.extra_keys),
     history: d.history.map((h) => ({ label: h.snapshot, value: h.records })),
     owners: (d.collections.owners ?? []).map((o) => ({ label: o.owner, value: o.records })),
-    'run-requests': Object.entries(d.run.requests_per_endpoint ?? {}).map(([label, value]) => ({ label, value })),
+    'run-requests': Object.entries(d.run?.requests_per_endpoint ?? {}).map(([label, value]) => ({ label, value })),
   };
   for (const [c, list] of Object.entries(d.counts)) charts[`counts-${c}`] = points(list);
   const bins = (list: { count: number }[]) => list.map((b): Point => ({ label: expect.any(String), value: b.count }));

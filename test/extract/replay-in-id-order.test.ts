@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Checkpoint, type JournalPage } from '../../src/extract/checkpoint.js';
 import { RecordIndex } from '../../src/extract/record-index.js';
 import { replayInIdOrder } from '../../src/extract/replay-in-id-order.js';
+import { rejectKey } from '../../src/extract/stage-page.js';
 import { emptyNormalisationCounts, normalise } from '../../src/transform/normalise.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -22,17 +23,22 @@ const body = `{"count":3,"next":null,"previous":null,"results":[${texts.join(','
 
 /** Stages the page, with the journal's `extra` positions or (as an earlier version wrote it) without them. */
 async function replay(extra: number[] | undefined) {
-  const checkpoint = await Checkpoint.open(dir, { source_url: 'http://x/api/images/', page_size: 3 });
+  const checkpoint = await Checkpoint.open(dir, {
+    source_url: 'http://x/api/images/',
+    page_size: 3,
+    started_at: new Date().toISOString(),
+  });
   try {
     const url = 'http://x/api/images/?limit=3&offset=0';
-    const entry: Omit<JournalPage, 'type' | 'file'> = {
+    const entry: Omit<JournalPage, 'file'> = {
+      type: 'page',
       pass: 1,
       offset: 0,
       limit: 3,
       url,
       count: 3,
       ids: [2, null, 1],
-      rejected: [null],
+      rejected: [rejectKey(JSON.parse(texts[1]!))],
       at_end: false,
     };
     const index = new RecordIndex();

@@ -73,7 +73,7 @@ describe('the .nii.gz files', () => {
         [5, 400],
         [size - 9, size],
         [size >> 1, size],
-      ])
+      ] as [number, number][])
         expect(Buffer.concat([...file.read(a, b)]).equals(whole.subarray(a, b))).toBe(true);
     }
     expect(niftiGzipFile(1, 100).size).toBeGreaterThan(100); // below the smallest such file: the smallest is served
