@@ -1,13 +1,15 @@
 /**
- * `--dry-run`: reads the first page only and prints the plan of the run — count, effective page size, pages,
- * requests at the chosen concurrency, and estimates of time and size — without staging or writing anything in `--out`.
+ * `--dry-run`: reads the first page of the image list and of the collections list only, and prints the plan of the run
+ * — counts, effective page size, pages, requests at the chosen concurrency, and estimates of time and size — without
+ * staging or writing anything in `--out`.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { ExtractError } from '../extract/extract-error.js';
 import { HttpClient, type FetchedPage } from '../extract/http-client.js';
-import { limitOfLink, listUrlOf, pageUrl } from '../extract/page-url.js';
+import { collectionsUrlOf, limitOfLink, listUrlOf, pageUrl } from '../extract/page-url.js';
 import { withRetry } from '../extract/retry.js';
 import type { Format } from '../run/formats.js';
 import type { SnapshotOptions } from '../run/run-snapshot.js';
@@ -45,6 +47,21 @@ export interface DryRunPlan {
   estimated_bytes: Partial<Record<Format, number | null>>;
   /** The list as JSON, from the first page's body: bytes / records × count. */
   estimated_json_bytes: number;
+  /**
+   * The collections list, read the same way (its first page): its count, the pages of one pass and the first page's
+   * time; or, where the service has no collection endpoints (404), why there will be no collections table.
+   */
+  collections:
+    | { source_url: string; count: number; pages: number; first_page_ms: number }
+    | { source_url: string; absent: string };
+}
+
+/** A list's first page: the page, its time from request to parsed body, and the page size the server applied. */
+interface FirstPage {
+  fetched: FetchedPage;
+  ms: number;
+  pageSize: number;
+  pages: number;
 }
 
 /**
@@ -52,33 +69,26 @@ export interface DryRunPlan {
  * deletes.
  */
 export async function planSnapshot(options: SnapshotOptions, reporter: Reporter): Promise<DryRunPlan> {
-  const listUrl = listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
+  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
+  const listUrl = listUrlOf(baseUrl);
   const requested = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const concurrency = options.concurrency ?? 2;
-  const url = pageUrl(listUrl, requested, 0);
   const client = new HttpClient(listUrl, { connections: 1, ...options.http });
-  let ms = 0;
-  let fetched: FetchedPage;
+  let first: FirstPage;
+  let collections: DryRunPlan['collections'];
   try {
-    fetched = await withRetry(
-      async () => {
-        const started = performance.now();
-        const got = await client.getPage(url, options.signal);
-        ms = performance.now() - started;
-        return got;
-      },
-      options.retry,
-      (n) => reporter.onEvent({ type: 'retry', url, attempt: n.attempt, delayMs: n.delayMs, reason: n.error.reason }),
-      options.signal,
-    );
+    first = await firstPage(client, listUrl, requested, options, reporter);
+    collections = await planCollections(client, collectionsUrlOf(baseUrl), requested, options, reporter);
   } finally {
     await client.close().catch(() => undefined);
   }
+  const { fetched, ms, pageSize, pages } = first;
   const { page } = fetched;
-  const pageSize = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, requested);
-  const pages = page.next === null ? 1 : Math.max(1, Math.ceil(page.count / pageSize));
   const bytes = fetched.bytes.length;
+  const url = pageUrl(listUrl, requested, 0);
   const batch: PageBatch = { source: { url, offset: 0 }, count: page.count, records: page.results, limit: pageSize };
+  // From the first pages' times as reported, so that the plan's own formula gives it.
+  const listMs = pages * Math.round(ms) + ('pages' in collections ? collections.pages * collections.first_page_ms : 0);
   return {
     dry_run: true,
     source_url: listUrl.href,
@@ -88,11 +98,55 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
     pages,
     concurrency,
     first_page: { ms: Math.round(ms), bytes, records: page.results.length },
-    // From the first page's time as reported, so that the plan's own formula (pages × ms / concurrency) gives it.
-    estimated_seconds: Math.round((pages * Math.round(ms)) / concurrency) / 1000,
+    estimated_seconds: Math.round(listMs / concurrency) / 1000,
     estimated_bytes: await estimateSizes(batch, options, listUrl.href),
     estimated_json_bytes: page.results.length === 0 ? bytes : Math.round((bytes / page.results.length) * page.count),
+    collections,
   };
+}
+
+/** Fetches a list's first page, retrying as a run would, and times it. */
+async function firstPage(
+  client: HttpClient,
+  listUrl: URL,
+  requested: number,
+  options: SnapshotOptions,
+  reporter: Reporter,
+): Promise<FirstPage> {
+  const url = pageUrl(listUrl, requested, 0);
+  let ms = 0;
+  const fetched = await withRetry(
+    async () => {
+      const started = performance.now();
+      const got = await client.getPage(url, options.signal);
+      ms = performance.now() - started;
+      return got;
+    },
+    options.retry,
+    (n) => reporter.onEvent({ type: 'retry', url, attempt: n.attempt, delayMs: n.delayMs, reason: n.error.reason }),
+    options.signal,
+  );
+  const { page } = fetched;
+  const pageSize = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, requested);
+  const pages = page.next === null ? 1 : Math.max(1, Math.ceil(page.count / pageSize));
+  return { fetched, ms, pageSize, pages };
+}
+
+/** The collections list's part of the plan: a run reads it once; a 404 means the service has none. */
+async function planCollections(
+  client: HttpClient,
+  url: URL,
+  requested: number,
+  options: SnapshotOptions,
+  reporter: Reporter,
+): Promise<DryRunPlan['collections']> {
+  try {
+    const { fetched, ms, pages } = await firstPage(client, url, requested, options, reporter);
+    return { source_url: url.href, count: fetched.page.count, pages, first_page_ms: Math.round(ms) };
+  } catch (err) {
+    if (!(err instanceof ExtractError && err.status === 404)) throw err;
+    return { source_url: url.href, absent: `${url.href} answered 404: no collections table` };
+  }
 }
 
 /**
@@ -157,13 +211,17 @@ export function formatPlan(plan: DryRunPlan): string {
       : `asked for ${plan.page_size_requested}; the server applied ${plan.page_size}`;
   const rounds = Math.ceil(plan.pages / plan.concurrency);
   const lines = [
-    `img-etl: dry run of ${plan.source_url}: the first page only; nothing staged or written`,
+    `img-etl: dry run of ${plan.source_url}: the first page of each list only; nothing staged or written`,
     `  count       ${thousands(plan.count)} records`,
     `  page size   ${thousands(plan.page_size)} (${applied})`,
     `  pages       ${thousands(plan.pages)} requests, ${plan.concurrency} at a time (${thousands(rounds)} ` +
       `rounds), before retries and any later pass`,
+    collectionsLine(plan.collections),
     `  time        about ${formatDuration(plan.estimated_seconds)} (estimate: ` +
       `${thousands(plan.pages)} pages × ${thousands(first.ms)} ms, the first page's time, ` +
+      ('pages' in plan.collections
+        ? `+ ${thousands(plan.collections.pages)} collection pages × ${thousands(plan.collections.first_page_ms)} ms, `
+        : '') +
       `/ ${plan.concurrency} at a time)`,
     ...Object.entries(plan.estimated_bytes).map(([format, bytes]) =>
       bytes === null
@@ -179,4 +237,12 @@ export function formatPlan(plan: DryRunPlan): string {
       `${thousands(first.records)} records)`,
   ];
   return lines.join('\n') + '\n';
+}
+
+function collectionsLine(collections: DryRunPlan['collections']): string {
+  if (!('pages' in collections)) return `  collections none: ${collections.absent}`;
+  return (
+    `  collections ${thousands(collections.count)} in ${thousands(collections.pages)} pages of ` +
+    `${collections.source_url}, read once for the collections table and the proof of completeness`
+  );
 }

@@ -30,6 +30,8 @@ export interface SummaryDocument {
     rejects: number;
   };
   pages: { fetched: number; page_size: number; passes: number; retries: number; skipped_offsets: number[] };
+  /** The collections table: its rows written and rejects, or the one-line reason there is none. */
+  collections: { written: number; rejects: number } | { absent: string };
   /** Requests sent per endpoint, as in the manifest. */
   requests: Manifest['requests'];
   /**
@@ -68,6 +70,10 @@ export function summaryDocument(result: SnapshotResult, extras: SummaryExtras = 
       retries: m.retries,
       skipped_offsets: m.skipped_offsets,
     },
+    collections:
+      'absent' in m.collections
+        ? { absent: m.collections.absent }
+        : { written: m.collections.records_written, rejects: m.collections.rejects },
     requests: m.requests,
     completeness: { method: m.completeness.method, proof: proofLine(m), unreadable: m.completeness.unreadable },
     files: m.files.map((f) => ({

@@ -28,7 +28,7 @@ afterEach(async () => {
 
 describe('--dry-run', () => {
   it(
-    'reads the first page only and prints count, page size, pages, requests, estimated ' +
+    'reads the first page of each list only and prints counts, page size, pages, requests, estimated ' +
       'time and sizes; writes nothing',
     async () => {
       service = await startFixtureService({ records: 500, seed: 31 });
@@ -48,15 +48,27 @@ describe('--dry-run', () => {
       expect(run.code).toBe(0);
       expect(run.stderr).toBe('');
       expect(service.stats.listRequests).toBe(1);
+      expect(service.stats.collectionRequests).toBe(1);
       expect(existsSync(out)).toBe(false);
       const lines = run.stdout.trimEnd().split('\n');
-      expect(lines[0]).toBe(`img-etl: dry run of ${service.listUrl}: the first page only; nothing staged or written`);
+      expect(lines[0]).toBe(
+        `img-etl: dry run of ${service.listUrl}: the first page of each list only; nothing staged or written`,
+      );
+      const collections = service.dataset.collections.publicCount;
+      const collectionPages = Math.ceil(collections / 50);
+      expect(lines).toContain(
+        `  collections ${collections} in ${collectionPages} pages of ${new URL('../collections/', service.listUrl).href}, ` +
+          'read once for the collections table and the proof of completeness',
+      );
       expect(lines).toContain('  count       559 records');
       expect(lines).toContain('  page size   50 (as asked)');
       expect(lines).toContain('  pages       12 requests, 3 at a time (4 rounds), before retries and any later pass');
       expect(lines).toContainEqual(
         expect.stringMatching(
-          /^ {2}time {8}about \d+ s \(estimate: 12 pages × \d+ ms, the first page's time, \/ 3 at a time\)$/,
+          new RegExp(
+            String.raw`^ {2}time {8}about \d+ s \(estimate: 12 pages × \d+ ms, the first page's time, ` +
+              String.raw`\+ ${collectionPages} collection pages × \d+ ms, \/ 3 at a time\)$`,
+          ),
         ),
       );
       expect(lines).toContainEqual(
@@ -74,7 +86,7 @@ describe('--dry-run', () => {
           /^ {2}served JSON about [\d.]+ [kM]?B \(estimate: the first page's body, [\d.]+ kB, × 559 \/ 50 records\)$/,
         ),
       );
-      expect(lines).toHaveLength(8);
+      expect(lines).toHaveLength(9);
     },
   );
 
@@ -108,7 +120,15 @@ describe('--dry-run', () => {
       first_page: { records: 100 },
     });
     expect(plan.first_page.bytes).toBeGreaterThan(0);
-    expect(plan.estimated_seconds).toBeCloseTo((21 * plan.first_page.ms) / 2 / 1000, 2);
+    const collections = service.dataset.collections.publicCount;
+    expect(plan.collections).toEqual({
+      source_url: new URL('../collections/', service.listUrl).href,
+      count: collections,
+      pages: Math.ceil(collections / 100),
+      first_page_ms: expect.any(Number),
+    });
+    const collectionMs = 'pages' in plan.collections ? plan.collections.pages * plan.collections.first_page_ms : NaN;
+    expect(plan.estimated_seconds).toBeCloseTo((21 * plan.first_page.ms + collectionMs) / 2 / 1000, 2);
     expect(Object.keys(plan.estimated_bytes).sort()).toEqual(['arrow', 'csv']);
     expect(plan.estimated_json_bytes).toBe(Math.round((plan.first_page.bytes / 100) * 2059));
     // The real run: CSV and Arrow grow with the records, so the first page predicts them within a quarter.
@@ -124,8 +144,9 @@ describe('--dry-run', () => {
     }
   });
 
-  it('uses the page size the server applied, from its next link', async () => {
+  it('uses the page size the server applied, from its next link; a service without collections says so', async () => {
     server = await startScriptedServer((req, res, origin) => {
+      if (req.url?.startsWith('/api/collections/')) return sendJson(res, { detail: 'Not found.' }, 404);
       const offset = Number(new URL(req.url ?? '/', origin).searchParams.get('offset') ?? 0);
       sendJson(res, {
         count: 95,
@@ -146,7 +167,10 @@ describe('--dry-run', () => {
       'csv',
     ]);
     expect(run.code).toBe(0);
-    expect(server.requests).toEqual(['/api/images/?limit=100&offset=0']);
+    expect(server.requests).toEqual(['/api/images/?limit=100&offset=0', '/api/collections/?limit=100&offset=0']);
+    expect(run.stdout).toContain(
+      `  collections none: ${server.origin}/api/collections/ answered 404: no collections table\n`,
+    );
     expect(run.stdout).toContain('  page size   10 (asked for 100; the server applied 10)\n');
     expect(run.stdout).toContain(
       '  pages       10 requests, 2 at a time (5 rounds), before retries and any later pass\n',

@@ -95,6 +95,7 @@ describe('summary', () => {
       duration_seconds: 12.5,
       records: { written: 999, expected: 1002, received: 1000, missing: 2, duplicates_dropped: 1, rejects: 1 },
       pages: { fetched: 22, page_size: 100, passes: 2, retries: 3, skipped_offsets: [512] },
+      collections: { absent: 'http://h/api/collections/ answered 404: no table' },
       requests: { images: 24, collections: 1, collection_images: 0, image: 0 },
       completeness: { method: 'passes', proof: manifest.completeness.note, unreadable: [] },
       files: [

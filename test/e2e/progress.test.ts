@@ -299,6 +299,7 @@ describe('summary on stdout', () => {
         finished_at: manifest.finished_at,
         records: { written: 359, expected: 359, received: 359, missing: 0, duplicates_dropped: 0, rejects: 0 },
         pages: { fetched: 4, page_size: 100, passes: 1, retries: 0, skipped_offsets: [] },
+        collections: { written: service.dataset.collections.publicCount, rejects: 0 },
         manifest: join(out, 'manifest.json'),
       });
       expect(summary.duration_seconds).toBe(
