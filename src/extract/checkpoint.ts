@@ -405,8 +405,13 @@ async function readJournal(path: string): Promise<{ entries: JournalEntry[]; tor
 /** Replaces the journal with the entries that were read whole, so new lines do not follow a torn one. */
 async function rewriteJournal(path: string, entries: JournalEntry[]): Promise<void> {
   const temp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
-  await writeFile(temp, entries.map((e) => JSON.stringify(e) + '\n').join(''));
-  await rename(temp, path);
+  try {
+    await writeFile(temp, entries.map((e) => JSON.stringify(e) + '\n').join(''));
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true }).catch(() => undefined); // a full disk leaves no part of the journal behind
+    throw err;
+  }
 }
 
 /** Why an earlier run's staging is not to be resumed (another format, too old, no start time), or undefined. */
