@@ -257,42 +257,46 @@ describe('file-system errors', () => {
     },
   );
 
-  it('a torn journal on a disk with no room to rewrite it: one line, no temporary file, the journal as it was, and a rerun with room finishes', async () => {
-    expect(canMount, 'this test needs a tmpfs mount (root)').toBe(true);
-    service = await startFixtureService({ records: 941, seed: 7 });
-    const out = join(dir, 'out');
-    const staging = join(out, '.img-etl-staging');
-    const journal = join(staging, 'journal.ndjson');
-    const args = ['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet'];
-    // Room for the collections list and two pages of images: the run stops with pages staged.
-    const sizes = await pageSizes(service);
-    const collections = (await collectionPageSizes(service)).reduce((sum, n) => sum + onDisk(n), 0);
-    await mountTmpfs(out, collections + onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
-    const first = await runCli([...args, '--concurrency', '1']);
-    expect(first.code, first.stderr).toBe(1);
-    // A crash tore the journal's last line; then the disk filled up to one page (4 KiB): room for the run's lock file,
-    // not for the journal written again (more than a page).
-    await appendFile(journal, '{"type":"page","pass":1,"off');
-    const before = await readFile(journal, 'utf8');
-    const { stdout } = await run('df', ['--output=used', '-B1', out]);
-    await run('mount', ['-o', `remount,size=${Number(stdout.trim().split('\n').at(-1)) + 4096}`, out]);
-    const second = await runCli(args);
-    expect(second.code, second.stderr).toBe(1);
-    expect(lastLine(second.stderr)).toMatch(
-      new RegExp(
-        `^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); \\d+ pages are kept in `,
-      ),
-    );
-    expect(await temporaries(out)).toEqual([]);
-    expect(await readFile(journal, 'utf8')).toBe(before);
-    await run('mount', ['-o', 'remount,size=64m', out]);
-    const third = await runCli(args);
-    expect(third.code, third.stderr).toBe(0);
-    expect(await temporaries(out)).toEqual([]);
-    const db = await openDuckDB();
-    const rows = await query(db, `SELECT id FROM read_csv(${sqlString(join(out, 'images.csv'))}) ORDER BY id`);
-    expect(rows.map((r) => Number(r['id']))).toEqual(
-      [...service.servedRecords()].map((r) => r['id'] as number).sort((a, b) => a - b),
-    );
-  });
+  it(
+    'a torn journal on a disk with no room to rewrite it: one line, no temporary file, the journal as it was, ' +
+      'and a rerun with room finishes',
+    async () => {
+      expect(canMount, 'this test needs a tmpfs mount (root)').toBe(true);
+      service = await startFixtureService({ records: 941, seed: 7 });
+      const out = join(dir, 'out');
+      const staging = join(out, '.img-etl-staging');
+      const journal = join(staging, 'journal.ndjson');
+      const args = ['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet'];
+      // Room for the collections list and two pages of images: the run stops with pages staged.
+      const sizes = await pageSizes(service);
+      const collections = (await collectionPageSizes(service)).reduce((sum, n) => sum + onDisk(n), 0);
+      await mountTmpfs(out, collections + onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
+      const first = await runCli([...args, '--concurrency', '1']);
+      expect(first.code, first.stderr).toBe(1);
+      // A crash tore the journal's last line; then the disk filled up to one page (4 KiB): room for the run's lock file,
+      // not for the journal written again (more than a page).
+      await appendFile(journal, '{"type":"page","pass":1,"off');
+      const before = await readFile(journal, 'utf8');
+      const { stdout } = await run('df', ['--output=used', '-B1', out]);
+      await run('mount', ['-o', `remount,size=${Number(stdout.trim().split('\n').at(-1)) + 4096}`, out]);
+      const second = await runCli(args);
+      expect(second.code, second.stderr).toBe(1);
+      expect(lastLine(second.stderr)).toMatch(
+        new RegExp(
+          `^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); \\d+ pages are kept in `,
+        ),
+      );
+      expect(await temporaries(out)).toEqual([]);
+      expect(await readFile(journal, 'utf8')).toBe(before);
+      await run('mount', ['-o', 'remount,size=64m', out]);
+      const third = await runCli(args);
+      expect(third.code, third.stderr).toBe(0);
+      expect(await temporaries(out)).toEqual([]);
+      const db = await openDuckDB();
+      const rows = await query(db, `SELECT id FROM read_csv(${sqlString(join(out, 'images.csv'))}) ORDER BY id`);
+      expect(rows.map((r) => Number(r['id']))).toEqual(
+        [...service.servedRecords()].map((r) => r['id'] as number).sort((a, b) => a - b),
+      );
+    },
+  );
 });
