@@ -273,8 +273,8 @@ describe('file-system errors', () => {
       await mountTmpfs(out, collections + onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
       const first = await runCli([...args, '--concurrency', '1']);
       expect(first.code, first.stderr).toBe(1);
-      // A crash tore the journal's last line; then the disk filled up to one page (4 KiB): room for the run's lock file,
-      // not for the journal written again (more than a page).
+      // A crash tore the journal's last line; then the disk filled up to one page (4 KiB): room for the run's lock
+      // file, not for the journal written again (more than a page).
       await appendFile(journal, '{"type":"page","pass":1,"off');
       const before = await readFile(journal, 'utf8');
       const { stdout } = await run('df', ['--output=used', '-B1', out]);
