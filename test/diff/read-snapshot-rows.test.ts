@@ -76,6 +76,25 @@ describe('readSnapshotRows', () => {
     expect(await readAll(parquet)).toEqual(expected); // parquetjs-lite writes categories as plain strings: same text
   });
 
+  it.each(['wasm', 'parquetjs', 'arrow'] as const)(
+    'reads only the rows at the positions asked for (%s), across row groups and batches',
+    async (writer) => {
+      const batches = snapshotBatches(writer === 'parquetjs' ? 'parquetjs' : 'wasm');
+      const folder = join(dir, writer);
+      if (writer === 'arrow') await writeSnapshot(folder, 'arrow', batches);
+      else await writeSnapshot(folder, 'parquet', batches, writer);
+      const all = await readAll(await readSnapshotRows(folder));
+      // Row groups of 10 rows: positions in the first, none in the second, runs across the third and fourth.
+      for (const positions of [[0, 3, 4, 5, 9, 27, 28, 29, 30, 31, 35], [12], [], [35]]) {
+        const read = await readSnapshotRows(folder, { positions, batchSize: 4 });
+        const some = await readAll(read);
+        const want = Object.fromEntries(Object.entries(all).map(([c, v]) => [c, positions.map((p) => v[p])]));
+        expect(positions.length === 0 ? {} : some).toEqual(positions.length === 0 ? {} : want);
+        await read.close();
+      }
+    },
+  );
+
   it.each<{ name: string; timestamps: ParquetEngine; writers: ('arrow' | ParquetEngine)[] }>([
     { name: 'wasm and arrow', timestamps: 'wasm', writers: ['wasm', 'arrow'] },
     { name: 'wasm, parquetjs and arrow', timestamps: 'parquetjs', writers: ['wasm', 'parquetjs', 'arrow'] },
