@@ -8,12 +8,12 @@
 import { readSnapshotRows, type SnapshotRows } from './read-snapshot-rows.js';
 import { DiffError } from './diff-error.js';
 import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
-import type { SnapshotIndex } from './snapshot-index.js';
+import { SnapshotIndexReader } from './snapshot-index.js';
 
 /** One side: where its rows are read from (a snapshot folder or data file, as readSnapshotRows takes), its index. */
 export interface IndexedSnapshot {
   path: string;
-  index: SnapshotIndex;
+  index: SnapshotIndexReader;
 }
 
 /** Which rows the two indexes say are the same record with other values: their positions in each file. */
@@ -25,31 +25,39 @@ interface Merged {
   newPositions: number[];
 }
 
-/** Merges two indexes by id. */
-function mergeIndexes(old: SnapshotIndex, now: SnapshotIndex): Merged {
+/** Merges two indexes by id, reading each once. */
+async function mergeIndexes(old: SnapshotIndexReader, now: SnapshotIndexReader): Promise<Merged> {
   const merged: Merged = { added: 0, removed: 0, same: 0, oldPositions: [], newPositions: [] };
-  const [a, b, ha, hb] = [old.ids, now.ids, old.hashes, now.hashes];
-  let [i, j] = [0, 0];
-  while (i < old.rows && j < now.rows) {
-    if (a[i]! < b[j]!) [merged.removed, i] = [merged.removed + 1, i + 1];
-    else if (a[i]! > b[j]!) [merged.added, j] = [merged.added + 1, j + 1];
-    else {
-      if (ha[2 * i] === hb[2 * j] && ha[2 * i + 1] === hb[2 * j + 1]) merged.same++;
-      else {
-        merged.oldPositions.push(i);
-        merged.newPositions.push(j);
+  let [oldLive, newLive] = [await old.ready(), await now.ready()];
+  while (oldLive && newLive) {
+    while (old.hasRow() && now.hasRow()) {
+      const [a, b] = [old.id(), now.id()];
+      if (a < b) {
+        merged.removed++;
+        old.next();
+      } else if (a > b) {
+        merged.added++;
+        now.next();
+      } else {
+        if (old.sameHash(now)) merged.same++;
+        else {
+          merged.oldPositions.push(old.position);
+          merged.newPositions.push(now.position);
+        }
+        old.next();
+        now.next();
       }
-      [i, j] = [i + 1, j + 1];
     }
+    [oldLive, newLive] = [await old.ready(), await now.ready()];
   }
-  merged.removed += old.rows - i;
-  merged.added += now.rows - j;
+  for (; oldLive; oldLive = await old.ready()) for (; old.hasRow(); old.next()) merged.removed++;
+  for (; newLive; newLive = await now.ready()) for (; now.hasRow(); now.next()) merged.added++;
   return merged;
 }
 
 /** The totals of the diff of `older` and `newer` (see the module comment); a DiffError when a file cannot be read. */
 export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot): Promise<DiffTotals> {
-  const merged = mergeIndexes(older.index, newer.index);
+  const merged = await mergeIndexes(older.index, newer.index);
   const totals: DiffTotals = {
     added: merged.added,
     removed: merged.removed,
@@ -84,4 +92,28 @@ export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot
 function mismatch(path: string, rows: number | undefined): DiffError {
   const count = rows === undefined ? '' : `: the index has ${rows} rows`;
   return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${path} does not match its images.index${count}` });
+}
+
+/** Where a snapshot's index is (its folder) and where its rows are read from (as readSnapshotRows takes). */
+export interface IndexedFolder {
+  folder: string;
+  rows: string;
+}
+
+/**
+ * diffByIndex of two snapshot folders' indexes; undefined when either has no index this version reads (the reason is
+ * not needed: the caller falls back to the full diff).
+ */
+export async function diffIndexedFolders(older: IndexedFolder, newer: IndexedFolder): Promise<DiffTotals | undefined> {
+  const opened: SnapshotIndexReader[] = [];
+  try {
+    for (const side of [older, newer]) {
+      const index = await SnapshotIndexReader.open(side.folder);
+      if ('none' in index) return undefined;
+      opened.push(index);
+    }
+    return await diffByIndex({ path: older.rows, index: opened[0]! }, { path: newer.rows, index: opened[1]! });
+  } finally {
+    for (const index of opened) await index.close();
+  }
 }

@@ -4,151 +4,203 @@
  * removed or are the same by a merge of their ids and a comparison of hashes, without decoding the data files; only
  * the rows whose hashes differ need their values read (index-diff.ts).
  *
- * The file, little-endian: the 8 bytes `IMGETLIX`, a uint32 header length, the header (JSON: the hash's version, the
- * images' schema version, the rows), zero bytes to a multiple of 8, the ids (int64 each), the hashes (uint64 each).
- * 16 bytes a row: 8 MB for 500,000 records.
+ * The file, little-endian: the 8 bytes `IMGETLIX`, a uint32 header length, the header (JSON: the hash's version and
+ * the images' schema version), zero bytes to a multiple of 8, then 16 bytes a row: the id (int64) and the hash
+ * (uint64). 8 MB for 500,000 records. It is written as the rows pass and read a chunk at a time, so memory holds one
+ * chunk of it (1 MiB), never the whole index.
  */
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AtomicFile } from '../load/atomic-file.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { FILE_NAMES } from '../run/formats.js';
 import { IMAGES } from '../schema/columns.js';
-import type { Row, RowBatch } from '../schema/row.js';
+import { DiffError } from './diff-error.js';
+import type { RowBatch } from '../schema/row.js';
 import { ROW_HASH_VERSION, RowHasher } from './row-hash.js';
 
-const INDEX_FILE = FILE_NAMES.index;
-
 const MAGIC = 'IMGETLIX';
-const FIRST_CAPACITY = 1 << 16;
+/** Rows in a chunk written or read at once (1 MiB). */
+const CHUNK_ROWS = 1 << 16;
+/** 32-bit words a row: the id's two, the hash's two. */
+const WORDS = 4;
+const TWO_32 = 4294967296;
 
-/** Ids and row hashes of a snapshot, in file order. */
-export interface SnapshotIndex {
-  /** Rows. */
-  readonly rows: number;
-  /** Each row's id (safe integers), ascending. */
-  readonly ids: Float64Array;
-  /** Each row's hash as two words: row r's low word at 2r, high word at 2r + 1. */
-  readonly hashes: Uint32Array;
+/** The header's text, the same in every index this version writes. */
+function headerBytes(): Buffer {
+  const json = Buffer.from(JSON.stringify({ hash: ROW_HASH_VERSION, schema_version: IMAGES.schemaVersion }), 'utf8');
+  const head = Buffer.alloc(align8(12 + json.length));
+  head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(json.length, 8);
+  json.copy(head, 12);
+  return head;
 }
 
-/** What the header says. */
-interface IndexHeader {
-  hash: string;
-  schema_version: string;
-  rows: number;
-}
-
-/** Builds the index of the rows written, as they pass on their way to the writers. */
-export class SnapshotIndexBuilder {
+/** Writes a run's index into a folder as the rows pass on their way to the writers; `finish` publishes it. */
+export class SnapshotIndexWriter {
   private readonly hasher = new RowHasher(IMAGES);
-  private ids = new Float64Array(FIRST_CAPACITY);
-  private hashes = new Uint32Array(2 * FIRST_CAPACITY);
+  private chunk = new Uint32Array(WORDS * CHUNK_ROWS);
+  private inChunk = 0;
   private rows = 0;
-  /** Why the rows give no index (an id out of order or not a safe integer), once one did. */
+  private last = -1;
+  /** Why the rows give no index (an id out of order), once one did. */
   private broken: string | undefined;
 
-  /** A stage that passes batches through unchanged, adding their rows. */
+  private constructor(private readonly file: AtomicFile) {}
+
+  /** Starts `dir`/images.index. */
+  static async create(dir: string): Promise<SnapshotIndexWriter> {
+    const file = await AtomicFile.create(join(dir, FILE_NAMES.index));
+    await file.write(headerBytes());
+    return new SnapshotIndexWriter(file);
+  }
+
+  /** A stage that passes batches through unchanged, adding their rows in order. */
   async *observe(source: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
     for await (const batch of source) {
-      for (const row of batch.rows) this.add(row);
+      for (const row of batch.rows) {
+        if (this.broken !== undefined) break;
+        const id = row['id'];
+        if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0 || id <= this.last) {
+          this.broken = `row ${this.rows + 1} has id ${String(id)} after ${this.last}`;
+          break;
+        }
+        const at = WORDS * this.inChunk;
+        this.chunk[at] = id % TWO_32;
+        this.chunk[at + 1] = Math.floor(id / TWO_32);
+        this.hasher.hash(row, this.chunk, 2 * this.inChunk + 1); // words at + 2 and at + 3
+        [this.last, this.rows, this.inChunk] = [id, this.rows + 1, this.inChunk + 1];
+        if (this.inChunk === CHUNK_ROWS) await this.writeChunk();
+      }
       yield batch;
     }
   }
 
-  /** Adds one row, the next in file order. */
-  add(row: Row): void {
-    if (this.broken !== undefined) return;
-    const id = row['id'];
-    const last = this.rows === 0 ? -Infinity : this.ids[this.rows - 1]!;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= last) {
-      this.broken = `row ${this.rows + 1} has id ${String(id)} after ${last}`;
-      return;
+  /** Publishes the index; undefined (and no file) when the rows' ids were not ascending. */
+  async finish(): Promise<SinkResult | undefined> {
+    if (this.broken !== undefined) {
+      await this.file.abort();
+      return undefined;
     }
-    if (this.rows === this.ids.length) this.grow();
-    this.ids[this.rows] = id;
-    this.hasher.hash(row, this.hashes, this.rows);
-    this.rows++;
+    try {
+      await this.writeChunk();
+      return { format: 'index', path: this.file.path, rows: this.rows, ...(await this.file.commit()) };
+    } catch (error) {
+      await this.file.abort();
+      throw error;
+    }
   }
 
-  /** The index of the rows added; undefined when they cannot have one (ids not ascending). */
-  index(): SnapshotIndex | undefined {
-    if (this.broken !== undefined) return undefined;
-    const rows = this.rows;
-    return { rows, ids: this.ids.subarray(0, rows), hashes: this.hashes.subarray(0, 2 * rows) };
+  /** Removes the file being written (the run failed). */
+  async abort(): Promise<void> {
+    await this.file.abort();
   }
 
-  private grow(): void {
-    const ids = new Float64Array(2 * this.ids.length);
-    ids.set(this.ids);
-    const hashes = new Uint32Array(2 * this.hashes.length);
-    hashes.set(this.hashes);
-    [this.ids, this.hashes] = [ids, hashes];
+  private async writeChunk(): Promise<void> {
+    const bytes = new Uint8Array(this.chunk.buffer, 0, 4 * WORDS * this.inChunk);
+    this.chunk = new Uint32Array(WORDS * CHUNK_ROWS); // the file keeps the bytes until it flushes them
+    this.inChunk = 0;
+    await this.file.write(bytes);
   }
 }
 
-/** Writes `index` to `dir`/images.index atomically. */
-export async function writeSnapshotIndex(dir: string, index: SnapshotIndex): Promise<SinkResult> {
-  const path = join(dir, INDEX_FILE);
-  const header: IndexHeader = { hash: ROW_HASH_VERSION, schema_version: IMAGES.schemaVersion, rows: index.rows };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const start = align8(12 + json.length);
-  const head = Buffer.alloc(start);
-  head.write(MAGIC, 0, 'latin1');
-  head.writeUInt32LE(json.length, 8);
-  json.copy(head, 12);
-  const ids = new BigInt64Array(index.rows);
-  for (let r = 0; r < index.rows; r++) ids[r] = BigInt(index.ids[r]!);
-  const file = await AtomicFile.create(path);
-  try {
-    await file.write(head);
-    await file.write(new Uint8Array(ids.buffer));
-    await file.write(new Uint8Array(index.hashes.buffer, index.hashes.byteOffset, 8 * index.rows));
-    return { format: 'index', path, rows: index.rows, ...(await file.commit()) };
-  } catch (error) {
-    await file.abort();
-    throw error;
-  }
-}
+/** Reads an index row by row, a chunk at a time. */
+export class SnapshotIndexReader {
+  /** Words of the rows of the current chunk. */
+  private chunk = new Uint32Array(0);
+  private inChunk = 0;
+  private chunkRows = 0;
+  private read = 0;
 
-/**
- * The index of the snapshot folder `folder`, or why it has none usable here: no file (a snapshot of an earlier
- * version), another hash or schema version, or a file that does not read as one.
- */
-export async function readSnapshotIndex(folder: string): Promise<SnapshotIndex | { none: string }> {
-  const path = join(folder, INDEX_FILE);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (cause) {
-    return { none: `${path} cannot be read (${(cause as NodeJS.ErrnoException).code ?? 'error'})` };
+  private constructor(
+    /** The index file. */
+    readonly path: string,
+    /** Rows in the index. */
+    readonly rows: number,
+    private readonly handle: FileHandle,
+    private readonly start: number,
+  ) {}
+
+  /**
+   * Opens the index of the snapshot folder `folder`, or says why it has none usable here: no file (a snapshot of an
+   * earlier version), another hash or schema version, or a file that does not read as one.
+   */
+  static async open(folder: string): Promise<SnapshotIndexReader | { none: string }> {
+    const path = join(folder, FILE_NAMES.index);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'r');
+    } catch (cause) {
+      return { none: `${path} cannot be read (${(cause as NodeJS.ErrnoException).code ?? String(cause)})` };
+    }
+    const refuse = async (why: string) => {
+      await handle.close();
+      return { none: `${path} is not an index this version reads: ${why}` };
+    };
+    try {
+      const { size } = await handle.stat();
+      const expected = headerBytes();
+      const head = Buffer.alloc(expected.length);
+      await handle.read(head, 0, head.length, 0);
+      if (!head.equals(expected)) return await refuse(`its header is not ${JSON.stringify(head.toString('latin1'))}`);
+      const rows = (size - head.length) / 16;
+      if (!Number.isInteger(rows)) return await refuse(`${size} bytes are not whole rows`);
+      return new SnapshotIndexReader(path, rows, handle, head.length);
+    } catch (cause) {
+      return refuse(String(cause));
+    }
   }
-  const bad = (why: string) => ({ none: `${path} is not a snapshot index: ${why}` });
-  if (bytes.length < 12 || bytes.toString('latin1', 0, 8) !== MAGIC) return bad('no IMGETLIX at its start');
-  const length = bytes.readUInt32LE(8);
-  let header: Partial<IndexHeader>;
-  try {
-    header = JSON.parse(bytes.toString('utf8', 12, 12 + length)) as Partial<IndexHeader>;
-  } catch {
-    return bad('its header is not JSON');
+
+  /** The id of the current row (or of row `r` of the chunk read); call `ready` first. */
+  id(r = this.inChunk): number {
+    return this.chunk[WORDS * r]! + this.chunk[WORDS * r + 1]! * TWO_32;
   }
-  if (header.hash !== ROW_HASH_VERSION || header.schema_version !== IMAGES.schemaVersion) {
-    const was = `hash ${String(header.hash)}, schema version ${String(header.schema_version)}`;
-    return { none: `${path} was written by another version (${was})` };
+
+  /** Whether the current rows of this index and `other` have the same hash. */
+  sameHash(other: SnapshotIndexReader): boolean {
+    const [a, b] = [WORDS * this.inChunk + 2, WORDS * other.inChunk + 2];
+    return this.chunk[a] === other.chunk[b] && this.chunk[a + 1] === other.chunk[b + 1];
   }
-  const rows = header.rows;
-  const start = align8(12 + length);
-  if (typeof rows !== 'number' || !Number.isSafeInteger(rows) || bytes.length !== start + 16 * rows)
-    return bad(`${bytes.length} bytes for ${String(rows)} rows`);
-  const copy = new Uint8Array(16 * rows); // aligned for the typed arrays
-  copy.set(bytes.subarray(start));
-  const stored = new BigInt64Array(copy.buffer, 0, rows);
-  const ids = new Float64Array(rows);
-  for (let r = 0; r < rows; r++) {
-    ids[r] = Number(stored[r]!);
-    if (r > 0 && !(ids[r]! > ids[r - 1]!)) return bad(`row ${r + 1} has id ${ids[r]} after ${ids[r - 1]}`);
+
+  /** The current row's place in the file. */
+  get position(): number {
+    return this.read - this.chunkRows + this.inChunk;
   }
-  return { rows, ids, hashes: new Uint32Array(copy.buffer, 8 * rows, 2 * rows) };
+
+  /** Whether the chunk read holds a current row. */
+  hasRow(): boolean {
+    return this.inChunk < this.chunkRows;
+  }
+
+  /**
+   * Whether there is a current row, reading the next chunk when the last one is used up; a DiffError when the file
+   * ends early or its ids do not ascend.
+   */
+  async ready(): Promise<boolean> {
+    if (this.inChunk < this.chunkRows) return true;
+    const rows = Math.min(CHUNK_ROWS, this.rows - this.read);
+    if (rows === 0) return false;
+    const last = this.chunkRows === 0 ? -1 : this.id(this.chunkRows - 1);
+    this.chunk = new Uint32Array(WORDS * rows);
+    const bytes = new Uint8Array(this.chunk.buffer);
+    const { bytesRead } = await this.handle.read(bytes, 0, bytes.length, this.start + 16 * this.read);
+    const fail = (why: string) => new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${this.path} ${why}` });
+    if (bytesRead !== bytes.length) throw fail(`ended ${bytes.length - bytesRead} bytes early`);
+    [this.inChunk, this.chunkRows, this.read] = [0, rows, this.read + rows];
+    for (let r = 0, previous = last; r < rows; previous = this.id(r++))
+      if (!(this.id(r) > previous)) throw fail(`is not in ascending id order at row ${this.read - rows + r + 1}`);
+    return true;
+  }
+
+  /** Moves to the next row. */
+  next(): void {
+    this.inChunk++;
+  }
+
+  /** Closes the file. */
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
 }
 
 function align8(n: number): number {

@@ -9,8 +9,8 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { DiffError } from '../diff/diff-error.js';
-import { diffByIndex } from '../diff/index-diff.js';
-import { readSnapshotIndex, type SnapshotIndex } from '../diff/snapshot-index.js';
+import { diffIndexedFolders } from '../diff/index-diff.js';
+import { SnapshotIndexReader } from '../diff/snapshot-index.js';
 import { FILE_NAMES, type Format } from '../run/formats.js';
 import { latestSnapshot } from '../run/snapshot-folders.js';
 import { rankFields, streamDrift, type DriftOutcome } from './stream-drift.js';
@@ -19,8 +19,8 @@ import { rankFields, streamDrift, type DriftOutcome } from './stream-drift.js';
 export interface RunDrift {
   /** One more consumer of the run's Arrow batches, when the drift is the full diff computed while the run writes. */
   tap?: (batches: AsyncIterable<RecordBatch>) => Promise<void>;
-  /** The drift, once the run's data files and `index` (undefined when it has none) are in `pending`. */
-  outcome(pending: string, index: SnapshotIndex | undefined): Promise<DriftOutcome>;
+  /** The drift, once the run's data files and, when `indexed`, its index are in `pending`. */
+  outcome(pending: string, indexed: boolean): Promise<DriftOutcome>;
 }
 
 /** The drift of a run writing snapshot `name` into `outDir` in `formats`; undefined when there is no older snapshot. */
@@ -35,14 +35,16 @@ export async function planRunDrift(
   const note = (why: string): DriftOutcome => ({ driftNote: `no comparison with ${previous}: ${why}` });
   // Arrow IPC reads with no decompression: a snapshot's images.arrow when it has one, else its Parquet.
   const older = (await isFile(join(folder, FILE_NAMES.arrow))) ? join(folder, FILE_NAMES.arrow) : folder;
-  const olderIndex = await readSnapshotIndex(folder);
+  const olderIndex = await SnapshotIndexReader.open(folder);
   if (!('none' in olderIndex)) {
-    const outcome = async (pending: string, index: SnapshotIndex | undefined): Promise<DriftOutcome> => {
-      if (index === undefined) return note("this run's ids are not in ascending order");
+    await olderIndex.close(); // read again once the run wrote its own: it is not held while the run writes
+    const outcome = async (pending: string, indexed: boolean): Promise<DriftOutcome> => {
+      if (!indexed) return note("this run's ids are not in ascending order");
       const written = formats.includes('arrow') ? FILE_NAMES.arrow : FILE_NAMES.parquet;
       const newer = formats.some((f) => f !== 'csv') ? join(pending, written) : pending;
       try {
-        const totals = await diffByIndex({ path: older, index: olderIndex }, { path: newer, index });
+        const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer });
+        if (totals === undefined) return note(`${folder}'s or this run's index cannot be read`);
         const { added, removed, changed, unchanged, fields } = totals;
         return { drift: { against: older, added, removed, changed, unchanged, fields: rankFields(fields) } };
       } catch (error) {

@@ -3,9 +3,8 @@
  * snapshot of the same `--snapshot` folder from their manifests.
  */
 import { dirname, join } from 'node:path';
-import { diffByIndex } from '../diff/index-diff.js';
+import { diffIndexedFolders } from '../diff/index-diff.js';
 import { resolveSnapshotFile } from '../diff/resolve-snapshot-file.js';
-import { readSnapshotIndex } from '../diff/snapshot-index.js';
 import { diffSnapshots } from '../diff/diff-snapshots.js';
 import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
 import { FILE_NAMES } from '../run/formats.js';
@@ -23,9 +22,9 @@ const HISTORY = 60;
  */
 export async function driftBetween(older: string, newer: string): Promise<Drift> {
   const [oldFile, newFile] = [await resolveSnapshotFile(older), await resolveSnapshotFile(newer)];
-  const [oldIndex, newIndex] = [await readSnapshotIndex(dirname(oldFile.path)), await readSnapshotIndex(dirname(newFile.path))];
-  if (!('none' in oldIndex) && !('none' in newIndex)) {
-    const totals = await diffByIndex({ path: oldFile.path, index: oldIndex }, { path: newFile.path, index: newIndex });
+  const indexed = (file: { path: string }) => ({ folder: dirname(file.path), rows: file.path });
+  const totals = await diffIndexedFolders(indexed(oldFile), indexed(newFile));
+  if (totals !== undefined) {
     const { added, removed, changed, unchanged, fields } = totals;
     return { against: oldFile.path, added, removed, changed, unchanged, fields: rankFields(fields) };
   }

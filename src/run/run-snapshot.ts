@@ -32,7 +32,7 @@ import { writeCollections } from './write-collections.js';
 import { writeTable } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 import { ReportStats } from '../report/report-stats.js';
-import { SnapshotIndexBuilder, writeSnapshotIndex } from '../diff/snapshot-index.js';
+import { SnapshotIndexWriter } from '../diff/snapshot-index.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/replay-collections.js';
 
@@ -140,7 +140,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
     const reportStats = (options.report ?? options.snapshot === true) ? new ReportStats() : undefined;
-    const indexer = reportStats === undefined ? undefined : new SnapshotIndexBuilder();
+    const indexer = reportStats === undefined ? undefined : await SnapshotIndexWriter.create(pending);
     const drift = reportStats === undefined ? undefined : await runDrift(outDir, basename(dataDir), formats);
     const writing = {
       outDir: pending,
@@ -157,10 +157,13 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
       observe: reportStats === undefined ? undefined : (rows) => indexer!.observe(reportStats.observe(rows)),
       arrowTap: drift?.tap,
+    }).catch(async (error: unknown) => {
+      await indexer?.abort();
+      throw error;
     });
     const { normalisation, written, rejects } = output;
-    const built = indexer?.index();
-    const indexFiles = built === undefined ? [] : [await writeSnapshotIndex(pending, built)];
+    const indexFile = await indexer?.finish();
+    const indexFiles = indexFile === undefined ? [] : [indexFile];
     // Before the report, which reads the collections table from the pending folder (owners).
     const collections = await collectionsTable(collected, checkpoint, { ...writing, metadata });
     const files = [...output.files, ...indexFiles, ...collections.files];
@@ -198,7 +201,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     };
     if (reportStats !== undefined) {
       const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
-      const outcome = (await drift?.outcome(pending, built)) ?? {};
+      const outcome = (await drift?.outcome(pending, indexFile !== undefined)) ?? {};
       const written = await writeRunReport({
         pending,
         dataDir,
