@@ -72,7 +72,10 @@ export async function readSnapshotRows(path: string, options: ReadSnapshotOption
  * The rows of `batches` at `ordinals` (ascending: the rows' places in the stream of rows the batches hold), as slices
  * of the batches, a run of consecutive rows in one slice.
  */
-async function* atOrdinals(batches: AsyncIterable<RecordBatch>, ordinals: ArrayLike<number>): AsyncGenerator<RecordBatch> {
+async function* atOrdinals(
+  batches: AsyncIterable<RecordBatch>,
+  ordinals: ArrayLike<number>,
+): AsyncGenerator<RecordBatch> {
   let p = 0;
   let offset = 0; // the ordinal of the batch's first row
   for await (const batch of batches) {

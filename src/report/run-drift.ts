@@ -55,7 +55,9 @@ export async function planRunDrift(
     return { outcome };
   }
   if (!formats.some((f) => f !== 'csv')) {
-    const outcome = note(`a run compares what it writes as Parquet or Arrow, not CSV, with a snapshot without an index`);
+    const outcome = note(
+      `a run compares what it writes as Parquet or Arrow, not CSV, with a snapshot without an index`,
+    );
     return { outcome: () => Promise.resolve(outcome) };
   }
   let settle: (outcome: DriftOutcome) => void = () => undefined;
