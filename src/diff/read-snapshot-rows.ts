@@ -24,8 +24,8 @@ export interface ReadSnapshotOptions {
    */
   columns?: readonly string[];
   /**
-   * Only the rows at these positions in the file (0-based, ascending): from Parquet, only the row groups holding them
-   * are decoded; default every row.
+   * Rows needed, by their positions in the file (0-based, ascending): only the batches holding one are given, whole,
+   * and from Parquet only the row groups holding one are decoded; default every row.
    */
   positions?: ArrayLike<number>;
 }
@@ -63,30 +63,19 @@ export async function readSnapshotRows(path: string, options: ReadSnapshotOption
   if (file.format === 'arrow') {
     const opened = await openArrow(file.path);
     const positions = options.positions;
-    return positions === undefined ? opened : { ...opened, batches: atOrdinals(opened.batches, positions) };
+    return positions === undefined ? opened : { ...opened, batches: holding(opened.batches, positions) };
   }
   return openParquet(file.path, batchSize, options.columns, options.positions);
 }
 
-/**
- * The rows of `batches` at `ordinals` (ascending: the rows' places in the stream of rows the batches hold), as slices
- * of the batches, a run of consecutive rows in one slice.
- */
-async function* atOrdinals(
-  batches: AsyncIterable<RecordBatch>,
-  ordinals: ArrayLike<number>,
-): AsyncGenerator<RecordBatch> {
+/** The batches holding a row of `ordinals` (ascending: places in the stream of rows the batches hold), whole. */
+async function* holding(batches: AsyncIterable<RecordBatch>, ordinals: ArrayLike<number>): AsyncGenerator<RecordBatch> {
   let p = 0;
-  let offset = 0; // the ordinal of the batch's first row
+  let offset = 0; // rows of the batches so far
   for await (const batch of batches) {
-    const end = offset + batch.numRows;
-    while (p < ordinals.length && ordinals[p]! < end) {
-      const begin = ordinals[p++]! - offset;
-      let stop = begin + 1;
-      while (stop < batch.numRows && ordinals[p] === offset + stop) [p, stop] = [p + 1, stop + 1];
-      yield batch.slice(begin, stop);
-    }
-    offset = end;
+    offset += batch.numRows;
+    if (p < ordinals.length && ordinals[p]! < offset) yield batch;
+    while (p < ordinals.length && ordinals[p]! < offset) p++;
     if (p === ordinals.length) return; // the rest is never decoded
   }
 }
@@ -154,7 +143,7 @@ async function openParquet(
     }
   }
   const all = batches();
-  const chosen = selection === undefined ? all : atOrdinals(all, selection.ordinals);
+  const chosen = selection === undefined ? all : holding(all, selection.ordinals);
   return opened(path, 'parquet', schema, rows, chosen, () => Promise.resolve(release()));
 }
 
