@@ -3,8 +3,8 @@
  * equal hashes whatever the record's key order as served, and a value that changes changes the hash but for one chance
  * in 2^64. Two 32-bit lanes, each a multiply-xorshift over the values (strings two UTF-16 units at a time), finished by
  * murmur3's avalanche; each value is tagged with its type and strings with their length, so that `"1"` and `1`, or
- * `"ab" + "c"` and `"a" + "bc"` in two columns, hash apart. Values compare as the diff compares them: an integer whatever
- * its sign of zero, a float by its bits (-0 is not 0; every NaN is one), a timestamp by its microseconds.
+ * `"ab" + "c"` and `"a" + "bc"` in two columns, hash apart. Values compare as the diff compares them: an integer
+ * whatever its sign of zero, a float by its bits (-0 is not 0; every NaN is one), a timestamp by its microseconds.
  */
 import { IMAGES } from '../schema/columns.js';
 import { readRow } from '../schema/read-row.js';

@@ -1,7 +1,8 @@
 /**
  * The report of any snapshot, read back from its files: the rows from images.parquet or images.arrow (the diff's
- * streaming reader) or, in a snapshot of CSV only, from images.csv with the columns' types (read-csv-rows.ts), the manifest and the collections table beside them when there, the drift against an older
- * snapshot when one is named, and the records of the snapshots beside it in a `--snapshot` folder.
+ * streaming reader) or, in a snapshot of CSV only, from images.csv with the columns' types (read-csv-rows.ts), the
+ * manifest and the collections table beside them when there, the drift against an older snapshot when one is named,
+ * and the records of the snapshots beside it in a `--snapshot` folder.
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';

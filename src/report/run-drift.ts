@@ -1,9 +1,10 @@
 /**
  * The drift of a `--snapshot` run against the snapshot `latest` points at. When that snapshot has an index
- * (images.index, which every `--snapshot` run writes with the images; see snapshot-index.ts), the drift is the merge of its index with the
- * run's (diffByIndex), after the run wrote its files: only records whose hashes differ are read back, from both
- * snapshots. An older snapshot without an index falls back to the full diff of every row, computed while the run
- * writes (stream-drift.ts). A drift that cannot be had is a note in the report, never a failed run.
+ * (images.index, which every `--snapshot` run writes with the images; see snapshot-index.ts), the drift is the merge
+ * of its index with the run's (diffByIndex), after the run wrote its files: only the batches holding records whose
+ * hashes differ are read back, from both snapshots. An older snapshot without an index falls back to the full diff of
+ * every row, computed while the run writes (stream-drift.ts). A drift that cannot be had is a note in the report,
+ * never a failed run.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';

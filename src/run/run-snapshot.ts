@@ -26,7 +26,7 @@ import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
-import { latestSnapshot, listSnapshots, snapshotName } from './snapshot-folders.js';
+import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
 import { writeCollections } from './write-collections.js';
 import { writeTable } from './write-table.js';

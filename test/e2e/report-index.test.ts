@@ -76,7 +76,7 @@ describe('images.index', () => {
     }
   });
 
-  it('has different hashes for a record in both snapshots exactly where DuckDB finds a value that differs', async () => {
+  it('has different hashes for a record in both snapshots just where DuckDB finds a value that differs', async () => {
     const [older, newer] = await Promise.all(few.folders.map(readIndex));
     const [o, w] = few.folders.map((f) => `read_parquet(${sqlString(join(f, 'images.parquet'))})`);
     const differs = COLUMNS.map((c) => `o."${c.name}" IS DISTINCT FROM w."${c.name}"`).join(' OR ');

@@ -148,7 +148,7 @@ describe('img-etl report', () => {
     expect(read.source).toBe(join(snaps.folders[1]!, 'images.parquet'));
   });
 
-  it("reads a snapshot of CSV only with the columns' types, to the numbers DuckDB computes from images.csv", async () => {
+  it("reads a snapshot of CSV only with the columns' types, to DuckDB's numbers from images.csv", async () => {
     const folder = join(dir, 'csv-only', basename(snaps.folders[1]!));
     await mkdir(folder, { recursive: true });
     for (const name of ['images.csv', 'manifest.json', 'collections.parquet'])
