@@ -23,6 +23,11 @@ export interface ReadSnapshotOptions {
    * are left out; default all. Arrow IPC batches keep every column.
    */
   columns?: readonly string[];
+  /**
+   * Rows needed, by their positions in the file (0-based, ascending): only the batches holding one are given, whole,
+   * and from Parquet only the row groups holding one are decoded; default every row.
+   */
+  positions?: ArrayLike<number>;
 }
 
 /** An opened snapshot: its schema now, its rows as they are read. */
@@ -55,17 +60,36 @@ export async function readSnapshotRows(path: string, options: ReadSnapshotOption
       message: `diff: batchSize must be a positive integer, got ${batchSize}`,
     });
   const file = await resolveSnapshotFile(path, options.table);
-  return file.format === 'parquet' ? openParquet(file.path, batchSize, options.columns) : openArrow(file.path);
+  if (file.format === 'arrow') {
+    const opened = await openArrow(file.path);
+    const positions = options.positions;
+    return positions === undefined ? opened : { ...opened, batches: holding(opened.batches, positions) };
+  }
+  return openParquet(file.path, batchSize, options.columns, options.positions);
+}
+
+/** The batches holding a row of `ordinals` (ascending: places in the stream of rows the batches hold), whole. */
+async function* holding(batches: AsyncIterable<RecordBatch>, ordinals: ArrayLike<number>): AsyncGenerator<RecordBatch> {
+  let p = 0;
+  let offset = 0; // rows of the batches so far
+  for await (const batch of batches) {
+    offset += batch.numRows;
+    if (p < ordinals.length && ordinals[p]! < offset) yield batch;
+    while (p < ordinals.length && ordinals[p]! < offset) p++;
+    if (p === ordinals.length) return; // the rest is never decoded
+  }
 }
 
 async function openParquet(
   path: string,
   batchSize: number,
   columns: readonly string[] | undefined,
+  positions: ArrayLike<number> | undefined,
 ): Promise<SnapshotRows> {
   let reader: parquetWasm.ParquetFile;
   let schema: Schema;
   let rows: number;
+  const groupRows: number[] = [];
   try {
     reader = await parquetWasm.ParquetFile.fromFile(await openAsBlob(path));
   } catch (cause) {
@@ -76,6 +100,11 @@ async function openParquet(
     const metadata = reader.metadata();
     try {
       rows = Number(metadata.fileMetadata().numRows());
+      if (positions !== undefined)
+        for (const group of metadata.rowGroups()) {
+          groupRows.push(Number(group.numRows()));
+          group.free();
+        }
     } finally {
       metadata.free();
     }
@@ -88,14 +117,17 @@ async function openParquet(
     if (!freed) reader.free();
     freed = true;
   };
+  const selection = positions === undefined ? undefined : selectRowGroups(groupRows, positions);
   async function* batches(): AsyncGenerator<RecordBatch> {
     try {
       let stream: ReadableStream<parquetWasm.RecordBatch>;
       try {
         const present = columns?.filter((name) => schema.fields.some((f) => f.name === name));
         const chosen = present === undefined ? {} : { columns: present };
+        if (selection?.rowGroups.length === 0) return;
+        const groups = selection === undefined ? {} : { rowGroups: selection.rowGroups };
         // typed any upstream
-        stream = (await reader.stream({ batchSize, ...chosen })) as ReadableStream<parquetWasm.RecordBatch>;
+        stream = (await reader.stream({ batchSize, ...chosen, ...groups })) as ReadableStream<parquetWasm.RecordBatch>;
       } catch (cause) {
         throw unreadable(path, cause);
       }
@@ -110,7 +142,30 @@ async function openParquet(
       release();
     }
   }
-  return opened(path, 'parquet', schema, rows, batches(), () => Promise.resolve(release()));
+  const all = batches();
+  const chosen = selection === undefined ? all : holding(all, selection.ordinals);
+  return opened(path, 'parquet', schema, rows, chosen, () => Promise.resolve(release()));
+}
+
+/**
+ * The row groups holding `positions` (ascending rows of the file), and each position's place among the rows of those
+ * groups read one after the other.
+ */
+function selectRowGroups(groupRows: readonly number[], positions: ArrayLike<number>) {
+  const rowGroups: number[] = [];
+  const ordinals = new Float64Array(positions.length);
+  let [group, start, read] = [0, 0, 0]; // a group, its first row, and the rows of the chosen groups before it
+  for (let p = 0; p < positions.length; p++) {
+    const at = positions[p]!;
+    while (group < groupRows.length && at >= start + groupRows[group]!) {
+      if (rowGroups.at(-1) === group) read += groupRows[group]!;
+      [start, group] = [start + groupRows[group]!, group + 1];
+    }
+    if (group === groupRows.length) throw new RangeError(`diff: row ${at} is beyond the file's ${start} rows`);
+    if (rowGroups.at(-1) !== group) rowGroups.push(group);
+    ordinals[p] = read + at - start;
+  }
+  return { rowGroups, ordinals };
 }
 
 async function openArrow(path: string): Promise<SnapshotRows> {

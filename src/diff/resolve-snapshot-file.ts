@@ -30,6 +30,22 @@ const MAX_HOPS = 8;
  * `path` when there is none. A data file named directly is the images': it holds no other table.
  */
 export async function resolveSnapshotFile(path: string, table: Table = IMAGES): Promise<SnapshotFile> {
+  return (await resolve(path, table, false)) as SnapshotFile;
+}
+
+/** resolveSnapshotFile, or the CSV file when the snapshot has no Parquet or Arrow file (`format` is then `csv`). */
+export async function resolveSnapshotFileOrCsv(
+  path: string,
+  table: Table = IMAGES,
+): Promise<{ path: string; format: SnapshotFileFormat | 'csv' }> {
+  return resolve(path, table, true);
+}
+
+async function resolve(
+  path: string,
+  table: Table,
+  csvToo: boolean,
+): Promise<{ path: string; format: SnapshotFileFormat | 'csv' }> {
   const names = table.files;
   let current = path;
   for (let hop = 0; hop <= MAX_HOPS; hop++) {
@@ -40,6 +56,7 @@ export async function resolveSnapshotFile(path: string, table: Table = IMAGES): 
         const why = `diff: ${path} is a data file, not a snapshot folder: it holds no ${table.name} table`;
         throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: why });
       }
+      if (pointed === undefined && csvToo && current.endsWith('.csv')) return { path: current, format: 'csv' };
       if (pointed === undefined) return { path: current, format: await sniffFormat(current) };
       current = pointed;
       continue;
@@ -59,6 +76,7 @@ export async function resolveSnapshotFile(path: string, table: Table = IMAGES): 
       continue;
     }
     const csv = (await kindOf(join(current, names.csv), path, true)) === 'file';
+    if (csv && csvToo) return { path: join(current, names.csv), format: 'csv' };
     throw new DiffError({
       code: 'DIFF_NOT_SNAPSHOT',
       message: csv

@@ -2,8 +2,11 @@
  * What a sink reports about the file it published.
  */
 
-/** The output formats a sink can write; `report` (report.html, report.json) and `loader` (load.sql, load.py) too. */
-export type SinkFormat = 'parquet' | 'arrow' | 'csv' | 'rejects' | 'report' | 'loader';
+/**
+ * The output formats a sink can write; `report` (report.html, report.json), `loader` (load.sql, load.py) and `index`
+ * (images.index: ids and row hashes) too.
+ */
+export type SinkFormat = 'parquet' | 'arrow' | 'csv' | 'rejects' | 'report' | 'loader' | 'index';
 
 /** The file a sink published: where, how many rows, and its exact size and digest. */
 export interface SinkResult {

@@ -55,8 +55,21 @@ def _category_dtypes():
     return {column: pd.CategoricalDtype(values) for column, values in CATEGORIES.items()}
 
 
+class ParquetEngineMissing(ImportError):
+    """pandas reads Parquet with pyarrow or fastparquet, and neither is installed."""
+
+
+def _need_parquet_engine(path):
+    if not _can_read_parquet():
+        raise ParquetEngineMissing(
+            f"load.py: {path} is Parquet, which pandas reads with pyarrow or fastparquet, and neither is installed "
+            "here: install one (pip install pyarrow), or read a snapshot written with --to csv (read_csv())"
+        )
+
+
 def read_parquet(path=HERE / ${py(FILE_NAMES.parquet)}):
     """images.parquet with nullable dtypes (Int64, Float64, boolean, string) and categories; needs pyarrow."""
+    _need_parquet_engine(path)
     if int(pd.__version__.split(".")[0]) >= 2:
         frame = pd.read_parquet(path, dtype_backend="numpy_nullable")
     else:
@@ -90,18 +103,19 @@ def _can_read_parquet():
 def images(folder=HERE):
     """The images table: from Parquet when the folder has it and pandas can read it, else from CSV."""
     folder = Path(folder)
-    if (folder / ${py(FILE_NAMES.parquet)}).exists() and _can_read_parquet():
-        return read_parquet(folder / ${py(FILE_NAMES.parquet)})
-    if (folder / ${py(FILE_NAMES.csv)}).exists():
-        return read_csv(folder / ${py(FILE_NAMES.csv)})
-    raise FileNotFoundError(
-        f"{folder} has no ${FILE_NAMES.csv}, and no ${FILE_NAMES.parquet} that pandas can read here"
-    )
+    parquet, csv = folder / ${py(FILE_NAMES.parquet)}, folder / ${py(FILE_NAMES.csv)}
+    if parquet.exists() and (_can_read_parquet() or not csv.exists()):
+        return read_parquet(parquet)
+    if csv.exists():
+        return read_csv(csv)
+    raise FileNotFoundError(f"load.py: {folder} has no ${FILE_NAMES.parquet} and no ${FILE_NAMES.csv}")
 
 
 def collections(folder=HERE):
-    """The collections table (${COLLECTIONS_FILE}), when the snapshot has it."""
-    return pd.read_parquet(Path(folder) / ${py(COLLECTIONS_FILE)})
+    """The collections table (${COLLECTIONS_FILE}), when the snapshot has it; needs pyarrow."""
+    path = Path(folder) / ${py(COLLECTIONS_FILE)}
+    _need_parquet_engine(path)
+    return pd.read_parquet(path)
 
 
 def images_with_collection(folder=HERE):
@@ -113,7 +127,10 @@ def images_with_collection(folder=HERE):
 
 
 if __name__ == "__main__":
-    frame = read_csv() if "--csv" in sys.argv[1:] else images()
+    try:
+        frame = read_csv() if "--csv" in sys.argv[1:] else images()
+    except (ParquetEngineMissing, FileNotFoundError) as error:
+        sys.exit(str(error))
     print(json.dumps({
         "rows": len(frame),
         "dtypes": {column: str(dtype) for column, dtype in frame.dtypes.items()},

@@ -1,11 +1,14 @@
 /**
  * The report of any snapshot, read back from its files: the rows from images.parquet or images.arrow (the diff's
- * streaming reader), the manifest and the collections table beside them when there, the drift against an older
- * snapshot when one is named, and the records of the snapshots beside it in a `--snapshot` folder.
+ * streaming reader) or, in a snapshot of CSV only, from images.csv with the columns' types (read-csv-rows.ts), the
+ * manifest and the collections table beside them when there, the drift against an older snapshot when one is named,
+ * and the records of the snapshots beside it in a `--snapshot` folder.
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { readCsvRows } from '../diff/read-csv-rows.js';
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
+import { resolveSnapshotFileOrCsv } from '../diff/resolve-snapshot-file.js';
 import { FILE_NAMES } from '../run/formats.js';
 import { listSnapshots } from '../run/snapshot-folders.js';
 import { buildReport } from './build-report.js';
@@ -28,24 +31,36 @@ export interface SnapshotReport {
   title: string;
 }
 
-/** Reads the snapshot at `path` (as `img-etl diff` names one) and builds its report. */
+/**
+ * Reads the snapshot at `path` (as `img-etl diff` names one; a snapshot of CSV only too, read with the columns' types)
+ * and builds its report.
+ */
 export async function reportSnapshot(path: string, options: ReportSnapshotOptions = {}): Promise<SnapshotReport> {
-  const rows = await readSnapshotRows(path);
+  const file = await resolveSnapshotFileOrCsv(path);
   const stats = new ReportStats();
-  try {
-    for await (const batch of rows.batches) for (const row of rowsFromBatch(batch)) stats.addRow(row);
-  } finally {
-    await rows.close();
+  if (file.format === 'csv') {
+    for await (const rows of readCsvRows(file.path)) for (const row of rows) stats.addRow(row);
+  } else {
+    const rows = await readSnapshotRows(file.path);
+    try {
+      for await (const batch of rows.batches) for (const row of rowsFromBatch(batch)) stats.addRow(row);
+    } finally {
+      await rows.close();
+    }
   }
-  const folder = dirname(rows.path);
+  const folder = dirname(file.path);
   const manifest = await readFile(join(folder, FILE_NAMES.manifest), 'utf8').catch(() => undefined);
   const facts = manifest === undefined ? undefined : (parseObject(manifest) ?? undefined);
   const { owners, note } = await readCollectionOwners(folder);
-  const drift = options.against === undefined ? undefined : await driftBetween(options.against, rows.path);
+  const { against } = options;
+  const csvOnly = `${file.path} is CSV; the drift compares snapshots read from Parquet or Arrow`;
+  const comparable = against !== undefined && file.format !== 'csv';
+  const drift = comparable ? await driftBetween(against, file.path) : undefined;
+  const driftNote = against !== undefined && !comparable ? `no comparison with ${against}: ${csvOnly}` : undefined;
   const base = dirname(folder);
   const inBase = (await listSnapshots(base)).includes(basename(folder));
   const history = inBase ? (await snapshotHistory(base)).filter((h) => h.snapshot <= basename(folder)) : [];
-  const inputs = { source: rows.path, manifest: facts, owners, ownersNote: note, drift, history };
+  const inputs = { source: file.path, manifest: facts, owners, ownersNote: note, drift, driftNote, history };
   const data = buildReport(stats.gathered(), inputs);
   return { data, title: basename(folder) };
 }

@@ -2,7 +2,9 @@
  * What changed between snapshots: the diff of two (diffSnapshots, streaming, by id), and the record count of every
  * snapshot of the same `--snapshot` folder from their manifests.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { diffIndexedFolders } from '../diff/index-diff.js';
+import { resolveSnapshotFile } from '../diff/resolve-snapshot-file.js';
 import { diffSnapshots } from '../diff/diff-snapshots.js';
 import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
 import { FILE_NAMES } from '../run/formats.js';
@@ -14,8 +16,18 @@ import { rankFields } from './stream-drift.js';
 /** Snapshots in the count over time, the newest. */
 const HISTORY = 60;
 
-/** Added, removed and changed records of `newer` against `older` (each a snapshot folder or data file). */
+/**
+ * Added, removed and changed records of `newer` against `older` (each a snapshot folder or data file): by their
+ * indexes when both have one (diffByIndex), else by the diff of every row.
+ */
 export async function driftBetween(older: string, newer: string): Promise<Drift> {
+  const [oldFile, newFile] = [await resolveSnapshotFile(older), await resolveSnapshotFile(newer)];
+  const indexed = (file: { path: string }) => ({ folder: dirname(file.path), rows: file.path });
+  const totals = await diffIndexedFolders(indexed(oldFile), indexed(newFile));
+  if (totals !== undefined) {
+    const { added, removed, changed, unchanged, fields } = totals;
+    return { against: oldFile.path, added, removed, changed, unchanged, fields: rankFields(fields) };
+  }
   const oldRows = await readSnapshotRows(older);
   let newRows: SnapshotRows;
   try {

@@ -11,8 +11,8 @@ export type Format = (typeof FORMATS)[number];
 /** The tables a snapshot holds: the images, and the collections where the service lists them. */
 export const TABLES: readonly Table[] = [IMAGES, COLLECTIONS];
 
-/** The files of a snapshot folder besides the data: the report page, its numbers, and the loaders. */
-export type ReportFile = 'report' | 'reportJson' | 'loadSql' | 'loadPy';
+/** The files of a snapshot folder besides the data: the report page, its numbers, the loaders and the index. */
+export type ReportFile = 'report' | 'reportJson' | 'loadSql' | 'loadPy' | 'index';
 
 /**
  * The file name each format of the images (and each other file img-etl writes) is written to inside the output folder.
@@ -24,4 +24,5 @@ export const FILE_NAMES: Record<Format | 'rejects' | 'manifest' | ReportFile, st
   reportJson: 'report.json',
   loadSql: 'load.sql',
   loadPy: 'load.py',
+  index: 'images.index',
 };

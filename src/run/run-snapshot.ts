@@ -1,4 +1,4 @@
-import { rm, rmdir, stat } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
@@ -26,13 +26,13 @@ import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
-import { latestSnapshot, listSnapshots, snapshotName } from './snapshot-folders.js';
-import type { RecordBatch } from 'apache-arrow';
+import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { TOOL } from './tool.js';
 import { writeCollections } from './write-collections.js';
 import { writeTable } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 import { ReportStats } from '../report/report-stats.js';
+import { SnapshotIndexWriter } from '../diff/snapshot-index.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/replay-collections.js';
 
@@ -140,7 +140,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
     const reportStats = (options.report ?? options.snapshot === true) ? new ReportStats() : undefined;
-    const drift = reportStats === undefined ? undefined : await driftTap(outDir, basename(dataDir), formats);
+    const indexer = reportStats === undefined ? undefined : await SnapshotIndexWriter.create(pending);
+    const drift = reportStats === undefined ? undefined : await runDrift(outDir, basename(dataDir), formats);
     const writing = {
       outDir: pending,
       formats,
@@ -154,13 +155,18 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       stages: options.stages,
       previewRows: options.previewRows,
       onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
-      observe: reportStats === undefined ? undefined : (rows) => reportStats.observe(rows),
+      observe: reportStats === undefined ? undefined : (rows) => indexer!.observe(reportStats.observe(rows)),
       arrowTap: drift?.tap,
+    }).catch(async (error: unknown) => {
+      await indexer?.abort();
+      throw error;
     });
     const { normalisation, written, rejects } = output;
+    const indexFile = await indexer?.finish();
+    const indexFiles = indexFile === undefined ? [] : [indexFile];
     // Before the report, which reads the collections table from the pending folder (owners).
     const collections = await collectionsTable(collected, checkpoint, { ...writing, metadata });
-    const files = [...output.files, ...collections.files];
+    const files = [...output.files, ...indexFiles, ...collections.files];
     const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
     options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: fileEvents });
 
@@ -195,7 +201,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     };
     if (reportStats !== undefined) {
       const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
-      const outcome = (await drift?.outcome) ?? {};
+      const outcome = (await drift?.outcome(pending, indexFile !== undefined)) ?? {};
       const written = await writeRunReport({
         pending,
         dataDir,
@@ -246,32 +252,9 @@ async function discardIfStale(
   return check.requests;
 }
 
-/**
- * The drift of a run against the snapshot `latest` points at, as a consumer of the run's Arrow batches (see
- * stream-drift.ts); a note instead when there is nothing to compare.
- */
-async function driftTap(outDir: string, name: string, formats: readonly Format[]) {
-  const previous = await latestSnapshot(outDir);
-  if (previous === undefined || previous === name) return undefined;
-  if (!formats.some((f) => f !== 'csv')) {
-    const driftNote = `no comparison with ${previous}: a run compares what it writes as Parquet or Arrow, not CSV`;
-    return { tap: undefined, outcome: Promise.resolve({ driftNote }) };
-  }
-  const { streamDrift } = await import('../report/stream-drift.js');
-  let settle: (outcome: Awaited<ReturnType<typeof streamDrift>>) => void = () => undefined;
-  const outcome = new Promise<Awaited<ReturnType<typeof streamDrift>>>((resolve) => (settle = resolve));
-  // Arrow IPC reads with no decompression: the older snapshot's images.arrow when it has one, else its Parquet.
-  const arrow = join(outDir, previous, FILE_NAMES.arrow);
-  const older = (await stat(arrow).then(
-    (s) => s.isFile(),
-    () => false,
-  ))
-    ? arrow
-    : join(outDir, previous);
-  const tap = async (batches: AsyncIterable<RecordBatch>) => {
-    settle(await streamDrift(older, previous, batches));
-  };
-  return { tap, outcome };
+/** How the run gets its drift against the snapshot before it (run-drift.ts, loaded for runs with a report only). */
+async function runDrift(outDir: string, name: string, formats: readonly Format[]) {
+  return (await import('../report/run-drift.js')).planRunDrift(outDir, name, formats);
 }
 
 /** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */

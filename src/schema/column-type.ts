@@ -56,6 +56,11 @@ export interface ColumnType {
   arrowEncoder(arrow: ArrowModule, type: Arrow.DataType): ArrowEncoder;
   /** The CSV field of a value the type holds, before the record's fields are joined by `,`. */
   csvField(value: RowValue, neutraliseFormulas: boolean): string;
+  /**
+   * The value of a CSV field this type wrote, unquoted and not empty (an empty field is null); undefined when the text
+   * is not one the type writes. Text is read as it stands: a `'` that neutralised a formula stays.
+   */
+  fromCsv(field: string): RowValue | undefined;
   /** The parquetjs-lite type a column of this type is written as. */
   readonly parquetjs: 'INT64' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMP_MICROS' | 'UTF8';
   /** Whether Parquet dictionary-encodes a column of this type, unless the column says otherwise. */

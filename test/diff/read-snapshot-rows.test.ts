@@ -76,6 +76,36 @@ describe('readSnapshotRows', () => {
     expect(await readAll(parquet)).toEqual(expected); // parquetjs-lite writes categories as plain strings: same text
   });
 
+  it.each(['wasm', 'parquetjs', 'arrow'] as const)(
+    'reads only the batches holding the rows asked for (%s), whole, and from Parquet only their row groups',
+    async (writer) => {
+      const batches = snapshotBatches(writer === 'parquetjs' ? 'parquetjs' : 'wasm');
+      const folder = join(dir, writer);
+      if (writer === 'arrow') await writeSnapshot(folder, 'arrow', batches);
+      else await writeSnapshot(folder, 'parquet', batches, writer);
+      const all = await readAll(await readSnapshotRows(folder));
+      // Row groups of 10 rows: rows in the first, none in the second, runs across the third and fourth.
+      for (const positions of [[0, 3, 4, 5, 9, 27, 28, 29, 30, 31, 35], [12], [], [35]]) {
+        const read = await readSnapshotRows(folder, { positions, batchSize: 4 });
+        const places: number[][] = []; // each batch's rows, by place in the file (ids are 1, 2, … in file order)
+        const columns: Record<string, unknown[]> = {};
+        for await (const batch of read.batches) {
+          places.push(arrowValues(batch.getChild('id')!).map((id) => Number(id) - 1));
+          for (const field of batch.schema.fields)
+            (columns[field.name] ??= []).push(...arrowValues(batch.getChild(field.name)!));
+        }
+        const got = places.flat();
+        expect(positions.filter((p) => !got.includes(p))).toEqual([]);
+        for (const rows of places) expect(rows.some((p) => positions.includes(p))).toBe(true);
+        const groups = new Set(positions.map((p) => Math.floor(p / 10)));
+        if (writer !== 'arrow') expect(got.filter((p) => !groups.has(Math.floor(p / 10)))).toEqual([]);
+        const want = Object.fromEntries(Object.entries(all).map(([c, v]) => [c, got.map((p) => v[p])]));
+        expect(got.length === 0 ? {} : columns).toEqual(got.length === 0 ? {} : want);
+        await read.close();
+      }
+    },
+  );
+
   it.each<{ name: string; timestamps: ParquetEngine; writers: ('arrow' | ParquetEngine)[] }>([
     { name: 'wasm and arrow', timestamps: 'wasm', writers: ['wasm', 'arrow'] },
     { name: 'wasm, parquetjs and arrow', timestamps: 'parquetjs', writers: ['wasm', 'parquetjs', 'arrow'] },

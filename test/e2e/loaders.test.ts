@@ -4,8 +4,8 @@
  * collections table is there; load.py run by Debian's pandas (installed here where missing) reads every row with the
  * nullable dtypes and categories, keeping a name such as "None".
  */
-import { execFileSync } from 'node:child_process';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cp, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,5 +195,35 @@ describe('load.py in pandas', () => {
     const [counts] = await query(db, `SELECT ${counted} FROM read_parquet(${file})`);
     expect(loadedFrame.non_null).toEqual(Object.fromEntries(COLUMNS.map((c) => [c.name, Number(counts![c.name])])));
     expect(snaps.served.filter((r) => r['name'] === 'None' || r['description'] === 'NA')).toHaveLength(2);
+  });
+
+  it('on Parquet: reads it where pandas has a Parquet engine, else says in one line what to install', async (ctx) => {
+    if (unavailable !== undefined) {
+      console.warn(`loaders: load.py not run: ${unavailable}`);
+      ctx.skip();
+    }
+    const folder = join(dir, 'parquet', 'latest');
+    const engine = ['pyarrow', 'fastparquet'].some((m) => {
+      try {
+        execFileSync('/usr/bin/python3', ['-c', `import ${m}`], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const run = spawnSync('/usr/bin/python3', ['load.py'], { cwd: folder, encoding: 'utf8' });
+    if (engine) {
+      expect([run.status, run.stderr]).toEqual([0, '']);
+      expect((JSON.parse(run.stdout) as { rows: number }).rows).toBe(snaps.served.length);
+    } else {
+      // Debian 12 packages neither pyarrow nor fastparquet: the message, not a traceback.
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      const file = join(await realpath(folder), 'images.parquet');
+      const want = `load.py: ${file} is Parquet, which pandas reads with pyarrow or fastparquet, and neither is`;
+      expect(run.stderr).toMatch(/^load\.py: .* \(pip install pyarrow\), or read a snapshot written with --to csv/);
+      expect(run.stderr.startsWith(want)).toBe(true);
+      expect(run.stderr.split('\n')).toHaveLength(2); // one line and its end
+    }
   });
 });

@@ -3,8 +3,8 @@
  * to what DuckDB computes from the snapshot's files, the drift equal to DuckDB's join of the two snapshots, and
  * `img-etl report` reading a snapshot back to the same numbers.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportData } from '../../src/report/report-data.js';
@@ -146,6 +146,36 @@ describe('img-etl report', () => {
     const unplaced = (r: ReportData) => ({ ...r, source: '', drift: { ...r.drift, against: '' } });
     expect(unplaced(read)).toEqual(unplaced(ran));
     expect(read.source).toBe(join(snaps.folders[1]!, 'images.parquet'));
+  });
+
+  it("reads a snapshot of CSV only with the columns' types, to DuckDB's numbers from images.csv", async () => {
+    const folder = join(dir, 'csv-only', basename(snaps.folders[1]!));
+    await mkdir(folder, { recursive: true });
+    for (const name of ['images.csv', 'manifest.json', 'collections.parquet'])
+      await copyFile(join(snaps.folders[1]!, name), join(folder, name));
+    const out = join(dir, 'out', 'csv.html');
+    const run = await runCli(['report', folder, '--against', snaps.folders[0]!, '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const read = await readJson<ReportData>(join(dir, 'out', 'csv.json'));
+    const want = await expectedReport(db, join(folder, 'images.csv'));
+    expect(read.records).toBe(want.records);
+    expect(read.added_per_month.filter((m) => m.count > 0)).toEqual(want.months);
+    expect([read.flags, read.counts, read.cognitive_atlas]).toEqual([want.flags, want.counts, want.atlas]);
+    for (const [column, d] of Object.entries(read.distributions)) {
+      const { nonEmptyBins, ...rest } = want.distributions[column] as { nonEmptyBins: unknown[] };
+      expect({ column, ...d, bins: d.bins.filter((b) => b.count > 0) }).toMatchObject({
+        column,
+        ...rest,
+        bins: nonEmptyBins,
+      });
+    }
+    expect(read.fill.map((f) => [f.column, f.value])).toEqual(Object.entries(want.values));
+    expect([read.extra_keys, read.extra_key_count]).toEqual([want.extraKeys, want.extraKeyCount]);
+    // The same numbers as the run gathered while it wrote; the drift is a note: it compares Parquet or Arrow.
+    const unplaced = (r: ReportData) => ({ ...r, source: '', drift: null, drift_note: null, history: [] });
+    expect(unplaced(read)).toEqual(unplaced(reports[1]!));
+    expect(read.source).toBe(join(folder, 'images.csv'));
+    expect(read.drift_note).toMatch(/^no comparison with .*: .*images\.csv is CSV; the drift compares snapshots/);
   });
 
   it('refuses a path that holds no snapshot with exit code 2 and one line', async () => {

@@ -34,12 +34,31 @@ function editedLines(edits: number): string[] {
   });
 }
 
+/** How the second snapshot differs from the first, and what both are written as. */
+export interface SnapshotChanges {
+  /** Records of the fixture edited; default 6. */
+  edits?: number;
+  /** Records deleted; default 5. */
+  deletes?: number;
+  /** Records inserted; default 8. */
+  inserts?: number;
+  /** `--to`; default `parquet,arrow,csv`. */
+  to?: string;
+  /** Runs between the two snapshots, given the first's folder; default none. */
+  between?: (first: string) => Promise<void>;
+}
+
 /** Runs the two snapshots into `base` with `records` generated records beside the real ones. */
-export async function makeReportSnapshots(base: string, records: number): Promise<ReportSnapshots> {
+export async function makeReportSnapshots(
+  base: string,
+  records: number,
+  changes: SnapshotChanges = {},
+): Promise<ReportSnapshots> {
+  const { edits = 6, deletes = 5, inserts = 8, to = 'parquet,arrow,csv' } = changes;
   const first = await startService({ data: fixtureLines(), records, seed: 7 });
   const port = first.port;
   const run = async (service: RunningService) => {
-    const args = ['--base-url', service.url, '--out', base, '--snapshot', '--to', 'parquet,arrow,csv', '--quiet'];
+    const args = ['--base-url', service.url, '--out', base, '--snapshot', '--to', to, '--quiet'];
     const result = await runCli(args);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -49,18 +68,21 @@ export async function makeReportSnapshots(base: string, records: number): Promis
   } finally {
     await first.close();
   }
+  if (changes.between !== undefined) await changes.between(await snapshotFolders(base).then((f) => f[0]!));
   // The same port: the records' links name the service's origin, and should not all change.
-  const second = await startService({ data: editedLines(6), records, seed: 7, port });
+  const second = await startService({ data: editedLines(edits), records, seed: 7, port });
   try {
-    second.dataset.delete(5, new Random(3));
-    second.dataset.insert(8, new Random(4));
+    if (deletes > 0) second.dataset.delete(deletes, new Random(3));
+    if (inserts > 0) second.dataset.insert(inserts, new Random(4));
     await run(second);
-    const folders = (await readdir(base))
-      .filter((name) => /^\d{8}T/.test(name))
-      .sort()
-      .map((name) => join(base, name));
-    return { base, folders, served: [...second.servedRecords()] };
+    return { base, folders: await snapshotFolders(base), served: [...second.servedRecords()] };
   } finally {
     await second.close();
   }
+}
+
+/** The snapshot folders of a `--snapshot` base folder, oldest first. */
+async function snapshotFolders(base: string): Promise<string[]> {
+  const names = (await readdir(base)).filter((name) => /^\d{8}T/.test(name));
+  return names.sort().map((name) => join(base, name));
 }

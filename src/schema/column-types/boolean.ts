@@ -24,6 +24,7 @@ export const boolean: ColumnType = {
     return arrow.makeData({ type: type as Bool, length: column.values.length, ...nulls, data });
   },
   csvField: (v) => (v ? 'true' : 'false'),
+  fromCsv: (f) => (f === 'true' ? true : f === 'false' ? false : undefined),
   parquetjs: 'BOOLEAN',
   dictionary: false,
   readers: { arrow: 'bool', duckdb: 'BOOLEAN', pandas: 'boolean' },

@@ -23,6 +23,7 @@ export const float64: ColumnType = {
     return arrow.makeData({ type: type as Float64, length: data.length, ...nulls, data });
   },
   csvField: (v) => csvNumber(v as number),
+  fromCsv: (f) => (Number.isNaN(Number(f)) && f !== 'NaN' ? undefined : Number(f)),
   parquetjs: 'DOUBLE',
   dictionary: false,
   readers: { arrow: 'float64', duckdb: 'DOUBLE', pandas: 'Float64' },

@@ -39,6 +39,7 @@ function int64Type(nonNegative: boolean): ColumnType {
       return arrow.makeData({ type: type as Int64, length: data.length, ...nulls, data });
     },
     csvField: (v) => csvNumber(v as number),
+    fromCsv: (f) => (/^-?\d+$/.test(f) && holds(Number(f)) ? Number(f) : undefined),
     parquetjs: 'INT64',
     dictionary: false,
     readers: { arrow: 'int64', duckdb: 'BIGINT', pandas: 'Int64' },

@@ -35,6 +35,7 @@ export const string: ColumnType = {
     return utf8FromStrings(arrow, strings);
   },
   csvField: (v, neutraliseFormulas) => csvText(v as string, neutraliseFormulas),
+  fromCsv: (f) => f,
   parquetjs: 'UTF8',
   dictionary: true,
   readers: { arrow: 'string', duckdb: 'VARCHAR', pandas: 'string' },

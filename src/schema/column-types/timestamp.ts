@@ -28,6 +28,7 @@ export const timestamp: ColumnType = {
     return arrow.makeData({ type: type as TimestampMicrosecond, length: data.length, ...nulls, data });
   },
   csvField: (v) => formatTimestampMicros(v as bigint), // digits, signs, `-:.TZ`: never quoted, never neutralised
+  fromCsv: (f) => parseTimestampMicros(f),
   parquetjs: 'TIMESTAMP_MICROS',
   dictionary: false,
   readers: { arrow: 'timestamp[us, tz=UTC]', duckdb: 'TIMESTAMP WITH TIME ZONE', pandas: 'datetime64[us, UTC]' },

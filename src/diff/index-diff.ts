@@ -1,0 +1,128 @@
+/**
+ * The diff of two snapshots that both have an index (snapshot-index.ts): a merge of their sorted ids gives the added
+ * and removed records, equal hashes the unchanged ones, and only the batches of each data file holding a row whose
+ * hash differs are read (from Parquet, only the row groups holding one) and compared by diffSnapshots, for the fields
+ * that changed: of that diff only the records in both that differ count, which are records whose hashes differ (the
+ * rest of those batches is unchanged, or on one side only because the other side's batch was not read). The totals
+ * are those diffSnapshots gives for the whole files, but for a hash collision (one chance in 2^64 for each record in
+ * both). Whole batches, not the rows alone: where most records changed, slicing out each row cost twice the diff.
+ */
+import { readSnapshotRows, type SnapshotRows } from './read-snapshot-rows.js';
+import { DiffError } from './diff-error.js';
+import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
+import { SnapshotIndexReader } from './snapshot-index.js';
+
+/**
+ * Rows per batch read from Parquet: read after the run wrote, while parquet-wasm still holds the memory it grew to;
+ * small batches keep the readers' share small.
+ */
+const BATCH_ROWS = 1024;
+
+/** One side: where its rows are read from (a snapshot folder or data file, as readSnapshotRows takes), its index. */
+export interface IndexedSnapshot {
+  path: string;
+  index: SnapshotIndexReader;
+}
+
+/** Which rows the two indexes say are the same record with other values: their positions in each file. */
+interface Merged {
+  added: number;
+  removed: number;
+  same: number;
+  oldPositions: number[];
+  newPositions: number[];
+}
+
+/** Merges two indexes by id, reading each once. */
+async function mergeIndexes(old: SnapshotIndexReader, now: SnapshotIndexReader): Promise<Merged> {
+  const merged: Merged = { added: 0, removed: 0, same: 0, oldPositions: [], newPositions: [] };
+  let [oldLive, newLive] = [await old.ready(), await now.ready()];
+  while (oldLive && newLive) {
+    while (old.hasRow() && now.hasRow()) {
+      const [a, b] = [old.id(), now.id()];
+      if (a < b) {
+        merged.removed++;
+        old.next();
+      } else if (a > b) {
+        merged.added++;
+        now.next();
+      } else {
+        if (old.sameHash(now)) merged.same++;
+        else {
+          merged.oldPositions.push(old.position);
+          merged.newPositions.push(now.position);
+        }
+        old.next();
+        now.next();
+      }
+    }
+    [oldLive, newLive] = [await old.ready(), await now.ready()];
+  }
+  for (; oldLive; oldLive = await old.ready()) for (; old.hasRow(); old.next()) merged.removed++;
+  for (; newLive; newLive = await now.ready()) for (; now.hasRow(); now.next()) merged.added++;
+  return merged;
+}
+
+/** The totals of the diff of `older` and `newer` (see the module comment); a DiffError when a file cannot be read. */
+export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot): Promise<DiffTotals> {
+  const merged = await mergeIndexes(older.index, newer.index);
+  const totals: DiffTotals = {
+    added: merged.added,
+    removed: merged.removed,
+    changed: 0,
+    unchanged: merged.same,
+    oldRows: older.index.rows,
+    newRows: newer.index.rows,
+    fields: new Map(),
+  };
+  if (merged.oldPositions.length === 0) return totals;
+  const sides: SnapshotRows[] = [];
+  try {
+    for (const [side, positions] of [
+      [older, merged.oldPositions],
+      [newer, merged.newPositions],
+    ] as const) {
+      const rows = await readSnapshotRows(side.path, { positions, batchSize: BATCH_ROWS });
+      sides.push(rows);
+      if (rows.rows !== undefined && rows.rows !== side.index.rows) throw mismatch(rows.path, side.index.rows);
+    }
+    const diff = diffSnapshots(sides[0]!, sides[1]!);
+    for await (const entries of diff) void entries; // the totals are what is wanted
+    const { changed, fields } = diff.totals;
+    const candidates = merged.oldPositions.length;
+    // A record that differs with equal hashes: an index is not of its data file.
+    if (changed > candidates) throw mismatch(`${sides[0]!.path} or ${sides[1]!.path}`, undefined);
+    return { ...totals, changed, unchanged: totals.unchanged + candidates - changed, fields };
+  } finally {
+    for (const side of sides) await side.close();
+  }
+}
+
+function mismatch(path: string, rows: number | undefined): DiffError {
+  const count = rows === undefined ? '' : `: the index has ${rows} rows`;
+  return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${path} does not match its images.index${count}` });
+}
+
+/** Where a snapshot's index is (its folder) and where its rows are read from (as readSnapshotRows takes). */
+export interface IndexedFolder {
+  folder: string;
+  rows: string;
+}
+
+/**
+ * diffByIndex of two snapshot folders' indexes; undefined when either has no index this version reads (the reason is
+ * not needed: the caller falls back to the full diff).
+ */
+export async function diffIndexedFolders(older: IndexedFolder, newer: IndexedFolder): Promise<DiffTotals | undefined> {
+  const opened: SnapshotIndexReader[] = [];
+  try {
+    for (const side of [older, newer]) {
+      const index = await SnapshotIndexReader.open(side.folder);
+      if ('none' in index) return undefined;
+      opened.push(index);
+    }
+    return await diffByIndex({ path: older.rows, index: opened[0]! }, { path: newer.rows, index: opened[1]! });
+  } finally {
+    for (const index of opened) await index.close();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The drift of a `--snapshot` run against the snapshot `latest` points at. When that snapshot has an index
+ * (images.index, which every `--snapshot` run writes with the images; see snapshot-index.ts), the drift is the merge
+ * of its index with the run's (diffByIndex), after the run wrote its files: only the batches holding records whose
+ * hashes differ are read back, from both snapshots. An older snapshot without an index falls back to the full diff of
+ * every row, computed while the run writes (stream-drift.ts). A drift that cannot be had is a note in the report,
+ * never a failed run.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RecordBatch } from 'apache-arrow';
+import { DiffError } from '../diff/diff-error.js';
+import { diffIndexedFolders } from '../diff/index-diff.js';
+import { SnapshotIndexReader } from '../diff/snapshot-index.js';
+import { FILE_NAMES, type Format } from '../run/formats.js';
+import { latestSnapshot } from '../run/snapshot-folders.js';
+import { rankFields, streamDrift, type DriftOutcome } from './stream-drift.js';
+
+/** How a run gets its drift. */
+export interface RunDrift {
+  /** One more consumer of the run's Arrow batches, when the drift is the full diff computed while the run writes. */
+  tap?: (batches: AsyncIterable<RecordBatch>) => Promise<void>;
+  /** The drift, once the run's data files and, when `indexed`, its index are in `pending`. */
+  outcome(pending: string, indexed: boolean): Promise<DriftOutcome>;
+}
+
+/** The drift of a run writing snapshot `name` into `outDir` in `formats`; undefined when there is no older snapshot. */
+export async function planRunDrift(
+  outDir: string,
+  name: string,
+  formats: readonly Format[],
+): Promise<RunDrift | undefined> {
+  const previous = await latestSnapshot(outDir);
+  if (previous === undefined || previous === name) return undefined;
+  const folder = join(outDir, previous);
+  const note = (why: string): DriftOutcome => ({ driftNote: `no comparison with ${previous}: ${why}` });
+  // Arrow IPC reads with no decompression: a snapshot's images.arrow when it has one, else its Parquet.
+  const older = (await isFile(join(folder, FILE_NAMES.arrow))) ? join(folder, FILE_NAMES.arrow) : folder;
+  const olderIndex = await SnapshotIndexReader.open(folder);
+  if (!('none' in olderIndex)) {
+    await olderIndex.close(); // read again once the run wrote its own: it is not held while the run writes
+    const outcome = async (pending: string, indexed: boolean): Promise<DriftOutcome> => {
+      if (!indexed) return note("this run's ids are not in ascending order");
+      const written = formats.includes('arrow') ? FILE_NAMES.arrow : FILE_NAMES.parquet;
+      const newer = formats.some((f) => f !== 'csv') ? join(pending, written) : pending;
+      try {
+        const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer });
+        if (totals === undefined) return note(`${folder}'s or this run's index cannot be read`);
+        const { added, removed, changed, unchanged, fields } = totals;
+        return { drift: { against: older, added, removed, changed, unchanged, fields: rankFields(fields) } };
+      } catch (error) {
+        if (!(error instanceof DiffError)) throw error;
+        return note(error.message);
+      }
+    };
+    return { outcome };
+  }
+  if (!formats.some((f) => f !== 'csv')) {
+    const outcome = note(
+      `a run compares what it writes as Parquet or Arrow, not CSV, with a snapshot without an index`,
+    );
+    return { outcome: () => Promise.resolve(outcome) };
+  }
+  let settle: (outcome: DriftOutcome) => void = () => undefined;
+  const outcome = new Promise<DriftOutcome>((resolve) => (settle = resolve));
+  const tap = async (batches: AsyncIterable<RecordBatch>) => settle(await streamDrift(older, previous, batches));
+  return { tap, outcome: () => outcome };
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
