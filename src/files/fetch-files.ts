@@ -19,13 +19,8 @@ import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
-import {
-  EXTRA_LINKS,
-  SELECTION_COLUMNS,
-  selectImages,
-  type ExtraLinkGroup,
-  type SelectedImage,
-} from './select-images.js';
+import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
+import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
 import { targetPath } from './target-path.js';
 import { verifyImageFile } from './verify-image-file.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
