@@ -6,7 +6,7 @@ import { FILE_STATUSES } from '../files/file-status.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from '../files/extra-links.js';
 import { TOKEN } from '../extract/token.js';
 import { EXIT } from './exit-codes.js';
-import { withEnvAndConfig } from './config-file.js';
+import { withConfig } from './config-file.js';
 import { FilesJsonLog } from './files-json-log.js';
 import { FilesProgress } from './files-progress.js';
 import { formatBytes, formatDuration, thousands } from './human-numbers.js';
@@ -34,7 +34,7 @@ type FilesArgs = ArgumentsCamelCase<{
   progressInterval: number;
 }>;
 
-/** The options of `img-etl files`: on the command line, as IMG_ETL_* variables, or in a --config file. */
+/** The options of `img-etl files`: on the command line or in a --config file (IMG_ETL_TOKEN: see runFiles). */
 const FILES_OPTIONS = {
   out: {
     type: 'string',
@@ -96,7 +96,7 @@ export function filesCommand(setExitCode: (code: number) => void): CommandModule
       'Fetch the image files a snapshot selects (--where), concurrently, resumably and verified, ' +
       'into {out}/<collection_id>/',
     builder: (y) =>
-      withEnvAndConfig(y, FILES_OPTIONS)
+      withConfig(y, FILES_OPTIONS)
         .positional('snapshot', {
           type: 'string',
           describe: 'A snapshot folder, a --snapshot base folder (its latest), or an images.parquet/.arrow file',
@@ -123,7 +123,9 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
   const out = folderOption('out', args.out);
   const concurrency = positiveInt('concurrency', args.concurrency, 64);
   const groups = parseGroups(args.with);
-  if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
+  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
+  const token = args.token ?? process.env['IMG_ETL_TOKEN'];
+  if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
     throw new UsageError({
       message:
         '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
@@ -142,7 +144,7 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
   };
   if (output.dryRun) {
     const plan = await usageAsync(() => planFiles(common));
-    const estimate = await estimateSeconds(plan, concurrency, timeoutMs);
+    const estimate = await estimateSeconds(plan, concurrency, timeoutMs, token);
     process.stdout.write(
       summary === 'json'
         ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
@@ -170,7 +172,7 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
         http: {
           headersTimeoutMs: timeoutMs,
           bodyTimeoutMs: timeoutMs,
-          ...(args.token === undefined ? {} : { token: args.token }),
+          ...(token === undefined ? {} : { token }),
         },
         retry: {
           attempts: positiveInt('max-attempts', args.maxAttempts, 100),
@@ -240,13 +242,19 @@ function asUsage(err: unknown): unknown {
 }
 
 /** Seconds the selection may take: one ranged request of up to 1 MiB measures a connection's rate and round trip. */
-async function estimateSeconds(plan: FilesPlan, concurrency: number, timeoutMs: number): Promise<number | null> {
+async function estimateSeconds(
+  plan: FilesPlan,
+  concurrency: number,
+  timeoutMs: number,
+  token: string | undefined,
+): Promise<number | null> {
   if (plan.sample === undefined || plan.bytes === 0) return plan.bytes === 0 ? 0 : null;
   const { HttpClient } = await import('../extract/http-client.js');
   const client = new HttpClient(new URL(plan.baseUrl), {
     connections: 1,
     headersTimeoutMs: timeoutMs,
     bodyTimeoutMs: timeoutMs,
+    ...(token === undefined ? {} : { token }),
   });
   try {
     const began = performance.now();

@@ -152,6 +152,13 @@ it('--config: options from a JSON file, the command line winning; an unknown key
   expect(text.stdout).toContain('img-etl files: complete: 3 of 3 files ok');
   expect(text.stdout).toContain('3 kept from disk'); // the same --out, from the file
 
+  // The IMG_ETL_* variables are a snapshot's options: they neither break files nor change its folder or selection.
+  const env = { IMG_ETL_OUT: join(root, 'elsewhere'), IMG_ETL_TO: 'csv', IMG_ETL_CONCURRENCY: '1' };
+  const withEnv = await runCli(['files', snap, '--config', config, '--summary', 'text'], { env });
+  expect(withEnv.stderr).toBe('');
+  expect(withEnv.code).toBe(0);
+  expect(withEnv.stdout).toContain(`3 kept from disk`);
+
   const unknown = join(root, 'unknown.json');
   await writeFile(unknown, JSON.stringify({ out: fresh(), 'page-size': 10 }));
   const refused = await runCli(['files', snap, '--config', unknown]);
