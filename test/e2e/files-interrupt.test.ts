@@ -12,6 +12,7 @@ import { startService, type RunningService } from '../../src/service/index.js';
 import {
   bytesOf,
   filesUnder,
+  landedBytes,
   landingPath,
   readFilesTable,
   servedBytes,
@@ -43,11 +44,6 @@ afterAll(async () => {
   await service.close();
   await removeDir(root);
 });
-
-/** Bytes under `out` in image files, whole or `.part`. */
-async function landedBytes(out: string): Promise<number> {
-  return [...(await filesUnder(out))].filter(([name]) => name !== 'files.parquet').reduce((n, [, size]) => n + size, 0);
-}
 
 /** Runs the CLI and sends it SIGINT once `at` bytes are on disk; resolves to how it ended and its stderr. */
 async function interrupted(out: string, at: number, extra: string[] = []) {
