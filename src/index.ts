@@ -94,7 +94,7 @@ export { parseWhere, matchesWhere, type WhereCondition, type ConditionValue } fr
 export { FILE_STATUSES, type FileRow, type FileStatus } from './files/file-status.js';
 export { FilesError, type FilesErrorCode } from './files/files-error.js';
 export type { FilesEvent } from './files/files-events.js';
-export { EXTRA_LINKS, type ExtraLinkGroup } from './files/select-images.js';
+export { EXTRA_LINKS, type ExtraLinkGroup } from './files/extra-links.js';
 
 // the bundled Image Listing Service
 export {

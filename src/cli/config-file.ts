@@ -11,10 +11,18 @@ const DESCRIBE = 'A JSON file of options, named as on the command line (e.g. {"t
  */
 export function withEnvAndConfig<T>(y: Argv<T>, options: Record<string, Options>): Argv<T> {
   const booleans = booleanNames(options);
-  return y
-    .env('IMG_ETL')
-    .config('config', DESCRIBE, (path: string) => readConfigFile(path, options))
-    .middleware(() => checkBooleanEnv(process.env, 'IMG_ETL', booleans), true);
+  return withConfig(y.env('IMG_ETL'), options).middleware(
+    () => checkBooleanEnv(process.env, 'IMG_ETL', booleans),
+    true,
+  );
+}
+
+/**
+ * Lets a command take its options from a --config JSON file too (the command line wins), but not from IMG_ETL_*
+ * variables, which are a snapshot's (IMG_ETL_OUT, IMG_ETL_CONCURRENCY mean the snapshot's folder and connections).
+ */
+export function withConfig<T>(y: Argv<T>, options: Record<string, Options>): Argv<T> {
+  return y.config('config', DESCRIBE, (path: string) => readConfigFile(path, options));
 }
 
 /** Reads a --config file: a JSON object of the command's options; a one-line usage error otherwise. */

@@ -6,7 +6,6 @@ import { COLUMNS } from '../schema/columns.js';
 import type { Row } from '../schema/row.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
 import { readNdjsonLines } from '../service/data-records.js';
-import { startService } from '../service/start-service.js';
 import { oneLine } from '../text/one-line.js';
 import { runSnapshotCommand } from './snapshot-command.js';
 import { folderOption, parseFormats, positiveInt } from './snapshot-options.js';
@@ -49,6 +48,7 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
       const outDir = folderOption('out', args.out);
       const formats = parseFormats(args.to);
       const file = fixturePath();
+      const { startService } = await import('../service/start-service.js'); // the service's code for this command only
       const service = await startService({
         data: file === undefined ? [] : readNdjsonLines(file),
         records: args.records,

@@ -1,13 +1,19 @@
-import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
 import type { FilesPlan, FilesResult } from '../files/fetch-files.js';
+import type { FilesEvent } from '../files/files-events.js';
 import { FilesError } from '../files/files-error.js';
 import { FILE_STATUSES } from '../files/file-status.js';
-import { EXTRA_LINKS, type ExtraLinkGroup } from '../files/select-images.js';
-import { TOKEN } from '../extract/http-client.js';
+import { EXTRA_LINKS, type ExtraLinkGroup } from '../files/extra-links.js';
+import { TOKEN } from '../extract/token.js';
 import { EXIT } from './exit-codes.js';
+import { withConfig } from './config-file.js';
+import { FilesJsonLog } from './files-json-log.js';
 import { FilesProgress } from './files-progress.js';
 import { formatBytes, formatDuration, thousands } from './human-numbers.js';
-import { folderOption, oneOf, positiveInt, positiveSeconds, SNAPSHOT_OPTIONS } from './snapshot-options.js';
+import type { Reporter } from './reporter.js';
+import { reportingErrors } from './snapshot-command.js';
+import { outputChoicesFrom, type OutputChoices } from './snapshot-options.js';
+import { folderOption, positiveInt, positiveSeconds, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
 type FilesArgs = ArgumentsCamelCase<{
@@ -23,9 +29,62 @@ type FilesArgs = ArgumentsCamelCase<{
   retryDelay: number;
   dryRun: boolean;
   quiet: boolean;
+  logFormat: string;
   summary: string;
   progressInterval: number;
 }>;
+
+/** The options of `img-etl files`: on the command line or in a --config file (IMG_ETL_TOKEN: see runFiles). */
+const FILES_OPTIONS = {
+  out: {
+    type: 'string',
+    demandOption: true,
+    describe: 'Folder the files and files.parquet go to (created if missing)',
+  },
+  where: {
+    type: 'string',
+    array: true,
+    default: [],
+    describe:
+      'Repeatable, all must hold: "<column> <op> <value>", op = != < <= > >= in (…) like, is null, ' +
+      'is not null; text in single quotes',
+  },
+  concurrency: { type: 'number', default: 2, describe: 'Files fetched at once' },
+  with: {
+    type: 'string',
+    array: true,
+    default: [],
+    describe: `Other links to fetch too, repeatable or comma-separated: ${Object.keys(EXTRA_LINKS).join(', ')}`,
+  },
+  'base-url': {
+    type: 'string',
+    describe: "The service the files come from; default the snapshot's source",
+  },
+  token: SNAPSHOT_OPTIONS.token,
+  timeout: SNAPSHOT_OPTIONS.timeout,
+  'max-attempts': {
+    ...SNAPSHOT_OPTIONS['max-attempts'],
+    describe: 'Attempts per file before it is reported (retries back off exponentially with jitter)',
+  },
+  'retry-delay': SNAPSHOT_OPTIONS['retry-delay'],
+  'dry-run': {
+    type: 'boolean',
+    default: false,
+    describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
+  },
+  quiet: { type: 'boolean', default: false, describe: 'No progress on stderr, errors only' },
+  'log-format': {
+    type: 'string',
+    default: 'text',
+    describe: 'stderr: text (a progress bar, or a line every --progress-interval) or json (one object per line)',
+  },
+  summary: { type: 'string', default: 'text', describe: 'The summary on stdout: text or json' },
+  'progress-interval': {
+    type: 'number',
+    default: 10,
+    describe: 'Seconds between progress lines when stderr is not a terminal',
+  },
+} as const satisfies Record<string, Options>;
 
 /**
  * `img-etl files <snapshot> --out DIR`: fetches the image files a snapshot selects, verified, and writes files.parquet.
@@ -37,54 +96,12 @@ export function filesCommand(setExitCode: (code: number) => void): CommandModule
       'Fetch the image files a snapshot selects (--where), concurrently, resumably and verified, ' +
       'into {out}/<collection_id>/',
     builder: (y) =>
-      y
+      withConfig(y, FILES_OPTIONS)
         .positional('snapshot', {
           type: 'string',
           describe: 'A snapshot folder, a --snapshot base folder (its latest), or an images.parquet/.arrow file',
         })
-        .option('out', {
-          type: 'string',
-          demandOption: true,
-          describe: 'Folder the files and files.parquet go to (created if missing)',
-        })
-        .option('where', {
-          type: 'string',
-          array: true,
-          default: [],
-          describe:
-            'Repeatable, all must hold: "<column> <op> <value>", op = != < <= > >= in (…) like, is null, ' +
-            'is not null; text in single quotes',
-        })
-        .option('concurrency', { type: 'number', default: 2, describe: 'Files fetched at once' })
-        .option('with', {
-          type: 'string',
-          array: true,
-          default: [],
-          describe: `Other links to fetch too, repeatable or comma-separated: ${Object.keys(EXTRA_LINKS).join(', ')}`,
-        })
-        .option('base-url', {
-          type: 'string',
-          describe: "The service the files come from; default the snapshot's source",
-        })
-        .option('token', SNAPSHOT_OPTIONS.token)
-        .option('timeout', SNAPSHOT_OPTIONS.timeout)
-        .option('max-attempts', {
-          ...SNAPSHOT_OPTIONS['max-attempts'],
-          describe: 'Attempts per file before it is reported (retries back off exponentially with jitter)',
-        })
-        .option('retry-delay', SNAPSHOT_OPTIONS['retry-delay'])
-        .option('dry-run', {
-          type: 'boolean',
-          default: false,
-          describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
-        })
-        .option('quiet', { type: 'boolean', default: false, describe: 'No progress on stderr, errors only' })
-        .option('summary', { type: 'string', default: 'text', describe: 'The summary on stdout: text or json' })
-        .option('progress-interval', {
-          type: 'number',
-          default: 10,
-          describe: 'Seconds between progress lines when stderr is not a terminal',
-        })
+        .options(FILES_OPTIONS)
         .example(
           `$0 files snapshots/latest --out maps --where "map_type = 'T map'" --where "number_of_subjects >= 20"`,
           'T maps of 20 subjects or more',
@@ -94,86 +111,96 @@ export function filesCommand(setExitCode: (code: number) => void): CommandModule
           'How much two collections hold',
         ) as never,
     handler: async (args) => {
-      const summary = oneOf('summary', args.summary, ['text', 'json'] as const);
-      const out = folderOption('out', args.out);
-      const concurrency = positiveInt('concurrency', args.concurrency, 64);
-      const groups = parseGroups(args.with);
-      if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
-        throw new UsageError({
-          message:
-            '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
-            '(not shown here)',
-        });
-      }
-      const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
-      const { fetchFiles, planFiles } = await import('../files/fetch-files.js');
-      const { parseWhere } = await import('../files/where-condition.js');
-      const where = args.where.map((text) => usage(() => parseWhere(text)));
-      const common = {
-        snapshot: args.snapshot,
-        where,
-        with: groups,
-        ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
-      };
-      if (args.dryRun) {
-        const plan = await usageAsync(() => planFiles(common));
-        const estimate = await estimateSeconds(plan, concurrency, timeoutMs);
-        process.stdout.write(
-          summary === 'json'
-            ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
-            : formatPlan(plan, concurrency, estimate),
-        );
-        setExitCode(EXIT.OK);
-        return;
-      }
-      const progress = new FilesProgress(
-        process.stderr,
-        args.quiet,
-        positiveSeconds('progress-interval', args.progressInterval) * 1000,
-      );
-      const aborter = new AbortController();
-      const onSignal = (): void => {
-        if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);
-        aborter.abort();
-      };
-      process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
-      try {
-        const result = await usageAsync(() =>
-          fetchFiles({
-            ...common,
-            outDir: out,
-            concurrency,
-            http: {
-              headersTimeoutMs: timeoutMs,
-              bodyTimeoutMs: timeoutMs,
-              ...(args.token === undefined ? {} : { token: args.token }),
-            },
-            retry: {
-              attempts: positiveInt('max-attempts', args.maxAttempts, 100),
-              baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
-            },
-            signal: aborter.signal,
-            onEvent: progress.onEvent,
-          }),
-        );
-        progress.finish();
-        process.stdout.write(
-          summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
-        );
-        setExitCode(result.counts.ok === result.selected.files ? EXIT.OK : EXIT.INCOMPLETE);
-      } catch (err) {
-        progress.finish();
-        if (aborter.signal.aborted) {
-          progress.error('interrupted; partial files are kept as .part: run the same command again to resume');
-          setExitCode(EXIT.INTERRUPTED);
-          return;
-        }
-        throw err;
-      } finally {
-        process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-      }
+      const output = outputChoicesFrom(args);
+      await reportingErrors(output.logFormat, setExitCode, () => runFiles(args, output, setExitCode));
     },
   };
+}
+
+/** Runs `img-etl files` with checked output choices; sets the exit code. */
+async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (code: number) => void): Promise<void> {
+  const summary = output.summary;
+  const out = folderOption('out', args.out);
+  const concurrency = positiveInt('concurrency', args.concurrency, 64);
+  const groups = parseGroups(args.with);
+  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
+  const token = args.token ?? process.env['IMG_ETL_TOKEN'];
+  if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
+    throw new UsageError({
+      message:
+        '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
+        '(not shown here)',
+    });
+  }
+  const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
+  const { fetchFiles, planFiles } = await import('../files/fetch-files.js');
+  const { parseWhere } = await import('../files/where-condition.js');
+  const where = args.where.map((text) => usage(() => parseWhere(text)));
+  const common = {
+    snapshot: args.snapshot,
+    where,
+    with: groups,
+    ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
+  };
+  if (output.dryRun) {
+    const plan = await usageAsync(() => planFiles(common));
+    const estimate = await estimateSeconds(plan, concurrency, timeoutMs, token);
+    process.stdout.write(
+      summary === 'json'
+        ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
+        : formatPlan(plan, concurrency, estimate),
+    );
+    setExitCode(EXIT.OK);
+    return;
+  }
+  const progress: Reporter<FilesEvent> =
+    output.logFormat === 'json'
+      ? new FilesJsonLog(process.stderr, output.quiet)
+      : new FilesProgress(process.stderr, output.quiet, output.progressIntervalMs);
+  const aborter = new AbortController();
+  const onSignal = (): void => {
+    if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);
+    aborter.abort();
+  };
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  try {
+    const result = await usageAsync(() =>
+      fetchFiles({
+        ...common,
+        outDir: out,
+        concurrency,
+        http: {
+          headersTimeoutMs: timeoutMs,
+          bodyTimeoutMs: timeoutMs,
+          ...(token === undefined ? {} : { token }),
+        },
+        retry: {
+          attempts: positiveInt('max-attempts', args.maxAttempts, 100),
+          baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
+        },
+        signal: aborter.signal,
+        onEvent: progress.onEvent,
+      }),
+    );
+    progress.finish();
+    process.stdout.write(
+      summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
+    );
+    setExitCode(result.counts.ok === result.selected.files ? EXIT.OK : EXIT.INCOMPLETE);
+  } catch (err) {
+    progress.finish();
+    if (aborter.signal.aborted) {
+      progress.error(
+        'interrupted; partial files are kept as .part: run the same command again to resume',
+        'interrupted',
+      );
+      setExitCode(EXIT.INTERRUPTED);
+      return;
+    }
+    throw err;
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
 }
 
 /** `--with` values (repeated or comma-separated) as link groups; a usage error for an unknown one. */
@@ -215,13 +242,19 @@ function asUsage(err: unknown): unknown {
 }
 
 /** Seconds the selection may take: one ranged request of up to 1 MiB measures a connection's rate and round trip. */
-async function estimateSeconds(plan: FilesPlan, concurrency: number, timeoutMs: number): Promise<number | null> {
+async function estimateSeconds(
+  plan: FilesPlan,
+  concurrency: number,
+  timeoutMs: number,
+  token: string | undefined,
+): Promise<number | null> {
   if (plan.sample === undefined || plan.bytes === 0) return plan.bytes === 0 ? 0 : null;
   const { HttpClient } = await import('../extract/http-client.js');
   const client = new HttpClient(new URL(plan.baseUrl), {
     connections: 1,
     headersTimeoutMs: timeoutMs,
     bodyTimeoutMs: timeoutMs,
+    ...(token === undefined ? {} : { token }),
   });
   try {
     const began = performance.now();

@@ -67,7 +67,8 @@ export class JsonLog implements Reporter {
   /** Nothing to clear: every line is complete. */
   finish(): void {}
 
-  private write(level: LogLevel, event: string, fields: Record<string, unknown>): void {
+  /** Writes one line: `ts`, `level`, `event`, then `fields` with their keys in snake_case. */
+  write(level: LogLevel, event: string, fields: Record<string, unknown>): void {
     const record: LogRecord = { ts: new Date().toISOString(), level, event, ...(snakeCaseKeys(fields) as object) };
     this.out.write(`${JSON.stringify(record)}\n`);
   }

@@ -8,10 +8,10 @@ import { Progress } from './progress.js';
  */
 export type LogFormat = 'text' | 'json';
 
-/** Renders a run's events and the error that ends a command; the library emits, a reporter writes. */
-export interface Reporter {
+/** Renders a run's events (a snapshot's by default) and the error that ends a command; the library emits. */
+export interface Reporter<E = ExtractEvent> {
   /** Takes one event of the run. */
-  readonly onEvent: (event: ExtractEvent) => void;
+  readonly onEvent: (event: E) => void;
   /**
    * Reports what ends the command (a failure, an interruption), one line; `event` names it for machines (default
    * `error`).

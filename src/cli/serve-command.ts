@@ -1,7 +1,6 @@
 import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
 import { readNdjsonLines } from '../service/data-records.js';
 import type { FaultOptions, ServiceOptions } from '../service/service-options.js';
-import { startService } from '../service/start-service.js';
 import { describeNumber } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -172,6 +171,7 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
           'Slow and flaky, like the real service on a bad day',
         ) as never,
     handler: async (args) => {
+      const { startService } = await import('../service/start-service.js'); // the service's code for this command only
       const service = await startService(serveOptionsFrom(args));
       const records = service.dataset.size.toLocaleString('en-US');
       const snapshotIt = `snapshot it with: img-etl --base-url ${service.url}`;

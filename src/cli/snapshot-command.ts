@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { publishLatest, pruneSnapshots } from '../run/snapshot-folders.js';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
-import { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from '../run/run-snapshot.js';
+import type { SnapshotOptions, SnapshotResult } from '../run/run-snapshot.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
@@ -16,7 +15,7 @@ import { redactUrl } from '../extract/redact-url.js';
 import { CheckpointError } from '../extract/checkpoint.js';
 import { ExtractError } from '../extract/extract-error.js';
 import { LoadError } from '../load/load-error.js';
-import { TOKEN } from '../extract/http-client.js';
+import { TOKEN } from '../extract/token.js';
 import { withEnvAndConfig } from './config-file.js';
 
 /** Parsed arguments of a snapshot run. */
@@ -128,6 +127,9 @@ export async function runSnapshotCommand(
     process.stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
     return { code: EXIT.OK };
   }
+  // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
+  const { runSnapshot, STAGING_DIR } = await import('../run/run-snapshot.js');
+  const { publishLatest, pruneSnapshots } = await import('../run/snapshot-folders.js');
   const aborter = new AbortController();
   const onSignal = () => {
     if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED); // a second Ctrl-C: stop now
@@ -152,7 +154,7 @@ export async function runSnapshotCommand(
     return { code, result };
   } catch (err) {
     progress.finish();
-    const kept = await stagedPages(outDir);
+    const kept = await stagedPages(join(outDir, STAGING_DIR));
     const resume =
       kept > 0 && (aborter.signal.aborted || rerunMayHelp(err))
         ? `; ${kept} pages are kept in ${join(outDir, STAGING_DIR)}: run the same command again to resume`
@@ -181,8 +183,8 @@ function rerunMayHelp(err: unknown): boolean {
   return typeof code === 'string' && /^E[A-Z]+$/.test(code);
 }
 
-async function stagedPages(outDir: string): Promise<number> {
-  const journal = await readFile(join(outDir, STAGING_DIR, 'journal.ndjson'), 'utf8').catch(() => '');
+async function stagedPages(staging: string): Promise<number> {
+  const journal = await readFile(join(staging, 'journal.ndjson'), 'utf8').catch(() => '');
   return journal.split('\n').filter((line) => /^\{"type":"(?:page|collections-page|collection-page)"/.test(line))
     .length;
 }

@@ -6,6 +6,7 @@ import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 import { ExtractError } from './extract-error.js';
 import { parseRetryAfter } from './retry-after.js';
 import { isSameHost, mayCarryCredentials } from './same-host.js';
+import { TOKEN } from './token.js';
 
 /** How pages are requested. */
 export interface HttpClientOptions {
@@ -74,8 +75,6 @@ const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 /** Most of an error or redirect body read (for a `detail` message) or drained before the connection is dropped. */
 const ERROR_BODY_BYTES = 16 * 1024;
-/** An Authorization header value: visible ASCII, so a token can never inject a header or a line into a log. */
-export const TOKEN = /^[\x21-\x7e]+$/;
 
 /** A keep-alive HTTP client for pages and records: a page is a validated envelope or an ExtractError, never garbage. */
 export class HttpClient {

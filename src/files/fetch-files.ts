@@ -19,13 +19,8 @@ import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
-import {
-  EXTRA_LINKS,
-  SELECTION_COLUMNS,
-  selectImages,
-  type ExtraLinkGroup,
-  type SelectedImage,
-} from './select-images.js';
+import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
+import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
 import { targetPath } from './target-path.js';
 import { verifyImageFile } from './verify-image-file.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
@@ -90,16 +85,36 @@ interface Job {
   url: string | null;
 }
 
+/**
+ * Selected images a files run keeps from counting the selection, so that it need not read the snapshot again while
+ * it fetches (a selection of more is read again, a batch at a time).
+ */
+const KEPT_SELECTION = 10_000;
+
 /** Counts the files a snapshot selects and their listed bytes. */
 export async function planFiles(
   options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>,
 ): Promise<FilesPlan> {
+  return (await planSelection(options, 0)).plan;
+}
+
+/**
+ * The plan of a selection, the data file it was read from, and the selected images themselves when there are no more
+ * than `keep`.
+ */
+async function planSelection(
+  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>,
+  keep: number,
+): Promise<{ plan: FilesPlan; path: string; images: SelectedImage[] | undefined }> {
   const where = conditions(options.where);
   const rows = await openSnapshot(options.snapshot, neededColumns(where, options.with));
   const plan: FilesPlan = { files: 0, bytes: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
+  let kept: SelectedImage[] | undefined = [];
   let largest = 0;
   try {
     for await (const images of selectImages(rows, where, extraKeys(options.with))) {
+      if (kept !== undefined && kept.length + images.length <= keep) kept.push(...images);
+      else kept = undefined;
       for (const image of images) {
         plan.files += 1 + image.extras.length;
         plan.bytes += image.fileSize ?? 0;
@@ -113,18 +128,21 @@ export async function planFiles(
   } finally {
     await rows.close();
   }
-  return plan;
+  return { plan, path: rows.path, images: kept };
 }
 
 /** Fetches the files a snapshot selects and writes files.parquet; resolves to what it did. */
 export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResult> {
   const started = Date.now();
-  const plan = await planFiles(options);
+  const { plan, path, images: selected } = await planSelection(options, KEPT_SELECTION);
   options.onEvent?.({ type: 'plan', files: plan.files, bytes: plan.bytes });
   await makeFolder(options.outDir, 'files');
   await removeStaleTables(options.outDir);
   const verified = await readVerifiedFiles(options.outDir);
-  const rows = await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with));
+  const rows =
+    selected === undefined
+      ? await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with))
+      : undefined;
   const base = new URL(plan.baseUrl);
   const client = new HttpClient(base, { connections: options.concurrency ?? 2, ...options.http });
   const counts: Record<FileStatus, number> = { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 };
@@ -206,8 +224,10 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
   };
 
   try {
+    const batches =
+      rows === undefined ? [selected!] : selectImages(rows, conditions(options.where), extraKeys(options.with));
     const jobs = async function* (): AsyncGenerator<Job> {
-      for await (const images of selectImages(rows, conditions(options.where), extraKeys(options.with))) {
+      for await (const images of batches) {
         for (const image of images) {
           yield { image, link: 'file', url: image.file };
           for (const extra of image.extras) yield { image, link: extra.key, url: extra.url };
@@ -216,7 +236,7 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
     };
     const settled = mapConcurrently(jobs(), options.concurrency ?? 2, settle);
     const table = await writeFilesTable(pages(settled, 1000), options.outDir, {
-      'img-etl.snapshot': rows.path,
+      'img-etl.snapshot': path,
       'img-etl.source_url': plan.baseUrl,
     });
     return {
@@ -228,7 +248,7 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
       durationMs: Date.now() - started,
     };
   } finally {
-    await rows.close();
+    await rows?.close();
     await client.close();
   }
 }

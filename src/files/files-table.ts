@@ -117,7 +117,7 @@ export async function readVerifiedFiles(dir: string): Promise<Map<string, { byte
   const verified = new Map<string, { bytes: number; sha256: string }>();
   let table;
   try {
-    table = await readSnapshotRows(join(dir, FILES_TABLE));
+    table = await readSnapshotRows(join(dir, FILES_TABLE), { columns: ['path', 'bytes', 'sha256', 'status'] });
   } catch {
     return verified; // no table, or one that does not read: every file on disk is checked again instead
   }

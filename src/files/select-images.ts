@@ -9,16 +9,6 @@ import type { ColumnKind } from '../schema/columns.js';
 import { FilesError } from './files-error.js';
 import { matchesWhere, type ConditionValue, type WhereCondition } from './where-condition.js';
 
-/** The links of an image besides its file that `--with` can ask for. */
-export const EXTRA_LINKS = {
-  thumbnail: ['thumbnail'],
-  surfaces: ['surface_left_file', 'surface_right_file'],
-  reduced: ['reduced_representation'],
-} as const;
-
-/** A name `--with` takes. */
-export type ExtraLinkGroup = keyof typeof EXTRA_LINKS;
-
 /** One selected image: what fetching its files needs. */
 export interface SelectedImage {
   id: number;

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { NODE_FLAGS } from 'img-etl';
 import { BenchService, type LoadModel } from './bench-service.js';
 import type { BenchContext } from './measure-rounds.js';
 import { measureNode, type Measurement } from './measure.js';
@@ -62,6 +63,7 @@ export async function filesScenario(ctx: BenchContext): Promise<ScenarioResult> 
         [...args, '--concurrency', String(o.concurrency), '--quiet', '--summary', 'json'],
         o.rusage,
         ctx.pinning?.clientCpu,
+        NODE_FLAGS, // as the img-etl program runs (main.ts's first line), like the snapshot runs
       );
       runs.push(await check(measurement, out, chosen.length));
       ctx.log(

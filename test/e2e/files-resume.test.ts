@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
-import { filesUnder, landingPath, readFilesTable, servedBytes, snapshotOf, whereIds } from '../helpers/files-run.js';
+import {
+  filesUnder,
+  landedBytes,
+  landingPath,
+  readFilesTable,
+  servedBytes,
+  snapshotOf,
+  whereIds,
+} from '../helpers/files-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { CLI } from '../helpers/run-cli.js';
 
@@ -67,10 +75,6 @@ async function run(
   // The service ends a response it was sending when it sees the connection gone; wait for that before counting.
   while (service.stats.files.log.length < service.stats.files.requests) await sleep(10);
   return { ...result, stderr };
-}
-
-async function landedBytes(out: string): Promise<number> {
-  return [...(await filesUnder(out))].filter(([name]) => name !== 'files.parquet').reduce((n, [, size]) => n + size, 0);
 }
 
 /**

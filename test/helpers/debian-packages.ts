@@ -1,7 +1,8 @@
 /**
- * The test set-up's Debian packages: headless Chromium for the report's browser test, pandas for load.py. Where one
- * is missing and the machine can install it (root, apt-get), it is installed here, as CI does on a fresh machine;
- * only where it cannot be installed does the caller skip, printing the reason this gives.
+ * The test set-up's Debian packages: headless Chromium for the report's browser test, pandas for load.py, nibabel for
+ * the README's recipe that loads fetched image files. Where one is missing and the machine can install it (root,
+ * apt-get), it is installed here, as CI does on a fresh machine; only where it cannot be installed does the caller
+ * skip, printing the reason this gives.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { existsSync } from 'node:fs';
 const PROVIDES: Record<string, () => boolean> = {
   chromium: () => existsSync('/usr/bin/chromium'),
   'python3-pandas': () => works('/usr/bin/python3', ['-c', 'import pandas']),
+  'python3-nibabel': () => works('/usr/bin/python3', ['-c', 'import nibabel']),
 };
 
 function works(command: string, args: string[]): boolean {

@@ -54,6 +54,11 @@ export async function filesUnder(dir: string): Promise<Map<string, number>> {
   return new Map([...found].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
 }
 
+/** Bytes under an output folder in image files, whole or `.part` (files.parquet left out). */
+export async function landedBytes(out: string): Promise<number> {
+  return [...(await filesUnder(out))].filter(([name]) => name !== 'files.parquet').reduce((n, [, size]) => n + size, 0);
+}
+
 /** The relative path a file link lands at under the output folder: `<collection_id>/<name>`. */
 export function landingPath(record: Record<string, unknown>, link = 'file'): string {
   const pathname = new URL(record[link] as string).pathname;

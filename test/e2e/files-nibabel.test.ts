@@ -1,0 +1,113 @@
+/**
+ * The README's researcher's recipe (Image files), executed: its two commands against the bundled service (with one
+ * more `--where` keeping the files small), then its Python block with Debian's nibabel and pandas, which the test
+ * set-up installs where they are missing. The block must load every file the run fetched (files.parquet, read by
+ * DuckDB) and print its shape and the mean of its voxels, which the test reads from the served bytes itself.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startService, type RunningService } from '../../src/service/index.js';
+import { ensureDebianPackages } from '../helpers/debian-packages.js';
+import { readFilesTable, servedBytes } from '../helpers/files-run.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+
+type Rec = Record<string, unknown>;
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const recipe = readme.slice(readme.indexOf("A researcher's recipe"), readme.indexOf('## Library'));
+const shell = /```sh\n([\s\S]*?)```/.exec(recipe)![1]!;
+const python = /```python\n([\s\S]*?)```/.exec(recipe)![1]!;
+
+// The block runs with Debian's nibabel and pandas, installed here where they are missing (as CI does).
+const unavailable = ensureDebianPackages(['python3-pandas', 'python3-nibabel']);
+
+/**
+ * The README's commands as argument lists: `npx img-etl` left out, comments dropped, lines joined at a backslash,
+ * words split as a shell would for the quoting the block uses (double quotes holding single quotes).
+ */
+function commands(text: string): string[][] {
+  const joined = text.replace(/\\\n/g, ' ');
+  return joined
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line.startsWith('npx img-etl'))
+    .map((line) =>
+      [...line.slice('npx img-etl'.length).matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!),
+    );
+}
+
+/** The mean of the voxels of a served `.nii.gz` (float32 at vox_offset, scl_slope 1), read without nibabel. */
+function voxelMean(gz: Buffer): number {
+  const nifti = gunzipSync(gz);
+  const offset = nifti.readFloatLE(108);
+  const count = [1, 2, 3].reduce((n, d) => n * nifti.readInt16LE(40 + 2 * d), 1);
+  let sum = 0;
+  for (let i = 0; i < count; i++) sum += nifti.readFloatLE(offset + 4 * i);
+  return sum / count;
+}
+
+let service: RunningService;
+let cwd: string;
+
+beforeAll(async () => {
+  service = await startService({ records: 3000, seed: 51 });
+  cwd = await tempDir();
+});
+
+afterAll(async () => {
+  await service.close();
+  await removeDir(cwd);
+});
+
+it('runs the recipe: nibabel loads every fetched map and prints its shape and mean', async (ctx) => {
+  if (unavailable !== undefined) {
+    console.warn(`files-nibabel: the README's nibabel block not run: ${unavailable}`);
+    ctx.skip();
+  }
+  const [snapshot, files] = commands(shell);
+  expect(snapshot!.slice(0, 3)).toEqual(['--snapshot', '--out', 'snapshots']);
+  expect(files!.slice(0, 4)).toEqual(['files', 'snapshots/latest', '--out', 'maps']);
+  const snap = await runCli([...snapshot!, '--base-url', service.url, '--quiet'], { cwd });
+  expect(snap.code).toBe(0);
+  const fetch = await runCli([...files!, '--where', 'file_size <= 100000', '--quiet'], { cwd });
+  expect(fetch.stderr).toBe('');
+  expect(fetch.code).toBe(0);
+
+  const selected = [...service.servedRecords()].filter(
+    (r) =>
+      r['analysis_level'] === 'group' &&
+      r['map_type'] === 'T map' &&
+      r['is_thresholded'] === false &&
+      (r['number_of_subjects'] as number | null) !== null &&
+      (r['number_of_subjects'] as number) >= 20 &&
+      (r['file_size'] as number) <= 100_000,
+  );
+  const table = await readFilesTable(join(cwd, 'maps'));
+  expect(table.map((row) => row['id'])).toEqual(selected.map((r) => r['id']).sort((a, b) => Number(a) - Number(b)));
+  const fetched = selected.filter((r) => (r['file_size'] as number) > 0);
+  expect(fetched.length).toBeGreaterThan(2);
+
+  const output = execFileSync('/usr/bin/python3', ['-c', python], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONIOENCODING: 'utf-8' },
+  });
+  const lines = output.trim().split('\n');
+  expect(lines).toHaveLength(fetched.length);
+  const byId = new Map(fetched.map((r): [number, Rec] => [r['id'] as number, r]));
+  for (const line of lines) {
+    const match = /^(\d+) (.*) (\d+) \((\d+), (\d+), (\d+)\) (\S+)$/.exec(line);
+    expect(match, line).not.toBeNull();
+    const record = byId.get(Number(match![1]))!;
+    expect(record, line).toBeDefined();
+    byId.delete(record['id'] as number);
+    expect([match![2], Number(match![3])]).toEqual([record['name'], record['number_of_subjects']]);
+    expect(match!.slice(4, 7).map(Number)).toEqual([2, 2, 2]);
+    expect(Number(match![7])).toBeCloseTo(voxelMean(await servedBytes(record['file'] as string)), 5);
+  }
+  expect([...byId.keys()]).toEqual([]); // every fetched map was loaded
+}, 180_000);
