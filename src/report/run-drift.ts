@@ -14,7 +14,7 @@ import { diffIndexedFolders } from '../diff/index-diff.js';
 import { SnapshotIndexReader } from '../diff/snapshot-index.js';
 import { FILE_NAMES, type Format } from '../run/formats.js';
 import { latestSnapshot } from '../run/snapshot-folders.js';
-import { rankFields, streamDrift, type DriftOutcome } from './stream-drift.js';
+import { driftOf, streamDrift, type DriftOutcome } from './stream-drift.js';
 
 /** How a run gets its drift. */
 export interface RunDrift {
@@ -46,8 +46,7 @@ export async function planRunDrift(
       try {
         const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer });
         if (totals === undefined) return note(`${folder}'s or this run's index cannot be read`);
-        const { added, removed, changed, unchanged, fields } = totals;
-        return { drift: { against: older, added, removed, changed, unchanged, fields: rankFields(fields) } };
+        return { drift: driftOf(older, totals) };
       } catch (error) {
         if (!(error instanceof DiffError)) throw error;
         return note(error.message);

@@ -11,7 +11,7 @@ import { FILE_NAMES } from '../run/formats.js';
 import { readManifest } from '../run/publish-folder.js';
 import { listSnapshots } from '../run/snapshot-folders.js';
 import type { Drift, HistoryPoint } from './report-data.js';
-import { rankFields } from './stream-drift.js';
+import { driftOf } from './stream-drift.js';
 
 /** Snapshots in the count over time, the newest. */
 const HISTORY = 60;
@@ -24,10 +24,7 @@ export async function driftBetween(older: string, newer: string): Promise<Drift>
   const [oldFile, newFile] = [await resolveSnapshotFile(older), await resolveSnapshotFile(newer)];
   const indexed = (file: { path: string }) => ({ folder: dirname(file.path), rows: file.path });
   const totals = await diffIndexedFolders(indexed(oldFile), indexed(newFile));
-  if (totals !== undefined) {
-    const { added, removed, changed, unchanged, fields } = totals;
-    return { against: oldFile.path, added, removed, changed, unchanged, fields: rankFields(fields) };
-  }
+  if (totals !== undefined) return driftOf(oldFile.path, totals);
   const oldRows = await readSnapshotRows(older);
   let newRows: SnapshotRows;
   try {
@@ -39,8 +36,7 @@ export async function driftBetween(older: string, newer: string): Promise<Drift>
   try {
     const diff = diffSnapshots(oldRows, newRows);
     for await (const entries of diff) void entries; // the totals are what the report needs
-    const { added, removed, changed, unchanged, fields } = diff.totals;
-    return { against: oldRows.path, added, removed, changed, unchanged, fields: rankFields(fields) };
+    return driftOf(oldRows.path, diff.totals);
   } finally {
     await oldRows.close();
     await newRows.close();

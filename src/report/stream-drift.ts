@@ -7,7 +7,7 @@
  */
 import type { RecordBatch } from 'apache-arrow';
 import { DiffError } from '../diff/diff-error.js';
-import { diffSnapshots, type DiffSide } from '../diff/diff-snapshots.js';
+import { diffSnapshots, type DiffSide, type DiffTotals } from '../diff/diff-snapshots.js';
 import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
 import { arrowSchema } from '../load/arrow-schema.js';
 import type { Drift } from './report-data.js';
@@ -24,9 +24,14 @@ export interface DriftOutcome {
   driftNote?: string;
 }
 
-/** Ranks a diff's changed fields, most first (ties in column order). */
-export function rankFields(fields: Map<string, number>): Drift['fields'] {
-  return [...fields].sort((a, b) => b[1] - a[1]).map(([field, count]) => ({ field, count }));
+/**
+ * The drift a diff's totals come to against the snapshot at `against`, its changed fields ranked most first (ties in
+ * column order).
+ */
+export function driftOf(against: string, totals: DiffTotals): Drift {
+  const { added, removed, changed, unchanged, fields } = totals;
+  const ranked = [...fields].sort((a, b) => b[1] - a[1]).map(([field, count]) => ({ field, count }));
+  return { against, added, removed, changed, unchanged, fields: ranked };
 }
 
 /** Compares the run's batches with the snapshot at `older` (a snapshot folder); read every batch of `batches`. */
@@ -55,8 +60,7 @@ export async function streamDrift(
     const newSide: DiffSide = { path: 'this run', schema, batches: chained };
     const diff = diffSnapshots(oldRows, newSide);
     for await (const entries of diff) void entries; // the totals are what the report needs
-    const { added, removed, changed, unchanged, fields } = diff.totals;
-    return { drift: { against: oldRows.path, added, removed, changed, unchanged, fields: rankFields(fields) } };
+    return { drift: driftOf(oldRows.path, diff.totals) };
   } catch (error) {
     if (!(error instanceof DiffError)) throw error;
     return { driftNote: `no comparison with ${name}: ${error.message}` };
