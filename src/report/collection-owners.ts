@@ -1,16 +1,11 @@
-import { stat } from 'node:fs/promises';
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
+import { isFile } from '../load/is-file.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE, collectionsPath } from './optional-inputs.js';
 
 /** Each collection's owner, from a snapshot folder's collections table; no owners and the reason when there is none. */
 export async function readCollectionOwners(folder: string): Promise<{ owners?: Map<number, string>; note?: string }> {
   const path = collectionsPath(folder);
-  if (
-    !(await stat(path).then(
-      (s) => s.isFile(),
-      () => false,
-    ))
-  ) {
+  if (!(await isFile(path))) {
     const why = `owners need the collections table (${COLLECTIONS_FILE}), which this snapshot does not have`;
     return { note: `${why}; collection sizes are counted from images.collection_id` };
   }

@@ -6,10 +6,10 @@
  * every row, computed while the run writes (stream-drift.ts). A drift that cannot be had is a note in the report,
  * never a failed run.
  */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { DiffError } from '../diff/diff-error.js';
+import { isFile } from '../load/is-file.js';
 import { diffIndexedFolders } from '../diff/index-diff.js';
 import { SnapshotIndexReader } from '../diff/snapshot-index.js';
 import { FILE_NAMES, type Format } from '../run/formats.js';
@@ -64,11 +64,4 @@ export async function planRunDrift(
   const outcome = new Promise<DriftOutcome>((resolve) => (settle = resolve));
   const tap = async (batches: AsyncIterable<RecordBatch>) => settle(await streamDrift(older, previous, batches));
   return { tap, outcome: () => outcome };
-}
-
-async function isFile(path: string): Promise<boolean> {
-  return stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
 }
