@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { oneLine } from '../text/one-line.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 
@@ -273,14 +273,7 @@ export class Checkpoint {
     let file: string | null = null;
     if (body !== undefined) {
       file = fileNameOf(entry);
-      const temp = join(this.dir, `.${file}.tmp-${randomBytes(4).toString('hex')}`);
-      try {
-        await writeFile(temp, body);
-        await rename(temp, join(this.dir, file));
-      } catch (err) {
-        await rm(temp, { force: true }).catch(() => undefined); // a full disk leaves no part of a page behind
-        throw err;
-      }
+      await replaceFile(join(this.dir, file), body);
     }
     const page = { ...entry, file } as unknown as T;
     await this.append(page);
@@ -404,12 +397,20 @@ async function readJournal(path: string): Promise<{ entries: JournalEntry[]; tor
 
 /** Replaces the journal with the entries that were read whole, so new lines do not follow a torn one. */
 async function rewriteJournal(path: string, entries: JournalEntry[]): Promise<void> {
-  const temp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
+  await replaceFile(path, entries.map((e) => JSON.stringify(e) + '\n').join(''));
+}
+
+/**
+ * Writes `data` under a temporary name beside `path`, then renames it to `path`: a reader sees the old file or the
+ * whole new one. On failure the temporary file is removed: a full disk leaves no part of a page or journal behind.
+ */
+async function replaceFile(path: string, data: string | Uint8Array): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(4).toString('hex')}`);
   try {
-    await writeFile(temp, entries.map((e) => JSON.stringify(e) + '\n').join(''));
+    await writeFile(temp, data);
     await rename(temp, path);
   } catch (err) {
-    await rm(temp, { force: true }).catch(() => undefined); // a full disk leaves no part of the journal behind
+    await rm(temp, { force: true }).catch(() => undefined);
     throw err;
   }
 }
