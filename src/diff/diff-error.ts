@@ -2,8 +2,7 @@
  * The diff stage's error: a plain Error with a stable `code`, a one-line lowercase message prefixed `diff:` that
  * names the path or value at fault, and a `cause`.
  */
-
-import { oneLine } from '../text/one-line.js';
+import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 
 /** Stable codes of the diff stage's errors. */
 export type DiffErrorCode =
@@ -14,24 +13,10 @@ export type DiffErrorCode =
   | 'DIFF_UNSUPPORTED_TYPE' // a column has an Arrow type the comparison does not know
   | 'DIFF_INVALID_OPTION'; // an option is out of range
 
-/** What a DiffError is made of. */
-export interface DiffErrorOptions {
-  /** Stable machine-readable code. */
-  code: DiffErrorCode;
-  /** Lowercase, prefixed `diff:`, naming the path or value at fault; made one line. */
-  message: string;
-  /** The error behind this one, when there is one. */
-  cause?: unknown;
-}
+/** What a DiffError is made of; its message is prefixed `diff:`. */
+export type DiffErrorOptions = CodedErrorOptions<DiffErrorCode>;
 
 /** An error of the diff stage. */
-export class DiffError extends Error {
+export class DiffError extends CodedError<DiffErrorCode> {
   override readonly name = 'DiffError';
-  /** Stable machine-readable code. */
-  readonly code: DiffErrorCode;
-
-  constructor({ code, message, cause }: DiffErrorOptions) {
-    super(oneLine(message), cause === undefined ? undefined : { cause });
-    this.code = code;
-  }
 }

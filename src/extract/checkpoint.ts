@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { oneLine } from '../text/one-line.js';
+import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 
 /** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
@@ -164,24 +164,15 @@ export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalColl
 /** One journal line. */
 export type JournalEntry = JournalPageEntry | JournalMarker;
 
-/** What a CheckpointError is made of. */
-export interface CheckpointErrorOptions {
-  /** Stable code: `LOCKED` (another run holds it) or `MISMATCH` (it belongs to another source or page size). */
-  code: 'LOCKED' | 'MISMATCH';
-  /** Lowercase, prefixed `staging:`, naming the folder; made one line. */
-  message: string;
-}
+/** Why a staging folder cannot be used: `LOCKED` (another run holds it) or `MISMATCH` (another source or page size). */
+export type CheckpointErrorCode = 'LOCKED' | 'MISMATCH';
+
+/** What a CheckpointError is made of; its message is prefixed `staging:` and names the folder. */
+export type CheckpointErrorOptions = CodedErrorOptions<CheckpointErrorCode>;
 
 /** Why a staging folder cannot be used. */
-export class CheckpointError extends Error {
+export class CheckpointError extends CodedError<CheckpointErrorCode> {
   override readonly name = 'CheckpointError';
-  /** Stable code: `LOCKED` (another run holds it) or `MISMATCH` (it belongs to another source or page size). */
-  readonly code: 'LOCKED' | 'MISMATCH';
-
-  constructor({ code, message }: CheckpointErrorOptions) {
-    super(oneLine(message));
-    this.code = code;
-  }
 }
 
 const IDENTITY = 'run.json';

@@ -13,7 +13,7 @@ import { ExtractError } from './extract-error.js';
 import { IdMap } from './id-map.js';
 import { PageCache } from './page-cache.js';
 import { pageCollections, type CollectionsListing } from './page-collections.js';
-import { newExtractStats, paginate, type ExtractStats, type PaginateOptions, type PaginateResume } from './paginate.js';
+import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from './paginate.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
 import { RecordIndex } from './record-index.js';
 import { stagePage } from './stage-page.js';
@@ -142,14 +142,7 @@ export async function collect(
   const runPass = async (pass: number): Promise<PassSummary> => {
     if (!ended.has(pass)) {
       const mine = earlierPages.filter((p) => p.pass === pass);
-      const resume: PaginateResume | undefined =
-        mine.length === 0
-          ? undefined
-          : {
-              limit: mine[0]!.limit,
-              count: Math.max(...mine.map((p) => p.count)),
-              done: new Set(mine.map((p) => p.offset)),
-            };
+      const resume = resumeOf(mine);
       options.onEvent?.({
         type: 'pass-start',
         pass,

@@ -12,7 +12,7 @@ import { RepeatingPages } from './endless-list.js';
 import { ExtractError } from './extract-error.js';
 import { modifiedAt } from './modified-at.js';
 import { collectionsUrlOf } from './page-url.js';
-import { newExtractStats, paginate, type ExtractStats, type PaginateOptions, type PaginateResume } from './paginate.js';
+import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from './paginate.js';
 
 /** Passes over the collections list at most while its id set is incomplete (it is small: 14 pages on NeuroVault). */
 export const MAX_COLLECTION_PASSES = 10;
@@ -82,14 +82,7 @@ export async function pageCollections(
   let pass = Math.max(1, ...staged.map((p) => p.pass));
   for (; ; pass++) {
     const mine = staged.filter((p) => p.pass === pass);
-    const resume: PaginateResume | undefined =
-      mine.length === 0
-        ? undefined
-        : {
-            limit: mine[0]!.limit,
-            count: Math.max(...mine.map((p) => p.count)),
-            done: new Set(mine.map((p) => p.offset)),
-          };
+    const resume = resumeOf(mine);
     // The first request alone: a service without the endpoint answers one 404, not one per page asked for at once.
     const target = { url, countHint: pass === 1 && sizes.size === 0 ? 0 : expected };
     const repeating = new RepeatingPages();

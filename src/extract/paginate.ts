@@ -42,6 +42,18 @@ export interface PaginateResume {
   done: ReadonlySet<number>;
 }
 
+/** Where a pass stands after the pages it staged (an earlier process's): undefined when it staged none. */
+export function resumeOf(
+  staged: readonly { limit: number; count: number; offset: number }[],
+): PaginateResume | undefined {
+  if (staged.length === 0) return undefined;
+  return {
+    limit: staged[0]!.limit,
+    count: Math.max(...staged.map((p) => p.count)),
+    done: new Set(staged.map((p) => p.offset)),
+  };
+}
+
 /** Which list to page when it is not the image list of `baseUrl`, and what is known of it. */
 export interface ListTarget {
   /** The list's URL (same host as `baseUrl`). */

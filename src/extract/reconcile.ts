@@ -15,7 +15,7 @@ import { ExtractError } from './extract-error.js';
 import { HttpClient } from './http-client.js';
 import type { PageCache } from './page-cache.js';
 import { collectionImagesUrlOf, collectionsUrlOf } from './page-url.js';
-import { newExtractStats, paginate, type ExtractStats, type PaginateOptions } from './paginate.js';
+import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from './paginate.js';
 import type { CollectionsListing } from './page-collections.js';
 import type { RecordIndex } from './record-index.js';
 import { stagePage } from './stage-page.js';
@@ -213,10 +213,7 @@ async function readCollection(
     counts.push(page.count);
   };
   for (const page of staged) account(page);
-  const resume =
-    staged.length === 0
-      ? undefined
-      : { limit: staged[0]!.limit, count: Math.max(...counts), done: new Set(staged.map((p) => p.offset)) };
+  const resume = resumeOf(staged);
   const quiet = { ...options, concurrency: 1, onEvent: retriesOnly(options.onEvent) };
   try {
     for await (const batch of paginate(quiet, stats, resume, target)) {

@@ -2,7 +2,7 @@
  * The files stage's error: a stable `code`, a one-line lowercase message prefixed `files:` that names the path or
  * value at fault, and a `cause`. A file that cannot be fetched is not an error but a row of files.parquet.
  */
-import { oneLine } from '../text/one-line.js';
+import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 
 /** Stable codes of the files stage's errors. */
 export type FilesErrorCode =
@@ -11,25 +11,10 @@ export type FilesErrorCode =
   | 'FILES_UNREADABLE' // the snapshot or an earlier files.parquet cannot be read
   | 'FILES_WRITE_FAILED'; // the output folder or files.parquet cannot be written
 
-/** What a FilesError is made of. */
-export interface FilesErrorOptions {
-  /** Stable machine-readable code. */
-  code: FilesErrorCode;
-  /** What went wrong, naming the path or value at fault; made one line. */
-  message: string;
-  /** The error behind this one, when there is one. */
-  cause?: unknown;
-}
+/** What a FilesError is made of; its message is prefixed `files:`. */
+export type FilesErrorOptions = CodedErrorOptions<FilesErrorCode>;
 
 /** An error that stops a files run. */
-export class FilesError extends Error {
+export class FilesError extends CodedError<FilesErrorCode> {
   override readonly name = 'FilesError';
-
-  /** Stable machine-readable code. */
-  readonly code: FilesErrorCode;
-
-  constructor({ code, message, cause }: FilesErrorOptions) {
-    super(oneLine(message), cause === undefined ? undefined : { cause });
-    this.code = code;
-  }
 }

@@ -1,8 +1,7 @@
 /**
  * The load stage's error: a plain Error with a stable `code`, a lowercase message prefixed `load:`, and a `cause`.
  */
-
-import { oneLine } from '../text/one-line.js';
+import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 
 /** Stable codes of the load stage's errors. */
 export type LoadErrorCode =
@@ -12,26 +11,12 @@ export type LoadErrorCode =
   | 'LOAD_ENCODE_FAILED' // a format library failed or wrote something other than what it was given
   | 'LOAD_TEE_CONSUMER_STOPPED'; // one consumer of a tee stopped early, so the others cannot go on
 
-/** What a LoadError is made of. */
-export interface LoadErrorOptions {
-  /** Stable machine-readable code. */
-  code: LoadErrorCode;
-  /** Lowercase, prefixed by stage (`load:`, `staging:`), naming the path or value at fault; made one line. */
-  message: string;
-  /** The error behind this one, when there is one. */
-  cause?: unknown;
-}
+/** What a LoadError is made of; its message is prefixed by stage (`load:`, `staging:`). */
+export type LoadErrorOptions = CodedErrorOptions<LoadErrorCode>;
 
 /** An error of the load stage. */
-export class LoadError extends Error {
+export class LoadError extends CodedError<LoadErrorCode> {
   override readonly name = 'LoadError';
-  /** Stable machine-readable code. */
-  readonly code: LoadErrorCode;
-
-  constructor({ code, message, cause }: LoadErrorOptions) {
-    super(oneLine(message), cause === undefined ? undefined : { cause });
-    this.code = code;
-  }
 }
 
 /** Wraps a format library's failure (anything but a LoadError, which passes through) as LOAD_ENCODE_FAILED. */
