@@ -10,6 +10,7 @@
  * chunk of it (1 MiB), never the whole index.
  */
 import { open, type FileHandle } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { AtomicFile } from '../load/atomic-file.js';
 import type { SinkResult } from '../load/sink-result.js';
@@ -25,6 +26,15 @@ const CHUNK_ROWS = 1 << 16;
 /** 32-bit words a row: the id's two, the hash's two. */
 const WORDS = 4;
 const TWO_32 = 4294967296;
+
+/**
+ * The words of `bytes` in little-endian order, swapped in place when the host is big-endian (a Uint32Array is in the
+ * host's order; the file is little-endian wherever it is written or read). Swapping twice gives the words back.
+ */
+export function littleEndianWords(bytes: Uint8Array, hostBigEndian = endianness() === 'BE'): Uint8Array {
+  if (hostBigEndian) Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).swap32();
+  return bytes;
+}
 
 /** The header's text, the same in every index this version writes. */
 function headerBytes(): Buffer {
@@ -100,7 +110,7 @@ export class SnapshotIndexWriter {
     const bytes = new Uint8Array(this.chunk.buffer, 0, 4 * WORDS * this.inChunk);
     this.chunk = new Uint32Array(WORDS * CHUNK_ROWS); // the file keeps the bytes until it flushes them
     this.inChunk = 0;
-    await this.file.write(bytes);
+    await this.file.write(littleEndianWords(bytes));
   }
 }
 
@@ -186,6 +196,7 @@ export class SnapshotIndexReader {
     const { bytesRead } = await this.handle.read(bytes, 0, bytes.length, this.start + 16 * this.read);
     const fail = (why: string) => new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${this.path} ${why}` });
     if (bytesRead !== bytes.length) throw fail(`ended ${bytes.length - bytesRead} bytes early`);
+    littleEndianWords(bytes);
     [this.inChunk, this.chunkRows, this.read] = [0, rows, this.read + rows];
     for (let r = 0, previous = last; r < rows; previous = this.id(r++))
       if (!(this.id(r) > previous)) throw fail(`is not in ascending id order at row ${this.read - rows + r + 1}`);
