@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ExtractError } from '../extract/extract-error.js';
 import { HttpClient, type FetchedPage } from '../extract/http-client.js';
+import { noCollectionEndpoints } from '../extract/completeness.js';
 import { collectionsUrlOf, limitOfLink, listUrlOf, pageUrl } from '../extract/page-url.js';
 import { withRetry } from '../extract/retry.js';
 import type { Format } from '../run/formats.js';
@@ -145,7 +146,7 @@ async function planCollections(
     return { source_url: url.href, count: fetched.page.count, pages, first_page_ms: Math.round(ms) };
   } catch (err) {
     if (!(err instanceof ExtractError && err.status === 404)) throw err;
-    return { source_url: url.href, absent: `${url.href} answered 404: no collections table` };
+    return { source_url: url.href, absent: noCollectionEndpoints(url.href, 404) };
   }
 }
 

@@ -1,3 +1,4 @@
+import { noCollectionEndpoints } from '../extract/completeness.js';
 import type { ExtractEvent } from '../extract/extract-events.js';
 import { formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
@@ -134,11 +135,7 @@ export class Progress implements Reporter {
             `img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ` +
               `${event.passes} ${event.passes === 1 ? 'pass' : 'passes'}`,
           );
-        else
-          this.message(
-            `img-etl: ${event.url} answered ${event.status}: the service has no collection endpoints; ` +
-              "completeness rests on the image list's count",
-          );
+        else this.message(`img-etl: ${noCollectionEndpoints(event.url, event.status)}`);
         return;
       case 'reconcile-start':
         this.enterCollections();

@@ -113,9 +113,16 @@ export function completenessOf(input: CompletenessInput): Completeness {
 
 /** Why a run has no collections table and no reconciliation, one line. */
 function noCollectionsNote(listing: CollectionsListing, passes: number): string {
-  const count = `${passes} ${passes === 1 ? 'pass' : 'passes'}`;
+  return `${noCollectionEndpoints(listing.url, listing.status)} (${passes} ${passes === 1 ? 'pass' : 'passes'})`;
+}
+
+/**
+ * What a collections list answering `status` (a 404) means to a run, one line: the manifest's proof, the progress
+ * line and `--dry-run`'s plan say it alike.
+ */
+export function noCollectionEndpoints(url: string, status: number): string {
   return (
-    `GET ${listing.url} returned ${listing.status}: the service has no collection endpoints, ` +
-    `so there is no collections table and completeness rests on the image list's count (${count})`
+    `GET ${url} returned ${status}: the service has no collection endpoints, ` +
+    "so there is no collections table and completeness rests on the image list's count"
   );
 }

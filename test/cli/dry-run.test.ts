@@ -171,7 +171,8 @@ describe('--dry-run', () => {
     expect(run.code).toBe(0);
     expect(server.requests).toEqual(['/api/images/?limit=100&offset=0', '/api/collections/?limit=100&offset=0']);
     expect(run.stdout).toContain(
-      `  collections none: ${server.origin}/api/collections/ answered 404: no collections table\n`,
+      `  collections none: GET ${server.origin}/api/collections/ returned 404: the service has no collection ` +
+        "endpoints, so there is no collections table and completeness rests on the image list's count\n",
     );
     expect(run.stdout).toContain('  page size   10 (asked for 100; the server applied 10)\n');
     expect(run.stdout).toContain(
