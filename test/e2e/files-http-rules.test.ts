@@ -171,3 +171,14 @@ it('fetches http links of an https service over https; a redirect down to http g
   ]);
   for (const record of [direct, down]) await expectServed(out, record);
 });
+
+it('--dry-run times its sample range request with the token too, and fetches nothing more', async () => {
+  const snap = await snapshot('http');
+  const record = records[7]!;
+  const out = fresh();
+  const run = await runCli(['files', snap, '--out', out, ...whereIds([record]), '--token', TOKEN, '--dry-run']);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  expect(fileRequests(record)).toEqual([['http', `Token ${TOKEN}`]]);
+  expect(run.stdout).not.toContain(TOKEN);
+});
