@@ -3,7 +3,8 @@ import type { Argv, Options } from 'yargs';
 import { booleanNames, camelCase, checkBooleanEnv } from './strict-booleans.js';
 import { UsageError } from './usage-error.js';
 
-const DESCRIBE = 'A JSON file of options, named as on the command line (e.g. {"to": ["csv"], "out": "snap"})';
+/** The --config example of a snapshot command's help: options every snapshot command has. */
+const SNAPSHOT_EXAMPLE = '{"to": ["csv"], "out": "snap"}';
 
 /**
  * Lets a snapshot command take its options from IMG_ETL_* variables and a --config JSON file too (the command line
@@ -11,7 +12,7 @@ const DESCRIBE = 'A JSON file of options, named as on the command line (e.g. {"t
  */
 export function withEnvAndConfig<T>(y: Argv<T>, options: Record<string, Options>): Argv<T> {
   const booleans = booleanNames(options);
-  return withConfig(y.env('IMG_ETL'), options).middleware(
+  return withConfig(y.env('IMG_ETL'), options, SNAPSHOT_EXAMPLE).middleware(
     () => checkBooleanEnv(process.env, 'IMG_ETL', booleans),
     true,
   );
@@ -20,9 +21,11 @@ export function withEnvAndConfig<T>(y: Argv<T>, options: Record<string, Options>
 /**
  * Lets a command take its options from a --config JSON file too (the command line wins), but not from IMG_ETL_*
  * variables, which are a snapshot's (IMG_ETL_OUT, IMG_ETL_CONCURRENCY mean the snapshot's folder and connections).
+ * `example`, shown in --help, must be a file this command accepts: only its own options.
  */
-export function withConfig<T>(y: Argv<T>, options: Record<string, Options>): Argv<T> {
-  return y.config('config', DESCRIBE, (path: string) => readConfigFile(path, options));
+export function withConfig<T>(y: Argv<T>, options: Record<string, Options>, example: string): Argv<T> {
+  const describe = `A JSON file of options, named as on the command line (e.g. ${example})`;
+  return y.config('config', describe, (path: string) => readConfigFile(path, options));
 }
 
 /** Reads a --config file: a JSON object of the command's options; a one-line usage error otherwise. */

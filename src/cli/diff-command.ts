@@ -43,7 +43,7 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
           default: ['parquet'],
           describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}`,
         })
-        .example('$0 diff snaps/20261120T020000Z snaps/latest', 'What changed since the snapshot of 20 November')
+        .example('$0 diff snaps/20261120T020000.000Z snaps/latest', 'What changed since the snapshot of 20 November')
         .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
     handler: async (args) => {
       const formats = parseDiffFormats(args.to);

@@ -96,7 +96,7 @@ export function filesCommand(setExitCode: (code: number) => void): CommandModule
       'Fetch the image files a snapshot selects (--where), concurrently, resumably and verified, ' +
       'into {out}/<collection_id>/',
     builder: (y) =>
-      withConfig(y, FILES_OPTIONS)
+      withConfig(y, FILES_OPTIONS, '{"out": "maps", "concurrency": 4}')
         .positional('snapshot', {
           type: 'string',
           describe: 'A snapshot folder, a --snapshot base folder (its latest), or an images.parquet/.arrow file',

@@ -103,7 +103,7 @@ export interface SnapshotCommandOptions {
   summary?: 'text' | 'json';
   /** Milliseconds between plain progress lines when stderr is not a terminal; default 10,000. */
   progressIntervalMs?: number;
-  /** Fetch the first page only and print the plan; default false. */
+  /** Fetch the first page of the image and collections lists only and print the plan; default false. */
   dryRun?: boolean;
   /** Records that may be missing before the exit code says incomplete; default 0. */
   maxMissing?: number;

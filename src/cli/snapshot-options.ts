@@ -52,7 +52,9 @@ export const SNAPSHOT_OPTIONS = {
   'max-passes': {
     type: 'number',
     default: 3,
-    describe: 'Passes over the list at most while records are missing (the list changes while it is paged)',
+    describe:
+      'Passes over the image list at most while records are missing, for a service without the collection ' +
+      'endpoints (with them: one pass, then reconciliation)',
   },
   'max-missing': {
     type: 'number',
@@ -66,7 +68,9 @@ export const SNAPSHOT_OPTIONS = {
   },
   keep: {
     type: 'number',
-    describe: 'With --snapshot: keep the newest N snapshots, delete older ones after a successful run',
+    describe:
+      'With --snapshot: keep the newest N complete snapshots, deleting older ones and surplus incomplete ones ' +
+      'after every run that writes one (exit 0 or 3)',
   },
   fresh: {
     type: 'boolean',
@@ -124,7 +128,9 @@ export const OUTPUT_OPTIONS = {
   'dry-run': {
     type: 'boolean',
     default: false,
-    describe: 'Read the first page only and print the plan: count, pages, estimated time and sizes; writes nothing',
+    describe:
+      'Read the first page of the image and collections lists only and print the plan: count, pages, ' +
+      'estimated time and sizes; writes nothing',
   },
 } as const satisfies Record<string, Options>;
 

@@ -80,7 +80,7 @@ async function resolve(
     throw new DiffError({
       code: 'DIFF_NOT_SNAPSHOT',
       message: csv
-        ? `diff: ${path} holds only ${names.csv}; diff reads ${names.parquet} or ${names.arrow} ` +
+        ? `diff: ${path} holds only ${names.csv}, and ${names.parquet} or ${names.arrow} is needed ` +
           '(snapshot with --to parquet or --to arrow)'
         : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
     });
@@ -159,7 +159,8 @@ async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
   if (read >= 4 && head.toString('latin1', 0, 4) === 'PAR1') return 'parquet';
   if (read >= 6 && head.toString('latin1', 0, 6) === 'ARROW1') return 'arrow';
   if (read >= 4 && head.readUInt32LE(0) === 0xffffffff) return 'arrow';
-  const hint = path.endsWith('.csv') ? ' (csv cannot be diffed; snapshot with --to parquet or --to arrow)' : '';
+  // Said without naming diff: files and the report's drift read snapshots through here too.
+  const hint = path.endsWith('.csv') ? ' (snapshot with --to parquet or --to arrow)' : '';
   throw new DiffError({
     code: 'DIFF_NOT_SNAPSHOT',
     message: `diff: ${path} is neither a parquet nor an arrow file${hint}`,

@@ -26,10 +26,22 @@ describe('output options', () => {
         /--progress-interval +Seconds between progress lines when stderr is not a terminal +\[number\] \[default: 10\]/,
       );
       expect(help).toMatch(
-        /--dry-run +Read the first page only and print the plan: .* +\[boolean\] \[default: false\]/,
+        /--dry-run +Read the first page of the image and collections lists only and print the plan: .* +\[boolean\] \[default: false\]/,
       );
     },
   );
+
+  it('--help says when --keep prunes and what --max-passes is for, as the code does', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    const help = run.stdout.replace(/\n {20,}/g, ' '); // yargs wraps a long description onto an indented line
+    // pruneSnapshots runs after a complete run and after an incomplete one (exit 3) alike, and counts complete ones.
+    expect(help).toMatch(
+      /--keep +With --snapshot: keep the newest N complete snapshots, .*\(exit 0 or 3\) +\[number\]/,
+    );
+    // Only a service without /api/collections/ gets further passes; with it, one pass and reconciliation.
+    expect(help).toMatch(/--max-passes +.*without the collection endpoints.* +\[number\] \[default: 3\]/);
+  });
 
   it.each([
     [['--log-format', 'xml'], {}, 'img-etl: --log-format: expected text or json, got "xml"'],

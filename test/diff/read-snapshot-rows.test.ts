@@ -239,14 +239,14 @@ describe('resolveSnapshotFile', () => {
     await expectError(
       csv,
       'DIFF_NOT_SNAPSHOT',
-      `diff: ${csv} holds only images.csv; diff reads images.parquet or images.arrow ` +
+      `diff: ${csv} holds only images.csv, and images.parquet or images.arrow is needed ` +
         `(snapshot with --to parquet or --to arrow)`,
     );
     await expectError(
       join(csv, 'images.csv'),
       'DIFF_NOT_SNAPSHOT',
-      `diff: ${join(csv, 'images.csv')} is neither a parquet nor an arrow file (csv cannot ` +
-        `be diffed; snapshot with --to parquet or --to arrow)`,
+      `diff: ${join(csv, 'images.csv')} is neither a parquet nor an arrow file ` +
+        `(snapshot with --to parquet or --to arrow)`,
     );
     await symlink('20200101T000000Z', join(dir, 'empty', 'latest'));
     await expectError(

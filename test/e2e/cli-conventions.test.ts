@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SummaryDocument } from '../../src/cli/summary.js';
+import { snapshotName } from '../../src/run/snapshot-folders.js';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
@@ -155,6 +156,17 @@ describe('conventions', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${version}\n`);
     expect(run.stderr).toBe('');
+  });
+
+  it.each(['diff', 'report'])('%s --help names an older snapshot folder as a --snapshot run names it', async (cmd) => {
+    const run = await runCli([cmd, '--help']);
+    expect(run.code).toBe(0);
+    const names = [...run.stdout.matchAll(/snaps\/(\d{8}T[\d.]+Z)/g)].map((m) => m[1]!);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
+      const [, y, mo, d, h, mi, sec] = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d(?:\.\d+)?)Z$/.exec(name)!;
+      expect(snapshotName(new Date(`${y}-${mo}-${d}T${h}:${mi}:${sec}Z`))).toBe(name);
+    }
   });
 
   it('serve --help shows numeric options as numbers with numeric defaults', async () => {

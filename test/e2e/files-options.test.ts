@@ -3,7 +3,7 @@
  * fields in snake_case, like a snapshot's log) and `--config` (a JSON file of the command's options; the command line
  * wins, an unknown key is refused with exit code 2).
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
@@ -166,4 +166,20 @@ it('--config: options from a JSON file, the command line winning; an unknown key
   expect(refused.stderr.trim().split('\n')).toEqual([
     `img-etl: --config: ${unknown} sets "page-size", which is not an option of this command`,
   ]);
+});
+
+it("--help's --config example is a file files accepts: run in a folder, it plans the selection (exit 0)", async () => {
+  const help = await runCli(['files', '--help']);
+  expect(help.code).toBe(0);
+  const example = /--config +A JSON file of options, .*?\(e\.g\. (\{.*?\})\)/.exec(
+    help.stdout.replace(/\n {20,}/g, ' '), // yargs wraps a long description onto an indented line
+  )?.[1];
+  expect(example).toBeDefined();
+  const cwd = fresh();
+  await mkdir(cwd);
+  await writeFile(join(cwd, 'example.json'), example!);
+  const run = await runCli(['files', snap, '--config', 'example.json', '--dry-run'], { cwd });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/^img-etl files \(dry run\): \d+ files/);
 });

@@ -144,6 +144,25 @@ describe('a selection by --where', () => {
   });
 });
 
+describe('a snapshot of CSV only', () => {
+  it('is refused with exit code 2 and one line of the files stage that names no other command', async () => {
+    const csvOnly = join(root, 'csv-only');
+    const snapshot = await runCli(['--base-url', service.url, '--out', csvOnly, '--to', 'csv', '--quiet']);
+    expect(snapshot.code).toBe(0);
+    for (const [path, says] of [
+      [csvOnly, `${csvOnly} holds only images.csv`],
+      [join(csvOnly, 'images.csv'), `${join(csvOnly, 'images.csv')} is neither a parquet nor an arrow file`],
+    ] as const) {
+      const run = await runCli(['files', path, '--out', fresh(), '--dry-run']);
+      expect(run.code, path).toBe(2);
+      expect(run.stderr.trim().split('\n'), path).toHaveLength(1);
+      expect(run.stderr.startsWith(`img-etl: files: ${says}`), run.stderr).toBe(true);
+      expect(run.stderr, path).toContain('(snapshot with --to parquet or --to arrow)');
+      expect(run.stderr, path).not.toMatch(/diff/); // the files command, not diff, read it
+    }
+  });
+});
+
 describe('--with', () => {
   it('fetches the thumbnail and surface links of each selected image into the same folder, one row each', async () => {
     const chosen = records
