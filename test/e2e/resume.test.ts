@@ -60,8 +60,9 @@ async function interrupt(
   const child = spawn(process.execPath, [CLI, ...args(out)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
+  // 'close', not 'exit': stderr is read after it, and a process can exit before its pipes have given all it wrote.
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.on('exit', (code, sig) => resolve({ code, signal: sig })),
+    child.on('close', (code, sig) => resolve({ code, signal: sig })),
   );
   for (let i = 0; i < 4000; i++) {
     const lines = await journal(out);

@@ -45,7 +45,8 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  // 'close', not 'exit': a process can exit before its pipes have given all their output (seen under load).
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 describe('img-etl serve', () => {
