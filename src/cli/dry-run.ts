@@ -19,7 +19,7 @@ import { SCHEMA_VERSION } from '../schema/columns.js';
 import type { PageBatch } from '../schema/row.js';
 import { normalise } from '../transform/normalise.js';
 import { validate } from '../transform/validate.js';
-import { formatBytes, formatDuration, thousands } from './human-numbers.js';
+import { counted, formatBytes, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 
@@ -215,13 +215,13 @@ export function formatPlan(plan: DryRunPlan): string {
     `img-etl: dry run of ${plan.source_url}: the first page of each list only; nothing staged or written`,
     `  count       ${thousands(plan.count)} records`,
     `  page size   ${thousands(plan.page_size)} (${applied})`,
-    `  pages       ${thousands(plan.pages)} requests, ${plan.concurrency} at a time (${thousands(rounds)} ` +
-      `rounds), before retries and any later pass`,
+    `  pages       ${counted(plan.pages, 'request')}, ${plan.concurrency} at a time (${counted(rounds, 'round')}), ` +
+      'before retries and any later pass',
     collectionsLine(plan.collections),
     `  time        about ${formatDuration(plan.estimated_seconds)} (estimate: ` +
-      `${thousands(plan.pages)} pages × ${thousands(first.ms)} ms, the first page's time, ` +
+      `${counted(plan.pages, 'page')} × ${thousands(first.ms)} ms, the first page's time, ` +
       ('pages' in plan.collections
-        ? `+ ${thousands(plan.collections.pages)} collection pages × ${thousands(plan.collections.first_page_ms)} ms, `
+        ? `+ ${counted(plan.collections.pages, 'collection page')} × ${thousands(plan.collections.first_page_ms)} ms, `
         : '') +
       `/ ${plan.concurrency} at a time)`,
     ...Object.entries(plan.estimated_bytes).map(([format, bytes]) =>
@@ -243,7 +243,7 @@ export function formatPlan(plan: DryRunPlan): string {
 function collectionsLine(collections: DryRunPlan['collections']): string {
   if (!('pages' in collections)) return `  collections none: ${collections.absent}`;
   return (
-    `  collections ${thousands(collections.count)} in ${thousands(collections.pages)} pages of ` +
+    `  collections ${thousands(collections.count)} in ${counted(collections.pages, 'page')} of ` +
     `${collections.source_url}, read once for the collections table and the proof of completeness`
   );
 }

@@ -3,6 +3,11 @@ export function thousands(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** A count with its noun, singular for 1: `1 page`, `1,000 pages`, `2 passes` (the plural given where it is not +s). */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${thousands(n)} ${n === 1 ? one : many}`;
+}
+
 /** A duration for people, rounded up to the second: `42 s`, `3 min 05 s`, `1 h 02 min`. */
 export function formatDuration(seconds: number): string {
   const s = Math.ceil(seconds);

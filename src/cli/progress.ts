@@ -1,6 +1,6 @@
 import { noCollectionEndpoints } from '../extract/completeness.js';
 import type { ExtractEvent } from '../extract/extract-events.js';
-import { formatDuration, thousands } from './human-numbers.js';
+import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
 
 /** How often progress is shown. */
@@ -133,7 +133,7 @@ export class Progress implements Reporter {
         if (event.status === 200)
           this.message(
             `img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ` +
-              `${event.passes} ${event.passes === 1 ? 'pass' : 'passes'}`,
+              counted(event.passes, 'pass', 'passes'),
           );
         else this.message(`img-etl: ${noCollectionEndpoints(event.url, event.status)}`);
         return;
@@ -318,10 +318,7 @@ function newPass(pass: number, maxPasses: number, missing: number, started: numb
 function passIntro(pass: number, maxPasses: number, missing: number): string {
   const which = `pass ${pass} of at most ${maxPasses}`;
   if (missing > 0)
-    return (
-      `${which}: ${thousands(missing)} ${missing === 1 ? 'record is' : 'records are'} ` +
-      `missing; paging the list again to find them`
-    );
+    return `${which}: ${counted(missing, 'record is', 'records are')} ` + `missing; paging the list again to find them`;
   return (
     `${which}: the list shifted during pass ${pass - 1} (a repeated record or a ` +
     `shrinking count); paging it again for records that moved`
@@ -332,7 +329,7 @@ function passIntro(pass: number, maxPasses: number, missing: number): string {
 export function conflictLine(count: number, firstIds: readonly number[]): string {
   const ids = `${firstIds.join(', ')}${count > firstIds.length ? ', …' : ''}`;
   return (
-    `${thousands(count)} ${count === 1 ? 'record' : 'records'} came back changed while ` +
+    `${counted(count, 'record')} came back changed while ` +
     `the list was paged (id ${ids}); the copy newer by modify_date is kept`
   );
 }

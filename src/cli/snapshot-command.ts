@@ -246,7 +246,7 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
         .example('$0 --base-url http://127.0.0.1:8000 --to arrow', 'Snapshot a local service (see `img-etl serve`)')
         .example(
           '$0 --dry-run --to parquet,csv',
-          'Read the first page and print the plan: pages, estimated time and sizes',
+          'Read the first page of each list and print the plan: pages, estimated time and sizes',
         )
         .example(
           '$0 --quiet --summary json > run.json',

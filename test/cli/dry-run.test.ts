@@ -55,10 +55,10 @@ describe('--dry-run', () => {
         `img-etl: dry run of ${service.listUrl}: the first page of each list only; nothing staged or written`,
       );
       const collections = service.dataset.collections.publicCount;
-      const collectionPages = Math.ceil(collections / 50);
+      expect(Math.ceil(collections / 50)).toBe(1); // one page of collections: the plan says "1 page", not "1 pages"
       const collectionsUrl = new URL('../collections/', service.listUrl).href;
       expect(lines).toContain(
-        `  collections ${collections} in ${collectionPages} pages of ${collectionsUrl}, ` +
+        `  collections ${collections} in 1 page of ${collectionsUrl}, ` +
           'read once for the collections table and the proof of completeness',
       );
       expect(lines).toContain('  count       559 records');
@@ -68,7 +68,7 @@ describe('--dry-run', () => {
         expect.stringMatching(
           new RegExp(
             String.raw`^ {2}time {8}about \d+ s \(estimate: 12 pages × \d+ ms, the first page's time, ` +
-              String.raw`\+ ${collectionPages} collection pages × \d+ ms, \/ 3 at a time\)$`,
+              String.raw`\+ 1 collection page × \d+ ms, \/ 3 at a time\)$`,
           ),
         ),
       );
