@@ -7,6 +7,7 @@
  * as it is) is decoded first, as is one that does not parse as Latin-1 (a byte order mark, or not JSON at all).
  */
 import { isAscii, isUtf8 } from 'node:buffer';
+import { latin1Text } from './latin1-text.js';
 
 /** What a JsonBytesError is made of. */
 export interface JsonBytesErrorOptions {
@@ -40,12 +41,12 @@ const [ZERO, SEVEN] = ['0'.charCodeAt(0), '7'.charCodeAt(0)];
 /** Parses UTF-8 JSON text; throws JsonBytesError. */
 export function parseJsonBytes(input: Uint8Array): unknown {
   const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-  if (isAscii(bytes)) return parseText(bytes.toString('latin1'));
+  if (isAscii(bytes)) return parseText(latin1Text(bytes));
   if (!isUtf8(bytes)) throw new JsonBytesError({ code: 'UTF8', message: 'not valid UTF-8' });
   if (hasEscapeFrom0x80(bytes)) return parseText(UTF8.decode(bytes));
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('latin1'));
+    parsed = JSON.parse(latin1Text(bytes));
   } catch {
     // Not JSON as Latin-1: a byte order mark (which decoding drops), or not JSON at all (the message then names the
     // characters as they are).

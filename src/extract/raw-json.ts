@@ -7,6 +7,8 @@
  * sequence is 0x80 or more, never a quote, a backslash or a bracket, so the spans are byte offsets.
  */
 
+import { latin1Text } from './latin1-text.js';
+
 /** A part of a text: from `start` up to, not including, `end`. */
 export interface TextSpan {
   start: number;
@@ -33,7 +35,7 @@ const BOM = '\ufeff';
 
 /** The span of each element of the top-level object's `results` array (the last `results` key, as JSON.parse keeps). */
 export function resultSpans(bytes: Uint8Array): TextSpan[] {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  const text = latin1Text(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const at = text.startsWith(BOM_LATIN1) ? BOM_LATIN1.length : 0;
   const results = objectMembers(text, skipSpace(text, at))
     .filter((m) => m.key === 'results')
