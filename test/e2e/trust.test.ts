@@ -243,6 +243,50 @@ describe('the output folder holds one run', () => {
   );
 });
 
+describe('files img-etl did not write', () => {
+  it('a file of the same name as one the run writes stops it before a request, one line, the file untouched', async () => {
+    server = await startListServer(madeRecords(10));
+    for (const [name, text] of [
+      ['images.parquet', 'my own parquet'],
+      ['manifest.json', '{"name": "my web app"}'],
+    ]) {
+      const dir = join(out, name.replace('.', '-'));
+      await mkdir(dir);
+      await writeFile(join(dir, name), text);
+      const run = await runCli(['--base-url', server.origin, '--out', dir, '--to', 'parquet,csv']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `img-etl: load: cannot publish ${join(dir, name)}: a file img-etl did not write is in the way ` +
+          '(move it, or choose another --out)\n',
+      );
+      expect(await readFile(join(dir, name), 'utf8')).toBe(text);
+      expect((await readdir(dir)).filter((n) => !n.startsWith('.img-etl-'))).toEqual([name]);
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it('a file the previous run did not list is refused, also one only known at the end (rejects.ndjson)', async () => {
+    const records = madeRecords(10);
+    server = await startListServer(records);
+    const args = ['--base-url', server.origin, '--out', out, '--to', 'parquet', '--quiet'];
+    expect((await runCli(args)).code).toBe(0);
+    await writeFile(join(out, 'images.csv'), 'my csv');
+    const refusal = (name: string) =>
+      `img-etl: load: cannot publish ${join(out, name)}: a file img-etl did not write is in the way ` +
+      '(move it, or choose another --out)\n';
+    const csv = await runCli([...args, '--to', 'csv']);
+    expect([csv.code, csv.stderr]).toEqual([1, refusal('images.csv')]);
+
+    await writeFile(join(out, 'rejects.ndjson'), 'my rejects');
+    records.push({ ...records[0], id: 'abc' }); // a reject: this run writes rejects.ndjson
+    const rejects = await runCli(args);
+    expect([rejects.code, rejects.stderr]).toEqual([1, refusal('rejects.ndjson')]);
+    expect(await readFile(join(out, 'images.csv'), 'utf8')).toBe('my csv');
+    expect(await readFile(join(out, 'rejects.ndjson'), 'utf8')).toBe('my rejects');
+    expect((await manifestOf()).records_written).toBe(10);
+  });
+});
+
 describe('--keep', () => {
   it(
     'deletes only snapshot folders img-etl wrote, counts complete ones, and prunes ' +
