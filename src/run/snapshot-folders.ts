@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, readFile, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
+import { LoadError } from '../load/load-error.js';
 import { FILE_NAMES } from './formats.js';
 import { readManifest } from './publish-folder.js';
 
@@ -20,11 +21,12 @@ export function snapshotName(date: Date): string {
 
 /**
  * Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where
- * symlinks are unavailable. A refusal (a folder of someone's named `latest`) is a one-line LoadError naming it.
+ * symlinks are unavailable. A refusal (a `latest` of someone's, see checkLatest) is a one-line LoadError naming it.
  */
 export async function publishLatest(baseDir: string, name: string): Promise<'symlink' | 'file'> {
   const latest = join(baseDir, 'latest');
   const temp = join(baseDir, `.latest.tmp-${randomBytes(4).toString('hex')}`);
+  await checkLatest(baseDir);
   try {
     return await pointLatest(latest, temp, name);
   } catch (cause) {
@@ -46,6 +48,25 @@ async function pointLatest(latest: string, temp: string, name: string): Promise<
     await rename(temp, latest);
     return 'file';
   }
+}
+
+/**
+ * Refuses a `DIR/latest` img-etl did not make (anything but a link to a snapshot folder's name, or the one-line file
+ * naming one where symlinks are unavailable), before a run and again before it is moved: it is never replaced.
+ */
+export async function checkLatest(baseDir: string): Promise<void> {
+  const latest = join(baseDir, 'latest');
+  const stat = await lstat(latest).catch(() => undefined);
+  if (stat === undefined) return;
+  const small = stat.isFile() && stat.size <= 64;
+  const target = stat.isSymbolicLink() || small ? await latestSnapshot(baseDir) : undefined;
+  if (target !== undefined && NAME.test(target)) return;
+  throw new LoadError({
+    code: 'LOAD_NOT_OURS',
+    message:
+      `snapshot: cannot point ${latest} at a snapshot: it is not a link img-etl made ` +
+      '(move it, or choose another --out)',
+  });
 }
 
 /** The snapshot folder `DIR/latest` points at, if any. */

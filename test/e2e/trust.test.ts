@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdir, readFile, readdir, truncate, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, readlink, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SummaryDocument } from '../../src/cli/summary.js';
@@ -284,6 +284,31 @@ describe('files img-etl did not write', () => {
     expect(await readFile(join(out, 'images.csv'), 'utf8')).toBe('my csv');
     expect(await readFile(join(out, 'rejects.ndjson'), 'utf8')).toBe('my rejects');
     expect((await manifestOf()).records_written).toBe(10);
+  });
+
+  it('a latest that is not a link img-etl made is never replaced', async () => {
+    server = await startListServer(madeRecords(10));
+    const elsewhere = join(out, 'elsewhere');
+    await mkdir(elsewhere);
+    for (const make of [
+      (latest: string) => writeFile(latest, 'my notes'),
+      (latest: string) => symlink(elsewhere, latest),
+    ]) {
+      const dir = join(out, `snapshots-${(await readdir(out)).length}`);
+      await mkdir(dir);
+      const latest = join(dir, 'latest');
+      await make(latest);
+      const before = (await lstat(latest)).isSymbolicLink() ? await readlink(latest) : await readFile(latest, 'utf8');
+      const run = await runCli(['--base-url', server.origin, '--out', dir, '--snapshot']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `img-etl: snapshot: cannot point ${latest} at a snapshot: it is not a link img-etl made ` +
+          '(move it, or choose another --out)\n',
+      );
+      const after = (await lstat(latest)).isSymbolicLink() ? await readlink(latest) : await readFile(latest, 'utf8');
+      expect(after).toBe(before);
+    }
+    expect(server.requests).toEqual([]);
   });
 });
 
