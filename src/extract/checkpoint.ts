@@ -214,15 +214,11 @@ export class Checkpoint {
     try {
       const notices: string[] = [];
       let existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
-      const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);
-      if (stale !== undefined) {
-        notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
-        existing = undefined;
-      }
       const same =
         existing !== undefined &&
         existing.source_url === identity.source_url &&
         existing.page_size === identity.page_size;
+      // Another source's staging is refused before its age is looked at: only its own command (or --fresh) discards it.
       if (existing !== undefined && !same && options.fresh !== true) {
         throw new CheckpointError({
           code: 'MISMATCH',
@@ -231,6 +227,11 @@ export class Checkpoint {
             `${existing.page_size}; run that command again to finish it, or add --fresh to ` +
             `discard it`,
         });
+      }
+      const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);
+      if (stale !== undefined) {
+        notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
+        existing = undefined;
       }
       let kept = existing;
       if (existing === undefined || options.fresh === true) {

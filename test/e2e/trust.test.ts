@@ -180,6 +180,30 @@ describe('staging of an earlier run', () => {
     expect(requestsFor(0)).toBe(1);
   });
 
+  it("staging of another source is refused however old it is, never discarded by this source's run", async () => {
+    await interruptedRun();
+    const staging = join(out, '.img-etl-staging');
+    const identity = JSON.parse(await readFile(join(staging, 'run.json'), 'utf8')) as CheckpointIdentity;
+    const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000).toISOString();
+    await writeFile(join(staging, 'run.json'), JSON.stringify({ ...identity, started_at: twoDaysAgo }));
+    const other = await startListServer(madeRecords(10));
+    try {
+      const run = await runCli(['--base-url', other.origin, '--out', out, '--page-size', '20']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `img-etl: staging: ${staging} holds an unfinished run of ${identity.source_url} with page size 20; ` +
+          'run that command again to finish it, or add --fresh to discard it\n',
+      );
+      expect(other.requests).toEqual([]);
+    } finally {
+      await other.close();
+    }
+    expect(existsSync(join(staging, 'p1-20-20.json'))).toBe(true);
+    const within = await runCli([...args(), '--max-resume-age', '72']); // its own command still resumes it
+    expect(within.code).toBe(0);
+    expect(requestsFor(20)).toBe(1);
+  });
+
   it('a failure a rerun cannot fix gets no resume hint', async () => {
     await interruptedRun();
     failing = true; // the 404 stays
