@@ -310,6 +310,33 @@ describe('files img-etl did not write', () => {
     expect((await manifestOf()).records_written).toBe(10);
   });
 
+  it("a staging folder linked to a scratch folder of the user's: its other files are untouched, fresh or not", async () => {
+    let failing = true; // the first run stops at offset 20, its pages staged in the scratch folder
+    server = await startListServer(madeRecords(30), { fail: (offset) => (failing && offset >= 20 ? 404 : undefined) });
+    const scratch = join(out, 'scratch');
+    await mkdir(scratch);
+    await writeFile(join(scratch, 'thesis.txt'), 'years of work');
+    const dir = join(out, 'snap');
+    await mkdir(dir);
+    await symlink(scratch, join(dir, '.img-etl-staging'));
+    const args = ['--base-url', server.origin, '--out', dir, '--page-size', '10', '--quiet'];
+    expect((await runCli(args)).code).toBe(1);
+    expect((await readdir(scratch)).sort()).toEqual([
+      'journal.ndjson',
+      'p1-0-10.json',
+      'p1-10-10.json',
+      'run.json',
+      'thesis.txt',
+    ]);
+    failing = false;
+    expect((await runCli([...args, '--fresh'])).code).toBe(0);
+    expect(requestsFor(0)).toBe(2);
+    expect(await readdir(scratch)).toEqual(['thesis.txt']); // img-etl's staged files removed, the user's kept
+    expect(await readFile(join(scratch, 'thesis.txt'), 'utf8')).toBe('years of work');
+    expect((await lstat(join(dir, '.img-etl-staging'))).isSymbolicLink()).toBe(true);
+    expectRowsMatch(await readParquetRows(dir), expectedOf(madeRecords(30)));
+  });
+
   it('a latest that is not a link img-etl made is never replaced', async () => {
     server = await startListServer(madeRecords(10));
     const elsewhere = join(out, 'elsewhere');
