@@ -3,12 +3,12 @@
  * after a successful run, and pruning of older snapshots.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, readFile, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readFile, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../load/load-error.js';
 import { FILE_NAMES } from './formats.js';
-import { readManifest } from './publish-folder.js';
+import { PENDING_DIR, readManifest } from './publish-folder.js';
 
 const NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
 
@@ -101,7 +101,8 @@ export interface PrunedSnapshot {
 }
 
 /**
- * Deletes old snapshot folders that img-etl wrote (a folder without an img-etl manifest inside is never touched):
+ * Deletes old snapshot folders that img-etl wrote (a folder without an img-etl manifest inside is never touched, and a
+ * file of someone's inside one stays, with its folder):
  * complete ones beyond the newest `keep` (never the one `latest` points at); incomplete ones older than the newest
  * complete snapshot kept, and beyond the newest `keep` incomplete ones after it. Resolves to what it deleted.
  */
@@ -126,6 +127,23 @@ export async function pruneSnapshots(baseDir: string, keep: number): Promise<Pru
     else if (!s.complete && !keptIncomplete.has(s.name))
       doomed.push({ ...s, reason: `incomplete, beyond the newest ${keep} incomplete` });
   }
-  for (const s of doomed) await rm(join(baseDir, s.name), { recursive: true, force: true });
+  for (const s of doomed)
+    if (!(await removeSnapshot(join(baseDir, s.name))))
+      s.reason += '; the folder stays for the files img-etl did not write in it';
   return doomed;
+}
+
+/**
+ * Deletes what img-etl wrote in a snapshot folder (the files its manifest lists, a pending publication, the manifest
+ * last), then the folder if that empties it; resolves to whether the folder went.
+ */
+async function removeSnapshot(dir: string): Promise<boolean> {
+  const manifest = await readManifest(join(dir, FILE_NAMES.manifest));
+  for (const { name } of manifest?.files ?? []) await rm(join(dir, name), { force: true });
+  await rm(join(dir, PENDING_DIR), { recursive: true, force: true });
+  await rm(join(dir, FILE_NAMES.manifest), { force: true });
+  return rmdir(dir).then(
+    () => true,
+    () => false,
+  );
 }

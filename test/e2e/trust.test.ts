@@ -408,3 +408,31 @@ describe('--keep', () => {
     },
   );
 });
+
+describe('--keep and files of the user inside a snapshot folder', () => {
+  it("deletes the files img-etl wrote there and keeps the folder with the user's files, saying so", async () => {
+    server = await startListServer(madeRecords(10));
+    const snap = (...extra: string[]) =>
+      runCli(['--base-url', server!.origin, '--out', out, '--snapshot', '--quiet', '--summary', 'json', ...extra]);
+    expect((await snap()).code).toBe(0);
+    const [first] = await readdir(out);
+    await writeFile(join(out, first!, 'analysis.ipynb'), 'my notebook');
+    const second = await snap('--keep', '1');
+    expect(second.code).toBe(0);
+    const pruned = (JSON.parse(second.stdout) as SummaryDocument).pruned!;
+    expect(pruned).toEqual([
+      {
+        name: first,
+        complete: true,
+        reason: 'beyond the newest 1 complete; the folder stays for the files img-etl did not write in it',
+      },
+    ]);
+    expect(await readdir(join(out, first!))).toEqual(['analysis.ipynb']);
+    expect(await readFile(join(out, first!, 'analysis.ipynb'), 'utf8')).toBe('my notebook');
+    const [, secondName] = (await readdir(out)).sort();
+    const third = await snap('--keep', '1'); // the first folder is no longer a snapshot: left alone
+    expect(third.code).toBe(0);
+    expect((JSON.parse(third.stdout) as SummaryDocument).pruned?.map((p) => p.name)).toEqual([secondName]);
+    expect(await readdir(join(out, first!))).toEqual(['analysis.ipynb']);
+  });
+});
