@@ -268,12 +268,13 @@ describe('the output folder holds one run', () => {
 });
 
 describe('files img-etl did not write', () => {
-  it('a file of the same name as one the run writes stops it before a request, one line, the file untouched', async () => {
+  it('a file named as one the run writes stops it before a request, one line, the file untouched', async () => {
     server = await startListServer(madeRecords(10));
-    for (const [name, text] of [
+    const theirs: [string, string][] = [
       ['images.parquet', 'my own parquet'],
       ['manifest.json', '{"name": "my web app"}'],
-    ]) {
+    ];
+    for (const [name, text] of theirs) {
       const dir = join(out, name.replace('.', '-'));
       await mkdir(dir);
       await writeFile(join(dir, name), text);
@@ -310,7 +311,7 @@ describe('files img-etl did not write', () => {
     expect((await manifestOf()).records_written).toBe(10);
   });
 
-  it("a staging folder linked to a scratch folder of the user's: its other files are untouched, fresh or not", async () => {
+  it("a staging folder linked to a scratch folder of the user's: other files untouched, fresh or not", async () => {
     let failing = true; // the first run stops at offset 20, its pages staged in the scratch folder
     server = await startListServer(madeRecords(30), { fail: (offset) => (failing && offset >= 20 ? 404 : undefined) });
     const scratch = join(out, 'scratch');
