@@ -129,7 +129,8 @@ export async function runSnapshotCommand(
   }
   // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
   const { runSnapshot, STAGING_DIR } = await import('../run/run-snapshot.js');
-  const { publishLatest, pruneSnapshots } = await import('../run/snapshot-folders.js');
+  const { checkLatest, publishLatest, pruneSnapshots } = await import('../run/snapshot-folders.js');
+  if (options.snapshot === true) await checkLatest(outDir); // before anything is fetched
   const aborter = new AbortController();
   const onSignal = () => {
     if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED); // a second Ctrl-C: stop now

@@ -3,7 +3,7 @@
  * saying what it held, so that a crashed, killed or interrupted run resumes without fetching those pages again.
  */
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
@@ -214,15 +214,11 @@ export class Checkpoint {
     try {
       const notices: string[] = [];
       let existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
-      const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);
-      if (stale !== undefined) {
-        notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
-        existing = undefined;
-      }
       const same =
         existing !== undefined &&
         existing.source_url === identity.source_url &&
         existing.page_size === identity.page_size;
+      // Another source's staging is refused before its age is looked at: only its own command (or --fresh) discards it.
       if (existing !== undefined && !same && options.fresh !== true) {
         throw new CheckpointError({
           code: 'MISMATCH',
@@ -232,10 +228,14 @@ export class Checkpoint {
             `discard it`,
         });
       }
+      const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);
+      if (stale !== undefined) {
+        notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
+        existing = undefined;
+      }
       let kept = existing;
       if (existing === undefined || options.fresh === true) {
-        for (const name of await readdir(dir))
-          if (name !== LOCK) await rm(join(dir, name), { recursive: true, force: true });
+        await emptyStaging(dir);
         kept = { ...identity, format: STAGING_FORMAT };
         await writeFile(join(dir, IDENTITY), JSON.stringify(kept) + '\n');
       }
@@ -293,8 +293,7 @@ export class Checkpoint {
    */
   async discard(identity: CheckpointIdentity, notice: string): Promise<void> {
     await this.journal.close().catch(() => undefined);
-    for (const name of await readdir(this.dir))
-      if (name !== LOCK) await rm(join(this.dir, name), { recursive: true, force: true });
+    await emptyStaging(this.dir);
     this.identity = { ...identity, format: STAGING_FORMAT };
     await writeFile(join(this.dir, IDENTITY), JSON.stringify(this.identity) + '\n');
     this.journal = await open(join(this.dir, JOURNAL), 'a');
@@ -310,15 +309,39 @@ export class Checkpoint {
     await rm(join(this.dir, LOCK), { force: true });
   }
 
-  /** Closes and deletes the whole folder (after a successful publish). */
+  /**
+   * Closes and deletes the staged files and the lock, then the folder when that leaves it empty (after a successful
+   * publish); a link to a folder elsewhere, and files img-etl did not write, stay.
+   */
   async remove(): Promise<void> {
     await this.journal.close().catch(() => undefined);
-    await rm(this.dir, { recursive: true, force: true });
+    await emptyStaging(this.dir);
+    await rm(join(this.dir, LOCK), { force: true });
+    await rmdir(this.dir).catch(() => undefined); // not empty (files of someone's) or a link: left as it is
   }
 
   private async append(entry: JournalEntry): Promise<void> {
     await this.journal.write(JSON.stringify(entry) + '\n');
   }
+}
+
+/** A staged page's file name (see fileNameOf). */
+const PAGE_FILE = /^(?:p\d+|c\d+-a\d+|l\d+-\d+)-\d+-\d+\.json$/;
+
+/** Whether `name` is a file img-etl writes in a staging folder (or its temporary name): the only names it deletes. */
+function isStagingFile(name: string): boolean {
+  const own = (n: string) => n === IDENTITY || n === JOURNAL || n === LOCK || PAGE_FILE.test(n);
+  const temp = /^\.(.+)\.tmp-[0-9a-f]{8}$/.exec(name);
+  return own(name) || (temp !== null && own(temp[1]!));
+}
+
+/**
+ * Deletes what earlier runs staged in `dir`, keeping the lock: img-etl's files only, so that a staging folder linked to
+ * a scratch folder, or holding a file of someone's, loses nothing else.
+ */
+async function emptyStaging(dir: string): Promise<void> {
+  for (const name of await readdir(dir))
+    if (name !== LOCK && isStagingFile(name)) await rm(join(dir, name), { force: true });
 }
 
 async function takeLock(dir: string): Promise<void> {
@@ -458,7 +481,7 @@ async function dropBrokenPages(
     else {
       broken.push({ file: entry.file, reason });
       reopened.add(endKeyOf(entry));
-      await rm(join(dir, entry.file), { force: true });
+      if (isStagingFile(entry.file)) await rm(join(dir, entry.file), { force: true }); // never a journal's '../x'
     }
   }
   if (broken.length === 0) return { entries, broken };

@@ -189,6 +189,10 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
       );
     paths.add(target.path);
     const onDisk = await keptFile(target.path, listed, verified.get(target.path));
+    if (onDisk === 'theirs') {
+      const reason = `files: ${target.path} is a file img-etl did not write; move it to fetch this one`;
+      return done({ status: 'failed', reason }, false);
+    }
     if (onDisk !== undefined) {
       kept++;
       return done({ status: 'ok', ...onDisk }, false);
@@ -255,13 +259,14 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
 
 /**
  * A file already under its final name: kept as files.parquet vouches for it, or checked again from disk; undefined to
- * fetch it.
+ * fetch it; `theirs` for a file img-etl did not put there (files.parquet does not vouch for it and it does not verify
+ * as the listed file), which is never replaced.
  */
 async function keptFile(
   path: string,
   listed: number | undefined,
   record: { bytes: number; sha256: string } | undefined,
-): Promise<{ bytes: number; sha256: string } | undefined> {
+): Promise<{ bytes: number; sha256: string } | 'theirs' | undefined> {
   let size: number;
   try {
     size = (await stat(path)).size;
@@ -269,11 +274,11 @@ async function keptFile(
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  // changed on the server since: fetched again, replaced when verified
-  if (listed !== undefined && size !== listed) return undefined;
-  if (record !== undefined && record.bytes === size) return record;
+  const changed = listed !== undefined && size !== listed;
+  if (record !== undefined && record.bytes === size) return changed ? undefined : record; // changed: fetched again
+  if (changed) return 'theirs';
   const check = await verifyImageFile(path);
-  return check.problem === undefined ? { bytes: check.bytes, sha256: check.sha256 } : undefined;
+  return check.problem === undefined ? { bytes: check.bytes, sha256: check.sha256 } : 'theirs';
 }
 
 /**

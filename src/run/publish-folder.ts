@@ -55,19 +55,42 @@ export async function recoverPending(dataDir: string): Promise<Recovery> {
 }
 
 /**
- * Checks, before the commit point, that every file can be moved into `dataDir` (no folder in the way of one), so that a
- * run that cannot publish leaves the folder as it was and keeps its staging.
+ * Checks that every file can be moved into `dataDir`: no folder in the way of one, and no file img-etl did not write
+ * (one neither the folder's manifest nor a pending publication's lists), so that a run that cannot publish leaves the
+ * folder as it was and keeps its staging. Called before anything is fetched and again before the commit point.
  */
 export async function checkTargets(dataDir: string, names: readonly string[]): Promise<void> {
+  const ours = await ownFiles(dataDir);
   for (const name of names) {
-    const stat = await lstat(join(dataDir, name)).catch(() => undefined);
+    const path = join(dataDir, name);
+    const stat = await lstat(path).catch(() => undefined);
     if (stat?.isDirectory() === true) {
       throw new LoadError({
         code: 'LOAD_WRITE_FAILED',
-        message: `load: cannot publish ${join(dataDir, name)}: a folder is in the way (EISDIR)`,
+        message: `load: cannot publish ${path}: a folder is in the way (EISDIR)`,
+      });
+    }
+    if (stat !== undefined && !ours.has(name)) {
+      throw new LoadError({
+        code: 'LOAD_NOT_OURS',
+        message:
+          `load: cannot publish ${path}: a file img-etl did not write is in the way ` +
+          '(move it, or choose another --out)',
       });
     }
   }
+}
+
+/** The names in `dataDir` img-etl wrote: the manifest, and the files it and a pending publication's manifest list. */
+async function ownFiles(dataDir: string): Promise<Set<string>> {
+  const ours = new Set<string>();
+  for (const path of [join(dataDir, FILE_NAMES.manifest), join(dataDir, PENDING_DIR, FILE_NAMES.manifest)]) {
+    const manifest = await readManifest(path);
+    if (manifest === undefined) continue;
+    ours.add(FILE_NAMES.manifest);
+    for (const { name } of manifest.files) ours.add(name);
+  }
+  return ours;
 }
 
 /**

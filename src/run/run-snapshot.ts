@@ -95,6 +95,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const outDir = options.outDir ?? 'output';
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   await makeFolder(outDir);
+  // Someone else's file where this run would write stops it before anything is fetched or staged.
+  if (options.snapshot !== true)
+    await checkTargets(outDir, [...formats.map((f) => FILE_NAMES[f]), FILE_NAMES.manifest]);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
   const identity = {
     source_url: sourceUrl,

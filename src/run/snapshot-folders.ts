@@ -3,11 +3,12 @@
  * after a successful run, and pruning of older snapshots.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, readFile, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readFile, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
+import { LoadError } from '../load/load-error.js';
 import { FILE_NAMES } from './formats.js';
-import { readManifest } from './publish-folder.js';
+import { PENDING_DIR, readManifest } from './publish-folder.js';
 
 const NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
 
@@ -20,11 +21,12 @@ export function snapshotName(date: Date): string {
 
 /**
  * Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where
- * symlinks are unavailable. A refusal (a folder of someone's named `latest`) is a one-line LoadError naming it.
+ * symlinks are unavailable. A refusal (a `latest` of someone's, see checkLatest) is a one-line LoadError naming it.
  */
 export async function publishLatest(baseDir: string, name: string): Promise<'symlink' | 'file'> {
   const latest = join(baseDir, 'latest');
   const temp = join(baseDir, `.latest.tmp-${randomBytes(4).toString('hex')}`);
+  await checkLatest(baseDir);
   try {
     return await pointLatest(latest, temp, name);
   } catch (cause) {
@@ -46,6 +48,25 @@ async function pointLatest(latest: string, temp: string, name: string): Promise<
     await rename(temp, latest);
     return 'file';
   }
+}
+
+/**
+ * Refuses a `DIR/latest` img-etl did not make (anything but a link to a snapshot folder's name, or the one-line file
+ * naming one where symlinks are unavailable), before a run and again before it is moved: it is never replaced.
+ */
+export async function checkLatest(baseDir: string): Promise<void> {
+  const latest = join(baseDir, 'latest');
+  const stat = await lstat(latest).catch(() => undefined);
+  if (stat === undefined) return;
+  const small = stat.isFile() && stat.size <= 64;
+  const target = stat.isSymbolicLink() || small ? await latestSnapshot(baseDir) : undefined;
+  if (target !== undefined && NAME.test(target)) return;
+  throw new LoadError({
+    code: 'LOAD_NOT_OURS',
+    message:
+      `snapshot: cannot point ${latest} at a snapshot: it is not a link img-etl made ` +
+      '(move it, or choose another --out)',
+  });
 }
 
 /** The snapshot folder `DIR/latest` points at, if any. */
@@ -80,7 +101,8 @@ export interface PrunedSnapshot {
 }
 
 /**
- * Deletes old snapshot folders that img-etl wrote (a folder without an img-etl manifest inside is never touched):
+ * Deletes old snapshot folders that img-etl wrote (a folder without an img-etl manifest inside is never touched, and a
+ * file of someone's inside one stays, with its folder):
  * complete ones beyond the newest `keep` (never the one `latest` points at); incomplete ones older than the newest
  * complete snapshot kept, and beyond the newest `keep` incomplete ones after it. Resolves to what it deleted.
  */
@@ -105,6 +127,23 @@ export async function pruneSnapshots(baseDir: string, keep: number): Promise<Pru
     else if (!s.complete && !keptIncomplete.has(s.name))
       doomed.push({ ...s, reason: `incomplete, beyond the newest ${keep} incomplete` });
   }
-  for (const s of doomed) await rm(join(baseDir, s.name), { recursive: true, force: true });
+  for (const s of doomed)
+    if (!(await removeSnapshot(join(baseDir, s.name))))
+      s.reason += '; the folder stays for the files img-etl did not write in it';
   return doomed;
+}
+
+/**
+ * Deletes what img-etl wrote in a snapshot folder (the files its manifest lists, a pending publication, the manifest
+ * last), then the folder if that empties it; resolves to whether the folder went.
+ */
+async function removeSnapshot(dir: string): Promise<boolean> {
+  const manifest = await readManifest(join(dir, FILE_NAMES.manifest));
+  for (const { name } of manifest?.files ?? []) await rm(join(dir, name), { force: true });
+  await rm(join(dir, PENDING_DIR), { recursive: true, force: true });
+  await rm(join(dir, FILE_NAMES.manifest), { force: true });
+  return rmdir(dir).then(
+    () => true,
+    () => false,
+  );
 }

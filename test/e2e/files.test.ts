@@ -5,7 +5,8 @@
  * files.parquet read back by DuckDB.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type PlannedFileRequest, type RunningService } from '../../src/service/index.js';
 import {
@@ -345,5 +346,24 @@ describe('reruns', () => {
     } finally {
       await local.close();
     }
+  });
+});
+
+describe('a file img-etl did not write', () => {
+  it("at a selected file's path is left as it is, that file failed with the reason, nothing fetched", async () => {
+    const out = fresh();
+    const chosen = records.filter(small).slice(0, 2);
+    const theirs = join(out, landingPath(chosen[0]!));
+    await mkdir(dirname(theirs), { recursive: true });
+    await writeFile(theirs, 'my own analysis');
+    const run = await filesRun(out, [...whereIds(chosen), ...FAST]);
+    expect(run.code).toBe(3);
+    expect(await readFile(theirs, 'utf8')).toBe('my own analysis');
+    expect(run.log.map((e) => e.path)).toEqual([new URL(chosen[1]!['file'] as string).pathname]);
+    const rows = await readFilesTable(out);
+    expect(rows.map((r) => [r['id'], r['status'], r['reason']])).toEqual([
+      [chosen[0]!['id'], 'failed', `files: ${theirs} is a file img-etl did not write; move it to fetch this one`],
+      [chosen[1]!['id'], 'ok', null],
+    ]);
   });
 });

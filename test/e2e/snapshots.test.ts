@@ -51,10 +51,11 @@ describe('--snapshot', () => {
     await writeFile(join(out, 'latest', 'mine.txt'), 'not img-etl\n');
     const run = await runCli(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(1);
-    const [name] = await snapshotFolders();
     expect(run.stderr.trim()).toBe(
-      `img-etl: snapshot: cannot link ${name} as ${join(out, 'latest')}: a folder is in the way (EISDIR)`,
+      `img-etl: snapshot: cannot point ${join(out, 'latest')} at a snapshot: it is not a link img-etl made ` +
+        '(move it, or choose another --out)',
     );
+    expect(await snapshotFolders()).toEqual([]); // refused before anything was fetched
     expect(await readdir(join(out, 'latest'))).toEqual(['mine.txt']);
     expect((await readdir(out)).filter((n) => n.startsWith('.latest'))).toEqual([]);
   });

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdir, readFile, readdir, truncate, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, readlink, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SummaryDocument } from '../../src/cli/summary.js';
@@ -180,6 +180,30 @@ describe('staging of an earlier run', () => {
     expect(requestsFor(0)).toBe(1);
   });
 
+  it("staging of another source is refused however old it is, never discarded by this source's run", async () => {
+    await interruptedRun();
+    const staging = join(out, '.img-etl-staging');
+    const identity = JSON.parse(await readFile(join(staging, 'run.json'), 'utf8')) as CheckpointIdentity;
+    const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000).toISOString();
+    await writeFile(join(staging, 'run.json'), JSON.stringify({ ...identity, started_at: twoDaysAgo }));
+    const other = await startListServer(madeRecords(10));
+    try {
+      const run = await runCli(['--base-url', other.origin, '--out', out, '--page-size', '20']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `img-etl: staging: ${staging} holds an unfinished run of ${identity.source_url} with page size 20; ` +
+          'run that command again to finish it, or add --fresh to discard it\n',
+      );
+      expect(other.requests).toEqual([]);
+    } finally {
+      await other.close();
+    }
+    expect(existsSync(join(staging, 'p1-20-20.json'))).toBe(true);
+    const within = await runCli([...args(), '--max-resume-age', '72']); // its own command still resumes it
+    expect(within.code).toBe(0);
+    expect(requestsFor(20)).toBe(1);
+  });
+
   it('a failure a rerun cannot fix gets no resume hint', async () => {
     await interruptedRun();
     failing = true; // the 404 stays
@@ -243,6 +267,103 @@ describe('the output folder holds one run', () => {
   );
 });
 
+describe('files img-etl did not write', () => {
+  it('a file named as one the run writes stops it before a request, one line, the file untouched', async () => {
+    server = await startListServer(madeRecords(10));
+    const theirs: [string, string][] = [
+      ['images.parquet', 'my own parquet'],
+      ['manifest.json', '{"name": "my web app"}'],
+    ];
+    for (const [name, text] of theirs) {
+      const dir = join(out, name.replace('.', '-'));
+      await mkdir(dir);
+      await writeFile(join(dir, name), text);
+      const run = await runCli(['--base-url', server.origin, '--out', dir, '--to', 'parquet,csv']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `img-etl: load: cannot publish ${join(dir, name)}: a file img-etl did not write is in the way ` +
+          '(move it, or choose another --out)\n',
+      );
+      expect(await readFile(join(dir, name), 'utf8')).toBe(text);
+      expect((await readdir(dir)).filter((n) => !n.startsWith('.img-etl-'))).toEqual([name]);
+    }
+    expect(server.requests).toEqual([]);
+  });
+
+  it('a file the previous run did not list is refused, also one only known at the end (rejects.ndjson)', async () => {
+    const records = madeRecords(10);
+    server = await startListServer(records);
+    const args = ['--base-url', server.origin, '--out', out, '--to', 'parquet', '--quiet'];
+    expect((await runCli(args)).code).toBe(0);
+    await writeFile(join(out, 'images.csv'), 'my csv');
+    const refusal = (name: string) =>
+      `img-etl: load: cannot publish ${join(out, name)}: a file img-etl did not write is in the way ` +
+      '(move it, or choose another --out)\n';
+    const csv = await runCli([...args, '--to', 'csv']);
+    expect([csv.code, csv.stderr]).toEqual([1, refusal('images.csv')]);
+
+    await writeFile(join(out, 'rejects.ndjson'), 'my rejects');
+    records.push({ ...records[0], id: 'abc' }); // a reject: this run writes rejects.ndjson
+    const rejects = await runCli(args);
+    expect([rejects.code, rejects.stderr]).toEqual([1, refusal('rejects.ndjson')]);
+    expect(await readFile(join(out, 'images.csv'), 'utf8')).toBe('my csv');
+    expect(await readFile(join(out, 'rejects.ndjson'), 'utf8')).toBe('my rejects');
+    expect((await manifestOf()).records_written).toBe(10);
+  });
+
+  it("a staging folder linked to a scratch folder of the user's: other files untouched, fresh or not", async () => {
+    let failing = true; // the first run stops at offset 20, its pages staged in the scratch folder
+    server = await startListServer(madeRecords(30), { fail: (offset) => (failing && offset >= 20 ? 404 : undefined) });
+    const scratch = join(out, 'scratch');
+    await mkdir(scratch);
+    await writeFile(join(scratch, 'thesis.txt'), 'years of work');
+    const dir = join(out, 'snap');
+    await mkdir(dir);
+    await symlink(scratch, join(dir, '.img-etl-staging'));
+    const args = ['--base-url', server.origin, '--out', dir, '--page-size', '10', '--quiet'];
+    expect((await runCli(args)).code).toBe(1);
+    expect((await readdir(scratch)).sort()).toEqual([
+      'journal.ndjson',
+      'p1-0-10.json',
+      'p1-10-10.json',
+      'run.json',
+      'thesis.txt',
+    ]);
+    failing = false;
+    expect((await runCli([...args, '--fresh'])).code).toBe(0);
+    expect(requestsFor(0)).toBe(2);
+    expect(await readdir(scratch)).toEqual(['thesis.txt']); // img-etl's staged files removed, the user's kept
+    expect(await readFile(join(scratch, 'thesis.txt'), 'utf8')).toBe('years of work');
+    expect((await lstat(join(dir, '.img-etl-staging'))).isSymbolicLink()).toBe(true);
+    expectRowsMatch(await readParquetRows(dir), expectedOf(madeRecords(30)));
+  });
+
+  it('a latest that is not a link img-etl made is never replaced', async () => {
+    server = await startListServer(madeRecords(10));
+    const elsewhere = join(out, 'elsewhere');
+    await mkdir(elsewhere);
+    for (const make of [
+      (latest: string) => writeFile(latest, 'my notes'),
+      (latest: string) => symlink(elsewhere, latest),
+    ]) {
+      const dir = join(out, `snapshots-${(await readdir(out)).length}`);
+      await mkdir(dir);
+      const latest = join(dir, 'latest');
+      await make(latest);
+      const before = (await lstat(latest)).isSymbolicLink() ? await readlink(latest) : await readFile(latest, 'utf8');
+      const run = await runCli(['--base-url', server.origin, '--out', dir, '--snapshot']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `img-etl: snapshot: cannot point ${latest} at a snapshot: it is not a link img-etl made ` +
+          '(move it, or choose another --out)\n',
+      );
+      const after = (await lstat(latest)).isSymbolicLink() ? await readlink(latest) : await readFile(latest, 'utf8');
+      expect(after).toBe(before);
+    }
+    expect(server.requests).toEqual([]);
+  });
+});
+
 describe('--keep', () => {
   it(
     'deletes only snapshot folders img-etl wrote, counts complete ones, and prunes ' +
@@ -287,4 +408,32 @@ describe('--keep', () => {
       expect(left.at(-1)).toBe('latest');
     },
   );
+});
+
+describe('--keep and files of the user inside a snapshot folder', () => {
+  it("deletes the files img-etl wrote there and keeps the folder with the user's files, saying so", async () => {
+    server = await startListServer(madeRecords(10));
+    const snap = (...extra: string[]) =>
+      runCli(['--base-url', server!.origin, '--out', out, '--snapshot', '--quiet', '--summary', 'json', ...extra]);
+    expect((await snap()).code).toBe(0);
+    const [first] = await readdir(out);
+    await writeFile(join(out, first!, 'analysis.ipynb'), 'my notebook');
+    const second = await snap('--keep', '1');
+    expect(second.code).toBe(0);
+    const pruned = (JSON.parse(second.stdout) as SummaryDocument).pruned!;
+    expect(pruned).toEqual([
+      {
+        name: first,
+        complete: true,
+        reason: 'beyond the newest 1 complete; the folder stays for the files img-etl did not write in it',
+      },
+    ]);
+    expect(await readdir(join(out, first!))).toEqual(['analysis.ipynb']);
+    expect(await readFile(join(out, first!, 'analysis.ipynb'), 'utf8')).toBe('my notebook');
+    const [, secondName] = (await readdir(out)).sort();
+    const third = await snap('--keep', '1'); // the first folder is no longer a snapshot: left alone
+    expect(third.code).toBe(0);
+    expect((JSON.parse(third.stdout) as SummaryDocument).pruned?.map((p) => p.name)).toEqual([secondName]);
+    expect(await readdir(join(out, first!))).toEqual(['analysis.ipynb']);
+  });
 });
