@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --liftoff-only --heap-growing-percent=75
+#!/usr/bin/env -S node --liftoff-only --heap-growing-percent=75 --max-semi-space-size=8
 /** img-etl command line: parses arguments, runs a command, maps errors to exit codes. Its node flags: node-flags.ts. */
 import { runCli } from './run-cli.js';
 import { drainStdio } from './drain-stdio.js';
