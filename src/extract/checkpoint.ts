@@ -325,13 +325,10 @@ export class Checkpoint {
   }
 }
 
-/** A staged page's file name (see fileNameOf). */
-const PAGE_FILE = /^(?:p\d+|c\d+-a\d+|l\d+-\d+)-\d+-\d+\.json$/;
-
 /** Whether `name` is a file img-etl writes in a staging folder (or its temporary name): the only names it deletes. */
 function isStagingFile(name: string): boolean {
   const own = (n: string) => n === IDENTITY || n === JOURNAL || n === LOCK || PAGE_FILE.test(n);
-  const temp = /^\.(.+)\.tmp-[0-9a-f]{8}$/.exec(name);
+  const temp = /^\.(.+)\.tmp-[0-9a-f]{8}$/.exec(name); // replaceFile's temporary name of one
   return own(name) || (temp !== null && own(temp[1]!));
 }
 
@@ -507,6 +504,9 @@ function endKeyOf(entry: JournalEntry): string {
 export function isPageEntry(entry: JournalEntry): entry is JournalPageEntry {
   return entry.type === 'page' || entry.type === 'collection-page' || entry.type === 'collections-page';
 }
+
+/** Every name fileNameOf gives, and no other: what isStagingFile takes for a staged page. */
+const PAGE_FILE = /^(?:p\d+|c\d+-a\d+|l\d+-\d+)-\d+-\d+\.json$/;
 
 /**
  * The staged file of a page: `p<pass>-…` (image list), `c<collection>-a<attempt>-…`, `l<round>-<pass>-…` (collections).
