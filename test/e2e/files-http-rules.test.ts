@@ -14,11 +14,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { LOOPBACK_CERT, startDualProtocolServer, type DualProtocolServer } from '../helpers/dual-protocol-server.js';
-import { bytesOf, landingPath, readFilesTable, servedBytes, whereIds } from '../helpers/files-run.js';
+import {
+  bytesOf,
+  fileSizeWithin,
+  landingPath,
+  readFilesTable,
+  type Rec,
+  servedBytes,
+  whereIds,
+} from '../helpers/files-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 
-type Rec = Record<string, unknown>;
 /** What the proxy does with a file's path: `upgrade` (http → https), `downgrade` (https → http), `hop` (to another
  * path on the host), `away` (to the bundled service's own origin: another host). */
 type Script = 'upgrade' | 'downgrade' | 'hop' | 'away';
@@ -66,9 +73,7 @@ beforeAll(async () => {
   service = await startService({ records: 120, seed: 31 });
   proxy = await startDualProtocolServer(answer);
   root = await tempDir();
-  records = [...service.servedRecords()].filter(
-    (r) => (r['file_size'] as number) > 0 && (r['file_size'] as number) <= 200_000,
-  );
+  records = [...service.servedRecords()].filter(fileSizeWithin(1, 200_000));
 });
 
 afterAll(async () => {

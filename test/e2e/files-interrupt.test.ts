@@ -8,21 +8,21 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService, type RunningService } from '../../src/service/index.js';
+import type { RunningService } from '../../src/service/index.js';
 import {
   bytesOf,
+  fileSizeWithin,
   filesUnder,
   landedBytes,
   landingPath,
   readFilesTable,
+  type Rec,
   servedBytes,
-  snapshotOf,
+  startSnapshottedService,
   whereIds,
 } from '../helpers/files-run.js';
-import { removeDir, tempDir } from '../helpers/readers.js';
+import { removeDir } from '../helpers/readers.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
-
-type Rec = Record<string, unknown>;
 
 let service: RunningService;
 let root: string;
@@ -31,12 +31,9 @@ let chosen: Rec[];
 const RATE = 400_000; // bytes per second per connection: a run takes a few seconds
 
 beforeAll(async () => {
-  service = await startService({ records: 300, seed: 21 });
-  root = await tempDir();
-  snap = await snapshotOf(service, join(root, 'snap'));
-  chosen = [...service.servedRecords()]
-    .filter((r) => (r['file_size'] as number) >= 200_000 && (r['file_size'] as number) <= 600_000)
-    .slice(0, 5);
+  let records: Rec[];
+  ({ service, root, snap, records } = await startSnapshottedService({ records: 300, seed: 21 }));
+  chosen = records.filter(fileSizeWithin(200_000, 600_000)).slice(0, 5);
   service.setFaults({ fileBytesPerSecond: RATE });
 });
 

@@ -6,12 +6,18 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService, type RunningService } from '../../src/service/index.js';
-import { readFilesTable, sha256, servedBytes, snapshotOf, whereIds } from '../helpers/files-run.js';
-import { removeDir, tempDir } from '../helpers/readers.js';
+import type { RunningService } from '../../src/service/index.js';
+import {
+  fileSizeWithin,
+  readFilesTable,
+  type Rec,
+  servedBytes,
+  sha256,
+  startSnapshottedService,
+  whereIds,
+} from '../helpers/files-run.js';
+import { removeDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
-
-type Rec = Record<string, unknown>;
 
 let service: RunningService;
 let root: string;
@@ -19,13 +25,10 @@ let snap: string;
 let records: Rec[];
 let counter = 0;
 const fresh = (): string => join(root, `out-${++counter}`);
-const small = (r: Rec): boolean => (r['file_size'] as number) > 0 && (r['file_size'] as number) <= 200_000;
+const small = fileSizeWithin(1, 200_000);
 
 beforeAll(async () => {
-  service = await startService({ records: 150, seed: 41 });
-  root = await tempDir();
-  snap = await snapshotOf(service, join(root, 'snap'));
-  records = [...service.servedRecords()];
+  ({ service, root, snap, records } = await startSnapshottedService({ records: 150, seed: 41 }));
 });
 
 afterAll(async () => {

@@ -9,20 +9,20 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startService, type RunningService } from '../../src/service/index.js';
+import type { RunningService } from '../../src/service/index.js';
 import {
+  fileSizeWithin,
   filesUnder,
   landedBytes,
   landingPath,
   readFilesTable,
+  type Rec,
   servedBytes,
-  snapshotOf,
+  startSnapshottedService,
   whereIds,
 } from '../helpers/files-run.js';
-import { removeDir, tempDir } from '../helpers/readers.js';
+import { removeDir } from '../helpers/readers.js';
 import { CLI } from '../helpers/run-cli.js';
-
-type Rec = Record<string, unknown>;
 
 let service: RunningService;
 let root: string;
@@ -31,12 +31,9 @@ let chosen: Rec[];
 const RATE = 400_000; // bytes per second per connection: a run takes a few seconds, long enough to be caught
 
 beforeAll(async () => {
-  service = await startService({ records: 400, seed: 9 });
-  root = await tempDir();
-  snap = await snapshotOf(service, join(root, 'snap'));
-  chosen = [...service.servedRecords()]
-    .filter((r) => (r['file_size'] as number) >= 150_000 && (r['file_size'] as number) <= 700_000)
-    .slice(0, 6);
+  let records: Rec[];
+  ({ service, root, snap, records } = await startSnapshottedService({ records: 400, seed: 9 }));
+  chosen = records.filter(fileSizeWithin(150_000, 700_000)).slice(0, 6);
   service.setFaults({ fileBytesPerSecond: RATE });
 });
 

@@ -11,18 +11,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type PlannedFileRequest, type RunningService } from '../../src/service/index.js';
 import {
   bytesOf,
+  fileSizeWithin,
   filesUnder,
   landingPath,
   readFilesTable,
+  type Rec,
   servedBytes,
   sha256,
   snapshotOf,
+  startSnapshottedService,
   whereIds,
 } from '../helpers/files-run.js';
-import { removeDir, tempDir } from '../helpers/readers.js';
+import { removeDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
-
-type Rec = Record<string, unknown>;
 
 let service: RunningService;
 let root: string;
@@ -31,13 +32,10 @@ let records: Rec[];
 let counter = 0;
 const fresh = (): string => join(root, `out-${++counter}`);
 const FAST = ['--max-attempts', '3', '--retry-delay', '0.01', '--quiet'];
-const small = (r: Rec): boolean => (r['file_size'] as number) > 0 && (r['file_size'] as number) <= 300_000;
+const small = fileSizeWithin(1, 300_000);
 
 beforeAll(async () => {
-  service = await startService({ records: 400, seed: 5 });
-  root = await tempDir();
-  snap = await snapshotOf(service, join(root, 'snap'));
-  records = [...service.servedRecords()];
+  ({ service, root, snap, records } = await startSnapshottedService({ records: 400, seed: 5 }));
 });
 
 afterAll(async () => {
@@ -338,7 +336,7 @@ describe('reruns', () => {
       const fetchedPaths = local.stats.files.log.map((e) => e.path).sort();
       const newRecords = added
         .map((id) => JSON.parse(local.dataset.recordJson(id)) as Rec)
-        .filter((r) => (r['file_size'] as number) > 0 && (r['file_size'] as number) <= 200_000);
+        .filter(fileSizeWithin(1, 200_000));
       expect(newRecords.length).toBeGreaterThan(0);
       expect(fetchedPaths).toEqual(newRecords.map((r) => new URL(r['file'] as string).pathname).sort());
       const table = await readFilesTable(files);

@@ -5,9 +5,39 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunningService } from '../../src/service/index.js';
-import { openDuckDB, query, sqlString } from './readers.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
+import { openDuckDB, query, sqlString, tempDir } from './readers.js';
 import { runCli } from './run-cli.js';
+
+/** A record as the service serves it. */
+export type Rec = Record<string, unknown>;
+
+/** What most files tests start from: a bundled service, a temporary folder, the CLI's snapshot of the service in it. */
+export interface SnapshottedService {
+  service: RunningService;
+  /** The temporary folder (remove it after the tests). */
+  root: string;
+  /** The snapshot folder, `root/snap`. */
+  snap: string;
+  /** The records the service serves. */
+  records: Rec[];
+}
+
+/** Starts a bundled service with `options` and snapshots it with the real CLI into a new temporary folder. */
+export async function startSnapshottedService(options: ServiceOptions): Promise<SnapshottedService> {
+  const service = await startService(options);
+  const root = await tempDir();
+  const snap = await snapshotOf(service, join(root, 'snap'));
+  return { service, root, snap, records: [...service.servedRecords()] };
+}
+
+/** Whether a record's listed `file_size` is at least `min` and at most `max` bytes (never a null size). */
+export function fileSizeWithin(min: number, max: number): (record: Rec) => boolean {
+  return (record) => {
+    const size = record['file_size'] as number | null;
+    return size !== null && size >= min && size <= max;
+  };
+}
 
 /** Snapshots the service into `out` with the real CLI; throws when it fails. */
 export async function snapshotOf(service: RunningService, out: string): Promise<string> {
