@@ -318,7 +318,7 @@ function newPass(pass: number, maxPasses: number, missing: number, started: numb
 function passIntro(pass: number, maxPasses: number, missing: number): string {
   const which = `pass ${pass} of at most ${maxPasses}`;
   if (missing > 0)
-    return `${which}: ${counted(missing, 'record is', 'records are')} ` + `missing; paging the list again to find them`;
+    return `${which}: ${counted(missing, 'record is', 'records are')} missing; paging the list again to find them`;
   return (
     `${which}: the list shifted during pass ${pass - 1} (a repeated record or a ` +
     `shrinking count); paging it again for records that moved`
