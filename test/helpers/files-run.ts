@@ -70,14 +70,24 @@ export async function readFilesTable(out: string): Promise<Record<string, unknow
   return rows;
 }
 
-/** Every file under a folder (relative paths, sorted) with its size. */
+/** Every file under a folder (relative paths, sorted) with its size; one gone between listing and stat is left out. */
 export async function filesUnder(dir: string): Promise<Map<string, number>> {
   const found = new Map<string, number>();
   const walk = async (at: string, prefix: string): Promise<void> => {
     for (const entry of await readdir(at, { withFileTypes: true }).catch(() => [])) {
       const path = join(at, entry.name);
       if (entry.isDirectory()) await walk(path, `${prefix}${entry.name}/`);
-      else found.set(`${prefix}${entry.name}`, (await stat(path)).size);
+      else {
+        // A run still going renames a `.part` to its final name when the file completes: one listed may be gone.
+        const size = await stat(path).then(
+          (s) => s.size,
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === 'ENOENT') return undefined;
+            throw error;
+          },
+        );
+        if (size !== undefined) found.set(`${prefix}${entry.name}`, size);
+      }
     }
   };
   await walk(dir, '');
