@@ -17,8 +17,15 @@ import { NODE_FLAGS } from 'img-etl';
 /** img-etl's formats, in the order they are run. */
 export const FORMATS = ['parquet', 'arrow', 'csv'] as const;
 
-/** What is run: the floor client, the DuckDB peer to Parquet or CSV, or img-etl to one format. */
-export type RunKind = 'floor' | 'peer-parquet' | 'peer-csv' | (typeof FORMATS)[number];
+/** The one-pass stream of img-etl's stages (stream-client.ts), to the formats the CPU-bound targets judge. */
+export const STREAM_FORMATS = ['parquet', 'csv'] as const;
+
+/**
+ * What is run: the floor client, the DuckDB peer to Parquet or CSV, img-etl to one format, or img-etl's stages
+ * streamed in one pass to Parquet or CSV (information).
+ */
+export type RunKind =
+  'floor' | 'peer-parquet' | 'peer-csv' | (typeof FORMATS)[number] | `stream-${(typeof STREAM_FORMATS)[number]}`;
 
 /** How every run of a scenario fetches. */
 export interface FetchSettings {
@@ -64,6 +71,7 @@ export interface ImgEtlPlan {
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./floor-client.js', import.meta.url));
 const PEER = fileURLToPath(new URL('./duckdb-peer.js', import.meta.url));
+const STREAM = fileURLToPath(new URL('./stream-client.js', import.meta.url));
 
 /** Runs `kind` once against the service, on core `cpu` only when given. */
 export function runOnce(
@@ -76,6 +84,8 @@ export function runOnce(
   if (kind === 'floor') return runFloor(service, settings, cpu);
   if (kind === 'peer-parquet') return runPeer(service, 'parquet', settings, cpu);
   if (kind === 'peer-csv') return runPeer(service, 'csv', settings, cpu);
+  if (kind === 'stream-parquet') return runStream(service, 'parquet', settings, cpu);
+  if (kind === 'stream-csv') return runStream(service, 'csv', settings, cpu);
   return runImgEtl(service, kind, settings, cpu, inspect);
 }
 
@@ -125,6 +135,33 @@ async function runPeer(
       fileBytes = await checkPeerOutput(service.count, format, join(out, `images.${format}`), problems);
     }
     return { ...result(`peer-${format}`, service, measurement, server, cpu, problems), fileBytes };
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs img-etl's stages streamed in one pass (stream-client.ts) once to `format`, with the program's node flags and
+ * img-etl's page size, into a fresh folder; DuckDB reads the file back: every record once.
+ */
+async function runStream(
+  service: BenchService,
+  format: (typeof STREAM_FORMATS)[number],
+  settings: FetchSettings,
+  cpu: number | undefined,
+): Promise<RunResult> {
+  const out = await mkdtemp(join(tmpdir(), `img-etl-bench-stream-${format}-`));
+  try {
+    const args = ['--base-url', service.url, '--out', out, '--to', format];
+    args.push('--concurrency', String(settings.concurrency), ...pageSizeArgs(settings));
+    const { measurement, server } = await measured(service, STREAM, args, settings, cpu, NODE_FLAGS);
+    const problems = exitProblems(measurement);
+    let fileBytes: number | undefined;
+    if (problems.length === 0) {
+      checkRecordsRead(service, measurement, problems);
+      fileBytes = await checkPeerOutput(service.count, format, join(out, IMG_ETL_FILES[format]), problems);
+    }
+    return { ...result(`stream-${format}`, service, measurement, server, cpu, problems), fileBytes };
   } finally {
     await rm(out, { recursive: true, force: true });
   }

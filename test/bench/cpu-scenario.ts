@@ -1,5 +1,5 @@
 /** CPU-bound: img-etl against the DuckDB peer, each client on its own core, the service on another. */
-import { FORMATS, type RunKind } from './bench-runs.js';
+import { FORMATS, type RunKind, STREAM_FORMATS } from './bench-runs.js';
 import { type BenchContext, measureRounds, withService } from './measure-rounds.js';
 import { groupRuns, type RunGroup } from './run-group.js';
 import { count, fetchOf, fetchSettings, isImgEtl, NO_COST, pinNotes, type ScenarioResult } from './scenario-result.js';
@@ -8,12 +8,19 @@ import { type TargetResult, targetResult } from './target-result.js';
 /** The limits: img-etl's wall time over the DuckDB peer's to Parquet, both pinned. */
 export const CPU_LIMITS = { parquet: 1.0, csv: 0.8 } as const;
 
-const RUNS: RunKind[] = ['floor', 'peer-parquet', 'peer-csv', ...FORMATS];
+const RUNS: RunKind[] = [
+  'floor',
+  'peer-parquet',
+  'peer-csv',
+  ...FORMATS,
+  ...STREAM_FORMATS.map((f) => `stream-${f}` as const),
+];
 const MB = 1e6;
 
 /**
- * The service adds no cost; img-etl to each format, the DuckDB peer to Parquet and CSV and the floor,
- * pinned, and unpinned as information. `onParquet` gets img-etl's Parquet file of the last round.
+ * The service adds no cost; img-etl to each format, the DuckDB peer to Parquet and CSV, the floor and img-etl's stages
+ * streamed in one pass (stream-client.ts, information), pinned, and unpinned as information. `onParquet` gets
+ * img-etl's Parquet file of the last round.
  */
 export async function cpuScenario(
   ctx: BenchContext,
@@ -28,7 +35,8 @@ export async function cpuScenario(
     const rounds = { kinds: RUNS, cpus, repeat: o.repeat, onParquet };
     return { runs: await measureRounds('cpu', service, fetch, rounds, ctx.log), plan, serviceCpus: service.cpus };
   });
-  const groups = groupRuns('cpu', runs, (run) => (isImgEtl(run) ? plan.applied : fetch.clientPageSize));
+  const ours = (run: RunKind): boolean => isImgEtl(run) || run.startsWith('stream-');
+  const groups = groupRuns('cpu', runs, (run) => (ours(run) ? plan.applied : fetch.clientPageSize));
   const targets = cpuTargets(groups, clientCpu !== undefined, o.records);
   const notes = pinNotes(ctx, serviceCpus);
   for (const pinned of [true, false]) {
@@ -39,11 +47,19 @@ export async function cpuScenario(
     const how = pinned ? 'pinned' : 'unpinned';
     notes.push(`${how}: img-etl to csv / DuckDB peer to csv, wall time ${ratio}x (information)`);
   }
-  const ours = groups.find((g) => g.run === 'parquet')?.fileBytes;
-  const peers = groups.find((g) => g.run === 'peer-parquet')?.fileBytes;
-  if (ours !== undefined && peers !== undefined) {
+  const stream = groups.filter((g) => g.pinned === (clientCpu !== undefined) && g.run.startsWith('stream-'));
+  if (stream.length > 0) {
+    const cpu = stream.map((g) => `${g.run.slice('stream-'.length)} ${g.cpuSeconds.toFixed(2)} CPU-s`).join(', ');
     notes.push(
-      `Parquet files: img-etl ${(ours / MB).toFixed(2)} MB, the DuckDB peer ${(peers / MB).toFixed(2)} MB ` +
+      `information: img-etl's stages streamed in one pass (paginate → validate → writeTable: one parse, nothing ` +
+        `staged, no id order, no completeness check), the least a design of these stages could cost: ${cpu}`,
+    );
+  }
+  const ourFile = groups.find((g) => g.run === 'parquet')?.fileBytes;
+  const peers = groups.find((g) => g.run === 'peer-parquet')?.fileBytes;
+  if (ourFile !== undefined && peers !== undefined) {
+    notes.push(
+      `Parquet files: img-etl ${(ourFile / MB).toFixed(2)} MB, the DuckDB peer ${(peers / MB).toFixed(2)} MB ` +
         '(with the types DuckDB infers from the NDJSON: timestamps as text, extra keys as columns)',
     );
   }

@@ -39,6 +39,8 @@ export function renderReport(
 function runLabel(run: RunGroup['run']): string {
   if (run === 'floor') return 'floor';
   if (run === 'peer-parquet' || run === 'peer-csv') return `DuckDB peer → ${run.slice('peer-'.length)}`;
+  if (run === 'stream-parquet' || run === 'stream-csv')
+    return `img-etl's stages, one pass → ${run.slice('stream-'.length)}`;
   return `img-etl → ${run}`;
 }
 

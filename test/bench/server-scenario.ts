@@ -2,7 +2,7 @@
 import { FORMATS, type RunKind } from './bench-runs.js';
 import type { LoadModel } from './bench-service.js';
 import { type BenchContext, measureRounds, withService } from './measure-rounds.js';
-import { groupRuns } from './run-group.js';
+import { groupRuns, type RunGroup } from './run-group.js';
 import { count, fetchOf, fetchSettings, isImgEtl, pinNotes, type ScenarioResult } from './scenario-result.js';
 import { type TargetResult, targetResult } from './target-result.js';
 
@@ -11,8 +11,9 @@ export const SERVER_LIMIT = 1.05;
 
 /**
  * The page size of the issue's "server's limit (25 s)": at 20,000 records (20,000 / 100 × 200 ms + 20,000 × 3 ms) / 4
- * = 25 s. The target is judged on the limit at img-etl's own page size (stricter when img-etl's pages are larger);
- * the ratio to this one is printed as information.
+ * = 25 s. The target is judged on that limit, as the issue states it. The limit at img-etl's own page size (16 s at
+ * 1000, where three parts of a run are serial by design: the collections list, the write after extraction, start-up)
+ * is printed beside it as information, with the ratio to it.
  */
 export const ISSUE_PAGE_SIZE = 100;
 
@@ -38,17 +39,47 @@ export async function serverScenario(ctx: BenchContext): Promise<ScenarioResult>
   });
   const groups = groupRuns('server', runs, () => plan.applied);
   const limit = serverLimitSeconds(load, plan.applied);
+  const targets = serverTargets(groups, load);
+  const issueLimit = serverLimitSeconds(load, ISSUE_PAGE_SIZE);
+  const pages = Math.ceil(load.records / plan.applied);
+  const bound = countFirstBound(load, plan.applied, fetch.concurrency);
+  const againstOwn = groups.map((g) => `${g.run} ${(g.wallSeconds / limit).toFixed(3)}x`);
+  const served = groups.map((g) => `${g.run} ${[...new Set(g.runs.map((r) => r.server.pagesServed))].join('/')}`);
+  const peaks = groups.map((g) => `${g.run} ${Math.max(...g.runs.map((r) => r.server.workers.peakActive))}`);
+  const notes = [
+    ...pinNotes(ctx, serviceCpus),
+    `the target's limit = (${count(Math.ceil(load.records / ISSUE_PAGE_SIZE))} pages of ${ISSUE_PAGE_SIZE} × ` +
+      `${load.pageLatencyMs} ms + ${count(load.records)} records × ${load.recordLatencyMs} ms) / ${load.workers} ` +
+      `workers = ${issueLimit.toFixed(2)} s (the issue's "server's limit (25 s)" at 20,000 records)`,
+    `information: the limit at img-etl's page size = (${count(pages)} pages of ${plan.applied} × ` +
+      `${load.pageLatencyMs} ms + ${count(load.records)} records × ${load.recordLatencyMs} ms) / ${load.workers} ` +
+      `workers = ${limit.toFixed(2)} s; against it: ${againstOwn.join(', ')}; a client that reads page 0 alone ` +
+      `before fanning out cannot finish before ${bound.toFixed(2)} s (${(bound / limit).toFixed(3)}x)`,
+    `pages served per run: ${served.join(', ')}; most workers busy at once: ${peaks.join(', ')}`,
+  ];
+  const details = { limitSeconds: limit, issueLimitSeconds: issueLimit, countFirstBoundSeconds: bound, serviceCpus };
+  return { name: 'server', load, fetch: fetchOf(fetch, plan), groups, targets, notes, details };
+}
+
+/**
+ * Sets each run's ratio to the server's limit at page size ISSUE_PAGE_SIZE and returns img-etl's targets, one a format:
+ * its median wall time over that limit, ≤ SERVER_LIMIT.
+ */
+export function serverTargets(groups: RunGroup[], load: LoadModel): TargetResult[] {
+  const issueLimit = serverLimitSeconds(load, ISSUE_PAGE_SIZE);
   const model = `${load.workers} workers, ${load.pageLatencyMs} ms/page + ${load.recordLatencyMs} ms/record`;
   const targets: TargetResult[] = [];
   for (const g of groups) {
-    const ratio = g.wallSeconds / limit;
-    g.ratio = { value: ratio, of: 'server limit' };
+    const ratio = g.wallSeconds / issueLimit;
+    g.ratio = { value: ratio, of: `server limit (${issueLimit.toFixed(0)} s)` };
     if (!isImgEtl(g.run)) continue;
     g.target = `server-${g.run}`;
     const spec = {
       id: g.target,
       scenario: 'server' as const,
-      description: `Server-bound, ${count(load.records)} records, ${model}: img-etl to ${g.run} / server limit`,
+      description:
+        `Server-bound, ${count(load.records)} records, ${model}: img-etl to ${g.run} / the server's limit at ` +
+        `page size ${ISSUE_PAGE_SIZE} (${issueLimit.toFixed(2)} s)`,
       measured: ratio,
       shown: `${ratio.toFixed(3)}x`,
       limit: `≤ ${SERVER_LIMIT.toFixed(3)}x`,
@@ -56,27 +87,7 @@ export async function serverScenario(ctx: BenchContext): Promise<ScenarioResult>
     };
     targets.push(targetResult(spec, [g]));
   }
-  const pages = Math.ceil(load.records / plan.applied);
-  const bound = countFirstBound(load, plan.applied, fetch.concurrency);
-  const issueLimit = serverLimitSeconds(load, ISSUE_PAGE_SIZE);
-  const againstIssue = groups
-    .filter((g) => isImgEtl(g.run))
-    .map((g) => `${g.run} ${(g.wallSeconds / issueLimit).toFixed(3)}x`);
-  const served = groups.map((g) => `${g.run} ${[...new Set(g.runs.map((r) => r.server.pagesServed))].join('/')}`);
-  const peaks = groups.map((g) => `${g.run} ${Math.max(...g.runs.map((r) => r.server.workers.peakActive))}`);
-  const notes = [
-    ...pinNotes(ctx, serviceCpus),
-    `server limit = (${count(pages)} pages of ${plan.applied} × ${load.pageLatencyMs} ms + ` +
-      `${count(load.records)} records × ${load.recordLatencyMs} ms) / ${load.workers} workers = ` +
-      `${limit.toFixed(2)} s; ` +
-      'a client that reads page 0 alone before fanning out cannot finish before ' +
-      `${bound.toFixed(2)} s (${(bound / limit).toFixed(3)}x)`,
-    `pages served per run: ${served.join(', ')}; most workers busy at once: ${peaks.join(', ')}`,
-    `information: against the limit at page size ${ISSUE_PAGE_SIZE} (${issueLimit.toFixed(2)} s, the issue's ` +
-      `"server's limit (25 s)" at 20,000 records): ${againstIssue.join(', ')}`,
-  ];
-  const details = { limitSeconds: limit, issueLimitSeconds: issueLimit, countFirstBoundSeconds: bound, serviceCpus };
-  return { name: 'server', load, fetch: fetchOf(fetch, plan), groups, targets, notes, details };
+  return targets;
 }
 
 /**
