@@ -28,10 +28,28 @@ export async function publishLatest(baseDir: string, name: string): Promise<'sym
   const temp = join(baseDir, `.latest.tmp-${randomBytes(4).toString('hex')}`);
   await checkLatest(baseDir);
   try {
+    await removeLeftTemps(baseDir);
     return await pointLatest(latest, temp, name);
   } catch (cause) {
     await rm(temp, { force: true }).catch(() => undefined);
     throw fileSystemError({ stage: 'snapshot', action: `link ${name} as`, path: latest, cause });
+  }
+}
+
+/** The temporary name publishLatest gives the new link (or file) before it renames it to `latest`. */
+const LATEST_TEMP = /^\.latest\.tmp-[0-9a-f]{8}$/;
+
+/**
+ * Removes what a publishLatest killed between making its temporary link and renaming it left: entries of that name
+ * that are a link or a small file, as it makes them (anything else of that name is someone's and stays).
+ */
+async function removeLeftTemps(baseDir: string): Promise<void> {
+  for (const entry of await readdir(baseDir, { withFileTypes: true })) {
+    if (!LATEST_TEMP.test(entry.name)) continue;
+    const path = join(baseDir, entry.name);
+    const stat = await lstat(path).catch(() => undefined);
+    if (stat !== undefined && (stat.isSymbolicLink() || (stat.isFile() && stat.size <= 64)))
+      await rm(path, { force: true });
   }
 }
 

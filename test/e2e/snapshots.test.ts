@@ -2,7 +2,7 @@
  * Issue 5: scheduled snapshots — a folder per run, `latest` moved only after success, pruning, byte-identical
  * reruns — and options from the environment and a config file.
  */
-import { lstat, mkdir, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
@@ -44,6 +44,20 @@ describe('--snapshot', () => {
     const files = ['collections.parquet', 'images.parquet', ...report, 'manifest.json'].sort();
     expect((await readdir(join(out, 'latest'))).sort()).toEqual(files);
     expect(run.stdout).toContain(`latest    ${join(out, 'latest')} -> ${name}`);
+  });
+
+  it('removes the temporary link a run killed while moving latest left, and nothing else of that name', async () => {
+    await symlink('20260101T000000.000Z', join(out, '.latest.tmp-0a1b2c3d'), 'dir'); // as publishLatest makes it
+    await writeFile(join(out, '.latest.tmp-0a1b2c3e'), '20260101T000000.000Z\n'); // its file where links fail
+    await mkdir(join(out, '.latest.tmp-0a1b2c3f')); // a folder of that name is not one of img-etl's
+    await writeFile(join(out, '.latest.tmp-mine'), 'a user file\n');
+    const run = await runCli(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
+    expect(run.code).toBe(0);
+    expect((await readdir(out)).filter((n) => n.startsWith('.latest')).sort()).toEqual([
+      '.latest.tmp-0a1b2c3f',
+      '.latest.tmp-mine',
+    ]);
+    expect(await readlink(join(out, 'latest'))).toBe((await snapshotFolders())[0]);
   });
 
   it('leaves a folder named latest that it did not write alone, and says so in one line (exit 1)', async () => {
