@@ -3,10 +3,11 @@
  * saying what it held, so that a crashed, killed or interrupted run resumes without fetching those pages again.
  */
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { type FileHandle, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
+import { makeFolders } from '../load/make-folder.js';
 
 /** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
 export const STAGING_FORMAT = 3;
@@ -209,7 +210,7 @@ export class Checkpoint {
     identity: CheckpointIdentity,
     options: CheckpointOpenOptions = {},
   ): Promise<Checkpoint> {
-    await mkdir(dir, { recursive: true });
+    await makeFolders(dir);
     await takeLock(dir);
     try {
       const notices: string[] = [];

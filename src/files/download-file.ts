@@ -5,7 +5,7 @@
  * (verify-image-file.ts), fsync'd and renamed to its final name, so a final name only ever holds a verified file.
  * Retries, backoff, Retry-After, redirects, timeouts and the token follow the listing's rules (withRetry, HttpClient).
  */
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ExtractError } from '../extract/extract-error.js';
 import type { FileResponse, HttpClient } from '../extract/http-client.js';
@@ -13,6 +13,7 @@ import { withRetry, type RetryNotice, type RetryOptions } from '../extract/retry
 import { syncFolder } from '../load/atomic-file.js';
 import type { FileStatus } from './file-status.js';
 import { imageCheck, verifyImageFile, type ImageCheck } from './verify-image-file.js';
+import { makeFolders } from '../load/make-folder.js';
 
 /** One file to fetch. */
 export interface DownloadTask {
@@ -66,7 +67,7 @@ class Unfit extends ExtractError {
  */
 export async function downloadFile(task: DownloadTask, ctx: DownloadContext): Promise<DownloadResult> {
   const part = `${task.path}.part`;
-  await mkdir(dirname(task.path), { recursive: true });
+  await makeFolders(dirname(task.path));
   let unfit: Unfit | undefined; // the last attempt's verdict on the file (withRetry rewraps the error it ends with)
   const once = async (): Promise<{ bytes: number; sha256: string }> => {
     unfit = undefined;

@@ -5,11 +5,11 @@ import { LoadError } from './load-error.js';
 
 /**
  * Creates a folder and its parents. When it cannot, throws a LOAD_WRITE_FAILED LoadError naming the folder and the
- * real reason: Node's recursive mkdir says ENOENT under a read-only folder, EEXIST or ENOTDIR for a file in the way.
+ * real reason: a recursive mkdir says ENOENT under a read-only folder, EEXIST or ENOTDIR for a file in the way.
  */
 export async function makeFolder(path: string, stage = 'load'): Promise<void> {
   try {
-    await mkdir(path, { recursive: true });
+    await makeFolders(path);
   } catch (cause) {
     const reason = await whyNot(path, cause);
     throw new LoadError({
@@ -17,6 +17,35 @@ export async function makeFolder(path: string, stage = 'load'): Promise<void> {
       message: `${stage}: cannot create folder ${path}: ${reason}`,
       cause,
     });
+  }
+}
+
+/**
+ * `mkdir(path, { recursive: true })`, without its endless loop: Node 20's retries a folder whose parent exists for as
+ * long as creating it says ENOENT, which a path under /proc always does (100% CPU, never settling; seen with
+ * `--out /proc/x`). Here a folder is tried at most twice, the second time after its parent was made or found: that
+ * ENOENT is the answer. Throws the file system's error.
+ */
+export async function makeFolders(path: string): Promise<void> {
+  const missing = await tryMkdir(path);
+  if (missing === undefined) return;
+  const parent = dirname(path);
+  if (parent === path) throw missing;
+  await makeFolders(parent);
+  const again = await tryMkdir(path);
+  if (again !== undefined) throw again;
+}
+
+/** Makes one folder: resolves to undefined when it is a folder now, to the error when it is ENOENT; throws others. */
+async function tryMkdir(path: string): Promise<NodeJS.ErrnoException | undefined> {
+  try {
+    await mkdir(path);
+    return undefined;
+  } catch (err) {
+    const error = err as NodeJS.ErrnoException;
+    if (error.code === 'ENOENT') return error;
+    if (error.code === 'EEXIST' && (await stat(path).catch(() => undefined))?.isDirectory() === true) return undefined;
+    throw error;
   }
 }
 
@@ -36,6 +65,8 @@ async function whyNot(path: string, cause: unknown): Promise<string> {
     try {
       await mkdir(below);
     } catch (err) {
+      // A folder that says its new child does not exist (/proc does): name it rather than the child.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return `${at} does not take new folders (ENOENT)`;
       return fileSystemReason(err);
     }
     return fileSystemReason(cause);

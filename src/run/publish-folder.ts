@@ -5,7 +5,7 @@
  * crash before it leaves the output folder untouched (the pending folder is discarded by the next run), a crash after
  * it is rolled forward by the next run. So the output folder always holds the files of one run, as its manifest lists.
  */
-import { lstat, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncFolder } from '../load/atomic-file.js';
 import { fileSystemError } from '../load/file-system-error.js';
@@ -13,6 +13,7 @@ import { LoadError } from '../load/load-error.js';
 import type { TableFiles } from '../schema/table.js';
 import { FILE_NAMES, TABLES } from './formats.js';
 import { TOOL_NAME } from './tool.js';
+import { makeFolders } from '../load/make-folder.js';
 
 /** Every file name img-etl writes in a snapshot folder: each table's, the manifest, the report and the loaders. */
 // TableFiles is an interface (no index signature), so Object.values is told the value type through a Record.
@@ -34,7 +35,7 @@ export type Recovery = 'none' | 'rolled-forward' | 'discarded';
 export async function preparePending(dataDir: string): Promise<{ pending: string; recovery: Recovery }> {
   const recovery = await recoverPending(dataDir);
   const pending = join(dataDir, PENDING_DIR);
-  await mkdir(pending, { recursive: true });
+  await makeFolders(pending);
   return { pending, recovery };
 }
 

@@ -109,6 +109,19 @@ describe('file-system errors', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('--out under /proc (ENOENT for any new folder): one line, exit code 1, no endless retry', async () => {
+    // Node 20's recursive mkdir retries such a folder forever at 100% CPU; img-etl tries each folder at most twice.
+    service = await startFixtureService({ records: 50 });
+    for (const out of ['/proc/img-etl-test', '/proc/img-etl-test/snap']) {
+      const result = await runCli(['--base-url', service.url, '--out', out, '--quiet'], { timeoutMs: 20_000 });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `img-etl: load: cannot create folder ${out}: /proc does not take new folders (ENOENT)\n`,
+      );
+    }
+    expect(service.stats.requests).toBe(0);
+  });
+
   it('a read-only folder: one line naming the folder and saying it is read-only, exit code 1', async () => {
     service = await startFixtureService({ records: 50 });
     if (canMount) {
