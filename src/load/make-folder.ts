@@ -21,10 +21,10 @@ export async function makeFolder(path: string, stage = 'load'): Promise<void> {
 }
 
 /**
- * `mkdir(path, { recursive: true })`, without its endless loop: Node 20's retries a folder whose parent exists for as
- * long as creating it says ENOENT, which a path under /proc always does (100% CPU, never settling; seen with
- * `--out /proc/x`). Here a folder is tried at most twice, the second time after its parent was made or found: that
- * ENOENT is the answer. Throws the file system's error.
+ * `mkdir(path, { recursive: true })` without its endless loop: Node 20's recursive mkdir retries a folder whose parent
+ * exists for as long as creating it says ENOENT, which a path under /proc always does (100% CPU, never settling; seen
+ * with `--out /proc/x`). Here a folder is tried at most twice, the second time after its parent was made or found:
+ * that ENOENT is the answer. Throws the file system's error.
  */
 export async function makeFolders(path: string): Promise<void> {
   const missing = await tryMkdir(path);

@@ -5,7 +5,7 @@
  * moves between pages can be lost), but it is the least a design built from these stages could cost: the bench runs it
  * as information beside img-etl and the peer. Prints one JSON line: `{ records, written }`.
  *
- *   node dist/bench/stream-client.js --base-url URL --to parquet --out DIR [--concurrency 4] [--page-size 1000]
+ *   node dist/bench/stream-client.js --base-url URL --to parquet --out DIR [--concurrency 4] [--page-size N]
  */
 import { parseArgs } from 'node:util';
 import { FORMATS, paginate, validate, writeTable, type Format } from 'img-etl';
@@ -16,13 +16,19 @@ const { values } = parseArgs({
     to: { type: 'string' },
     out: { type: 'string' },
     concurrency: { type: 'string', default: '4' },
-    'page-size': { type: 'string', default: '1000' },
+    'page-size': { type: 'string' }, // default: img-etl's
   },
 });
 const { 'base-url': baseUrl, to, out } = values;
 const concurrency = Number(values.concurrency);
-const pageSize = Number(values['page-size']);
-if (baseUrl === undefined || out === undefined || !FORMATS.includes(to as Format) || !(concurrency >= 1)) {
+const pageSize = values['page-size'] === undefined ? undefined : Number(values['page-size']);
+if (
+  baseUrl === undefined ||
+  out === undefined ||
+  !FORMATS.includes(to as Format) ||
+  !(concurrency >= 1) ||
+  !(pageSize === undefined || pageSize >= 1)
+) {
   throw new Error(
     'stream: usage: stream-client --base-url URL --to FORMAT --out DIR [--concurrency N] [--page-size N]',
   );
