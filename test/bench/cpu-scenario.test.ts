@@ -1,31 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { RunKind, RunResult } from './bench-runs.js';
 import { cpuTargets } from './cpu-scenario.js';
 import { groupRuns } from './run-group.js';
-
-const SERVER = {
-  requests: 0,
-  listRequests: 0,
-  byStatus: {},
-  pagesServed: 0,
-  recordsServed: 0,
-  workers: { peakActive: 0, peakQueued: 0 },
-};
-
-function run(kind: RunKind, wallSeconds: number, pinned: boolean, problems: string[] = []): RunResult {
-  const usage = { maxRssBytes: 1e8, cpuSeconds: 1, exitCode: 0, server: SERVER, serverCostMs: 0 };
-  return { run: kind, cpu: pinned ? 1 : undefined, records: 1000, wallSeconds, ...usage, problems };
-}
+import { benchRun } from '../helpers/bench-run.js';
 
 describe('the CPU-bound targets', () => {
   it('compare img-etl with the pinned DuckDB peer to Parquet: Parquet ≤ 1.00x, CSV ≤ 0.80x', () => {
     const runs = [
-      ...[10, 6, 8].map((s) => run('peer-parquet', s, true)),
-      ...[8, 7.9, 9].map((s) => run('parquet', s, true)),
-      ...[6.5, 6.4, 6.6].map((s) => run('csv', s, true)),
-      run('peer-parquet', 4, false),
-      run('parquet', 12, false),
-      run('csv', 2, false),
+      ...[10, 6, 8].map((s) => benchRun('peer-parquet', s)),
+      ...[8, 7.9, 9].map((s) => benchRun('parquet', s)),
+      ...[6.5, 6.4, 6.6].map((s) => benchRun('csv', s)),
+      benchRun('peer-parquet', 4, { pinned: false }),
+      benchRun('parquet', 12, { pinned: false }),
+      benchRun('csv', 2, { pinned: false }),
     ];
     const groups = groupRuns('cpu', runs, () => 100);
     const targets = cpuTargets(groups, true, 1000);
@@ -42,7 +28,7 @@ describe('the CPU-bound targets', () => {
 
   it('fail when a run behind them is wrong or missing, however fast', () => {
     const rejects = ['manifest: 3 rejects'];
-    const wrong = [run('peer-parquet', 10, true), run('parquet', 1, true, rejects), run('csv', 1, true)];
+    const wrong = [benchRun('peer-parquet', 10), benchRun('parquet', 1, { problems: rejects }), benchRun('csv', 1)];
     expect(
       cpuTargets(
         groupRuns('cpu', wrong, () => 100),
@@ -53,7 +39,7 @@ describe('the CPU-bound targets', () => {
       ['cpu-parquet', false, ['parquet at 1,000: manifest: 3 rejects']],
       ['cpu-csv', true, []],
     ]);
-    const noPeer = groupRuns('cpu', [run('parquet', 1, true), run('csv', 1, true)], () => 100);
+    const noPeer = groupRuns('cpu', [benchRun('parquet', 1), benchRun('csv', 1)], () => 100);
     expect(cpuTargets(noPeer, true, 1000).map((t) => [t.shown, t.pass, t.problems])).toEqual([
       ['n/a', false, ['a run behind it did not happen']],
       ['n/a', false, ['a run behind it did not happen']],

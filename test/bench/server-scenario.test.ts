@@ -1,36 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { RunKind, RunResult } from './bench-runs.js';
 import { groupRuns } from './run-group.js';
 import { serverLimitSeconds, serverTargets } from './server-scenario.js';
+import { benchRun } from '../helpers/bench-run.js';
 
 const LOAD = { records: 20_000, seed: 1, workers: 4, pageLatencyMs: 200, recordLatencyMs: 3 };
-const SERVER = {
-  requests: 0,
-  listRequests: 0,
-  byStatus: {},
-  pagesServed: 0,
-  recordsServed: 0,
-  workers: { peakActive: 0, peakQueued: 0 },
-};
-
-function run(kind: RunKind, wallSeconds: number): RunResult {
-  const usage = { maxRssBytes: 1e8, cpuSeconds: 1, exitCode: 0, server: SERVER, serverCostMs: 0 };
-  return { run: kind, cpu: 1, records: LOAD.records, wallSeconds, ...usage, problems: [] };
-}
-
 describe('the server-bound limit', () => {
   it('is 25 s for 20,000 records at page size 100, 4 workers, 200 ms a page + 3 ms a record', () => {
-    const load = { records: 20_000, seed: 1, workers: 4, pageLatencyMs: 200, recordLatencyMs: 3 };
-    expect(serverLimitSeconds(load, 100)).toBe(25);
+    expect(serverLimitSeconds(LOAD, 100)).toBe(25);
     // A short last page costs its page time in full: 203 pages of 99, the last one of 2 records.
-    expect(serverLimitSeconds(load, 99)).toBeCloseTo((203 * 200 + 20_000 * 3) / 4 / 1000, 9);
+    expect(serverLimitSeconds(LOAD, 99)).toBeCloseTo((203 * 200 + 20_000 * 3) / 4 / 1000, 9);
   });
 
   it("judges img-etl against the limit at page size 100 (the issue's 25 s), whatever page size it used", () => {
     const runs = [
-      ...[19, 20, 26].map((s) => run('floor', s)),
-      ...[26.25, 26.26, 10].map((s) => run('parquet', s)),
-      ...[26.3, 26.3, 26.3].map((s) => run('csv', s)),
+      ...[19, 20, 26].map((s) => benchRun('floor', s)),
+      ...[26.25, 26.26, 10].map((s) => benchRun('parquet', s)),
+      ...[26.3, 26.3, 26.3].map((s) => benchRun('csv', s)),
     ];
     // Grouped at page size 1000, where the limit would be 16 s: the target does not move with it.
     const groups = groupRuns('server', runs, () => 1000);
