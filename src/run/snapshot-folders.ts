@@ -3,6 +3,7 @@
  * after a successful run, and pruning of older snapshots.
  */
 import { randomBytes } from 'node:crypto';
+import { type Stats } from 'node:fs';
 import { lstat, readFile, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
@@ -48,9 +49,13 @@ async function removeLeftTemps(baseDir: string): Promise<void> {
     if (!LATEST_TEMP.test(entry.name)) continue;
     const path = join(baseDir, entry.name);
     const stat = await lstat(path).catch(() => undefined);
-    if (stat !== undefined && (stat.isSymbolicLink() || (stat.isFile() && stat.size <= 64)))
-      await rm(path, { force: true });
+    if (stat !== undefined && isLatestShaped(stat)) await rm(path, { force: true });
   }
+}
+
+/** Whether an entry is of the kind pointLatest makes: a symlink, or a one-line file where symlinks are unavailable. */
+function isLatestShaped(stat: Stats): boolean {
+  return stat.isSymbolicLink() || (stat.isFile() && stat.size <= 64);
 }
 
 async function pointLatest(latest: string, temp: string, name: string): Promise<'symlink' | 'file'> {
@@ -76,8 +81,7 @@ export async function checkLatest(baseDir: string): Promise<void> {
   const latest = join(baseDir, 'latest');
   const stat = await lstat(latest).catch(() => undefined);
   if (stat === undefined) return;
-  const small = stat.isFile() && stat.size <= 64;
-  const target = stat.isSymbolicLink() || small ? await latestSnapshot(baseDir) : undefined;
+  const target = isLatestShaped(stat) ? await latestSnapshot(baseDir) : undefined;
   if (target !== undefined && NAME.test(target)) return;
   throw new LoadError({
     code: 'LOAD_NOT_OURS',
