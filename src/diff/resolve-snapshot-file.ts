@@ -5,6 +5,7 @@
  * less memory and CPU (parquet-wasm decodes a whole row group at a time); name images.arrow to use it.
  */
 import { lstat, open, stat } from 'node:fs/promises';
+import { isFolder } from '../load/path-kind.js';
 import { basename, dirname, join } from 'node:path';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
@@ -127,12 +128,7 @@ async function followLatestFile(path: string): Promise<string | undefined> {
   const name = await latestSnapshot(dirname(path));
   if (name === undefined || !/^[^/\\\0\n]{1,255}$/.test(name)) return undefined;
   const target = join(dirname(path), name);
-  return (await stat(target).then(
-    (s) => s.isDirectory(),
-    () => false,
-  ))
-    ? target
-    : undefined;
+  return (await isFolder(target)) ? target : undefined;
 }
 
 /**

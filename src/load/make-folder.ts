@@ -2,6 +2,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileSystemReason } from './file-system-error.js';
 import { LoadError } from './load-error.js';
+import { isFolder } from './path-kind.js';
 
 /**
  * Creates a folder and its parents. When it cannot, throws a LOAD_WRITE_FAILED LoadError naming the folder and the
@@ -44,7 +45,7 @@ async function tryMkdir(path: string): Promise<NodeJS.ErrnoException | undefined
   } catch (err) {
     const error = err as NodeJS.ErrnoException;
     if (error.code === 'ENOENT') return error;
-    if (error.code === 'EEXIST' && (await stat(path).catch(() => undefined))?.isDirectory() === true) return undefined;
+    if (error.code === 'EEXIST' && (await isFolder(path))) return undefined;
     throw error;
   }
 }
@@ -54,8 +55,8 @@ async function whyNot(path: string, cause: unknown): Promise<string> {
   let below: string | undefined;
   for (let at = path; ; below = at, at = dirname(at)) {
     try {
-      const isFolder = (await stat(at)).isDirectory();
-      if (!isFolder) return below === undefined ? 'a file is in the way' : `${at} is a file, not a folder`;
+      const folder = (await stat(at)).isDirectory();
+      if (!folder) return below === undefined ? 'a file is in the way' : `${at} is a file, not a folder`;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if ((code === 'ENOENT' || code === 'ENOTDIR') && at !== dirname(at)) continue; // ENOTDIR: a file above it

@@ -7,3 +7,11 @@ export async function isFile(path: string): Promise<boolean> {
     () => false,
   );
 }
+
+/** Whether `path` is a folder (following symlinks); false when it is missing, a file or cannot be read. */
+export async function isFolder(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}

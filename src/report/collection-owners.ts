@@ -1,5 +1,5 @@
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
-import { isFile } from '../load/is-file.js';
+import { isFile } from '../load/path-kind.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE, collectionsPath } from './optional-inputs.js';
 
 /** Each collection's owner, from a snapshot folder's collections table; no owners and the reason when there is none. */

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { DiffError } from '../diff/diff-error.js';
-import { isFile } from '../load/is-file.js';
+import { isFile } from '../load/path-kind.js';
 import { diffIndexedFolders } from '../diff/index-diff.js';
 import { SnapshotIndexReader } from '../diff/snapshot-index.js';
 import { FILE_NAMES, type Format } from '../run/formats.js';
