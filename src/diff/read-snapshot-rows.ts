@@ -11,7 +11,7 @@ import * as parquetWasm from 'parquet-wasm/node';
 import type { Table } from '../schema/table.js';
 import { DiffError } from './diff-error.js';
 import { resolveSnapshotFile, type SnapshotFileFormat } from './resolve-snapshot-file.js';
-import { verifySnapshotFile } from './verify-snapshot-file.js';
+import { checkListedRows, verifySnapshotFile, type ListedFile } from './verify-snapshot-file.js';
 import { hasTrapped, isTrap, untilTrap, watchTraps } from './wasm-trap.js';
 
 /** Options of `readSnapshotRows`. */
@@ -52,8 +52,9 @@ const DEFAULT_BATCH_SIZE = 4096;
 
 /**
  * Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file), its data file
- * checked against the manifest beside it first (verify-snapshot-file.ts); a one-line DiffError naming the path when
- * there is none, it does not match its manifest, or it cannot be read.
+ * checked against the manifest beside it (verify-snapshot-file.ts: its size and sha256 first, its rows once known: at
+ * opening for Parquet, at the end of the batches for Arrow IPC); a one-line DiffError naming the path when there is
+ * none, it does not match its manifest, or it cannot be read.
  */
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -63,13 +64,13 @@ export async function readSnapshotRows(path: string, options: ReadSnapshotOption
       message: `diff: batchSize must be a positive integer, got ${batchSize}`,
     });
   const file = await resolveSnapshotFile(path, options.table);
-  await verifySnapshotFile(file.path);
+  const listed = await verifySnapshotFile(file.path);
   if (file.format === 'arrow') {
-    const opened = await openArrow(file.path);
+    const opened = await openArrow(file.path, listed);
     const positions = options.positions;
     return positions === undefined ? opened : { ...opened, batches: holding(opened.batches, positions) };
   }
-  return openParquet(file.path, batchSize, options.columns, options.positions);
+  return openParquet(file.path, batchSize, listed, options.columns, options.positions);
 }
 
 /** The batches holding a row of `ordinals` (ascending: places in the stream of rows the batches hold), whole. */
@@ -87,6 +88,7 @@ async function* holding(batches: AsyncIterable<RecordBatch>, ordinals: ArrayLike
 async function openParquet(
   path: string,
   batchSize: number,
+  listed: ListedFile | undefined,
   columns: readonly string[] | undefined,
   positions: ArrayLike<number> | undefined,
 ): Promise<SnapshotRows> {
@@ -112,7 +114,14 @@ async function openParquet(
     throw unreadable(path, cause);
   }
   const { schema, rows, groupRows } = footer;
-  const selection = positions === undefined ? undefined : selectRowGroups(groupRows, positions);
+  let selection: ReturnType<typeof selectRowGroups> | undefined;
+  try {
+    checkListedRows(path, listed, rows); // before the positions, which an index of other rows may have placed
+    selection = positions === undefined ? undefined : selectRowGroups(groupRows, positions);
+  } catch (error) {
+    release();
+    throw unreadable(path, error);
+  }
   async function* batches(): AsyncGenerator<RecordBatch> {
     let iterator: AsyncIterator<parquetWasm.RecordBatch> | undefined;
     let ended = false;
@@ -187,14 +196,14 @@ function selectRowGroups(groupRows: readonly number[], positions: ArrayLike<numb
       if (rowGroups.at(-1) === group) read += groupRows[group]!;
       [start, group] = [start + groupRows[group]!, group + 1];
     }
-    if (group === groupRows.length) throw new RangeError(`diff: row ${at} is beyond the file's ${start} rows`);
+    if (group === groupRows.length) throw new RangeError(`row ${at} is beyond the file's ${start} rows`);
     if (rowGroups.at(-1) !== group) rowGroups.push(group);
     ordinals[p] = read + at - start;
   }
   return { rowGroups, ordinals };
 }
 
-async function openArrow(path: string): Promise<SnapshotRows> {
+async function openArrow(path: string, listed: ListedFile | undefined): Promise<SnapshotRows> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'r');
@@ -214,6 +223,7 @@ async function openArrow(path: string): Promise<SnapshotRows> {
     await handle.close().catch(() => undefined);
   };
   async function* batches(): AsyncGenerator<RecordBatch> {
+    let rows = 0;
     try {
       const iterator = reader[Symbol.asyncIterator]();
       for (;;) {
@@ -224,8 +234,10 @@ async function openArrow(path: string): Promise<SnapshotRows> {
           throw unreadable(path, cause);
         }
         if (next.done) break;
+        rows += next.value.numRows;
         yield next.value;
       }
+      checkListedRows(path, listed, rows); // read to the end: its footer does not give the rows
     } finally {
       await release();
     }

@@ -43,6 +43,11 @@ export async function verifySnapshotFile(path: string): Promise<ListedFile | und
   return listed;
 }
 
+/** Throws a DiffError when a reader found `rows` rows in a file its manifest (`listed`) gives another number for. */
+export function checkListedRows(path: string, listed: ListedFile | undefined, rows: number): void {
+  if (listed !== undefined && rows !== listed.rows) throw mismatch(path, listed, `${listed.rows} rows`, `${rows} rows`);
+}
+
 function mismatch(path: string, listed: ListedFile, says: string, found: string): DiffError {
   return new DiffError({
     code: 'DIFF_MISMATCH',
