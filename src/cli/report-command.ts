@@ -45,6 +45,7 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
         const code = error instanceof DiffError ? error.code : undefined;
         const named = code === 'DIFF_NOT_FOUND' || code === 'DIFF_NOT_SNAPSHOT';
         if (named) throw new UsageError({ message: (error as DiffError).message.replace(/^diff:/, 'report:') });
+        if (error instanceof DiffError) error.message = error.message.replace(/^diff:/, 'report:');
         throw error;
       });
       await makeFolder(dirname(out) === '' ? '.' : dirname(out), 'report');

@@ -9,6 +9,7 @@ export type DiffErrorCode =
   | 'DIFF_NOT_FOUND' // the path given for a snapshot does not exist
   | 'DIFF_NOT_SNAPSHOT' // the path exists but holds no images.parquet or images.arrow (or is another kind of file)
   | 'DIFF_UNREADABLE' // the data file exists but cannot be opened or decoded
+  | 'DIFF_MISMATCH' // the data file differs from what the manifest beside it gives (size, sha256 or rows)
   | 'DIFF_BAD_ID' // the id column is missing, null, not an integer, or not in strictly ascending order
   | 'DIFF_UNSUPPORTED_TYPE' // a column has an Arrow type the comparison does not know
   | 'DIFF_INVALID_OPTION'; // an option is out of range

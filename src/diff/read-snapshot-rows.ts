@@ -11,6 +11,8 @@ import * as parquetWasm from 'parquet-wasm/node';
 import type { Table } from '../schema/table.js';
 import { DiffError } from './diff-error.js';
 import { resolveSnapshotFile, type SnapshotFileFormat } from './resolve-snapshot-file.js';
+import { checkListedRows, verifySnapshotFile, type ListedFile } from './verify-snapshot-file.js';
+import { hasTrapped, isTrap, untilTrap, watchTraps } from './wasm-trap.js';
 
 /** Options of `readSnapshotRows`. */
 export interface ReadSnapshotOptions {
@@ -49,8 +51,10 @@ export interface SnapshotRows {
 const DEFAULT_BATCH_SIZE = 4096;
 
 /**
- * Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file); a one-line
- * DiffError naming the path when there is none or it cannot be read.
+ * Opens the snapshot at `path` (a snapshot folder, a `--snapshot` base folder, `latest`, or a data file), its data file
+ * checked against the manifest beside it (verify-snapshot-file.ts: its size and sha256 first, its rows once known: at
+ * opening for Parquet, at the end of the batches for Arrow IPC); a one-line DiffError naming the path when there is
+ * none, it does not match its manifest, or it cannot be read.
  */
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -60,12 +64,13 @@ export async function readSnapshotRows(path: string, options: ReadSnapshotOption
       message: `diff: batchSize must be a positive integer, got ${batchSize}`,
     });
   const file = await resolveSnapshotFile(path, options.table);
+  const listed = await verifySnapshotFile(file.path);
   if (file.format === 'arrow') {
-    const opened = await openArrow(file.path);
+    const opened = await openArrow(file.path, listed);
     const positions = options.positions;
     return positions === undefined ? opened : { ...opened, batches: holding(opened.batches, positions) };
   }
-  return openParquet(file.path, batchSize, options.columns, options.positions);
+  return openParquet(file.path, batchSize, listed, options.columns, options.positions);
 }
 
 /** The batches holding a row of `ordinals` (ascending: places in the stream of rows the batches hold), whole. */
@@ -83,68 +88,98 @@ async function* holding(batches: AsyncIterable<RecordBatch>, ordinals: ArrayLike
 async function openParquet(
   path: string,
   batchSize: number,
+  listed: ListedFile | undefined,
   columns: readonly string[] | undefined,
   positions: ArrayLike<number> | undefined,
 ): Promise<SnapshotRows> {
+  const unwatch = watchTraps();
   let reader: parquetWasm.ParquetFile;
-  let schema: Schema;
-  let rows: number;
-  const groupRows: number[] = [];
+  let footer: { schema: Schema; rows: number; groupRows: number[] };
   try {
-    reader = await parquetWasm.ParquetFile.fromFile(await openAsBlob(path));
+    reader = await untilTrap(async () => parquetWasm.ParquetFile.fromFile(await openAsBlob(path)));
   } catch (cause) {
-    throw unreadable(path, cause);
-  }
-  try {
-    schema = tableFromIPC(reader.schema().intoIPCStream()).schema;
-    const metadata = reader.metadata();
-    try {
-      rows = Number(metadata.fileMetadata().numRows());
-      if (positions !== undefined)
-        for (const group of metadata.rowGroups()) {
-          groupRows.push(Number(group.numRows()));
-          group.free();
-        }
-    } finally {
-      metadata.free();
-    }
-  } catch (cause) {
-    reader.free();
+    unwatch();
     throw unreadable(path, cause);
   }
   let freed = false;
   const release = (): void => {
-    if (!freed) reader.free();
+    if (!freed && !hasTrapped()) reader.free(); // after a trap, parquet-wasm's objects are left alone
     freed = true;
+    unwatch();
   };
-  const selection = positions === undefined ? undefined : selectRowGroups(groupRows, positions);
+  try {
+    footer = await untilTrap(() => readFooter(reader, positions !== undefined));
+  } catch (cause) {
+    release();
+    throw unreadable(path, cause);
+  }
+  const { schema, rows, groupRows } = footer;
+  let selection: ReturnType<typeof selectRowGroups> | undefined;
+  try {
+    checkListedRows(path, listed, rows); // before the positions, which an index of other rows may have placed
+    selection = positions === undefined ? undefined : selectRowGroups(groupRows, positions);
+  } catch (error) {
+    release();
+    throw unreadable(path, error);
+  }
   async function* batches(): AsyncGenerator<RecordBatch> {
+    let iterator: AsyncIterator<parquetWasm.RecordBatch> | undefined;
+    let ended = false;
     try {
-      let stream: ReadableStream<parquetWasm.RecordBatch>;
       try {
         const present = columns?.filter((name) => schema.fields.some((f) => f.name === name));
         const chosen = present === undefined ? {} : { columns: present };
         if (selection?.rowGroups.length === 0) return;
         const groups = selection === undefined ? {} : { rowGroups: selection.rowGroups };
         // typed any upstream
-        stream = (await reader.stream({ batchSize, ...chosen, ...groups })) as ReadableStream<parquetWasm.RecordBatch>;
+        const stream = (await untilTrap(() =>
+          reader.stream({ batchSize, ...chosen, ...groups }),
+        )) as ReadableStream<parquetWasm.RecordBatch>;
+        iterator = stream[Symbol.asyncIterator]();
       } catch (cause) {
         throw unreadable(path, cause);
       }
-      try {
-        // Stopping early returns the stream's iterator, which cancels the stream.
-        // intoIPCStream frees the WebAssembly batch
-        for await (const batch of stream) yield* tableFromIPC(batch.intoIPCStream()).batches;
-      } catch (cause) {
-        throw unreadable(path, cause);
+      for (;;) {
+        let ipc: Uint8Array | undefined;
+        try {
+          const next = await untilTrap(() => iterator!.next());
+          ended = next.done === true;
+          // intoIPCStream frees the WebAssembly batch
+          if (next.done !== true) ipc = await untilTrap(() => next.value.intoIPCStream());
+        } catch (cause) {
+          ended = true; // a failed stream is not cancelled: after a trap, that would wait for ever
+          throw unreadable(path, cause);
+        }
+        if (ipc === undefined) break;
+        yield* tableFromIPC(ipc).batches;
       }
     } finally {
+      // Stopping early cancels the stream.
+      if (iterator !== undefined && !ended) await iterator.return?.().catch(() => undefined);
       release();
     }
   }
   const all = batches();
   const chosen = selection === undefined ? all : holding(all, selection.ordinals);
   return opened(path, 'parquet', schema, rows, chosen, () => Promise.resolve(release()));
+}
+
+/** A Parquet file's schema, rows, and with `groups` the rows of each row group. */
+function readFooter(reader: parquetWasm.ParquetFile, groups: boolean) {
+  const schema = tableFromIPC(reader.schema().intoIPCStream()).schema;
+  const groupRows: number[] = [];
+  const metadata = reader.metadata();
+  try {
+    const rows = Number(metadata.fileMetadata().numRows());
+    if (groups)
+      for (const group of metadata.rowGroups()) {
+        groupRows.push(Number(group.numRows()));
+        group.free();
+      }
+    return { schema, rows, groupRows };
+  } finally {
+    metadata.free();
+  }
 }
 
 /**
@@ -161,14 +196,14 @@ function selectRowGroups(groupRows: readonly number[], positions: ArrayLike<numb
       if (rowGroups.at(-1) === group) read += groupRows[group]!;
       [start, group] = [start + groupRows[group]!, group + 1];
     }
-    if (group === groupRows.length) throw new RangeError(`diff: row ${at} is beyond the file's ${start} rows`);
+    if (group === groupRows.length) throw new RangeError(`row ${at} is beyond the file's ${start} rows`);
     if (rowGroups.at(-1) !== group) rowGroups.push(group);
     ordinals[p] = read + at - start;
   }
   return { rowGroups, ordinals };
 }
 
-async function openArrow(path: string): Promise<SnapshotRows> {
+async function openArrow(path: string, listed: ListedFile | undefined): Promise<SnapshotRows> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'r');
@@ -188,6 +223,7 @@ async function openArrow(path: string): Promise<SnapshotRows> {
     await handle.close().catch(() => undefined);
   };
   async function* batches(): AsyncGenerator<RecordBatch> {
+    let rows = 0;
     try {
       const iterator = reader[Symbol.asyncIterator]();
       for (;;) {
@@ -198,8 +234,10 @@ async function openArrow(path: string): Promise<SnapshotRows> {
           throw unreadable(path, cause);
         }
         if (next.done) break;
+        rows += next.value.numRows;
         yield next.value;
       }
+      checkListedRows(path, listed, rows); // read to the end: its footer does not give the rows
     } finally {
       await release();
     }
@@ -234,6 +272,10 @@ function opened(
 
 function unreadable(path: string, cause: unknown): DiffError {
   if (cause instanceof DiffError) return cause;
-  const detail = cause instanceof Error ? cause.message : String(cause);
+  const detail = isTrap(cause)
+    ? `parquet-wasm failed on its bytes (${cause.name}: ${cause.message}): the file is damaged`
+    : cause instanceof Error
+      ? cause.message
+      : String(cause);
   return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${detail}`, cause });
 }

@@ -6,11 +6,12 @@ import { COLUMNS } from '../schema/columns.js';
 import { TOOL } from '../run/tool.js';
 import { Histogram } from './histogram.js';
 import { completenessProof, requestsPerEndpoint } from './optional-inputs.js';
-import { CHARTED_CATEGORIES, ranked, valueCounts, type GatheredStats } from './report-stats.js';
+import { CHARTED_CATEGORIES, ranked, topValues, type GatheredStats } from './report-stats.js';
 import { REPORT_VERSION, type CollectionFacts, type Drift, type HistoryPoint, type ReportData } from './report-data.js';
 import type { RunFacts } from './report-data.js';
 
-/** Collections listed as the largest; owners listed as the largest. */
+/** Values of a category column listed, the rest counted as one; collections listed as the largest; owners. */
+const TOP_VALUES = 20;
 const LARGEST = 20;
 const TOP_OWNERS = 10;
 /** Extra keys listed. */
@@ -45,7 +46,7 @@ export function buildReport(stats: GatheredStats, inputs: ReportInputs): ReportD
     added_per_month: months(stats.addedPerMonth),
     add_date_nulls: stats.addDateNulls,
     flags: stats.flags,
-    counts: Object.fromEntries(CHARTED_CATEGORIES.map((c) => [c, valueCounts(stats.categories.get(c)!)])),
+    ...categoryCounts(stats),
     cognitive_atlas: stats.atlas,
     distributions: Object.fromEntries(Object.entries(stats.distributions).map(([c, h]) => [c, h.result()])),
     collections: collections(stats, inputs),
@@ -56,6 +57,16 @@ export function buildReport(stats: GatheredStats, inputs: ReportInputs): ReportD
     drift_note: inputs.driftNote ?? null,
     history: inputs.history ?? [],
   };
+}
+
+/** The most common values of each charted category column, and the rest as one. */
+function categoryCounts(stats: GatheredStats): Pick<ReportData, 'counts' | 'counts_other'> {
+  const [counts, other]: [ReportData['counts'], ReportData['counts_other']] = [{}, {}];
+  for (const c of CHARTED_CATEGORIES) {
+    const { top, other: rest } = topValues(stats.categories.get(c)!, TOP_VALUES);
+    [counts[c], other[c]] = [top, rest];
+  }
+  return { counts, counts_other: other };
 }
 
 function runFacts(m: Record<string, unknown>): RunFacts {

@@ -146,11 +146,15 @@ function growthSection(data: ReportData): string {
 function kindsSection(data: ReportData): string {
   const charts = CHARTED_CATEGORIES.map((c) => {
     const points = data.counts[c]!.map((v) => ({ label: v.value ?? '(null)', value: v.count }));
+    const other = data.counts_other[c]!;
+    const values = points.length + other.values;
+    if (other.values > 0) points.push({ label: `(${formatNumber(other.values)} other values)`, value: other.count });
     const title = `Maps by ${c}`;
+    const listed = other.values > 0 ? `the ${points.length - 1} most common and the others as one bar` : 'each';
     return figure(
       title,
       barChart(`counts-${c}`, title, points, 'maps', data.records),
-      `${points.length} values; each with its share of all maps.`,
+      `${formatNumber(values)} values; ${listed}, with its share of all maps.`,
     );
   });
   return `<h2>What kind of maps</h2><div class="grid">${charts.join('')}</div>`;

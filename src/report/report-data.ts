@@ -5,11 +5,17 @@
  */
 
 /** Version of the report document; bump when a field changes meaning or is removed. */
-export const REPORT_VERSION = 1;
+export const REPORT_VERSION = 2; // 2: `counts` lists the 20 most common values, `counts_other` the rest
 
 /** A value and how many records hold it; `value` null counts the records where the column is null. */
 export interface ValueCount {
   value: string | null;
+  count: number;
+}
+
+/** The values of a column beyond those listed: how many distinct values they are, and the records holding them. */
+export interface OtherValues {
+  values: number;
   count: number;
 }
 
@@ -134,8 +140,10 @@ export interface ReportData {
   add_date_nulls: number;
   /** Valid, thresholded and not-MNI maps. */
   flags: Record<string, FlagCounts>;
-  /** Records per value of each charted category column, most first. */
+  /** Records per value of each charted category column, most first: its 20 most common values. */
   counts: Record<string, ValueCount[]>;
+  /** The values of each charted category column beyond the 20 in `counts` (0 and 0 when there are none). */
+  counts_other: Record<string, OtherValues>;
   /** The paradigm and contrast fields in three states. */
   cognitive_atlas: { paradigm: AtlasStates; contrast: AtlasStates };
   distributions: Record<string, Distribution>;

@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { readCsvRows } from '../diff/read-csv-rows.js';
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
 import { resolveSnapshotFileOrCsv } from '../diff/resolve-snapshot-file.js';
+import { checkListedRows, verifySnapshotFile } from '../diff/verify-snapshot-file.js';
 import { FILE_NAMES } from '../run/formats.js';
 import { listSnapshots } from '../run/snapshot-folders.js';
 import { buildReport } from './build-report.js';
@@ -39,7 +40,9 @@ export async function reportSnapshot(path: string, options: ReportSnapshotOption
   const file = await resolveSnapshotFileOrCsv(path);
   const stats = new ReportStats();
   if (file.format === 'csv') {
+    const listed = await verifySnapshotFile(file.path); // readSnapshotRows checks the others
     for await (const rows of readCsvRows(file.path)) for (const row of rows) stats.addRow(row);
+    checkListedRows(file.path, listed, stats.gathered().records);
   } else {
     const rows = await readSnapshotRows(file.path);
     try {

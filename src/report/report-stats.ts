@@ -7,7 +7,7 @@ import { COLUMNS } from '../schema/columns.js';
 import { readRow } from '../schema/read-row.js';
 import type { Row, RowBatch, RowValue } from '../schema/row.js';
 import { Histogram } from './histogram.js';
-import type { AtlasStates, FlagCounts, ValueCount } from './report-data.js';
+import type { AtlasStates, FlagCounts, OtherValues, ValueCount } from './report-data.js';
 
 /** The category columns charted as counts per value. */
 export const CHARTED_CATEGORIES = [
@@ -183,7 +183,15 @@ function order(a: string | number | null, b: string | number | null): number {
   return a < b ? -1 : 1;
 }
 
-/** Counts per value as the report lists them. */
-export function valueCounts(counts: Map<string | null, number>): ValueCount[] {
-  return ranked(counts);
+/**
+ * The `limit` values held by most records (ordered as `ranked` orders them) and the rest as one: how many distinct
+ * values, and the records holding them.
+ */
+export function topValues(
+  counts: Map<string | null, number>,
+  limit: number,
+): { top: ValueCount[]; other: OtherValues } {
+  const all = ranked(counts);
+  const rest = all.slice(limit);
+  return { top: all.slice(0, limit), other: { values: rest.length, count: rest.reduce((sum, v) => sum + v.count, 0) } };
 }

@@ -11,7 +11,9 @@ import type { RecordBatch } from 'apache-arrow';
 import { DiffError } from '../diff/diff-error.js';
 import { isFile } from '../load/path-kind.js';
 import { diffIndexedFolders } from '../diff/index-diff.js';
+import { resolveSnapshotFile } from '../diff/resolve-snapshot-file.js';
 import { SnapshotIndexReader } from '../diff/snapshot-index.js';
+import { listedFile } from '../diff/verify-snapshot-file.js';
 import { FILE_NAMES, type Format } from '../run/formats.js';
 import { latestSnapshot } from '../run/snapshot-folders.js';
 import { driftOf, streamDrift, type DriftOutcome } from './stream-drift.js';
@@ -36,6 +38,12 @@ export async function planRunDrift(
   const note = (why: string): DriftOutcome => ({ driftNote: `no comparison with ${previous}: ${why}` });
   // Arrow IPC reads with no decompression: a snapshot's images.arrow when it has one, else its Parquet.
   const older = (await isFile(join(folder, FILE_NAMES.arrow))) ? join(folder, FILE_NAMES.arrow) : folder;
+  // Only bytes a manifest vouches for reach parquet-wasm while the run writes with it: a trap would stop the writer.
+  const unlisted = await unvouched(older);
+  if (unlisted !== undefined) {
+    const outcome = note(unlisted);
+    return { outcome: () => Promise.resolve(outcome) };
+  }
   const olderIndex = await SnapshotIndexReader.open(folder);
   if (!('none' in olderIndex)) {
     await olderIndex.close(); // read again once the run wrote its own: it is not held while the run writes
@@ -64,4 +72,17 @@ export async function planRunDrift(
   const outcome = new Promise<DriftOutcome>((resolve) => (settle = resolve));
   const tap = async (batches: AsyncIterable<RecordBatch>) => settle(await streamDrift(older, previous, batches));
   return { tap, outcome: () => outcome };
+}
+
+/** Why the data file of the snapshot at `older` cannot be checked before it is read, if it cannot. */
+async function unvouched(older: string): Promise<string | undefined> {
+  try {
+    const file = await resolveSnapshotFile(older);
+    return (await listedFile(file.path)) === undefined
+      ? `${file.path} is not listed in a manifest beside it`
+      : undefined;
+  } catch (error) {
+    if (!(error instanceof DiffError)) throw error;
+    return error.message;
+  }
 }

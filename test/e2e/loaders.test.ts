@@ -5,6 +5,7 @@
  * nullable dtypes and categories, keeping a name such as "None".
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cp, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -110,6 +111,7 @@ describe('load.sql in DuckDB', () => {
     const values = rows.map((r) => `(${Number(r['id'])}, ${sqlString(String(r['owner_name']))})`).join(', ');
     const [images, table] = [join(folder, 'images.parquet'), join(folder, 'collections.parquet')].map(sqlString);
     await query(db, `COPY (SELECT * FROM (VALUES ${values}) AS t(id, owner_name)) TO ${table} (FORMAT parquet)`);
+    await listInManifest(folder, 'collections.parquet', rows.length); // report checks a file against its manifest
     const categories = await allCategories(folder);
     const sql = loadSql({ files: new Set(['images.parquet']), categories, collections: true });
     await writeFile(join(folder, 'load.sql'), sql);
@@ -227,3 +229,13 @@ describe('load.py in pandas', () => {
     }
   });
 });
+
+/** Makes the manifest in `folder` give the size, sha256 and rows of its file `name`, as if a run had written it. */
+async function listInManifest(folder: string, name: string, rows: number): Promise<void> {
+  const path = join(folder, 'manifest.json');
+  const manifest = JSON.parse(await readFile(path, 'utf8')) as { files: Record<string, unknown>[] };
+  const bytes = await readFile(join(folder, name));
+  const entry = manifest.files.find((f) => f['name'] === name)!;
+  Object.assign(entry, { rows, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  await writeFile(path, JSON.stringify(manifest, null, 2));
+}
