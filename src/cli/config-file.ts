@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import type { Argv, Options } from 'yargs';
 import { booleanNames, camelCase, checkBooleanEnv } from './strict-booleans.js';
 import { UsageError } from './usage-error.js';
@@ -30,14 +30,7 @@ export function withConfig<T>(y: Argv<T>, options: Record<string, Options>, exam
 
 /** Reads a --config file: a JSON object of the command's options; a one-line usage error otherwise. */
 function readConfigFile(path: string, options: Record<string, Options>): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UsageError({
-      message: `--config: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-    });
-  }
+  const text = readConfigText(path);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -66,4 +59,53 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
     if (isBoolean && typeof v !== 'boolean') throw refuse(` to ${JSON.stringify(v)}; expected true or false`);
   }
   return value as Record<string, unknown>;
+}
+
+/** The most a config file may hold: 1 MiB. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * A config file's text, once the opened file is found to be a regular file of at most MAX_CONFIG_BYTES: opened
+ * without blocking (a FIFO's open waits for a writer), checked with fstat before a byte is read (/dev/zero never ends),
+ * and read no further than the limit (a file growing meanwhile). A one-line usage error otherwise.
+ */
+function readConfigText(path: string): string {
+  const refuse = (reason: string) => new UsageError({ message: `--config: ${path} ${reason}` });
+  const tooLarge = (size: number | string) =>
+    refuse(`is ${size} bytes; a config file holds at most ${MAX_CONFIG_BYTES}`);
+  const cannotRead = (err: unknown) =>
+    new UsageError({
+      message: `--config: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    });
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    throw cannotRead(err);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw refuse(`is not a regular file (${kindOf(stats)})`);
+    if (stats.size > MAX_CONFIG_BYTES) throw tooLarge(stats.size);
+    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+    let length = 0;
+    for (let n = -1; n !== 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > MAX_CONFIG_BYTES) throw tooLarge(`more than ${MAX_CONFIG_BYTES}`);
+    return buffer.toString('utf8', 0, length);
+  } catch (err) {
+    throw err instanceof UsageError ? err : cannotRead(err);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What a file that is not a regular file is, in words. */
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'an unknown kind of file';
 }

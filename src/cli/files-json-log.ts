@@ -28,6 +28,7 @@ export class FilesJsonLog implements Reporter<FilesEvent> {
       case 'file':
         this.log.write(event.row.status === 'ok' ? 'info' : 'warn', 'file', { ...event.row, fetched: event.fetched });
         return;
+      case 'lock':
       case 'retry': {
         const { type, ...fields } = event;
         this.log.write('warn', type, fields);

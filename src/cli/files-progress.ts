@@ -57,6 +57,9 @@ export class FilesProgress {
           );
         else if (this.tty && now - this.lastDraw >= 100) this.draw(now);
         return;
+      case 'lock':
+        this.line(`img-etl: ${event.message}`);
+        return;
       case 'retry':
         this.line(
           `img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`,

@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 import { makeFolders } from '../load/make-folder.js';
+import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 
 /** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
 export const STAGING_FORMAT = 3;
@@ -203,7 +204,8 @@ export class Checkpoint {
    * Opens (or creates) a staging folder and locks it for this process. `fresh` discards what an earlier run left;
    * so does staging older than `maxAgeMs` or written by another staging format, with a notice. Staged pages that
    * no longer read back as the journal says are dropped (with a notice) so that the run fetches them again.
-   * Throws CheckpointError when another live process holds it, or when it belongs to another source or page size.
+   * A stale lock (its run ended, or its pid is another process's now) is taken over with a notice. Throws
+   * CheckpointError when a live img-etl run holds it, or when it belongs to another source or page size.
    */
   static async open(
     dir: string,
@@ -211,9 +213,10 @@ export class Checkpoint {
     options: CheckpointOpenOptions = {},
   ): Promise<Checkpoint> {
     await makeFolders(dir);
-    await takeLock(dir);
+    const tookOver = await takeLock(dir);
     try {
-      const notices: string[] = [];
+      const notices =
+        tookOver === undefined ? [] : [`staging: took over the stale lock ${join(dir, LOCK)} (${tookOver})`];
       let existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
       const same =
         existing !== undefined &&
@@ -255,7 +258,7 @@ export class Checkpoint {
       const journal = await open(journalPath, 'a');
       return new Checkpoint(dir, kept!, entries, journal, notices);
     } catch (err) {
-      await rm(join(dir, LOCK), { force: true });
+      await releaseRunLock(join(dir, LOCK));
       throw err;
     }
   }
@@ -307,7 +310,7 @@ export class Checkpoint {
   async close(): Promise<void> {
     if (this.pagesKept === 0) return this.remove();
     await this.journal.close().catch(() => undefined);
-    await rm(join(this.dir, LOCK), { force: true });
+    await releaseRunLock(join(this.dir, LOCK));
   }
 
   /**
@@ -317,7 +320,7 @@ export class Checkpoint {
   async remove(): Promise<void> {
     await this.journal.close().catch(() => undefined);
     await emptyStaging(this.dir);
-    await rm(join(this.dir, LOCK), { force: true });
+    await releaseRunLock(join(this.dir, LOCK));
     await rmdir(this.dir).catch(() => undefined); // not empty (files of someone's) or a link: left as it is
   }
 
@@ -342,34 +345,14 @@ async function emptyStaging(dir: string): Promise<void> {
     if (name !== LOCK && isStagingFile(name)) await rm(join(dir, name), { force: true });
 }
 
-async function takeLock(dir: string): Promise<void> {
-  const path = join(dir, LOCK);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(path, String(process.pid), { flag: 'wx' });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(await readFile(path, 'utf8').catch(() => ''));
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new CheckpointError({
-          code: 'LOCKED',
-          message: `staging: ${dir} is in use by another img-etl run (pid ${pid})`,
-        });
-      }
-      await rm(path, { force: true }); // left by a process that died
-    }
-  }
-  throw new CheckpointError({ code: 'LOCKED', message: `staging: could not lock ${dir}` });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** Locks a staging folder for this process; resolves to why the stale lock it took over was stale, if it did. */
+async function takeLock(dir: string): Promise<string | undefined> {
+  const result = await takeRunLock(join(dir, LOCK));
+  if (result.taken) return result.tookOver;
+  throw new CheckpointError({
+    code: 'LOCKED',
+    message: `staging: ${dir} is in use by another img-etl run (${result.holder})`,
+  });
 }
 
 async function readJson<T>(path: string): Promise<T | undefined> {

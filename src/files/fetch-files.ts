@@ -6,12 +6,14 @@
  * continued. The run fails (throws) only for what stops it whole: an unreadable snapshot, the disk, a cancellation.
  */
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DiffError } from '../diff/diff-error.js';
 import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
 import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
 import { isSameHost } from '../extract/same-host.js';
 import { makeFolder } from '../load/make-folder.js';
+import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { downloadFile, type DownloadResult } from './download-file.js';
 import type { FileRow, FileStatus } from './file-status.js';
@@ -131,12 +133,40 @@ async function planSelection(
   return { plan, path: rows.path, images: kept };
 }
 
-/** Fetches the files a snapshot selects and writes files.parquet; resolves to what it did. */
+/**
+ * Fetches the files a snapshot selects and writes files.parquet; resolves to what it did. Holds a lock on the output
+ * folder while it runs: throws a FILES_LOCKED FilesError when another live run holds it.
+ */
 export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResult> {
   const started = Date.now();
-  const { plan, path, images: selected } = await planSelection(options, KEPT_SELECTION);
-  options.onEvent?.({ type: 'plan', files: plan.files, bytes: plan.bytes });
+  const planned = await planSelection(options, KEPT_SELECTION);
   await makeFolder(options.outDir, 'files');
+  const lock = join(options.outDir, LOCK);
+  const taken = await takeRunLock(lock);
+  if (!taken.taken)
+    throw new FilesError({
+      code: 'FILES_LOCKED',
+      message: `files: ${options.outDir} is in use by another img-etl run (${taken.holder})`,
+    });
+  try {
+    if (taken.tookOver !== undefined)
+      options.onEvent?.({ type: 'lock', message: `files: took over the stale lock ${lock} (${taken.tookOver})` });
+    return await fetchPlanned(options, planned, started);
+  } finally {
+    await releaseRunLock(lock);
+  }
+}
+
+/** The lock file of a files run in its output folder. */
+const LOCK = '.img-etl-files.lock';
+
+/** The files run once its plan is made and it holds the output folder. */
+async function fetchPlanned(
+  options: FetchFilesOptions,
+  { plan, path, images: selected }: Awaited<ReturnType<typeof planSelection>>,
+  started: number,
+): Promise<FilesResult> {
+  options.onEvent?.({ type: 'plan', files: plan.files, bytes: plan.bytes });
   await removeStaleTables(options.outDir);
   const verified = await readVerifiedFiles(options.outDir);
   const rows =

@@ -9,7 +9,8 @@ export type FilesErrorCode =
   | 'FILES_BAD_WHERE' // a --where condition names no column, or a value the column cannot hold
   | 'FILES_NOT_SNAPSHOT' // the snapshot path names no snapshot
   | 'FILES_UNREADABLE' // the snapshot or an earlier files.parquet cannot be read
-  | 'FILES_WRITE_FAILED'; // the output folder or files.parquet cannot be written
+  | 'FILES_WRITE_FAILED' // the output folder or files.parquet cannot be written
+  | 'FILES_LOCKED'; // another live files run holds the output folder
 
 /** What a FilesError is made of; its message is prefixed `files:`. */
 export type FilesErrorOptions = CodedErrorOptions<FilesErrorCode>;

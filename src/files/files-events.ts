@@ -12,5 +12,7 @@ export type FilesEvent =
   | { type: 'bytes'; bytes: number }
   /** One file is settled: fetched, found on disk, or reported; `listedBytes` is what the plan counted for it. */
   | { type: 'file'; row: FileRow; fetched: boolean; listedBytes: number }
+  /** A stale lock on the output folder (its run ended) was taken over: one line saying whose and why. */
+  | { type: 'lock'; message: string }
   /** A request for a file failed and will be tried again. */
   | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };

@@ -1,0 +1,160 @@
+/**
+ * A lock file that says which run holds a folder: its pid, host, boot, start time and a hash of its command line, one
+ * JSON line. A lock is stale when its process has ended, is another process now (another start time or boot), or is
+ * not img-etl; a stale lock is taken over, and the caller is told why. The older form held the pid alone: it is stale
+ * unless that pid is an img-etl run. A lock of another host is never judged from here: it holds.
+ */
+import { randomBytes } from 'node:crypto';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { bootId, isAlive, processIdentity } from './process-identity.js';
+
+/** What a lock file records (the older form: `pid` alone). */
+interface LockRecord {
+  pid: number;
+  host?: string;
+  /** /proc/sys/kernel/random/boot_id of the machine when the lock was taken. */
+  boot_id?: string;
+  /** Field 22 of /proc/<pid>/stat: the holder's start, in clock ticks after boot. */
+  start_time?: string;
+  /** SHA-256 of the holder's /proc/<pid>/cmdline. */
+  command_sha256?: string;
+}
+
+/** What `takeRunLock` found: the lock taken (`tookOver`: why the lock it replaced was stale), or who holds it. */
+export type RunLockResult = { taken: true; tookOver?: string } | { taken: false; holder: string };
+
+/**
+ * Takes the lock file `path` for this process: creates it, or takes over a stale one. Resolves to who holds it (`pid
+ * 42`, `pid 42 on host h; …`) when a live run does; throws the file system's error when it cannot be written.
+ */
+export async function takeRunLock(path: string): Promise<RunLockResult> {
+  const mine = await ownLock();
+  let tookOver: string | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await createLock(path, mine)) return tookOver === undefined ? { taken: true } : { taken: true, tookOver };
+    const text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text === undefined) continue; // released meanwhile
+    const verdict = await judge(parseLock(text), path);
+    if ('holder' in verdict) return { taken: false, holder: verdict.holder };
+    if (await removeIfUnchanged(path, text)) tookOver = verdict.stale;
+  }
+  return { taken: false, holder: 'a run that took it while this one looked' };
+}
+
+/** Deletes the lock file `path` when it is this process's (a lock another run took over is left to it). */
+export async function releaseRunLock(path: string): Promise<void> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  if (text === (await ownLock())) await rm(path, { force: true });
+}
+
+let own: Promise<string> | undefined;
+
+/** This process's lock line. */
+function ownLock(): Promise<string> {
+  own ??= (async () => {
+    const [boot, self] = await Promise.all([bootId(), processIdentity('self')]);
+    const record: LockRecord = { pid: process.pid, host: hostname() };
+    if (boot !== undefined) record.boot_id = boot;
+    if (self.startTime !== undefined) record.start_time = self.startTime;
+    if (self.commandSha256 !== undefined) record.command_sha256 = self.commandSha256;
+    return JSON.stringify(record) + '\n';
+  })();
+  return own;
+}
+
+/** Whether a live run holds a lock (`holder`, as a message names it), or why it is stale. */
+async function judge(lock: LockRecord | undefined, path: string): Promise<{ holder: string } | { stale: string }> {
+  if (lock === undefined) return { stale: 'it names no process' };
+  const { pid } = lock;
+  if (lock.host !== undefined && lock.host !== hostname())
+    return { holder: `pid ${pid} on host ${lock.host}; if none is left there, delete ${path}` };
+  if (!isAlive(pid)) return { stale: `pid ${pid} has ended` };
+  const boot = await bootId();
+  if (lock.boot_id !== undefined && boot !== undefined && lock.boot_id !== boot)
+    return { stale: `pid ${pid} ran before the machine restarted` };
+  const now = await processIdentity(pid);
+  if (lock.start_time !== undefined && now.startTime !== undefined && lock.start_time !== now.startTime)
+    return { stale: `pid ${pid} is another process now (started at another time)` };
+  if (now.command !== undefined) {
+    const same = lock.command_sha256 === undefined ? isImgEtl(now.command) : lock.command_sha256 === now.commandSha256;
+    if (!same) return { stale: `pid ${pid} is not an img-etl run` };
+  }
+  if (pid === process.pid) return { stale: `pid ${pid} is this process` };
+  return { holder: `pid ${pid}` };
+}
+
+/** Whether a command line runs img-etl's CLI: by its `img-etl` command or the package's `dist/src/cli/main.js`. */
+function isImgEtl(command: readonly string[]): boolean {
+  return command.some((word) => basename(word) === 'img-etl' || /(^|\/)dist\/src\/cli\/main\.js$/.test(word));
+}
+
+/** A lock file's record: a JSON line, or the older form's bare pid; undefined when it names no process. */
+function parseLock(text: string): LockRecord | undefined {
+  const trimmed = text.trim();
+  let value: unknown;
+  try {
+    value = /^\d+$/.test(trimmed) ? { pid: Number(trimmed) } : JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+  const record = value as Partial<Record<keyof LockRecord, unknown>> | null;
+  if (typeof record !== 'object' || record === null) return undefined;
+  if (!Number.isSafeInteger(record.pid) || (record.pid as number) <= 0) return undefined;
+  const texts = ['host', 'boot_id', 'start_time', 'command_sha256'] as const;
+  if (texts.some((key) => record[key] !== undefined && typeof record[key] !== 'string')) return undefined;
+  return record as LockRecord;
+}
+
+/**
+ * Creates the lock file whole or not at all: written under a temporary name, then linked to `path`, which fails when it
+ * exists (a reader never sees it half written). Where the file system has no hard links, an exclusive create.
+ */
+async function createLock(path: string, text: string): Promise<boolean> {
+  const temp = tempBeside(path);
+  try {
+    await writeFile(temp, text, { flag: 'wx' });
+    await link(temp, path);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err;
+    return writeFile(path, text, { flag: 'wx' }).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') return false;
+        throw error;
+      },
+    );
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/**
+ * Removes a stale lock that still reads `text`: moved aside first, so that a lock another run took meanwhile is put
+ * back, never deleted. Whether it was removed.
+ */
+async function removeIfUnchanged(path: string, text: string): Promise<boolean> {
+  const aside = tempBeside(path);
+  try {
+    await rename(path, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  try {
+    if ((await readFile(aside, 'utf8')) === text) return true;
+    await link(aside, path).catch(() => undefined); // another run's new lock: back in place unless a third took it
+    return false;
+  } finally {
+    await rm(aside, { force: true });
+  }
+}
+
+/** A temporary name beside `path`, of the form img-etl's staging cleans up (`.<name>.tmp-<8 hex>`). */
+function tempBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp-${randomBytes(4).toString('hex')}`);
+}

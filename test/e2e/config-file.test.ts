@@ -1,0 +1,87 @@
+/**
+ * Issue 23, case 7: a config file (--config or IMG_ETL_CONFIG) is a regular file of at most 1 MiB, checked on the
+ * opened file before a byte is read. A FIFO (whose open and read would wait for a writer for ever), /dev/zero (whose
+ * read never ends), a folder or a larger file exits 2 at once with one line naming the path and why; the time limit
+ * of each run is a guard, not what is tested.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../src/service/index.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { runCli, type CliOptions } from '../helpers/run-cli.js';
+
+const MIB = 1024 * 1024;
+let root: string;
+let service: RunningService | undefined;
+beforeEach(async () => {
+  root = await tempDir();
+});
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+  await removeDir(root);
+});
+
+/** A snapshot run against a port nothing listens on: it makes no request when it stops at its config. */
+const snapshot = (args: string[], options: CliOptions = {}) =>
+  runCli(['--base-url', 'http://127.0.0.1:9', '--max-attempts', '1', '--out', join(root, 'out'), ...args], {
+    timeoutMs: 30_000,
+    ...options,
+  });
+
+/** The one line a refused config file gives. */
+const refusal = (path: string, reason: string) => `img-etl: --config: ${path} ${reason}\n`;
+
+describe('a config file that is not a regular file of at most 1 MiB exits 2 before it is read', () => {
+  it('a FIFO, as --config of a snapshot and of files', async () => {
+    const fifo = join(root, 'config.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const run = await snapshot(['--config', fifo]);
+    expect(run.stderr).toBe(refusal(fifo, 'is not a regular file (a FIFO)'));
+    expect(run.code).toBe(2);
+    const files = await runCli(['files', root, '--out', join(root, 'maps'), '--config', fifo], { timeoutMs: 30_000 });
+    expect(files.stderr).toBe(refusal(fifo, 'is not a regular file (a FIFO)'));
+    expect(files.code).toBe(2);
+  });
+
+  it('/dev/zero, as --config and as IMG_ETL_CONFIG', async () => {
+    const run = await snapshot(['--config', '/dev/zero']);
+    expect(run.stderr).toBe(refusal('/dev/zero', 'is not a regular file (a character device)'));
+    expect(run.code).toBe(2);
+    const env = await snapshot([], { env: { IMG_ETL_CONFIG: '/dev/zero' } });
+    expect(env.stderr).toBe(refusal('/dev/zero', 'is not a regular file (a character device)'));
+    expect(env.code).toBe(2);
+  });
+
+  it('a folder', async () => {
+    const folder = join(root, 'config.d');
+    await mkdir(folder);
+    const run = await snapshot(['--config', folder]);
+    expect(run.stderr).toBe(refusal(folder, 'is not a regular file (a folder)'));
+    expect(run.code).toBe(2);
+  });
+
+  it('a file of 2 MiB (valid JSON), refused; one of exactly 1 MiB is read', async () => {
+    service = await startFixtureService({ records: 10 });
+    const padded = (bytes: number) => {
+      const json = JSON.stringify({ 'base-url': service!.url, to: ['csv'] });
+      return json.slice(0, -1) + ' '.repeat(bytes - json.length) + '}';
+    };
+    const large = join(root, 'large.json');
+    await writeFile(large, padded(2 * MIB));
+    const out = join(root, 'snap');
+    const refused = await runCli(['--config', large, '--out', out], { timeoutMs: 30_000 });
+    expect(refused.stderr).toBe(refusal(large, 'is 2097152 bytes; a config file holds at most 1048576'));
+    expect(refused.code).toBe(2);
+    expect(service.stats.requests).toBe(0);
+
+    const limit = join(root, 'limit.json');
+    await writeFile(limit, padded(MIB));
+    const read = await runCli(['--config', limit, '--out', out, '--quiet']);
+    expect(read.stderr).toBe('');
+    expect(read.code).toBe(0);
+  });
+});
