@@ -23,6 +23,8 @@ export interface FileRow {
   bytes: number | null;
   /** Its SHA-256 when `ok`. */
   sha256: string | null;
+  /** Its modification time when `ok`, nanoseconds since 1970: a rerun re-hashes the file when it is another. */
+  mtime_ns: bigint | null;
   /** What became of it. */
   status: FileStatus;
   /** Why it is not `ok`, one line; null when it is. */
