@@ -28,6 +28,7 @@ type FilesArgs = ArgumentsCamelCase<{
   maxAttempts: number;
   retryDelay: number;
   dryRun: boolean;
+  verify: boolean;
   quiet: boolean;
   logFormat: string;
   summary: string;
@@ -71,6 +72,13 @@ const FILES_OPTIONS = {
     type: 'boolean',
     default: false,
     describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
+  },
+  verify: {
+    type: 'boolean',
+    default: false,
+    describe:
+      'Re-hash every file kept from disk (by default only those whose size or mtime differ from files.parquet) ' +
+      'and fetch again those that changed',
   },
   quiet: { type: 'boolean', default: false, describe: 'No progress on stderr, errors only' },
   'log-format': {
@@ -169,6 +177,7 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
         ...common,
         outDir: out,
         concurrency,
+        verify: args.verify,
         http: {
           headersTimeoutMs: timeoutMs,
           bodyTimeoutMs: timeoutMs,

@@ -1,7 +1,8 @@
 /**
  * `img-etl files --log-format json`: the files run on stderr as JSON lines, like a snapshot's (json-log.ts): `ts`,
  * `level`, `event`, then the event's fields in snake_case. One line when the selection is known (`plan`), one per file
- * settled (`file`, a warning unless ok) and one per retry; the bytes of each chunk written are not logged.
+ * settled (`file`: its files.parquet row but `mtime_ns`, a warning unless ok) and one per retry; the bytes of each
+ * chunk written are not logged.
  */
 import type { FilesEvent } from '../files/files-events.js';
 import { JsonLog } from './json-log.js';
@@ -25,9 +26,11 @@ export class FilesJsonLog implements Reporter<FilesEvent> {
       case 'plan':
         this.log.write('info', 'plan', { files: event.files, bytes: event.bytes });
         return;
-      case 'file':
-        this.log.write(event.row.status === 'ok' ? 'info' : 'warn', 'file', { ...event.row, fetched: event.fetched });
+      case 'file': {
+        const { mtime_ns: _mtime, ...row } = event.row; // bookkeeping for the next run (and a bigint JSON refuses)
+        this.log.write(row.status === 'ok' ? 'info' : 'warn', 'file', { ...row, fetched: event.fetched });
         return;
+      }
       case 'lock':
       case 'retry': {
         const { type, ...fields } = event;

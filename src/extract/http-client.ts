@@ -154,17 +154,21 @@ export class HttpClient {
   }
 
   /**
-   * GETs a file on the base host, following same-host redirects, with `range` as its Range header when given; resolves
-   * once the headers of a 200, 206 or 416 arrive, with the body unread. Any other status is an ExtractError, retryable
-   * as
-   * for a page. The request's total time limit covers the wait for the headers only: the body may take as long as it
-   * flows (each chunk within the body timeout); the caller reads it, and `fileBodyError` names a failure while it does.
+   * GETs a file on the base host, following same-host redirects, with `range` as its Range header when given (and
+   * `ifRange` as its If-Range: the whole file, 200, when it is no longer that version); resolves once the headers of
+   * a 200, 206 or 416 arrive, with the body unread. Any other status is an ExtractError, retryable as for a page. The
+   * request's total time limit covers the wait for the headers only: the body may take as long as it flows (each
+   * chunk within the body timeout); the caller reads it, and `fileBodyError` names a failure while it does.
    */
-  async getFile(url: string, options: { signal?: AbortSignal; range?: string } = {}): Promise<FileResponse> {
+  async getFile(
+    url: string,
+    options: { signal?: AbortSignal; range?: string; ifRange?: string } = {},
+  ): Promise<FileResponse> {
     let current = this.pageTarget(url);
     const deadline = new Deadline(this.options.requestTimeoutMs, options.signal);
     const extra: Record<string, string> = { accept: '*/*' };
     if (options.range !== undefined) extra['range'] = options.range;
+    if (options.range !== undefined && options.ifRange !== undefined) extra['if-range'] = options.ifRange;
     try {
       const visited = new Set([current.href]);
       for (let hop = 0; ; hop++) {

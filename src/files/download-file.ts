@@ -1,8 +1,10 @@
 /**
  * Fetching one file to disk, resumably and verified. Bytes go to `<path>.part` as they arrive; a `.part` left by an
- * earlier attempt or run is continued with `Range: bytes=<its size>-` and kept only if the server answers 206 with a
- * Content-Range starting there (a 200 rewrites it from the start). The whole file is then checked
- * (verify-image-file.ts), fsync'd and renamed to its final name, so a final name only ever holds a verified file.
+ * earlier attempt or run is continued with `Range: bytes=<its size>-` and `If-Range: <its validator>`
+ * (part-validator.ts) and kept only if the server answers 206 with a Content-Range starting there and no other
+ * validator (a 200, the file changed or Range ignored, rewrites it from the start); a `.part` without a validator is
+ * fetched again from byte 0. The whole file is then checked (verify-image-file.ts), fsync'd and renamed to its final
+ * name, so a final name only ever holds a verified file.
  * Retries, backoff, Retry-After, redirects, timeouts and the token follow the listing's rules (withRetry, HttpClient).
  */
 import { open, rename, rm, stat } from 'node:fs/promises';
@@ -14,6 +16,7 @@ import { syncFolder } from '../load/atomic-file.js';
 import type { FileStatus } from './file-status.js';
 import { imageCheck, verifyImageFile, type ImageCheck } from './verify-image-file.js';
 import { makeFolders } from '../load/make-folder.js';
+import { readPartValidator, removePartValidator, validatorOf, writePartValidator } from './part-validator.js';
 
 /** One file to fetch. */
 export interface DownloadTask {
@@ -99,14 +102,21 @@ async function attempt(
   if (expected !== undefined && have > expected) have = await restart(part);
   let inline: ImageCheck | undefined; // a body from the first byte is checked as it arrives; a continued one after
   if (expected === undefined || have < expected) {
+    const validator = have > 0 ? await readPartValidator(part) : undefined;
+    if (have > 0 && validator === undefined) have = await restart(part); // no version to hold the server to
     const response = await ctx.client.getFile(task.fetchUrl, {
       signal: ctx.signal,
       range: have > 0 ? `bytes=${have}-` : undefined,
+      ifRange: validator,
     });
     const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
     try {
-      const from = await startingByte(task, part, response, have);
-      if (from === 0) inline = imageCheck(task.path);
+      const from = await startingByte(task, part, response, have, validator);
+      if (from === 0) {
+        await restart(part); // the validator goes with the .part's first byte, not before
+        await writePartValidator(part, validatorOf(response));
+        inline = imageCheck(task.path);
+      }
       await writeBody(task, part, response, chunks, from, ctx, inline);
     } catch (err) {
       inline?.cancel();
@@ -128,13 +138,23 @@ async function attempt(
     await restart(part);
     throw new Unfit('corrupt', task.fetchUrl, `returned a file that ${check.problem}`);
   }
+  await removePartValidator(part); // first: a complete .part left without one is verified, not fetched again
   await rename(part, task.path);
   await syncFolder(dirname(task.path));
   return check;
 }
 
-/** Where the response's body starts in the file: the `.part`'s size for a 206 that continues it, else 0. */
-async function startingByte(task: DownloadTask, part: string, response: FileResponse, have: number): Promise<number> {
+/**
+ * Where the response's body starts in the file: the `.part`'s size for a 206 that continues it (of the version the
+ * `.part` holds, `validator`), else 0.
+ */
+async function startingByte(
+  task: DownloadTask,
+  part: string,
+  response: FileResponse,
+  have: number,
+  validator: string | undefined,
+): Promise<number> {
   const expected = task.expectedBytes;
   const url = task.fetchUrl;
   const mismatch = (total: number): Unfit =>
@@ -167,6 +187,19 @@ async function startingByte(task: DownloadTask, part: string, response: FileResp
         code: 'BAD_BODY',
         url,
         reason: `answered a range from byte ${have} with content-range ${said}`,
+        retryable: true,
+        status: 206,
+      });
+    }
+    const now = validatorOf(response);
+    if (now !== undefined && now !== validator) {
+      // A server that ignores If-Range: the range is of another version than the .part's.
+      response.discard();
+      await restart(part);
+      throw new ExtractError({
+        code: 'BAD_BODY',
+        url,
+        reason: `answered a range of another version (${now}, the .part holds ${String(validator)}): fetching it whole`,
         retryable: true,
         status: 206,
       });
@@ -317,9 +350,10 @@ function receive(body: FileResponse['body']): Chunks {
   };
 }
 
-/** Removes a `.part` whose bytes cannot be continued; 0, the bytes now held. */
+/** Removes a `.part` whose bytes cannot be continued, and its validator; 0, the bytes now held. */
 async function restart(part: string): Promise<number> {
   await rm(part, { force: true });
+  await removePartValidator(part);
   return 0;
 }
 

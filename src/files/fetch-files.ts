@@ -2,10 +2,12 @@
  * The files run: the images a snapshot selects (`--where`), their files fetched `concurrency` at a time into
  * `<out>/<collection_id>/<name>`, each verified, and files.parquet written with what became of every one. A file on
  * disk under its final name was verified when it was put there: a rerun keeps it without a request when files.parquet
- * vouches for its size and digest, and checks it again from disk when not (a run that was killed); a `.part` is
- * continued. The run fails (throws) only for what stops it whole: an unreadable snapshot, the disk, a cancellation.
+ * vouches for its size, mtime and digest, re-hashes it when its size or mtime differ (or `verify`) and fetches it
+ * again when the digest does not match, and checks it again from disk when files.parquet does not list it (a run that
+ * was killed); a `.part` is continued. The run fails (throws) only for what stops it whole: an unreadable snapshot,
+ * the disk, a cancellation.
  */
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DiffError } from '../diff/diff-error.js';
 import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
@@ -19,7 +21,7 @@ import { downloadFile, type DownloadResult } from './download-file.js';
 import type { FileRow, FileStatus } from './file-status.js';
 import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
-import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
+import { readVerifiedFiles, removeStaleTables, writeFilesTable, type VerifiedFile } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
 import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
@@ -39,6 +41,8 @@ export interface FetchFilesOptions {
   concurrency?: number;
   /** Other links of each image to fetch too; default none. */
   with?: readonly ExtraLinkGroup[];
+  /** Re-hash every kept file, also one whose size and mtime are as files.parquet records; default false. */
+  verify?: boolean;
   /** The service files are fetched from: links must be on its host; default the snapshot's `img-etl.source_url`. */
   baseUrl?: string;
   /** HTTP client options (timeouts, token); the listing's defaults. */
@@ -192,14 +196,16 @@ async function fetchPlanned(
       path: null,
       bytes: null,
       sha256: null,
+      mtime_ns: null,
       status: 'failed',
       reason: null,
     };
-    const done = (result: DownloadResult, wasFetched: boolean): FileRow => {
+    const done = (result: DownloadResult & { mtimeNs?: bigint }, wasFetched: boolean): FileRow => {
       Object.assign(row, {
         status: result.status,
         bytes: result.bytes ?? null,
         sha256: result.sha256 ?? null,
+        mtime_ns: result.mtimeNs ?? null,
         reason: result.reason ?? null,
       });
       counts[row.status]++;
@@ -218,7 +224,7 @@ async function fetchPlanned(
         false,
       );
     paths.add(target.path);
-    const onDisk = await keptFile(target.path, listed, verified.get(target.path));
+    const onDisk = await keptFile(target.path, listed, verified.get(target.path), options.verify === true);
     if (onDisk === 'theirs') {
       const reason = `files: ${target.path} is a file img-etl did not write; move it to fetch this one`;
       return done({ status: 'failed', reason }, false);
@@ -253,8 +259,9 @@ async function fetchPlanned(
           }),
       },
     );
-    if (result.status === 'ok') fetched.files++;
-    return done(result, true);
+    if (result.status !== 'ok') return done(result, true);
+    fetched.files++;
+    return done({ ...result, mtimeNs: (await stat(target.path, { bigint: true })).mtimeNs }, true);
   };
 
   try {
@@ -287,28 +294,47 @@ async function fetchPlanned(
   }
 }
 
+/** A file kept from disk: its size, digest and mtime. */
+interface Kept {
+  bytes: number;
+  sha256: string;
+  mtimeNs: bigint;
+}
+
 /**
- * A file already under its final name: kept as files.parquet vouches for it, or checked again from disk; undefined to
- * fetch it; `theirs` for a file img-etl did not put there (files.parquet does not vouch for it and it does not verify
- * as the listed file), which is never replaced.
+ * A file already under its final name: kept as files.parquet vouches for it (re-hashed first when its size or mtime
+ * differ from the record, or `verify`), or checked again from disk when files.parquet does not list it; undefined to
+ * fetch it (a listed file whose digest no longer matches is removed first); `theirs` for a file img-etl did not put
+ * there (files.parquet does not vouch for it and it does not verify as the listed file), which is never replaced.
  */
 async function keptFile(
   path: string,
   listed: number | undefined,
-  record: { bytes: number; sha256: string } | undefined,
-): Promise<{ bytes: number; sha256: string } | 'theirs' | undefined> {
-  let size: number;
+  record: VerifiedFile | undefined,
+  verify: boolean,
+): Promise<Kept | 'theirs' | undefined> {
+  let found: { size: bigint; mtimeNs: bigint };
   try {
-    size = (await stat(path)).size;
+    found = await stat(path, { bigint: true });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+  const size = Number(found.size);
+  const mtimeNs = found.mtimeNs;
   const changed = listed !== undefined && size !== listed;
-  if (record !== undefined && record.bytes === size) return changed ? undefined : record; // changed: fetched again
+  if (record !== undefined) {
+    if (changed && record.bytes === size) return undefined; // the listing gives another size now: fetched again
+    const same = record.bytes === size && record.mtimeNs === mtimeNs;
+    if (same && !verify) return { bytes: record.bytes, sha256: record.sha256, mtimeNs };
+    if (record.bytes === size && (await verifyImageFile(path)).sha256 === record.sha256)
+      return { bytes: record.bytes, sha256: record.sha256, mtimeNs };
+    await rm(path, { force: true }); // changed since img-etl verified it: no longer a verified file
+    return undefined;
+  }
   if (changed) return 'theirs';
   const check = await verifyImageFile(path);
-  return check.problem === undefined ? { bytes: check.bytes, sha256: check.sha256 } : 'theirs';
+  return check.problem === undefined ? { bytes: check.bytes, sha256: check.sha256, mtimeNs } : 'theirs';
 }
 
 /**

@@ -34,6 +34,7 @@ const COLUMNS: readonly [keyof FileRow, () => DataType, boolean][] = [
   ['path', TEXT, true],
   ['bytes', () => new Int64(), true],
   ['sha256', TEXT, true],
+  ['mtime_ns', () => new Int64(), true],
   ['status', TEXT, false],
   ['reason', TEXT, true],
 ];
@@ -109,15 +110,23 @@ function alive(pid: number): boolean {
   }
 }
 
+/** A file an earlier run verified, as its files.parquet records it. */
+export interface VerifiedFile {
+  bytes: number;
+  sha256: string;
+  /** Its modification time then, in nanoseconds; undefined when the table does not record it (an older table). */
+  mtimeNs: bigint | undefined;
+}
+
 /**
- * What an earlier run's files.parquet holds as verified: size and SHA-256 by path; empty when there is none or it
- * cannot be read.
+ * What an earlier run's files.parquet holds as verified, by path; empty when there is none or it cannot be read.
  */
-export async function readVerifiedFiles(dir: string): Promise<Map<string, { bytes: number; sha256: string }>> {
-  const verified = new Map<string, { bytes: number; sha256: string }>();
+export async function readVerifiedFiles(dir: string): Promise<Map<string, VerifiedFile>> {
+  const verified = new Map<string, VerifiedFile>();
   let table;
   try {
-    table = await readSnapshotRows(join(dir, FILES_TABLE), { columns: ['path', 'bytes', 'sha256', 'status'] });
+    const columns = ['path', 'bytes', 'sha256', 'status', 'mtime_ns'];
+    table = await readSnapshotRows(join(dir, FILES_TABLE), { columns });
   } catch {
     return verified; // no table, or one that does not read: every file on disk is checked again instead
   }
@@ -125,9 +134,11 @@ export async function readVerifiedFiles(dir: string): Promise<Map<string, { byte
     for await (const batch of table.batches) {
       const [path, bytes, sha, status] = ['path', 'bytes', 'sha256', 'status'].map((name) => batch.getChild(name));
       if (path == null || bytes == null || sha == null || status == null) break;
+      const mtime = batch.getChild('mtime_ns'); // absent from a table of an older img-etl
       for (let i = 0; i < batch.numRows; i++) {
         if (status.get(i) !== 'ok' || path.get(i) === null) continue;
-        verified.set(path.get(i) as string, { bytes: Number(bytes.get(i)), sha256: sha.get(i) as string });
+        const mtimeNs = (mtime?.get(i) ?? undefined) as bigint | undefined;
+        verified.set(path.get(i) as string, { bytes: Number(bytes.get(i)), sha256: sha.get(i) as string, mtimeNs });
       }
     }
   } catch {

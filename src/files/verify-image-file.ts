@@ -1,12 +1,13 @@
 /**
- * Checking a fetched file in one streaming pass: its size and SHA-256, and for a `.nii.gz` that it is one complete
- * gzip stream (zlib checks the CRC-32 and length trailer) whose content starts with a NIfTI-1 or NIfTI-2 header
+ * Checking a fetched file in one streaming pass: its size and SHA-256, and for a `.nii.gz` that it is exactly one
+ * complete gzip member, nothing after it (gzip-member-check.ts: the CRC-32 and length trailer checked against what
+ * inflated), whose content starts with a NIfTI-1 or NIfTI-2 header
  * (`sizeof_hdr` 348 or 540, either byte order, and the magic). A `.nii` is checked for the header itself. A download
  * from the first byte is checked as it arrives (imageCheck); a file on disk, or a continued `.part`, is read once.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { createGunzip } from 'node:zlib';
+import { gzipMemberCheck } from './gzip-member-check.js';
 
 /** What the check found. */
 export interface FileCheck {
@@ -43,32 +44,21 @@ export function imageCheck(name: string): ImageCheck {
     head.push(chunk.subarray(0, NIFTI2_BYTES - headBytes));
     headBytes += Math.min(chunk.length, NIFTI2_BYTES - headBytes);
   };
-  let broken: string | undefined;
-  const gunzip = gz ? createGunzip() : undefined;
-  const ended = new Promise<void>((resolve) => {
-    if (gunzip === undefined) return resolve();
-    gunzip.on('data', keepHead).once('end', resolve);
-    gunzip.once('error', (err: Error) => {
-      broken = `is not a complete gzip stream (${err.message})`;
-      resolve();
-    });
-  });
+  const member = gz ? gzipMemberCheck(keepHead) : undefined;
   return {
     async write(chunk) {
       hash.update(chunk);
       bytes += chunk.length;
       if (nii) keepHead(chunk);
-      if (gunzip === undefined || broken !== undefined) return;
-      if (!gunzip.write(chunk)) await Promise.race([new Promise((resolve) => gunzip.once('drain', resolve)), ended]);
+      await member?.write(chunk);
     },
     async finish() {
-      gunzip?.end();
-      await ended;
+      const broken = await member?.finish();
       const problem = broken ?? (gz || nii ? niftiProblem(Buffer.concat(head, headBytes)) : undefined);
       return { bytes, sha256: hash.digest('hex'), ...(problem === undefined ? {} : { problem }) };
     },
     cancel() {
-      gunzip?.destroy();
+      member?.cancel();
     },
   };
 }

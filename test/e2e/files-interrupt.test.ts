@@ -68,11 +68,19 @@ async function interrupted(out: string, at: number, extra: string[] = []) {
   return { code: await exited, sent, stdout, stderr };
 }
 
-/** Every image file under a final name is byte-identical to what the service serves; the rest are `.part` files. */
+/**
+ * Every image file under a final name is byte-identical to what the service serves; the rest are `.part` files and
+ * the validators kept beside them.
+ */
 async function expectOnlyVerifiedFinalNames(out: string): Promise<void> {
   const byName = new Map(chosen.map((r) => [landingPath(r), r]));
-  for (const name of (await filesUnder(out)).keys()) {
+  const names = [...(await filesUnder(out)).keys()];
+  for (const name of names) {
     if (name === 'files.parquet') continue;
+    if (name.endsWith('.part.validator')) {
+      expect(names, name).toContain(name.slice(0, -'.validator'.length));
+      continue;
+    }
     if (name.endsWith('.part')) {
       expect(byName.has(name.slice(0, -'.part'.length)), name).toBe(true);
       continue;

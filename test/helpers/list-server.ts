@@ -2,6 +2,7 @@
  * A scripted `/api/images/` over real loopback HTTP for the situations the bundled service has no knob for: records a
  * test makes up (bad ids, changed copies, oversized pages), a `count` that lies, pages that fail on cue.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fixtureRecords } from './fixture-records.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from './scripted-server.js';
 
@@ -26,6 +27,8 @@ export interface ListScript {
   count?: number | ((offset: number, asked: number) => number);
   /** A status to answer instead of a page (e.g. 404 to stop a run there). */
   fail?: (offset: number, asked: number) => number | undefined;
+  /** Answers a request outside /api/ (the files the records link to); default DRF's 404. */
+  other?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function startListServer(records: readonly unknown[], script: ListS
   const asked = new Map<number, number>();
   return startScriptedServer((req, res, origin) => {
     const url = new URL(req.url ?? '/', origin);
+    if (!url.pathname.startsWith('/api/') && script.other !== undefined) return script.other(req, res);
     // The image list alone, as a copy of it would be: no collection endpoints (the client then pages the list only).
     if (!url.pathname.startsWith('/api/images/')) return sendJson(res, { detail: 'Not found.' }, 404);
     const detail = /^\/api\/images\/(\d+)\/$/.exec(url.pathname);

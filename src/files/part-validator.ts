@@ -1,0 +1,46 @@
+/**
+ * The validator of a partial download: which version of the file a `.part` holds, kept beside it in
+ * `<path>.part.validator` and sent as `If-Range` when the `.part` is continued, so that a file changed on the server
+ * since is sent whole (200) instead of a range of the new version spliced onto the old. It is the response's strong
+ * `ETag`, else its `Last-Modified` (a weak ETag cannot be an If-Range); a `.part` without one is not continued.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import type { FileResponse } from '../extract/http-client.js';
+
+/** The file beside a `.part` that holds its validator. */
+function validatorPath(part: string): string {
+  return `${part}.validator`;
+}
+
+/** The validator a response names its version by (strong ETag, else Last-Modified); undefined when it has none. */
+export function validatorOf(response: Pick<FileResponse, 'header'>): string | undefined {
+  const etag = response.header('etag')?.trim();
+  if (etag !== undefined && /^"[^"]*"$/.test(etag)) return etag;
+  const modified = response.header('last-modified')?.trim();
+  return modified === undefined || modified === '' ? undefined : modified;
+}
+
+/**
+ * The validator kept for a `.part`, or undefined when none is (or it is empty, written by a run that was killed, or
+ * not a header value).
+ */
+export async function readPartValidator(part: string): Promise<string | undefined> {
+  try {
+    const text = await readFile(validatorPath(part), 'latin1');
+    return /^[\t\x20-\x7e\x80-\xff]+$/.test(text) ? text : undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Keeps `validator` for a `.part` (or removes the one kept, when undefined). */
+export async function writePartValidator(part: string, validator: string | undefined): Promise<void> {
+  if (validator === undefined) await removePartValidator(part);
+  else await writeFile(validatorPath(part), validator, 'latin1');
+}
+
+/** Removes the validator kept for a `.part`, if any. */
+export async function removePartValidator(part: string): Promise<void> {
+  await rm(validatorPath(part), { force: true });
+}
