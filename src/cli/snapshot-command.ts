@@ -178,7 +178,8 @@ function rerunMayHelp(err: unknown): boolean {
   // a service error or timeout past its attempts, not a 404 or a foreign link
   if (err instanceof ExtractError) return err.retryable;
   if (err instanceof LoadError) return err.code === 'LOAD_WRITE_FAILED';
-  if (err instanceof CheckpointError) return false; // another live run holds the staging, or it is another run's
+  // another live run holds the staging, or it is another run's; a page changed on disk is fetched again by a rerun
+  if (err instanceof CheckpointError) return err.code === 'CHANGED';
   const code = (err as NodeJS.ErrnoException | null)?.code;
   // a system error: a full disk, a file system gone read-only
   return typeof code === 'string' && /^E[A-Z]+$/.test(code);

@@ -1,17 +1,22 @@
 /**
  * The staging folder beside the output: every fetched page is kept there as it arrives, with a journal line
- * saying what it held, so that a crashed, killed or interrupted run resumes without fetching those pages again.
+ * saying what it held and its checksum, so that a crashed, killed or interrupted run resumes without fetching those
+ * pages again, and never takes a page changed on disk for the one served.
  */
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
+import { checksumProblem, pageChecksum } from './page-checksum.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 import { makeFolders } from '../load/make-folder.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 
-/** The layout of the staging folder and its journal; staging of another format is discarded, not resumed. */
-export const STAGING_FORMAT = 3;
+/**
+ * The layout of the staging folder and its journal; staging of another format is discarded, not resumed. 4: each
+ * staged page's checksum is in its journal line.
+ */
+export const STAGING_FORMAT = 4;
 
 /**
  * How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's
@@ -52,6 +57,8 @@ interface RecordPageFields {
   count: number;
   /** File in the staging folder holding the page body, or null when the page held nothing new. */
   file: string | null;
+  /** The file's checksum (page-checksum.ts); absent without a file (and in a journal of staging format 3 or before). */
+  checksum?: string;
   /** Per record position: the id of a valid record, or null for a record that broke the schema. */
   ids: (number | null)[];
   /** For each record that broke the schema, in position order: its id when usable, else a hash of its content. */
@@ -106,6 +113,8 @@ export interface JournalCollectionsPage {
   count: number;
   /** File in the staging folder holding the page body. */
   file: string;
+  /** The file's checksum (page-checksum.ts); absent in a journal of staging format 3 or before. */
+  checksum?: string;
   /** Per position: the collection's id, or null when it has no usable one. */
   ids: (number | null)[];
   /** Per position: the collection's `number_of_images`, or null when it is not a whole number. */
@@ -157,8 +166,8 @@ export interface JournalCollectionEnd {
 /** A staged page of any kind. */
 export type JournalPageEntry = StagedPage | JournalCollectionsPage;
 
-/** A page's journal line before its body is staged: without `file` (each kind of a union on its own). */
-export type Unstaged<T extends JournalPageEntry> = T extends JournalPageEntry ? Omit<T, 'file'> : never;
+/** A page's journal line before its body is staged: without `file` and `checksum` (each kind of a union on its own). */
+export type Unstaged<T extends JournalPageEntry> = T extends JournalPageEntry ? Omit<T, 'file' | 'checksum'> : never;
 
 /** A line that marks the end of something. */
 export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalCollectionEnd;
@@ -166,8 +175,11 @@ export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalColl
 /** One journal line. */
 export type JournalEntry = JournalPageEntry | JournalMarker;
 
-/** Why a staging folder cannot be used: `LOCKED` (another run holds it) or `MISMATCH` (another source or page size). */
-export type CheckpointErrorCode = 'LOCKED' | 'MISMATCH';
+/**
+ * Why a staging folder cannot be used: `LOCKED` (another run holds it), `MISMATCH` (another source or page size), or
+ * `CHANGED` (a page staged was changed on disk while the run used it; a rerun fetches it again).
+ */
+export type CheckpointErrorCode = 'LOCKED' | 'MISMATCH' | 'CHANGED';
 
 /** What a CheckpointError is made of; its message is prefixed `staging:` and names the folder. */
 export type CheckpointErrorOptions = CodedErrorOptions<CheckpointErrorCode>;
@@ -185,6 +197,8 @@ const LOCK = 'lock';
 export class Checkpoint {
   /** Pages recorded in the journal, by earlier processes and this one. */
   pagesKept: number;
+  /** The checksum of each staged file, from its journal line. */
+  private readonly checksums = new Map<string, string | undefined>();
 
   private constructor(
     /** The staging folder. */
@@ -198,14 +212,17 @@ export class Checkpoint {
     readonly notices: string[] = [],
   ) {
     this.pagesKept = entries.filter(isPageEntry).length;
+    for (const entry of entries)
+      if (isPageEntry(entry) && entry.file !== null) this.checksums.set(entry.file, entry.checksum);
   }
 
   /**
    * Opens (or creates) a staging folder and locks it for this process. `fresh` discards what an earlier run left;
    * so does staging older than `maxAgeMs` or written by another staging format, with a notice. Staged pages that
-   * no longer read back as the journal says are dropped (with a notice) so that the run fetches them again.
-   * A stale lock (its run ended, or its pid is another process's now) is taken over with a notice. Throws
-   * CheckpointError when a live img-etl run holds it, or when it belongs to another source or page size.
+   * no longer read back as the journal says (missing, or not the bytes its checksum names) are dropped (with a
+   * notice) so that the run fetches them again. A stale lock (its run ended, or its pid is another process's now) is
+   * taken over with a notice. Throws CheckpointError when a live img-etl run holds it, or when it belongs to another
+   * source or page size.
    */
   static async open(
     dir: string,
@@ -263,14 +280,17 @@ export class Checkpoint {
     }
   }
 
-  /** Keeps a page: its body first (under a temporary name, then renamed), then its journal line. */
+  /** Keeps a page: its body first (under a temporary name, then renamed), then its journal line with its checksum. */
   async addPage<T extends JournalPageEntry>(entry: Unstaged<T>, body: string | Uint8Array | undefined): Promise<T> {
     let file: string | null = null;
+    let checksum: string | undefined;
     if (body !== undefined) {
       file = fileNameOf(entry);
+      checksum = pageChecksum(body);
       await replaceFile(join(this.dir, file), body);
+      this.checksums.set(file, checksum);
     }
-    const page = { ...entry, file } as unknown as T;
+    const page = { ...entry, file, ...(checksum === undefined ? {} : { checksum }) } as unknown as T;
     await this.append(page);
     this.pagesKept++;
     return page;
@@ -286,9 +306,15 @@ export class Checkpoint {
     await this.append(marker);
   }
 
-  /** A kept page: its body as staged and its records parsed. */
+  /**
+   * A kept page: its body as staged and its records parsed. Throws CheckpointError (CHANGED) when the body is not the
+   * one its checksum names.
+   */
   async readPage(file: string): Promise<{ body: Buffer; records: unknown[] }> {
-    const body = await readFile(join(this.dir, file));
+    const path = join(this.dir, file);
+    const body = await readFile(path);
+    const problem = checksumProblem(body, this.checksums.get(file));
+    if (problem !== undefined) throw new CheckpointError({ code: 'CHANGED', message: `staging: ${path}: ${problem}` });
     return { body, records: (parseJsonBytes(body) as { results: unknown[] }).results };
   }
 
@@ -302,6 +328,7 @@ export class Checkpoint {
     await writeFile(join(this.dir, IDENTITY), JSON.stringify(this.identity) + '\n');
     this.journal = await open(join(this.dir, JOURNAL), 'a');
     this.entries = [];
+    this.checksums.clear();
     this.pagesKept = 0;
     this.notices.push(notice);
   }
@@ -441,8 +468,8 @@ interface BrokenPage {
 }
 
 /**
- * Reads every staged page back and drops the journal lines of those that are missing, do not parse, or do not hold
- * the records their line lists, with the marker that ends what they belong to (their pass, the collections list,
+ * Reads every staged page back and drops the journal lines of those that are missing or not the bytes their line's
+ * checksum names (or that have none), with the marker that ends what they belong to (their pass, the collections list,
  * their collection's reading), so that it is fetched again; deletes their files.
  */
 async function dropBrokenPages(
@@ -502,13 +529,27 @@ function fileNameOf(entry: Unstaged<JournalPageEntry>): string {
   return `l${entry.round}-${entry.pass}-${where}`;
 }
 
-/** What is wrong with a staged page, or undefined when it holds what its journal line says. */
+/**
+ * What is wrong with a staged page, or undefined when it holds the records its journal line lists and is the page
+ * its checksum names.
+ */
 async function pageProblem(path: string, page: JournalPageEntry): Promise<string | undefined> {
-  let results: unknown;
+  let body: Buffer;
   try {
-    results = (parseJsonBytes(await readFile(path)) as { results?: unknown } | null)?.results;
+    body = await readFile(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    return `cannot be read: ${(err as Error).message}`;
+  }
+  return shapeProblem(body, page) ?? checksumProblem(body, page.checksum);
+}
+
+/** What is wrong with a staged page's body that its journal line shows: it does not parse, or holds other records. */
+function shapeProblem(body: Buffer, page: JournalPageEntry): string | undefined {
+  let results: unknown;
+  try {
+    results = (parseJsonBytes(body) as { results?: unknown } | null)?.results;
+  } catch (err) {
     return `${err instanceof JsonBytesError ? 'does not parse' : 'cannot be read'}: ${(err as Error).message}`;
   }
   if (!Array.isArray(results) || results.length !== page.ids.length)
@@ -557,6 +598,7 @@ function isPageShape(e: Record<string, unknown>): boolean {
     ['offset', 'limit', 'count'].every((key) => Number.isSafeInteger(e[key])) &&
     typeof e['url'] === 'string' &&
     (file === null || (typeof file === 'string' && /^[\w.-]+$/.test(file) && !file.startsWith('.'))) &&
+    (e['checksum'] === undefined || typeof e['checksum'] === 'string') &&
     isIntList(e['ids'], true)
   );
 }

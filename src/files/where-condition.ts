@@ -7,6 +7,7 @@
 import { COLUMNS, type Column } from '../schema/columns.js';
 import { parseTimestampMicros } from '../schema/timestamp.js';
 import { FilesError } from './files-error.js';
+import { likePattern, matchesLike, type LikePattern, type LikeSteps } from './like-pattern.js';
 
 /** A value a condition compares: number (int64, float64), boolean, bigint (timestamp, UTC microseconds), string. */
 export type ConditionValue = number | boolean | bigint | string;
@@ -19,8 +20,8 @@ export interface WhereCondition {
   op: '=' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'is null' | 'is not null' | 'like';
   /** The values compared with (one, or the list of `in`). */
   values: ConditionValue[];
-  /** For `like`: the pattern as a regular expression. */
-  pattern?: RegExp;
+  /** For `like`: the compiled pattern (like-pattern.ts). */
+  pattern?: LikePattern;
   /** The condition as written. */
   text: string;
 }
@@ -63,13 +64,13 @@ export function parseWhere(text: string): WhereCondition {
   return { column, op, values: [typedValue(column, rest, bad)], text };
 }
 
-/** Whether a row's value (null for none) satisfies the condition. */
-export function matchesWhere(condition: WhereCondition, value: ConditionValue | null): boolean {
+/** Whether a row's value (null for none) satisfies the condition; `steps` counts a `like`'s comparisons. */
+export function matchesWhere(condition: WhereCondition, value: ConditionValue | null, steps?: LikeSteps): boolean {
   const { op, values } = condition;
   if (op === 'is null') return value === null;
   if (op === 'is not null') return value !== null;
   if (value === null) return false;
-  if (op === 'like') return condition.pattern!.test(value as string);
+  if (op === 'like') return matchesLike(condition.pattern!, value as string, steps);
   if (op === 'in') return values.some((v) => v === value);
   const wanted = values[0]!;
   switch (op) {
@@ -133,12 +134,4 @@ function splitList(inner: string): string[] {
   }
   if (current.trim() !== '' || items.length > 0) items.push(current.trim());
   return items;
-}
-
-/** SQL LIKE as a whole-string regular expression: `%` any run, `_` one character, all else literal. */
-function likePattern(pattern: string): RegExp {
-  const source = Array.from(pattern, (ch) =>
-    ch === '%' ? '[\\s\\S]*' : ch === '_' ? '[\\s\\S]' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-  ).join('');
-  return new RegExp(`^${source}$`, 'u');
 }

@@ -1,10 +1,11 @@
 /**
  * Issue 4: a run killed with SIGKILL at several points, or stopped with Ctrl-C, resumes with the same command:
- * pages already fetched are not fetched again, and the files equal an uninterrupted run's.
+ * pages already fetched are not fetched again, and the files equal an uninterrupted run's. Issue 23: a staged page
+ * edited on disk, still valid JSON, is dropped and fetched again, never published.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +141,108 @@ describe('resume', () => {
     expect(other.stderr).toContain(`holds an unfinished run of ${service.listUrl} with page size 40`);
     const fresh = await runCli([...args(out), '--fresh']);
     expect(fresh.code).toBe(0);
+    await expectSameAsReference(out);
+  });
+});
+
+/** Edits a value of a staged page on disk, still valid JSON: a letter of a name in the other case, or a longer name. */
+async function editName(path: string, sameLength: boolean): Promise<void> {
+  const text = await readFile(path, 'utf8');
+  const swap = (letter: string) => (letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase());
+  const edited = sameLength
+    ? text.replace(/("name":\s*"[^"\\]*?)([A-Za-z])/, (_, before: string, letter: string) => before + swap(letter))
+    : text.replace(/"name":\s*"/, '$&edited by hand, ');
+  expect(edited).not.toBe(text);
+  expect(edited.length === text.length).toBe(sameLength);
+  expect(() => JSON.parse(edited) as unknown).not.toThrow();
+  await writeFile(path, edited);
+}
+
+/** Rewrites the staging journal's lines through `change`. */
+async function rewriteJournal(out: string, change: (entry: Record<string, unknown>) => Record<string, unknown>) {
+  const path = join(out, '.img-etl-staging', 'journal.ndjson');
+  const lines = await journal(out);
+  await writeFile(
+    path,
+    lines.map((l) => JSON.stringify(change(JSON.parse(l) as Record<string, unknown>)) + '\n').join(''),
+  );
+}
+
+describe('a staged page changed on disk', () => {
+  /** A run killed in the middle of the pass, its staging, and a staged file of the image list and collections list. */
+  async function killedRun() {
+    const out = await tempDir();
+    dirs.push(out);
+    const killed = await interrupt(out, (lines) => imagePages(lines) >= Math.floor(PAGES / 2), 'SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    const staging = join(out, '.img-etl-staging');
+    const files = (await readdir(staging)).sort();
+    const imagePage = files.find((f) => /^p1-0-\d+\.json$/.test(f))!;
+    const collectionsPage = files.find((f) => /^l1-1-0-\d+\.json$/.test(f))!;
+    expect(imagePage).toBeDefined();
+    expect(collectionsPage).toBeDefined();
+    return { out, staging, killed, imagePage, collectionsPage };
+  }
+
+  it.each([
+    ['the same length', true],
+    ['another length', false],
+  ])(
+    'edited to %s but valid: dropped with a notice and fetched again, the files hold what was served',
+    async (_, same) => {
+      const { out, staging, killed, imagePage, collectionsPage } = await killedRun();
+      await editName(join(staging, imagePage), same);
+      await editName(join(staging, collectionsPage), same);
+      service.resetStats();
+      const resumed = await runCli(args(out));
+      expect(resumed.stderr).toMatch(
+        new RegExp(
+          `img-etl: staging: 2 staged pages in .* could not be read back ` +
+            `\\(${collectionsPage.replaceAll('.', '\\.')}: ` +
+            `changed on disk since it was staged \\(its sha256 is not the journal's\\)\\); fetching them again`,
+        ),
+      );
+      expect(resumed.code).toBe(0);
+      // the edited page of the image list is fetched again, and only it of the staged ones
+      expect(service.stats.listRequests).toBe(PAGES - killed.imagePages + 1);
+      await expectSameAsReference(out);
+      expect(await readFile(join(out, 'collections.csv'))).toEqual(await readFile(join(reference, 'collections.csv')));
+    },
+  );
+
+  it('a journal line without a checksum is not trusted: its page is fetched again', async () => {
+    const { out, killed, imagePage } = await killedRun();
+    await rewriteJournal(out, (entry) => {
+      if (entry['file'] !== imagePage) return entry;
+      const { checksum: _, ...rest } = entry;
+      return rest;
+    });
+    service.resetStats();
+    const resumed = await runCli(args(out));
+    expect(resumed.stderr).toMatch(
+      new RegExp(`could not be read back \\(${imagePage.replaceAll('.', '\\.')}: the journal has no checksum of it`),
+    );
+    expect(resumed.code).toBe(0);
+    expect(service.stats.listRequests).toBe(PAGES - killed.imagePages + 1);
+    await expectSameAsReference(out);
+  });
+
+  it('staging of the previous format (no checksums) is discarded with a notice; the run finishes', async () => {
+    const { out, staging } = await killedRun();
+    const runJson = join(staging, 'run.json');
+    await writeFile(runJson, JSON.stringify({ ...(JSON.parse(await readFile(runJson, 'utf8')) as object), format: 3 }));
+    await rewriteJournal(out, (entry) => {
+      const { checksum: _, ...rest } = entry;
+      return rest;
+    });
+    service.resetStats();
+    const resumed = await runCli(args(out));
+    expect(resumed.stderr).toContain(
+      `img-etl: staging: ${staging} was written by another version of img-etl (staging format 3, this one reads 4); ` +
+        'discarded it and started afresh',
+    );
+    expect(resumed.code).toBe(0);
+    expect(service.stats.listRequests).toBe(PAGES);
     await expectSameAsReference(out);
   });
 });

@@ -1,0 +1,56 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Checkpoint, type JournalPage, type Unstaged } from '../../src/extract/checkpoint.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await tempDir();
+});
+afterEach(async () => {
+  await removeDir(dir);
+});
+
+const identity = { source_url: 'http://x/api/images/', page_size: 2, started_at: new Date().toISOString() };
+const entry: Unstaged<JournalPage> = {
+  type: 'page',
+  pass: 1,
+  offset: 0,
+  limit: 2,
+  url: 'http://x/api/images/?limit=2&offset=0',
+  count: 2,
+  ids: [1, 2],
+  rejected: [],
+  at_end: true,
+};
+const body = '{"count":2,"next":null,"previous":null,"results":[{"id":1,"name":"one"},{"id":2,"name":"two"}]}';
+
+describe('a staged page changed on disk while the run uses it', () => {
+  it('is refused when read back (CHANGED, naming the file); the next open drops it to be fetched again', async () => {
+    const checkpoint = await Checkpoint.open(dir, identity);
+    const page = await checkpoint.addPage<JournalPage>(entry, body);
+    const path = join(dir, page.file!);
+    expect((await checkpoint.readPage(page.file!)).records).toEqual([
+      { id: 1, name: 'one' },
+      { id: 2, name: 'two' },
+    ]);
+    await writeFile(path, body.replace('"one"', '"ONE"')); // still valid, the same length, the same ids
+    await expect(checkpoint.readPage(page.file!)).rejects.toMatchObject({
+      name: 'CheckpointError',
+      code: 'CHANGED',
+      message: `staging: ${path}: changed on disk since it was staged (its sha256 is not the journal's)`,
+    });
+    await checkpoint.close();
+    const reopened = await Checkpoint.open(dir, identity);
+    try {
+      expect(reopened.entries).toEqual([]);
+      expect(reopened.notices).toEqual([
+        `staging: 1 staged page in ${dir} could not be read back (${page.file}: changed on disk since it was ` +
+          "staged (its sha256 is not the journal's)); fetching it again",
+      ]);
+    } finally {
+      await reopened.remove();
+    }
+  });
+});
