@@ -1,6 +1,6 @@
 /**
  * The files run: the images a snapshot selects (`--where`), their files fetched `concurrency` at a time into
- * `<out>/<collection_id>/<name>`, each verified, and files.parquet written with what became of every one. A file on
+ * `<out>/<collection_id>/<path>`, each verified, and files.parquet written with what became of every one. A file on
  * disk under its final name was verified when it was put there: a rerun keeps it without a request when files.parquet
  * vouches for its size and digest, and checks it again from disk when not (a run that was killed); a `.part` is
  * continued. The run fails (throws) only for what stops it whole: an unreadable snapshot, the disk, a cancellation.
@@ -12,6 +12,7 @@ import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
 import { isSameHost } from '../extract/same-host.js';
 import { makeFolder } from '../load/make-folder.js';
+import { isFile } from '../load/path-kind.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { downloadFile, type DownloadResult } from './download-file.js';
 import type { FileRow, FileStatus } from './file-status.js';
@@ -19,6 +20,7 @@ import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
+import { pathInTheWay } from './path-in-the-way.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
 import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
 import { targetPath } from './target-path.js';
@@ -188,7 +190,15 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
         false,
       );
     paths.add(target.path);
-    const onDisk = await keptFile(target.path, listed, verified.get(target.path));
+    const blocked = await pathInTheWay(options.outDir, target.path);
+    if (blocked !== undefined) return done({ status: 'failed', reason: `files: ${blocked}` }, false);
+    const owner = verified.get(target.path);
+    if (owner !== undefined && (owner.id !== image.id || owner.link !== link) && (await isFile(target.path))) {
+      const what = owner.link === 'file' ? 'file' : `${owner.link} file`;
+      const reason = `files: ${target.path} holds the verified ${what} of image ${owner.id}; move it to fetch this one`;
+      return done({ status: 'failed', reason }, false);
+    }
+    const onDisk = await keptFile(target.path, listed, owner);
     if (onDisk === 'theirs') {
       const reason = `files: ${target.path} is a file img-etl did not write; move it to fetch this one`;
       return done({ status: 'failed', reason }, false);

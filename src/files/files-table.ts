@@ -109,25 +109,38 @@ function alive(pid: number): boolean {
   }
 }
 
+/** A file an earlier run verified: its size and SHA-256, and the image and link it is the file of. */
+export interface VerifiedFile {
+  bytes: number;
+  sha256: string;
+  id: number;
+  link: string;
+}
+
 /**
- * What an earlier run's files.parquet holds as verified: size and SHA-256 by path; empty when there is none or it
- * cannot be read.
+ * What an earlier run's files.parquet holds as verified, by path; empty when there is none or it cannot be read.
  */
-export async function readVerifiedFiles(dir: string): Promise<Map<string, { bytes: number; sha256: string }>> {
-  const verified = new Map<string, { bytes: number; sha256: string }>();
+export async function readVerifiedFiles(dir: string): Promise<Map<string, VerifiedFile>> {
+  const verified = new Map<string, VerifiedFile>();
+  const columns = ['path', 'bytes', 'sha256', 'status', 'id', 'link'];
   let table;
   try {
-    table = await readSnapshotRows(join(dir, FILES_TABLE), { columns: ['path', 'bytes', 'sha256', 'status'] });
+    table = await readSnapshotRows(join(dir, FILES_TABLE), { columns });
   } catch {
     return verified; // no table, or one that does not read: every file on disk is checked again instead
   }
   try {
     for await (const batch of table.batches) {
-      const [path, bytes, sha, status] = ['path', 'bytes', 'sha256', 'status'].map((name) => batch.getChild(name));
-      if (path == null || bytes == null || sha == null || status == null) break;
+      const [path, bytes, sha, status, id, link] = columns.map((name) => batch.getChild(name));
+      if (path == null || bytes == null || sha == null || status == null || id == null || link == null) break;
       for (let i = 0; i < batch.numRows; i++) {
         if (status.get(i) !== 'ok' || path.get(i) === null) continue;
-        verified.set(path.get(i) as string, { bytes: Number(bytes.get(i)), sha256: sha.get(i) as string });
+        verified.set(path.get(i) as string, {
+          bytes: Number(bytes.get(i)),
+          sha256: sha.get(i) as string,
+          id: Number(id.get(i)),
+          link: link.get(i) as string,
+        });
       }
     }
   } catch {

@@ -1,0 +1,54 @@
+import { isAbsolute, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { targetPath } from '../../src/files/target-path.js';
+
+const OUT = '/data/maps';
+const path = (url: string, collection: number | null = 5): string | undefined => {
+  const target = targetPath(OUT, collection, url);
+  return 'path' in target ? target.path : undefined;
+};
+
+describe('targetPath', () => {
+  it('keeps the URL path below /media/images/<collection_id>/, its file name alone elsewhere', () => {
+    expect(path('http://h/media/images/5/a.nii.gz')).toBe('/data/maps/5/a.nii.gz');
+    expect(path('http://h/media/images/5/nidm_a/TStatistic.nii.gz')).toBe('/data/maps/5/nidm_a/TStatistic.nii.gz');
+    expect(path('http://h/media/images/5/x/y/z.nii.gz?v=2')).toBe('/data/maps/5/x/y/z.nii.gz');
+    expect(path('http://h/media/images/5/a%20b/c%C3%A9.nii.gz')).toBe('/data/maps/5/a b/cé.nii.gz');
+    // Another collection's folder or another place on the host: the file name only, as before sub-folders.
+    expect(path('http://h/media/images/6/sub/a.nii.gz')).toBe('/data/maps/5/a.nii.gz');
+    expect(path('http://h/media/images/55/sub/a.nii.gz')).toBe('/data/maps/5/a.nii.gz');
+    expect(path('http://h/files/sub/a.nii.gz')).toBe('/data/maps/5/a.nii.gz');
+    expect(path('http://h/media/images/5/sub/a.nii.gz', null)).toBe('/data/maps/no-collection/a.nii.gz');
+  });
+
+  it('never leaves <out>/<collection_id>/, whatever the URL holds', () => {
+    const hostile = [
+      'http://h/media/images/5/../../../etc/passwd',
+      'http://h/media/images/5/%2e%2e/%2e%2e/x.nii.gz',
+      'http://h/media/images/5/sub/..%2f..%2f..%2fx.nii.gz',
+      'http://h/media/images/5/sub%2F..%2F..%2Fx.nii.gz',
+      'http://h/media/images/5/%2Fetc%2Fpasswd',
+      'http://h/media/images/5/sub/%2e%2e',
+      'http://h/media/images/5/%5C..%5Cx.nii.gz',
+      'http://h/media/images/5/..%5C..%5Cx.nii.gz',
+      'http://h/media/images/5\\..\\..\\x.nii.gz',
+      'http://h/media/images/5//etc/x.nii.gz',
+      'http://h/media/images/5/a/%00/x.nii.gz',
+      'http://h/media/images/5/a/x.nii.gz.part',
+      'http://h/media/images/5/',
+      'http://h/media/images/5/%E0%A4%A.nii.gz',
+    ];
+    for (const url of hostile) {
+      const target = targetPath(OUT, 5, url);
+      if ('problem' in target) continue;
+      const inside = relative('/data/maps/5', target.path);
+      expect(inside.startsWith('..') || isAbsolute(inside) || inside === '', `${url} -> ${target.path}`).toBe(false);
+    }
+    expect(targetPath(OUT, 5, 'http://h/media/images/5/sub%2F..%2Fx.nii.gz')).toEqual({
+      problem: 'http://h/media/images/5/sub%2F..%2Fx.nii.gz names no usable file name ("sub/../x.nii.gz")',
+    });
+    expect(targetPath(OUT, 5, 'http://h/media/images/5/%2e%2e%5Cx/a.nii.gz')).toEqual({
+      problem: 'http://h/media/images/5/%2e%2e%5Cx/a.nii.gz names no usable folder name ("..\\\\x")',
+    });
+  });
+});
