@@ -179,7 +179,7 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
       return row;
     };
     if (url === null) return done({ status: 'missing_on_server', reason: 'the record has no file link' }, false);
-    const target = targetPath(options.outDir, image.collectionId, url);
+    const target = targetPath(options.outDir, image.collectionId, url, image.id);
     if ('problem' in target) return done({ status: 'failed', reason: `files: ${target.problem}` }, false);
     row.path = target.path;
     if (listed === 0)

@@ -6,6 +6,7 @@
  *   each with its own bytes (NIDM results name files so).
  * - A path files.parquet holds as verified for another image is never replaced, nor reported `ok` for this one.
  */
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -150,5 +151,38 @@ describe('sub-folders below /media/images/<collection_id>/', () => {
       [25, 'ok', null],
     ]);
     expect((await bytesOf(folder(second))).equals(made[1]!.bytes)).toBe(true);
+  });
+});
+
+describe('a file name longer than the file system takes', () => {
+  it('is shortened to <prefix>-<image id><extension>, .part included within 255 bytes, and fetched', async () => {
+    const long = `${'é'.repeat(100)}${'a'.repeat(100)}.nii.gz`; // 307 bytes of UTF-8
+    expect(Buffer.byteLength(long)).toBe(307);
+    const made: Made[] = [
+      { id: 31, collection: 7, file: `/media/images/7/${encodeURIComponent(long)}`, bytes: niftiBytes(31, 3000) },
+      { id: 32, collection: 7, file: '/media/images/7/short.nii.gz', bytes: niftiBytes(32, 3000) },
+    ];
+    const snap = await snapshotOfMade(made);
+    const out = fresh();
+    const run = await files(snap, out);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const names = await readdir(join(out, '7'));
+    const short = names.find((name) => name !== 'short.nii.gz')!;
+    expect(names.sort()).toEqual([short, 'short.nii.gz'].sort()); // no .part left
+    expect(short).toMatch(/^(é+)(a*)-31\.nii\.gz$/);
+    expect(long.startsWith(short.slice(0, -'-31.nii.gz'.length))).toBe(true);
+    expect(Buffer.byteLength(`${short}.part`)).toBeLessThanOrEqual(255);
+    expect(Buffer.byteLength(`${short}.part`)).toBeGreaterThan(250); // as much of the name as fits
+    const rows = await readFilesTable(out);
+    expect(rows.map((r) => [r['id'], r['status'], r['path']])).toEqual([
+      [31, 'ok', join(out, '7', short)],
+      [32, 'ok', join(out, '7', 'short.nii.gz')],
+    ]);
+    expect((await bytesOf(join(out, '7', short))).equals(made[0]!.bytes)).toBe(true);
+    expect(rows[0]!['sha256']).toBe(sha256(made[0]!.bytes));
+    const again = await files(snap, out); // a rerun keeps it under the same name
+    expect(again.code).toBe(0);
+    expect(server!.requests.filter((r) => r.startsWith('/media/'))).toHaveLength(2);
   });
 });

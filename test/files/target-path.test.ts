@@ -1,10 +1,10 @@
-import { isAbsolute, relative } from 'node:path';
+import { basename, isAbsolute, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { targetPath } from '../../src/files/target-path.js';
 
 const OUT = '/data/maps';
 const path = (url: string, collection: number | null = 5): string | undefined => {
-  const target = targetPath(OUT, collection, url);
+  const target = targetPath(OUT, collection, url, 22);
   return 'path' in target ? target.path : undefined;
 };
 
@@ -39,16 +39,43 @@ describe('targetPath', () => {
       'http://h/media/images/5/%E0%A4%A.nii.gz',
     ];
     for (const url of hostile) {
-      const target = targetPath(OUT, 5, url);
+      const target = targetPath(OUT, 5, url, 22);
       if ('problem' in target) continue;
       const inside = relative('/data/maps/5', target.path);
       expect(inside.startsWith('..') || isAbsolute(inside) || inside === '', `${url} -> ${target.path}`).toBe(false);
     }
-    expect(targetPath(OUT, 5, 'http://h/media/images/5/sub%2F..%2Fx.nii.gz')).toEqual({
+    expect(targetPath(OUT, 5, 'http://h/media/images/5/sub%2F..%2Fx.nii.gz', 22)).toEqual({
       problem: 'http://h/media/images/5/sub%2F..%2Fx.nii.gz names no usable file name ("sub/../x.nii.gz")',
     });
-    expect(targetPath(OUT, 5, 'http://h/media/images/5/%2e%2e%5Cx/a.nii.gz')).toEqual({
+    expect(targetPath(OUT, 5, 'http://h/media/images/5/%2e%2e%5Cx/a.nii.gz', 22)).toEqual({
       problem: 'http://h/media/images/5/%2e%2e%5Cx/a.nii.gz names no usable folder name ("..\\\\x")',
     });
+  });
+
+  it('shortens a file name that does not fit in 255 bytes with .part to <prefix>-<image id><extension>', () => {
+    const name = (url: string): string => basename(path(url)!);
+    const fits = 'a'.repeat(250 - '.nii.gz'.length) + '.nii.gz'; // 250 bytes: with .part, 255
+    expect(name(`http://h/media/images/5/${fits}`)).toBe(fits);
+    const over = 'a'.repeat(251 - '.nii.gz'.length) + '.nii.gz';
+    expect(name(`http://h/media/images/5/${over}`)).toBe(`${'a'.repeat(255 - 5 - '-22.nii.gz'.length)}-22.nii.gz`);
+    // Multi-byte characters are never cut: 'é' is 2 bytes, '😀' 4.
+    for (const char of ['é', '😀']) {
+      const long = `${char.repeat(150)}.surf.gii`;
+      const short = name(`http://h/media/images/5/sub/${encodeURIComponent(long)}`);
+      expect(short).toMatch(new RegExp(`^(${char})+-22\\.surf\\.gii$`, 'u'));
+      expect(Buffer.byteLength(`${short}.part`)).toBeLessThanOrEqual(255);
+      expect(Buffer.byteLength(`${short}.part`)).toBeGreaterThan(255 - Buffer.byteLength(char));
+    }
+    expect(name(`http://h/media/images/5/${'b'.repeat(300)}`)).toBe(`${'b'.repeat(255 - 5 - 3)}-22`);
+  });
+
+  it('refuses a folder name over 255 bytes and a path over 4095 bytes with .part', () => {
+    const folder = 'f'.repeat(256);
+    expect(targetPath(OUT, 5, `http://h/media/images/5/${folder}/a.nii.gz`, 22)).toEqual({
+      problem: `http://h/media/images/5/${folder}/a.nii.gz names a folder name of 256 bytes (at most 255)`,
+    });
+    const deep = Array.from({ length: 16 }, () => 'f'.repeat(255)).join('/');
+    const target = targetPath(OUT, 5, `http://h/media/images/5/${deep}/a.nii.gz`, 22);
+    expect('problem' in target && target.problem).toMatch(/ makes a path of 41\d\d bytes \(at most 4095\)$/);
   });
 });
