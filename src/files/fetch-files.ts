@@ -24,6 +24,7 @@ import { pathInTheWay } from './path-in-the-way.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
 import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
 import { targetPath } from './target-path.js';
+import { tokenGoesTo } from './token-host.js';
 import { verifyImageFile } from './verify-image-file.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
 
@@ -39,7 +40,10 @@ export interface FetchFilesOptions {
   concurrency?: number;
   /** Other links of each image to fetch too; default none. */
   with?: readonly ExtraLinkGroup[];
-  /** The service files are fetched from: links must be on its host; default the snapshot's `img-etl.source_url`. */
+  /**
+   * The service files are fetched from: links must be on its host; default the snapshot's `img-etl.source_url`, which
+   * is sent `http.token` only when it is the default service (https://neurovault.org).
+   */
   baseUrl?: string;
   /** HTTP client options (timeouts, token); the listing's defaults. */
   http?: HttpClientOptions;
@@ -146,7 +150,14 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
       ? await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with))
       : undefined;
   const base = new URL(plan.baseUrl);
-  const client = new HttpClient(base, { connections: options.concurrency ?? 2, ...options.http });
+  const { token, ...http } = options.http ?? {};
+  const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, options.baseUrl !== undefined);
+  if (token !== undefined && !sendToken) options.onEvent?.({ type: 'token-withheld', baseUrl: plan.baseUrl });
+  const client = new HttpClient(base, {
+    connections: options.concurrency ?? 2,
+    ...http,
+    ...(sendToken ? { token } : {}),
+  });
   const counts: Record<FileStatus, number> = { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 };
   const fetched = { files: 0, bytes: 0 };
   let kept = 0;

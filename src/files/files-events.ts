@@ -13,4 +13,6 @@ export type FilesEvent =
   /** One file is settled: fetched, found on disk, or reported; `listedBytes` is what the plan counted for it. */
   | { type: 'file'; row: FileRow; fetched: boolean; listedBytes: number }
   /** A request for a file failed and will be tried again. */
-  | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };
+  | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string }
+  /** A token was given, but the service (the snapshot's, not named by the caller) is not sent it: see token-host.ts. */
+  | { type: 'token-withheld'; baseUrl: string };
