@@ -59,7 +59,9 @@ const FILES_OPTIONS = {
   },
   'base-url': {
     type: 'string',
-    describe: "The service the files come from; default the snapshot's source",
+    describe:
+      "The service the files come from; default the snapshot's source. The token goes only to a service named here " +
+      'or to https://neurovault.org',
   },
   token: SNAPSHOT_OPTIONS.token,
   timeout: SNAPSHOT_OPTIONS.timeout,
@@ -142,6 +144,7 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
   }
   const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
   const { fetchFiles, planFiles } = await import('../files/fetch-files.js');
+  const { tokenGoesTo } = await import('../files/token-host.js');
   const { parseWhere } = await import('../files/where-condition.js');
   const where = args.where.map((text) => usage(() => parseWhere(text)));
   const common = {
@@ -150,9 +153,15 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
     with: groups,
     ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
   };
+  const progress: Reporter<FilesEvent> =
+    output.logFormat === 'json'
+      ? new FilesJsonLog(process.stderr, output.quiet)
+      : new FilesProgress(process.stderr, output.quiet, output.progressIntervalMs);
   if (output.dryRun) {
     const plan = await usageAsync(() => planFiles(common));
-    const estimate = await estimateSeconds(plan, concurrency, timeoutMs, token);
+    const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, args.baseUrl !== undefined);
+    if (token !== undefined && !sendToken) progress.onEvent({ type: 'token-withheld', baseUrl: plan.baseUrl });
+    const estimate = await estimateSeconds(plan, concurrency, timeoutMs, sendToken ? token : undefined);
     process.stdout.write(
       summary === 'json'
         ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
@@ -161,10 +170,6 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
     setExitCode(EXIT.OK);
     return;
   }
-  const progress: Reporter<FilesEvent> =
-    output.logFormat === 'json'
-      ? new FilesJsonLog(process.stderr, output.quiet)
-      : new FilesProgress(process.stderr, output.quiet, output.progressIntervalMs);
   const aborter = new AbortController();
   const onSignal = (): void => {
     if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);

@@ -37,6 +37,9 @@ export class FilesJsonLog implements Reporter<FilesEvent> {
         this.log.write('warn', type, fields);
         return;
       }
+      case 'token-withheld':
+        this.log.write('warn', 'token_withheld', { baseUrl: event.baseUrl });
+        return;
     }
   };
 

@@ -65,6 +65,12 @@ export class FilesProgress {
           `img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`,
         );
         return;
+      case 'token-withheld':
+        this.line(
+          `img-etl: files: the token is not sent to ${event.baseUrl}, the service the snapshot names; ` +
+            `give --base-url ${event.baseUrl} to send it there`,
+        );
+        return;
     }
   };
 

@@ -1,6 +1,6 @@
 /**
  * The files run: the images a snapshot selects (`--where`), their files fetched `concurrency` at a time into
- * `<out>/<collection_id>/<name>`, each verified, and files.parquet written with what became of every one. A file on
+ * `<out>/<collection_id>/<path>`, each verified, and files.parquet written with what became of every one. A file on
  * disk under its final name was verified when it was put there: a rerun keeps it without a request when files.parquet
  * vouches for its size, mtime and digest, re-hashes it when its size or mtime differ (or `verify`) and fetches it
  * again when the digest does not match, and checks it again from disk when files.parquet does not list it (a run that
@@ -15,6 +15,7 @@ import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
 import { isSameHost } from '../extract/same-host.js';
 import { makeFolder } from '../load/make-folder.js';
+import { isFile } from '../load/path-kind.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { downloadFile, type DownloadResult } from './download-file.js';
@@ -23,9 +24,11 @@ import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables, writeFilesTable, type VerifiedFile } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
+import { pathInTheWay } from './path-in-the-way.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
 import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
 import { targetPath } from './target-path.js';
+import { tokenGoesTo } from './token-host.js';
 import { verifyImageFile } from './verify-image-file.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
 
@@ -43,7 +46,10 @@ export interface FetchFilesOptions {
   with?: readonly ExtraLinkGroup[];
   /** Re-hash every kept file, also one whose size and mtime are as files.parquet records; default false. */
   verify?: boolean;
-  /** The service files are fetched from: links must be on its host; default the snapshot's `img-etl.source_url`. */
+  /**
+   * The service files are fetched from: links must be on its host; default the snapshot's `img-etl.source_url`, which
+   * is sent `http.token` only when it is the default service (https://neurovault.org).
+   */
   baseUrl?: string;
   /** HTTP client options (timeouts, token); the listing's defaults. */
   http?: HttpClientOptions;
@@ -178,7 +184,14 @@ async function fetchPlanned(
       ? await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with))
       : undefined;
   const base = new URL(plan.baseUrl);
-  const client = new HttpClient(base, { connections: options.concurrency ?? 2, ...options.http });
+  const { token, ...http } = options.http ?? {};
+  const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, options.baseUrl !== undefined);
+  if (token !== undefined && !sendToken) options.onEvent?.({ type: 'token-withheld', baseUrl: plan.baseUrl });
+  const client = new HttpClient(base, {
+    connections: options.concurrency ?? 2,
+    ...http,
+    ...(sendToken ? { token } : {}),
+  });
   const counts: Record<FileStatus, number> = { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 };
   const fetched = { files: 0, bytes: 0 };
   let kept = 0;
@@ -213,7 +226,7 @@ async function fetchPlanned(
       return row;
     };
     if (url === null) return done({ status: 'missing_on_server', reason: 'the record has no file link' }, false);
-    const target = targetPath(options.outDir, image.collectionId, url);
+    const target = targetPath(options.outDir, image.collectionId, url, image.id);
     if ('problem' in target) return done({ status: 'failed', reason: `files: ${target.problem}` }, false);
     row.path = target.path;
     if (listed === 0)
@@ -224,7 +237,15 @@ async function fetchPlanned(
         false,
       );
     paths.add(target.path);
-    const onDisk = await keptFile(target.path, listed, verified.get(target.path), options.verify === true);
+    const blocked = await pathInTheWay(options.outDir, target.path);
+    if (blocked !== undefined) return done({ status: 'failed', reason: `files: ${blocked}` }, false);
+    const owner = verified.get(target.path);
+    if (owner !== undefined && (owner.id !== image.id || owner.link !== link) && (await isFile(target.path))) {
+      const what = owner.link === 'file' ? 'file' : `${owner.link} file`;
+      const reason = `files: ${target.path} holds the verified ${what} of image ${owner.id}; move it to fetch this one`;
+      return done({ status: 'failed', reason }, false);
+    }
+    const onDisk = await keptFile(target.path, listed, owner, options.verify === true);
     if (onDisk === 'theirs') {
       const reason = `files: ${target.path} is a file img-etl did not write; move it to fetch this one`;
       return done({ status: 'failed', reason }, false);

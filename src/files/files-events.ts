@@ -15,4 +15,6 @@ export type FilesEvent =
   /** A stale lock on the output folder (its run ended) was taken over: one line saying whose and why. */
   | { type: 'lock'; message: string }
   /** A request for a file failed and will be tried again. */
-  | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };
+  | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string }
+  /** A token was given, but the service (the snapshot's, not named by the caller) is not sent it: see token-host.ts. */
+  | { type: 'token-withheld'; baseUrl: string };

@@ -110,12 +110,14 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A file an earlier run verified, as its files.parquet records it. */
+/** A file an earlier run verified: its size, SHA-256 and modification time, and the image and link it is the file of. */
 export interface VerifiedFile {
   bytes: number;
   sha256: string;
   /** Its modification time then, in nanoseconds; undefined when the table does not record it (an older table). */
   mtimeNs: bigint | undefined;
+  id: number;
+  link: string;
 }
 
 /**
@@ -123,22 +125,27 @@ export interface VerifiedFile {
  */
 export async function readVerifiedFiles(dir: string): Promise<Map<string, VerifiedFile>> {
   const verified = new Map<string, VerifiedFile>();
+  const columns = ['path', 'bytes', 'sha256', 'status', 'id', 'link', 'mtime_ns'];
   let table;
   try {
-    const columns = ['path', 'bytes', 'sha256', 'status', 'mtime_ns'];
     table = await readSnapshotRows(join(dir, FILES_TABLE), { columns });
   } catch {
     return verified; // no table, or one that does not read: every file on disk is checked again instead
   }
   try {
     for await (const batch of table.batches) {
-      const [path, bytes, sha, status] = ['path', 'bytes', 'sha256', 'status'].map((name) => batch.getChild(name));
-      if (path == null || bytes == null || sha == null || status == null) break;
+      const [path, bytes, sha, status, id, link] = columns.map((name) => batch.getChild(name));
+      if (path == null || bytes == null || sha == null || status == null || id == null || link == null) break;
       const mtime = batch.getChild('mtime_ns'); // absent from a table of an older img-etl
       for (let i = 0; i < batch.numRows; i++) {
         if (status.get(i) !== 'ok' || path.get(i) === null) continue;
-        const mtimeNs = (mtime?.get(i) ?? undefined) as bigint | undefined;
-        verified.set(path.get(i) as string, { bytes: Number(bytes.get(i)), sha256: sha.get(i) as string, mtimeNs });
+        verified.set(path.get(i) as string, {
+          bytes: Number(bytes.get(i)),
+          sha256: sha.get(i) as string,
+          mtimeNs: (mtime?.get(i) ?? undefined) as bigint | undefined,
+          id: Number(id.get(i)),
+          link: link.get(i) as string,
+        });
       }
     }
   } catch {

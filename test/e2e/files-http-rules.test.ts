@@ -3,7 +3,8 @@
  * same-host.ts). In front of the bundled service stands a proxy answering plain HTTP and HTTPS on one port (a
  * self-signed loopback certificate the CLI trusts through NODE_EXTRA_CA_CERTS), writing its own origin into the links
  * as `http://` (as NeuroVault does for its https site), and redirecting some files as each test scripts.
- * - The token (`--token` or IMG_ETL_TOKEN) goes with every file request to the service's host, redirects on it too.
+ * - The token (`--token` or IMG_ETL_TOKEN) goes with every file request to the service's host, redirects on it too;
+ *   each test names the service with --base-url, as the token goes only to a service the user names (files-token).
  * - A redirect to another host is refused: the file is `failed` and that host is never asked, so never sent the token.
  * - An `http://` service redirecting to `https://` on its host is followed, with the token.
  * - An `https://` service: its `http://` links are fetched over https directly; a redirect down to `http://` on its
@@ -106,7 +107,18 @@ it('sends the token (--token or IMG_ETL_TOKEN) with every file request, a same-h
   const [plain, hopped, byEnv] = records;
   scripts.set(new URL(hopped!['file'] as string).pathname, 'hop');
   const out = fresh();
-  const run = await runCli(['files', snap, '--out', out, ...whereIds([plain!, hopped!]), '--token', TOKEN, '--quiet']);
+  const named = ['--base-url', origin('http', proxy.port)]; // the token goes to a service the user names
+  const run = await runCli([
+    'files',
+    snap,
+    '--out',
+    out,
+    ...named,
+    ...whereIds([plain!, hopped!]),
+    '--token',
+    TOKEN,
+    '--quiet',
+  ]);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   expect(fileRequests(plain!)).toEqual([['http', `Token ${TOKEN}`]]);
@@ -117,7 +129,7 @@ it('sends the token (--token or IMG_ETL_TOKEN) with every file request, a same-h
   for (const record of [plain!, hopped!]) await expectServed(out, record);
 
   const fromEnv = fresh();
-  const envRun = await runCli(['files', snap, '--out', fromEnv, ...whereIds([byEnv!]), '--quiet'], {
+  const envRun = await runCli(['files', snap, '--out', fromEnv, ...named, ...whereIds([byEnv!]), '--quiet'], {
     env: { IMG_ETL_TOKEN: TOKEN },
   });
   expect(envRun.code).toBe(0);
@@ -131,7 +143,8 @@ it('refuses a redirect to another host: the file is failed, that host never aske
   scripts.set(path, 'away');
   service.resetStats();
   const out = fresh();
-  const run = await runCli(['files', snap, '--out', out, ...whereIds([record]), '--token', TOKEN, '--quiet']);
+  const named = ['--base-url', origin('http', proxy.port)];
+  const run = await runCli(['files', snap, '--out', out, ...named, ...whereIds([record]), '--token', TOKEN, '--quiet']);
   expect(run.code).toBe(3);
   expect(fileRequests(record)).toEqual([['http', `Token ${TOKEN}`]]);
   expect(service.stats.files.log.filter((e) => e.path === path)).toEqual([]);
@@ -146,9 +159,13 @@ it('follows an http service redirecting a file to https on its host, with the to
   const record = records[4]!;
   scripts.set(new URL(record['file'] as string).pathname, 'upgrade');
   const out = fresh();
-  const run = await runCli(['files', snap, '--out', out, ...whereIds([record]), '--token', TOKEN, '--quiet'], {
-    env: TLS_ENV,
-  });
+  const named = ['--base-url', origin('http', proxy.port)];
+  const run = await runCli(
+    ['files', snap, '--out', out, ...named, ...whereIds([record]), '--token', TOKEN, '--quiet'],
+    {
+      env: TLS_ENV,
+    },
+  );
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   expect(fileRequests(record)).toEqual([
@@ -164,7 +181,9 @@ it('fetches http links of an https service over https; a redirect down to http g
   expect(direct['file'] as string).toMatch(/^http:\/\//); // as the proxy lists them
   scripts.set(new URL(down['file'] as string).pathname, 'downgrade');
   const out = fresh();
-  const run = await runCli(['files', snap, '--out', out, ...whereIds([direct, down]), '--token', TOKEN, '--quiet'], {
+  const named = ['--base-url', origin('https', proxy.port)];
+  const args = [...named, ...whereIds([direct, down]), '--token', TOKEN, '--quiet'];
+  const run = await runCli(['files', snap, '--out', out, ...args], {
     env: TLS_ENV,
   });
   expect(run.stderr).toBe('');
@@ -181,7 +200,18 @@ it('--dry-run times its sample range request with the token too, and fetches not
   const snap = await snapshot('http');
   const record = records[7]!;
   const out = fresh();
-  const run = await runCli(['files', snap, '--out', out, ...whereIds([record]), '--token', TOKEN, '--dry-run']);
+  const named = ['--base-url', origin('http', proxy.port)];
+  const run = await runCli([
+    'files',
+    snap,
+    '--out',
+    out,
+    ...named,
+    ...whereIds([record]),
+    '--token',
+    TOKEN,
+    '--dry-run',
+  ]);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   expect(fileRequests(record)).toEqual([['http', `Token ${TOKEN}`]]);

@@ -2,17 +2,20 @@
  * The README's researcher's recipe (Image files), executed: its two commands against the bundled service (with one
  * more `--where` keeping the files small), then its Python block with Debian's nibabel and pandas, which the test
  * set-up installs where they are missing. The block must load every file the run fetched (files.parquet, read by
- * DuckDB) and print its shape and the mean of its voxels, which the test reads from the served bytes itself.
+ * DuckDB) and print its shape and the mean of its voxels, which the test reads from the served bytes itself. The block
+ * reads files.parquet with pandas; where pandas has no Parquet engine (Debian packages neither pyarrow nor
+ * fastparquet), a sitecustomize hands its `read_parquet` of files.parquet a CSV copy DuckDB wrote of that file.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { readFilesTable, servedBytes } from '../helpers/files-run.js';
-import { removeDir, tempDir } from '../helpers/readers.js';
+import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 
 type Rec = Record<string, unknown>;
@@ -50,6 +53,44 @@ function voxelMean(gz: Buffer): number {
   return sum / count;
 }
 
+/** Whether Debian's pandas can read Parquet itself (with pyarrow or fastparquet). */
+function pandasReadsParquet(): boolean {
+  try {
+    execFileSync('/usr/bin/python3', ['-c', 'import pandas.io.parquet as p; p.get_engine("auto")'], {
+      stdio: 'ignore',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The environment the block runs in: where pandas cannot read Parquet, a sitecustomize on PYTHONPATH that answers
+ * `pd.read_parquet` of files.parquet from a CSV copy of it written by DuckDB (any other Parquet read is left alone).
+ */
+async function parquetStandIn(dir: string): Promise<NodeJS.ProcessEnv> {
+  if (pandasReadsParquet()) return {};
+  const shim = join(dir, 'shim');
+  await mkdir(shim);
+  const csv = join(shim, 'files.csv');
+  await query(
+    await openDuckDB(),
+    `COPY (FROM read_parquet(${sqlString(join(dir, 'maps', 'files.parquet'))})) TO ${sqlString(csv)}`,
+  );
+  const code = [
+    'import pandas as _pd',
+    '_read_parquet = _pd.read_parquet',
+    'def _read(path, *args, **kwargs):',
+    '    if str(path).endswith("files.parquet"):',
+    `        return _pd.read_csv(${JSON.stringify(csv)})`,
+    '    return _read_parquet(path, *args, **kwargs)',
+    '_pd.read_parquet = _read',
+  ];
+  await writeFile(join(shim, 'sitecustomize.py'), `${code.join('\n')}\n`);
+  return { PYTHONPATH: shim };
+}
+
 let service: RunningService;
 let cwd: string;
 
@@ -68,6 +109,7 @@ it('runs the recipe: nibabel loads every fetched map and prints its shape and me
     console.warn(`files-nibabel: the README's nibabel block not run: ${unavailable}`);
     ctx.skip();
   }
+  expect(python).toContain('pd.read_parquet("maps/files.parquet")'); // each map's path as files.parquet gives it
   const [snapshot, files] = commands(shell);
   expect(snapshot!.slice(0, 3)).toEqual(['--snapshot', '--out', 'snapshots']);
   expect(files!.slice(0, 4)).toEqual(['files', 'snapshots/latest', '--out', 'maps']);
@@ -94,7 +136,7 @@ it('runs the recipe: nibabel loads every fetched map and prints its shape and me
   const output = execFileSync('/usr/bin/python3', ['-c', python], {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, PYTHONIOENCODING: 'utf-8' },
+    env: { ...process.env, PYTHONIOENCODING: 'utf-8', ...(await parquetStandIn(cwd)) },
   });
   const lines = output.trim().split('\n');
   expect(lines).toHaveLength(fetched.length);

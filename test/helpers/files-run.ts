@@ -6,8 +6,10 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
+import { niftiGzipFile } from '../../src/service/nifti-gzip-file.js';
 import { openDuckDB, query, sqlString, tempDir } from './readers.js';
 import { runCli } from './run-cli.js';
+import { sendJson, startScriptedServer, type ScriptedServer } from './scripted-server.js';
 
 /** A record as the service serves it. */
 export type Rec = Record<string, unknown>;
@@ -113,4 +115,35 @@ export function bytesOf(path: string): Promise<Buffer> {
 /** `--where "id in (…)"` selecting exactly these records. */
 export function whereIds(records: readonly Record<string, unknown>[]): string[] {
   return ['--where', `id in (${records.map((r) => String(r['id'])).join(', ')})`];
+}
+
+/** The bundled service's `.nii.gz` of image `id`, exactly `size` bytes (at least its smallest size), as one buffer. */
+export function niftiBytes(id: number, size: number): Buffer {
+  const file = niftiGzipFile(id, size);
+  return Buffer.concat([...file.read(0, file.size)]);
+}
+
+/**
+ * A loopback service for the records a test makes up: the image list (`records(origin)`, paged by limit and offset; no
+ * collection endpoints, so a snapshot pages the list only) and the bytes of `files`, by request path and query; 404
+ * for anything else. The server records each request with its headers.
+ */
+export async function startMediaServer(
+  records: (origin: string) => Rec[],
+  files: ReadonlyMap<string, Buffer>,
+): Promise<ScriptedServer> {
+  return startScriptedServer((req, res, origin) => {
+    const url = new URL(req.url ?? '/', origin);
+    const bytes = files.get(req.url ?? '');
+    if (bytes !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+      return void res.end(bytes);
+    }
+    if (url.pathname !== '/api/images/') return sendJson(res, { detail: 'Not found.' }, 404);
+    const all = records(origin);
+    const limit = Number(url.searchParams.get('limit') ?? 100);
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    const next = offset + limit < all.length ? `${origin}/api/images/?limit=${limit}&offset=${offset + limit}` : null;
+    sendJson(res, { count: all.length, next, previous: null, results: all.slice(offset, offset + limit) });
+  });
 }
