@@ -110,7 +110,7 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A file an earlier run verified: its size, SHA-256 and modification time, and the image and link it is the file of. */
+/** A file an earlier run verified: its size, SHA-256 and mtime, and the image and link it is the file of. */
 export interface VerifiedFile {
   bytes: number;
   sha256: string;

@@ -7,9 +7,12 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import type { FileResponse } from '../extract/http-client.js';
 
+/** What the file beside a `.part` that holds its validator adds to the `.part`'s name. */
+export const VALIDATOR_SUFFIX = '.validator';
+
 /** The file beside a `.part` that holds its validator. */
 function validatorPath(part: string): string {
-  return `${part}.validator`;
+  return `${part}${VALIDATOR_SUFFIX}`;
 }
 
 /** The validator a response names its version by (strong ETag, else Last-Modified); undefined when it has none. */

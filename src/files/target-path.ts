@@ -3,17 +3,21 @@
  * NIDM result's sub-folders kept, so two images of one collection whose files share a name in different folders do not
  * meet), or the URL's file name alone when the URL is elsewhere: the layout of a collection cache. Each part is
  * decoded on its own and must be a plain name, so no link can reach outside `<out>/<collection_id>/`. A file name too
- * long for the file system once the download's `.part` is added (over 255 bytes of UTF-8) is shortened to
+ * long for the file system once the download's `.part.validator` is added (over 255 bytes of UTF-8) is shortened to
  * `<prefix>-<image id><extension>`; a folder name or a whole path too long is a problem.
  */
 import { join } from 'node:path';
+import { VALIDATOR_SUFFIX } from './part-validator.js';
 
 /** Bytes a file or folder name may hold (NAME_MAX of Linux and macOS file systems). */
 const NAME_MAX = 255;
 /** Bytes a path may hold, its terminating NUL left out (PATH_MAX 4096). */
 const PATH_MAX = 4095;
-/** What download-file.ts appends to a file's path while it is fetched. */
-const PART = '.part';
+/**
+ * The longest name a download keeps beside a file's path: download-file.ts fetches into `<path>.part`, and
+ * part-validator.ts keeps the `.part`'s validator in `<path>.part.validator`.
+ */
+const PART = `.part${VALIDATOR_SUFFIX}`;
 
 /** The path of image `imageId`'s link's file under `outDir`, or a reason the URL names no usable file. */
 export function targetPath(
@@ -52,8 +56,9 @@ export function targetPath(
 }
 
 /**
- * The name itself when it fits with `.part`, else `<prefix>-<image id><extension>`: the extension (`.nii.gz`, `.gii`,
- * up to two short parts) kept, since it says how the file is checked, and as much of the name before it as fits.
+ * The name itself when it fits with its `.part.validator`, else `<prefix>-<image id><extension>`: the extension
+ * (`.nii.gz`, `.gii`, up to two short parts) kept, since it says how the file is checked, and as much of the name
+ * before it as fits.
  */
 function fitName(name: string, imageId: number): string {
   if (bytes(name + PART) <= NAME_MAX) return name;

@@ -155,7 +155,7 @@ describe('sub-folders below /media/images/<collection_id>/', () => {
 });
 
 describe('a file name longer than the file system takes', () => {
-  it('is shortened to <prefix>-<image id><extension>, .part included within 255 bytes, and fetched', async () => {
+  it('is shortened to <prefix>-<image id><extension> within 255 bytes with .part.validator, and fetched', async () => {
     const long = `${'é'.repeat(100)}${'a'.repeat(100)}.nii.gz`; // 307 bytes of UTF-8
     expect(Buffer.byteLength(long)).toBe(307);
     const made: Made[] = [
@@ -172,8 +172,8 @@ describe('a file name longer than the file system takes', () => {
     expect(names.sort()).toEqual([short, 'short.nii.gz'].sort()); // no .part left
     expect(short).toMatch(/^(é+)(a*)-31\.nii\.gz$/);
     expect(long.startsWith(short.slice(0, -'-31.nii.gz'.length))).toBe(true);
-    expect(Buffer.byteLength(`${short}.part`)).toBeLessThanOrEqual(255);
-    expect(Buffer.byteLength(`${short}.part`)).toBeGreaterThan(250); // as much of the name as fits
+    expect(Buffer.byteLength(`${short}.part.validator`)).toBeLessThanOrEqual(255);
+    expect(Buffer.byteLength(`${short}.part.validator`)).toBeGreaterThan(250); // as much of the name as fits
     const rows = await readFilesTable(out);
     expect(rows.map((r) => [r['id'], r['status'], r['path']])).toEqual([
       [31, 'ok', join(out, '7', short)],

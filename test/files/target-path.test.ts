@@ -52,21 +52,31 @@ describe('targetPath', () => {
     });
   });
 
-  it('shortens a file name that does not fit in 255 bytes with .part to <prefix>-<image id><extension>', () => {
+  it('shortens a name over 255 bytes with .part.validator to <prefix>-<image id><extension>', () => {
     const name = (url: string): string => basename(path(url)!);
-    const fits = 'a'.repeat(250 - '.nii.gz'.length) + '.nii.gz'; // 250 bytes: with .part, 255
+    const fits = 'a'.repeat(240 - '.nii.gz'.length) + '.nii.gz'; // 240 bytes: with .part.validator, 255
     expect(name(`http://h/media/images/5/${fits}`)).toBe(fits);
-    const over = 'a'.repeat(251 - '.nii.gz'.length) + '.nii.gz';
-    expect(name(`http://h/media/images/5/${over}`)).toBe(`${'a'.repeat(255 - 5 - '-22.nii.gz'.length)}-22.nii.gz`);
+    const over = 'a'.repeat(241 - '.nii.gz'.length) + '.nii.gz';
+    expect(name(`http://h/media/images/5/${over}`)).toBe(`${'a'.repeat(255 - 15 - '-22.nii.gz'.length)}-22.nii.gz`);
     // Multi-byte characters are never cut: 'é' is 2 bytes, '😀' 4.
     for (const char of ['é', '😀']) {
       const long = `${char.repeat(150)}.surf.gii`;
       const short = name(`http://h/media/images/5/sub/${encodeURIComponent(long)}`);
       expect(short).toMatch(new RegExp(`^(${char})+-22\\.surf\\.gii$`, 'u'));
-      expect(Buffer.byteLength(`${short}.part`)).toBeLessThanOrEqual(255);
-      expect(Buffer.byteLength(`${short}.part`)).toBeGreaterThan(255 - Buffer.byteLength(char));
+      expect(Buffer.byteLength(`${short}.part.validator`)).toBeLessThanOrEqual(255);
+      expect(Buffer.byteLength(`${short}.part.validator`)).toBeGreaterThan(255 - Buffer.byteLength(char));
     }
-    expect(name(`http://h/media/images/5/${'b'.repeat(300)}`)).toBe(`${'b'.repeat(255 - 5 - 3)}-22`);
+    expect(name(`http://h/media/images/5/${'b'.repeat(300)}`)).toBe(`${'b'.repeat(255 - 15 - 3)}-22`);
+  });
+
+  it('leaves room for the .part.validator a download keeps beside the .part (a name + 15 bytes within 255)', () => {
+    const name = (url: string): string => basename(path(url)!);
+    const fits = 'a'.repeat(240 - '.nii.gz'.length) + '.nii.gz'; // 240 bytes: with .part.validator, 255
+    expect(name(`http://h/media/images/5/${fits}`)).toBe(fits);
+    const over = 'a'.repeat(241 - '.nii.gz'.length) + '.nii.gz';
+    const short = name(`http://h/media/images/5/${over}`);
+    expect(short).toBe(`${'a'.repeat(255 - 15 - '-22.nii.gz'.length)}-22.nii.gz`);
+    expect(Buffer.byteLength(`${short}.part.validator`)).toBe(255);
   });
 
   it('refuses a folder name over 255 bytes and a path over 4095 bytes with .part', () => {
