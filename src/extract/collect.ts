@@ -212,9 +212,9 @@ export async function collect(
     listing = await pageCollections(options, checkpoint, 2);
     if (listing.status !== 200) throw collectionsGone(listing);
     reconciliation = await reconcile(options, { checkpoint, index, cache, tally, before, listing, addedBefore });
-    // Without the whole collections list a collection may be unknown: then only the count can say what is missing.
-    const listComplete = listing.sizes.size >= listing.expected;
-    missing = Math.max(reconciliation.missing, listComplete ? 0 : expected - index.received);
+    // The collections vouch only for what they show and count: the records the image list counts beyond those held
+    // (in a collection the list does not show, added as `count` grew, left out of a collection's own list) are missing.
+    missing = Math.max(reconciliation.missing, expected - index.received);
   }
   stats.countAtStart = countAtStart ?? 0;
   stats.countAtEnd = expected;
