@@ -23,8 +23,8 @@ import { stagePage } from './stage-page.js';
 /** Readings of one collection at most: another is made only when its `count` changed while it was paged. */
 export const MAX_COLLECTION_ATTEMPTS = 3;
 
-/** Statuses that say a collection cannot be read: private now (403), deleted (404). */
-const UNREADABLE = new Set([403, 404]);
+/** Statuses that say a collection cannot be read, in DRF's JSON answer only: private now (403), deleted (404). */
+const UNREADABLE = [403, 404];
 
 /** Why a collection is read: short of its `number_of_images`, changed while the pass ran, or not listed after it. */
 export type ReadReason = 'short' | 'changed' | 'unlisted';
@@ -144,6 +144,7 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
             url: collectionImagesUrlOf(baseUrl, cid),
             client,
             countHint: Math.max(numberOfImages ?? 0, reading.receivedBefore),
+            answers: UNREADABLE,
           };
           end = await readCollection(
             options,
@@ -223,8 +224,10 @@ async function readCollection(
       account(page);
     }
   } catch (err) {
-    if (!(err instanceof ExtractError && err.status !== undefined && UNREADABLE.has(err.status))) throw err;
-    return finish(checkpoint, cid, attempt, err.status, reading, 0, 0);
+    // Only DRF's answer says the collection is private or gone; a proxy's page with these statuses failed its retries.
+    const status = err instanceof ExtractError && err.drf === true ? err.status : undefined;
+    if (status === undefined || !UNREADABLE.includes(status)) throw err;
+    return finish(checkpoint, cid, attempt, status, reading, 0, 0);
   }
   const count = counts.at(-1) ?? 0;
   if (Math.min(...counts) !== Math.max(...counts) && attempt < MAX_COLLECTION_ATTEMPTS) return undefined;
