@@ -13,6 +13,7 @@ import { recordsOfCollections, type CollectionTally } from './collection-tally.j
 import { DEFAULT_BASE_URL } from './defaults.js';
 import { ExtractError } from './extract-error.js';
 import { HttpClient } from './http-client.js';
+import { missingOf } from './missing-of.js';
 import type { PageCache } from './page-cache.js';
 import { collectionImagesUrlOf, collectionsUrlOf } from './page-url.js';
 import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from './paginate.js';
@@ -60,6 +61,11 @@ export interface Reconciliation {
   /** Records new to the run that the readings added. */
   added: number;
   /** Records the readings' counts name that their lists did not serve. */
+  unserved: number;
+  /**
+   * Records the run still lacks after it: the larger of `unserved` and the image list's `count` at the end of the pass
+   * less the distinct records held (see missingOf).
+   */
   missing: number;
   /** Requests and pages of this process. */
   stats: ExtractStats;
@@ -76,6 +82,8 @@ export interface ReconcileInput {
   listing: CollectionsListing;
   /** Records new to the run that the staged pages of each collection's readings brought (an earlier process's). */
   addedBefore: ReadonlyMap<number, number>;
+  /** The image list's `count` at the end of the pass: the run must hold as many distinct records. */
+  expected: number;
 }
 
 /** Which collections to read, and why, ascending by id. */
@@ -180,15 +188,12 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
   dropUnreadable([...readings.values()], index);
   const list = [...readings.values()].sort((a, b) => a.collection - b.collection);
   const added = list.reduce((n, r) => n + r.added, 0);
-  const missing = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
-  options.onEvent?.({
-    type: 'reconcile-end',
-    collections: list.length,
-    added,
-    missing,
-    dropped: list.reduce((n, r) => n + r.dropped, 0),
-  });
-  return { readings: list, added, missing, stats };
+  const unserved = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
+  const shortfall = { unserved, expected: input.expected, received: index.received };
+  const missing = missingOf(shortfall);
+  const dropped = list.reduce((n, r) => n + r.dropped, 0);
+  options.onEvent?.({ type: 'reconcile-end', collections: list.length, added, ...shortfall, missing, dropped });
+  return { readings: list, added, unserved, missing, stats };
 }
 
 /**
