@@ -1,5 +1,6 @@
 import { noCollectionEndpoints } from '../extract/completeness.js';
 import type { ExtractEvent } from '../extract/extract-events.js';
+import type { Shortfall } from '../extract/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
 
@@ -155,7 +156,7 @@ export class Progress implements Reporter {
       case 'reconcile-end':
         this.message(
           `img-etl: reconciled ${thousands(event.collections)} collections: ` +
-            `${thousands(event.added)} records added, ${thousands(event.missing)} missing` +
+            `${thousands(event.added)} records added, ${missingLine(event.missing, event)}` +
             (event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : ''),
         );
         return;
@@ -332,6 +333,21 @@ export function conflictLine(count: number, firstIds: readonly number[]): string
     `${counted(count, 'record')} came back changed while ` +
     `the list was paged (id ${ids}); the copy newer by modify_date is kept`
   );
+}
+
+/**
+ * Records missing after reconciliation and, when any are, which count says so: the progress line and the summary's
+ * proof say it alike, each writing numbers its own way (`num`, default thousands).
+ */
+export function missingLine(missing: number, shortfall: Shortfall, num: (n: number) => string = thousands): string {
+  const { unserved, expected, received } = shortfall;
+  if (missing === 0) return `${num(0)} missing`;
+  const why =
+    expected - received >= unserved
+      ? `the image list counts ${num(expected)} at the end, ` +
+        `but the pass and the collections read account for ${num(received)}`
+      : `the collections read count ${num(unserved)} more than their own lists served`;
+  return `${num(missing)} missing (${why})`;
 }
 
 function ratio(part: number, whole: number): number {

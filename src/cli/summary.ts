@@ -3,7 +3,7 @@ import type { SnapshotResult } from '../run/run-snapshot.js';
 import type { Manifest } from '../run/manifest.js';
 import type { PrunedSnapshot } from '../run/snapshot-folders.js';
 import { formatBytes } from './human-numbers.js';
-import { conflictLine } from './progress.js';
+import { conflictLine, missingLine } from './progress.js';
 
 /** What the command line did after the run, beyond the result: a `--snapshot` run's latest link and pruned folders. */
 export interface SummaryExtras {
@@ -164,10 +164,8 @@ export function proofLine(m: Manifest): string {
     return `one pass over the images, complete by count (nothing repeated, count unchanged); ${list}`;
   const r = c.reconciliation;
   const read = `${plural(r.collections, 'collection', 'collections')} short, changed or unlisted, read in id order`;
-  return (
-    `one pass over the images, then ${read}: +${r.added} records, ${r.missing} missing; ` +
-    `${list}, read before and after`
-  );
+  const missing = missingLine(r.missing, { unserved: r.unserved, expected: m.expected, received: m.received }, String);
+  return `one pass over the images, then ${read}: +${r.added} records, ${missing}; ${list}, read before and after`;
 }
 
 /** A collection that could not be read, one line. */

@@ -11,6 +11,7 @@ import { completenessOf, type Completeness } from './completeness.js';
 import { RepeatingPages } from './endless-list.js';
 import { ExtractError } from './extract-error.js';
 import { IdMap } from './id-map.js';
+import { missingOf } from './missing-of.js';
 import { PageCache } from './page-cache.js';
 import { pageCollections, type CollectionsListing } from './page-collections.js';
 import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from './paginate.js';
@@ -198,24 +199,20 @@ export async function collect(
   const proven = first.duplicates === 0 && first.countMin === first.countMax && index.received >= expected;
   let listing = before;
   let reconciliation: Reconciliation | undefined;
-  let missing: number;
   if (before.status !== 200) {
     let last = first;
     for (let pass = 2; pass <= maxPasses; pass++) {
       if ((index.received >= expected && last.clean) || (pass > 2 && last.added === 0)) break;
       last = await runPass(pass);
     }
-    missing = Math.max(0, expected - index.received);
-  } else if (proven) {
-    missing = 0;
-  } else {
+  } else if (!proven) {
     listing = await pageCollections(options, checkpoint, 2);
     if (listing.status !== 200) throw collectionsGone(listing);
-    reconciliation = await reconcile(options, { checkpoint, index, cache, tally, before, listing, addedBefore });
-    // Without the whole collections list a collection may be unknown: then only the count can say what is missing.
-    const listComplete = listing.sizes.size >= listing.expected;
-    missing = Math.max(reconciliation.missing, listComplete ? 0 : expected - index.received);
+    const input = { checkpoint, index, cache, tally, before, listing, addedBefore, expected };
+    reconciliation = await reconcile(options, input);
   }
+  // One verdict whatever the method (a proven pass holds all it counts): the proof and the lines stating it give it.
+  const missing = reconciliation?.missing ?? missingOf({ unserved: 0, expected, received: index.received });
   stats.countAtStart = countAtStart ?? 0;
   stats.countAtEnd = expected;
   const conflicts = index.conflicts;
@@ -229,6 +226,7 @@ export async function collect(
     reconciliation,
     rounds,
     passes: passes.length,
+    missing,
   });
   const collections = before.stats.requests + (rounds === 2 ? listing.stats.requests : 0);
   const requests = {

@@ -48,8 +48,18 @@ export interface Completeness {
   };
   /** Why there is no reconciliation and no collections table, one line; absent when there is. */
   note?: string;
-  /** The collections read: how many, the records their counts name and their lists served, added, still missing. */
-  reconciliation: { collections: number; expected: number; received: number; added: number; missing: number };
+  /**
+   * The collections read: how many, the records their counts name and their lists served, added, and not served of
+   * their counts (`unserved`); `missing` is what the run still lacks, the snapshot's `missing` (see missingOf).
+   */
+  reconciliation: {
+    collections: number;
+    expected: number;
+    received: number;
+    added: number;
+    unserved: number;
+    missing: number;
+  };
   /** Each collection read, ascending by id. */
   reconciled: ReconciledCollection[];
   /** Collections whose list could not be read, with the status and the records left out of the snapshot. */
@@ -68,6 +78,8 @@ export interface CompletenessInput {
   rounds: number;
   /** Passes made over the image list. */
   passes: number;
+  /** Records the run lacks (see missingOf). */
+  missing: number;
 }
 
 /** Builds the proof. */
@@ -93,7 +105,8 @@ export function completenessOf(input: CompletenessInput): Completeness {
       expected: read.reduce((n, r) => n + r.count, 0),
       received: read.reduce((n, r) => n + r.received, 0),
       added: reconciliation?.added ?? 0,
-      missing: reconciliation?.missing ?? 0,
+      unserved: reconciliation?.unserved ?? 0,
+      missing: input.missing,
     },
     reconciled: readings.map((r) => ({
       id: r.collection,

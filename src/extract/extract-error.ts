@@ -30,6 +30,8 @@ export interface ExtractErrorOptions {
   status?: number;
   /** Milliseconds the server asked us to wait (Retry-After), when it did. */
   retryAfterMs?: number;
+  /** A status other than 200 came in DRF's own JSON answer (`{"detail": …}`), not a proxy's page (getPage, getJson). */
+  drf?: boolean;
   /** The error behind this one, when there is one. */
   cause?: unknown;
 }
@@ -52,8 +54,10 @@ export class ExtractError extends Error {
   readonly status?: number;
   /** Milliseconds the server asked us to wait (Retry-After), when it did. */
   readonly retryAfterMs?: number;
+  /** A status other than 200 came in DRF's own JSON answer (`{"detail": …}`), not a proxy's page (getPage, getJson). */
+  readonly drf?: boolean;
 
-  constructor({ code, url, reason, retryable, status, retryAfterMs, cause }: ExtractErrorOptions) {
+  constructor({ code, url, reason, retryable, status, retryAfterMs, drf, cause }: ExtractErrorOptions) {
     const safeUrl = oneLine(redactUrl(url));
     const safeReason = oneLine(redactUrlsIn(reason), MAX_REASON_CHARS);
     super(`extract: GET ${safeUrl} ${safeReason}`, cause === undefined ? undefined : { cause });
@@ -63,5 +67,6 @@ export class ExtractError extends Error {
     this.retryable = retryable;
     this.status = status;
     this.retryAfterMs = retryAfterMs;
+    this.drf = drf;
   }
 }

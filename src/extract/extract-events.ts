@@ -143,6 +143,11 @@ export interface ReconcileEndEvent {
   /** Records they added. */
   added: number;
   /** Records their counts name that their lists did not serve. */
+  unserved: number;
+  /** The image list's `count` at the end of the pass, and the distinct records the run holds. */
+  expected: number;
+  received: number;
+  /** Records the run lacks: the larger of `unserved` and `expected - received` (see missingOf). */
   missing: number;
   /** Records left out because their collection could not be read. */
   dropped: number;

@@ -35,7 +35,8 @@ export type FetchedImage =
 /**
  * GETs `/api/images/<id>/` with the HTTP client's rules (same host, token, timeouts, size cap) and the retry policy
  * of list pages. DRF's 404 (`{"detail":"Not found."}`) resolves to `gone`; any other failure throws an ExtractError,
- * a 404 that is not DRF's (Django's HTML page for an unknown path: a wrong base URL) included.
+ * a 404 that is not DRF's (Django's HTML page for an unknown path: a wrong base URL; a proxy's page) included, after
+ * its retries.
  */
 export async function fetchImage(id: number, options: FetchImageOptions = {}): Promise<FetchedImage> {
   if (!Number.isSafeInteger(id) || id <= 0) {
@@ -48,17 +49,7 @@ export async function fetchImage(id: number, options: FetchImageOptions = {}): P
     return await withRetry(
       async () => {
         const { status, value, bytes } = await client.getJson(url, options.signal, [404]);
-        if (status === 404) {
-          const detail = (value as { detail?: unknown } | null)?.detail;
-          if (typeof detail === 'string') return { status: 'gone', httpStatus: 404 };
-          throw new ExtractError({
-            code: 'HTTP_STATUS',
-            url,
-            reason: 'returned 404 without a detail',
-            retryable: false,
-            status: 404,
-          });
-        }
+        if (status === 404) return { status: 'gone', httpStatus: 404 };
         const record = value as Record<string, unknown> | null;
         if (typeof record !== 'object' || record === null || Array.isArray(record)) {
           throw new ExtractError({

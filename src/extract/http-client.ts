@@ -5,6 +5,7 @@ import { pageEnvelope } from './page-envelope.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 import { ExtractError } from './extract-error.js';
 import { parseRetryAfter } from './retry-after.js';
+import { RETRYABLE_STATUS, retryableStatus } from './retry.js';
 import { isSameHost, mayCarryCredentials } from './same-host.js';
 import { TOKEN } from './token.js';
 
@@ -70,11 +71,20 @@ export interface FetchedPage {
   bytes: Uint8Array;
 }
 
-const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 525, 526, 527, 530]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 /** Most of an error or redirect body read (for a `detail` message) or drained before the connection is dropped. */
 const ERROR_BODY_BYTES = 16 * 1024;
+
+/** The statuses a caller reads as the service's answer when DRF's JSON says them, and what becomes of them. */
+interface Answers {
+  statuses: readonly number[];
+  /** Returned like a 200 (getJson), or thrown as an ExtractError marked `drf` (getPage). */
+  returned: boolean;
+}
+
+/** An error body: DRF's JSON answer (its value and bytes, ` (detail)` for a message) or anything else. */
+type ErrorBody = { drf: true; detail: string; value: unknown; bytes: Uint8Array } | { drf: false; detail: '' };
 
 /** A keep-alive HTTP client for pages and records: a page is a validated envelope or an ExtractError, never garbage. */
 export class HttpClient {
@@ -112,10 +122,11 @@ export class HttpClient {
 
   /**
    * GETs one list page on the base host, following same-host redirects, and validates its envelope; returns the page
-   * and its body as received.
+   * and its body as received. A status in `answers` (a collection's list: 403 private, 404 deleted) is an ExtractError
+   * marked `drf` and not retried when DRF's JSON says it; in any other body it is a failure to read the page, retried.
    */
-  async getPage(url: string, signal?: AbortSignal): Promise<FetchedPage> {
-    const { value, bytes } = await this.getJson(url, signal);
+  async getPage(url: string, signal?: AbortSignal, answers: readonly number[] = []): Promise<FetchedPage> {
+    const { value, bytes } = await this.fetchJson(url, signal, { statuses: answers, returned: false });
     const envelope = pageEnvelope(value);
     if (envelope !== undefined) return { page: envelope, bytes };
     // zod (loaded only now) says what is wrong; PageSchema is the definition the quick check above follows.
@@ -132,10 +143,16 @@ export class HttpClient {
 
   /**
    * GETs a JSON document on the base host, following same-host redirects, with the checks of a page (status,
-   * content type, encoding, size, UTF-8, JSON). A status in `allowed` whose body is JSON is returned like a 200;
-   * any other status is an ExtractError.
+   * content type, encoding, size, UTF-8, JSON). A status in `allowed` whose body is DRF's JSON answer (`{"detail": …}`)
+   * is returned like a 200; in any other body it is a failure to read the answer, retried; any other status is an
+   * ExtractError.
    */
   async getJson(url: string, signal?: AbortSignal, allowed: readonly number[] = []): Promise<FetchedJson> {
+    return this.fetchJson(url, signal, { statuses: allowed, returned: true });
+  }
+
+  /** GETs a JSON document; `answers` as getJson and getPage say. */
+  private async fetchJson(url: string, signal: AbortSignal | undefined, answers: Answers): Promise<FetchedJson> {
     let current = this.pageTarget(url);
     const deadline = new Deadline(this.options.requestTimeoutMs, signal);
     try {
@@ -143,7 +160,7 @@ export class HttpClient {
       for (let hop = 0; ; hop++) {
         const response = await this.send(current, deadline);
         if (!REDIRECT_STATUS.has(response.statusCode)) {
-          return await this.readJson(current.href, response, deadline, allowed);
+          return await this.readJson(current.href, response, deadline, answers);
         }
         await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
         current = this.redirectTarget(current, response, hop, visited);
@@ -327,21 +344,22 @@ export class HttpClient {
     url: string,
     response: Dispatcher.ResponseData,
     deadline: Deadline,
-    allowed: readonly number[],
+    answers: Answers,
   ): Promise<FetchedJson> {
     const { statusCode, headers } = response;
     const type = String(headers['content-type'] ?? '');
-    if (statusCode !== 200 && !(allowed.includes(statusCode) && JSON_TYPE.test(type))) {
-      const detail = await errorDetail(response, deadline.signal);
-      const retryable = RETRYABLE_STATUS.has(statusCode);
-      const retryAfter = parseRetryAfter(headers['retry-after']);
+    if (statusCode !== 200) {
+      const body = await errorBody(response, deadline.signal);
+      if (body.drf && answers.returned && answers.statuses.includes(statusCode))
+        return { status: statusCode, value: body.value, bytes: body.bytes };
       throw new ExtractError({
         code: 'HTTP_STATUS',
         url,
-        reason: `returned ${statusCode}${detail}`,
-        retryable,
+        reason: `returned ${statusCode}${body.detail}`,
+        retryable: retryableStatus(statusCode, body.drf, answers.statuses),
         status: statusCode,
-        retryAfterMs: retryAfter,
+        retryAfterMs: parseRetryAfter(headers['retry-after']),
+        drf: body.drf,
       });
     }
     if (!JSON_TYPE.test(type)) {
@@ -513,14 +531,21 @@ function drop(response: Dispatcher.ResponseData): void {
   response.body.on('error', () => undefined).destroy();
 }
 
-/**
- * ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; reads at most ERROR_BODY_BYTES and
- * never throws.
- */
+/** ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; see errorBody. */
 async function errorDetail(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
+  return (await errorBody(response, signal)).detail;
+}
+
+/**
+ * What an error body is: DRF's own JSON answer (a JSON object with a string `detail`: `drf`, its value and bytes, and
+ * ` (detail)` for a message), or anything else (a proxy's page: `drf` false, no detail). Reads at most ERROR_BODY_BYTES
+ * and never throws.
+ */
+async function errorBody(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<ErrorBody> {
+  const other = { drf: false, detail: '' } as const;
   if (!/json/i.test(String(response.headers['content-type'] ?? ''))) {
     await response.body.dump({ limit: ERROR_BODY_BYTES, signal }).catch(() => undefined);
-    return '';
+    return other;
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -530,13 +555,16 @@ async function errorDetail(response: Dispatcher.ResponseData, signal: AbortSigna
       size += chunk.length;
       if (size > ERROR_BODY_BYTES) {
         drop(response);
-        return '';
+        return other;
       }
     }
-    const detail = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { detail?: unknown } | null)?.detail;
-    return typeof detail === 'string' && detail !== '' ? ` (${detail.slice(0, 200)})` : '';
+    const bytes = Buffer.concat(chunks);
+    const value = JSON.parse(bytes.toString('utf8')) as unknown;
+    const detail = (value as { detail?: unknown } | null)?.detail;
+    if (typeof detail !== 'string') return other;
+    return { drf: true, detail: detail === '' ? '' : ` (${detail.slice(0, 200)})`, value, bytes };
   } catch {
-    return '';
+    return other;
   }
 }
 

@@ -62,6 +62,11 @@ export interface ListTarget {
   countHint?: number;
   /** A client to reuse, made for the same host; default a new one, closed after. */
   client?: HttpClient;
+  /**
+   * Statuses of the list that are the service's answer when DRF's JSON says them (a collection's list: 403 private,
+   * 404 deleted), thrown and not retried; in any other body they are retried. Default none.
+   */
+  answers?: readonly number[];
 }
 
 /** What paging saw, filled in while it runs. */
@@ -128,7 +133,7 @@ export async function* paginate(
     const fetched = await withRetry(
       () => {
         stats.requests++;
-        return client.getPage(url, aborter.signal);
+        return client.getPage(url, aborter.signal, target?.answers);
       },
       options.retry,
       (n) => {

@@ -13,6 +13,7 @@ import { recordsOfCollections, type CollectionTally } from './collection-tally.j
 import { DEFAULT_BASE_URL } from './defaults.js';
 import { ExtractError } from './extract-error.js';
 import { HttpClient } from './http-client.js';
+import { missingOf } from './missing-of.js';
 import type { PageCache } from './page-cache.js';
 import { collectionImagesUrlOf, collectionsUrlOf } from './page-url.js';
 import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from './paginate.js';
@@ -23,8 +24,8 @@ import { stagePage } from './stage-page.js';
 /** Readings of one collection at most: another is made only when its `count` changed while it was paged. */
 export const MAX_COLLECTION_ATTEMPTS = 3;
 
-/** Statuses that say a collection cannot be read: private now (403), deleted (404). */
-const UNREADABLE = new Set([403, 404]);
+/** Statuses that say a collection cannot be read, in DRF's JSON answer only: private now (403), deleted (404). */
+const UNREADABLE = [403, 404];
 
 /** Why a collection is read: short of its `number_of_images`, changed while the pass ran, or not listed after it. */
 export type ReadReason = 'short' | 'changed' | 'unlisted';
@@ -60,6 +61,11 @@ export interface Reconciliation {
   /** Records new to the run that the readings added. */
   added: number;
   /** Records the readings' counts name that their lists did not serve. */
+  unserved: number;
+  /**
+   * Records the run still lacks after it: the larger of `unserved` and the image list's `count` at the end of the pass
+   * less the distinct records held (see missingOf).
+   */
   missing: number;
   /** Requests and pages of this process. */
   stats: ExtractStats;
@@ -76,6 +82,8 @@ export interface ReconcileInput {
   listing: CollectionsListing;
   /** Records new to the run that the staged pages of each collection's readings brought (an earlier process's). */
   addedBefore: ReadonlyMap<number, number>;
+  /** The image list's `count` at the end of the pass: the run must hold as many distinct records. */
+  expected: number;
 }
 
 /** Which collections to read, and why, ascending by id. */
@@ -144,6 +152,7 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
             url: collectionImagesUrlOf(baseUrl, cid),
             client,
             countHint: Math.max(numberOfImages ?? 0, reading.receivedBefore),
+            answers: UNREADABLE,
           };
           end = await readCollection(
             options,
@@ -179,15 +188,12 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
   dropUnreadable([...readings.values()], index);
   const list = [...readings.values()].sort((a, b) => a.collection - b.collection);
   const added = list.reduce((n, r) => n + r.added, 0);
-  const missing = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
-  options.onEvent?.({
-    type: 'reconcile-end',
-    collections: list.length,
-    added,
-    missing,
-    dropped: list.reduce((n, r) => n + r.dropped, 0),
-  });
-  return { readings: list, added, missing, stats };
+  const unserved = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
+  const shortfall = { unserved, expected: input.expected, received: index.received };
+  const missing = missingOf(shortfall);
+  const dropped = list.reduce((n, r) => n + r.dropped, 0);
+  options.onEvent?.({ type: 'reconcile-end', collections: list.length, added, ...shortfall, missing, dropped });
+  return { readings: list, added, unserved, missing, stats };
 }
 
 /**
@@ -223,8 +229,10 @@ async function readCollection(
       account(page);
     }
   } catch (err) {
-    if (!(err instanceof ExtractError && err.status !== undefined && UNREADABLE.has(err.status))) throw err;
-    return finish(checkpoint, cid, attempt, err.status, reading, 0, 0);
+    // Only DRF's answer says the collection is private or gone; a proxy's page with these statuses failed its retries.
+    const status = err instanceof ExtractError && err.drf === true ? err.status : undefined;
+    if (status === undefined || !UNREADABLE.includes(status)) throw err;
+    return finish(checkpoint, cid, attempt, status, reading, 0, 0);
   }
   const count = counts.at(-1) ?? 0;
   if (Math.min(...counts) !== Math.max(...counts) && attempt < MAX_COLLECTION_ATTEMPTS) return undefined;

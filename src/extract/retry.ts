@@ -1,6 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExtractError } from './extract-error.js';
 
+/** Statuses retried whatever their body: timeouts, rate limits, server and gateway errors (Cloudflare's 52x too). */
+export const RETRYABLE_STATUS: ReadonlySet<number> = new Set([
+  408, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 525, 526, 527, 530,
+]);
+
+/**
+ * Whether a response of `status` may succeed when asked again. A status the caller reads as the service's answer
+ * (`answers`: 404 gone, 403 private) is that answer only in DRF's own JSON (`drf`); in any other body (a proxy's or a
+ * firewall's page) it is a failure to read the answer, retried like a 502.
+ */
+export function retryableStatus(status: number, drf: boolean, answers: readonly number[] = []): boolean {
+  return RETRYABLE_STATUS.has(status) || (answers.includes(status) && !drf);
+}
+
 /** How failed requests are retried. */
 export interface RetryOptions {
   /** Attempts per request, the first included; default 6. */
@@ -90,6 +104,7 @@ function withAttempts(err: unknown, n: number, why = ''): unknown {
     retryable: err.retryable,
     status: err.status,
     retryAfterMs: err.retryAfterMs,
+    drf: err.drf,
     cause: err.cause,
   });
 }

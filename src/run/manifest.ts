@@ -26,8 +26,8 @@ export interface Manifest {
   /** Unique records received (written plus rejected). */
   received: number;
   /**
-   * Records the snapshot lacks: with the collection endpoints, those the own lists of the collections read count
-   * and did not serve; without them, expected - received, at least 0.
+   * Records the snapshot lacks: the larger of those the own lists of the collections read count and did not serve
+   * (`completeness.reconciliation.unserved`) and expected - received, at least 0; the proof's `missing` is the same.
    */
   missing: number;
   /** The completeness proof: each phase's expected and received, the collections reconciled, the unreadable ones. */

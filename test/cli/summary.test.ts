@@ -29,7 +29,7 @@ const manifest: Manifest = {
     note:
       'GET http://h/api/collections/ returned 404: the service has no collection endpoints, ' +
       "so there is no collections table and completeness rests on the image list's count (2 passes)",
-    reconciliation: { collections: 0, expected: 0, received: 0, added: 0, missing: 0 },
+    reconciliation: { collections: 0, expected: 0, received: 0, added: 0, unserved: 0, missing: 2 },
     reconciled: [],
     unreadable: [],
   },
@@ -166,7 +166,7 @@ describe('summary lines stay true at the edges', () => {
         method: 'reconciliation',
         images: { expected: 1002, received: 990, proven: false },
         collections: { status: 200, expected: 40, received: 40, passes: 1, complete: true, rounds: 2 },
-        reconciliation: { collections: 3, expected: 120, received: 120, added: 10, missing: 0 },
+        reconciliation: { collections: 3, expected: 120, received: 120, added: 10, unserved: 0, missing: 0 },
         reconciled: [
           {
             id: 4,
@@ -201,7 +201,8 @@ describe('summary lines stay true at the edges', () => {
         ],
         unreadable: [{ id: 12, status: 403, dropped: 7 }],
       };
-      const text = edge({ completeness, passes: manifest.passes.slice(0, 1) });
+      const whole = { complete: true, expected: 1000, received: 1000, missing: 0 };
+      const text = edge({ completeness, passes: manifest.passes.slice(0, 1), ...whole });
       expect(text).toContain(
         '  proof     one pass over the images, then 3 collections short, changed or unlisted, read in id order: ' +
           '+10 records, 0 missing; collections list 40 of 40, read before and after\n',
@@ -209,4 +210,26 @@ describe('summary lines stay true at the edges', () => {
       expect(text).toContain('  left out  collection 12 answered 403 (private now): 7 records of it left out\n');
     },
   );
+
+  it("a reconciled run short of records: the proof gives the records line's missing, and which count says so", () => {
+    const reconciled = (unserved: number, missing: number): string => {
+      const completeness: Manifest['completeness'] = {
+        method: 'reconciliation',
+        images: { expected: 1002, received: 1000, proven: false },
+        collections: { status: 200, expected: 40, received: 40, passes: 1, complete: true, rounds: 2 },
+        reconciliation: { collections: 1, expected: 60, received: 60 - unserved, added: 0, unserved, missing },
+        reconciled: [],
+        unreadable: [],
+      };
+      return edge({ completeness, passes: manifest.passes.slice(0, 1), missing });
+    };
+    expect(reconciled(0, 2)).toContain(
+      '+0 records, 2 missing (the image list counts 1002 at the end, ' +
+        'but the pass and the collections read account for 1000); collections list 40 of 40',
+    );
+    expect(reconciled(5, 5)).toContain(
+      '+0 records, 5 missing (the collections read count 5 more than their own lists served); collections list',
+    );
+    expect(reconciled(0, 2)).not.toMatch(/(?<!\d)0 missing/);
+  });
 });

@@ -313,6 +313,40 @@ describe('statuses and Retry-After', () => {
     expect(error.message).toMatch(new RegExp(`returned ${status} after 2 attempts$`));
   });
 
+  /** An nginx page with `status`, as a proxy or a firewall answers in the service's place. */
+  const proxyPage = (status: number) => `<html><head><title>${status}</title></head><body>nginx</body></html>`;
+
+  async function answerFor(
+    status: number,
+    type: string,
+    body: string,
+  ): Promise<{ requests: number; error: ExtractError }> {
+    const s = await server((_req, res) =>
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) }).end(body),
+    );
+    const error = await failure(
+      withRetry(() => client(s.origin).getPage(s.origin + PATH, undefined, [403, 404]), FAST),
+    );
+    return { requests: s.requests.length, error };
+  }
+
+  it.each([403, 404])("reads a %i in DRF's JSON as the list's answer: not retried, marked drf", async (status) => {
+    const { requests, error } = await answerFor(status, 'application/json', '{"detail":"Not found."}');
+    expect([requests, error.retryable, error.drf, error.status]).toEqual([1, false, true, status]);
+    expect(error.message).toMatch(new RegExp(`returned ${status} \\(Not found\\.\\)$`));
+  });
+
+  it.each([403, 404])("retries a %i in a proxy's HTML page, which is no answer of the list", async (status) => {
+    const { requests, error } = await answerFor(status, 'text/html', proxyPage(status));
+    expect([requests, error.retryable, error.drf, error.status]).toEqual([2, true, false, status]);
+    expect(error.message).toMatch(new RegExp(`returned ${status} after 2 attempts$`));
+  });
+
+  it("retries a 404 in JSON without a detail, which is not DRF's answer", async () => {
+    const { requests, error } = await answerFor(404, 'application/json', '{"error":"no route"}');
+    expect([requests, error.retryable, error.drf]).toEqual([2, true, false]);
+  });
+
   async function retryAfterOf(header: string): Promise<ExtractError> {
     const s = await server((_req, res) => res.writeHead(503, { 'retry-after': header, 'content-length': 0 }).end());
     return failure(client(s.origin).getPage(s.origin + PATH));
