@@ -19,6 +19,7 @@ import {
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
 import { AtomicFile } from '../load/atomic-file.js';
 import { checkParquetFooter, writeParquetWasm } from '../load/parquet-wasm-writer.js';
+import { isAlive } from '../load/process-identity.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { FileRow } from './file-status.js';
 
@@ -96,17 +97,8 @@ export async function removeStaleTables(dir: string): Promise<void> {
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) continue;
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) continue;
     await rm(join(dir, name), { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // exists, another user's
   }
 }
 
