@@ -66,9 +66,9 @@ export {
   type DiffChange,
   type DiffEntry,
   type DiffOptions,
-  type DiffSide,
   type DiffTotals,
 } from './diff/diff-snapshots.js';
+export type { DiffSide } from './diff/diff-side.js';
 export { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from './diff/read-snapshot-rows.js';
 export { writeDiff, DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat, type WriteDiffOptions } from './diff/write-diff.js';
 export { DiffError, type DiffErrorCode, type DiffErrorOptions } from './diff/diff-error.js';

@@ -6,7 +6,7 @@ import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
 import { JsonLog } from './json-log.js';
-import { createReporter, type LogFormat } from './reporter.js';
+import { createReporter, type LogFormat } from './create-reporter.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, folderOption, outputChoicesFrom, parseFormats } from './snapshot-options.js';
 import { positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';

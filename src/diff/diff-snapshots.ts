@@ -3,10 +3,10 @@
  * one batch of each side and one page of entries, whatever the number of rows; ids must be strictly ascending on
  * each side (img-etl writes them so), which is checked as the rows go by.
  */
-import type { RecordBatch, Schema, TypeMap } from 'apache-arrow';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { DiffError } from './diff-error.js';
+import type { DiffSide } from './diff-side.js';
 import { planColumns, type PlanColumn, type SchemaDiff } from './plan-columns.js';
 import { SideCursor } from './side-cursor.js';
 
@@ -39,16 +39,6 @@ export interface DiffTotals {
   newRows: number;
   /** For each column, the changed records that differ in it; columns that never differ are absent. */
   fields: Map<string, number>;
-}
-
-/** One snapshot to compare: its schema and its rows in strictly ascending id order (`SnapshotRows` is one). */
-export interface DiffSide {
-  /** Names the side in errors, e.g. the data file's path. */
-  readonly path: string;
-  /** Arrow schema of every batch. */
-  readonly schema: Schema<TypeMap>;
-  /** The rows, read once. */
-  readonly batches: AsyncIterable<RecordBatch>;
 }
 
 /** Options of `diffSnapshots`. */

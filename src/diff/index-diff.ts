@@ -10,7 +10,7 @@
 import { readSnapshotRows, type SnapshotRows } from './read-snapshot-rows.js';
 import { DiffError } from './diff-error.js';
 import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
-import { SnapshotIndexReader } from './snapshot-index.js';
+import { SnapshotIndexReader } from './snapshot-index-reader.js';
 
 /**
  * Rows per batch read from Parquet: read after the run wrote, while parquet-wasm still holds the memory it grew to;

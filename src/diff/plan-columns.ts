@@ -7,7 +7,7 @@ import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { columnEquality, valueFamily, type ValuesEqual } from './column-equality.js';
 import { DiffError } from './diff-error.js';
-import type { DiffSide } from './diff-snapshots.js';
+import { ID_COLUMN, type DiffSide } from './diff-side.js';
 
 /** How the two snapshots' columns line up. */
 export interface SchemaDiff {
@@ -38,9 +38,6 @@ export interface PlanColumn {
 
 /** The schema key img-etl writes its schema version under. */
 export const SCHEMA_VERSION_KEY = 'img-etl.schema_version';
-
-/** The key column of a diff. */
-export const ID_COLUMN = 'id';
 
 /**
  * The columns to compare between two sides of `table` and how; throws a DiffError when a side has no integer id or a

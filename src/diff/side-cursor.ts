@@ -4,8 +4,7 @@
  */
 import type { Data, RecordBatch } from 'apache-arrow';
 import { DiffError } from './diff-error.js';
-import type { DiffSide } from './diff-snapshots.js';
-import { ID_COLUMN } from './plan-columns.js';
+import { ID_COLUMN, type DiffSide } from './diff-side.js';
 
 /** One side's current batch: its ids (checked ascending) and the plan's columns; `row` is the join's position in it. */
 export class SideCursor {

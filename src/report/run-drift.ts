@@ -12,7 +12,7 @@ import { DiffError } from '../diff/diff-error.js';
 import { isFile } from '../load/path-kind.js';
 import { diffIndexedFolders } from '../diff/index-diff.js';
 import { resolveSnapshotFile } from '../diff/resolve-snapshot-file.js';
-import { SnapshotIndexReader } from '../diff/snapshot-index.js';
+import { SnapshotIndexReader } from '../diff/snapshot-index-reader.js';
 import { listedFile } from '../diff/verify-snapshot-file.js';
 import { FILE_NAMES, type Format } from '../run/formats.js';
 import { latestSnapshot } from '../run/snapshot-folders.js';

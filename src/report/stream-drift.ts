@@ -7,7 +7,8 @@
  */
 import type { RecordBatch } from 'apache-arrow';
 import { DiffError } from '../diff/diff-error.js';
-import { diffSnapshots, type DiffSide, type DiffTotals } from '../diff/diff-snapshots.js';
+import type { DiffSide } from '../diff/diff-side.js';
+import { diffSnapshots, type DiffTotals } from '../diff/diff-snapshots.js';
 import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
 import { arrowSchema } from '../load/arrow-schema.js';
 import type { Drift } from './report-data.js';

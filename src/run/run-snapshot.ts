@@ -32,7 +32,7 @@ import { writeCollections } from './write-collections.js';
 import { writeTable } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 import { ReportStats } from '../report/report-stats.js';
-import { SnapshotIndexWriter } from '../diff/snapshot-index.js';
+import { SnapshotIndexWriter } from './snapshot-index-writer.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/replay-collections.js';
 

@@ -4,8 +4,8 @@
  * with `get_collection`'s statuses and the faults, latency and workers of the image list.
  */
 import { collectionJson } from './collection-json.js';
-import { collectionImageIds } from './collection-members.js';
 import type { CollectionEntry } from './collection-registry.js';
+import { collectionImageIds } from './dataset.js';
 import { isOrphan } from './faults.js';
 import { FORBIDDEN, NOT_FOUND } from './image-endpoint.js';
 import { pageBody } from './page-body.js';

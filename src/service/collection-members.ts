@@ -1,25 +1,12 @@
 /**
- * A collection's items as they are now: the images `/api/collections/<id>/images/` lists (ascending id, as
- * its query orders them), their count, and the latest change among them (which bumps the collection's
- * `modify_date`).
+ * A collection's items as they are now: how many `/api/collections/<id>/images/` lists (the images themselves,
+ * ascending as its query orders them, are `collectionImageIds` beside the data set), and the latest change among
+ * them (which bumps the collection's `modify_date`).
  */
 import type { CollectionEntry } from './collection-registry.js';
 import { collectionTraits } from './collection-traits.js';
-import type { Dataset } from './dataset.js';
+import { collectionImageIds, type Dataset } from './dataset.js';
 import { imageTimes } from './image-times.js';
-
-/** The ids of the collection's images now, ascending: listed ones, or for a private collection its hidden ones. */
-export function collectionImageIds(dataset: Dataset, entry: CollectionEntry): number[] {
-  if (entry.givenIds.length > 0) return entry.givenIds.filter((id) => dataset.has(id));
-  const ids = entry.private ? dataset.hiddenIds() : dataset.sortedIds();
-  const out: number[] = [];
-  for (let i = ids.lowerBound(entry.lo); i < ids.size && ids.at(i) < entry.hi; i++) {
-    const id = ids.at(i);
-    // A given record in the range belongs to its own collection.
-    if (!dataset.isGiven(id)) out.push(id);
-  }
-  return out;
-}
 
 /** How many images the collection holds now (what its `/images/` counts). */
 export function collectionImageCount(dataset: Dataset, entry: CollectionEntry): number {

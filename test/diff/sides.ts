@@ -20,7 +20,8 @@ import {
   type Data,
   type DataType,
 } from 'apache-arrow';
-import type { DiffEntry, DiffSide, SnapshotDiff } from '../../src/diff/diff-snapshots.js';
+import type { DiffSide } from '../../src/diff/diff-side.js';
+import type { DiffEntry, SnapshotDiff } from '../../src/diff/diff-snapshots.js';
 
 /** A column of one batch: its Arrow type and values (bigint or number for integers and timestamps). */
 export type ColumnValues = { type: DataType; values: readonly unknown[] };
