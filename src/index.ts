@@ -46,7 +46,7 @@ export { toArrow, type ArrowSinkOptions } from './load/to-arrow.js';
 export { toCsv, type CsvEngine, type CsvSinkOptions } from './load/to-csv.js';
 export { toRejects, type RejectsResult, type RejectsSinkOptions } from './load/to-rejects.js';
 export { tee } from './load/tee.js';
-export { LoadError, type LoadErrorCode, type LoadErrorOptions } from './load/load-error.js';
+export { LoadError, type LoadErrorCode, type LoadErrorOptions } from './text/load-error.js';
 export type { SinkResult } from './load/sink-result.js';
 
 // run: the whole job

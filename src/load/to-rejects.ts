@@ -7,7 +7,7 @@ import { singleLineJson } from '../extract/raw-json.js';
 import type { Reject, RowBatch } from '../schema/row.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
-import { encodeFailed } from './load-error.js';
+import { encodeFailed } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
 /** Options of `toRejects`. */
