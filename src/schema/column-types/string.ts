@@ -4,7 +4,7 @@
  * formula-neutralised as csv-field.ts says.
  */
 import type { ColumnType } from '../column-type.js';
-import { csvText } from '../../load/csv-field.js';
+import { csvText } from '../encoding/csv-field.js';
 import { refusedValue } from '../encoding/invalid-value.js';
 import { utf8FromStrings } from '../encoding/utf8-from-strings.js';
 
