@@ -34,7 +34,8 @@ export { withRetry, type RetryOptions } from './extract/retry.js';
 
 // transform
 export { validate, type ValidBatch } from './transform/validate.js';
-export { normalise, emptyNormalisationCounts, type NormalisationCounts } from './transform/normalise.js';
+export { normalise } from './transform/normalise.js';
+export { emptyNormalisationCounts, type NormalisationCounts } from './schema/normalisation-counts.js';
 export { dedupe, type DedupeCounts } from './transform/dedupe.js';
 export { filterRows, type RowStage } from './transform/filter-rows.js';
 

@@ -5,8 +5,8 @@
  */
 import type * as Arrow from 'apache-arrow';
 import type { z as Zod } from 'zod';
-import type { NormalisationCounts } from '../transform/normalise.js';
 import type { Column } from './columns.js';
+import type { NormalisationCounts } from './normalisation-counts.js';
 import type { Row, RowValue } from './row.js';
 
 /** The name of a column type. */
