@@ -7,7 +7,8 @@ export { defineTable, type Table, type TableDefinition, type TableDiffFiles, typ
 export type { Column, ColumnOrigin } from './schema/columns.js';
 export type { ArrowEncoder, ArrowModule, ColumnKind, ColumnType, ZodModule } from './schema/column-type.js';
 export { ImageSchema, PageSchema, imageIssues, recordIssues, recordSchema } from './schema/image-schema.js';
-export type { Page, RecordIssue } from './schema/image-schema.js';
+export type { Page } from './schema/image-schema.js';
+export type { RecordIssue } from './schema/record-issue.js';
 export type { PageBatch, PageRef, Reject, Row, RowBatch, RowValue } from './schema/row.js';
 export { formatTimestampMicros, parseTimestampMicros } from './schema/timestamp.js';
 export { schemaTableMarkdown } from './schema/schema-table.js';
