@@ -4,7 +4,7 @@
 export { COLUMNS, IMAGES, KNOWN_KEYS, RECORD_COLUMNS, SCHEMA_VERSION } from './schema/columns.js';
 export { COLLECTION_COLUMNS, COLLECTIONS } from './schema/collection-columns.js';
 export { defineTable, type Table, type TableDefinition, type TableDiffFiles, type TableFiles } from './schema/table.js';
-export type { Column, ColumnOrigin } from './schema/columns.js';
+export type { Column, ColumnOrigin } from './schema/column-type.js';
 export type { ArrowEncoder, ArrowModule, ColumnKind, ColumnType, ZodModule } from './schema/column-type.js';
 export { ImageSchema, PageSchema, imageIssues, recordIssues, recordSchema } from './schema/image-schema.js';
 export type { Page } from './schema/image-schema.js';
