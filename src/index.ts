@@ -4,10 +4,11 @@
 export { COLUMNS, IMAGES, KNOWN_KEYS, RECORD_COLUMNS, SCHEMA_VERSION } from './schema/columns.js';
 export { COLLECTION_COLUMNS, COLLECTIONS } from './schema/collection-columns.js';
 export { defineTable, type Table, type TableDefinition, type TableDiffFiles, type TableFiles } from './schema/table.js';
-export type { Column, ColumnOrigin } from './schema/columns.js';
+export type { Column, ColumnOrigin } from './schema/column-type.js';
 export type { ArrowEncoder, ArrowModule, ColumnKind, ColumnType, ZodModule } from './schema/column-type.js';
 export { ImageSchema, PageSchema, imageIssues, recordIssues, recordSchema } from './schema/image-schema.js';
-export type { Page, RecordIssue } from './schema/image-schema.js';
+export type { Page } from './schema/image-schema.js';
+export type { RecordIssue } from './schema/record-issue.js';
 export type { PageBatch, PageRef, Reject, Row, RowBatch, RowValue } from './schema/row.js';
 export { formatTimestampMicros, parseTimestampMicros } from './schema/timestamp.js';
 export { schemaTableMarkdown } from './schema/schema-table.js';
@@ -34,7 +35,8 @@ export { withRetry, type RetryOptions } from './extract/retry.js';
 
 // transform
 export { validate, type ValidBatch } from './transform/validate.js';
-export { normalise, emptyNormalisationCounts, type NormalisationCounts } from './transform/normalise.js';
+export { normalise } from './transform/normalise.js';
+export { emptyNormalisationCounts, type NormalisationCounts } from './schema/normalisation-counts.js';
 export { dedupe, type DedupeCounts } from './transform/dedupe.js';
 export { filterRows, type RowStage } from './transform/filter-rows.js';
 
@@ -46,7 +48,7 @@ export { toArrow, type ArrowSinkOptions } from './load/to-arrow.js';
 export { toCsv, type CsvEngine, type CsvSinkOptions } from './load/to-csv.js';
 export { toRejects, type RejectsResult, type RejectsSinkOptions } from './load/to-rejects.js';
 export { tee } from './load/tee.js';
-export { LoadError, type LoadErrorCode, type LoadErrorOptions } from './load/load-error.js';
+export { LoadError, type LoadErrorCode, type LoadErrorOptions } from './text/load-error.js';
 export type { SinkResult } from './load/sink-result.js';
 
 // run: the whole job

@@ -14,7 +14,7 @@ import { UsageError } from './usage-error.js';
 import { redactUrl } from '../extract/redact-url.js';
 import { CheckpointError } from '../extract/checkpoint.js';
 import { ExtractError } from '../extract/extract-error.js';
-import { LoadError } from '../load/load-error.js';
+import { LoadError } from '../text/load-error.js';
 import { TOKEN } from '../extract/token.js';
 import { withEnvAndConfig } from './config-file.js';
 

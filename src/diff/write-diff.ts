@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { stringify } from 'csv-stringify/sync';
 import { AtomicFile } from '../load/atomic-file.js';
-import { encodeFailed } from '../load/load-error.js';
+import { encodeFailed } from '../text/load-error.js';
 import { checkParquetFooter, writeParquetWasm } from '../load/parquet-wasm-writer.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { DEFAULT_ROW_GROUP_SIZE } from '../load/to-parquet.js';

@@ -1,4 +1,4 @@
-import { resultSpans } from './raw-json.js';
+import { resultSpans } from '../text/raw-json.js';
 
 const COMMA = Buffer.from(',');
 const END = Buffer.from(']}');

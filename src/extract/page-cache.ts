@@ -6,7 +6,7 @@
  */
 import { attachRecordText } from '../schema/record-text.js';
 import type { Checkpoint, StagedPage } from './checkpoint.js';
-import { RecordTexts } from './record-texts.js';
+import { RecordTexts } from '../schema/record-texts.js';
 
 /** A staged page read back: its records, and the served text of each of its rejects by position. */
 export interface CachedPage {

@@ -7,7 +7,7 @@
  * as it is) is decoded first, as is one that does not parse as Latin-1 (a byte order mark, or not JSON at all).
  */
 import { isAscii, isUtf8 } from 'node:buffer';
-import { latin1Text } from './latin1-text.js';
+import { latin1Text } from '../text/latin1-text.js';
 
 /** What a JsonBytesError is made of. */
 export interface JsonBytesErrorOptions {

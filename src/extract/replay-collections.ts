@@ -8,7 +8,7 @@ import type { ValidBatch } from '../transform/validate.js';
 import type { Checkpoint, JournalCollectionsPage } from './checkpoint.js';
 import { modifiedAt } from './modified-at.js';
 import type { CollectionsListing } from './page-collections.js';
-import { RecordTexts } from './record-texts.js';
+import { RecordTexts } from '../schema/record-texts.js';
 import { redactUrl } from './redact-url.js';
 
 /** How replayCollections reads the staging folder. */

@@ -4,7 +4,8 @@
  * character). Values are written as in SQL: numbers bare, `true`/`false`, text and timestamps in single quotes (`''`
  * for a quote). As in SQL, a comparison with a null value is false, so `!=` and `not`-free forms never match nulls.
  */
-import { COLUMNS, type Column } from '../schema/columns.js';
+import type { Column } from '../schema/column-type.js';
+import { COLUMNS } from '../schema/columns.js';
 import { parseTimestampMicros } from '../schema/timestamp.js';
 import { FilesError } from './files-error.js';
 import { likePattern, matchesLike, type LikePattern, type LikeSteps } from './like-pattern.js';

@@ -8,7 +8,7 @@ import { readRow } from '../schema/read-row.js';
 import type { Row, RowBatch, RowValue } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { arrowSchema } from './arrow-schema.js';
-import type { BatchPlace } from './invalid-value.js';
+import type { BatchPlace } from '../schema/encoding/invalid-value.js';
 
 /** A page of rows together with its Arrow RecordBatch. */
 export type LoadBatch = RowBatch & {

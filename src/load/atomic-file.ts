@@ -8,7 +8,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { FileDigest, type Digest } from './file-digest.js';
 import { fileSystemReason } from './file-system-error.js';
-import { LoadError } from './load-error.js';
+import { LoadError } from '../text/load-error.js';
 
 /** Options of `AtomicFile.create`. */
 export interface AtomicFileOptions {

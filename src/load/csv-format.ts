@@ -8,8 +8,8 @@ import { IMAGES } from '../schema/columns.js';
 import { readRow } from '../schema/read-row.js';
 import type { Row, RowValue } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
-import { csvText } from './csv-field.js';
-import { invalidValue } from './invalid-value.js';
+import { csvText } from '../schema/encoding/csv-field.js';
+import { invalidValue } from '../schema/encoding/invalid-value.js';
 
 /** The CSV header record of `table` (default the images): the column names, LF-terminated. */
 export function formatCsvHeader(neutraliseFormulas: boolean, table: Table = IMAGES): string {

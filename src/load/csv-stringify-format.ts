@@ -8,7 +8,7 @@ import { IMAGES } from '../schema/columns.js';
 import type { Row } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
-import { invalidValue } from './invalid-value.js';
+import { invalidValue } from '../schema/encoding/invalid-value.js';
 
 type Field = string | number | boolean | bigint | null;
 

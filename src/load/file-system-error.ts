@@ -2,7 +2,7 @@
  * A refused file-system call in words a user can act on: the path and why (`the disk is full (ENOSPC)`), never a bare
  * `ENOSPC: no space left on device, write` that names neither the file nor what to do.
  */
-import { LoadError } from './load-error.js';
+import { LoadError } from '../text/load-error.js';
 
 const REASONS: Record<string, string> = {
   ENOSPC: 'the disk is full',

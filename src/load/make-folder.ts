@@ -1,7 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileSystemReason } from './file-system-error.js';
-import { LoadError } from './load-error.js';
+import { LoadError } from '../text/load-error.js';
 import { isFolder } from './path-kind.js';
 
 /**

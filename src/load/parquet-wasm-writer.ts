@@ -7,7 +7,7 @@
 import { Table, tableToIPC, type RecordBatch } from 'apache-arrow';
 import * as parquetWasm from 'parquet-wasm/node';
 import type { AtomicFile } from './atomic-file.js';
-import { encodeFailed, LoadError } from './load-error.js';
+import { encodeFailed, LoadError } from '../text/load-error.js';
 import { readParquetFooterRows } from './parquet-footer.js';
 import { sortFooterKeyValues } from './parquet-key-value-order.js';
 

@@ -10,8 +10,8 @@ import type { Row } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import type { LoadBatch } from './arrow-batches.js';
 import type { AtomicFile } from './atomic-file.js';
-import { invalidValue } from './invalid-value.js';
-import { encodeFailed } from './load-error.js';
+import { invalidValue } from '../schema/encoding/invalid-value.js';
+import { encodeFailed } from '../text/load-error.js';
 
 /** What the 'parquetjs' engine needs besides the batches. */
 export interface ParquetJsWriteOptions {

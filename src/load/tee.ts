@@ -5,7 +5,7 @@
  * fails the others, which would otherwise wait forever for it. Read all consumers concurrently (e.g. the sinks under
  * one Promise.all): a consumer that is never read holds the others at the first item.
  */
-import { LoadError } from './load-error.js';
+import { LoadError } from '../text/load-error.js';
 
 /** Splits `source` into `n` streams that each see every item in order; see the module comment for the rules. */
 export function tee<T>(source: AsyncIterable<T>, n: number): AsyncIterable<T>[] {

@@ -10,7 +10,7 @@ import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
-import { encodeFailed } from './load-error.js';
+import { encodeFailed } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
 /** Options of `toArrow`. */

@@ -14,7 +14,7 @@ import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
 import { formatCsvHeader, formatCsvRows } from './csv-format.js';
 import { stringifyCsvHeader, stringifyCsvRows } from './csv-stringify-format.js';
-import { encodeFailed, LoadError } from './load-error.js';
+import { encodeFailed, LoadError } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
 /** The CSV writers `toCsv` can use; both write the same bytes. */

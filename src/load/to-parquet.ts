@@ -11,7 +11,7 @@ import type { Table } from '../schema/table.js';
 import { arrowSchema } from './arrow-schema.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
-import { LoadError } from './load-error.js';
+import { LoadError } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
 /** The Parquet writers `toParquet` can use. */

@@ -3,11 +3,11 @@
  * as the JSON text it was served as when the reject carries it (a text with line breaks loses the whitespace
  * outside its strings, so that it stays one line). The file exists only when there is at least one reject.
  */
-import { singleLineJson } from '../extract/raw-json.js';
+import { singleLineJson } from '../text/raw-json.js';
 import type { Reject, RowBatch } from '../schema/row.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
-import { encodeFailed } from './load-error.js';
+import { encodeFailed } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
 /** Options of `toRejects`. */

@@ -2,7 +2,7 @@
  * Publishing a small JSON document (the run manifest) with the same atomic rename as the data files.
  */
 import type { Digest } from './file-digest.js';
-import { encodeFailed } from './load-error.js';
+import { encodeFailed } from '../text/load-error.js';
 import { writeTextAtomic } from './write-text-atomic.js';
 
 /**

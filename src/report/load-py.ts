@@ -3,7 +3,8 @@
  * categories of this snapshot, or `read_csv` with `keep_default_na=False` (a name such as "None" or "null" stays
  * text), every column's dtype, and the timestamps in UTC. Works with pandas 1.5 (Debian 12) and 2.x.
  */
-import { COLUMNS, type Column } from '../schema/columns.js';
+import type { Column } from '../schema/column-type.js';
+import { COLUMNS } from '../schema/columns.js';
 import { FILE_NAMES } from '../run/formats.js';
 import { TOOL } from '../run/tool.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE } from './optional-inputs.js';

@@ -3,7 +3,8 @@
  * the values of this snapshot, `images` (Parquet, or CSV with every column typed), `collections` and their join when
  * the collections table is there.
  */
-import { COLUMNS, type Column } from '../schema/columns.js';
+import type { Column } from '../schema/column-type.js';
+import { COLUMNS } from '../schema/columns.js';
 import { TOOL } from '../run/tool.js';
 import { FILE_NAMES } from '../run/formats.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE } from './optional-inputs.js';

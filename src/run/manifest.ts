@@ -1,4 +1,4 @@
-import type { NormalisationCounts } from '../transform/normalise.js';
+import type { NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { RequestCounts } from '../extract/collect.js';
 import type { Completeness } from '../extract/completeness.js';

@@ -9,7 +9,7 @@ import { lstat, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncFolder } from '../load/atomic-file.js';
 import { fileSystemError } from '../load/file-system-error.js';
-import { LoadError } from '../load/load-error.js';
+import { LoadError } from '../text/load-error.js';
 import type { TableFiles } from '../schema/table.js';
 import { FILE_NAMES, TABLES } from './formats.js';
 import { TOOL_NAME } from './tool.js';

@@ -7,7 +7,7 @@ import { type Stats } from 'node:fs';
 import { lstat, readFile, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
-import { LoadError } from '../load/load-error.js';
+import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from './formats.js';
 import { PENDING_DIR, readManifest } from './publish-folder.js';
 

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closeSource } from '../load/close-source.js';
-import { LoadError } from '../load/load-error.js';
+import { LoadError } from '../text/load-error.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { tee } from '../load/tee.js';
 import { toCsv, type CsvEngine } from '../load/to-csv.js';

@@ -4,9 +4,10 @@
  */
 import type { SinkResult } from '../load/sink-result.js';
 import { IMAGES } from '../schema/columns.js';
+import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { Row, RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
-import { emptyNormalisationCounts, normalise, type NormalisationCounts } from '../transform/normalise.js';
+import { normalise } from '../transform/normalise.js';
 import type { ValidBatch } from '../transform/validate.js';
 import { writeOutputs, type WriteOutputsOptions } from './write-outputs.js';
 

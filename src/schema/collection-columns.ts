@@ -12,7 +12,8 @@ import { int64, nonNegativeInt64 } from './column-types/int64.js';
 import { integerList } from './column-types/integer-list.js';
 import { string } from './column-types/string.js';
 import { timestamp } from './column-types/timestamp.js';
-import { extraColumn, link, record, type Column } from './columns.js';
+import type { Column } from './column-type.js';
+import { extraColumn, link, record } from './columns.js';
 import { defineTable, type Table } from './table.js';
 
 /** A choice field: the stored values (not the labels), few of them. */

@@ -1,12 +1,11 @@
 /**
  * What a column type is: one object holding a kind of value's whole behaviour, from the served JSON to every output
  * format (as a kysely dialect holds a database's). Each column of COLUMNS names one; nothing else states a type's
- * rules.
+ * rules. A Column is defined here too: a column names its type, and a type normalises a column's values.
  */
 import type * as Arrow from 'apache-arrow';
 import type { z as Zod } from 'zod';
-import type { NormalisationCounts } from '../transform/normalise.js';
-import type { Column } from './columns.js';
+import type { NormalisationCounts } from './normalisation-counts.js';
 import type { Row, RowValue } from './row.js';
 
 /** The name of a column type. */
@@ -67,4 +66,30 @@ export interface ColumnType {
   readonly dictionary: boolean;
   /** How readers show a column of this type: the README's type columns. */
   readonly readers: { readonly arrow: string; readonly duckdb: string; readonly pandas: string };
+}
+
+/** Where a column's value comes from. */
+export type ColumnOrigin =
+  | 'record' // a key of the served record, validated and normalised by its type
+  | 'derived' // computed from other keys by the column's `derive`
+  | 'unknown-keys'; // the record's keys that no other column names, as one JSON object (extra-json.ts)
+
+/** One output column. */
+export interface Column {
+  /** Column name, identical to the record key for `record` columns. */
+  readonly name: string;
+  /** What the values are, and how each stage and output handles them. */
+  readonly type: ColumnType;
+  /** Where the value comes from. */
+  readonly origin: ColumnOrigin;
+  /** One line for the README's schema table. */
+  readonly doc: string;
+  /** Whether Parquet dictionary-encodes it: its type's choice, off for values unique to each record. */
+  readonly dictionary: boolean;
+  /** The record is rejected when the key is absent or null (`id`). */
+  readonly required?: boolean;
+  /** A served value that means "none": it becomes null, counted (Cognitive Atlas' "None / Other" and "None"). */
+  readonly sentinel?: string;
+  /** For a `derived` column: its value, from the record as served. */
+  readonly derive?: (record: Record<string, unknown>) => RowValue;
 }

@@ -4,7 +4,7 @@
  * README's schema table all read this list (through IMAGES) and the column types it names (column-types/); nothing
  * else states a type's rules. The collections table is defined the same way in collection-columns.ts.
  */
-import type { ColumnType } from './column-type.js';
+import type { Column, ColumnType } from './column-type.js';
 import { boolean } from './column-types/boolean.js';
 import { category } from './column-types/category.js';
 import { float64 } from './column-types/float64.js';
@@ -12,36 +12,9 @@ import { int64, nonNegativeInt64 } from './column-types/int64.js';
 import { json } from './column-types/json.js';
 import { string } from './column-types/string.js';
 import { timestamp } from './column-types/timestamp.js';
-import type { RowValue } from './row.js';
 import { defineTable, type Table } from './table.js';
 
 export type { ColumnKind, ColumnType } from './column-type.js';
-
-/** Where a column's value comes from. */
-export type ColumnOrigin =
-  | 'record' // a key of the served record, validated and normalised by its type
-  | 'derived' // computed from other keys by the column's `derive`
-  | 'unknown-keys'; // the record's keys that no other column names, as one JSON object (extra-json.ts)
-
-/** One output column. */
-export interface Column {
-  /** Column name, identical to the record key for `record` columns. */
-  readonly name: string;
-  /** What the values are, and how each stage and output handles them. */
-  readonly type: ColumnType;
-  /** Where the value comes from. */
-  readonly origin: ColumnOrigin;
-  /** One line for the README's schema table. */
-  readonly doc: string;
-  /** Whether Parquet dictionary-encodes it: its type's choice, off for values unique to each record. */
-  readonly dictionary: boolean;
-  /** The record is rejected when the key is absent or null (`id`). */
-  readonly required?: boolean;
-  /** A served value that means "none": it becomes null, counted (Cognitive Atlas' "None / Other" and "None"). */
-  readonly sentinel?: string;
-  /** For a `derived` column: its value, from the record as served. */
-  readonly derive?: (record: Record<string, unknown>) => RowValue;
-}
 
 /** What a record column may say beyond its type: required, its sentinel, its dictionary choice. */
 export type ColumnOptions = Partial<Pick<Column, 'required' | 'sentinel' | 'dictionary'>>;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { IMAGES } from './columns.js';
+import type { RecordIssue } from './record-issue.js';
 import type { Table } from './table.js';
 
 const schemas = new Map<Table, z.ZodType>();
@@ -40,14 +41,6 @@ export const PageSchema = z.object({
 
 /** A validated list envelope. */
 export type Page = z.infer<typeof PageSchema>;
-
-/** One problem found in a record: where and what. */
-export interface RecordIssue {
-  /** Key path inside the record, e.g. `["file_size"]`. */
-  path: (string | number)[];
-  /** What is wrong, with the bad value where useful. */
-  message: string;
-}
 
 /** Validates an Image record with ImageSchema; undefined when it is valid, else its issues. */
 export function imageIssues(raw: unknown): RecordIssue[] | undefined {

@@ -1,7 +1,7 @@
 /**
  * The values that flow between stages: raw pages from extract, normalised rows to load.
  */
-import type { RecordIssue } from './image-schema.js';
+import type { RecordIssue } from './record-issue.js';
 
 /**
  * One value of a normalised row: int64/float64 as number, timestamp as bigint microseconds since the epoch (UTC),

@@ -3,7 +3,7 @@
  * made once. The record check, normalisation, the Arrow schema, the writers, CSV and diff take a table; IMAGES
  * (columns.ts) and COLLECTIONS (collection-columns.ts) are the two img-etl writes.
  */
-import type { Column } from './columns.js';
+import type { Column } from './column-type.js';
 import type { Row } from './row.js';
 
 /** The files a table is written to: one per data format, and its rejects. */

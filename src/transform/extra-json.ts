@@ -3,7 +3,7 @@
  * carries the text it was served as (record-text.ts), each member is that text, verbatim: integers past 2^53, 1e400,
  * -0, 1.0, 1E5 and escapes stay as served, where JSON.parse and JSON.stringify would change them.
  */
-import { eachMemberFromEnd, memberKey } from '../extract/raw-json.js';
+import { eachMemberFromEnd, memberKey } from '../text/raw-json.js';
 import { recordTextOf } from '../schema/record-text.js';
 
 /**

@@ -1,23 +1,9 @@
 import { IMAGES } from '../schema/columns.js';
+import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { Row, RowBatch } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { extraJson } from './extra-json.js';
 import type { ValidBatch } from './validate.js';
-
-/** How many values normalisation replaced, per column: the audit trail the manifest carries. */
-export interface NormalisationCounts {
-  /** `"None / Other"` and `"None"` sentinels turned into null, per column. */
-  sentinelToNull: Record<string, number>;
-  /** Empty strings turned into null, per column. */
-  emptyToNull: Record<string, number>;
-  /** Records that had keys the schema does not know (kept in `extra`). */
-  recordsWithExtra: number;
-}
-
-/** Fresh, all-zero counts. */
-export function emptyNormalisationCounts(): NormalisationCounts {
-  return { sentinelToNull: {}, emptyToNull: {}, recordsWithExtra: 0 };
-}
 
 /**
  * Turns validated records of `table` into output rows: sentinels and empty strings to null (counted), timestamps to

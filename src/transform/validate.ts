@@ -1,4 +1,4 @@
-import { RecordTexts } from '../extract/record-texts.js';
+import { RecordTexts } from '../schema/record-texts.js';
 import { IMAGES } from '../schema/columns.js';
 import { recordIssues } from '../schema/image-schema.js';
 import { attachRecordText, recordTextOf } from '../schema/record-text.js';

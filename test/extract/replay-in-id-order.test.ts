@@ -3,7 +3,8 @@ import { Checkpoint, type JournalPage } from '../../src/extract/checkpoint.js';
 import { RecordIndex } from '../../src/extract/record-index.js';
 import { replayInIdOrder } from '../../src/extract/replay-in-id-order.js';
 import { rejectKey } from '../../src/extract/stage-page.js';
-import { emptyNormalisationCounts, normalise } from '../../src/transform/normalise.js';
+import { emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
+import { normalise } from '../../src/transform/normalise.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 

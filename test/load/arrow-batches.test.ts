@@ -3,7 +3,7 @@ import { DataType, Type, type Dictionary, type RecordBatch } from 'apache-arrow'
 import { COLUMNS } from '../../src/schema/columns.js';
 import { arrowSchema } from '../../src/load/arrow-schema.js';
 import { ArrowBatchBuilder, toArrowBatches, type LoadBatch } from '../../src/load/arrow-batches.js';
-import { LoadError } from '../../src/load/load-error.js';
+import { LoadError } from '../../src/text/load-error.js';
 import { CATEGORY_VALUES, fixtureBatches, makeRow, streamOf } from './fixture-rows.js';
 
 async function collect(batches = fixtureBatches()): Promise<LoadBatch[]> {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RowBatch } from '../../src/schema/row.js';
 import { AtomicFile } from '../../src/load/atomic-file.js';
 import { toArrowBatches, type LoadBatch } from '../../src/load/arrow-batches.js';
-import { LoadError } from '../../src/load/load-error.js';
+import { LoadError } from '../../src/text/load-error.js';
 import { tee } from '../../src/load/tee.js';
 import { toArrow } from '../../src/load/to-arrow.js';
 import { toCsv } from '../../src/load/to-csv.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tee } from '../../src/load/tee.js';
-import { LoadError } from '../../src/load/load-error.js';
+import { LoadError } from '../../src/text/load-error.js';
 
 /** A source that records how far it was pulled and whether it was released. */
 function countingSource(n: number, failAt?: number) {

@@ -5,7 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { COLUMNS } from '../../src/schema/columns.js';
 import type { Row } from '../../src/schema/row.js';
 import { toCsv, type CsvEngine } from '../../src/load/to-csv.js';
-import { LoadError } from '../../src/load/load-error.js';
+import { LoadError } from '../../src/text/load-error.js';
 import {
   duckValue,
   exactSelectList,

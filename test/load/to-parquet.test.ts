@@ -5,7 +5,7 @@ import { COLUMNS } from '../../src/schema/columns.js';
 import type { Row, RowBatch } from '../../src/schema/row.js';
 import { toArrowBatches, type LoadBatch } from '../../src/load/arrow-batches.js';
 import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
-import { LoadError } from '../../src/load/load-error.js';
+import { LoadError } from '../../src/text/load-error.js';
 import {
   exactSelectList,
   expectResultMatchesFile,

@@ -4,7 +4,7 @@ import { UsageError } from '../../src/cli/usage-error.js';
 import { DiffError } from '../../src/diff/diff-error.js';
 import { CheckpointError } from '../../src/extract/checkpoint.js';
 import { ExtractError } from '../../src/extract/extract-error.js';
-import { LoadError } from '../../src/load/load-error.js';
+import { LoadError } from '../../src/text/load-error.js';
 import { oneLine } from '../../src/text/one-line.js';
 
 describe('oneLine', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { attachRecordText } from '../../src/schema/record-text.js';
 import type { PageBatch } from '../../src/schema/row.js';
-import { emptyNormalisationCounts, normaliseRecords } from '../../src/transform/normalise.js';
+import { emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
+import { normaliseRecords } from '../../src/transform/normalise.js';
 import { validatePage } from '../../src/transform/validate.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 

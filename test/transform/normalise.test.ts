@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COLUMNS } from '../../src/schema/columns.js';
-import { emptyNormalisationCounts, normaliseRecord } from '../../src/transform/normalise.js';
+import { emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
+import { normaliseRecord } from '../../src/transform/normalise.js';
 import { fixtureById as byId, fixtureRecords as fixtures } from '../helpers/fixture-records.js';
 
 describe('normaliseRecord', () => {

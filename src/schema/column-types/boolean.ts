@@ -3,7 +3,7 @@
  */
 import type { Bool } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
-import { fillFixedWidth } from '../../load/fixed-width-column.js';
+import { fillFixedWidth } from '../encoding/fixed-width-column.js';
 
 const holds = (v: unknown): v is boolean => typeof v === 'boolean';
 

@@ -7,8 +7,8 @@
  */
 import type { Data, Dictionary, Int32, Utf8, Vector } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
-import { refusedValue } from '../../load/invalid-value.js';
-import { utf8FromStrings } from '../../load/utf8-from-strings.js';
+import { refusedValue } from '../encoding/invalid-value.js';
+import { utf8FromStrings } from '../encoding/utf8-from-strings.js';
 import { string } from './string.js';
 
 /** A column of text with few distinct values. */

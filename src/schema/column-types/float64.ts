@@ -3,8 +3,8 @@
  */
 import type { Float64 } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
-import { fillFixedWidth } from '../../load/fixed-width-column.js';
-import { csvNumber } from '../../load/csv-field.js';
+import { fillFixedWidth } from '../encoding/fixed-width-column.js';
+import { csvNumber } from '../encoding/csv-field.js';
 
 const holds = (v: unknown): v is number => typeof v === 'number';
 

@@ -4,8 +4,8 @@
  */
 import type { Int64 } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
-import { fillFixedWidth } from '../../load/fixed-width-column.js';
-import { csvNumber } from '../../load/csv-field.js';
+import { fillFixedWidth } from '../encoding/fixed-width-column.js';
+import { csvNumber } from '../encoding/csv-field.js';
 
 const TWO_32 = 4294967296;
 

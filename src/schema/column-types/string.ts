@@ -4,9 +4,9 @@
  * formula-neutralised as csv-field.ts says.
  */
 import type { ColumnType } from '../column-type.js';
-import { csvText } from '../../load/csv-field.js';
-import { refusedValue } from '../../load/invalid-value.js';
-import { utf8FromStrings } from '../../load/utf8-from-strings.js';
+import { csvText } from '../encoding/csv-field.js';
+import { refusedValue } from '../encoding/invalid-value.js';
+import { utf8FromStrings } from '../encoding/utf8-from-strings.js';
 
 const holds = (v: unknown): v is string => typeof v === 'string';
 const accepts = (v: unknown): boolean => typeof v === 'string' && v.isWellFormed();

@@ -4,7 +4,7 @@
  */
 import type { TimestampMicrosecond } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
-import { fillFixedWidth } from '../../load/fixed-width-column.js';
+import { fillFixedWidth } from '../encoding/fixed-width-column.js';
 import { formatTimestampMicros, parseTimestampMicros } from '../timestamp.js';
 
 const INT64_MIN = -(2n ** 63n);

@@ -1,7 +1,7 @@
 import * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { utf8FromStrings } from '../../src/load/utf8-from-strings.js';
+import { utf8FromStrings } from '../../../src/schema/encoding/utf8-from-strings.js';
 
 describe('utf8FromStrings', () => {
   it('reads back as the same strings and nulls, ASCII-only or not (one batch path each)', () => {

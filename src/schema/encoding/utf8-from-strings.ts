@@ -1,6 +1,6 @@
 import type { Data, Utf8 } from 'apache-arrow';
-import type { ArrowModule } from '../schema/column-type.js';
-import { LoadError } from './load-error.js';
+import type { ArrowModule } from '../column-type.js';
+import { LoadError } from '../../text/load-error.js';
 
 const UTF8 = new TextEncoder();
 

@@ -11,7 +11,7 @@ import {
   objectMembers,
   resultSpans,
   singleLineJson,
-} from '../../src/extract/raw-json.js';
+} from '../../src/text/raw-json.js';
 
 /** JSON whitespace, often none. */
 const ws = fc.oneof(fc.constant(''), fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r'), maxLength: 3 }));

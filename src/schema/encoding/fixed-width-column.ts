@@ -1,5 +1,5 @@
-import type { BatchColumn, ColumnType } from '../schema/column-type.js';
-import type { RowValue } from '../schema/row.js';
+import type { BatchColumn, ColumnType } from '../column-type.js';
+import type { RowValue } from '../row.js';
 import { refusedValue } from './invalid-value.js';
 
 /** A fixed-width column's nulls, as Arrow's makeData takes them. */

@@ -1,4 +1,4 @@
-import { resultSpans, type TextSpan } from './raw-json.js';
+import { resultSpans, type TextSpan } from '../text/raw-json.js';
 
 /** The JSON text each record of a page body's `results` was served as; the page is scanned on first use only. */
 export class RecordTexts {

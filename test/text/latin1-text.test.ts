@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { latin1Text } from '../../src/extract/latin1-text.js';
+import { latin1Text } from '../../src/text/latin1-text.js';
 import { parseJsonBytes } from '../../src/extract/parse-json-bytes.js';
-import { resultSpans } from '../../src/extract/raw-json.js';
+import { resultSpans } from '../../src/text/raw-json.js';
 
 describe('latin1Text', () => {
   it('is the bytes read as Latin-1, below, at and past the size of a part, from any start to any end', () => {

@@ -1,6 +1,6 @@
-import type { BatchColumn, ColumnType } from '../schema/column-type.js';
-import type { Row, RowValue } from '../schema/row.js';
-import { LoadError } from './load-error.js';
+import type { BatchColumn, ColumnType } from '../column-type.js';
+import type { Row, RowValue } from '../row.js';
+import { LoadError } from '../../text/load-error.js';
 
 /** Where a batch comes from, for error messages (the page URL). */
 export type BatchPlace = string;

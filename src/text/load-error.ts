@@ -1,7 +1,8 @@
 /**
  * The load stage's error: a plain Error with a stable `code`, a lowercase message prefixed `load:`, and a `cause`.
+ * It stands below schema, whose column types refuse a value they do not hold with it (LOAD_INVALID_VALUE).
  */
-import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
+import { CodedError, type CodedErrorOptions } from './coded-error.js';
 
 /** Stable codes of the load stage's errors. */
 export type LoadErrorCode =
