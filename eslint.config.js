@@ -1,9 +1,58 @@
 // ESLint: the recommended rules of ESLint and of typescript-eslint, type-aware (about 12 s for the whole tree), over
 // src, pipelines, test and the config files. Layout is prettier's (.prettierrc.json, `npm run format:check`); the one
-// layout rule here is max-len, for the comments and strings prettier does not wrap.
+// layout rule here is max-len, for the comments and strings prettier does not wrap. The house's shape is checked too:
+// no import cycle, and imports run one way through the layers (LAYERS, below).
 import eslint from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+
+/**
+ * src's folders from the lowest layer up: a folder may import its own layer and those below, never one above.
+ * load (writers) and extract (HTTP, staging) stand side by side, and so do report, diff and files.
+ */
+const LAYERS = [
+  ['text'],
+  ['schema'],
+  ['transform'],
+  ['load', 'extract'],
+  ['run'],
+  ['report', 'diff', 'files'],
+  ['cli'],
+];
+
+/** One zone per layer: its folders may not import any folder of a higher layer (nor src/index.ts, the top). */
+const layerZones = LAYERS.flatMap((layer, i) =>
+  layer.map((folder) => ({
+    target: `./src/${folder}`,
+    from: [
+      ...LAYERS.slice(i + 1)
+        .flat()
+        .map((above) => `./src/${above}`),
+      './src/index.ts',
+    ],
+    message: `src/${folder} is below ${LAYERS.slice(i + 1)
+      .flat()
+      .join(', ')}: move what both need down instead`,
+  })),
+);
+
+/** The bundled service imports only schema and text; a pipeline only the public entry point, as a user's would. */
+const otherZones = [
+  {
+    target: './src/service',
+    from: './src',
+    except: ['./service', './schema', './text'],
+    message: 'the bundled service imports only src/schema and src/text',
+  },
+  {
+    target: './pipelines',
+    from: './src',
+    except: ['./index.ts'],
+    message: "a pipeline imports only src/index.ts, as a user's pipeline would",
+  },
+];
 
 export default defineConfig(
   { ignores: ['dist/', 'output/', '.scratch/', '.img-etl-staging*/'] },
@@ -34,6 +83,20 @@ export default defineConfig(
       '@typescript-eslint/require-await': 'off',
       // Tests look for terminal escapes (\x1b[K) and control characters in output on purpose.
       'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'pipelines/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // `./x.js` names `./x.ts`; without the extensions and the parser, the cycle rule sees no TypeScript module.
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.eslint.json' })],
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: {
+      'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, ...otherZones] }],
     },
   },
   { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
