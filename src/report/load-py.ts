@@ -23,12 +23,12 @@ const py = (value: unknown) => JSON.stringify(value); // JSON strings, lists and
 
 /** The text of load.py for a snapshot folder. */
 export function loadPy(inputs: LoaderInputs): string {
-  const plain = COLUMNS.filter((c) => c.type.kind !== 'category' && c.type.kind !== 'timestamp');
-  const dtypes = plain.map((c) => `    ${py(c.name)}: ${py(pandasDtype(c))},`);
-  const categories = COLUMNS.filter((c) => c.type.kind === 'category').map(
-    (c) => `    ${py(c.name)}: ${py(inputs.categories.get(c.name) ?? [])},`,
-  );
-  const timestamps = COLUMNS.filter((c) => c.type.kind === 'timestamp').map((c) => c.name);
+  const definitions = [pyParquetReader(), pyCsvReader(), pyTableReaders(), pyMain(inputs.collections)];
+  return `${pyHeader()}\n\n${pyColumns(inputs)}\n\n\n${definitions.join('\n\n\n')}\n`;
+}
+
+/** The module's docstring and imports. */
+function pyHeader(): string {
   return `"""pandas loader of the img-etl snapshot in this folder (written by ${TOOL}).
 
 python3 load.py [--csv] prints what it loaded as JSON; from Python: sys.path.insert(0, folder), import load,
@@ -39,9 +39,18 @@ import json
 import sys
 from pathlib import Path
 
-import pandas as pd
+import pandas as pd`;
+}
 
-HERE = Path(__file__).resolve().parent
+/** The columns, their dtypes, this snapshot's categories and the timestamps; the categories as pandas dtypes. */
+function pyColumns(inputs: LoaderInputs): string {
+  const plain = COLUMNS.filter((c) => c.type.kind !== 'category' && c.type.kind !== 'timestamp');
+  const dtypes = plain.map((c) => `    ${py(c.name)}: ${py(pandasDtype(c))},`);
+  const categories = COLUMNS.filter((c) => c.type.kind === 'category').map(
+    (c) => `    ${py(c.name)}: ${py(inputs.categories.get(c.name) ?? [])},`,
+  );
+  const timestamps = COLUMNS.filter((c) => c.type.kind === 'timestamp').map((c) => c.name);
+  return `HERE = Path(__file__).resolve().parent
 COLUMNS = ${py(COLUMNS.map((c) => c.name))}
 DTYPES = {
 ${dtypes.join('\n')}
@@ -53,10 +62,12 @@ TIMESTAMPS = ${py(timestamps)}
 
 
 def _category_dtypes():
-    return {column: pd.CategoricalDtype(values) for column, values in CATEGORIES.items()}
+    return {column: pd.CategoricalDtype(values) for column, values in CATEGORIES.items()}`;
+}
 
-
-class ParquetEngineMissing(ImportError):
+/** read_parquet, and the one-line error when pandas has no Parquet engine. */
+function pyParquetReader(): string {
+  return `class ParquetEngineMissing(ImportError):
     """pandas reads Parquet with pyarrow or fastparquet, and neither is installed."""
 
 
@@ -75,10 +86,12 @@ def read_parquet(path=HERE / ${py(FILE_NAMES.parquet)}):
         frame = pd.read_parquet(path, dtype_backend="numpy_nullable")
     else:
         frame = pd.read_parquet(path, use_nullable_dtypes=True)
-    return frame.astype({**DTYPES, **_category_dtypes()})[COLUMNS]
+    return frame.astype({**DTYPES, **_category_dtypes()})[COLUMNS]`;
+}
 
-
-def read_csv(path=HERE / ${py(FILE_NAMES.csv)}):
+/** read_csv: only an empty field is null, every column typed, timestamps in UTC. */
+function pyCsvReader(): string {
+  return `def read_csv(path=HERE / ${py(FILE_NAMES.csv)}):
     """images.csv: only an empty field is null (keep_default_na=False), every column typed, timestamps in UTC."""
     frame = pd.read_csv(
         path,
@@ -88,10 +101,12 @@ def read_csv(path=HERE / ${py(FILE_NAMES.csv)}):
     )
     for column in TIMESTAMPS:
         frame[column] = pd.to_datetime(frame[column], utc=True)
-    return frame[COLUMNS]
+    return frame[COLUMNS]`;
+}
 
-
-def _can_read_parquet():
+/** images() from Parquet or CSV, collections() and images_with_collection(). */
+function pyTableReaders(): string {
+  return `def _can_read_parquet():
     for module in ("pyarrow", "fastparquet"):
         try:
             __import__(module)
@@ -124,10 +139,12 @@ def images_with_collection(folder=HERE):
     return images(folder).merge(
         collections(folder), how="left", left_on="collection_id", right_on=${py(COLLECTION_COLUMNS.id)},
         suffixes=("", "_collection"),
-    )
+    )`;
+}
 
-
-if __name__ == "__main__":
+/** What `python3 load.py [--csv]` prints: what it loaded, as JSON. */
+function pyMain(collections: boolean): string {
+  return `if __name__ == "__main__":
     try:
         frame = read_csv() if "--csv" in sys.argv[1:] else images()
     except (ParquetEngineMissing, FileNotFoundError) as error:
@@ -136,7 +153,6 @@ if __name__ == "__main__":
         "rows": len(frame),
         "dtypes": {column: str(dtype) for column, dtype in frame.dtypes.items()},
         "non_null": {column: int(frame[column].notna().sum()) for column in frame.columns},
-        "collections": ${inputs.collections ? 'True' : 'False'},
-    }))
-`;
+        "collections": ${collections ? 'True' : 'False'},
+    }))`;
 }

@@ -2,13 +2,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
-import {
-  collect,
-  MAX_CONFLICT_IDS,
-  type Collected,
-  type CollectOptions,
-  type PassSummary,
-} from '../extract/collect.js';
+import { collect, type Collected, type CollectOptions } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
@@ -27,9 +21,9 @@ import { FILE_NAMES, type Format } from './formats.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
-import { TOOL } from './tool.js';
+import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
-import { writeTable } from './write-table.js';
+import { writeTable, type TableOutput } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 // The one import up the layers (issue 24: the report's numbers, index and drift become taps the runner is given).
 // eslint-disable-next-line import-x/no-restricted-paths -- the report is called from the runner until it is a tap
@@ -93,6 +87,50 @@ export interface SnapshotResult {
  * An interrupted or failed run keeps the staging folder for the next attempt.
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
+  const run = await planRun(options);
+  const { checkpoint, imageRequests, stagingError } = await openStaging(run);
+  // A resumed snapshot keeps the name of its first attempt.
+  const dataDir =
+    options.snapshot === true ? join(run.outDir, snapshotName(new Date(checkpoint.identity.started_at))) : run.outDir;
+  let published = false;
+  try {
+    const pending = await preparePublishing(run, dataDir);
+    // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
+    const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {
+      throw stagingError(cause);
+    });
+    options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats: run.formats });
+    const report = (options.report ?? options.snapshot === true) ? await startReport(run, pending, dataDir) : undefined;
+    const data = await writeData(run, collected, checkpoint, pending, report);
+    const { sourceUrl, startedAt } = run;
+    const manifest = snapshotManifest(collected, { sourceUrl, startedAt, imageRequests, ...data });
+    if (report !== undefined) {
+      const where = { pending, dataDir, baseDir: run.outDir, indexed: data.indexed };
+      manifest.files.push(...(await writeReport(report, manifest, where)).map(manifestFile));
+    }
+    await commitManifest(dataDir, pending, manifest);
+    published = true;
+    await publishPending(dataDir);
+    const manifestPath = join(dataDir, FILE_NAMES.manifest);
+    return { manifest, manifestPath, dataDir, preview: data.images.preview };
+  } finally {
+    await closeRun(run.outDir, dataDir, checkpoint, published);
+  }
+}
+
+/** What the steps of a run share: its options and what was settled before anything was fetched. */
+interface RunPlan {
+  options: SnapshotOptions;
+  startedAt: Date;
+  outDir: string;
+  /** The formats to write, each once. */
+  formats: Format[];
+  /** The list endpoint, as recorded: never a credential. */
+  sourceUrl: string;
+}
+
+/** Settles where the run writes and what it fetches, and stops it early on someone else's file in the way. */
+async function planRun(options: SnapshotOptions): Promise<RunPlan> {
   const startedAt = new Date();
   const outDir = options.outDir ?? 'output';
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
@@ -101,12 +139,29 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   if (options.snapshot !== true)
     await checkTargets(outDir, [...formats.map((f) => FILE_NAMES[f]), FILE_NAMES.manifest]);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
+  return { options, startedAt, outDir, formats, sourceUrl };
+}
+
+/** The run's open staging folder, how many requests checking what it resumed took, and its write error. */
+interface Staging {
+  checkpoint: Checkpoint;
+  imageRequests: number;
+  /** The error to throw for a failed write to the staging folder (a full disk names the folder). */
+  stagingError: (cause: unknown) => unknown;
+}
+
+/**
+ * Opens the staging folder: resumes an unfinished run when the service still holds what it staged, else starts
+ * afresh; tells the staging's notices.
+ */
+async function openStaging(run: RunPlan): Promise<Staging> {
+  const { options } = run;
   const identity = {
-    source_url: sourceUrl,
+    source_url: run.sourceUrl,
     page_size: options.pageSize ?? DEFAULT_PAGE_SIZE,
-    started_at: startedAt.toISOString(),
+    started_at: run.startedAt.toISOString(),
   };
-  const stagingDir = join(outDir, STAGING_DIR);
+  const stagingDir = join(run.outDir, STAGING_DIR);
   const stagingError = (cause: unknown) =>
     fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });
   await makeFolder(stagingDir, 'staging');
@@ -124,111 +179,116 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     throw error;
   }
   for (const message of checkpoint.notices) options.onEvent?.({ type: 'staging', message });
-  // A resumed snapshot keeps the name of its first attempt.
-  const dataDir =
-    options.snapshot === true ? join(outDir, snapshotName(new Date(checkpoint.identity.started_at))) : outDir;
-  let published = false;
-  try {
-    await makeFolder(dataDir);
-    if (options.snapshot === true) await recoverSnapshots(outDir);
-    const { pending } = await preparePending(dataDir);
-    const metadata: Record<string, string> = {
-      'img-etl.source_url': sourceUrl,
-      'img-etl.schema_version': SCHEMA_VERSION,
-    };
-    // snapshots keep the time in the manifest and folder name
-    if (options.snapshot !== true) metadata['img-etl.snapshot_time'] = startedAt.toISOString();
+  return { checkpoint, imageRequests, stagingError };
+}
 
-    // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
-    const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {
-      throw stagingError(cause);
-    });
-    options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats });
-    const reportStats = (options.report ?? options.snapshot === true) ? new ReportStats() : undefined;
-    const indexer = reportStats === undefined ? undefined : await SnapshotIndexWriter.create(pending);
-    const drift = reportStats === undefined ? undefined : await runDrift(outDir, basename(dataDir), formats);
-    const writing = {
-      outDir: pending,
-      formats,
-      parquetEngine: options.parquetEngine,
-      csvEngine: options.csvEngine,
-      neutraliseFormulas: options.neutraliseFormulas,
-    };
-    const output = await writeTable(replayInIdOrder(collected.index, checkpoint), {
-      ...writing,
-      metadata,
-      stages: options.stages,
-      previewRows: options.previewRows,
-      onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
-      observe: reportStats === undefined ? undefined : (rows) => indexer!.observe(reportStats.observe(rows)),
-      arrowTap: drift?.tap,
-    }).catch(async (error: unknown) => {
-      await indexer?.abort();
-      throw error;
-    });
-    const { normalisation, written, rejects } = output;
-    const indexFile = await indexer?.finish();
-    const indexFiles = indexFile === undefined ? [] : [indexFile];
-    // Before the report, which reads the collections table from the pending folder (owners).
-    const collections = await collectionsTable(collected, checkpoint, { ...writing, metadata });
-    const files = [...output.files, ...indexFiles, ...collections.files];
-    const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
-    options.onEvent?.({ type: 'publish-end', rows: written, rejects, files: fileEvents });
+/** Makes the data folder (finishing what a crash left half-published) and its pending folder, resolved to. */
+async function preparePublishing(run: RunPlan, dataDir: string): Promise<string> {
+  await makeFolder(dataDir);
+  if (run.options.snapshot === true) await recoverSnapshots(run.outDir);
+  const { pending } = await preparePending(dataDir);
+  return pending;
+}
 
-    const { stats, index, passes, expected, missing } = collected;
-    const manifest: Manifest = {
-      tool: TOOL,
-      runtime: { node: process.version, flags: [...process.execArgv] },
-      schema_version: SCHEMA_VERSION,
-      source_url: sourceUrl,
-      started_at: startedAt.toISOString(),
-      finished_at: new Date().toISOString(),
-      complete: missing === 0,
-      expected,
-      received: index.received,
-      missing,
-      count_at_start: collected.countAtStart,
-      count_at_end: expected,
-      passes: passes.map(passForManifest),
-      completeness: collected.completeness,
-      requests: { ...collected.requests, image: imageRequests },
-      pages_fetched: stats.pagesFetched,
-      page_size: stats.pageSize,
-      retries: stats.retries,
-      skipped_offsets: stats.skippedOffsets,
-      records_written: written,
-      duplicates_dropped: passes.reduce((sum, p) => sum + p.duplicates, 0),
-      conflicts: { count: collected.conflicts.length, first_ids: collected.conflicts.slice(0, MAX_CONFLICT_IDS) },
-      rejects,
-      normalisation: manifestNormalisation(normalisation),
-      collections: collections.manifest,
-      files: files.map(manifestFile),
-    };
-    if (reportStats !== undefined) {
-      // eslint-disable-next-line import-x/no-restricted-paths -- the report is called from the runner until it is a tap
-      const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
-      const outcome = (await drift?.outcome(pending, indexFile !== undefined)) ?? {};
-      const written = await writeRunReport({
-        pending,
-        dataDir,
-        baseDir: outDir,
-        manifest,
-        stats: reportStats,
-        ...outcome,
-      });
-      manifest.files.push(...written.map(manifestFile));
-    }
-    await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
-    await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
-    published = true;
-    await publishPending(dataDir);
-    const manifestPath = join(dataDir, FILE_NAMES.manifest);
-    return { manifest, manifestPath, dataDir, preview: output.preview };
-  } finally {
-    if (!published) await rm(join(dataDir, PENDING_DIR), { recursive: true, force: true }).catch(() => undefined);
-    await (published ? checkpoint.remove() : checkpoint.close());
-    if (!published && dataDir !== outDir) await rmdir(dataDir).catch(() => undefined); // only if empty
-  }
+/** The key-value metadata of the run's data files. */
+function dataMetadata(run: RunPlan): Record<string, string> {
+  const metadata: Record<string, string> = {
+    'img-etl.source_url': run.sourceUrl,
+    'img-etl.schema_version': SCHEMA_VERSION,
+  };
+  // snapshots keep the time in the manifest and folder name
+  if (run.options.snapshot !== true) metadata['img-etl.snapshot_time'] = run.startedAt.toISOString();
+  return metadata;
+}
+
+/** What a run with a report gathers while it writes: the report's numbers, the images' index and the drift. */
+interface ReportTaps {
+  stats: ReportStats;
+  indexer: SnapshotIndexWriter;
+  drift: Awaited<ReturnType<typeof runDrift>>;
+}
+
+/** Starts what a run with a report gathers while it writes. */
+async function startReport(run: RunPlan, pending: string, dataDir: string): Promise<ReportTaps> {
+  const stats = new ReportStats();
+  const indexer = await SnapshotIndexWriter.create(pending);
+  const drift = await runDrift(run.outDir, basename(dataDir), run.formats);
+  return { stats, indexer, drift };
+}
+
+/** What the run wrote: the images, whether they have an index, the collections, and every file. */
+interface DataWritten {
+  images: TableOutput;
+  indexed: boolean;
+  collections: ManifestCollections;
+  files: SinkResult[];
+}
+
+/**
+ * Writes every format of the images (from the staging folder in id order; their index and the report's numbers when
+ * `report`) and of the collections into `pending`, telling the progress and the files.
+ */
+async function writeData(
+  run: RunPlan,
+  collected: Collected,
+  checkpoint: Checkpoint,
+  pending: string,
+  report: ReportTaps | undefined,
+): Promise<DataWritten> {
+  const { options } = run;
+  const writing = {
+    outDir: pending,
+    formats: run.formats,
+    parquetEngine: options.parquetEngine,
+    csvEngine: options.csvEngine,
+    neutraliseFormulas: options.neutraliseFormulas,
+    metadata: dataMetadata(run),
+  };
+  const images = await writeTable(replayInIdOrder(collected.index, checkpoint), {
+    ...writing,
+    stages: options.stages,
+    previewRows: options.previewRows,
+    onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
+    observe: report === undefined ? undefined : (rows) => report.indexer.observe(report.stats.observe(rows)),
+    arrowTap: report?.drift?.tap,
+  }).catch(async (error: unknown) => {
+    await report?.indexer.abort();
+    throw error;
+  });
+  const indexFile = await report?.indexer.finish();
+  const indexFiles = indexFile === undefined ? [] : [indexFile];
+  // Before the report, which reads the collections table from the pending folder (owners).
+  const collections = await collectionsTable(collected, checkpoint, writing);
+  const files = [...images.files, ...indexFiles, ...collections.files];
+  const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
+  options.onEvent?.({ type: 'publish-end', rows: images.written, rejects: images.rejects, files: fileEvents });
+  return { images, indexed: indexFile !== undefined, collections: collections.manifest, files };
+}
+
+/** Writes report.html, report.json, load.sql and load.py into `where.pending`; resolves to the files written. */
+async function writeReport(
+  report: ReportTaps,
+  manifest: Manifest,
+  where: { pending: string; dataDir: string; baseDir: string; indexed: boolean },
+): Promise<SinkResult[]> {
+  const { pending, dataDir, baseDir } = where;
+  // eslint-disable-next-line import-x/no-restricted-paths -- the report is called from the runner until it is a tap
+  const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
+  const outcome = (await report.drift?.outcome(pending, where.indexed)) ?? {};
+  return writeRunReport({ pending, dataDir, baseDir, manifest, stats: report.stats, ...outcome });
+}
+
+/** Writes the manifest into `pending` once no one else's file is where the run's would go. */
+async function commitManifest(dataDir: string, pending: string, manifest: Manifest): Promise<void> {
+  await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
+  await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
+}
+
+/** Removes the staging of a published run; of any other, closes it and removes what it left to publish. */
+async function closeRun(outDir: string, dataDir: string, checkpoint: Checkpoint, published: boolean): Promise<void> {
+  if (!published) await rm(join(dataDir, PENDING_DIR), { recursive: true, force: true }).catch(() => undefined);
+  await (published ? checkpoint.remove() : checkpoint.close());
+  if (!published && dataDir !== outDir) await rmdir(dataDir).catch(() => undefined); // only if empty
 }
 
 /**
@@ -267,21 +327,6 @@ async function runDrift(outDir: string, name: string, formats: readonly Format[]
 /** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */
 async function recoverSnapshots(outDir: string): Promise<void> {
   for (const name of await listSnapshots(outDir)) await recoverPending(join(outDir, name));
-}
-
-function manifestFile(f: SinkResult): Manifest['files'][number] {
-  return { name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 };
-}
-
-function passForManifest(p: PassSummary): Manifest['passes'][number] {
-  return {
-    pass: p.pass,
-    added: p.added,
-    duplicates: p.duplicates,
-    count_min: p.countMin,
-    count_max: p.countMax,
-    clean: p.clean,
-  };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { formatBerlinTimestamp } from './berlin-time.js';
 import { collectionOf } from './collection-layout.js';
-import { collectionTraits, type ImageType, recordKind } from './collection-traits.js';
+import { collectionTraits, type CollectionTraits, type ImageType, recordKind } from './collection-traits.js';
 import {
   ANALYSIS_LEVELS,
   ATLAS_NAMES,
@@ -32,20 +32,80 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
   const c = collectionTraits(seed, cid);
   const rng = new Random(hash32(seed, id, 0x1d));
   const kind = recordKind(c, rng);
-  const media = `${origin}/media/images/${cid}`;
+  const r: RecordDraw = { id, cid, c, rng, kind, origin, media: `${origin}/media/images/${cid}` };
+  const times = uploaded === undefined ? imageTimes(seed, id, c.bulkUpdate) : { added: uploaded, modified: uploaded };
+  const { start, nidm, nameField, descriptionField, dated, fileBase } = commonFields(r, times);
 
+  if (kind === 'atlas') {
+    const labels = `"label_description_file":${jsonString(`${r.media}/${fileBase}.xml`)},`;
+    return `${start}${labels}${nameField}${descriptionField}${dated}"data":{},"image_type":"atlas"}`;
+  }
+
+  const level = levelFields(r);
+  const qa = qaFields(r);
+  if (kind === 'NIDM results statistic map') {
+    // NIDM maps declare description, map_type and analysis_level, so DRF lists them early.
+    return (
+      `${start}${nidm}${descriptionField}${level}${nameField}${dated}"data":{},${qa}` +
+      '"image_type":"NIDM results statistic map"}'
+    );
+  }
+
+  const { cogatlas, statistic } = statisticMapFields(r);
+  const fields = `${cogatlas}${level}${nameField}${descriptionField}${dated}${qa}${statistic}`;
+  return `${start}${fields}${extras(c.extraKeys, rng)}"image_type":"statistic_map"}`;
+}
+
+/**
+ * What the fields of a record are drawn from: its id, its collection, its random sequence (each field drawn in the
+ * order the generator always drew it, so that the same seed serves the same bytes), its kind and where its media are.
+ */
+interface RecordDraw {
+  id: number;
+  cid: number;
+  c: CollectionTraits;
+  rng: Random;
+  kind: ImageType;
+  origin: string;
+  media: string;
+}
+
+/** The fields every kind of record has: url to file_size, name, description, add_date to reduced_representation. */
+function commonFields(r: RecordDraw, times: { added: number; modified: number }) {
+  const { id, cid, c, rng, kind, origin, media } = r;
   const head = `{"url":"${origin}/images/${id}/","id":${id},`;
   const collection = `"collection":"${origin}/collections/${cid}/","collection_id":${cid},`;
   const fileSize = rng.chance(0.01) ? 0 : Math.round(Math.exp(rng.next() * LOG_SIZE_RANGE) * 2_000);
+  const { name, fileBase } = drawName(r);
+  const description = rng.chance(0.7) ? c.description : rng.weighted(DESCRIPTIONS);
+  const dated = datedFields(r, times);
+  const nidm = kind === 'NIDM results statistic map' ? nidmResults(r) : undefined;
+  const file = nidm?.file ?? `${media}/${fileBase}.nii.gz`;
+  return {
+    start: `${head}"file":${jsonString(file)},${collection}"file_size":${fileSize},`,
+    nidm: nidm?.fields ?? '',
+    nameField: `"name":${jsonString(name)},`,
+    descriptionField: `"description":${jsonString(nidm?.description ?? description)},`,
+    dated,
+    fileBase,
+  };
+}
+
+/** The record's name (its collection's, or an atlas's, with the id's ordinal mostly) and the base of its file name. */
+function drawName(r: RecordDraw): { name: string; fileBase: string } {
+  const { id, c, rng, kind } = r;
   const stem = kind === 'atlas' ? rng.pick(ATLAS_NAMES) : c.nameStem;
   const whole = rng.chance(0.15);
   const ordinal = String(id % 1000).padStart(3, '0');
   const name = whole ? stem : `${stem} ${ordinal}`;
   const safeStem = safeFileName(stem);
   // File names are unique in a collection, as Django's storage makes them: the id tells apart maps of one name.
-  const fileBase = `${safeStem}_${id}`;
-  let description = rng.chance(0.7) ? c.description : rng.weighted(DESCRIPTIONS);
-  const times = uploaded === undefined ? imageTimes(seed, id, c.bulkUpdate) : { added: uploaded, modified: uploaded };
+  return { name, fileBase: `${safeStem}_${id}` };
+}
+
+/** The fields from add_date to reduced_representation: times, validity, surfaces, template, figure and media. */
+function datedFields(r: RecordDraw, times: { added: number; modified: number }): string {
+  const { id, c, rng, kind, media } = r;
   const { added, modified } = times;
   const isValid = rng.chance(0.92);
   const surfaceOrigin = rng.chance(0.03);
@@ -57,48 +117,49 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
   const surfaces = hasSurfaces
     ? `"surface_left_file":"${media}/${id}.L.func.gii","surface_right_file":"${media}/${id}.R.func.gii",`
     : '"surface_left_file":null,"surface_right_file":null,';
-
-  let file = `${media}/${fileBase}.nii.gz`;
-  let nidm = '';
-  if (kind === 'NIDM results statistic map') {
-    const statFile = `${rng.pick(NIDM_MAPS)}_${String(id).padStart(4, '0')}.nii.gz`;
-    file = `${media}/${c.nidmName}/${statFile}`;
-    description = `NIDM Results: ${c.nidmName}.zip > ${statFile}`;
-    nidm =
-      `"nidm_results":"${origin}/collections/${cid}/${c.nidmName}/",` +
-      `"nidm_results_ttl":"${media}/${c.nidmName}/nidm.ttl",`;
-  }
-  const nameField = `"name":${jsonString(name)},`;
-  const descriptionField = `"description":${jsonString(description)},`;
-  const dated =
+  return (
     `"add_date":"${formatBerlinTimestamp(added)}","modify_date":"${formatBerlinTimestamp(modified)}",` +
     `"is_valid":${isValid},${surfaces}"data_origin":"${surfaceOrigin ? 'surface' : 'volume'}",` +
     `"target_template_image":"${c.template[0]}","subject_species":"${c.template[1]}","figure":${figure},` +
-    `${nutBrain}"thumbnail":${thumbnail},"reduced_representation":${reduced},`;
-  const start = `${head}"file":${jsonString(file)},${collection}"file_size":${fileSize},`;
+    `${nutBrain}"thumbnail":${thumbnail},"reduced_representation":${reduced},`
+  );
+}
 
-  if (kind === 'atlas') {
-    const labels = `"label_description_file":${jsonString(`${media}/${fileBase}.xml`)},`;
-    return `${start}${labels}${nameField}${descriptionField}${dated}"data":{},"image_type":"atlas"}`;
-  }
+/** A NIDM results map's file (a statistic map of its collection's zip), its description and its nidm_results fields. */
+function nidmResults(r: RecordDraw): { file: string; description: string; fields: string } {
+  const { id, cid, c, rng, origin, media } = r;
+  const statFile = `${rng.pick(NIDM_MAPS)}_${String(id).padStart(4, '0')}.nii.gz`;
+  return {
+    file: `${media}/${c.nidmName}/${statFile}`,
+    description: `NIDM Results: ${c.nidmName}.zip > ${statFile}`,
+    fields:
+      `"nidm_results":"${origin}/collections/${cid}/${c.nidmName}/",` +
+      `"nidm_results_ttl":"${media}/${c.nidmName}/nidm.ttl",`,
+  };
+}
 
+/** map_type and analysis_level of a statistic or NIDM map. */
+function levelFields(r: RecordDraw): string {
+  const { c, rng, kind } = r;
   const mapType =
     kind === 'statistic_map' ? (rng.chance(0.7) ? c.mapType : rng.weighted(MAP_TYPES)) : rng.pick(NIDM_MAP_TYPES);
   const analysisLevel = rng.chance(0.85) ? c.analysisLevel : rng.weighted(ANALYSIS_LEVELS);
-  const qa =
+  return `"map_type":${jsonString(mapType)},"analysis_level":${jsonNullableString(analysisLevel)},`;
+}
+
+/** The quality fields of a statistic or NIDM map, from is_thresholded to number_of_subjects. */
+function qaFields(r: RecordDraw): string {
+  const { c, rng } = r;
+  return (
     `"is_thresholded":${rng.chance(0.3)},"perc_bad_voxels":${qaFloat(rng)},"not_mni":${rng.chance(0.04)},` +
     `"brain_coverage":${qaFloat(rng)},"perc_voxels_outside":${qaFloat(rng)},` +
-    `"number_of_subjects":${c.subjects === null || rng.chance(0.1) ? 'null' : c.subjects},`;
-  const level = `"map_type":${jsonString(mapType)},"analysis_level":${jsonNullableString(analysisLevel)},`;
+    `"number_of_subjects":${c.subjects === null || rng.chance(0.1) ? 'null' : c.subjects},`
+  );
+}
 
-  if (kind === 'NIDM results statistic map') {
-    // NIDM maps declare description, map_type and analysis_level, so DRF lists them early.
-    return (
-      `${start}${nidm}${descriptionField}${level}${nameField}${dated}"data":{},${qa}` +
-      '"image_type":"NIDM results statistic map"}'
-    );
-  }
-
+/** A statistic map's Cognitive Atlas paradigm and contrast, and its fields from modality to cognitive_paradigm_name. */
+function statisticMapFields(r: RecordDraw): { cogatlas: string; statistic: string } {
+  const { c, rng } = r;
   const paradigm = rng.chance(0.9) ? c.paradigm : rng.weighted(PARADIGMS);
   const contrast = rng.chance(0.8) ? c.contrast : rng.weighted(CONTRASTS);
   const cogatlas =
@@ -106,11 +167,17 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
     `"cognitive_paradigm_cogatlas_id":${jsonNullableString(paradigm[1])},` +
     `"cognitive_contrast_cogatlas":${jsonNullableString(contrast[0])},` +
     `"cognitive_contrast_cogatlas_id":${jsonNullableString(contrast[1])},`;
+  return { cogatlas, statistic: statisticFields(r, paradigm[0]) };
+}
+
+/** A statistic map's fields from modality to cognitive_paradigm_name; `paradigmName` its Cognitive Atlas paradigm. */
+function statisticFields(r: RecordDraw, paradigmName: string | null): string {
+  const { cid, c, rng } = r;
   // Drawn only when chosen, so that the generator's random sequence stays as it was.
   const contrastDefinition = () => jsonString(rng.pick(CONTRAST_DEFINITIONS));
   const doi = `10.1016/j.neuroimage.${2010 + (cid % 14)}.${String(cid % 1000).padStart(3, '0')}`;
   const descriptionUrl = `"https://doi.org/${doi}"`;
-  const statistic =
+  return (
     `"modality":${jsonString(c.modality)},` +
     `"statistic_parameters":${rng.chance(0.15) ? pythonFloat(rng.int(5, 120)) : 'null'},` +
     `"smoothness_fwhm":${rng.chance(0.1) ? pythonFloat(roundTo(rng.next() * 12, 15)) : 'null'},` +
@@ -118,9 +185,8 @@ export function generateRecordJson(seed: number, id: number, origin: string, upl
     `"contrast_definition_cogatlas":${rng.chance(0.9) ? 'null' : '""'},` +
     `"cognitive_paradigm_description_url":${rng.chance(0.6) ? 'null' : rng.chance(0.6) ? '""' : descriptionUrl},` +
     `"cognitive_paradigm_short_description":${rng.chance(0.95) ? 'null' : '"Participants viewed faces and houses."'},` +
-    `"cognitive_paradigm_name":${rng.chance(0.95) ? 'null' : jsonString(paradigm[0] ?? 'custom paradigm')},`;
-  const fields = `${cogatlas}${level}${nameField}${descriptionField}${dated}${qa}${statistic}`;
-  return `${start}${fields}${extras(c.extraKeys, rng)}"image_type":"statistic_map"}`;
+    `"cognitive_paradigm_name":${rng.chance(0.95) ? 'null' : jsonString(paradigmName ?? 'custom paradigm')},`
+  );
 }
 
 const LOG_SIZE_RANGE = Math.log(15_000);

@@ -1,0 +1,75 @@
+/** The manifest of a run: what it fetched, how complete, what it wrote and what normalisation replaced. */
+import { basename } from 'node:path';
+import { MAX_CONFLICT_IDS, type Collected, type PassSummary } from '../extract/collect.js';
+import type { SinkResult } from '../load/sink-result.js';
+import { SCHEMA_VERSION } from '../schema/columns.js';
+import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
+import { TOOL } from './tool.js';
+import type { TableOutput } from './write-table.js';
+
+/** What a run's manifest is made from besides what it collected. */
+export interface SnapshotManifestInputs {
+  /** The list endpoint paged, as recorded: never a credential. */
+  sourceUrl: string;
+  /** When the run started. */
+  startedAt: Date;
+  /** Requests for single images (the check of resumed staging). */
+  imageRequests: number;
+  /** What writing the images gave. */
+  images: TableOutput;
+  /** The collections table's part of the manifest. */
+  collections: ManifestCollections;
+  /** Every file written so far: the images, their index, the collections. */
+  files: readonly SinkResult[];
+}
+
+/** The manifest of a run that collected `collected` and wrote `inputs.files`, finished now. */
+export function snapshotManifest(collected: Collected, inputs: SnapshotManifestInputs): Manifest {
+  const { sourceUrl, startedAt, imageRequests, images, collections, files } = inputs;
+  const { normalisation, written, rejects } = images;
+  const { stats, index, passes, expected, missing } = collected;
+  return {
+    tool: TOOL,
+    runtime: { node: process.version, flags: [...process.execArgv] },
+    schema_version: SCHEMA_VERSION,
+    source_url: sourceUrl,
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    complete: missing === 0,
+    expected,
+    received: index.received,
+    missing,
+    count_at_start: collected.countAtStart,
+    count_at_end: expected,
+    passes: passes.map(passForManifest),
+    completeness: collected.completeness,
+    requests: { ...collected.requests, image: imageRequests },
+    pages_fetched: stats.pagesFetched,
+    page_size: stats.pageSize,
+    retries: stats.retries,
+    skipped_offsets: stats.skippedOffsets,
+    records_written: written,
+    duplicates_dropped: passes.reduce((sum, p) => sum + p.duplicates, 0),
+    conflicts: { count: collected.conflicts.length, first_ids: collected.conflicts.slice(0, MAX_CONFLICT_IDS) },
+    rejects,
+    normalisation: manifestNormalisation(normalisation),
+    collections,
+    files: files.map(manifestFile),
+  };
+}
+
+/** A file written, as the manifest lists it. */
+export function manifestFile(f: SinkResult): Manifest['files'][number] {
+  return { name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes, sha256: f.sha256 };
+}
+
+function passForManifest(p: PassSummary): Manifest['passes'][number] {
+  return {
+    pass: p.pass,
+    added: p.added,
+    duplicates: p.duplicates,
+    count_min: p.countMin,
+    count_max: p.countMax,
+    clean: p.clean,
+  };
+}
