@@ -91,7 +91,7 @@ describe('publishing all files together', () => {
       } else low = mid;
     }
     expect(await attempt(high - 1)).toBe(false); // one page short: the manifest could not be written
-  });
+  }, 180_000); // a search of about ten CLI runs: ~25 s alone, over 60 s on a machine busy with other tests
 
   it('a disk that fills while the files are written leaves the previous run untouched, run after run', async () => {
     disk = await mountTmpfs(64 << 20);
