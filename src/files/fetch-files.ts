@@ -172,39 +172,12 @@ async function fetchPlanned(
       ? await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with))
       : undefined;
   const base = new URL(plan.baseUrl);
-  const { token, ...http } = options.http ?? {};
-  const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, options.baseUrl !== undefined);
-  if (token !== undefined && !sendToken) options.onEvent?.({ type: 'token-withheld', baseUrl: plan.baseUrl });
-  const client = new HttpClient(base, {
-    connections: options.concurrency ?? 2,
-    ...http,
-    ...(sendToken ? { token } : {}),
-  });
-  const run: SettleRun = {
-    outDir: options.outDir,
-    verify: options.verify === true,
-    base,
-    client,
-    retry: options.retry,
-    signal: options.signal,
-    verified,
-    paths: new Set<string>(),
-    tally: emptyTally(),
-    onEvent: options.onEvent ?? (() => undefined),
-  };
-
+  const client = filesClient(options, plan.baseUrl, base);
+  const run = settleRun(options, base, client, verified);
   try {
     const batches =
       rows === undefined ? [selected!] : selectImages(rows, conditions(options.where), extraKeys(options.with));
-    const jobs = async function* (): AsyncGenerator<Job> {
-      for await (const images of batches) {
-        for (const image of images) {
-          yield { image, link: 'file', url: image.file };
-          for (const extra of image.extras) yield { image, link: extra.key, url: extra.url };
-        }
-      }
-    };
-    const settled = mapConcurrently(jobs(), options.concurrency ?? 2, (job) => settleFile(job, run));
+    const settled = mapConcurrently(jobsOf(batches), options.concurrency ?? 2, (job) => settleFile(job, run));
     const table = await writeFilesTable(pages(settled, 1000), options.outDir, {
       'img-etl.snapshot': path,
       'img-etl.source_url': plan.baseUrl,
@@ -220,6 +193,52 @@ async function fetchPlanned(
   } finally {
     await rows?.close();
     await client.close();
+  }
+}
+
+/**
+ * The client of a files run, `concurrency` connections to the service; it is given the token only when the token goes
+ * to that service (else a `token-withheld` event says so).
+ */
+function filesClient(options: FetchFilesOptions, baseUrl: string, base: URL): HttpClient {
+  const { token, ...http } = options.http ?? {};
+  const sendToken = token !== undefined && tokenGoesTo(baseUrl, options.baseUrl !== undefined);
+  if (token !== undefined && !sendToken) options.onEvent?.({ type: 'token-withheld', baseUrl });
+  return new HttpClient(base, {
+    connections: options.concurrency ?? 2,
+    ...http,
+    ...(sendToken ? { token } : {}),
+  });
+}
+
+/** What settling each file of the run reads from it, with a tally and the paths taken yet empty. */
+function settleRun(
+  options: FetchFilesOptions,
+  base: URL,
+  client: HttpClient,
+  verified: SettleRun['verified'],
+): SettleRun {
+  return {
+    outDir: options.outDir,
+    verify: options.verify === true,
+    base,
+    client,
+    retry: options.retry,
+    signal: options.signal,
+    verified,
+    paths: new Set<string>(),
+    tally: emptyTally(),
+    onEvent: options.onEvent ?? (() => undefined),
+  };
+}
+
+/** The files to settle: each selected image's file, then its extra links'. */
+async function* jobsOf(batches: Iterable<SelectedImage[]> | AsyncIterable<SelectedImage[]>): AsyncGenerator<Job> {
+  for await (const images of batches) {
+    for (const image of images) {
+      yield { image, link: 'file', url: image.file };
+      for (const extra of image.extras) yield { image, link: extra.key, url: extra.url };
+    }
   }
 }
 
