@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
-import type { FilesPlan, FilesResult } from '../files/fetch-files.js';
+import type { FetchFilesOptions, FilesPlan, FilesResult } from '../files/fetch-files.js';
 import type { FilesEvent } from '../files/files-events.js';
 import { FilesError } from '../files/files-error.js';
 import { FILE_STATUSES } from '../files/file-status.js';
@@ -35,7 +35,7 @@ type FilesArgs = ArgumentsCamelCase<{
   progressInterval: number;
 }>;
 
-/** The options of `img-etl files`: on the command line or in a --config file (IMG_ETL_TOKEN: see runFiles). */
+/** The options of `img-etl files`: on the command line or in a --config file (IMG_ETL_TOKEN: see tokenOption). */
 const FILES_OPTIONS = {
   out: {
     type: 'string',
@@ -129,25 +129,38 @@ export function filesCommand(setExitCode: (code: number) => void): CommandModule
 
 /** Runs `img-etl files` with checked output choices; sets the exit code. */
 async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (code: number) => void): Promise<void> {
+  const run = await checkedRun(args, output);
+  if (output.dryRun) {
+    await printPlan(run, args.baseUrl !== undefined);
+    setExitCode(EXIT.OK);
+    return;
+  }
+  await fetchSelection(run, args, setExitCode);
+}
+
+/** A files run's checked command line, and the reporter of its events. */
+interface FilesRun {
+  /** What selects the files. */
+  selection: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>;
+  out: string;
+  concurrency: number;
+  token: string | undefined;
+  timeoutMs: number;
+  summary: OutputChoices['summary'];
+  progress: Reporter<FilesEvent>;
+}
+
+/** Checks the command line (a usage error for a bad value) and makes the reporter `--log-format` asks for. */
+async function checkedRun(args: FilesArgs, output: OutputChoices): Promise<FilesRun> {
   const summary = output.summary;
   const out = folderOption('out', args.out);
   const concurrency = positiveInt('concurrency', args.concurrency, 64);
   const groups = parseGroups(args.with);
-  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
-  const token = args.token ?? process.env['IMG_ETL_TOKEN'];
-  if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
-    throw new UsageError({
-      message:
-        '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
-        '(not shown here)',
-    });
-  }
+  const token = tokenOption(args.token);
   const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
-  const { fetchFiles, planFiles } = await import('../files/fetch-files.js');
-  const { tokenGoesTo } = await import('../files/token-host.js');
   const { parseWhere } = await import('../files/where-condition.js');
   const where = args.where.map((text) => usage(() => parseWhere(text)));
-  const common = {
+  const selection = {
     snapshot: args.snapshot,
     where,
     with: groups,
@@ -157,19 +170,45 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
     output.logFormat === 'json'
       ? new FilesJsonLog(process.stderr, output.quiet)
       : new FilesProgress(process.stderr, output.quiet, output.progressIntervalMs);
-  if (output.dryRun) {
-    const plan = await usageAsync(() => planFiles(common));
-    const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, args.baseUrl !== undefined);
-    if (token !== undefined && !sendToken) progress.onEvent({ type: 'token-withheld', baseUrl: plan.baseUrl });
-    const estimate = await estimateSeconds(plan, concurrency, timeoutMs, sendToken ? token : undefined);
-    process.stdout.write(
-      summary === 'json'
-        ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
-        : formatPlan(plan, concurrency, estimate),
-    );
-    setExitCode(EXIT.OK);
-    return;
+  return { selection, out, concurrency, token, timeoutMs, summary, progress };
+}
+
+/** `--token`, else IMG_ETL_TOKEN; a usage error when it is not one token of visible ASCII characters. */
+function tokenOption(given: string | undefined): string | undefined {
+  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
+  const token = given ?? process.env['IMG_ETL_TOKEN'];
+  if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
+    throw new UsageError({
+      message:
+        '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
+        '(not shown here)',
+    });
   }
+  return token;
+}
+
+/** `--dry-run`: prints the selection's files and bytes and an estimated time, the token withheld as a run would. */
+async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
+  const { planFiles } = await import('../files/fetch-files.js');
+  const { tokenGoesTo } = await import('../files/token-host.js');
+  const { token, concurrency } = run;
+  const plan = await usageAsync(() => planFiles(run.selection));
+  const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, baseUrlGiven);
+  if (token !== undefined && !sendToken) run.progress.onEvent({ type: 'token-withheld', baseUrl: plan.baseUrl });
+  const estimate = await estimateSeconds(plan, concurrency, run.timeoutMs, sendToken ? token : undefined);
+  process.stdout.write(
+    run.summary === 'json'
+      ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
+      : formatPlan(plan, concurrency, estimate),
+  );
+}
+
+/**
+ * Fetches the selection and prints the summary; sets the exit code. The first SIGINT or SIGTERM stops the run (its
+ * `.part` files kept), the second exits at once.
+ */
+async function fetchSelection(run: FilesRun, args: FilesArgs, setExitCode: (code: number) => void): Promise<void> {
+  const { fetchFiles } = await import('../files/fetch-files.js');
   const aborter = new AbortController();
   const onSignal = (): void => {
     if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);
@@ -177,34 +216,16 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
   };
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   try {
-    const result = await usageAsync(() =>
-      fetchFiles({
-        ...common,
-        outDir: out,
-        concurrency,
-        verify: args.verify,
-        http: {
-          headersTimeoutMs: timeoutMs,
-          bodyTimeoutMs: timeoutMs,
-          ...(token === undefined ? {} : { token }),
-        },
-        retry: {
-          attempts: positiveInt('max-attempts', args.maxAttempts, 100),
-          baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
-        },
-        signal: aborter.signal,
-        onEvent: progress.onEvent,
-      }),
-    );
-    progress.finish();
+    const result = await usageAsync(() => fetchFiles(fetchOptions(run, args, aborter.signal)));
+    run.progress.finish();
     process.stdout.write(
-      summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
+      run.summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
     );
     setExitCode(result.counts.ok === result.selected.files ? EXIT.OK : EXIT.INCOMPLETE);
   } catch (err) {
-    progress.finish();
+    run.progress.finish();
     if (aborter.signal.aborted) {
-      progress.error(
+      run.progress.error(
         'interrupted; partial files are kept as .part: run the same command again to resume',
         'interrupted',
       );
@@ -215,6 +236,27 @@ async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (co
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }
+}
+
+/** fetchFiles's options from the checked run and the retry options (checked here: a usage error for a bad value). */
+function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): FetchFilesOptions {
+  return {
+    ...run.selection,
+    outDir: run.out,
+    concurrency: run.concurrency,
+    verify: args.verify,
+    http: {
+      headersTimeoutMs: run.timeoutMs,
+      bodyTimeoutMs: run.timeoutMs,
+      ...(run.token === undefined ? {} : { token: run.token }),
+    },
+    retry: {
+      attempts: positiveInt('max-attempts', args.maxAttempts, 100),
+      baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
+    },
+    signal,
+    onEvent: run.progress.onEvent,
+  };
 }
 
 /** `--with` values (repeated or comma-separated) as link groups; a usage error for an unknown one. */

@@ -1,5 +1,19 @@
 import { noCollectionEndpoints } from '../extract/completeness.js';
-import type { ExtractEvent } from '../extract/extract-events.js';
+import type {
+  CollectionReadEvent,
+  CollectionsEndEvent,
+  CollectionsStartEvent,
+  ConflictsEvent,
+  ExtractEvent,
+  PageEvent,
+  PassStartEvent,
+  PublishStartEvent,
+  ReconcileEndEvent,
+  ReconcileStartEvent,
+  RetryEvent,
+  SkipEvent,
+  StagingEvent,
+} from '../extract/extract-events.js';
 import type { Shortfall } from '../extract/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
@@ -76,117 +90,122 @@ export class Progress implements Reporter {
     if (this.quiet) return;
     const now = Date.now();
     switch (event.type) {
-      case 'page': {
-        if (this.phase === 'collections') return;
-        const p = this.pass;
-        if (this.phase === 'idle') this.phase = 'extract';
-        p.records += event.records;
-        p.fetched += event.records;
-        p.pages++;
-        p.count = Math.max(p.count, event.count);
-        if (this.limit === 0) this.learnLimit(event.url, event.offset);
-        if (!this.tty && this.plainLines === 0) this.plainLine(now); // the first line shows `count` at once
-        this.startTimer();
-        this.maybeDraw(now);
-        return;
-      }
-      case 'retry':
-        this.message(
-          `img-etl: retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`,
-        );
-        return;
-      case 'skip':
-        this.message(
-          `img-etl: skipped the record at offset ${event.offset}: the server cannot serve it (${event.reason})`,
-        );
+      case 'page':
+        this.onPage(event, now);
         return;
       case 'pass-start':
-        this.phase = 'extract';
-        this.pass = newPass(event.pass, event.maxPasses, event.missing, now);
-        this.pass.records = event.recordsDone;
-        this.pass.pages = event.pagesDone;
-        this.pass.count = event.expected;
-        this.startTimer();
-        this.message(
-          ...(event.pass > 1 ? [`img-etl: ${passIntro(event.pass, event.maxPasses, event.missing)}`] : []),
-          ...(event.pagesDone > 0
-            ? [
-                `img-etl: resuming pass ${event.pass}: ${thousands(event.pagesDone)} pages ` +
-                  `(${thousands(event.recordsDone)} records) were fetched by an earlier attempt and are kept`,
-              ]
-            : []),
-        );
+        this.onPassStart(event, now);
         return;
       case 'pass-end':
         return;
       case 'collections-start':
-        // The read before the pass is a page or two: a line only when it resumes, or for the second read.
-        this.enterCollections();
-        if (event.round === 1 && event.pagesDone === 0) return;
-        this.message(
-          `img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}` +
-            (event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''),
-        );
+        this.onCollectionsStart(event);
         return;
       case 'collections-end':
-        this.enterCollections();
-        if (event.status === 200 && event.round === 1) return;
-        if (event.status === 200)
-          this.message(
-            `img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ` +
-              counted(event.passes, 'pass', 'passes'),
-          );
-        else this.message(`img-etl: ${noCollectionEndpoints(event.url, event.status)}`);
+        this.onCollectionsEnd(event);
         return;
       case 'reconcile-start':
         this.enterCollections();
-        this.message(
-          `img-etl: ${thousands(event.collections)} collections came up short, ` +
-            `changed during the pass (${thousands(event.changed)}) ` +
-            `or are no longer listed (${thousands(event.unlisted)}); reading their own lists in id order`,
-        );
+        this.message(`img-etl: ${reconcileStartLine(event)}`);
         return;
       case 'collection-read':
-        if (event.status !== 200)
-          this.message(
-            `img-etl: collection ${event.collection} answered ${event.status} ` +
-              `(${event.status === 403 ? 'private now' : 'deleted'}): its records are left out`,
-          );
+        if (event.status !== 200) this.message(`img-etl: ${collectionReadLine(event)}`);
         return;
+      case 'retry':
+      case 'skip':
       case 'reconcile-end':
-        this.message(
-          `img-etl: reconciled ${thousands(event.collections)} collections: ` +
-            `${thousands(event.added)} records added, ${missingLine(event.missing, event)}` +
-            (event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : ''),
-        );
-        return;
       case 'staging':
-        this.message(`img-etl: ${event.message}`);
-        return;
       case 'conflicts':
-        this.message(`img-etl: ${conflictLine(event.count, event.firstIds)}`);
+        this.message(`img-etl: ${noticeLine(event)}`);
         return;
       case 'publish-start':
-        this.phase = 'publish';
-        this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
-        if (!this.tty)
-          this.out.write(`img-etl: writing ${thousands(event.records)} records as ${event.formats.join(', ')}\n`);
-        this.startTimer();
-        this.draw(now);
+        this.onPublishStart(event, now);
         return;
       case 'publish-progress':
         this.publish.written = event.rows + event.rejects;
         this.maybeDraw(now);
         return;
       case 'publish-end':
-        // The last bar drawn says the files are written, true when it is drawn; then it makes way for the summary.
-        this.publish.written = this.publish.records;
-        this.draw(now);
-        this.phase = 'idle'; // the summary follows
-        this.clearLine();
+        this.onPublishEnd(now);
         return;
     }
   };
+
+  /** A page of the pass: counted, and the bar (or the first plain line) shows it. */
+  private onPage(event: PageEvent, now: number): void {
+    if (this.phase === 'collections') return;
+    const p = this.pass;
+    if (this.phase === 'idle') this.phase = 'extract';
+    p.records += event.records;
+    p.fetched += event.records;
+    p.pages++;
+    p.count = Math.max(p.count, event.count);
+    if (this.limit === 0) this.learnLimit(event.url, event.offset);
+    if (!this.tty && this.plainLines === 0) this.plainLine(now); // the first line shows `count` at once
+    this.startTimer();
+    this.maybeDraw(now);
+  }
+
+  /** A pass starts: counted from what an earlier attempt kept; a later pass or a resumed one says so. */
+  private onPassStart(event: PassStartEvent, now: number): void {
+    this.phase = 'extract';
+    this.pass = newPass(event.pass, event.maxPasses, event.missing, now);
+    this.pass.records = event.recordsDone;
+    this.pass.pages = event.pagesDone;
+    this.pass.count = event.expected;
+    this.startTimer();
+    this.message(
+      ...(event.pass > 1 ? [`img-etl: ${passIntro(event.pass, event.maxPasses, event.missing)}`] : []),
+      ...(event.pagesDone > 0
+        ? [
+            `img-etl: resuming pass ${event.pass}: ${thousands(event.pagesDone)} pages ` +
+              `(${thousands(event.recordsDone)} records) were fetched by an earlier attempt and are kept`,
+          ]
+        : []),
+    );
+  }
+
+  /** The collections list is read: a line when it resumes or is read again. */
+  private onCollectionsStart(event: CollectionsStartEvent): void {
+    // The read before the pass is a page or two: a line only when it resumes, or for the second read.
+    this.enterCollections();
+    if (event.round === 1 && event.pagesDone === 0) return;
+    this.message(
+      `img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}` +
+        (event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''),
+    );
+  }
+
+  /** The collections list is read: a line after the second read, or when the service has no collection endpoints. */
+  private onCollectionsEnd(event: CollectionsEndEvent): void {
+    this.enterCollections();
+    if (event.status === 200 && event.round === 1) return;
+    if (event.status === 200)
+      this.message(
+        `img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ` +
+          counted(event.passes, 'pass', 'passes'),
+      );
+    else this.message(`img-etl: ${noCollectionEndpoints(event.url, event.status)}`);
+  }
+
+  /** Publishing starts: the bar shows the records written (a plain line says what is written). */
+  private onPublishStart(event: PublishStartEvent, now: number): void {
+    this.phase = 'publish';
+    this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
+    if (!this.tty)
+      this.out.write(`img-etl: writing ${thousands(event.records)} records as ${event.formats.join(', ')}\n`);
+    this.startTimer();
+    this.draw(now);
+  }
+
+  /** Publishing ends: the bar is drawn full, then cleared for the summary. */
+  private onPublishEnd(now: number): void {
+    // The last bar drawn says the files are written, true when it is drawn; then it makes way for the summary.
+    this.publish.written = this.publish.records;
+    this.draw(now);
+    this.phase = 'idle'; // the summary follows
+    this.clearLine();
+  }
 
   /** Prints what ends the command, quiet or not. */
   error(message: string): void {
@@ -324,6 +343,43 @@ function passIntro(pass: number, maxPasses: number, missing: number): string {
     `${which}: the list shifted during pass ${pass - 1} (a repeated record or a ` +
     `shrinking count); paging it again for records that moved`
   );
+}
+
+/** The collections that came up short and why, one line as reconciliation starts. */
+function reconcileStartLine(event: ReconcileStartEvent): string {
+  return (
+    `${thousands(event.collections)} collections came up short, ` +
+    `changed during the pass (${thousands(event.changed)}) ` +
+    `or are no longer listed (${thousands(event.unlisted)}); reading their own lists in id order`
+  );
+}
+
+/** A collection whose own list could not be read, one line. */
+function collectionReadLine(event: CollectionReadEvent): string {
+  return (
+    `collection ${event.collection} answered ${event.status} ` +
+    `(${event.status === 403 ? 'private now' : 'deleted'}): its records are left out`
+  );
+}
+
+/** The events that are only a line of their own: retries, skips, reconciliation's end, staging, conflicts. */
+function noticeLine(event: RetryEvent | SkipEvent | ReconcileEndEvent | StagingEvent | ConflictsEvent): string {
+  switch (event.type) {
+    case 'retry':
+      return `retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`;
+    case 'skip':
+      return `skipped the record at offset ${event.offset}: the server cannot serve it (${event.reason})`;
+    case 'reconcile-end':
+      return (
+        `reconciled ${thousands(event.collections)} collections: ` +
+        `${thousands(event.added)} records added, ${missingLine(event.missing, event)}` +
+        (event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : '')
+      );
+    case 'staging':
+      return event.message;
+    case 'conflicts':
+      return conflictLine(event.count, event.firstIds);
+  }
 }
 
 /** The records that came back changed, one line. */

@@ -7,29 +7,24 @@
  * was killed); a `.part` is continued. The run fails (throws) only for what stops it whole: an unreadable snapshot,
  * the disk, a cancellation.
  */
-import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DiffError } from '../diff/diff-error.js';
 import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
 import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
-import { isSameHost } from '../extract/same-host.js';
 import { makeFolder } from '../load/make-folder.js';
-import { isFile } from '../load/path-kind.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
-import { downloadFile, type DownloadResult } from './download-file.js';
-import type { FileRow, FileStatus } from './file-status.js';
+import type { FileStatus } from './file-status.js';
 import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
-import { readVerifiedFiles, removeStaleTables, writeFilesTable, type VerifiedFile } from './files-table.js';
+import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
-import { pathInTheWay } from './path-in-the-way.js';
+import { onBase } from './on-base.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
 import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
-import { targetPath } from './target-path.js';
+import { emptyTally, settleFile, type Job, type SettleRun } from './settle-file.js';
 import { tokenGoesTo } from './token-host.js';
-import { verifyImageFile } from './verify-image-file.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
 
 /** Options of `fetchFiles`. */
@@ -88,13 +83,6 @@ export interface FilesPlan {
   baseUrl: string;
   /** The link of the largest selected file, on the service's scheme: what a dry run measures. */
   sample?: string;
-}
-
-/** One file to settle. */
-interface Job {
-  image: SelectedImage;
-  link: string;
-  url: string | null;
 }
 
 /**
@@ -184,127 +172,20 @@ async function fetchPlanned(
       ? await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with))
       : undefined;
   const base = new URL(plan.baseUrl);
-  const { token, ...http } = options.http ?? {};
-  const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, options.baseUrl !== undefined);
-  if (token !== undefined && !sendToken) options.onEvent?.({ type: 'token-withheld', baseUrl: plan.baseUrl });
-  const client = new HttpClient(base, {
-    connections: options.concurrency ?? 2,
-    ...http,
-    ...(sendToken ? { token } : {}),
-  });
-  const counts: Record<FileStatus, number> = { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 };
-  const fetched = { files: 0, bytes: 0 };
-  let kept = 0;
-  const paths = new Set<string>();
-  const onEvent = options.onEvent ?? (() => undefined);
-
-  const settle = async (job: Job): Promise<FileRow> => {
-    const { image, link, url } = job;
-    const listed = link === 'file' ? (image.fileSize ?? undefined) : undefined;
-    const row: FileRow = {
-      id: image.id,
-      collection_id: image.collectionId,
-      link,
-      url,
-      path: null,
-      bytes: null,
-      sha256: null,
-      mtime_ns: null,
-      status: 'failed',
-      reason: null,
-    };
-    const done = (result: DownloadResult & { mtimeNs?: bigint }, wasFetched: boolean): FileRow => {
-      Object.assign(row, {
-        status: result.status,
-        bytes: result.bytes ?? null,
-        sha256: result.sha256 ?? null,
-        mtime_ns: result.mtimeNs ?? null,
-        reason: result.reason ?? null,
-      });
-      counts[row.status]++;
-      onEvent({ type: 'file', row, fetched: wasFetched, listedBytes: listed ?? 0 });
-      return row;
-    };
-    if (url === null) return done({ status: 'missing_on_server', reason: 'the record has no file link' }, false);
-    const target = targetPath(options.outDir, image.collectionId, url, image.id);
-    if ('problem' in target) return done({ status: 'failed', reason: `files: ${target.problem}` }, false);
-    row.path = target.path;
-    if (listed === 0)
-      return done({ status: 'missing_on_server', reason: 'file_size is 0: the server has lost the file' }, false);
-    if (paths.has(target.path))
-      return done(
-        { status: 'failed', reason: `files: ${target.path} is also the path of another selected file` },
-        false,
-      );
-    paths.add(target.path);
-    const blocked = await pathInTheWay(options.outDir, target.path);
-    if (blocked !== undefined) return done({ status: 'failed', reason: `files: ${blocked}` }, false);
-    const owner = verified.get(target.path);
-    if (owner !== undefined && (owner.id !== image.id || owner.link !== link) && (await isFile(target.path))) {
-      const what = owner.link === 'file' ? 'file' : `${owner.link} file`;
-      const reason = `files: ${target.path} holds the verified ${what} of image ${owner.id}; move it to fetch this one`;
-      return done({ status: 'failed', reason }, false);
-    }
-    const onDisk = await keptFile(target.path, listed, owner, options.verify === true);
-    if (onDisk === 'theirs') {
-      const reason = `files: ${target.path} is a file img-etl did not write; move it to fetch this one`;
-      return done({ status: 'failed', reason }, false);
-    }
-    if (onDisk !== undefined) {
-      kept++;
-      return done({ status: 'ok', ...onDisk }, false);
-    }
-    const fetchUrl = onBase(url, base);
-    if (fetchUrl === undefined)
-      return done(
-        { status: 'failed', reason: `files: ${url} is not on the service's host (${base.host}); refusing to fetch it` },
-        false,
-      );
-    const result = await downloadFile(
-      { url, fetchUrl, path: target.path, ...(listed === undefined ? {} : { expectedBytes: listed }) },
-      {
-        client,
-        ...(options.retry === undefined ? {} : { retry: options.retry }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        onBytes: (bytes) => {
-          fetched.bytes += bytes;
-          onEvent({ type: 'bytes', bytes });
-        },
-        onRetry: (notice) =>
-          onEvent({
-            type: 'retry',
-            url: notice.error.url,
-            attempt: notice.attempt,
-            delayMs: notice.delayMs,
-            reason: notice.error.reason,
-          }),
-      },
-    );
-    if (result.status !== 'ok') return done(result, true);
-    fetched.files++;
-    return done({ ...result, mtimeNs: (await stat(target.path, { bigint: true })).mtimeNs }, true);
-  };
-
+  const client = filesClient(options, plan.baseUrl, base);
+  const run = settleRun(options, base, client, verified);
   try {
     const batches =
       rows === undefined ? [selected!] : selectImages(rows, conditions(options.where), extraKeys(options.with));
-    const jobs = async function* (): AsyncGenerator<Job> {
-      for await (const images of batches) {
-        for (const image of images) {
-          yield { image, link: 'file', url: image.file };
-          for (const extra of image.extras) yield { image, link: extra.key, url: extra.url };
-        }
-      }
-    };
-    const settled = mapConcurrently(jobs(), options.concurrency ?? 2, settle);
+    const settled = mapConcurrently(jobsOf(batches), options.concurrency ?? 2, (job) => settleFile(job, run));
     const table = await writeFilesTable(pages(settled, 1000), options.outDir, {
       'img-etl.snapshot': path,
       'img-etl.source_url': plan.baseUrl,
     });
     return {
-      counts,
-      fetched,
-      kept,
+      counts: run.tally.counts,
+      fetched: run.tally.fetched,
+      kept: run.tally.kept,
       selected: { files: plan.files, bytes: plan.bytes },
       table,
       durationMs: Date.now() - started,
@@ -315,66 +196,50 @@ async function fetchPlanned(
   }
 }
 
-/** A file kept from disk: its size, digest and mtime. */
-interface Kept {
-  bytes: number;
-  sha256: string;
-  mtimeNs: bigint;
+/**
+ * The client of a files run, `concurrency` connections to the service; it is given the token only when the token goes
+ * to that service (else a `token-withheld` event says so).
+ */
+function filesClient(options: FetchFilesOptions, baseUrl: string, base: URL): HttpClient {
+  const { token, ...http } = options.http ?? {};
+  const sendToken = token !== undefined && tokenGoesTo(baseUrl, options.baseUrl !== undefined);
+  if (token !== undefined && !sendToken) options.onEvent?.({ type: 'token-withheld', baseUrl });
+  return new HttpClient(base, {
+    connections: options.concurrency ?? 2,
+    ...http,
+    ...(sendToken ? { token } : {}),
+  });
 }
 
-/**
- * A file already under its final name: kept as files.parquet vouches for it (re-hashed first when its size or mtime
- * differ from the record, or `verify`), or checked again from disk when files.parquet does not list it; undefined to
- * fetch it (a listed file whose digest no longer matches is removed first); `theirs` for a file img-etl did not put
- * there (files.parquet does not vouch for it and it does not verify as the listed file), which is never replaced.
- */
-async function keptFile(
-  path: string,
-  listed: number | undefined,
-  record: VerifiedFile | undefined,
-  verify: boolean,
-): Promise<Kept | 'theirs' | undefined> {
-  let found: { size: bigint; mtimeNs: bigint };
-  try {
-    found = await stat(path, { bigint: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const size = Number(found.size);
-  const mtimeNs = found.mtimeNs;
-  const changed = listed !== undefined && size !== listed;
-  if (record !== undefined) {
-    if (changed && record.bytes === size) return undefined; // the listing gives another size now: fetched again
-    const same = record.bytes === size && record.mtimeNs === mtimeNs;
-    if (same && !verify) return { bytes: record.bytes, sha256: record.sha256, mtimeNs };
-    if (record.bytes === size && (await verifyImageFile(path)).sha256 === record.sha256)
-      return { bytes: record.bytes, sha256: record.sha256, mtimeNs };
-    await rm(path, { force: true }); // changed since img-etl verified it: no longer a verified file
-    return undefined;
-  }
-  if (changed) return 'theirs';
-  const check = await verifyImageFile(path);
-  return check.problem === undefined ? { bytes: check.bytes, sha256: check.sha256, mtimeNs } : 'theirs';
+/** What settling each file of the run reads from it, with a tally and the paths taken yet empty. */
+function settleRun(
+  options: FetchFilesOptions,
+  base: URL,
+  client: HttpClient,
+  verified: SettleRun['verified'],
+): SettleRun {
+  return {
+    outDir: options.outDir,
+    verify: options.verify === true,
+    base,
+    client,
+    retry: options.retry,
+    signal: options.signal,
+    verified,
+    paths: new Set<string>(),
+    tally: emptyTally(),
+    onEvent: options.onEvent ?? (() => undefined),
+  };
 }
 
-/**
- * The link on the service's scheme when it is on its host (the listing writes `http://` links for an https site); else
- * undefined.
- */
-function onBase(url: string, base: URL): string | undefined {
-  let link: URL;
-  try {
-    link = new URL(url);
-  } catch {
-    return undefined;
+/** The files to settle: each selected image's file, then its extra links'. */
+async function* jobsOf(batches: Iterable<SelectedImage[]> | AsyncIterable<SelectedImage[]>): AsyncGenerator<Job> {
+  for await (const images of batches) {
+    for (const image of images) {
+      yield { image, link: 'file', url: image.file };
+      for (const extra of image.extras) yield { image, link: extra.key, url: extra.url };
+    }
   }
-  if (!isSameHost(link, base)) return undefined;
-  if (link.protocol !== base.protocol) {
-    link.protocol = base.protocol;
-    if (link.port === '' && base.port !== '') link.port = base.port;
-  }
-  return link.href;
 }
 
 async function* pages<T>(source: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {

@@ -1,0 +1,180 @@
+/** Settling one file of a files run: kept from disk, fetched, or reported with why not; counted and told. */
+import { stat } from 'node:fs/promises';
+import type { HttpClient } from '../extract/http-client.js';
+import type { RetryOptions } from '../extract/retry.js';
+import { isFile } from '../load/path-kind.js';
+import { downloadFile, type DownloadContext, type DownloadResult } from './download-file.js';
+import type { FileRow, FileStatus } from './file-status.js';
+import type { FilesEvent } from './files-events.js';
+import type { VerifiedFile } from './files-table.js';
+import { keptFile } from './kept-file.js';
+import { onBase } from './on-base.js';
+import { pathInTheWay } from './path-in-the-way.js';
+import type { SelectedImage } from './select-images.js';
+import { targetPath } from './target-path.js';
+
+/** One file to settle. */
+export interface Job {
+  image: SelectedImage;
+  link: string;
+  url: string | null;
+}
+
+/** What a files run has counted so far. */
+export interface FilesTally {
+  /** Files by status. */
+  counts: Record<FileStatus, number>;
+  /** Files fetched over the network, and their bytes. */
+  fetched: { files: number; bytes: number };
+  /** Files kept from disk without a request. */
+  kept: number;
+}
+
+/** What settling a file reads from its run, and the tally it adds to. */
+export interface SettleRun {
+  /** The run's output folder. */
+  outDir: string;
+  /** Re-hash every kept file, also one whose size and mtime are as files.parquet records. */
+  verify: boolean;
+  /** The service: links must be on its host. */
+  base: URL;
+  client: HttpClient;
+  retry: RetryOptions | undefined;
+  signal: AbortSignal | undefined;
+  /** The files files.parquet vouches for, by path. */
+  verified: Map<string, VerifiedFile>;
+  /** The paths of the files settled so far (two selected files may not share one). */
+  paths: Set<string>;
+  tally: FilesTally;
+  onEvent: (event: FilesEvent) => void;
+}
+
+/** How a file ended, and whether it was fetched over the network. */
+interface Outcome {
+  result: DownloadResult & { mtimeNs?: bigint };
+  fetched: boolean;
+}
+
+/** A tally with nothing counted. */
+export function emptyTally(): FilesTally {
+  return {
+    counts: { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 },
+    fetched: { files: 0, bytes: 0 },
+    kept: 0,
+  };
+}
+
+/** Settles one file: kept from disk, fetched, or reported with why not; counted and told as a `file` event. */
+export async function settleFile(job: Job, run: SettleRun): Promise<FileRow> {
+  const listed = job.link === 'file' ? (job.image.fileSize ?? undefined) : undefined;
+  const { path, result, fetched } = await outcomeOf(job, listed, run);
+  const row: FileRow = {
+    id: job.image.id,
+    collection_id: job.image.collectionId,
+    link: job.link,
+    url: job.url,
+    path,
+    bytes: result.bytes ?? null,
+    sha256: result.sha256 ?? null,
+    mtime_ns: result.mtimeNs ?? null,
+    status: result.status,
+    reason: result.reason ?? null,
+  };
+  run.tally.counts[row.status]++;
+  run.onEvent({ type: 'file', row, fetched, listedBytes: listed ?? 0 });
+  return row;
+}
+
+/** The outcome of a file and its path on disk: null when it has no link or the link gives no path. */
+async function outcomeOf(
+  job: Job,
+  listed: number | undefined,
+  run: SettleRun,
+): Promise<Outcome & { path: string | null }> {
+  const { image, url } = job;
+  if (url === null) return { path: null, ...notFetched('missing_on_server', 'the record has no file link') };
+  const target = targetPath(run.outDir, image.collectionId, url, image.id);
+  if ('problem' in target) return { path: null, ...notFetched('failed', `files: ${target.problem}`) };
+  return { path: target.path, ...(await outcomeAt(target.path, { ...job, url }, listed, run)) };
+}
+
+/** The outcome of a file with a path: refused (lost on the server, a path taken twice), kept from disk, or fetched. */
+async function outcomeAt(
+  path: string,
+  job: Job & { url: string },
+  listed: number | undefined,
+  run: SettleRun,
+): Promise<Outcome> {
+  if (listed === 0) return notFetched('missing_on_server', 'file_size is 0: the server has lost the file');
+  if (run.paths.has(path)) return notFetched('failed', `files: ${path} is also the path of another selected file`);
+  run.paths.add(path);
+  return (await onDiskOutcome(path, job, listed, run)) ?? (await fetchedOutcome(job.url, path, listed, run));
+}
+
+/**
+ * The outcome decided by what is on disk: refused when something is in the way or the path holds another file, kept
+ * when the file there is verified; undefined to fetch it.
+ */
+async function onDiskOutcome(
+  path: string,
+  job: Job,
+  listed: number | undefined,
+  run: SettleRun,
+): Promise<Outcome | undefined> {
+  const blocked = await pathInTheWay(run.outDir, path);
+  if (blocked !== undefined) return notFetched('failed', `files: ${blocked}`);
+  const owner = run.verified.get(path);
+  if (owner !== undefined && (owner.id !== job.image.id || owner.link !== job.link) && (await isFile(path))) {
+    const what = owner.link === 'file' ? 'file' : `${owner.link} file`;
+    return notFetched(
+      'failed',
+      `files: ${path} holds the verified ${what} of image ${owner.id}; move it to fetch this one`,
+    );
+  }
+  const onDisk = await keptFile(path, listed, owner, run.verify);
+  if (onDisk === 'theirs')
+    return notFetched('failed', `files: ${path} is a file img-etl did not write; move it to fetch this one`);
+  if (onDisk === undefined) return undefined;
+  run.tally.kept++;
+  return { result: { status: 'ok', ...onDisk }, fetched: false };
+}
+
+/** Fetches the file to its path when its link is on the service's host; an ok file's mtime is recorded. */
+async function fetchedOutcome(url: string, path: string, listed: number | undefined, run: SettleRun): Promise<Outcome> {
+  const fetchUrl = onBase(url, run.base);
+  if (fetchUrl === undefined)
+    return notFetched('failed', `files: ${url} is not on the service's host (${run.base.host}); refusing to fetch it`);
+  const result = await downloadFile(
+    { url, fetchUrl, path, ...(listed === undefined ? {} : { expectedBytes: listed }) },
+    downloadContext(run),
+  );
+  if (result.status !== 'ok') return { result, fetched: true };
+  run.tally.fetched.files++;
+  return { result: { ...result, mtimeNs: (await stat(path, { bigint: true })).mtimeNs }, fetched: true };
+}
+
+/** The run's client and retry policy for a download, its bytes and retries told as the run's events. */
+function downloadContext(run: SettleRun): DownloadContext {
+  return {
+    client: run.client,
+    ...(run.retry === undefined ? {} : { retry: run.retry }),
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
+    onBytes: (bytes) => {
+      run.tally.fetched.bytes += bytes;
+      run.onEvent({ type: 'bytes', bytes });
+    },
+    onRetry: (notice) =>
+      run.onEvent({
+        type: 'retry',
+        url: notice.error.url,
+        attempt: notice.attempt,
+        delayMs: notice.delayMs,
+        reason: notice.error.reason,
+      }),
+  };
+}
+
+/** A file settled without a request. */
+function notFetched(status: FileStatus, reason: string): Outcome {
+  return { result: { status, reason }, fetched: false };
+}
