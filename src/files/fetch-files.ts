@@ -21,6 +21,7 @@ import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
 import { mapConcurrently } from './map-concurrently.js';
 import { onBase } from './on-base.js';
+import { PathClaims } from './path-claims.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
 import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
 import { emptyTally, settleFile, type Job, type SettleRun } from './settle-file.js';
@@ -226,7 +227,7 @@ function settleRun(
     retry: options.retry,
     signal: options.signal,
     verified,
-    paths: new Set<string>(),
+    paths: new PathClaims(options.outDir),
     tally: emptyTally(),
     onEvent: options.onEvent ?? (() => undefined),
   };

@@ -10,6 +10,7 @@ import type { VerifiedFile } from './files-table.js';
 import { keptFile } from './kept-file.js';
 import { onBase } from './on-base.js';
 import { pathInTheWay } from './path-in-the-way.js';
+import type { PathClaims } from './path-claims.js';
 import type { SelectedImage } from './select-images.js';
 import { targetPath } from './target-path.js';
 
@@ -43,8 +44,8 @@ export interface SettleRun {
   signal: AbortSignal | undefined;
   /** The files files.parquet vouches for, by path. */
   verified: Map<string, VerifiedFile>;
-  /** The paths of the files settled so far (two selected files may not share one). */
-  paths: Set<string>;
+  /** The paths of the files settled so far (two selected files may not share one, nor one be another's folder). */
+  paths: PathClaims;
   tally: FilesTally;
   onEvent: (event: FilesEvent) => void;
 }
@@ -98,7 +99,11 @@ async function outcomeOf(
   return { path: target.path, ...(await outcomeAt(target.path, { ...job, url }, listed, run)) };
 }
 
-/** The outcome of a file with a path: refused (lost on the server, a path taken twice), kept from disk, or fetched. */
+/**
+ * The outcome of a file with a path: refused (lost on the server, something on disk in the way, a path another
+ * selected file takes), kept from disk, or fetched. The path is claimed only once nothing on disk is in its way, so a
+ * link refused for what an earlier run left does not hold back one that the folder already serves.
+ */
 async function outcomeAt(
   path: string,
   job: Job & { url: string },
@@ -106,14 +111,16 @@ async function outcomeAt(
   run: SettleRun,
 ): Promise<Outcome> {
   if (listed === 0) return notFetched('missing_on_server', 'file_size is 0: the server has lost the file');
-  if (run.paths.has(path)) return notFetched('failed', `files: ${path} is also the path of another selected file`);
-  run.paths.add(path);
+  const blocked = await pathInTheWay(run.outDir, path);
+  if (blocked !== undefined) return notFetched('failed', `files: ${blocked}`);
+  const taken = run.paths.claim(path); // after the last await before the fetch: no other file passes it meanwhile
+  if (taken !== undefined) return notFetched('failed', `files: ${taken}`);
   return (await onDiskOutcome(path, job, listed, run)) ?? (await fetchedOutcome(job.url, path, listed, run));
 }
 
 /**
- * The outcome decided by what is on disk: refused when something is in the way or the path holds another file, kept
- * when the file there is verified; undefined to fetch it.
+ * The outcome decided by what is on disk: refused when the path holds another image's verified file, kept when the
+ * file there is verified; undefined to fetch it.
  */
 async function onDiskOutcome(
   path: string,
@@ -121,8 +128,6 @@ async function onDiskOutcome(
   listed: number | undefined,
   run: SettleRun,
 ): Promise<Outcome | undefined> {
-  const blocked = await pathInTheWay(run.outDir, path);
-  if (blocked !== undefined) return notFetched('failed', `files: ${blocked}`);
   const owner = run.verified.get(path);
   if (owner !== undefined && (owner.id !== job.image.id || owner.link !== job.link) && (await isFile(path))) {
     const what = owner.link === 'file' ? 'file' : `${owner.link} file`;

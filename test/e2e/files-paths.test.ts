@@ -152,6 +152,26 @@ describe('sub-folders below /media/images/<collection_id>/', () => {
     ]);
     expect((await bytesOf(folder(second))).equals(made[1]!.bytes)).toBe(true);
   });
+
+  it('a file where a link of the same run needs a folder, both in flight: that link failed', async () => {
+    const made: Made[] = [
+      { id: 26, collection: 1, file: '/media/images/1/x', bytes: niftiBytes(26, 200_000) },
+      { id: 27, collection: 1, file: '/media/images/1/x/T.nii.gz', bytes: niftiBytes(27, 200_000) },
+    ];
+    const snap = await snapshotOfMade(made);
+    const out = fresh();
+    const run = await files(snap, out); // the default concurrency: both are fetched at once
+    expect(run.stderr).not.toMatch(/EISDIR|ENOTDIR|EEXIST/);
+    expect(run.code).toBe(3);
+    const [file, inner] = [join(out, '1', 'x'), join(out, '1', 'x', 'T.nii.gz')];
+    const reason = `files: ${inner}: ${file} is the path of another selected file`;
+    expect((await readFilesTable(out)).map((r) => [r['id'], r['status'], r['reason']])).toEqual([
+      [26, 'ok', null],
+      [27, 'failed', reason],
+    ]);
+    expect((await bytesOf(join(out, '1', 'x'))).equals(made[0]!.bytes)).toBe(true);
+    expect((await readdir(join(out, '1'))).sort()).toEqual(['x']); // no .part left
+  });
 });
 
 describe('a file name longer than the file system takes', () => {
