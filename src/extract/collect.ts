@@ -5,19 +5,20 @@
  * the image list instead, until every record its `count` names is there or a pass adds nothing. Resumes whatever an
  * earlier process of the same run left, inside any phase.
  */
-import type { Checkpoint, JournalPage, RejectKey } from './checkpoint.js';
+import type { Checkpoint, JournalEntry } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
 import { completenessOf, type Completeness } from './completeness.js';
-import { RepeatingPages } from './endless-list.js';
 import { ExtractError } from './extract-error.js';
-import { IdMap } from './id-map.js';
+import { ImagePasses } from './image-passes.js';
 import { missingOf } from './missing-of.js';
 import { PageCache } from './page-cache.js';
 import { pageCollections, type CollectionsListing } from './page-collections.js';
-import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from './paginate.js';
+import { newExtractStats, type ExtractStats, type PaginateOptions } from './paginate.js';
+import type { PassSummary } from './pass-summaries.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
 import { RecordIndex } from './record-index.js';
-import { stagePage } from './stage-page.js';
+
+export type { PassSummary } from './pass-summaries.js';
 
 /** How far to go for completeness. */
 export interface CollectOptions extends PaginateOptions {
@@ -25,23 +26,6 @@ export interface CollectOptions extends PaginateOptions {
    * Passes over the image list at most (the first included) when the service has no collection endpoints; default 3.
    */
   maxPasses?: number;
-}
-
-/** One pass over the list. */
-export interface PassSummary {
-  /** The pass, from 1. */
-  pass: number;
-  /** Records new to the run. */
-  added: number;
-  /** Occurrences of records the run already had. */
-  duplicates: number;
-  /** Smallest and largest `count` the pass saw. */
-  countMin: number;
-  countMax: number;
-  /** `count` of the pass's first page. */
-  countFirst: number;
-  /** No duplicate, and `count` never below the pass's first: no sign that offsets shifted under the pass. */
-  clean: boolean;
 }
 
 /** Requests sent per endpoint (failed attempts included). */
@@ -89,163 +73,105 @@ export async function collect(
   const maxPasses = Math.max(1, options.maxPasses ?? 3);
   const index = new RecordIndex();
   const tally = new CollectionTally();
-  const addedBefore = new Map<number, number>();
-  const passes: PassSummary[] = [];
-  const earlier = checkpoint.entries;
-  const ended = new Set(earlier.flatMap((e) => (e.type === 'pass-end' ? [e.pass] : [])));
-  const earlierPages = earlier.filter((e): e is JournalPage => e.type === 'page');
-  const summaries = new Map<number, PassSummary>();
-  const summaryOf = (pass: number) => {
-    let s = summaries.get(pass);
-    if (s === undefined)
-      summaries.set(
-        pass,
-        (s = { pass, added: 0, duplicates: 0, countMin: Infinity, countMax: 0, countFirst: NaN, clean: true }),
-      );
-    return s;
-  };
-  // Duplicates are counted within a pass: a later pass sees every record again by design.
-  // id → the last pass that saw it: a byte each (a pass past 254 goes to the fallback Map)
-  const lastPassOf = new IdMap(Uint8Array);
-  const lastPassOfContent = new Map<string, number>(); // the same for rejects told apart by their content
-  /** Adds a page to the index and its pass's summary; resolves to whether it held a record new to the pass. */
-  const account = (page: JournalPage): boolean => {
-    const { added, addedAt } = index.add(page);
-    if (page.pass === 1) tally.add(page, addedAt);
-    const s = summaryOf(page.pass);
-    let newToPass = page.ids.length === 0;
-    const keys: RejectKey[] = [...page.ids.filter((id) => id !== null), ...page.rejected];
-    for (const key of keys) {
-      const last = typeof key === 'number' ? lastPassOf.get(key) : lastPassOfContent.get(key);
-      if (last === page.pass) s.duplicates++;
-      else {
-        newToPass = true;
-        if (typeof key === 'number') lastPassOf.set(key, page.pass);
-        else lastPassOfContent.set(key, page.pass);
-      }
-    }
-    s.added += added;
-    if (Number.isNaN(s.countFirst)) s.countFirst = page.count;
-    s.countMin = Math.min(s.countMin, page.count);
-    s.countMax = Math.max(s.countMax, page.count);
-    return newToPass;
-  };
-  for (const entry of earlier) {
-    if (entry.type === 'page') account(entry);
-    else if (entry.type === 'collection-page')
-      addedBefore.set(entry.collection, (addedBefore.get(entry.collection) ?? 0) + index.add(entry).added);
-  }
   const cache = new PageCache(checkpoint);
-  let countAtStart = earlierPages[0]?.count;
-  let expected = earlierPages.at(-1)?.count ?? 0;
-
-  /** Makes (or finishes) one pass over the image list and adds its summary. */
-  const runPass = async (pass: number): Promise<PassSummary> => {
-    if (!ended.has(pass)) {
-      const mine = earlierPages.filter((p) => p.pass === pass);
-      const resume = resumeOf(mine);
-      options.onEvent?.({
-        type: 'pass-start',
-        pass,
-        maxPasses,
-        expected,
-        received: index.received,
-        missing: Math.max(0, expected - index.received),
-        pagesDone: mine.length,
-        recordsDone: mine.reduce((n, p) => n + p.ids.length, 0),
-      });
-      const passStats = newExtractStats();
-      const repeating = new RepeatingPages();
-      for await (const batch of paginate(options, passStats, resume)) {
-        const page = (await stagePage(
-          checkpoint,
-          index,
-          cache,
-          { type: 'page', pass },
-          batch,
-          passStats.pageSize,
-        )) as JournalPage;
-        repeating.add(page.url, account(page));
-        countAtStart ??= page.count;
-        expected = page.count;
-      }
-      mergeStats(stats, passStats);
-      await checkpoint.endPass(pass);
-    }
-    const summary = summaryOf(pass);
-    // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor
-    // repeat records.
-    summary.clean = summary.duplicates === 0 && !(summary.countMin < summary.countFirst);
-    passes.push(summary);
-    if (!ended.has(pass))
-      options.onEvent?.({
-        type: 'pass-end',
-        pass,
-        added: summary.added,
-        duplicates: summary.duplicates,
-        expected,
-        received: index.received,
-        missing: Math.max(0, expected - index.received),
-        clean: summary.clean,
-      });
-    return summary;
-  };
+  const earlier = checkpoint.entries;
+  const images = new ImagePasses({ options, checkpoint, index, tally, cache, stats, maxPasses }, earlier);
+  const addedBefore = replayEarlier(earlier, images, index);
 
   // The collections list first: its modify dates and counts before the pass are what the list after it is held to.
   const before = await pageCollections(options, checkpoint, 1);
-  const first = await runPass(1);
-  const afterFirst = { expected, received: index.received };
+  const first = await images.pass(1);
+  const afterFirst = { expected: images.expected, received: index.received };
   // A pass that repeated nothing while `count` never moved, and received all it counts, skipped nothing either.
-  const proven = first.duplicates === 0 && first.countMin === first.countMax && index.received >= expected;
+  const proven = first.duplicates === 0 && first.countMin === first.countMax && index.received >= images.expected;
   let listing = before;
   let reconciliation: Reconciliation | undefined;
-  if (before.status !== 200) {
-    let last = first;
-    for (let pass = 2; pass <= maxPasses; pass++) {
-      if ((index.received >= expected && last.clean) || (pass > 2 && last.added === 0)) break;
-      last = await runPass(pass);
-    }
-  } else if (!proven) {
+  if (before.status !== 200) await images.passAgain(first);
+  else if (!proven) {
     listing = await pageCollections(options, checkpoint, 2);
     if (listing.status !== 200) throw collectionsGone(listing);
+    const expected = images.expected;
     const input = { checkpoint, index, cache, tally, before, listing, addedBefore, expected };
     reconciliation = await reconcile(options, input);
   }
+  return collected({ options, stats, index, images, before, listing, reconciliation, afterFirst, proven });
+}
+
+/**
+ * Adds the pages earlier processes staged to the index in journal order, the image list's to their passes; returns the
+ * records each collection's own list added, by collection.
+ */
+function replayEarlier(earlier: readonly JournalEntry[], images: ImagePasses, index: RecordIndex): Map<number, number> {
+  const addedBefore = new Map<number, number>();
+  for (const entry of earlier) {
+    if (entry.type === 'page') images.account(entry);
+    else if (entry.type === 'collection-page')
+      addedBefore.set(entry.collection, (addedBefore.get(entry.collection) ?? 0) + index.add(entry).added);
+  }
+  return addedBefore;
+}
+
+/** Where collection ended: what `collected` sums up. */
+interface Ended {
+  options: CollectOptions;
+  stats: ExtractStats;
+  index: RecordIndex;
+  images: ImagePasses;
+  /** The collections list before the first pass, and as last read. */
+  before: CollectionsListing;
+  listing: CollectionsListing;
+  reconciliation: Reconciliation | undefined;
+  /** What the first pass counted and received. */
+  afterFirst: { expected: number; received: number };
+  /** Whether the first pass proved itself complete. */
+  proven: boolean;
+}
+
+/** What extraction gathered, with the one verdict on completeness whatever the method; tells of conflicting ids. */
+function collected(ended: Ended): Collected {
+  const { options, stats, index, images, before, listing, reconciliation } = ended;
+  const { expected } = images;
   // One verdict whatever the method (a proven pass holds all it counts): the proof and the lines stating it give it.
   const missing = reconciliation?.missing ?? missingOf({ unserved: 0, expected, received: index.received });
-  stats.countAtStart = countAtStart ?? 0;
+  stats.countAtStart = images.countAtStart ?? 0;
   stats.countAtEnd = expected;
   const conflicts = index.conflicts;
   if (conflicts.length > 0)
     options.onEvent?.({ type: 'conflicts', count: conflicts.length, firstIds: conflicts.slice(0, MAX_CONFLICT_IDS) });
   const rounds = listing === before ? 1 : 2;
   const completeness = completenessOf({
-    ...afterFirst,
-    proven,
+    ...ended.afterFirst,
+    proven: ended.proven,
     listing,
     reconciliation,
     rounds,
-    passes: passes.length,
+    passes: images.made.length,
     missing,
   });
-  const collections = before.stats.requests + (rounds === 2 ? listing.stats.requests : 0);
-  const requests = {
-    images: stats.requests,
-    collections,
-    collection_images: reconciliation?.stats.requests ?? 0,
-    image: 0,
-  };
+  const requests = requestCounts(ended, rounds);
   return {
     index,
-    passes,
+    passes: images.made,
     expected,
-    countAtStart: countAtStart ?? 0,
+    countAtStart: images.countAtStart ?? 0,
     missing,
     completeness,
     collections: listing,
     requests,
     stats,
     conflicts,
+  };
+}
+
+/** Requests this process sent per endpoint, the collections list's of both rounds when it was read twice. */
+function requestCounts(ended: Ended, rounds: number): RequestCounts {
+  const { stats, before, listing, reconciliation } = ended;
+  const collections = before.stats.requests + (rounds === 2 ? listing.stats.requests : 0);
+  return {
+    images: stats.requests,
+    collections,
+    collection_images: reconciliation?.stats.requests ?? 0,
+    image: 0,
   };
 }
 
@@ -256,15 +182,4 @@ function collectionsGone(listing: CollectionsListing): ExtractError {
   const reason =
     `returned ${listing.status} after the pass over the images, ` + 'though it listed the collections before it';
   return new ExtractError({ code: 'HTTP_STATUS', url: listing.url, reason, retryable: true, status: listing.status });
-}
-
-function mergeStats(total: ExtractStats, pass: ExtractStats): void {
-  total.pagesFetched += pass.pagesFetched;
-  total.requests += pass.requests;
-  total.retries += pass.retries;
-  total.pageSize ||= pass.pageSize;
-  total.countMin = Math.min(total.countMin, pass.countMin);
-  total.countMax = Math.max(total.countMax, pass.countMax);
-  // A record the server cannot serve is skipped again by every pass: report each offset once.
-  total.skippedOffsets = [...new Set([...total.skippedOffsets, ...pass.skippedOffsets])].sort((a, b) => a - b);
 }

@@ -6,6 +6,7 @@
  * while the pass ran. A service that answers 404 there has no collection endpoints: the run then proves completeness
  * by the image list's count alone.
  */
+import type { PageBatch } from '../schema/row.js';
 import type { Checkpoint, JournalCollectionsPage } from './checkpoint.js';
 import { DEFAULT_BASE_URL } from './defaults.js';
 import { RepeatingPages } from './endless-list.js';
@@ -47,99 +48,124 @@ export async function pageCollections(
   round: number,
 ): Promise<CollectionsListing> {
   const url = collectionsUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
-  const stats = newExtractStats();
-  const sizes = new Map<number, number | null>();
-  const modified = new Map<number, number | null>();
-  let expected = 0;
-  const pages: JournalCollectionsPage[] = [];
-  const account = (page: JournalCollectionsPage) => {
-    pages.push(page);
-    page.ids.forEach((id, position) => {
-      if (id === null) return;
-      sizes.set(id, page.sizes[position] ?? null);
-      modified.set(id, page.modified[position] ?? null);
-    });
-    expected = page.count;
-  };
+  const seen = new ListingSoFar(url, newExtractStats());
   const staged = checkpoint.entries.filter(
     (e): e is JournalCollectionsPage => e.type === 'collections-page' && e.round === round,
   );
-  for (const page of staged) account(page);
-  const listing = (status: number, passes: number): CollectionsListing => ({
-    status,
-    url: url.href,
-    sizes,
-    modified,
-    expected,
-    passes,
-    pages,
-    stats,
-  });
+  for (const page of staged) seen.add(page);
   const end = checkpoint.entries.find((e) => e.type === 'collections-end' && e.round === round);
-  if (end?.type === 'collections-end') return listing(end.status, end.passes);
+  if (end?.type === 'collections-end') return seen.listing(end.status, end.passes);
 
+  const r: Round = { options, checkpoint, round, seen };
   options.onEvent?.({ type: 'collections-start', url: url.href, round, pagesDone: staged.length });
   let pass = Math.max(1, ...staged.map((p) => p.pass));
   for (; ; pass++) {
-    const mine = staged.filter((p) => p.pass === pass);
-    const resume = resumeOf(mine);
-    // The first request alone: a service without the endpoint answers one 404, not one per page asked for at once.
-    const target = { url, countHint: pass === 1 && sizes.size === 0 ? 0 : expected };
-    const repeating = new RepeatingPages();
-    const seenInPass = new Set(mine.flatMap((p) => p.ids.filter((id) => id !== null)));
     try {
-      for await (const batch of paginate(options, stats, resume, target)) {
-        const records = batch.records as ({ id?: unknown; number_of_images?: unknown } | null)[];
-        const micros = (record: unknown) =>
-          record === null ? null : Number.isFinite(modifiedAt(record)) ? modifiedAt(record) : null;
-        const wholeOrNull = (n: unknown) => (Number.isSafeInteger(n) ? (n as number) : null);
-        const entry: Omit<JournalCollectionsPage, 'file'> = {
-          type: 'collections-page',
-          round,
-          pass,
-          offset: batch.source.offset,
-          limit: batch.limit ?? stats.pageSize,
-          url: batch.source.url,
-          count: batch.count,
-          ids: records.map((r) => wholeOrNull(r?.id)),
-          sizes: records.map((r) => wholeOrNull(r?.number_of_images)),
-          modified: records.map(micros),
-          at_end: batch.atEnd === true,
-        };
-        const body =
-          batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records });
-        const before = seenInPass.size;
-        for (const id of entry.ids) if (id !== null) seenInPass.add(id);
-        repeating.add(entry.url, seenInPass.size > before || entry.ids.length === 0);
-        account(await checkpoint.addPage<JournalCollectionsPage>(entry, body));
-      }
+      await pagePass(r, pass, staged);
     } catch (err) {
-      const nothingYet = sizes.size === 0 && staged.length === 0;
+      const nothingYet = seen.sizes.size === 0 && staged.length === 0;
       if (!(nothingYet && err instanceof ExtractError && err.status === 404)) throw err;
-      await checkpoint.mark({ type: 'collections-end', round, passes: 0, status: 404 });
-      options.onEvent?.({
-        type: 'collections-end',
-        url: url.href,
-        round,
-        status: 404,
-        expected: 0,
-        received: 0,
-        passes: 0,
-      });
-      return listing(404, 0);
+      return endRound(r, { status: 404, expected: 0, received: 0, passes: 0 });
     }
-    const complete = sizes.size >= expected;
+    const complete = seen.sizes.size >= seen.expected;
     if (complete || pass >= MAX_COLLECTION_PASSES) break;
   }
-  await checkpoint.mark({ type: 'collections-end', round, passes: pass, status: 200 });
-  options.onEvent?.({
-    type: 'collections-end',
-    url: url.href,
+  return endRound(r, { status: 200, expected: seen.expected, received: seen.sizes.size, passes: pass });
+}
+
+/** The collections list as read so far: what CollectionsListing reports of it. */
+class ListingSoFar {
+  readonly sizes = new Map<number, number | null>();
+  readonly modified = new Map<number, number | null>();
+  expected = 0;
+  readonly pages: JournalCollectionsPage[] = [];
+
+  constructor(
+    readonly url: URL,
+    /** Requests and pages of this process. */
+    readonly stats: ExtractStats,
+  ) {}
+
+  /** Adds a staged page: its collections' sizes and modify dates, and its `count`. */
+  add(page: JournalCollectionsPage): void {
+    this.pages.push(page);
+    page.ids.forEach((id, position) => {
+      if (id === null) return;
+      this.sizes.set(id, page.sizes[position] ?? null);
+      this.modified.set(id, page.modified[position] ?? null);
+    });
+    this.expected = page.count;
+  }
+
+  /** The listing, as the list answered `status` after `passes` passes. */
+  listing(status: number, passes: number): CollectionsListing {
+    const { sizes, modified, expected, pages, stats } = this;
+    return { status, url: this.url.href, sizes, modified, expected, passes, pages, stats };
+  }
+}
+
+/** One round of paging the collections list. */
+interface Round {
+  options: PaginateOptions;
+  checkpoint: Checkpoint;
+  round: number;
+  seen: ListingSoFar;
+}
+
+/** Pages the collections list once (pass `pass` of the round) into the staging folder, resuming the pages `staged`. */
+async function pagePass(r: Round, pass: number, staged: readonly JournalCollectionsPage[]): Promise<void> {
+  const { seen } = r;
+  const mine = staged.filter((p) => p.pass === pass);
+  const resume = resumeOf(mine);
+  // The first request alone: a service without the endpoint answers one 404, not one per page asked for at once.
+  const target = { url: seen.url, countHint: pass === 1 && seen.sizes.size === 0 ? 0 : seen.expected };
+  const repeating = new RepeatingPages();
+  const seenInPass = new Set(mine.flatMap((p) => p.ids.filter((id) => id !== null)));
+  for await (const batch of paginate(r.options, seen.stats, resume, target)) {
+    const entry = collectionsPageOf(batch, r.round, pass, seen.stats.pageSize);
+    const body =
+      batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records });
+    const before = seenInPass.size;
+    for (const id of entry.ids) if (id !== null) seenInPass.add(id);
+    repeating.add(entry.url, seenInPass.size > before || entry.ids.length === 0);
+    seen.add(await r.checkpoint.addPage<JournalCollectionsPage>(entry, body));
+  }
+}
+
+/** The journal entry of a page of the collections list: each record's id, `number_of_images` and `modify_date`. */
+function collectionsPageOf(
+  batch: PageBatch,
+  round: number,
+  pass: number,
+  pageSize: number,
+): Omit<JournalCollectionsPage, 'file'> {
+  const records = batch.records as ({ id?: unknown; number_of_images?: unknown } | null)[];
+  const micros = (record: unknown) =>
+    record === null ? null : Number.isFinite(modifiedAt(record)) ? modifiedAt(record) : null;
+  const wholeOrNull = (n: unknown) => (Number.isSafeInteger(n) ? (n as number) : null);
+  return {
+    type: 'collections-page',
     round,
-    status: 200,
-    expected,
-    received: sizes.size,
-    passes: pass,
-  });
-  return listing(200, pass);
+    pass,
+    offset: batch.source.offset,
+    limit: batch.limit ?? pageSize,
+    url: batch.source.url,
+    count: batch.count,
+    ids: records.map((r) => wholeOrNull(r?.id)),
+    sizes: records.map((r) => wholeOrNull(r?.number_of_images)),
+    modified: records.map(micros),
+    at_end: batch.atEnd === true,
+  };
+}
+
+/** Marks the round ended in the journal, tells of it, and returns the listing. */
+async function endRound(
+  r: Round,
+  end: { status: number; expected: number; received: number; passes: number },
+): Promise<CollectionsListing> {
+  const { round } = r;
+  await r.checkpoint.mark({ type: 'collections-end', round, passes: end.passes, status: end.status });
+  const { status, expected, received, passes } = end;
+  r.options.onEvent?.({ type: 'collections-end', url: r.seen.url.href, round, status, expected, received, passes });
+  return r.seen.listing(status, passes);
 }

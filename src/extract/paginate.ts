@@ -1,13 +1,16 @@
 import type { PageBatch } from '../schema/row.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
-import { ExtractError } from './extract-error.js';
 import type { ExtractEvent } from './extract-events.js';
-import { HttpClient, type FetchedPage, type HttpClientOptions } from './http-client.js';
-import { joinPageBodies } from './join-page-bodies.js';
+import { newExtractStats, type ExtractStats } from './extract-stats.js';
+import { fetchListPage, type ListRequests } from './fetch-list-page.js';
+import { fetchRange } from './fetch-range.js';
+import { HttpClient, type HttpClientOptions } from './http-client.js';
 import { limitOfLink, listUrlOf, pageUrl } from './page-url.js';
-import { withRetry, type RetryOptions } from './retry.js';
-import { isSameHost } from './same-host.js';
+import { PageWindow } from './page-window.js';
+import type { RetryOptions } from './retry.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from './defaults.js';
+
+export { newExtractStats, type ExtractStats } from './extract-stats.js';
 
 /** Where and how to page the list. */
 export interface PaginateOptions {
@@ -69,44 +72,6 @@ export interface ListTarget {
   answers?: readonly number[];
 }
 
-/** What paging saw, filled in while it runs. */
-export interface ExtractStats {
-  /** `count` reported by the first page. */
-  countAtStart: number;
-  /** `count` reported by the last page fetched. */
-  countAtEnd: number;
-  /** Smallest and largest `count` seen. */
-  countMin: number;
-  countMax: number;
-  /** Pages fetched (requests that returned a page). */
-  pagesFetched: number;
-  /** Requests sent, failed attempts included. */
-  requests: number;
-  /** Failed attempts that were retried. */
-  retries: number;
-  /** The page size the server applied. */
-  pageSize: number;
-  /** Offsets of single records the server could not serve even alone (skipped after bisecting a failing page). */
-  skippedOffsets: number[];
-}
-
-/** Fresh, all-zero extraction stats. */
-export function newExtractStats(): ExtractStats {
-  return {
-    countAtStart: 0,
-    countAtEnd: 0,
-    countMin: Infinity,
-    countMax: 0,
-    pagesFetched: 0,
-    requests: 0,
-    retries: 0,
-    pageSize: 0,
-    skippedOffsets: [],
-  };
-}
-
-type Settled = { ok: true; batch: PageBatch } | { ok: false; error: unknown };
-
 /**
  * Streams every page of `/api/images/` (or of the list `target` names) in offset order, fetching up to `concurrency`
  * pages at once.
@@ -128,148 +93,29 @@ export async function* paginate(
   const onAbort = () => aborter.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) aborter.abort();
-
-  const fetchOne = async (url: string): Promise<FetchedPage> => {
-    const fetched = await withRetry(
-      () => {
-        stats.requests++;
-        return client.getPage(url, aborter.signal, target?.answers);
-      },
-      options.retry,
-      (n) => {
-        stats.retries++;
-        adaptive.failed(n.error.status === 429);
-        options.onEvent?.({ type: 'retry', url, attempt: n.attempt, delayMs: n.delayMs, reason: n.error.reason });
-      },
-      aborter.signal,
-    );
-    for (const link of [fetched.page.next, fetched.page.previous]) checkLink(url, link, listUrl);
-    checkCount(
-      url,
-      fetched.page.count,
-      stats.countAtStart,
-      options.maxCount ?? 100_000_000,
-      options.pageSize ?? DEFAULT_PAGE_SIZE,
-    );
-    adaptive.succeeded();
-    stats.pagesFetched++;
-    const { count } = fetched.page;
-    stats.countAtEnd = count;
-    stats.countMin = Math.min(stats.countMin, count);
-    stats.countMax = Math.max(stats.countMax, count);
-    return fetched;
+  const lists: ListRequests = {
+    listUrl,
+    client,
+    adaptive,
+    signal: aborter.signal,
+    stats,
+    answers: target?.answers,
+    retry: options.retry,
+    onEvent: options.onEvent,
+    maxCount: options.maxCount ?? 100_000_000,
+    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
   };
-
-  /** Fetches `limit` records at `offset`, splitting the range while the server answers 500. */
-  const fetchRange = async (offset: number, limit: number): Promise<PageBatch> => {
-    const url = pageUrl(listUrl, limit, offset);
-    try {
-      const { page, bytes } = await fetchOne(url);
-      const atEnd = page.results.length === 0 && page.next === null;
-      return { source: { url, offset }, count: page.count, records: page.results, limit, body: bytes, atEnd };
-    } catch (err) {
-      if (!(err instanceof ExtractError) || err.status !== 500 || aborter.signal.aborted) throw err;
-      if (limit === 1) {
-        stats.skippedOffsets.push(offset);
-        options.onEvent?.({ type: 'skip', url, offset, reason: err.reason });
-        return { source: { url, offset }, count: stats.countAtEnd, records: [], limit };
-      }
-      const half = Math.ceil(limit / 2);
-      const [left, right] = await Promise.all([fetchRange(offset, half), fetchRange(offset + half, limit - half)]);
-      const body = joinPageBodies(right.count, [left.body, right.body]);
-      return { source: { url, offset }, count: right.count, records: [...left.records, ...right.records], limit, body };
-    }
-  };
-
-  // A window of pages in flight, yielded in offset order.
-  const window = new Map<number, Promise<Settled>>();
-  let order: number[] = [];
-  let running = 0;
-  let emptyRun = 0;
-  let wake: () => void = () => undefined;
-  const asked = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  let limit = resume?.limit ?? asked;
-  const start = (offset: number) => {
-    running++;
-    order.push(offset);
-    const settled = fetchRange(offset, limit).then(
-      (batch): Settled => ({ ok: true, batch }),
-      (error): Settled => ({ ok: false, error }),
-    );
-    window.set(
-      offset,
-      settled.finally(() => {
-        running--;
-        wake();
-      }),
-    );
-  };
-
+  const window = new PageWindow(adaptive);
   try {
-    let maxCount: number;
-    let nextOffset: number;
-    if (resume === undefined) {
-      // The pages after the first are asked for at once, at the page size asked for: the server applies it unless it
-      // caps it (then they are dropped and paging goes on at the server's size). Saves a round trip on every run.
-      const firstUrl = pageUrl(listUrl, asked, 0);
-      const first = fetchOne(firstUrl);
-      const hint = target?.countHint ?? Infinity;
-      for (let k = 1; k < adaptive.max && k * asked < hint; k++) start(k * asked);
-      const { page, bytes } = await first;
-      limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, asked);
-      stats.countAtStart = page.count;
-      maxCount = page.count;
-      options.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: page.results.length, count: page.count });
-      yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };
-      if (page.next === null) return;
-      if (limit === asked) nextOffset = (order.at(-1) ?? 0) + limit;
-      else {
-        for (const offset of order) window.delete(offset); // the server pages at another size: drop the guesses
-        order = [];
-        nextOffset = limit;
-      }
-    } else {
-      maxCount = resume.count;
+    let cursor: Cursor | undefined;
+    if (resume === undefined) cursor = yield* firstPage(lists, window, target?.countHint ?? Infinity);
+    else {
       stats.countAtStart = stats.countAtEnd = resume.count;
-      nextOffset = 0;
+      cursor = { limit: resume.limit, maxCount: resume.count, nextOffset: 0 };
     }
-    stats.pageSize = limit;
-    const done = resume?.done ?? new Set<number>();
-    const skipDone = () => {
-      while (done.has(nextOffset)) nextOffset += limit;
-    };
-    skipDone();
-
-    for (;;) {
-      while (running < adaptive.current && window.size < adaptive.max * 2 && nextOffset < maxCount) {
-        start(nextOffset);
-        nextOffset += limit;
-        skipDone();
-      }
-      const headOffset = order[0];
-      if (headOffset === undefined) return;
-      const head = window.get(headOffset)!;
-      const woken = new Promise<undefined>((resolve) => (wake = () => resolve(undefined)));
-      const settled = await Promise.race([head, woken]);
-      if (settled === undefined) continue; // another page finished: refill the window
-      window.delete(headOffset);
-      order.shift();
-      if (!settled.ok) throw settled.error;
-      const { batch } = settled;
-      maxCount = Math.max(maxCount, batch.count);
-      // An empty page with no next link, or three empty pages in a row: nothing lies beyond, whatever `count` claims.
-      emptyRun = batch.records.length === 0 ? emptyRun + 1 : 0;
-      if (batch.atEnd === true) maxCount = Math.min(maxCount, headOffset);
-      else if (emptyRun >= 3) maxCount = Math.min(maxCount, headOffset + limit);
-      options.onEvent?.({
-        type: 'page',
-        url: batch.source.url,
-        offset: headOffset,
-        records: batch.records.length,
-        count: batch.count,
-      });
-      yield batch;
-    }
+    if (cursor === undefined) return;
+    stats.pageSize = cursor.limit;
+    yield* pagesAfter(lists, window, cursor, resume?.done ?? new Set<number>());
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     aborter.abort();
@@ -277,49 +123,74 @@ export async function* paginate(
   }
 }
 
-/**
- * Refuses a `count` no real list has, or one that grew past twice the pass's first plus 100 pages: paging it would
- * never end.
- */
-function checkCount(url: string, count: number, first: number, max: number, pageSize: number): void {
-  if (count > max)
-    throw new ExtractError({
-      code: 'IMPLAUSIBLE_COUNT',
-      url,
-      reason: `reported count ${count}, more than the ${max} records any list is believed to hold`,
-      retryable: false,
-    });
-  if (first > 0 && count > first * 2 + 100 * pageSize) {
-    throw new ExtractError({
-      code: 'IMPLAUSIBLE_COUNT',
-      url,
-      reason:
-        `reported count ${count}, up from ${first} at the start of the pass: the list grows ` +
-        `faster than it can be read`,
-      retryable: false,
-    });
-  }
+/** Where paging goes on from: the server's page size, the `count` to page up to, and the next offset to fetch. */
+interface Cursor {
+  limit: number;
+  maxCount: number;
+  nextOffset: number;
 }
 
-function checkLink(pageUrl: string, link: string | null, listUrl: URL): void {
-  if (link === null) return;
-  let target: URL;
-  try {
-    target = new URL(link);
-  } catch {
-    throw new ExtractError({
-      code: 'BAD_BODY',
-      url: pageUrl,
-      reason: `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`,
-      retryable: false,
-    });
-  }
-  if (!isSameHost(target, listUrl)) {
-    throw new ExtractError({
-      code: 'FOREIGN_LINK',
-      url: pageUrl,
-      reason: `returned a link to another host (${target.host}); refusing to follow it`,
-      retryable: false,
-    });
+/**
+ * Yields the list's first page, and returns where paging goes on from (undefined when nothing follows it).
+ * The pages after the first are asked for at once, at the page size asked for, while below `countHint`: the server
+ * applies it unless it caps it (then they are dropped and paging goes on at the server's size). Saves a round trip on
+ * every run.
+ */
+async function* firstPage(
+  lists: ListRequests,
+  window: PageWindow,
+  countHint: number,
+): AsyncGenerator<PageBatch, Cursor | undefined> {
+  const asked = lists.pageSize;
+  const firstUrl = pageUrl(lists.listUrl, asked, 0);
+  const first = fetchListPage(lists, firstUrl);
+  for (let k = 1; k < lists.adaptive.max && k * asked < countHint; k++)
+    window.start(k * asked, (offset) => fetchRange(lists, offset, asked));
+  const { page, bytes } = await first;
+  const limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, asked);
+  lists.stats.countAtStart = page.count;
+  lists.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: page.results.length, count: page.count });
+  yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };
+  if (page.next === null) return undefined;
+  if (limit === asked) return { limit, maxCount: page.count, nextOffset: (window.last ?? 0) + limit };
+  window.drop(); // the server pages at another size: drop the guesses
+  return { limit, maxCount: page.count, nextOffset: limit };
+}
+
+/**
+ * Yields the pages from `cursor` on in offset order, keeping the window full and skipping the offsets `done`, until
+ * the list's end: its largest `count`, or an empty page with no next link, or three empty pages in a row (nothing lies
+ * beyond, whatever `count` claims).
+ */
+async function* pagesAfter(
+  lists: ListRequests,
+  window: PageWindow,
+  cursor: Cursor,
+  done: ReadonlySet<number>,
+): AsyncGenerator<PageBatch, void> {
+  const { limit } = cursor;
+  let { maxCount, nextOffset } = cursor;
+  let emptyRun = 0;
+  const skipDone = () => {
+    while (done.has(nextOffset)) nextOffset += limit;
+  };
+  skipDone();
+  for (;;) {
+    while (window.hasRoom() && nextOffset < maxCount) {
+      window.start(nextOffset, (offset) => fetchRange(lists, offset, limit));
+      nextOffset += limit;
+      skipDone();
+    }
+    const headOffset = window.head;
+    if (headOffset === undefined) return;
+    const batch = await window.takeHead();
+    if (batch === undefined) continue;
+    maxCount = Math.max(maxCount, batch.count);
+    emptyRun = batch.records.length === 0 ? emptyRun + 1 : 0;
+    if (batch.atEnd === true) maxCount = Math.min(maxCount, headOffset);
+    else if (emptyRun >= 3) maxCount = Math.min(maxCount, headOffset + limit);
+    const { url } = batch.source;
+    lists.onEvent?.({ type: 'page', url, offset: headOffset, records: batch.records.length, count: batch.count });
+    yield batch;
   }
 }

@@ -1,0 +1,33 @@
+/** A range of a list fetched as one page, or in halves down to single records while the server answers 500. */
+import type { PageBatch } from '../schema/row.js';
+import { ExtractError } from './extract-error.js';
+import { fetchListPage, type ListRequests } from './fetch-list-page.js';
+import { joinPageBodies } from './join-page-bodies.js';
+import { pageUrl } from './page-url.js';
+
+/** Fetches `limit` records at `offset`, splitting the range while the server answers 500. */
+export async function fetchRange(lists: ListRequests, offset: number, limit: number): Promise<PageBatch> {
+  const url = pageUrl(lists.listUrl, limit, offset);
+  try {
+    const { page, bytes } = await fetchListPage(lists, url);
+    const atEnd = page.results.length === 0 && page.next === null;
+    return { source: { url, offset }, count: page.count, records: page.results, limit, body: bytes, atEnd };
+  } catch (err) {
+    if (!(err instanceof ExtractError) || err.status !== 500 || lists.signal.aborted) throw err;
+    if (limit === 1) return skipRecord(lists, url, offset, err);
+    const half = Math.ceil(limit / 2);
+    const [left, right] = await Promise.all([
+      fetchRange(lists, offset, half),
+      fetchRange(lists, offset + half, limit - half),
+    ]);
+    const body = joinPageBodies(right.count, [left.body, right.body]);
+    return { source: { url, offset }, count: right.count, records: [...left.records, ...right.records], limit, body };
+  }
+}
+
+/** Skips the single record at `offset` that the server could not serve: an empty page in its place. */
+function skipRecord(lists: ListRequests, url: string, offset: number, err: ExtractError): PageBatch {
+  lists.stats.skippedOffsets.push(offset);
+  lists.onEvent?.({ type: 'skip', url, offset, reason: err.reason });
+  return { source: { url, offset }, count: lists.stats.countAtEnd, records: [], limit: 1 };
+}
