@@ -95,6 +95,9 @@ export default defineConfig(
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
     },
     rules: {
+      // Small functions: none over 100 lines, every line counted (comments, blank lines and templates too); tests'
+      // describe blocks are left out.
+      'max-lines-per-function': ['error', { max: 100 }],
       'import-x/no-cycle': 'error',
       'import-x/no-restricted-paths': ['error', { zones: [...layerZones, ...otherZones] }],
     },
