@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import type { Argv, Options } from 'yargs';
+import { readRegularFileSync, RegularFileError } from '../load/read-regular-file.js';
 import { booleanNames, camelCase, checkBooleanEnv } from './strict-booleans.js';
 import { UsageError } from './usage-error.js';
 
@@ -65,47 +65,18 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
- * A config file's text, once the opened file is found to be a regular file of at most MAX_CONFIG_BYTES: opened
- * without blocking (a FIFO's open waits for a writer), checked with fstat before a byte is read (/dev/zero never ends),
- * and read no further than the limit (a file growing meanwhile). A one-line usage error otherwise.
+ * A config file's text, once the opened file is found to be a regular file of at most MAX_CONFIG_BYTES (see
+ * readRegularFileSync: a FIFO or /dev/zero is refused before a byte is read; a link to a config file is followed).
+ * A one-line usage error otherwise.
  */
 function readConfigText(path: string): string {
-  const refuse = (reason: string) => new UsageError({ message: `--config: ${path} ${reason}` });
-  const tooLarge = (size: number | string) =>
-    refuse(`is ${size} bytes; a config file holds at most ${MAX_CONFIG_BYTES}`);
-  const cannotRead = (err: unknown) =>
-    new UsageError({
-      message: `--config: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-    });
-  let fd: number;
+  const sizeProblem = (size: number) =>
+    size > MAX_CONFIG_BYTES ? `is ${size} bytes; a config file holds at most ${MAX_CONFIG_BYTES}` : undefined;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    return readRegularFileSync(path, { maxBytes: MAX_CONFIG_BYTES, sizeProblem, followLink: true }).toString('utf8');
   } catch (err) {
-    throw cannotRead(err);
+    if (err instanceof RegularFileError) throw new UsageError({ message: `--config: ${path} ${err.message}` });
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new UsageError({ message: `--config: cannot read ${path} (${reason})` });
   }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw refuse(`is not a regular file (${kindOf(stats)})`);
-    if (stats.size > MAX_CONFIG_BYTES) throw tooLarge(stats.size);
-    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
-    let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n)
-      n = readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > MAX_CONFIG_BYTES) throw tooLarge(`more than ${MAX_CONFIG_BYTES}`);
-    return buffer.toString('utf8', 0, length);
-  } catch (err) {
-    throw err instanceof UsageError ? err : cannotRead(err);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** What a file that is not a regular file is, in words. */
-function kindOf(stats: Stats): string {
-  if (stats.isDirectory()) return 'a folder';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  if (stats.isSocket()) return 'a socket';
-  return 'an unknown kind of file';
 }

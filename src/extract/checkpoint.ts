@@ -10,13 +10,14 @@ import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { checksumProblem, pageChecksum } from './page-checksum.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 import { makeFolders } from '../load/make-folder.js';
+import { readRegularFile, RegularFileError } from '../load/read-regular-file.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 
 /**
  * The layout of the staging folder and its journal; staging of another format is discarded, not resumed. 4: each
- * staged page's checksum is in its journal line.
+ * staged page's checksum is in its journal line; 5: and its size in bytes.
  */
-export const STAGING_FORMAT = 4;
+export const STAGING_FORMAT = 5;
 
 /**
  * How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's
@@ -59,6 +60,8 @@ interface RecordPageFields {
   file: string | null;
   /** The file's checksum (page-checksum.ts); absent without a file (and in a journal of staging format 3 or before). */
   checksum?: string;
+  /** The file's size in bytes; absent without a file (and in a journal of staging format 4 or before). */
+  bytes?: number;
   /** Per record position: the id of a valid record, or null for a record that broke the schema. */
   ids: (number | null)[];
   /** For each record that broke the schema, in position order: its id when usable, else a hash of its content. */
@@ -115,6 +118,8 @@ export interface JournalCollectionsPage {
   file: string;
   /** The file's checksum (page-checksum.ts); absent in a journal of staging format 3 or before. */
   checksum?: string;
+  /** The file's size in bytes; absent in a journal of staging format 4 or before. */
+  bytes?: number;
   /** Per position: the collection's id, or null when it has no usable one. */
   ids: (number | null)[];
   /** Per position: the collection's `number_of_images`, or null when it is not a whole number. */
@@ -166,8 +171,13 @@ export interface JournalCollectionEnd {
 /** A staged page of any kind. */
 export type JournalPageEntry = StagedPage | JournalCollectionsPage;
 
-/** A page's journal line before its body is staged: without `file` and `checksum` (each kind of a union on its own). */
-export type Unstaged<T extends JournalPageEntry> = T extends JournalPageEntry ? Omit<T, 'file' | 'checksum'> : never;
+/**
+ * A page's journal line before its body is staged: without `file`, `checksum` and `bytes` (each kind of a union on its
+ * own).
+ */
+export type Unstaged<T extends JournalPageEntry> = T extends JournalPageEntry
+  ? Omit<T, 'file' | 'checksum' | 'bytes'>
+  : never;
 
 /** A line that marks the end of something. */
 export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalCollectionEnd;
@@ -197,8 +207,8 @@ const LOCK = 'lock';
 export class Checkpoint {
   /** Pages recorded in the journal, by earlier processes and this one. */
   pagesKept: number;
-  /** The checksum of each staged file, from its journal line. */
-  private readonly checksums = new Map<string, string | undefined>();
+  /** The checksum and size of each staged file, from its journal line. */
+  private readonly staged = new Map<string, StagedFile>();
 
   private constructor(
     /** The staging folder. */
@@ -212,8 +222,7 @@ export class Checkpoint {
     readonly notices: string[] = [],
   ) {
     this.pagesKept = entries.filter(isPageEntry).length;
-    for (const entry of entries)
-      if (isPageEntry(entry) && entry.file !== null) this.checksums.set(entry.file, entry.checksum);
+    for (const entry of entries) if (isPageEntry(entry) && entry.file !== null) this.staged.set(entry.file, entry);
   }
 
   /**
@@ -280,17 +289,20 @@ export class Checkpoint {
     }
   }
 
-  /** Keeps a page: its body first (under a temporary name, then renamed), then its journal line with its checksum. */
+  /**
+   * Keeps a page: its body first (under a temporary name, then renamed), then its journal line with its checksum and
+   * size.
+   */
   async addPage<T extends JournalPageEntry>(entry: Unstaged<T>, body: string | Uint8Array | undefined): Promise<T> {
     let file: string | null = null;
-    let checksum: string | undefined;
+    let stamp: StagedFile = {};
     if (body !== undefined) {
       file = fileNameOf(entry);
-      checksum = pageChecksum(body);
+      stamp = { checksum: pageChecksum(body), bytes: Buffer.byteLength(body) };
       await replaceFile(join(this.dir, file), body);
-      this.checksums.set(file, checksum);
+      this.staged.set(file, stamp);
     }
-    const page = { ...entry, file, ...(checksum === undefined ? {} : { checksum }) } as unknown as T;
+    const page = { ...entry, file, ...stamp } as unknown as T;
     await this.append(page);
     this.pagesKept++;
     return page;
@@ -307,15 +319,20 @@ export class Checkpoint {
   }
 
   /**
-   * A kept page: its body as staged and its records parsed. Throws CheckpointError (CHANGED) when the body is not the
-   * one its checksum names.
+   * A kept page: its body as staged and its records parsed. Throws CheckpointError (CHANGED) when the file is not a
+   * regular file of the size its journal line records (found before a byte of it is read), or its body is not the one
+   * its checksum names.
    */
   async readPage(file: string): Promise<{ body: Buffer; records: unknown[] }> {
     const path = join(this.dir, file);
-    const body = await readFile(path);
-    const problem = checksumProblem(body, this.checksums.get(file));
-    if (problem !== undefined) throw new CheckpointError({ code: 'CHANGED', message: `staging: ${path}: ${problem}` });
-    return { body, records: (parseJsonBytes(body) as { results: unknown[] }).results };
+    const stamp = this.staged.get(file) ?? {};
+    const changed = (problem: string) =>
+      new CheckpointError({ code: 'CHANGED', message: `staging: ${path}: ${problem}` });
+    const read = await readStagedFile(path, stamp);
+    if ('problem' in read) throw changed(read.problem);
+    const problem = checksumProblem(read.body, stamp.checksum);
+    if (problem !== undefined) throw changed(problem);
+    return { body: read.body, records: (parseJsonBytes(read.body) as { results: unknown[] }).results };
   }
 
   /**
@@ -328,7 +345,7 @@ export class Checkpoint {
     await writeFile(join(this.dir, IDENTITY), JSON.stringify(this.identity) + '\n');
     this.journal = await open(join(this.dir, JOURNAL), 'a');
     this.entries = [];
-    this.checksums.clear();
+    this.staged.clear();
     this.pagesKept = 0;
     this.notices.push(notice);
   }
@@ -530,18 +547,35 @@ function fileNameOf(entry: Unstaged<JournalPageEntry>): string {
 }
 
 /**
- * What is wrong with a staged page, or undefined when it holds the records its journal line lists and is the page
- * its checksum names.
+ * What is wrong with a staged page, or undefined when it is a regular file of the size its journal line records, holds
+ * the records the line lists and is the page its checksum names.
  */
 async function pageProblem(path: string, page: JournalPageEntry): Promise<string | undefined> {
-  let body: Buffer;
+  const read = await readStagedFile(path, page);
+  if ('problem' in read) return read.problem;
+  return shapeProblem(read.body, page) ?? checksumProblem(read.body, page.checksum);
+}
+
+/** What the journal records of a staged file: its checksum and its size in bytes (either absent in an older one). */
+interface StagedFile {
+  checksum?: string;
+  bytes?: number;
+}
+
+/**
+ * A staged file's bytes, read only once the opened file is found to be a regular file (not a link, a FIFO, a device)
+ * of the size its journal line records; else why not, in words that follow its name.
+ */
+async function readStagedFile(path: string, { bytes }: StagedFile): Promise<{ body: Buffer } | { problem: string }> {
+  if (bytes === undefined) return { problem: 'the journal has no size of it' };
+  const sizeProblem = (size: number) => (size === bytes ? undefined : `is ${size} bytes; the journal says ${bytes}`);
   try {
-    body = await readFile(path);
+    return { body: await readRegularFile(path, { maxBytes: bytes, sizeProblem }) };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-    return `cannot be read: ${(err as Error).message}`;
+    if (err instanceof RegularFileError) return { problem: err.message };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { problem: 'missing' };
+    return { problem: `cannot be read: ${(err as Error).message}` };
   }
-  return shapeProblem(body, page) ?? checksumProblem(body, page.checksum);
 }
 
 /** What is wrong with a staged page's body that its journal line shows: it does not parse, or holds other records. */
@@ -599,6 +633,7 @@ function isPageShape(e: Record<string, unknown>): boolean {
     typeof e['url'] === 'string' &&
     (file === null || (typeof file === 'string' && /^[\w.-]+$/.test(file) && !file.startsWith('.'))) &&
     (e['checksum'] === undefined || typeof e['checksum'] === 'string') &&
+    (e['bytes'] === undefined || Number.isSafeInteger(e['bytes'])) &&
     isIntList(e['ids'], true)
   );
 }

@@ -1,11 +1,12 @@
 /**
  * Issue 4: a run killed with SIGKILL at several points, or stopped with Ctrl-C, resumes with the same command:
  * pages already fetched are not fetched again, and the files equal an uninterrupted run's. Issue 23: a staged page
- * edited on disk, still valid JSON, is dropped and fetched again, never published.
+ * edited on disk, still valid JSON, is dropped and fetched again, never published; so is one replaced by a symbolic
+ * link, a FIFO or a file of another size, refused before a byte of it is read.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +159,11 @@ async function editName(path: string, sameLength: boolean): Promise<void> {
   await writeFile(path, edited);
 }
 
+/** A staged page's JSON with `bytes` spaces before its closing brace: the same records, another size. */
+function padded(page: string, bytes: number): string {
+  return page.replace(/}\s*$/, ' '.repeat(bytes) + '}');
+}
+
 /** Rewrites the staging journal's lines through `change`. */
 async function rewriteJournal(out: string, change: (entry: Record<string, unknown>) => Record<string, unknown>) {
   const path = join(out, '.img-etl-staging', 'journal.ndjson');
@@ -185,11 +191,11 @@ describe('a staged page changed on disk', () => {
   }
 
   it.each([
-    ['the same length', true],
-    ['another length', false],
+    ['the same length', true, "changed on disk since it was staged \\(its sha256 is not the journal's\\)"],
+    ['another length', false, 'is \\d+ bytes; the journal says \\d+'],
   ])(
     'edited to %s but valid: dropped with a notice and fetched again, the files hold what was served',
-    async (_, same) => {
+    async (_, same, reason) => {
       const { out, staging, killed, imagePage, collectionsPage } = await killedRun();
       await editName(join(staging, imagePage), same);
       await editName(join(staging, collectionsPage), same);
@@ -198,8 +204,7 @@ describe('a staged page changed on disk', () => {
       expect(resumed.stderr).toMatch(
         new RegExp(
           `img-etl: staging: 2 staged pages in .* could not be read back ` +
-            `\\(${collectionsPage.replaceAll('.', '\\.')}: ` +
-            `changed on disk since it was staged \\(its sha256 is not the journal's\\)\\); fetching them again`,
+            `\\(${collectionsPage.replaceAll('.', '\\.')}: ${reason}\\); fetching them again`,
         ),
       );
       expect(resumed.code).toBe(0);
@@ -207,6 +212,50 @@ describe('a staged page changed on disk', () => {
       expect(service.stats.listRequests).toBe(PAGES - killed.imagePages + 1);
       await expectSameAsReference(out);
       expect(await readFile(join(out, 'collections.csv'))).toEqual(await readFile(join(reference, 'collections.csv')));
+    },
+  );
+
+  /** What is put at a staged page's path: a link to /dev/zero, a FIFO, a link to a larger file, a larger file. */
+  const replacements: [string, (path: string, page: string) => Promise<void>, string][] = [
+    ['a symbolic link to /dev/zero', (path) => symlink('/dev/zero', path), 'is a symbolic link'],
+    ['a FIFO', async (path) => void execFileSync('mkfifo', [path]), 'is not a regular file \\(a FIFO\\)'],
+    [
+      'a symbolic link to a larger regular file (the page padded to 4 MiB, still valid)',
+      async (path, page) => {
+        const elsewhere = await tempDir();
+        dirs.push(elsewhere);
+        await writeFile(join(elsewhere, 'large.json'), padded(page, 4 * 1024 * 1024));
+        await symlink(join(elsewhere, 'large.json'), path);
+      },
+      'is a symbolic link',
+    ],
+    [
+      'a larger regular file (the page padded, still valid)',
+      (path, page) => writeFile(path, padded(page, 1024)),
+      'is \\d+ bytes; the journal says \\d+',
+    ],
+  ];
+
+  it.each(replacements)(
+    'replaced by %s: refused before a byte is read, dropped with a notice and fetched again',
+    async (_, replace, reason) => {
+      const { out, staging, killed, imagePage } = await killedRun();
+      const path = join(staging, imagePage);
+      const page = await readFile(path, 'utf8');
+      await rm(path);
+      await replace(path, page);
+      service.resetStats();
+      // SIGKILL past the time limit: a run reading /dev/zero or blocked on a FIFO does not heed SIGTERM
+      const resumed = await runCli(args(out), { timeoutMs: 30_000, killSignal: 'SIGKILL' });
+      expect(resumed.stderr).toMatch(
+        new RegExp(
+          `img-etl: staging: 1 staged page in .* could not be read back ` +
+            `\\(${imagePage.replaceAll('.', '\\.')}: ${reason}\\); fetching it again`,
+        ),
+      );
+      expect(resumed.code).toBe(0);
+      expect(service.stats.listRequests).toBe(PAGES - killed.imagePages + 1);
+      await expectSameAsReference(out);
     },
   );
 
@@ -238,7 +287,7 @@ describe('a staged page changed on disk', () => {
     service.resetStats();
     const resumed = await runCli(args(out));
     expect(resumed.stderr).toContain(
-      `img-etl: staging: ${staging} was written by another version of img-etl (staging format 3, this one reads 4); ` +
+      `img-etl: staging: ${staging} was written by another version of img-etl (staging format 3, this one reads 5); ` +
         'discarded it and started afresh',
     );
     expect(resumed.code).toBe(0);

@@ -130,12 +130,12 @@ describe('staging of an earlier run', () => {
     failing = false;
   }
 
-  it('a staged page that no longer parses is dropped with a notice and fetched again', async () => {
+  it('a staged page cut short is dropped with a notice (by its size, unread) and fetched again', async () => {
     await interruptedRun();
     await truncate(join(out, '.img-etl-staging', 'p1-0-20.json'), 100);
     const rerun = await runCli(args());
     expect(rerun.stderr).toMatch(
-      /img-etl: staging: 1 staged page in .* could not be read back \(p1-0-20\.json: does not parse: .*\); fetching it again/,
+      /img-etl: staging: 1 staged page in .* could not be read back \(p1-0-20\.json: is 100 bytes; the journal says \d+\); fetching it again/,
     );
     expect(rerun.code).toBe(0);
     expect(requestsFor(0)).toBe(2);

@@ -1,4 +1,6 @@
-import { writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { constants } from 'node:fs';
+import { open, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Checkpoint, type JournalPage, type Unstaged } from '../../src/extract/checkpoint.js';
@@ -48,6 +50,55 @@ describe('a staged page changed on disk while the run uses it', () => {
       expect(reopened.notices).toEqual([
         `staging: 1 staged page in ${dir} could not be read back (${page.file}: changed on disk since it was ` +
           "staged (its sha256 is not the journal's)); fetching it again",
+      ]);
+    } finally {
+      await reopened.remove();
+    }
+  });
+});
+
+describe('a staged page replaced while the run uses it is refused before a byte of it is read', () => {
+  const fifos: string[] = [];
+  afterEach(async () => {
+    // Without the check, a read of a FIFO waits for a writer: give it one (and EOF) so that a failing test ends.
+    for (const fifo of fifos.splice(0)) {
+      const writer = await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => undefined);
+      await writer?.close();
+    }
+  });
+
+  it.each([
+    ['a symbolic link to /dev/zero', (path: string) => symlink('/dev/zero', path), 'is a symbolic link'],
+    [
+      'a FIFO',
+      async (path: string) => {
+        execFileSync('mkfifo', [path]);
+        fifos.push(path);
+      },
+      'is not a regular file (a FIFO)',
+    ],
+    [
+      'a larger regular file',
+      (path: string) => writeFile(path, body.replace(/}$/, ' '.repeat(100) + '}')),
+      `is ${body.length + 100} bytes; the journal says ${body.length}`,
+    ],
+  ])('by %s: readPage rejects with CHANGED and the reason; the next open drops it', async (_, replace, reason) => {
+    const checkpoint = await Checkpoint.open(dir, identity);
+    const page = await checkpoint.addPage<JournalPage>(entry, body);
+    const path = join(dir, page.file!);
+    await rm(path);
+    await replace(path);
+    await expect(checkpoint.readPage(page.file!)).rejects.toMatchObject({
+      name: 'CheckpointError',
+      code: 'CHANGED',
+      message: `staging: ${path}: ${reason}`,
+    });
+    await checkpoint.close();
+    const reopened = await Checkpoint.open(dir, identity);
+    try {
+      expect(reopened.entries).toEqual([]);
+      expect(reopened.notices).toEqual([
+        `staging: 1 staged page in ${dir} could not be read back (${page.file}: ${reason}); fetching it again`,
       ]);
     } finally {
       await reopened.remove();

@@ -11,11 +11,15 @@ export interface CliRun {
   stderr: string;
 }
 
-/** How to run the CLI: environment, folder, time limit (default 120 s), arguments to node itself. */
+/**
+ * How to run the CLI: environment, folder, time limit (default 120 s), the signal that ends a run past it (default
+ * SIGTERM; SIGKILL for a run that may not heed SIGTERM), arguments to node itself.
+ */
 export interface CliOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   timeoutMs?: number;
+  killSignal?: NodeJS.Signals;
   nodeArgs?: string[];
 }
 
@@ -29,6 +33,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
         env: { ...process.env, ...options.env },
         cwd: options.cwd,
         timeout: options.timeoutMs ?? 120_000,
+        killSignal: options.killSignal ?? 'SIGTERM',
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => {
