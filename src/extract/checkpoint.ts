@@ -4,7 +4,7 @@
  * pages again, and never takes a page changed on disk for the one served.
  */
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, open, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { type FileHandle, open, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { checksumProblem, pageChecksum } from './page-checksum.js';
@@ -399,9 +399,14 @@ async function takeLock(dir: string): Promise<string | undefined> {
   });
 }
 
+/** The most bytes of run.json and of the journal read: a staging folder's own files are far smaller. */
+const RUN_JSON_MAX_BYTES = 1 << 20;
+const JOURNAL_MAX_BYTES = 256 << 20;
+
+/** run.json's value; undefined when it is not a regular file within bounds (a link, a FIFO) or does not parse. */
 async function readJson<T>(path: string): Promise<T | undefined> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
+    return JSON.parse((await readRegularFile(path, { maxBytes: RUN_JSON_MAX_BYTES })).toString('utf8')) as T;
   } catch {
     return undefined;
   }
@@ -410,9 +415,11 @@ async function readJson<T>(path: string): Promise<T | undefined> {
 async function readJournal(path: string): Promise<{ entries: JournalEntry[]; torn: boolean }> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return { entries: [], torn: false };
+    text = (await readRegularFile(path, { maxBytes: JOURNAL_MAX_BYTES })).toString('utf8');
+  } catch (err) {
+    // Not a regular file within bounds (a link, a FIFO): no page is trusted, and it is replaced by a regular file
+    // (torn) before it is opened to be added to, which a FIFO would block. None at all: a new staging.
+    return { entries: [], torn: err instanceof RegularFileError };
   }
   const entries: JournalEntry[] = [];
   const lines = text.split('\n');

@@ -259,6 +259,19 @@ describe('a staged page changed on disk', () => {
     },
   );
 
+  it.each([
+    ['run.json', 'a symbolic link to /dev/zero', (path: string) => symlink('/dev/zero', path)],
+    ['journal.ndjson', 'a FIFO', async (path: string) => void execFileSync('mkfifo', [path])],
+  ])('%s replaced by %s: read no further, the run finishes with the files served', async (name, _, replace) => {
+    const { out, staging } = await killedRun();
+    await rm(join(staging, name));
+    await replace(join(staging, name));
+    // SIGKILL past the time limit: a run reading /dev/zero or blocked on a FIFO does not heed SIGTERM
+    const resumed = await runCli(args(out), { timeoutMs: 30_000, killSignal: 'SIGKILL' });
+    expect(resumed.code).toBe(0);
+    await expectSameAsReference(out);
+  });
+
   it('a journal line without a checksum is not trusted: its page is fetched again', async () => {
     const { out, killed, imagePage } = await killedRun();
     await rewriteJournal(out, (entry) => {
