@@ -4,7 +4,11 @@
  * of its index with the run's (diffByIndex), after the run wrote its files: only the batches holding records whose
  * hashes differ are read back, from both snapshots. An older snapshot without an index falls back to the full diff of
  * every row, computed while the run writes (stream-drift.ts). A drift that cannot be had is a note in the report,
- * never a failed run.
+ * never a failed run, a WebAssembly trap on the older snapshot's bytes included (a damaged file under a manifest
+ * rewritten to fit it), which leaves the parquet-wasm instance it happens in unusable (wasm-trap.ts): the index's
+ * drift reads the older snapshot in this process, as the run's last use of parquet-wasm (after the run wrote its files
+ * and the report read its owners back); the full diff reads it in a worker thread (read-rows-in-worker.ts), as it runs
+ * beside the writers.
  */
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
@@ -38,7 +42,7 @@ export async function planRunDrift(
   const note = (why: string): DriftOutcome => ({ driftNote: `no comparison with ${previous}: ${why}` });
   // Arrow IPC reads with no decompression: a snapshot's images.arrow when it has one, else its Parquet.
   const older = (await isFile(join(folder, FILE_NAMES.arrow))) ? join(folder, FILE_NAMES.arrow) : folder;
-  // Only bytes a manifest vouches for reach parquet-wasm while the run writes with it: a trap would stop the writer.
+  // Only bytes a manifest vouches for are compared.
   const unlisted = await unvouched(older);
   if (unlisted !== undefined) {
     const outcome = note(unlisted);

@@ -11,9 +11,9 @@ import { buildReport } from './build-report.js';
 import { readCollectionOwners } from './collection-owners.js';
 import { categoryValues } from './loader-inputs.js';
 import { COLLECTIONS_FILE } from './optional-inputs.js';
-import type { Drift } from './report-data.js';
 import type { ReportStats } from './report-stats.js';
 import { snapshotHistory } from './snapshot-drift.js';
+import type { DriftOutcome } from './stream-drift.js';
 import { writeReportFiles } from './write-report-files.js';
 
 /** Where a run's report goes and what it is made from. */
@@ -28,17 +28,21 @@ export interface RunReportOptions {
   manifest: Manifest;
   /** The numbers gathered from the rows written. */
   stats: ReportStats;
-  /** The drift against the snapshot before (stream-drift.ts), or why there is none; neither without one. */
-  drift?: Drift;
-  driftNote?: string;
+  /**
+   * The drift against the snapshot before (run-drift.ts), or why there is none; neither without one. Had after the
+   * owners are read: it is the run's last use of parquet-wasm, which a trap on the older snapshot's bytes leaves
+   * unusable (wasm-trap.ts).
+   */
+  drift: () => Promise<DriftOutcome>;
 }
 
 /** Writes report.html, report.json, load.sql and load.py into `pending`; resolves to the files written. */
 export async function writeRunReport(options: RunReportOptions): Promise<SinkResult[]> {
-  const { pending, dataDir, baseDir, manifest, stats, drift, driftNote } = options;
+  const { pending, dataDir, baseDir, manifest, stats } = options;
   const name = basename(dataDir);
   const gathered = stats.gathered();
   const { owners, note } = await readCollectionOwners(pending);
+  const { drift, driftNote } = await options.drift();
   const history = (await snapshotHistory(baseDir)).filter((h) => h.snapshot !== name);
   const { started_at, records_written: records, complete } = manifest;
   history.push({ snapshot: name, started_at, records, complete });

@@ -3,13 +3,15 @@
  * (built once for Parquet and Arrow) are one more consumer of the write, and the older snapshot is read beside them,
  * so the new files are never read back. The diff is diffSnapshots'. A diff that fails (the older snapshot unreadable,
  * say) becomes a note in the report, never a failed run: the batches are still read to the end, so the writers they
- * are shared with go on.
+ * are shared with go on, and the older snapshot's Parquet is read in a worker (read-rows-in-worker.ts), so a trap on
+ * its bytes leaves this process's parquet-wasm, which the writers use, unharmed.
  */
 import type { RecordBatch } from 'apache-arrow';
 import { DiffError } from '../diff/diff-error.js';
 import type { DiffSide } from '../diff/diff-side.js';
 import { diffSnapshots, type DiffTotals } from '../diff/diff-snapshots.js';
-import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
+import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
+import { readRowsInWorker } from '../diff/read-rows-in-worker.js';
 import { arrowSchema } from '../load/arrow-schema.js';
 import type { Drift } from './report-data.js';
 
@@ -51,7 +53,7 @@ export async function streamDrift(
   };
   let oldRows: SnapshotRows | undefined;
   try {
-    oldRows = await readSnapshotRows(older, { batchSize: OLD_BATCH_ROWS });
+    oldRows = await readRowsInWorker(older, { batchSize: OLD_BATCH_ROWS }); // a trap there spares the writers
     const first = await iterator.next();
     const chained = (async function* () {
       if (first.done !== true) yield first.value;

@@ -274,8 +274,8 @@ async function writeReport(
   const { pending, dataDir, baseDir } = where;
   // eslint-disable-next-line import-x/no-restricted-paths -- the report is called from the runner until it is a tap
   const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
-  const outcome = (await report.drift?.outcome(pending, where.indexed)) ?? {};
-  return writeRunReport({ pending, dataDir, baseDir, manifest, stats: report.stats, ...outcome });
+  const drift = async () => (await report.drift?.outcome(pending, where.indexed)) ?? {};
+  return writeRunReport({ pending, dataDir, baseDir, manifest, stats: report.stats, drift });
 }
 
 /** Writes the manifest into `pending` once no one else's file is where the run's would go. */

@@ -1,0 +1,142 @@
+/**
+ * readSnapshotRows in a worker thread of its own, for Parquet: the worker loads its own parquet-wasm instance, so a
+ * WebAssembly trap on damaged bytes (wasm-trap.ts: an instance that trapped refuses every read after) poisons that
+ * instance only, and the worker is ended with the read. This process's instance, which a run writes its files with,
+ * never meets the bytes. The full diff of a run's drift (stream-drift.ts), which reads the older snapshot while the
+ * run writes, reads it this way; elsewhere a read is in process (a worker and its parquet-wasm cost 45-60 MB more peak
+ * RSS while they read). Batches cross as Arrow IPC, one per request, so
+ * memory stays bounded by a batch on each side. Arrow IPC files are read in process: apache-arrow throws on what it
+ * cannot read, it does not trap.
+ */
+import { tableFromIPC, tableToIPC, Table as ArrowTable, type RecordBatch } from 'apache-arrow';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { COLLECTIONS } from '../schema/collection-columns.js';
+import { IMAGES } from '../schema/columns.js';
+import { DiffError, type DiffErrorCode } from './diff-error.js';
+import { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from './read-snapshot-rows.js';
+import { resolveSnapshotFile } from './resolve-snapshot-file.js';
+
+/** What the worker is asked to read: readSnapshotRows' arguments, the table by its name. */
+interface Request {
+  readRowsInWorker: true;
+  path: string;
+  table: string;
+  batchSize?: number;
+  columns?: string[];
+  positions?: number[];
+}
+
+/** What the worker answers: the opened file, then one message per batch asked for. */
+type Reply =
+  | { type: 'open'; path: string; schema: Uint8Array; rows: number | undefined }
+  | { type: 'batch'; ipc: Uint8Array }
+  | { type: 'end' }
+  | { type: 'error'; code: DiffErrorCode; message: string };
+
+/**
+ * readSnapshotRows of `path`, a Parquet file read in a worker thread (see the module comment), an Arrow IPC file in
+ * process; a one-line DiffError as readSnapshotRows gives, or naming the file when the worker fails.
+ */
+export async function readRowsInWorker(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
+  const table = options.table ?? IMAGES;
+  const file = await resolveSnapshotFile(path, table);
+  if (file.format !== 'parquet') return readSnapshotRows(path, options);
+  const { batchSize, columns, positions } = options;
+  const request: Request = {
+    readRowsInWorker: true,
+    path,
+    table: table.name,
+    batchSize,
+    columns: columns === undefined ? undefined : [...columns],
+    positions: positions === undefined ? undefined : Array.from(positions),
+  };
+  const worker = new Worker(new URL(import.meta.url), { workerData: request });
+  const replies = new Replies(worker, file.path);
+  const opened = await replies.next();
+  if (opened.type !== 'open') return failed(worker, opened);
+  let ended = false;
+  const close = async (): Promise<void> => {
+    ended = true;
+    await worker.terminate();
+  };
+  async function* batches(): AsyncGenerator<RecordBatch> {
+    try {
+      for (;;) {
+        worker.postMessage('next');
+        const reply = await replies.next();
+        if (reply.type === 'end') return;
+        if (reply.type !== 'batch') return await failed(worker, reply);
+        yield* tableFromIPC(reply.ipc).batches;
+      }
+    } finally {
+      if (!ended) await close();
+    }
+  }
+  const schema = tableFromIPC(opened.schema).schema;
+  return { path: opened.path, format: 'parquet', schema, rows: opened.rows, batches: batches(), close };
+}
+
+/** Ends the worker and throws the error it answered. */
+async function failed(worker: Worker, reply: Reply): Promise<never> {
+  await worker.terminate();
+  const { code, message } = reply as Extract<Reply, { type: 'error' }>;
+  throw new DiffError({ code, message });
+}
+
+/** A worker's replies in order; its failure (an uncaught error, an exit) is the last one. */
+class Replies {
+  private readonly queue: Reply[] = [];
+  private waiting: ((reply: Reply) => void) | undefined;
+
+  constructor(worker: Worker, path: string) {
+    const fail = (why: string): void =>
+      this.push({ type: 'error', code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${why}` });
+    worker.on('message', (reply: Reply) => this.push(reply));
+    worker.on('error', (error) => fail(`its reader failed (${error.name}: ${error.message})`));
+    worker.on('exit', (code) => fail(`its reader ended (exit code ${code})`));
+  }
+
+  next(): Promise<Reply> {
+    const reply = this.queue.shift();
+    return reply !== undefined ? Promise.resolve(reply) : new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  private push(reply: Reply): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting === undefined) this.queue.push(reply);
+    else waiting(reply);
+  }
+}
+
+/** The worker: opens the file, answers each 'next' with a batch, the end, or the error. */
+async function serve(request: Request): Promise<void> {
+  const port = parentPort!;
+  const post = (reply: Reply): void => port.postMessage(reply);
+  const errorReply = (error: unknown): Reply => {
+    const code: DiffErrorCode = error instanceof DiffError ? error.code : 'DIFF_UNREADABLE';
+    const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const message = error instanceof DiffError ? error.message : `diff: cannot read ${request.path}: ${why}`;
+    return { type: 'error', code, message };
+  };
+  let rows: SnapshotRows;
+  try {
+    const table = request.table === COLLECTIONS.name ? COLLECTIONS : IMAGES;
+    rows = await readSnapshotRows(request.path, { ...request, table });
+  } catch (error) {
+    post(errorReply(error));
+    return;
+  }
+  post({ type: 'open', path: rows.path, schema: tableToIPC(new ArrowTable(rows.schema)), rows: rows.rows });
+  const iterator = rows.batches[Symbol.asyncIterator]();
+  const batch = (value: RecordBatch): Reply => ({ type: 'batch', ipc: tableToIPC(new ArrowTable([value])) });
+  port.on('message', () => {
+    iterator.next().then(
+      (next) => post(next.done === true ? { type: 'end' } : batch(next.value)),
+      (error: unknown) => post(errorReply(error)),
+    );
+  });
+}
+
+const request = workerData as Partial<Request> | null;
+if (!isMainThread && request?.readRowsInWorker === true) void serve(request as Request);
