@@ -4,7 +4,7 @@
  * fetched at once and the second rename fail the run. The check and the claim are one synchronous step, so files
  * settled concurrently cannot both pass it.
  */
-import { dirname } from 'node:path';
+import { foldersBetween } from './path-in-the-way.js';
 
 /** The paths claimed so far under `outDir`, and the folders they need. */
 export class PathClaims {
@@ -17,19 +17,11 @@ export class PathClaims {
   claim(path: string): string | undefined {
     if (this.files.has(path)) return `${path} is also the path of another selected file`;
     if (this.folders.has(path)) return `${path} is a folder another selected file's path needs`;
-    const above = this.foldersOf(path);
+    const above = foldersBetween(this.outDir, path);
     const taken = above.find((folder) => this.files.has(folder));
     if (taken !== undefined) return `${path}: ${taken} is the path of another selected file`;
     this.files.add(path);
     for (const folder of above) this.folders.add(folder);
     return undefined;
-  }
-
-  /** The folders between `path` and `outDir`, nearest first. */
-  private foldersOf(path: string): string[] {
-    const folders: string[] = [];
-    for (let folder = dirname(path); folder !== this.outDir && folder !== dirname(folder); folder = dirname(folder))
-      folders.push(folder);
-    return folders;
   }
 }
