@@ -5,6 +5,15 @@ export { COLUMNS, IMAGES, KNOWN_KEYS, RECORD_COLUMNS, SCHEMA_VERSION } from './s
 export { COLLECTION_COLUMNS, COLLECTIONS } from './schema/collection-columns.js';
 export { defineTable, type Table, type TableDefinition, type TableDiffFiles, type TableFiles } from './schema/table.js';
 export type { Column, ColumnOrigin } from './schema/column-type.js';
+export { derivedColumn } from './schema/derived-column.js';
+export { withColumns } from './schema/with-columns.js';
+export { boolean } from './schema/column-types/boolean.js';
+export { category } from './schema/column-types/category.js';
+export { float64 } from './schema/column-types/float64.js';
+export { int64 } from './schema/column-types/int64.js';
+export { json } from './schema/column-types/json.js';
+export { string } from './schema/column-types/string.js';
+export { timestamp } from './schema/column-types/timestamp.js';
 export type { ArrowEncoder, ArrowModule, ColumnKind, ColumnType, ZodModule } from './schema/column-type.js';
 export { ImageSchema, PageSchema, imageIssues, recordIssues, recordSchema } from './schema/image-schema.js';
 export type { Page } from './schema/image-schema.js';
@@ -56,7 +65,9 @@ export { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } f
 export { listSnapshots, publishLatest, pruneSnapshots, snapshotName } from './run/snapshot-folders.js';
 export { FILE_NAMES, FORMATS, TABLES, type Format } from './run/formats.js';
 export type { Manifest, ManifestCollections, ManifestFile, ManifestNormalisation } from './run/manifest.js';
-export { definePipeline, type Pipeline } from './run/pipeline.js';
+export { definePipeline, pipelineTable, type Pipeline, type PipelineIdentity } from './run/pipeline.js';
+export { runPipeline } from './run/run-pipeline.js';
+export { pipelineRunOptions, type PipelineRunOptions } from './run/pipeline-run-options.js';
 export { writeOutputs, type WriteOutputsOptions } from './run/write-outputs.js';
 export { writeTable, type TableOutput, type WriteTableOptions } from './run/write-table.js';
 export { writeCollections } from './run/write-collections.js';

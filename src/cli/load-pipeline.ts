@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Pipeline } from '../run/pipeline.js';
+import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
 import { UsageError } from './usage-error.js';
 
 /** The compiled pipelines/ folder (dist/pipelines), found from this file in dist/src/cli. */
@@ -19,11 +21,17 @@ export async function pipelineNames(): Promise<string[]> {
     .sort();
 }
 
+/** A pipeline loaded from its file, with what it gives the runner (its identity names the file's sha256). */
+export interface LoadedPipeline {
+  pipeline: Pipeline;
+  options: PipelineRunOptions;
+}
+
 /**
  * Loads a pipeline by name (from pipelines/) or by path to a .js/.mjs file exporting one as default; a one-line usage
  * error otherwise.
  */
-export async function loadPipeline(nameOrPath: string): Promise<Pipeline> {
+export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> {
   const isPath = /[/\\]/.test(nameOrPath) || /\.m?js$/.test(nameOrPath);
   const file = isPath ? resolve(nameOrPath) : join(pipelinesDir(), `${nameOrPath}.js`);
   if (!isPath && !/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath))
@@ -43,5 +51,12 @@ export async function loadPipeline(nameOrPath: string): Promise<Pipeline> {
       message: `run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`,
     });
   }
-  return pipeline as Pipeline;
+  const sha256 = createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+  try {
+    return { pipeline: pipeline as Pipeline, options: pipelineRunOptions(pipeline as Pipeline, sha256) };
+  } catch (error) {
+    throw new UsageError({ message: `run: ${file}: ${error instanceof Error ? error.message : String(error)}` });
+  }
 }

@@ -30,12 +30,13 @@ export function runCommand(
         .example('$0 run group-z-t-maps --out maps', 'Only group-level Z and T maps with a known paradigm')
         .example('$0 run all-formats --snapshot --keep 7', 'Parquet, Arrow and CSV in a dated folder') as never,
     handler: async (args) => {
-      const pipeline = await loadPipeline(args.pipeline);
+      const { pipeline, options } = await loadPipeline(args.pipeline);
       const given = ((args.to as (string | null)[] | undefined) ?? []).filter(
         (v): v is string => typeof v === 'string',
       );
       const to = given.length > 0 ? given : [...(pipeline.formats ?? ['parquet'])];
-      await handleSnapshotArgs({ ...args, to }, setExitCode, { stages: pipeline.stages });
+      const { formats: _formats, ...own } = options; // --to, or the pipeline's formats, decide
+      await handleSnapshotArgs({ ...args, to }, setExitCode, own);
     },
   };
 }

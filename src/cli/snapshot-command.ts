@@ -17,6 +17,7 @@ import { ExtractError } from '../extract/extract-error.js';
 import { LoadError } from '../text/load-error.js';
 import { TOKEN } from '../extract/token.js';
 import { withEnvAndConfig } from './config-file.js';
+import { loadPipeline } from './load-pipeline.js';
 
 /** Parsed arguments of a snapshot run. */
 export type SnapshotArgs = ArgumentsCamelCase<{
@@ -234,6 +235,9 @@ export async function handleSnapshotArgs(
   });
 }
 
+/** The pipeline `img-etl` runs when no command is given. */
+export const DEFAULT_PIPELINE = 'full-snapshot';
+
 /** The default command: `img-etl [--to parquet|arrow|csv]... [--base-url URL] [--out DIR] ...`. */
 export function snapshotCommand(setExitCode: (code: number) => void): CommandModule<object, SnapshotArgs> {
   return {
@@ -254,6 +258,10 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
           '$0 --quiet --summary json > run.json',
           'For cron: errors only on stderr, the summary as JSON',
         ) as never,
-    handler: (args) => handleSnapshotArgs(args, setExitCode),
+    handler: async (args) => {
+      // The default job is a pipeline like any other (pipelines/full-snapshot.ts); --to decides the formats.
+      const { formats: _formats, ...own } = (await loadPipeline(DEFAULT_PIPELINE)).options;
+      await handleSnapshotArgs(args, setExitCode, own);
+    },
   };
 }

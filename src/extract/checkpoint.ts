@@ -45,6 +45,28 @@ export interface CheckpointIdentity {
   started_at: string;
   /** STAGING_FORMAT of the img-etl that wrote it (absent before format 2). */
   format?: number;
+  /** The pipeline the run writes, by name and the sha256 of its file; absent for a run of no pipeline. */
+  pipeline?: { name: string; sha256: string };
+}
+
+/** Whether staging of identity `a` is the unfinished run of `b`: the same source, page size and pipeline. */
+function sameRun(a: CheckpointIdentity, b: CheckpointIdentity): boolean {
+  return (
+    a.source_url === b.source_url &&
+    a.page_size === b.page_size &&
+    a.pipeline?.name === b.pipeline?.name &&
+    a.pipeline?.sha256 === b.pipeline?.sha256
+  );
+}
+
+/** The run a staging folder holds, in words: its source, page size and pipeline. */
+function runOf(identity: CheckpointIdentity, other: CheckpointIdentity): string {
+  const { pipeline } = identity;
+  const edited =
+    pipeline !== undefined && pipeline.name === other.pipeline?.name && pipeline.sha256 !== other.pipeline.sha256;
+  const changed = edited ? ' as its file was then' : '';
+  const of = pipeline === undefined ? '' : ` by pipeline ${pipeline.name}${changed}`;
+  return `${identity.source_url} with page size ${identity.page_size}${of}`;
 }
 
 /** What the journal records of every staged page of image records, whichever list it came from. */
@@ -244,18 +266,14 @@ export class Checkpoint {
       const notices =
         tookOver === undefined ? [] : [`staging: took over the stale lock ${join(dir, LOCK)} (${tookOver})`];
       let existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
-      const same =
-        existing !== undefined &&
-        existing.source_url === identity.source_url &&
-        existing.page_size === identity.page_size;
+      const same = existing !== undefined && sameRun(existing, identity);
       // Another source's staging is refused before its age is looked at: only its own command (or --fresh) discards it.
       if (existing !== undefined && !same && options.fresh !== true) {
         throw new CheckpointError({
           code: 'MISMATCH',
           message:
-            `staging: ${dir} holds an unfinished run of ${existing.source_url} with page size ` +
-            `${existing.page_size}; run that command again to finish it, or add --fresh to ` +
-            `discard it`,
+            `staging: ${dir} holds an unfinished run of ${runOf(existing, identity)}; run that command again ` +
+            `to finish it, or add --fresh to discard it`,
         });
       }
       const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);

@@ -2,6 +2,7 @@ import type { NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { RequestCounts } from '../extract/collect.js';
 import type { Completeness } from '../extract/completeness.js';
+import type { PipelineIdentity } from './pipeline.js';
 
 /** What a snapshot holds and how it was made: written beside the data files as `manifest.json`. */
 export interface Manifest {
@@ -11,8 +12,10 @@ export interface Manifest {
    * The node that ran it: its version and the flags it started with (`img-etl` gives those of src/cli/node-flags.ts).
    */
   runtime: { node: string; flags: string[] };
-  /** Version of the output schema (see COLUMNS). */
+  /** Version of the output schema (see COLUMNS); `<version>+<column>...` when a pipeline added columns. */
   schema_version: string;
+  /** The pipeline the run wrote, by name and the sha256 of its file (`img-etl` runs pipelines/full-snapshot). */
+  pipeline?: PipelineIdentity;
   /** The list endpoint that was paged. */
   source_url: string;
   /** When the run started, ISO 8601 UTC. */

@@ -1,7 +1,11 @@
+import type { Column } from '../schema/column-type.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
+import { withColumns } from '../schema/with-columns.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import type { Format } from './formats.js';
 
-/** A named pipeline: the full extract → transform → load job, with its own formats and row stages. */
+/** A named pipeline: the full extract → transform → load job, with its own formats, columns and row stages. */
 export interface Pipeline {
   /** Name used by `img-etl run <name>`: the file name in pipelines/ without extension. */
   name: string;
@@ -9,11 +13,27 @@ export interface Pipeline {
   description: string;
   /** Formats written when the command line gives no `--to`; default `['parquet']`. */
   formats?: readonly Format[];
+  /**
+   * Columns added to the images table (see `derivedColumn`), after its own and before `extra`; every format writes
+   * them. Default none.
+   */
+  columns?: readonly Column[];
   /** Stages applied in order to the normalised rows before they are written; default none. */
   stages?: readonly RowStage[];
+}
+
+/** Which pipeline a run writes: its name and the sha256 of its file (or of its definition, see run-pipeline.ts). */
+export interface PipelineIdentity {
+  name: string;
+  sha256: string;
 }
 
 /** Declares a pipeline (identity; gives the definition its type). */
 export function definePipeline(pipeline: Pipeline): Pipeline {
   return pipeline;
+}
+
+/** The images table a pipeline writes: the images with the pipeline's columns. */
+export function pipelineTable(pipeline: Pipeline): Table {
+  return withColumns(IMAGES, pipeline.columns ?? []);
 }

@@ -2,6 +2,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
+import type { PipelineIdentity } from './pipeline.js';
 import { collect, type Collected, type CollectOptions } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
@@ -14,7 +15,8 @@ import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { writeJsonAtomic } from '../load/write-json-atomic.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
-import { SCHEMA_VERSION } from '../schema/columns.js';
+import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import type { Row } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from './formats.js';
@@ -60,10 +62,15 @@ export interface SnapshotOptions extends CollectOptions {
    * reruns); default false.
    */
   snapshot?: boolean;
-  /**
-   * Stages applied in order to the normalised rows before they are written (filters, derived columns); default none.
-   */
+  /** Stages applied in order to the normalised rows before they are written (filters); default none. */
   stages?: readonly RowStage[];
+  /** The images table written: its columns and schema version; default IMAGES (a pipeline's adds its columns). */
+  table?: Table;
+  /**
+   * The pipeline the run writes, by name and the sha256 of its file: part of the staging's identity (a changed
+   * pipeline never resumes another's staging) and of the manifest; default none (see run-pipeline.ts).
+   */
+  pipeline?: PipelineIdentity;
   /** Write report.html, report.json, load.sql and load.py with the data (see src/report/); default `snapshot`. */
   report?: boolean;
 }
@@ -103,7 +110,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const report = (options.report ?? options.snapshot === true) ? await startReport(run, pending, dataDir) : undefined;
     const data = await writeData(run, collected, checkpoint, pending, report);
     const { sourceUrl, startedAt } = run;
-    const manifest = snapshotManifest(collected, { sourceUrl, startedAt, imageRequests, ...data });
+    const table = options.table ?? IMAGES;
+    const { pipeline } = options;
+    const manifest = snapshotManifest(collected, { sourceUrl, startedAt, imageRequests, table, pipeline, ...data });
     if (report !== undefined) {
       const where = { pending, dataDir, baseDir: run.outDir, indexed: data.indexed };
       manifest.files.push(...(await writeReport(report, manifest, where)).map(manifestFile));
@@ -160,6 +169,7 @@ async function openStaging(run: RunPlan): Promise<Staging> {
     source_url: run.sourceUrl,
     page_size: options.pageSize ?? DEFAULT_PAGE_SIZE,
     started_at: run.startedAt.toISOString(),
+    ...(options.pipeline === undefined ? {} : { pipeline: options.pipeline }),
   };
   const stagingDir = join(run.outDir, STAGING_DIR);
   const stagingError = (cause: unknown) =>
@@ -194,7 +204,7 @@ async function preparePublishing(run: RunPlan, dataDir: string): Promise<string>
 function dataMetadata(run: RunPlan): Record<string, string> {
   const metadata: Record<string, string> = {
     'img-etl.source_url': run.sourceUrl,
-    'img-etl.schema_version': SCHEMA_VERSION,
+    'img-etl.schema_version': (run.options.table ?? IMAGES).schemaVersion,
   };
   // snapshots keep the time in the manifest and folder name
   if (run.options.snapshot !== true) metadata['img-etl.snapshot_time'] = run.startedAt.toISOString();
@@ -246,6 +256,7 @@ async function writeData(
   };
   const images = await writeTable(replayInIdOrder(collected.index, checkpoint), {
     ...writing,
+    table: options.table,
     stages: options.stages,
     previewRows: options.previewRows,
     onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),

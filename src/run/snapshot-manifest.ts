@@ -2,8 +2,9 @@
 import { basename } from 'node:path';
 import { MAX_CONFLICT_IDS, type Collected, type PassSummary } from '../extract/collect.js';
 import type { SinkResult } from '../load/sink-result.js';
-import { SCHEMA_VERSION } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
+import type { PipelineIdentity } from './pipeline.js';
 import { TOOL } from './tool.js';
 import type { TableOutput } from './write-table.js';
 
@@ -15,6 +16,10 @@ export interface SnapshotManifestInputs {
   startedAt: Date;
   /** Requests for single images (the check of resumed staging). */
   imageRequests: number;
+  /** The images table written (its schema version). */
+  table: Table;
+  /** The pipeline the run wrote, if any. */
+  pipeline?: PipelineIdentity;
   /** What writing the images gave. */
   images: TableOutput;
   /** The collections table's part of the manifest. */
@@ -25,13 +30,14 @@ export interface SnapshotManifestInputs {
 
 /** The manifest of a run that collected `collected` and wrote `inputs.files`, finished now. */
 export function snapshotManifest(collected: Collected, inputs: SnapshotManifestInputs): Manifest {
-  const { sourceUrl, startedAt, imageRequests, images, collections, files } = inputs;
+  const { sourceUrl, startedAt, imageRequests, table, pipeline, images, collections, files } = inputs;
   const { normalisation, written, rejects } = images;
   const { stats, index, passes, expected, missing } = collected;
   return {
     tool: TOOL,
     runtime: { node: process.version, flags: [...process.execArgv] },
-    schema_version: SCHEMA_VERSION,
+    schema_version: table.schemaVersion,
+    ...(pipeline === undefined ? {} : { pipeline }),
     source_url: sourceUrl,
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),

@@ -90,6 +90,9 @@ export interface Column {
   readonly required?: boolean;
   /** A served value that means "none": it becomes null, counted (Cognitive Atlas' "None / Other" and "None"). */
   readonly sentinel?: string;
-  /** For a `derived` column: its value, from the record as served. */
-  readonly derive?: (record: Record<string, unknown>) => RowValue;
+  /**
+   * For a `derived` column: its value, from the record as served and the row so far (its record columns normalised,
+   * the derived columns before it set).
+   */
+  readonly derive?: (record: Record<string, unknown>, row: Readonly<Row>) => RowValue;
 }

@@ -50,7 +50,7 @@ export function normaliseRecord(
     if (column === undefined) extra = true;
     else if (v !== null && v !== undefined) row[key] = column.type.normalise(v, column, counts);
   }
-  for (const column of table.derivedColumns) row[column.name] = column.derive!(record);
+  for (const column of table.derivedColumns) row[column.name] = column.derive!(record, row);
   if (extra) {
     row[table.extraColumn.name] = extraJson(record, table.knownKeys);
     counts.recordsWithExtra++;

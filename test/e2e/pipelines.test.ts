@@ -86,7 +86,7 @@ describe('img-etl run', () => {
     const run = await runCli(['run', 'nope', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe(
-      'img-etl: run: no pipeline named "nope"; known: all-formats, full-snapshot, group-z-t-maps',
+      'img-etl: run: no pipeline named "nope"; known: all-formats, derived-columns, full-snapshot, group-z-t-maps',
     );
   });
 });

@@ -191,8 +191,8 @@ describe('staging of an earlier run', () => {
       const run = await runCli(['--base-url', other.origin, '--out', out, '--page-size', '20']);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(
-        `img-etl: staging: ${staging} holds an unfinished run of ${identity.source_url} with page size 20; ` +
-          'run that command again to finish it, or add --fresh to discard it\n',
+        `img-etl: staging: ${staging} holds an unfinished run of ${identity.source_url} with page size 20 by ` +
+          'pipeline full-snapshot; run that command again to finish it, or add --fresh to discard it\n',
       );
       expect(other.requests).toEqual([]);
     } finally {

@@ -1,0 +1,32 @@
+/** What a pipeline gives the runner: its images table, its stages, its identity and its default formats. */
+import { createHash } from 'node:crypto';
+import { pipelineTable, type Pipeline, type PipelineIdentity } from './pipeline.js';
+import type { SnapshotOptions } from './run-snapshot.js';
+
+/** The runner's options that a pipeline sets: its images table, its stages, its identity and its default formats. */
+export type PipelineRunOptions = Required<Pick<SnapshotOptions, 'table' | 'stages' | 'pipeline' | 'formats'>>;
+
+/**
+ * What `pipeline` gives the runner; `sha256` names its file (the CLI hashes the file it loaded), by default a digest of
+ * its definition (its name, formats, columns and the source text of its functions).
+ */
+export function pipelineRunOptions(pipeline: Pipeline, sha256?: string): PipelineRunOptions {
+  const identity: PipelineIdentity = { name: pipeline.name, sha256: sha256 ?? definitionDigest(pipeline) };
+  return {
+    table: pipelineTable(pipeline),
+    stages: pipeline.stages ?? [],
+    pipeline: identity,
+    formats: pipeline.formats ?? ['parquet'],
+  };
+}
+
+/** The sha256 of what defines a pipeline that did not come from a file. */
+function definitionDigest(pipeline: Pipeline): string {
+  const definition = {
+    name: pipeline.name,
+    formats: pipeline.formats ?? null,
+    columns: (pipeline.columns ?? []).map((c) => [c.name, c.type.kind, c.origin, String(c.derive ?? '')]),
+    stages: (pipeline.stages ?? []).map(String),
+  };
+  return createHash('sha256').update(JSON.stringify(definition)).digest('hex');
+}

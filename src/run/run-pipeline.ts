@@ -1,0 +1,16 @@
+/**
+ * Running a pipeline: how the default `img-etl` job (pipelines/full-snapshot), `img-etl run <pipeline>` and a library
+ * user's own pipeline all run, through the one runner (runSnapshot) with the pipeline's table, stages and identity.
+ */
+import type { Pipeline } from './pipeline.js';
+import { pipelineRunOptions } from './pipeline-run-options.js';
+import { runSnapshot, type SnapshotOptions, type SnapshotResult } from './run-snapshot.js';
+
+/**
+ * Runs `pipeline` as `img-etl run` does: complete, in id order, resumable and published atomically into
+ * `options.outDir`; `options.formats` overrides the pipeline's own.
+ */
+export function runPipeline(pipeline: Pipeline, options: SnapshotOptions = {}): Promise<SnapshotResult> {
+  const own = pipelineRunOptions(pipeline);
+  return runSnapshot({ ...options, ...own, formats: options.formats ?? own.formats });
+}
