@@ -1,0 +1,65 @@
+/** Issue 24, item 2: the columns a pipeline adds to the images table (withColumns, derivedColumn). */
+import { describe, expect, it } from 'vitest';
+import { ArrowBatchBuilder } from '../../src/load/arrow-batches.js';
+import { record } from '../../src/schema/columns.js';
+import { IMAGES } from '../../src/schema/columns.js';
+import { int64 } from '../../src/schema/column-types/int64.js';
+import { string } from '../../src/schema/column-types/string.js';
+import { derivedColumn } from '../../src/schema/derived-column.js';
+import { emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
+import { withColumns } from '../../src/schema/with-columns.js';
+import { normaliseRecords } from '../../src/transform/normalise.js';
+import { fixtureRecords as fixtures } from '../helpers/fixture-records.js';
+
+const idPlusOne = derivedColumn('id_plus_one', int64, 'id + 1', (row) => (row['id'] as number) + 1);
+
+describe('withColumns', () => {
+  it('adds the columns after the own ones, before extra, under the schema version that names them', () => {
+    const table = withColumns(IMAGES, [idPlusOne]);
+    expect(table.names).toEqual([...IMAGES.names.slice(0, -1), 'id_plus_one', 'extra']);
+    expect(table.schemaVersion).toBe(`${IMAGES.schemaVersion}+id_plus_one`);
+    expect(table.files).toBe(IMAGES.files);
+    expect(withColumns(IMAGES, [])).toBe(IMAGES);
+  });
+
+  it('computes a derived column from the normalised row: timestamps as microseconds, the record as served', () => {
+    const micros = derivedColumn('add_micros', int64, 'add_date in ms', (row) => Number(row['add_date']));
+    const served = derivedColumn('served_add_date', string, 'add_date as served', (_, r) => r['add_date'] as string);
+    const table = withColumns(IMAGES, [micros, served]);
+    const [row] = normaliseRecords([fixtures[0]!], emptyNormalisationCounts(), table);
+    expect(row!['served_add_date']).toBe(fixtures[0]!['add_date']);
+    expect(BigInt(row!['add_micros'] as number)).toBe(row!['add_date']);
+  });
+
+  it("a record key's column takes that key out of extra", () => {
+    const withExtra = fixtures.find((r) => typeof r['type'] === 'string' && r['type'] !== '')!;
+    const table = withColumns(IMAGES, [record('type', string, 'the type key of some collections')]);
+    const [plain] = normaliseRecords([withExtra], emptyNormalisationCounts());
+    const [row] = normaliseRecords([withExtra], emptyNormalisationCounts(), table);
+    expect(row!['type']).toBe(withExtra['type']);
+    expect(JSON.parse(plain!['extra'] as string)).toHaveProperty('type');
+    expect(JSON.parse(row!['extra'] as string)).not.toHaveProperty('type');
+    expect(JSON.parse(row!['extra'] as string)).toHaveProperty('CIAS');
+  });
+
+  it('refuses a name the table has, or a second extra, naming the column', () => {
+    expect(() => withColumns(IMAGES, [derivedColumn('map_type', string, 'again', () => null)])).toThrow(
+      'schema: column "map_type" cannot be added: images already has one of that name',
+    );
+    expect(() => withColumns(IMAGES, [idPlusOne, idPlusOne])).toThrow(
+      'schema: column "id_plus_one" cannot be added: images already has one of that name',
+    );
+    expect(() => withColumns(IMAGES, [{ ...idPlusOne, origin: 'unknown-keys' }])).toThrow(
+      'schema: column "id_plus_one" cannot be added: images has its extra column',
+    );
+  });
+
+  it("a derived value that does not fit the column's type fails the batch with the column's name and the id", () => {
+    const wrong = derivedColumn('bad', int64, 'not an integer', () => 'x');
+    const table = withColumns(IMAGES, [wrong]);
+    const rows = normaliseRecords([fixtures[0]!], emptyNormalisationCounts(), table);
+    expect(() => new ArrowBatchBuilder(table).build(rows, 'page 1')).toThrow(
+      `load: row 0 (id ${String(fixtures[0]!['id'])}) of page 1: column "bad" holds "x" (string), expected`,
+    );
+  });
+});
