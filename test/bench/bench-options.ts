@@ -12,7 +12,7 @@ export interface BenchOptions {
   records: number;
   /** Scenarios to run; default all. */
   scenarios: ScenarioName[];
-  /** Runs of each measurement; the median is reported; default 1 (the targets are judged on 3). */
+  /** Runs of each measurement; the median is reported; default 1 (the targets are judged on 5). */
   repeat: number;
   /** Where the JSON results go; default output/bench.json. */
   out: string;
@@ -56,7 +56,7 @@ measured client on another (taskset, from util-linux). Needs GNU time (/usr/bin/
 
   --records N            records of the CPU-bound and size scenarios        (default 200000)
   --scenarios LIST       any of cpu,server,memory,size,unstable,files        (default all)
-  --repeat K             measure each run K times, report the median         (default 1; targets: 3)
+  --repeat K             measure each run K times, report the median         (default 1; targets: 5)
   --out FILE             JSON results                                        (default output/bench.json)
   --concurrency N        pages in flight, every client alike                 (default 4)
   --page-size N          img-etl's --page-size in every scenario             (default: not passed, img-etl's own)

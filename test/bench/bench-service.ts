@@ -1,6 +1,7 @@
 /** The parent's handle on the service process: start it (on one core or not), read its counters per run, stop it. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { ServiceOptions } from 'img-etl';
 import { pinnedArgv } from './pinning.js';
 import type { ServiceCommand, ServiceReply } from './service-process.js';
 
@@ -20,6 +21,8 @@ export interface LoadModel {
   faults?: Record<string, number | string>;
   /** Bytes per second each file response under /media/ is sent at, at most (0 or absent: no cap). */
   fileBytesPerSecond?: number;
+  /** Serve the collection endpoints; false: 404 there, as a copy of the image list alone would. Default true. */
+  collectionEndpoints?: boolean;
 }
 
 /** The service counters the bench reads (a subset of the library's ServiceStats). */
@@ -33,6 +36,32 @@ export interface ServerCounters {
 }
 
 const SCRIPT = fileURLToPath(new URL('./service-process.js', import.meta.url));
+
+/** The service process's arguments for `model`: records, seed, workers, both latencies, the other options as JSON. */
+export function serviceProcessArgs(model: LoadModel): string[] {
+  const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs].map(String);
+  const files = model.fileBytesPerSecond === undefined ? {} : { fileBytesPerSecond: model.fileBytesPerSecond };
+  const endpoints = model.collectionEndpoints === undefined ? {} : { collectionEndpoints: model.collectionEndpoints };
+  args.push(JSON.stringify({ ...model.faults, ...files, ...endpoints }));
+  return args;
+}
+
+/** The service's options from the arguments `serviceProcessArgs` made (the service process reads them so). */
+export function serviceOptionsOf(args: string[]): ServiceOptions {
+  const [records, seed, workers, pageLatencyMs, recordLatencyMs] = args.slice(0, 5).map(Number);
+  const { collectionEndpoints, ...faults } = JSON.parse(args[5] ?? '{}') as Record<string, unknown>;
+  return {
+    records: records ?? 0,
+    seed: seed ?? 1,
+    faults: {
+      ...faults,
+      workers: workers ?? 0,
+      pageLatencyMs: pageLatencyMs ?? 0,
+      recordLatencyMs: recordLatencyMs ?? 0,
+    },
+    ...(collectionEndpoints === false ? { collectionEndpoints: false } : {}),
+  };
+}
 
 /** A running service process. */
 export class BenchService {
@@ -50,10 +79,7 @@ export class BenchService {
 
   /** Starts the service in a child process, on core `cpu` only when given, and waits until it listens. */
   static async start(model: LoadModel, cpu?: number): Promise<BenchService> {
-    const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs].map(String);
-    const files = model.fileBytesPerSecond === undefined ? {} : { fileBytesPerSecond: model.fileBytesPerSecond };
-    args.push(JSON.stringify({ ...model.faults, ...files }));
-    const argv = pinnedArgv(cpu, [process.execPath, SCRIPT, ...args]);
+    const argv = pinnedArgv(cpu, [process.execPath, SCRIPT, ...serviceProcessArgs(model)]);
     // taskset execs node in its own place, so node finds the IPC channel spawn opened for it.
     const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const ready = await new Promise<Extract<ServiceReply, { type: 'ready' }>>((resolve, reject) => {

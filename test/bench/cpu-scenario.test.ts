@@ -1,34 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { cpuTargets } from './cpu-scenario.js';
+import { CPU_SERVICES, cpuTargets } from './cpu-scenario.js';
 import { groupRuns } from './run-group.js';
 import { benchRun } from '../helpers/bench-run.js';
 
 describe('the CPU-bound targets', () => {
-  it('compare img-etl with the pinned DuckDB peer to Parquet: Parquet ≤ 1.00x, CSV ≤ 0.80x', () => {
+  it('compare img-etl with the pinned DuckDB peer to the same format: Parquet ≤ 1.10x, CSV ≤ 1.10x', () => {
     const runs = [
       ...[10, 6, 8].map((s) => benchRun('peer-parquet', s)),
-      ...[8, 7.9, 9].map((s) => benchRun('parquet', s)),
-      ...[6.5, 6.4, 6.6].map((s) => benchRun('csv', s)),
+      ...[7, 6, 6.5].map((s) => benchRun('peer-csv', s)),
+      ...[8.8, 8.7, 9].map((s) => benchRun('parquet', s)),
+      ...[7.2, 7.1, 7.3].map((s) => benchRun('csv', s)),
       benchRun('peer-parquet', 4, { pinned: false }),
+      benchRun('peer-csv', 4, { pinned: false }),
       benchRun('parquet', 12, { pinned: false }),
       benchRun('csv', 2, { pinned: false }),
     ];
     const groups = groupRuns('cpu', runs, () => 100);
     const targets = cpuTargets(groups, true, 1000);
-    // Medians: peer 8, Parquet 8 (1.00x, within), CSV 6.5 (0.81x, over).
+    // Medians: Parquet peer 8, CSV peer 6.5; Parquet 8.8 (1.10x, within), CSV 7.2 (1.11x the CSV peer, over; it
+    // would be 0.90x the Parquet peer's).
     expect(targets.map((t) => [t.id, t.shown, t.limit, t.pass])).toEqual([
-      ['cpu-parquet', '1.00x', '≤ 1.00x', true],
-      ['cpu-csv', '0.81x', '≤ 0.80x', false],
+      ['cpu-parquet', '1.10x', '≤ 1.10x', true],
+      ['cpu-csv', '1.11x', '≤ 1.10x', false],
     ]);
-    // The unpinned runs are information: compared with the unpinned peer, never a target.
-    const unpinnedParquet = groups.find((g) => g.run === 'parquet' && !g.pinned);
-    expect(unpinnedParquet?.ratio).toEqual({ value: 3, of: 'peer' });
-    expect(unpinnedParquet?.target).toBeUndefined();
+    expect(targets.map((t) => t.description)).toEqual([
+      'CPU-bound, 1,000 records, pinned, service with collection endpoints: img-etl to parquet / DuckDB peer to ' +
+        'parquet, wall time',
+      'CPU-bound, 1,000 records, pinned, service with collection endpoints: img-etl to csv / DuckDB peer to csv, ' +
+        'wall time',
+    ]);
+    const row = (run: string, pinned: boolean) => groups.find((g) => g.run === run && g.pinned === pinned);
+    expect(row('csv', true)?.ratio).toEqual({ value: 7.2 / 6.5, of: 'csv peer' });
+    expect(row('peer-csv', true)?.ratio).toEqual({ value: 6.5 / 8, of: 'parquet peer' });
+    // The unpinned runs are information: compared with the unpinned peer of their format, never a target.
+    expect(row('parquet', false)?.ratio).toEqual({ value: 3, of: 'parquet peer' });
+    expect(row('csv', false)?.ratio).toEqual({ value: 0.5, of: 'csv peer' });
+    expect(row('parquet', false)?.target).toBeUndefined();
+    expect(row('csv', false)?.target).toBeUndefined();
   });
 
   it('fail when a run behind them is wrong or missing, however fast', () => {
     const rejects = ['manifest: 3 rejects'];
-    const wrong = [benchRun('peer-parquet', 10), benchRun('parquet', 1, { problems: rejects }), benchRun('csv', 1)];
+    const peers = [benchRun('peer-parquet', 10), benchRun('peer-csv', 10)];
+    const wrong = [...peers, benchRun('parquet', 1, { problems: rejects }), benchRun('csv', 1)];
     expect(
       cpuTargets(
         groupRuns('cpu', wrong, () => 100),
@@ -44,5 +58,31 @@ describe('the CPU-bound targets', () => {
       ['n/a', false, ['a run behind it did not happen']],
       ['n/a', false, ['a run behind it did not happen']],
     ]);
+    // The Parquet peer alone judges no CSV run: without the CSV peer the CSV target did not happen.
+    const noCsvPeer = groupRuns('cpu', [benchRun('peer-parquet', 10), benchRun('csv', 1)], () => 100);
+    expect(cpuTargets(noCsvPeer, true, 1000).map((t) => [t.id, t.shown, t.pass])).toEqual([
+      ['cpu-parquet', 'n/a', false],
+      ['cpu-csv', 'n/a', false],
+    ]);
+  });
+
+  it('are judged again on a service without the collection endpoints, as targets of their own', () => {
+    const without = CPU_SERVICES.find((s) => !s.collectionEndpoints);
+    expect(CPU_SERVICES.map((s) => s.collectionEndpoints)).toEqual([true, false]);
+    // Both peers and img-etl to both judged formats run against each service.
+    for (const s of CPU_SERVICES)
+      expect(s.kinds).toEqual(expect.arrayContaining(['peer-parquet', 'peer-csv', 'parquet', 'csv']));
+    const runs = ['peer-parquet', 'peer-csv', 'parquet', 'csv'].map((k) => benchRun(k as 'csv', 5));
+    const groups = groupRuns('cpu', runs, () => 100);
+    const targets = cpuTargets(groups, true, 200_000, without);
+    expect(targets.map((t) => [t.id, t.shown, t.pass])).toEqual([
+      ['cpu-parquet-no-collections', '1.00x', true],
+      ['cpu-csv-no-collections', '1.00x', true],
+    ]);
+    expect(targets[1]?.description).toBe(
+      'CPU-bound, 200,000 records, pinned, service without collection endpoints: img-etl to csv / DuckDB peer to ' +
+        'csv, wall time',
+    );
+    expect(groups.find((g) => g.run === 'csv')?.target).toBe('cpu-csv-no-collections');
   });
 });

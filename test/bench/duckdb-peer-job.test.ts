@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
@@ -34,6 +34,11 @@ describe('the DuckDB peer of the bench', () => {
         const record = served.get(row['id'] as number) as Record<string, unknown>;
         const fields = ['name', 'collection_id', 'url'];
         expect(fields.map((f) => row[f])).toEqual(fields.map((f) => record[f]));
+      }
+      // The CSV peer writes a header line (`HEADER true`), as img-etl does: the first line names the columns.
+      if (format === 'csv') {
+        const header = (await readFile(result.file, 'utf8')).slice(0, 4096).split('\n')[0]?.split(',');
+        expect(header).toEqual(expect.arrayContaining(['id', 'name', 'collection_id', 'url']));
       }
     } finally {
       await removeDir(out);

@@ -1,7 +1,8 @@
 /**
  * The peer a savvy user writes instead of img-etl: read the list as the floor does (fetch-all-pages.ts),
  * write every record as a line of NDJSON, and let DuckDB turn the NDJSON into the file with
- * `COPY … (FORMAT parquet, COMPRESSION zstd)` or `COPY … (FORMAT csv)`, DuckDB's settings left as they are.
+ * `COPY … (FORMAT parquet, COMPRESSION zstd)` or `COPY … (FORMAT csv, HEADER true)` (the CSV peer: a header line, as
+ * img-etl writes one), DuckDB's settings otherwise left as they are.
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -34,7 +35,10 @@ export interface PeerJobResult extends FetchedList {
   file: string;
 }
 
-const COPY_OPTIONS: Record<PeerFormat, string> = { parquet: 'FORMAT parquet, COMPRESSION zstd', csv: 'FORMAT csv' };
+const COPY_OPTIONS: Record<PeerFormat, string> = {
+  parquet: 'FORMAT parquet, COMPRESSION zstd',
+  csv: 'FORMAT csv, HEADER true',
+};
 
 /** Runs the whole job: every page to NDJSON, then DuckDB's COPY to `images.{format}`. */
 export async function runDuckDBPeer(options: PeerJobOptions): Promise<PeerJobResult> {

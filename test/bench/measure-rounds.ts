@@ -39,6 +39,8 @@ export interface RoundPlan {
   repeat: number;
   /** Called with img-etl's Parquet file of the last round's first pin setting, before it is removed. */
   onParquet?: (file: string) => Promise<void>;
+  /** Said after the scenario's name in each progress line, e.g. which service; default nothing. */
+  label?: string;
 }
 
 /**
@@ -81,8 +83,9 @@ export async function measureRounds(
         results.push(result);
         const verdict = result.problems.length === 0 ? 'ok' : `WRONG: ${result.problems.join('; ')}`;
         const where = cpu === undefined ? 'unpinned' : `on CPU ${cpu}`;
+        const label = rounds.label === undefined ? '' : `, ${rounds.label}`;
         log(
-          `[${scenario} ${count(service.count)}] ${kind.padEnd(12)} ${where} ${round}/${rounds.repeat}: ` +
+          `[${scenario} ${count(service.count)}${label}] ${kind.padEnd(12)} ${where} ${round}/${rounds.repeat}: ` +
             `${result.wallSeconds.toFixed(2)} s, ${count(Math.round(service.count / result.wallSeconds))} records/s, ` +
             `${(result.maxRssBytes / 1e6).toFixed(0)} MB peak RSS, ${result.cpuSeconds.toFixed(2)} s CPU, ${verdict}`,
         );

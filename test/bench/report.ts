@@ -35,6 +35,11 @@ export function renderReport(
   ].join('\n');
 }
 
+/** How a group of runs is named in the tables: the run, and the service when its scenario has more than one. */
+function groupLabel(g: RunGroup): string {
+  return g.service === undefined ? runLabel(g.run) : `${runLabel(g.run)}, service ${g.service}`;
+}
+
 /** How a run is named in the tables. */
 function runLabel(run: RunGroup['run']): string {
   if (run === 'floor') return 'floor';
@@ -64,7 +69,7 @@ function runRow(s: ScenarioResult, g: RunGroup, all: ScenarioResult[]): string[]
   const result = t !== undefined ? (t.pass ? 'PASS' : 'FAIL') : g.ok ? 'ok' : 'FAIL (wrong output)';
   return [
     s.name,
-    runLabel(g.run),
+    groupLabel(g),
     g.pinned ? 'yes' : 'no',
     g.records.toLocaleString('en-US'),
     String(g.pageSize),

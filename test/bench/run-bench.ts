@@ -67,8 +67,8 @@ async function main(): Promise<number> {
       ? `NOT PINNED: ${plan.reason}`
       : `the service on CPU ${cores.serviceCpu}, each measured client on CPU ${cores.clientCpu} (taskset -c)`;
   log(pinning);
-  if (o.repeat < 3) {
-    log(`--repeat ${o.repeat}: the targets are judged on medians of 3 runs (--repeat 3); these results are indicative`);
+  if (o.repeat < 5) {
+    log(`--repeat ${o.repeat}: the targets are judged on medians of 5 runs (--repeat 5); these results are indicative`);
   }
   const ctx: BenchContext = { options: o, log, pinning: plan.pinning };
 

@@ -26,6 +26,8 @@ export interface RunGroup {
   ratio?: { value: number; of: string };
   /** Id of the target this row is checked against. */
   target?: string;
+  /** The service the runs were made against, when a scenario has more than one, e.g. `without collection endpoints`. */
+  service?: string;
 }
 
 /** Groups runs by kind and pin setting, in the order they first ran; `pageSize` gives each kind's page size. */

@@ -1,10 +1,12 @@
 /**
  * The bundled service in its own process, for the benchmark: started from the built library with a
- * load model, it reports its URL and answers `stats`/`reset` over the IPC channel, so the bench can
- * read what each measured run cost the server without the server's CPU inside the measured client.
+ * load model (with or without the collection endpoints), it reports its URL and answers `stats`/`reset` over
+ * the IPC channel, so the bench can read what each measured run cost the server without the server's CPU
+ * inside the measured client.
  */
 import { readFileSync } from 'node:fs';
 import { startService } from 'img-etl';
+import { serviceOptionsOf } from './bench-service.js';
 
 /** What the parent sends: a request for the counters, to zero them, or to stop. */
 export type ServiceCommand = { type: 'stats' } | { type: 'reset' } | { type: 'close' };
@@ -16,22 +18,11 @@ export type ServiceReply =
   | { type: 'reset' }
   | { type: 'closed' };
 
-const [records, seed, workers, pageLatencyMs, recordLatencyMs] = process.argv.slice(2, 7).map(Number);
-const faults = JSON.parse(process.argv[7] ?? '{}') as Record<string, unknown>;
 if (process.send === undefined)
   throw new Error('bench: service-process must be started with an IPC channel (child_process.fork)');
 const send = process.send.bind(process) as (reply: ServiceReply) => boolean;
 
-const service = await startService({
-  records: records ?? 0,
-  seed: seed ?? 1,
-  faults: {
-    ...faults,
-    workers: workers ?? 0,
-    pageLatencyMs: pageLatencyMs ?? 0,
-    recordLatencyMs: recordLatencyMs ?? 0,
-  },
-});
+const service = await startService(serviceOptionsOf(process.argv.slice(2)));
 send({ type: 'ready', url: service.url, count: service.dataset.size, cpus: allowedCpus() });
 
 process.on('message', (command: ServiceCommand) => {
