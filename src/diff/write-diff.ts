@@ -16,7 +16,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import { stringify } from 'csv-stringify/sync';
 import { AtomicFile } from '../load/atomic-file.js';
 import { encodeFailed } from '../text/load-error.js';
-import { checkParquetFooter, writeParquetWasm } from '../load/parquet-wasm-writer.js';
+import { writeParquetWasm } from '../load/parquet-wasm-writer.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { DEFAULT_ROW_GROUP_SIZE } from '../load/to-parquet.js';
 import { diffBatch, diffSchema } from './diff-batch.js';
@@ -95,10 +95,7 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
       });
     } else while ((await next()) !== undefined);
     const results: SinkResult[] = [];
-    for (const [format, file] of files) {
-      await file.flush();
-      if (format === 'parquet') await checkParquetFooter(file, rows, 'parquet-wasm');
-    }
+    for (const file of files.values()) await file.flush(); // every write error before any file is published
     for (const [format, file] of files) results.push({ format, path: file.path, rows, ...(await file.commit()) });
     return results;
   } catch (error) {

@@ -18,7 +18,7 @@ import {
 } from 'apache-arrow';
 import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
 import { AtomicFile } from '../load/atomic-file.js';
-import { checkParquetFooter, writeParquetWasm } from '../load/parquet-wasm-writer.js';
+import { writeParquetWasm } from '../load/parquet-wasm-writer.js';
 import { isAlive } from '../load/process-identity.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { FileRow } from './file-status.js';
@@ -63,8 +63,6 @@ export async function writeFilesTable(
       empty: fileBatch(schema, []),
       dictionaryColumns: ['link', 'status'],
     });
-    await file.flush();
-    await checkParquetFooter(file, rows, 'parquet-wasm');
     return { format: 'parquet', path: file.path, rows, ...(await file.commit()) };
   } catch (err) {
     await file.abort();

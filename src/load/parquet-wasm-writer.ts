@@ -3,12 +3,17 @@
  * batches, zstd-compressed and dictionary-encoded, with row groups of a fixed number of rows.
  * Batches cross into WebAssembly through an IPC stream round trip; the writer pulls them as it goes, so memory holds
  * at most one row group being encoded and one hand-over group, whatever the number of batches.
+ * parquet-wasm 0.7.2 (the latest release) needs two things around it, both here (docs/parquet-writer.md):
+ * - its streaming writer discards the errors of writing a batch (`let _ = writer.write(..)` in writer_async.rs), so
+ *   the file's row counts are read back with parquet-wasm's own metadata reader and compared with the rows given;
+ * - it hands the key-value metadata to Rust in a HashMap, whose order changes with every map a process creates, so
+ *   the footer's entries are put in key order before its bytes are written (parquet-key-value-order.ts).
  */
+import { openAsBlob } from 'node:fs';
 import { Table, tableToIPC, type RecordBatch } from 'apache-arrow';
 import * as parquetWasm from 'parquet-wasm/node';
 import type { AtomicFile } from './atomic-file.js';
 import { encodeFailed, LoadError } from '../text/load-error.js';
-import { readParquetFooterRows } from './parquet-footer.js';
 import { sortFooterKeyValues } from './parquet-key-value-order.js';
 
 // Pages are handed to WebAssembly in groups of about this many rows: one IPC stream (schema and dictionaries
@@ -31,8 +36,8 @@ export interface ParquetWasmWriteOptions {
 }
 
 /**
- * Writes Arrow record batches (all of one schema) as Parquet into `file` with parquet-wasm; returns the rows written.
- * The file is not committed.
+ * Writes Arrow record batches (all of one schema) as Parquet into `file` with parquet-wasm and checks the footer's
+ * row counts against them; returns the rows written. The file is flushed, not committed.
  */
 export async function writeParquetWasm(
   source: AsyncIterable<RecordBatch>,
@@ -102,6 +107,7 @@ export async function writeParquetWasm(
     sortFooterKeyValues(tail); // leaves the bytes as they are if the footer is not all in the tail
     await file.write(tail);
     if (sourceFailure) throw sourceFailure.error;
+    await checkRowCount(file, rows);
     return rows;
   } finally {
     stopped = true; // the Rust writer goes on pulling after its output fails; make it stop
@@ -135,24 +141,26 @@ function writerProperties(options: ParquetWasmWriteOptions): parquetWasm.WriterP
 }
 
 /**
- * Checks that the Parquet file being written holds exactly `rows` rows in its footer and row groups: parquet-wasm drops
- * write errors silently.
+ * Checks that the Parquet file being written holds exactly `rows` rows in its footer and in its row groups, read with
+ * parquet-wasm's metadata reader: its streaming writer leaves out a batch it fails to write, and says nothing.
  */
-export async function checkParquetFooter(file: AtomicFile, rows: number, writer: string): Promise<void> {
+async function checkRowCount(file: AtomicFile, rows: number): Promise<void> {
   await file.flush();
-  const footer = await readParquetFooterRows(file.tempPath).catch((cause: unknown) => {
-    throw new LoadError({
-      code: 'LOAD_ENCODE_FAILED',
-      message: `load: ${writer} wrote an unreadable parquet footer to ${file.tempPath}: ${(cause as Error).message}`,
-      cause,
-    });
-  });
-  if (footer.rows !== rows || footer.rowGroups.reduce((a, b) => a + b, 0) !== rows) {
+  let counts: { file: number; groups: number[] };
+  try {
+    const parquetFile = await parquetWasm.ParquetFile.fromFile(await openAsBlob(file.tempPath));
+    const metadata = parquetFile.metadata();
+    const [fileMetadata, groups] = [metadata.fileMetadata(), metadata.rowGroups()];
+    counts = { file: fileMetadata.numRows(), groups: groups.map((g) => g.numRows()) };
+    for (const wasmObject of [...groups, fileMetadata, metadata, parquetFile]) wasmObject.free();
+  } catch (cause) {
+    throw encodeFailed(`reading back the footer parquet-wasm wrote to ${file.tempPath}`, cause);
+  }
+  if (counts.file !== rows || counts.groups.reduce((a, b) => a + b, 0) !== rows)
     throw new LoadError({
       code: 'LOAD_ENCODE_FAILED',
       message:
-        `load: ${writer} wrote ${footer.rows} rows (row groups: ` +
-        `${footer.rowGroups.join(', ')}) of the ${rows} it was given to ${file.path}`,
+        `load: parquet-wasm wrote ${counts.file} rows (row groups: ${counts.groups.join(', ')}) ` +
+        `of the ${rows} it was given to ${file.path}`,
     });
-  }
 }

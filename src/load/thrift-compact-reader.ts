@@ -1,6 +1,7 @@
 /**
- * Reading Thrift's compact protocol, as Parquet footers use it: just enough to walk a struct's fields, read the
- * integers, strings and list headers wanted, and skip everything else. Throws on anything malformed or cut short.
+ * Reading Thrift's compact protocol, as Parquet footers use it: just enough for parquet-key-value-order.ts to walk a
+ * struct's fields, read the strings and list headers wanted, and skip everything else. Throws on anything malformed
+ * or cut short.
  */
 
 /** Compact protocol type ids. */
@@ -90,11 +91,6 @@ export class CompactReader {
     const from = this.position;
     this.advance(length);
     return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + from, length).toString('utf8');
-  }
-
-  /** An i16, i32 or i64 value (zigzag varint), exact up to 2^53. */
-  integer(): number {
-    return this.zigzag();
   }
 
   /** A list element: booleans take a byte of their own there. */
