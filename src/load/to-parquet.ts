@@ -40,6 +40,31 @@ export interface ParquetSinkOptions {
  */
 export const DEFAULT_ROW_GROUP_SIZE = 25_000;
 
+/** What an engine is given besides the batches and the file. */
+interface EngineOptions {
+  /** Rows per row group (the last one may have fewer). */
+  rowGroupSize: number;
+  /** Parquet key-value metadata. */
+  metadata: Record<string, string>;
+  /** The table the batches are rows of. */
+  table: Table;
+}
+
+/** A Parquet engine: writes the batches into `file` (not committed) and returns the rows written. */
+type ParquetWriter = (source: AsyncIterable<LoadBatch>, file: AtomicFile, options: EngineOptions) => Promise<number>;
+
+/**
+ * The engines, the one place they are named. Each is loaded when first used (parquet-wasm compiles its WebAssembly
+ * then): a run loads only the one it writes with.
+ */
+const ENGINES: Record<ParquetEngine, ParquetWriter> = {
+  wasm: writeWasm,
+  parquetjs: async (...args) => (await import('./parquetjs-writer.js')).writeParquetJs(...args),
+};
+const ENGINE_NAMES = Object.keys(ENGINES)
+  .map((name) => `'${name}'`)
+  .join(' or ');
+
 /**
  * Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with
  * no rows.
@@ -48,13 +73,12 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
   const engine = options.engine ?? 'wasm';
   const table = options.table ?? IMAGES;
   const rowGroupSize = options.rowGroupSize ?? table.parquetRowGroupRows ?? DEFAULT_ROW_GROUP_SIZE;
-  const metadata = options.metadata ?? {};
   let file: AtomicFile;
   try {
-    if (engine !== 'wasm' && engine !== 'parquetjs')
+    if (!Object.hasOwn(ENGINES, engine))
       throw new LoadError({
         code: 'LOAD_INVALID_OPTION',
-        message: `load: parquet engine must be 'wasm' or 'parquetjs', got ${JSON.stringify(engine)}`,
+        message: `load: parquet engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engine)}`,
       });
     if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1)
       throw new LoadError({
@@ -67,28 +91,26 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
     throw error;
   }
   try {
-    const schema = arrowSchema(new Map(Object.entries(metadata)), table);
-    // Each engine is loaded when first used (parquet-wasm compiles its WebAssembly then): a run loads only the one it
-    // writes with.
-    const rows =
-      engine === 'wasm'
-        ? await (
-            await import('./parquet-wasm-writer.js')
-          ).writeParquetWasm(withSchema(source, schema), file, {
-            rowGroupSize,
-            metadata,
-            empty: new RecordBatch(schema, new ArrowBatchBuilder(table).build([]).data),
-            // The columns whose definition says so.
-            dictionaryColumns: table.columns.filter((c) => c.dictionary).map((c) => c.name),
-          })
-        : await (await import('./parquetjs-writer.js')).writeParquetJs(source, file, { rowGroupSize, metadata, table });
-    const digest = await file.commit();
-    return { format: 'parquet', path: options.path, rows, ...digest };
+    const rows = await ENGINES[engine](source, file, { rowGroupSize, metadata: options.metadata ?? {}, table });
+    return { format: 'parquet', path: options.path, rows, ...(await file.commit()) };
   } catch (error) {
     await file.abort();
     await closeSource(source); // in case the failure came before the sink started reading
     throw error;
   }
+}
+
+/**
+ * The 'wasm' engine over the table's batches: Arrow batches under the schema that carries the metadata, an empty
+ * batch for a file without rows, and dictionaries for the columns whose definition asks for one.
+ */
+async function writeWasm(source: AsyncIterable<LoadBatch>, file: AtomicFile, options: EngineOptions): Promise<number> {
+  const { writeParquetWasm } = await import('./parquet-wasm-writer.js');
+  const { rowGroupSize, metadata, table } = options;
+  const schema = arrowSchema(new Map(Object.entries(metadata)), table);
+  const empty = new RecordBatch(schema, new ArrowBatchBuilder(table).build([]).data);
+  const dictionaryColumns = table.columns.filter((c) => c.dictionary).map((c) => c.name);
+  return writeParquetWasm(withSchema(source, schema), file, { rowGroupSize, metadata, empty, dictionaryColumns });
 }
 
 /** The page batches' Arrow data under the schema that carries the file's metadata. */
