@@ -1,7 +1,8 @@
 /**
- * The 'csv-stringify' CSV engine: rows to CSV text with csv-stringify's sync API, the reference the 'builtin' engine
- * (csv-format.ts) matches byte for byte. Each value is checked by its column's type; csv-stringify casts it,
- * timestamps (bigint microseconds) to ISO 8601 text that formula neutralisation leaves alone.
+ * The 'csv-stringify' CSV engine: an adapter of csv-stringify's sync API behind the same interface as the 'builtin'
+ * engine (csv-format.ts), and the reference that engine matches byte for byte. Each value is checked by its column's
+ * type; csv-stringify casts it, timestamps (bigint microseconds) to ISO 8601 text that formula neutralisation leaves
+ * alone.
  */
 import { stringify, type Options } from 'csv-stringify/sync';
 import { IMAGES } from '../schema/columns.js';

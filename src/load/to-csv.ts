@@ -8,22 +8,34 @@
  * `true`/`false`, numbers in their shortest round-trip form (`String(n)`, and `-0` for negative zero).
  */
 import { IMAGES } from '../schema/columns.js';
-import type { RowBatch } from '../schema/row.js';
+import type { Row, RowBatch } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
 import { formatCsvHeader, formatCsvRows } from './csv-format.js';
-import { stringifyCsvHeader, stringifyCsvRows } from './csv-stringify-format.js';
 import { encodeFailed, LoadError } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
 /** The CSV writers `toCsv` can use; both write the same bytes. */
 export type CsvEngine = 'builtin' | 'csv-stringify';
 
-const ENGINES = {
-  builtin: { header: formatCsvHeader, rows: formatCsvRows },
-  'csv-stringify': { header: stringifyCsvHeader, rows: stringifyCsvRows },
-} as const satisfies Record<CsvEngine, unknown>;
+/** A CSV engine: the header record and a batch's records (`place` names the batch in errors), LF-terminated. */
+interface CsvWriter {
+  header(neutraliseFormulas: boolean, table: Table): string;
+  rows(rows: readonly Row[], place: string, neutraliseFormulas: boolean, table: Table): string | Uint8Array;
+}
+
+/** The engines, the one place they are named; csv-stringify is loaded only for a run that writes with it. */
+const ENGINES: Record<CsvEngine, () => Promise<CsvWriter>> = {
+  builtin: () => Promise.resolve({ header: formatCsvHeader, rows: formatCsvRows }),
+  'csv-stringify': async () => {
+    const { stringifyCsvHeader, stringifyCsvRows } = await import('./csv-stringify-format.js');
+    return { header: stringifyCsvHeader, rows: stringifyCsvRows };
+  },
+};
+const ENGINE_NAMES = Object.keys(ENGINES)
+  .map((name) => `'${name}'`)
+  .join(' or ');
 
 /** Options of `toCsv`. */
 export interface CsvSinkOptions {
@@ -51,7 +63,7 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
     if (!Object.hasOwn(ENGINES, engineName))
       throw new LoadError({
         code: 'LOAD_INVALID_OPTION',
-        message: `load: csv engine must be 'builtin' or 'csv-stringify', got ${JSON.stringify(engineName)}`,
+        message: `load: csv engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engineName)}`,
       });
     file = await AtomicFile.create(options.path);
   } catch (error) {
@@ -59,7 +71,7 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
     throw error;
   }
   try {
-    const engine = ENGINES[engineName];
+    const engine = await ENGINES[engineName]();
     const neutralise = options.neutraliseFormulas ?? true;
     const table = options.table ?? IMAGES;
     const encode = (format: () => string | Uint8Array): string | Uint8Array => {
