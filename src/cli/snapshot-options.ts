@@ -2,6 +2,7 @@ import type { Options } from 'yargs';
 import { FORMATS, type Format } from '../run/formats.js';
 import { UsageError } from './usage-error.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
+import { CSV_ENGINES, PARQUET_ENGINES } from '../load/engine-names.js';
 
 /** The options of a snapshot run, shared by the default command, `run` and `demo`. */
 export const SNAPSHOT_OPTIONS = {
@@ -84,13 +85,13 @@ export const SNAPSHOT_OPTIONS = {
       'Hours: an unfinished earlier run in --out is resumed only if it started less than this long ago, else discarded',
   },
   'parquet-engine': {
-    choices: ['wasm', 'parquetjs'],
-    default: 'wasm',
+    choices: PARQUET_ENGINES,
+    default: PARQUET_ENGINES[0],
     describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite',
   },
   'csv-engine': {
-    choices: ['builtin', 'csv-stringify'],
-    default: 'builtin',
+    choices: CSV_ENGINES,
+    default: CSV_ENGINES[0],
     describe: "CSV writer: img-etl's own formatter (fast) or the csv-stringify library; both write the same bytes",
   },
   'neutralise-formulas': {

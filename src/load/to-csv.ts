@@ -16,8 +16,9 @@ import { formatCsvHeader, formatCsvRows } from './csv-format.js';
 import { encodeFailed, LoadError } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
-/** The CSV writers `toCsv` can use; both write the same bytes. */
-export type CsvEngine = 'builtin' | 'csv-stringify';
+import type { CsvEngine } from './engine-names.js';
+
+export type { CsvEngine } from './engine-names.js';
 
 /** A CSV engine: the header record and a batch's records (`place` names the batch in errors), LF-terminated. */
 interface CsvWriter {

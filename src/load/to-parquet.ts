@@ -13,8 +13,9 @@ import { closeSource } from './close-source.js';
 import { LoadError } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
-/** The Parquet writers `toParquet` can use. */
-export type ParquetEngine = 'wasm' | 'parquetjs';
+import type { ParquetEngine } from './engine-names.js';
+
+export type { ParquetEngine } from './engine-names.js';
 
 /** Options of `toParquet`. */
 export interface ParquetSinkOptions {
