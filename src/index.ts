@@ -17,6 +17,7 @@ export { schemaTableMarkdown } from './schema/schema-table.js';
 export { paginate, newExtractStats, type ExtractStats, type PaginateOptions } from './extract/paginate.js';
 export { ExtractError, type ExtractErrorCode, type ExtractErrorOptions } from './extract/extract-error.js';
 export type * from './extract/extract-events.js';
+export type * from './run/run-events.js';
 export { HttpClient, type FetchedJson, type FetchedPage, type HttpClientOptions } from './extract/http-client.js';
 export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/fetch-image.js';
 export { redactUrl } from './extract/redact-url.js';

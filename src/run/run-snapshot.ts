@@ -18,6 +18,7 @@ import { SCHEMA_VERSION } from '../schema/columns.js';
 import type { Row } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from './formats.js';
+import type { RunEvent } from './run-events.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
@@ -64,6 +65,8 @@ export interface SnapshotOptions extends CollectOptions {
    * Stages applied in order to the normalised rows before they are written (filters, derived columns); default none.
    */
   stages?: readonly RowStage[];
+  /** Told what the run does as it goes: extraction's events, then publishing's; default none. */
+  onEvent?: (event: RunEvent) => void;
   /** Write report.html, report.json, load.sql and load.py with the data (see src/report/); default `snapshot`. */
   report?: boolean;
 }
