@@ -252,8 +252,8 @@ async function writeData(
     stages: options.stages,
     previewRows: options.previewRows,
     onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
-    observe: report === undefined ? undefined : (rows) => report.indexer.observe(report.stats.observe(rows)),
-    arrowTap: report?.drift?.tap,
+    rowTaps: report === undefined ? undefined : [(rows) => drain(report.indexer.observe(report.stats.observe(rows)))],
+    arrowTaps: report?.drift?.tap === undefined ? undefined : [report.drift.tap],
   }).catch(async (error: unknown) => {
     await report?.indexer.abort();
     throw error;
@@ -359,4 +359,9 @@ async function collectionsTable(
     normalisation: manifestNormalisation(table.normalisation),
   };
   return { files: table.files, manifest };
+}
+
+/** Reads `source` to the end. */
+async function drain(source: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of source);
 }
