@@ -58,7 +58,9 @@ export { listSnapshots, publishLatest, pruneSnapshots, snapshotName } from './ru
 export { FILE_NAMES, FORMATS, TABLES, type Format } from './run/formats.js';
 export type { Manifest, ManifestCollections, ManifestFile, ManifestNormalisation } from './run/manifest.js';
 export { definePipeline, type Pipeline } from './run/pipeline.js';
-export { writeOutputs, type WriteOutputsOptions } from './run/write-outputs.js';
+export { writeOutputs, type StreamTap, type WriteOutputsOptions } from './run/write-outputs.js';
+export type { OpenRunTap, RunTap, RunTapContext } from './run/run-tap.js';
+export { snapshotIndexTap } from './run/snapshot-index-tap.js';
 export { writeTable, type TableOutput, type WriteTableOptions } from './run/write-table.js';
 export { writeCollections } from './run/write-collections.js';
 
@@ -78,6 +80,7 @@ export { DiffError, type DiffErrorCode, type DiffErrorOptions } from './diff/dif
 
 // the report of a snapshot
 export { ReportStats } from './report/report-stats.js';
+export { reportTap } from './report/report-tap.js';
 export { buildReport, type ReportInputs } from './report/build-report.js';
 export { reportSnapshot, type ReportSnapshotOptions, type SnapshotReport } from './report/report-snapshot.js';
 export { renderReportHtml, REPORT_DATA_ID } from './report/render-report-html.js';
