@@ -26,6 +26,7 @@ export { schemaTableMarkdown } from './schema/schema-table.js';
 export { paginate, newExtractStats, type ExtractStats, type PaginateOptions } from './extract/paginate.js';
 export { ExtractError, type ExtractErrorCode, type ExtractErrorOptions } from './extract/extract-error.js';
 export type * from './extract/extract-events.js';
+export type * from './run/run-events.js';
 export { HttpClient, type FetchedJson, type FetchedPage, type HttpClientOptions } from './extract/http-client.js';
 export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/fetch-image.js';
 export { redactUrl } from './extract/redact-url.js';
@@ -68,7 +69,9 @@ export type { Manifest, ManifestCollections, ManifestFile, ManifestNormalisation
 export { definePipeline, pipelineTable, type Pipeline, type PipelineIdentity } from './run/pipeline.js';
 export { runPipeline } from './run/run-pipeline.js';
 export { pipelineRunOptions, type PipelineRunOptions } from './run/pipeline-run-options.js';
-export { writeOutputs, type WriteOutputsOptions } from './run/write-outputs.js';
+export { writeOutputs, type StreamTap, type WriteOutputsOptions } from './run/write-outputs.js';
+export type { OpenRunTap, RunTap, RunTapContext } from './run/run-tap.js';
+export { snapshotIndexTap } from './run/snapshot-index-tap.js';
 export { writeTable, type TableOutput, type WriteTableOptions } from './run/write-table.js';
 export { writeCollections } from './run/write-collections.js';
 
@@ -88,6 +91,7 @@ export { DiffError, type DiffErrorCode, type DiffErrorOptions } from './diff/dif
 
 // the report of a snapshot
 export { ReportStats } from './report/report-stats.js';
+export { reportTap } from './report/report-tap.js';
 export { buildReport, type ReportInputs } from './report/build-report.js';
 export { reportSnapshot, type ReportSnapshotOptions, type SnapshotReport } from './report/report-snapshot.js';
 export { renderReportHtml, REPORT_DATA_ID } from './report/render-report-html.js';

@@ -1,4 +1,4 @@
-import type { ExtractEvent } from '../extract/extract-events.js';
+import type { RunEvent } from '../run/run-events.js';
 import type { Reporter } from './reporter.js';
 
 /** Severity of a log line. */
@@ -14,12 +14,12 @@ export interface LogRecord {
   [field: string]: unknown;
 }
 
-const WARNINGS = new Set<ExtractEvent['type']>(['retry', 'skip', 'staging', 'conflicts']);
+const WARNINGS = new Set<RunEvent['type']>(['retry', 'skip', 'staging', 'conflicts']);
 
 /**
  * Whether an event is a warning: those above, and a collection that could not be read or a service without collections.
  */
-function levelOf(event: ExtractEvent): LogLevel {
+function levelOf(event: RunEvent): LogLevel {
   if (WARNINGS.has(event.type)) return 'warn';
   if ((event.type === 'collection-read' || event.type === 'collections-end') && event.status !== 200) return 'warn';
   return 'info';
@@ -37,7 +37,7 @@ export class JsonLog implements Reporter {
   ) {}
 
   /** Writes one event as a line. */
-  readonly onEvent = (event: ExtractEvent): void => {
+  readonly onEvent = (event: RunEvent): void => {
     if (this.quiet) return;
     const { type, ...fields } = event;
     this.write(levelOf(event), type, fields);

@@ -4,16 +4,15 @@ import type {
   CollectionsEndEvent,
   CollectionsStartEvent,
   ConflictsEvent,
-  ExtractEvent,
   PageEvent,
   PassStartEvent,
-  PublishStartEvent,
   ReconcileEndEvent,
   ReconcileStartEvent,
   RetryEvent,
   SkipEvent,
   StagingEvent,
 } from '../extract/extract-events.js';
+import type { PublishStartEvent, RunEvent } from '../run/run-events.js';
 import type { Shortfall } from '../extract/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
@@ -86,7 +85,7 @@ export class Progress implements Reporter {
   }
 
   /** Takes one event. */
-  readonly onEvent = (event: ExtractEvent): void => {
+  readonly onEvent = (event: RunEvent): void => {
     if (this.quiet) return;
     const now = Date.now();
     switch (event.type) {

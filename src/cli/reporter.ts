@@ -1,7 +1,7 @@
-import type { ExtractEvent } from '../extract/extract-events.js';
+import type { RunEvent } from '../run/run-events.js';
 
 /** Renders a run's events (a snapshot's by default) and the error that ends a command; the library emits. */
-export interface Reporter<E = ExtractEvent> {
+export interface Reporter<E = RunEvent> {
   /** Takes one event of the run. */
   readonly onEvent: (event: E) => void;
   /**

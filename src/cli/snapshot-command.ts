@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import type { SnapshotOptions, SnapshotResult } from '../run/run-snapshot.js';
+import type { RunTap } from '../run/run-tap.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
@@ -131,6 +132,7 @@ export async function runSnapshotCommand(
   // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
   const { runSnapshot, STAGING_DIR } = await import('../run/run-snapshot.js');
   const { checkLatest, publishLatest, pruneSnapshots } = await import('../run/snapshot-folders.js');
+  const taps = await runTaps(options);
   if (options.snapshot === true) await checkLatest(outDir); // before anything is fetched
   const aborter = new AbortController();
   const onSignal = () => {
@@ -139,7 +141,7 @@ export async function runSnapshotCommand(
   };
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   try {
-    const result = await runSnapshot({ ...options, signal: aborter.signal, onEvent: progress.onEvent });
+    const result = await runSnapshot({ ...options, taps, signal: aborter.signal, onEvent: progress.onEvent });
     progress.finish();
     const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
     const extras: SummaryExtras = {};
@@ -169,6 +171,13 @@ export async function runSnapshotCommand(
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }
+}
+
+/** The taps of a run: the options' own, then with a snapshot its report (report.html and the rest, images.index). */
+async function runTaps(options: SnapshotOptions): Promise<readonly RunTap[] | undefined> {
+  if (options.snapshot !== true) return options.taps;
+  const { reportTap } = await import('../report/report-tap.js'); // loaded for snapshot runs only
+  return [...(options.taps ?? []), reportTap()];
 }
 
 /**

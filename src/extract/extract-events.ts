@@ -172,39 +172,7 @@ export interface ConflictsEvent {
   firstIds: number[];
 }
 
-/** Publishing starts: the staged records are written to the output files in id order. */
-export interface PublishStartEvent {
-  type: 'publish-start';
-  /** Records read back from staging (rows plus rejects); rows stages filter out are not written. */
-  records: number;
-  /** The data formats written. */
-  formats: string[];
-}
-
-/** A batch of rows went to the writers. */
-export interface PublishProgressEvent {
-  type: 'publish-progress';
-  /** Rows written so far. */
-  rows: number;
-  /** Rejects written so far (rejects.ndjson). */
-  rejects: number;
-}
-
-/** Every output file is written (the manifest follows). */
-export interface PublishEndEvent {
-  type: 'publish-end';
-  /** Rows in the data files. */
-  rows: number;
-  /** Records in rejects.ndjson. */
-  rejects: number;
-  /** The files written: name, format, rows and bytes. */
-  files: { name: string; format: string; rows: number; bytes: number }[];
-}
-
-/**
- * What a run tells its caller while it runs: pages, retries, skips, passes and reconciliation of extraction, then
- * publishing.
- */
+/** What extraction tells its caller while it runs: pages, retries, skips, passes and reconciliation. */
 export type ExtractEvent =
   | PageEvent
   | RetryEvent
@@ -217,7 +185,4 @@ export type ExtractEvent =
   | CollectionReadEvent
   | ReconcileEndEvent
   | StagingEvent
-  | ConflictsEvent
-  | PublishStartEvent
-  | PublishProgressEvent
-  | PublishEndEvent;
+  | ConflictsEvent;

@@ -20,6 +20,7 @@ import type { Table } from '../schema/table.js';
 import type { Row } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from './formats.js';
+import type { RunEvent } from './run-events.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
@@ -27,10 +28,7 @@ import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
 import { writeTable, type TableOutput } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
-// The one import up the layers (issue 24: the report's numbers, index and drift become taps the runner is given).
-// eslint-disable-next-line import-x/no-restricted-paths -- the report is called from the runner until it is a tap
-import { ReportStats } from '../report/report-stats.js';
-import { SnapshotIndexWriter } from './snapshot-index-writer.js';
+import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/replay-collections.js';
 
@@ -71,8 +69,13 @@ export interface SnapshotOptions extends CollectOptions {
    * pipeline never resumes another's staging) and of the manifest; default none (see run-pipeline.ts).
    */
   pipeline?: PipelineIdentity;
-  /** Write report.html, report.json, load.sql and load.py with the data (see src/report/); default `snapshot`. */
-  report?: boolean;
+  /** Told what the run does as it goes: extraction's events, then publishing's; default none. */
+  onEvent?: (event: RunEvent) => void;
+  /**
+   * Taps on the run: consumers of the images' batches beside the writers that may add files to the snapshot, in order
+   * (run-tap.ts; the report is one, `reportTap`); default none.
+   */
+  taps?: readonly RunTap[];
 }
 
 /** What a run produced. */
@@ -90,7 +93,8 @@ export interface SnapshotResult {
 /**
  * Runs the whole job: pages the list into the staging folder until it is complete (resuming an unfinished run),
  * pages the collections list, writes every format of both tables (the images from the staging folder with the records
- * in id order), each file atomically, then the manifest, and removes the staging folder.
+ * in id order, beside the taps it is given), each file atomically, then the taps' files and the manifest, and removes
+ * the staging folder.
  * An interrupted or failed run keeps the staging folder for the next attempt.
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
@@ -107,16 +111,13 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       throw stagingError(cause);
     });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats: run.formats });
-    const report = (options.report ?? options.snapshot === true) ? await startReport(run, pending, dataDir) : undefined;
-    const data = await writeData(run, collected, checkpoint, pending, report);
+    const taps = await openTaps(run, { pending, dataDir, baseDir: run.outDir, formats: run.formats });
+    const data = await writeData(run, collected, checkpoint, pending, taps);
     const { sourceUrl, startedAt } = run;
     const table = options.table ?? IMAGES;
     const { pipeline } = options;
     const manifest = snapshotManifest(collected, { sourceUrl, startedAt, imageRequests, table, pipeline, ...data });
-    if (report !== undefined) {
-      const where = { pending, dataDir, baseDir: run.outDir, indexed: data.indexed };
-      manifest.files.push(...(await writeReport(report, manifest, where)).map(manifestFile));
-    }
+    for (const tap of taps) manifest.files.push(...((await tap.beforeCommit?.(manifest)) ?? []).map(manifestFile));
     await commitManifest(dataDir, pending, manifest);
     published = true;
     await publishPending(dataDir);
@@ -211,39 +212,36 @@ function dataMetadata(run: RunPlan): Record<string, string> {
   return metadata;
 }
 
-/** What a run with a report gathers while it writes: the report's numbers, the images' index and the drift. */
-interface ReportTaps {
-  stats: ReportStats;
-  indexer: SnapshotIndexWriter;
-  drift: Awaited<ReturnType<typeof runDrift>>;
+/** Opens the run's taps in order, once its records are all fetched; if one fails, aborts those opened before it. */
+async function openTaps(run: RunPlan, where: Omit<RunTapContext, 'name'>): Promise<OpenRunTap[]> {
+  const context: RunTapContext = { ...where, name: basename(where.dataDir) };
+  const opened: OpenRunTap[] = [];
+  try {
+    for (const tap of run.options.taps ?? []) opened.push(await tap.open(context));
+  } catch (error) {
+    for (const tap of opened) await tap.abort?.();
+    throw error;
+  }
+  return opened;
 }
 
-/** Starts what a run with a report gathers while it writes. */
-async function startReport(run: RunPlan, pending: string, dataDir: string): Promise<ReportTaps> {
-  const stats = new ReportStats();
-  const indexer = await SnapshotIndexWriter.create(pending);
-  const drift = await runDrift(run.outDir, basename(dataDir), run.formats);
-  return { stats, indexer, drift };
-}
-
-/** What the run wrote: the images, whether they have an index, the collections, and every file. */
+/** What the run wrote: the images, the collections, and every file. */
 interface DataWritten {
   images: TableOutput;
-  indexed: boolean;
   collections: ManifestCollections;
   files: SinkResult[];
 }
 
 /**
- * Writes every format of the images (from the staging folder in id order; their index and the report's numbers when
- * `report`) and of the collections into `pending`, telling the progress and the files.
+ * Writes every format of the images (from the staging folder in id order, beside the taps, then the taps' files) and
+ * of the collections into `pending`, telling the progress and the files.
  */
 async function writeData(
   run: RunPlan,
   collected: Collected,
   checkpoint: Checkpoint,
   pending: string,
-  report: ReportTaps | undefined,
+  taps: readonly OpenRunTap[],
 ): Promise<DataWritten> {
   const { options } = run;
   const writing = {
@@ -260,33 +258,20 @@ async function writeData(
     stages: options.stages,
     previewRows: options.previewRows,
     onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
-    observe: report === undefined ? undefined : (rows) => report.indexer.observe(report.stats.observe(rows)),
-    arrowTap: report?.drift?.tap,
+    rowTaps: taps.flatMap((tap) => (tap.rows === undefined ? [] : [tap.rows])),
+    arrowTaps: taps.flatMap((tap) => (tap.arrow === undefined ? [] : [tap.arrow])),
   }).catch(async (error: unknown) => {
-    await report?.indexer.abort();
+    for (const tap of taps) await tap.abort?.();
     throw error;
   });
-  const indexFile = await report?.indexer.finish();
-  const indexFiles = indexFile === undefined ? [] : [indexFile];
-  // Before the report, which reads the collections table from the pending folder (owners).
+  const tapFiles: SinkResult[] = [];
+  for (const tap of taps) tapFiles.push(...((await tap.afterImages?.()) ?? []));
+  // Before the taps' beforeCommit: the report reads the collections table back from the pending folder (owners).
   const collections = await collectionsTable(collected, checkpoint, writing);
-  const files = [...images.files, ...indexFiles, ...collections.files];
+  const files = [...images.files, ...tapFiles, ...collections.files];
   const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
   options.onEvent?.({ type: 'publish-end', rows: images.written, rejects: images.rejects, files: fileEvents });
-  return { images, indexed: indexFile !== undefined, collections: collections.manifest, files };
-}
-
-/** Writes report.html, report.json, load.sql and load.py into `where.pending`; resolves to the files written. */
-async function writeReport(
-  report: ReportTaps,
-  manifest: Manifest,
-  where: { pending: string; dataDir: string; baseDir: string; indexed: boolean },
-): Promise<SinkResult[]> {
-  const { pending, dataDir, baseDir } = where;
-  // eslint-disable-next-line import-x/no-restricted-paths -- the report is called from the runner until it is a tap
-  const { writeRunReport } = await import('../report/snapshot-report.js'); // loaded for runs with a report only
-  const drift = async () => (await report.drift?.outcome(pending, where.indexed)) ?? {};
-  return writeRunReport({ pending, dataDir, baseDir, manifest, stats: report.stats, drift });
+  return { images, collections: collections.manifest, files };
 }
 
 /** Writes the manifest into `pending` once no one else's file is where the run's would go. */
@@ -327,12 +312,6 @@ async function discardIfStale(
       'the service changed: discarded the staging and started afresh',
   );
   return check.requests;
-}
-
-/** How the run gets its drift against the snapshot before it (run-drift.ts, loaded for runs with a report only). */
-async function runDrift(outDir: string, name: string, formats: readonly Format[]) {
-  // eslint-disable-next-line import-x/no-restricted-paths -- the report is called from the runner until it is a tap
-  return (await import('../report/run-drift.js')).planRunDrift(outDir, name, formats);
 }
 
 /** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */

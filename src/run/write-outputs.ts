@@ -29,20 +29,29 @@ export interface WriteOutputsOptions {
   metadata: Record<string, string>;
   /** The table the rows are of, which names the files; default the images. */
   table?: Table;
-  /** One more consumer of the Arrow record batches built for Parquet and Arrow (the report's drift); default none. */
-  arrowTap?: (batches: AsyncIterable<RecordBatch>) => Promise<unknown>;
+  /** More consumers of the row batches beside the writers, each reading its stream to the end (taps); default none. */
+  rowTaps?: readonly StreamTap<RowBatch>[];
+  /**
+   * More consumers of the Arrow record batches built for Parquet and Arrow (built for them alone when neither is
+   * written), each reading its stream to the end; default none.
+   */
+  arrowTaps?: readonly StreamTap<RecordBatch>[];
 }
 
+/** A consumer of a table's batches beside the writers (see tee.ts: it reads every batch, or the writers stop). */
+export type StreamTap<T> = (batches: AsyncIterable<T>) => Promise<void>;
+
+type Consumer = (source: AsyncIterable<RowBatch>) => Promise<SinkResult | SinkResult[]>;
+
 /**
- * Feeds one stream of row batches to every sink at once (Arrow batches built once for Parquet and Arrow); resolves to
- * the files written.
+ * Feeds one stream of row batches to every sink and tap at once (Arrow batches built once for Parquet, Arrow and the
+ * Arrow taps); resolves to the files written.
  */
 export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: WriteOutputsOptions): Promise<SinkResult[]> {
-  const { outDir, metadata } = options;
+  const { outDir } = options;
   const table = options.table ?? IMAGES;
   const { files } = table;
-  const columnar = options.formats.filter((f) => f !== 'csv');
-  const consumers: ((source: AsyncIterable<RowBatch>) => Promise<SinkResult | SinkResult[]>)[] = [
+  const consumers: Consumer[] = [
     async (source) => {
       const rejects = await toRejects(source, { path: join(outDir, files.rejects) });
       // No stale file from an earlier run.
@@ -60,38 +69,43 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
       }),
     );
   }
-  if (columnar.length > 0) {
-    consumers.push(async (source) => {
-      // The Arrow stack (apache-arrow, and parquet-wasm in to-parquet.ts) loads while the first pages are fetched, and
-      // only for these formats.
-      const [{ toArrowBatches }, { toParquet }, { toArrow }] = await Promise.all([
-        import('../load/arrow-batches.js'),
-        import('../load/to-parquet.js'),
-        import('../load/to-arrow.js'),
-      ]).catch(async (error: unknown) => {
-        await closeSource(source);
-        throw error;
-      });
-      const tap = options.arrowTap;
-      const streams = tee(toArrowBatches(source, table), columnar.length + (tap === undefined ? 0 : 1));
-      try {
-        const written = columnar.map((format, i) => {
-          const path = join(outDir, files[format]);
-          return format === 'parquet'
-            ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata, table })
-            : toArrow(streams[i]!, { path, metadata, table });
-        });
-        const tapped = tap === undefined ? [] : [tap(arrowOf(streams[columnar.length]!)).then((): SinkResult[] => [])];
-        return (await settleAll<SinkResult | SinkResult[]>([...written, ...tapped])).flat();
-      } finally {
-        // A sink that failed before reading closes a generator that never started, which cannot pass that on: release
-        // this branch here, or the other sinks would wait for it forever.
-        await closeSource(source);
-      }
-    });
-  }
+  if (options.formats.some((f) => f !== 'csv') || (options.arrowTaps ?? []).length > 0)
+    consumers.push((source) => writeColumnar(source, options, table));
+  for (const tap of options.rowTaps ?? []) consumers.push(async (source) => tap(source).then((): SinkResult[] => []));
   const streams = tee(rows, consumers.length);
   return (await settleAll(consumers.map((consume, i) => consume(streams[i]!)))).flat();
+}
+
+/** Builds the Arrow record batches once and feeds them to the Parquet and Arrow writers and the Arrow taps. */
+async function writeColumnar(source: AsyncIterable<RowBatch>, options: WriteOutputsOptions, table: Table) {
+  const { outDir, metadata } = options;
+  const columnar = options.formats.filter((f) => f !== 'csv');
+  const taps = options.arrowTaps ?? [];
+  // The Arrow stack (apache-arrow, and parquet-wasm in to-parquet.ts) loads while the first pages are fetched, and
+  // only for these formats.
+  const [{ toArrowBatches }, { toParquet }, { toArrow }] = await Promise.all([
+    import('../load/arrow-batches.js'),
+    import('../load/to-parquet.js'),
+    import('../load/to-arrow.js'),
+  ]).catch(async (error: unknown) => {
+    await closeSource(source);
+    throw error;
+  });
+  const streams = tee(toArrowBatches(source, table), columnar.length + taps.length);
+  try {
+    const written = columnar.map((format, i) => {
+      const path = join(outDir, table.files[format]);
+      return format === 'parquet'
+        ? toParquet(streams[i]!, { path, engine: options.parquetEngine, metadata, table })
+        : toArrow(streams[i]!, { path, metadata, table });
+    });
+    const tapped = taps.map((tap, i) => tap(arrowOf(streams[columnar.length + i]!)).then((): SinkResult[] => []));
+    return (await settleAll<SinkResult | SinkResult[]>([...written, ...tapped])).flat();
+  } finally {
+    // A sink that failed before reading closes a generator that never started, which cannot pass that on: release
+    // this branch here, or the other sinks would wait for it forever.
+    await closeSource(source);
+  }
 }
 
 async function* arrowOf(batches: AsyncIterable<{ arrow: RecordBatch }>): AsyncIterable<RecordBatch> {

@@ -19,8 +19,6 @@ export interface WriteTableOptions extends WriteOutputsOptions {
   previewRows?: number;
   /** Told the rows and rejects written so far, after each batch; default none. */
   onProgress?: (rows: number, rejects: number) => void;
-  /** A pass-through that looks at the rows on their way to the writers (the report's numbers); default none. */
-  observe?: (rows: AsyncIterable<RowBatch>) => AsyncIterable<RowBatch>;
 }
 
 /** What writing a table gave. */
@@ -54,6 +52,6 @@ export async function writeTable(source: AsyncIterable<ValidBatch>, options: Wri
       yield batch;
     }
   };
-  const files = await writeOutputs(options.observe?.(counted(rows)) ?? counted(rows), options);
+  const files = await writeOutputs(counted(rows), options);
   return { files, normalisation, ...counts, preview };
 }

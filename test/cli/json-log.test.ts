@@ -1,6 +1,6 @@
 /** `--log-format json` on its own: one parseable object per line with ts, level and event; errors too. */
 import { describe, expect, it } from 'vitest';
-import type { ExtractEvent } from '../../src/extract/extract-events.js';
+import type { RunEvent } from '../../src/run/run-events.js';
 import { ExtractError } from '../../src/extract/extract-error.js';
 import { JsonLog } from '../../src/cli/json-log.js';
 
@@ -9,7 +9,7 @@ function fakeStream() {
   return { stream: { write: (s: string) => (chunks.push(s), true) } as unknown as NodeJS.WritableStream, chunks };
 }
 
-const EVENTS: ExtractEvent[] = [
+const EVENTS: RunEvent[] = [
   { type: 'pass-start', pass: 1, maxPasses: 3, expected: 0, received: 0, missing: 0, pagesDone: 0, recordsDone: 0 },
   { type: 'page', url: 'http://h/api/images/?limit=100&offset=0', offset: 0, records: 100, count: 250 },
   { type: 'retry', url: 'http://h/api/images/?limit=100&offset=100', attempt: 1, delayMs: 250, reason: 'returned 502' },

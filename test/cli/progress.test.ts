@@ -3,7 +3,7 @@
  * the bar is redrawn, and that quiet keeps errors only. (test/e2e/progress.test.ts runs the real CLI.)
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ExtractEvent } from '../../src/extract/extract-events.js';
+import type { RunEvent } from '../../src/run/run-events.js';
 import { Progress } from '../../src/cli/progress.js';
 
 /** A stand-in for process.stderr that keeps what is written. */
@@ -13,7 +13,7 @@ function fakeStream(tty: boolean, columns = 120) {
   return { stream, chunks, text: () => chunks.join('') };
 }
 
-const passStart = (pass = 1, extra: Partial<Extract<ExtractEvent, { type: 'pass-start' }>> = {}): ExtractEvent => ({
+const passStart = (pass = 1, extra: Partial<Extract<RunEvent, { type: 'pass-start' }>> = {}): RunEvent => ({
   type: 'pass-start',
   pass,
   maxPasses: 3,
@@ -24,7 +24,7 @@ const passStart = (pass = 1, extra: Partial<Extract<ExtractEvent, { type: 'pass-
   recordsDone: 0,
   ...extra,
 });
-const page = (offset: number, records = 100, count = 1000): ExtractEvent => ({
+const page = (offset: number, records = 100, count = 1000): RunEvent => ({
   type: 'page',
   url: `http://h/api/images/?limit=100&offset=${offset}`,
   offset,

@@ -1,0 +1,34 @@
+/** The events of a run's publishing, after those of its extraction (extract-events.ts). */
+import type { ExtractEvent } from '../extract/extract-events.js';
+
+/** Publishing starts: the staged records are written to the output files in id order. */
+export interface PublishStartEvent {
+  type: 'publish-start';
+  /** Records read back from staging (rows plus rejects); rows stages filter out are not written. */
+  records: number;
+  /** The data formats written. */
+  formats: string[];
+}
+
+/** A batch of rows went to the writers. */
+export interface PublishProgressEvent {
+  type: 'publish-progress';
+  /** Rows written so far. */
+  rows: number;
+  /** Rejects written so far (rejects.ndjson). */
+  rejects: number;
+}
+
+/** Every output file is written (the manifest follows). */
+export interface PublishEndEvent {
+  type: 'publish-end';
+  /** Rows in the data files. */
+  rows: number;
+  /** Records in rejects.ndjson. */
+  rejects: number;
+  /** The files written: name, format, rows and bytes. */
+  files: { name: string; format: string; rows: number; bytes: number }[];
+}
+
+/** What a run tells its caller while it runs: extraction's events (extract-events.ts), then publishing's. */
+export type RunEvent = ExtractEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;
