@@ -65,6 +65,14 @@ describe('RETRY_POLICY', () => {
     }
   });
 
+  it('leaves a status the caller does not read as an answer to the status, whatever the body', () => {
+    for (const drf of [true, false]) {
+      const decided = (status: number) => isRetried({ code: 'HTTP_STATUS', kind: 'status', status, drf });
+      expect([400, 401, 403, 404, 410].map(decided)).toEqual([false, false, false, false, false]);
+      expect([429, 500, 502, 503, 504].map(decided)).toEqual([true, true, true, true, true]);
+    }
+  });
+
   it("is an ExtractError's retryable, unless the error was made with one already decided", () => {
     const url = 'http://x/api/images/';
     const reason = 'returned a truncated body (3 of 9 bytes)';
