@@ -34,7 +34,6 @@ function checkCount(url: string, count: number, first: number, max: number, page
       code: 'IMPLAUSIBLE_COUNT',
       url,
       reason: `reported count ${count}, more than the ${max} records any list is believed to hold`,
-      retryable: false,
     });
   if (first > 0 && count > first * 2 + 100 * pageSize) {
     throw new ExtractError({
@@ -43,7 +42,6 @@ function checkCount(url: string, count: number, first: number, max: number, page
       reason:
         `reported count ${count}, up from ${first} at the start of the pass: the list grows ` +
         `faster than it can be read`,
-      retryable: false,
     });
   }
 }
@@ -56,9 +54,9 @@ function checkLink(pageUrl: string, link: string | null, listUrl: URL): void {
   } catch {
     throw new ExtractError({
       code: 'BAD_BODY',
+      kind: 'bad-link',
       url: pageUrl,
       reason: `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`,
-      retryable: false,
     });
   }
   if (!isSameHost(target, listUrl)) {
@@ -66,7 +64,6 @@ function checkLink(pageUrl: string, link: string | null, listUrl: URL): void {
       code: 'FOREIGN_LINK',
       url: pageUrl,
       reason: `returned a link to another host (${target.host}); refusing to follow it`,
-      retryable: false,
     });
   }
 }

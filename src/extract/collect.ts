@@ -181,5 +181,11 @@ export const MAX_CONFLICT_IDS = 20;
 function collectionsGone(listing: CollectionsListing): ExtractError {
   const reason =
     `returned ${listing.status} after the pass over the images, ` + 'though it listed the collections before it';
-  return new ExtractError({ code: 'HTTP_STATUS', url: listing.url, reason, retryable: true, status: listing.status });
+  return new ExtractError({
+    code: 'HTTP_STATUS',
+    kind: 'listing-gone',
+    url: listing.url,
+    reason,
+    status: listing.status,
+  });
 }

@@ -18,6 +18,6 @@ export class RepeatingPages {
     const reason =
       `and the ${this.urls.length - 1} pages after it held only records already received in this pass: ` +
       'the list repeats itself endlessly';
-    throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url: this.urls[0]!, reason, retryable: false });
+    throw new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url: this.urls[0]!, reason });
   }
 }

@@ -54,15 +54,15 @@ export async function fetchImage(id: number, options: FetchImageOptions = {}): P
         if (typeof record !== 'object' || record === null || Array.isArray(record)) {
           throw new ExtractError({
             code: 'BAD_BODY',
+            kind: 'not-object',
             url,
             reason: 'returned a body that is not a JSON object',
-            retryable: true,
             status,
           });
         }
         if (record['id'] !== id) {
           const reason = `returned the record of id ${JSON.stringify(record['id'])}, not ${id}`;
-          throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status });
+          throw new ExtractError({ code: 'BAD_BODY', kind: 'wrong-record', url, reason, status });
         }
         return { status: 'ok', record, body: bytes };
       },

@@ -5,7 +5,6 @@ import { pageEnvelope } from './page-envelope.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
 import { ExtractError } from './extract-error.js';
 import { parseRetryAfter } from './retry-after.js';
-import { RETRYABLE_STATUS, retryableStatus } from './retry.js';
 import { isSameHost, mayCarryCredentials } from './same-host.js';
 import { TOKEN } from './token.js';
 
@@ -136,7 +135,7 @@ export class HttpClient {
       const issue = page.error.issues[0]!;
       const where = issue.path.map(String).join('.') || 'body';
       const reason = `returned a page without a valid envelope (${where}: ${issue.message})`;
-      throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: 200 });
+      throw new ExtractError({ code: 'BAD_BODY', kind: 'bad-envelope', url, reason, status: 200 });
     }
     return { page: page.data, bytes };
   }
@@ -198,14 +197,13 @@ export class HttpClient {
         const { statusCode, headers } = response;
         if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416) {
           const detail = await errorDetail(response, deadline.signal);
-          const retryable = RETRYABLE_STATUS.has(statusCode);
           const retryAfter = parseRetryAfter(headers['retry-after']);
           const reason = `returned ${statusCode}${detail}`;
           throw new ExtractError({
             code: 'HTTP_STATUS',
+            kind: 'status',
             url: current.href,
             reason,
-            retryable,
             status: statusCode,
             retryAfterMs: retryAfter,
           });
@@ -229,13 +227,13 @@ export class HttpClient {
     if (err instanceof ExtractError) return err;
     if (err instanceof undiciErrors.BodyTimeoutError) {
       const reason = `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`;
-      return new ExtractError({ code: 'TIMEOUT', url, reason, retryable: true, cause: err });
+      return new ExtractError({ code: 'TIMEOUT', url, reason, cause: err });
     }
     if (received < declared) {
       const reason = `returned a truncated body (${received} of ${declared} bytes, then the connection closed)`;
-      return new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, cause: err });
+      return new ExtractError({ code: 'BAD_BODY', kind: 'truncated', url, reason, cause: err });
     }
-    return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, retryable: true, cause: err });
+    return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, cause: err });
   }
 
   /** Closes the kept-alive connections. */
@@ -255,7 +253,6 @@ export class HttpClient {
         code: 'FOREIGN_LINK',
         url,
         reason: `is not an http(s) URL on the base host (${this.baseUrl.host}); refusing to request it`,
-        retryable: false,
       });
     }
     return target;
@@ -284,9 +281,9 @@ export class HttpClient {
     if (text === undefined || text === '')
       throw new ExtractError({
         code: 'BAD_REDIRECT',
+        kind: 'no-location',
         url: from.href,
         reason: `returned a ${status} redirect without a location`,
-        retryable: true,
         status,
       });
     let target: URL;
@@ -295,9 +292,9 @@ export class HttpClient {
     } catch {
       throw new ExtractError({
         code: 'BAD_REDIRECT',
+        kind: 'unreadable-location',
         url: from.href,
         reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`,
-        retryable: true,
         status,
       });
     }
@@ -305,9 +302,9 @@ export class HttpClient {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
       throw new ExtractError({
         code: 'BAD_REDIRECT',
+        kind: 'not-http',
         url: from.href,
         reason: `redirected to a ${target.protocol} URL; only http and https are followed`,
-        retryable: false,
         status,
       });
     }
@@ -316,7 +313,6 @@ export class HttpClient {
         code: 'FOREIGN_LINK',
         url: from.href,
         reason: `redirected to another host (${target.host}); refusing to follow`,
-        retryable: false,
         status,
       });
     }
@@ -325,7 +321,6 @@ export class HttpClient {
         code: 'REDIRECT_LOOP',
         url: from.href,
         reason: `redirected in a loop, back to ${target.href}`,
-        retryable: false,
         status,
       });
     if (hop + 1 > this.options.maxRedirects)
@@ -333,7 +328,6 @@ export class HttpClient {
         code: 'REDIRECT_LOOP',
         url: from.href,
         reason: `redirected more than ${this.options.maxRedirects} times`,
-        retryable: false,
         status,
       });
     visited.add(target.href);
@@ -354,9 +348,9 @@ export class HttpClient {
         return { status: statusCode, value: body.value, bytes: body.bytes };
       throw new ExtractError({
         code: 'HTTP_STATUS',
+        kind: answers.statuses.includes(statusCode) ? 'answer' : 'status',
         url,
         reason: `returned ${statusCode}${body.detail}`,
-        retryable: retryableStatus(statusCode, body.drf, answers.statuses),
         status: statusCode,
         retryAfterMs: parseRetryAfter(headers['retry-after']),
         drf: body.drf,
@@ -366,9 +360,9 @@ export class HttpClient {
       await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
       throw new ExtractError({
         code: 'BAD_BODY',
+        kind: 'wrong-type',
         url,
         reason: `returned content type ${JSON.stringify(type)}, not JSON`,
-        retryable: true,
         status: statusCode,
       });
     }
@@ -379,9 +373,9 @@ export class HttpClient {
       await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
       throw new ExtractError({
         code: 'BAD_BODY',
+        kind: 'encoded',
         url,
         reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`,
-        retryable: true,
         status: statusCode,
       });
     }
@@ -390,11 +384,12 @@ export class HttpClient {
       return { status: statusCode, value: parseJsonBytes(bytes), bytes };
     } catch (err) {
       if (!(err instanceof JsonBytesError)) throw err;
+      const kind = err.code === 'UTF8' ? 'not-utf8' : 'not-json';
       const reason =
-        err.code === 'UTF8'
+        kind === 'not-utf8'
           ? 'returned a body that is not valid UTF-8'
           : `returned a body that is not valid JSON (${err.message})`;
-      throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: statusCode, cause: err });
+      throw new ExtractError({ code: 'BAD_BODY', kind, url, reason, status: statusCode, cause: err });
     }
   }
 
@@ -404,7 +399,7 @@ export class HttpClient {
     if (declared > cap) {
       drop(response);
       const reason = `returned a body of ${declared} bytes, over the ${cap}-byte cap`;
-      throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: response.statusCode });
+      throw new ExtractError({ code: 'BAD_BODY', kind: 'too-large', url, reason, status: response.statusCode });
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -414,7 +409,7 @@ export class HttpClient {
         if (size > cap) {
           drop(response);
           const reason = `returned a body over the ${cap}-byte cap (stopped reading at ${size} bytes)`;
-          throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: response.statusCode });
+          throw new ExtractError({ code: 'BAD_BODY', kind: 'too-large', url, reason, status: response.statusCode });
         }
         chunks.push(chunk);
       }
@@ -426,9 +421,9 @@ export class HttpClient {
         const reason = `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`;
         throw new ExtractError({
           code: 'BAD_BODY',
+          kind: 'truncated',
           url,
           reason,
-          retryable: true,
           status: response.statusCode,
           cause: err,
         });
@@ -437,20 +432,18 @@ export class HttpClient {
     }
     if (!Number.isNaN(declared) && size !== declared) {
       const reason = `returned a truncated body (${size} of ${declared} bytes)`;
-      throw new ExtractError({ code: 'BAD_BODY', url, reason, retryable: true, status: response.statusCode });
+      throw new ExtractError({ code: 'BAD_BODY', kind: 'truncated', url, reason, status: response.statusCode });
     }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   }
 
   private networkError(url: string, err: unknown, deadline: Deadline): ExtractError {
-    if (deadline.cancelled)
-      return new ExtractError({ code: 'ABORTED', url, reason: 'was cancelled', retryable: false, cause: err });
+    if (deadline.cancelled) return new ExtractError({ code: 'ABORTED', url, reason: 'was cancelled', cause: err });
     if (deadline.expired)
       return new ExtractError({
         code: 'TIMEOUT',
         url,
         reason: `took longer than ${this.options.requestTimeoutMs} ms in all`,
-        retryable: true,
         cause: err,
       });
     if (err instanceof undiciErrors.ConnectTimeoutError) {
@@ -458,7 +451,6 @@ export class HttpClient {
         code: 'TIMEOUT',
         url,
         reason: `timed out connecting (${this.options.connectTimeoutMs} ms)`,
-        retryable: true,
         cause: err,
       });
     }
@@ -467,7 +459,6 @@ export class HttpClient {
         code: 'TIMEOUT',
         url,
         reason: `timed out waiting for the response headers (${this.options.headersTimeoutMs} ms)`,
-        retryable: true,
         cause: err,
       });
     }
@@ -476,11 +467,10 @@ export class HttpClient {
         code: 'TIMEOUT',
         url,
         reason: `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`,
-        retryable: true,
         cause: err,
       });
     }
-    return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, retryable: true, cause: err });
+    return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, cause: err });
   }
 }
 

@@ -1,21 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExtractError } from './extract-error.js';
+import { RETRY_POLICY } from './retry-policy.js';
 
-/** Statuses retried whatever their body: timeouts, rate limits, server and gateway errors (Cloudflare's 52x too). */
-export const RETRYABLE_STATUS: ReadonlySet<number> = new Set([
-  408, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 525, 526, 527, 530,
-]);
-
-/**
- * Whether a response of `status` may succeed when asked again. A status the caller reads as the service's answer
- * (`answers`: 404 gone, 403 private) is that answer only in DRF's own JSON (`drf`); in any other body (a proxy's or a
- * firewall's page) it is a failure to read the answer, retried like a 502.
- */
-export function retryableStatus(status: number, drf: boolean, answers: readonly number[] = []): boolean {
-  return RETRYABLE_STATUS.has(status) || (answers.includes(status) && !drf);
-}
-
-/** How failed requests are retried. */
+/** How failed requests are retried; each default is RETRY_POLICY's. */
 export interface RetryOptions {
   /** Attempts per request, the first included; default 6. */
   attempts?: number;
@@ -53,8 +40,8 @@ export async function withRetry<T>(
   onRetry?: (notice: RetryNotice) => void,
   signal?: AbortSignal,
 ): Promise<T> {
-  const attempts = options.attempts ?? 6;
-  const budgetMs = options.budgetMs ?? 300_000;
+  const attempts = options.attempts ?? RETRY_POLICY.attempts;
+  const budgetMs = options.budgetMs ?? RETRY_POLICY.budgetMs;
   const started = Date.now();
   for (let n = 1; ; n++) {
     try {
@@ -69,7 +56,7 @@ export async function withRetry<T>(
           err,
           n,
           `; retry-after ${asked} s is longer than the ` +
-            `${Math.round((options.retryAfterMaxMs ?? 120_000) / 1000)} s allowed`,
+            `${Math.round((options.retryAfterMaxMs ?? RETRY_POLICY.retryAfterMaxMs) / 1000)} s allowed`,
         );
       }
       if (Date.now() - started + delayMs > budgetMs)
@@ -87,10 +74,13 @@ export async function withRetry<T>(
  */
 export function retryDelay(n: number, err: ExtractError, options: RetryOptions = {}): number | undefined {
   if (err.retryAfterMs !== undefined) {
-    if (err.retryAfterMs > (options.retryAfterMaxMs ?? 120_000)) return undefined;
-    return Math.max(err.retryAfterMs, options.retryAfterFloorMs ?? 1_000);
+    if (err.retryAfterMs > (options.retryAfterMaxMs ?? RETRY_POLICY.retryAfterMaxMs)) return undefined;
+    return Math.max(err.retryAfterMs, options.retryAfterFloorMs ?? RETRY_POLICY.retryAfterFloorMs);
   }
-  const ceiling = Math.min(options.maxDelayMs ?? 30_000, (options.baseDelayMs ?? 500) * 2 ** (n - 1));
+  const ceiling = Math.min(
+    options.maxDelayMs ?? RETRY_POLICY.maxDelayMs,
+    (options.baseDelayMs ?? RETRY_POLICY.baseDelayMs) * 2 ** (n - 1),
+  );
   return Math.round((options.random ?? Math.random)() * ceiling);
 }
 
@@ -99,6 +89,7 @@ function withAttempts(err: unknown, n: number, why = ''): unknown {
   const after = n === 1 ? '' : ` after ${n} attempts`;
   return new ExtractError({
     code: err.code,
+    kind: err.kind,
     url: err.url,
     reason: `${err.reason}${after}${why}`,
     retryable: err.retryable,
@@ -112,5 +103,5 @@ function withAttempts(err: unknown, n: number, why = ''): unknown {
 /** The run was cancelled while a request failed or waited: say so, not the failure being retried. */
 function cancelled(err: unknown): unknown {
   if (!(err instanceof ExtractError) || err.code === 'ABORTED') return err;
-  return new ExtractError({ code: 'ABORTED', url: err.url, reason: 'was cancelled', retryable: false, cause: err });
+  return new ExtractError({ code: 'ABORTED', url: err.url, reason: 'was cancelled', cause: err });
 }

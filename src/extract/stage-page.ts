@@ -34,9 +34,9 @@ export async function stagePage(
   if (batch.records.length > MAX_PAGE_RECORDS) {
     throw new ExtractError({
       code: 'BAD_BODY',
+      kind: 'too-many-records',
       url: batch.source.url,
       reason: `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`,
-      retryable: false,
     });
   }
   const ids: (number | null)[] = [];

@@ -86,7 +86,6 @@ describe('ExtractError messages', () => {
       code: 'NETWORK',
       url: 'https://u:p@h/api/images/?limit=2&token=abc',
       reason: 'failed (redirected via https://x:y@h/?key=k)',
-      retryable: true,
     });
     expect(error.message).toBe(
       'extract: GET https://***@h/api/images/?limit=2&token=*** failed (redirected via https://***@h/?key=***)',
@@ -97,11 +96,11 @@ describe('ExtractError messages', () => {
   it('are one line, whatever the reason holds', () => {
     const error = new ExtractError({
       code: 'BAD_BODY',
+      kind: 'not-json',
       url: 'http://h/api/images/',
       reason:
         'returned a body that is not valid JSON (Unexpected token \'<\', "<html>\r\n<h"... ' +
         'is not valid JSON)\u2028x\u0000y',
-      retryable: true,
     });
     expect(error.message).toBe(
       'extract: GET http://h/api/images/ returned a body that is not valid JSON ' +
@@ -113,9 +112,9 @@ describe('ExtractError messages', () => {
   it('cut a very long reason', () => {
     const error = new ExtractError({
       code: 'BAD_BODY',
+      kind: 'bad-envelope',
       url: 'http://h/',
       reason: `returned ${'x'.repeat(10_000)}`,
-      retryable: true,
     });
     expect(error.reason).toHaveLength(501);
     expect(error.reason.endsWith('…')).toBe(true);

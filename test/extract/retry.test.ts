@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ExtractError } from '../../src/extract/extract-error.js';
 import { parseRetryAfter } from '../../src/extract/retry-after.js';
-import { retryableStatus, retryDelay, withRetry } from '../../src/extract/retry.js';
+import { retryDelay, withRetry } from '../../src/extract/retry.js';
 
 const transient = (retryAfterMs?: number) =>
   new ExtractError({
     code: 'HTTP_STATUS',
+    kind: 'status',
     url: 'http://x/api/images/',
     reason: 'returned 502',
-    retryable: true,
     status: 502,
     retryAfterMs,
   });
@@ -30,9 +30,9 @@ describe('retry', () => {
     let calls = 0;
     const terminal = new ExtractError({
       code: 'HTTP_STATUS',
+      kind: 'status',
       url: 'http://x/',
       reason: 'returned 404',
-      retryable: false,
       status: 404,
     });
     await expect(
@@ -95,31 +95,5 @@ describe('retry', () => {
     expect(parseRetryAfter('Sat, 21 Nov 2026 11:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
-  });
-});
-
-describe('retryableStatus', () => {
-  it('retries a 403 or 404 the caller reads as an answer only when DRF did not say it', () => {
-    expect([403, 404].map((status) => retryableStatus(status, true, [403, 404]))).toEqual([false, false]);
-    expect([403, 404].map((status) => retryableStatus(status, false, [403, 404]))).toEqual([true, true]);
-  });
-
-  it('leaves statuses that are not answers to the status alone, whatever the body', () => {
-    for (const drf of [true, false]) {
-      expect([400, 401, 403, 404, 410].map((status) => retryableStatus(status, drf))).toEqual([
-        false,
-        false,
-        false,
-        false,
-        false,
-      ]);
-      expect([429, 500, 502, 503, 504].map((status) => retryableStatus(status, drf, [404]))).toEqual([
-        true,
-        true,
-        true,
-        true,
-        true,
-      ]);
-    }
   });
 });
