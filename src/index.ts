@@ -72,6 +72,7 @@ export { pipelineRunOptions, type PipelineRunOptions } from './run/pipeline-run-
 export { writeOutputs, type StreamTap, type WriteOutputsOptions } from './run/write-outputs.js';
 export type { OpenRunTap, RunTap, RunTapContext } from './run/run-tap.js';
 export { snapshotIndexTap } from './run/snapshot-index-tap.js';
+export { rowSink } from './run/row-sink.js';
 export { writeTable, type TableOutput, type WriteTableOptions } from './run/write-table.js';
 export { writeCollections } from './run/write-collections.js';
 

@@ -4,7 +4,7 @@ import { pipelineTable, type Pipeline, type PipelineIdentity } from './pipeline.
 import type { SnapshotOptions } from './run-snapshot.js';
 
 /** The runner's options that a pipeline sets: its images table, its stages, its identity and its default formats. */
-export type PipelineRunOptions = Required<Pick<SnapshotOptions, 'table' | 'stages' | 'pipeline' | 'formats'>>;
+export type PipelineRunOptions = Required<Pick<SnapshotOptions, 'table' | 'stages' | 'pipeline' | 'formats' | 'taps'>>;
 
 /**
  * What `pipeline` gives the runner; `sha256` names its file (the CLI hashes the file it loaded), by default a digest of
@@ -17,6 +17,7 @@ export function pipelineRunOptions(pipeline: Pipeline, sha256?: string): Pipelin
     stages: pipeline.stages ?? [],
     pipeline: identity,
     formats: pipeline.formats ?? ['parquet'],
+    taps: pipeline.sinks ?? [],
   };
 }
 
@@ -27,6 +28,7 @@ function definitionDigest(pipeline: Pipeline): string {
     formats: pipeline.formats ?? null,
     columns: (pipeline.columns ?? []).map((c) => [c.name, c.type.kind, c.origin, String(c.derive ?? '')]),
     stages: (pipeline.stages ?? []).map(String),
+    sinks: pipeline.sinks?.length ?? 0, // a sink is the user's: what it writes is not staged
   };
   return createHash('sha256').update(JSON.stringify(definition)).digest('hex');
 }

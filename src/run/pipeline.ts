@@ -4,6 +4,7 @@ import type { Table } from '../schema/table.js';
 import { withColumns } from '../schema/with-columns.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import type { Format } from './formats.js';
+import type { RunTap } from './run-tap.js';
 
 /** A named pipeline: the full extract → transform → load job, with its own formats, columns and row stages. */
 export interface Pipeline {
@@ -20,6 +21,11 @@ export interface Pipeline {
   columns?: readonly Column[];
   /** Stages applied in order to the normalised rows before they are written; default none. */
   stages?: readonly RowStage[];
+  /**
+   * Sinks of the user's own beside the formats the run writes (see `rowSink`): each gets the rows the stages kept;
+   * default none.
+   */
+  sinks?: readonly RunTap[];
 }
 
 /** Which pipeline a run writes: its name and the sha256 of its file (or of its definition, see run-pipeline.ts). */

@@ -8,9 +8,11 @@ import { runSnapshot, type SnapshotOptions, type SnapshotResult } from './run-sn
 
 /**
  * Runs `pipeline` as `img-etl run` does: complete, in id order, resumable and published atomically into
- * `options.outDir`; `options.formats` overrides the pipeline's own.
+ * `options.outDir`; `options.formats` overrides the pipeline's own; `options.taps` (e.g. `reportTap()`) come after the
+ * pipeline's sinks.
  */
 export function runPipeline(pipeline: Pipeline, options: SnapshotOptions = {}): Promise<SnapshotResult> {
   const own = pipelineRunOptions(pipeline);
-  return runSnapshot({ ...options, ...own, formats: options.formats ?? own.formats });
+  const taps = [...own.taps, ...(options.taps ?? [])];
+  return runSnapshot({ ...options, ...own, formats: options.formats ?? own.formats, taps });
 }

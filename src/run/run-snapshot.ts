@@ -111,10 +111,10 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       throw stagingError(cause);
     });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats: run.formats });
-    const taps = await openTaps(run, { pending, dataDir, baseDir: run.outDir, formats: run.formats });
+    const table = options.table ?? IMAGES;
+    const taps = await openTaps(run, { pending, dataDir, baseDir: run.outDir, formats: run.formats, table });
     const data = await writeData(run, collected, checkpoint, pending, taps);
     const { sourceUrl, startedAt } = run;
-    const table = options.table ?? IMAGES;
     const { pipeline } = options;
     const manifest = snapshotManifest(collected, { sourceUrl, startedAt, imageRequests, table, pipeline, ...data });
     for (const tap of taps) manifest.files.push(...((await tap.beforeCommit?.(manifest)) ?? []).map(manifestFile));

@@ -6,6 +6,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { SinkResult } from '../load/sink-result.js';
 import type { RowBatch } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
 import type { Format } from './formats.js';
 import type { Manifest } from './manifest.js';
 
@@ -21,6 +22,8 @@ export interface RunTapContext {
   formats: readonly Format[];
   /** The snapshot's name: the data folder's base name. */
   name: string;
+  /** The images table the run writes (a pipeline's columns included): what the row batches are rows of. */
+  table: Table;
 }
 
 /**
