@@ -27,7 +27,10 @@ export interface ExtractErrorKinds {
     | 'not-object' // JSON, but not a record's object
     | 'wrong-record' // the record of another id
     | 'bad-link' // a `next` or `previous` that is not a URL
-    | 'too-many-records'; // more records than a page may hold
+    | 'too-many-records' // more records than a page may hold
+    | 'bad-range' // an image file's range answered with 416, or with another range than asked for
+    | 'other-version' // an image file's range of another version than the .part holds (If-Range ignored)
+    | 'unfit'; // an image file whose size or contents fail their check against the listing
   BAD_REDIRECT:
     | 'no-location' // a redirect without a Location
     | 'unreadable-location' // a Location that is not a URL

@@ -37,6 +37,9 @@ export const RETRY_POLICY = {
       'wrong-record': true,
       'bad-link': false, // the service's own page links nowhere: it will again
       'too-many-records': false, // a page larger than any page may be: the service's, not the network's
+      'bad-range': true, // fetched again (whole: the .part is restarted first)
+      'other-version': true, // fetched again whole
+      unfit: true, // fetched again: the bytes may have been damaged on the way
     },
     BAD_REDIRECT: { 'no-location': true, 'unreadable-location': true, 'not-http': false },
     FOREIGN_LINK: false,

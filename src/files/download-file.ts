@@ -60,7 +60,7 @@ class Unfit extends ExtractError {
     url: string,
     reason: string,
   ) {
-    super({ code: 'BAD_BODY', url, reason, retryable: true });
+    super({ code: 'BAD_BODY', kind: 'unfit', url, reason });
   }
 }
 
@@ -168,7 +168,7 @@ async function startingByte(
       code: 'BAD_BODY',
       url,
       reason: `answered 416 to a range from byte ${have}`,
-      retryable: true,
+      kind: 'bad-range',
       status: 416,
     });
   }
@@ -187,7 +187,7 @@ async function startingByte(
         code: 'BAD_BODY',
         url,
         reason: `answered a range from byte ${have} with content-range ${said}`,
-        retryable: true,
+        kind: 'bad-range',
         status: 206,
       });
     }
@@ -200,7 +200,7 @@ async function startingByte(
         code: 'BAD_BODY',
         url,
         reason: `answered a range of another version (${now}, the .part holds ${String(validator)}): fetching it whole`,
-        retryable: true,
+        kind: 'other-version',
         status: 206,
       });
     }
@@ -243,7 +243,6 @@ async function writeBody(
             code: 'ABORTED',
             url: task.fetchUrl,
             reason: 'was cancelled',
-            retryable: false,
             cause: err,
           });
         throw ctx.client.fileBodyError(task.fetchUrl, err, received, declared);
@@ -270,7 +269,7 @@ async function writeBody(
         code: 'BAD_BODY',
         url: task.fetchUrl,
         reason: `returned a truncated body (${received} of ${declared} bytes)`,
-        retryable: true,
+        kind: 'truncated',
         status: response.status,
       });
     }
