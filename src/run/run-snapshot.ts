@@ -29,6 +29,7 @@ import { writeCollections } from './write-collections.js';
 import { writeTable, type TableOutput } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
+import { progressTap } from './progress-tap.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/replay-collections.js';
 
@@ -217,7 +218,9 @@ async function openTaps(run: RunPlan, where: Omit<RunTapContext, 'name'>): Promi
   const context: RunTapContext = { ...where, name: basename(where.dataDir) };
   const opened: OpenRunTap[] = [];
   try {
-    for (const tap of run.options.taps ?? []) opened.push(await tap.open(context));
+    const { onEvent } = run.options;
+    const taps = [...(onEvent === undefined ? [] : [progressTap(onEvent)]), ...(run.options.taps ?? [])];
+    for (const tap of taps) opened.push(await tap.open(context));
   } catch (error) {
     for (const tap of opened) await tap.abort?.();
     throw error;
@@ -257,7 +260,6 @@ async function writeData(
     table: options.table,
     stages: options.stages,
     previewRows: options.previewRows,
-    onProgress: (rows, rejects) => options.onEvent?.({ type: 'publish-progress', rows, rejects }),
     rowTaps: taps.flatMap((tap) => (tap.rows === undefined ? [] : [tap.rows])),
     arrowTaps: taps.flatMap((tap) => (tap.arrow === undefined ? [] : [tap.arrow])),
   }).catch(async (error: unknown) => {

@@ -17,8 +17,6 @@ export interface WriteTableOptions extends WriteOutputsOptions {
   stages?: readonly RowStage[];
   /** Rows to keep for a preview of the output; default 0. */
   previewRows?: number;
-  /** Told the rows and rejects written so far, after each batch; default none. */
-  onProgress?: (rows: number, rejects: number) => void;
 }
 
 /** What writing a table gave. */
@@ -48,7 +46,6 @@ export async function writeTable(source: AsyncIterable<ValidBatch>, options: Wri
       counts.written += batch.rows.length;
       counts.rejects += batch.rejects.length;
       for (const row of batch.rows) if (preview.length < previewRows) preview.push(row);
-      options.onProgress?.(counts.written, counts.rejects);
       yield batch;
     }
   };
