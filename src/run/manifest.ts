@@ -2,7 +2,7 @@ import type { NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { RequestCounts } from '../extract/collect.js';
 import type { Completeness } from '../extract/completeness.js';
-import type { PipelineIdentity } from './pipeline.js';
+import type { PipelineIdentity } from './pipeline-identity.js';
 
 /** What a snapshot holds and how it was made: written beside the data files as `manifest.json`. */
 export interface Manifest {

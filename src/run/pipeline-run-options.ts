@@ -1,6 +1,7 @@
 /** What a pipeline gives the runner: its images table, its stages, its identity and its default formats. */
 import { createHash } from 'node:crypto';
-import { pipelineTable, type Pipeline, type PipelineIdentity } from './pipeline.js';
+import { pipelineTable, type Pipeline } from './pipeline.js';
+import type { PipelineIdentity } from './pipeline-identity.js';
 import type { SnapshotOptions } from './run-snapshot.js';
 
 /** The runner's options that a pipeline sets: its images table, its stages, its identity and its default formats. */

@@ -6,6 +6,8 @@ import type { RowStage } from '../transform/filter-rows.js';
 import type { Format } from './formats.js';
 import type { RunTap } from './run-tap.js';
 
+export type { PipelineIdentity } from './pipeline-identity.js';
+
 /** A named pipeline: the full extract → transform → load job, with its own formats, columns and row stages. */
 export interface Pipeline {
   /** Name used by `img-etl run <name>`: the file name in pipelines/ without extension. */
@@ -26,12 +28,6 @@ export interface Pipeline {
    * default none.
    */
   sinks?: readonly RunTap[];
-}
-
-/** Which pipeline a run writes: its name and the sha256 of its file (or of its definition, see run-pipeline.ts). */
-export interface PipelineIdentity {
-  name: string;
-  sha256: string;
 }
 
 /** Declares a pipeline (identity; gives the definition its type). */

@@ -2,7 +2,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
-import type { PipelineIdentity } from './pipeline.js';
+import type { PipelineIdentity } from './pipeline-identity.js';
 import { collect, type Collected, type CollectOptions } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';

@@ -4,7 +4,7 @@ import { MAX_CONFLICT_IDS, type Collected, type PassSummary } from '../extract/c
 import type { SinkResult } from '../load/sink-result.js';
 import type { Table } from '../schema/table.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
-import type { PipelineIdentity } from './pipeline.js';
+import type { PipelineIdentity } from './pipeline-identity.js';
 import { TOOL } from './tool.js';
 import type { TableOutput } from './write-table.js';
 
