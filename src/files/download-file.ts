@@ -155,63 +155,81 @@ async function startingByte(
   have: number,
   validator: string | undefined,
 ): Promise<number> {
+  if (response.status === 416) return refuseUnsatisfiedRange(task, part, response, have);
+  if (response.status === 206) return continuedByte(task, part, response, have, validator);
   const expected = task.expectedBytes;
-  const url = task.fetchUrl;
-  const mismatch = (total: number): Unfit =>
-    new Unfit('size_mismatch', url, `serves ${total} bytes where the listing says file_size ${expected}`);
-  if (response.status === 416) {
-    response.discard();
-    const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
-    await restart(part);
-    if (expected !== undefined && total === total && total !== expected) throw mismatch(total);
-    throw new ExtractError({
-      code: 'BAD_BODY',
-      url,
-      reason: `answered 416 to a range from byte ${have}`,
-      kind: 'bad-range',
-      status: 416,
-    });
-  }
-  if (response.status === 206) {
-    const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
-    const [start, total] = range === null ? [NaN, NaN] : [Number(range[1]), Number(range[3])];
-    if (expected !== undefined && total === total && total !== expected) {
-      response.discard();
-      throw mismatch(total);
-    }
-    if (start !== have) {
-      response.discard();
-      await restart(part);
-      const said = JSON.stringify(response.header('content-range') ?? '');
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        url,
-        reason: `answered a range from byte ${have} with content-range ${said}`,
-        kind: 'bad-range',
-        status: 206,
-      });
-    }
-    const now = validatorOf(response);
-    if (now !== undefined && now !== validator) {
-      // A server that ignores If-Range: the range is of another version than the .part's.
-      response.discard();
-      await restart(part);
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        url,
-        reason: `answered a range of another version (${now}, the .part holds ${String(validator)}): fetching it whole`,
-        kind: 'other-version',
-        status: 206,
-      });
-    }
-    return have;
-  }
   const length = Number(response.header('content-length') ?? NaN);
   if (expected !== undefined && length === length && length !== expected) {
     response.discard();
-    throw mismatch(length);
+    throw sizeMismatch(task, length);
   }
   return 0; // a 200: the whole file, whatever the .part held
+}
+
+/** The verdict on a server whose whole file has another size than the listing's. */
+function sizeMismatch(task: DownloadTask, total: number): Unfit {
+  const says = `serves ${total} bytes where the listing says file_size ${String(task.expectedBytes)}`;
+  return new Unfit('size_mismatch', task.fetchUrl, says);
+}
+
+/** A 416 to the `.part`'s range: the `.part` goes, and the failure says whether the file's size is the listing's. */
+async function refuseUnsatisfiedRange(
+  task: DownloadTask,
+  part: string,
+  response: FileResponse,
+  have: number,
+): Promise<never> {
+  const expected = task.expectedBytes;
+  response.discard();
+  const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
+  await restart(part);
+  if (expected !== undefined && total === total && total !== expected) throw sizeMismatch(task, total);
+  throw new ExtractError({
+    code: 'BAD_BODY',
+    url: task.fetchUrl,
+    reason: `answered 416 to a range from byte ${have}`,
+    kind: 'bad-range',
+    status: 416,
+  });
+}
+
+/** The `.part`'s size, for a 206 that continues it with the version it holds; else throws (removing the `.part`). */
+async function continuedByte(
+  task: DownloadTask,
+  part: string,
+  response: FileResponse,
+  have: number,
+  validator: string | undefined,
+): Promise<number> {
+  const expected = task.expectedBytes;
+  const url = task.fetchUrl;
+  const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
+  const [start, total] = range === null ? [NaN, NaN] : [Number(range[1]), Number(range[3])];
+  if (expected !== undefined && total === total && total !== expected) {
+    response.discard();
+    throw sizeMismatch(task, total);
+  }
+  if (start !== have) {
+    response.discard();
+    await restart(part);
+    const said = JSON.stringify(response.header('content-range') ?? '');
+    const reason = `answered a range from byte ${have} with content-range ${said}`;
+    throw new ExtractError({ code: 'BAD_BODY', url, reason, kind: 'bad-range', status: 206 });
+  }
+  const now = validatorOf(response);
+  if (now !== undefined && now !== validator) {
+    // A server that ignores If-Range: the range is of another version than the .part's.
+    response.discard();
+    await restart(part);
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      url,
+      reason: `answered a range of another version (${now}, the .part holds ${String(validator)}): fetching it whole`,
+      kind: 'other-version',
+      status: 206,
+    });
+  }
+  return have;
 }
 
 /** Streams the body into the `.part` from byte `from` (truncating what follows), chunk by chunk; fsyncs it. */
