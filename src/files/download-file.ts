@@ -7,7 +7,7 @@
  * name, so a final name only ever holds a verified file.
  * Retries, backoff, Retry-After, redirects, timeouts and the token follow the listing's rules (withRetry, HttpClient).
  */
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ExtractError } from '../extract/extract-error.js';
 import type { FileResponse, HttpClient } from '../extract/http-client.js';
@@ -246,42 +246,9 @@ async function writeBody(
   const onAbort = (): void => response.discard();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
   const declared = Number(response.header('content-length') ?? NaN);
-  const limit = task.expectedBytes;
-  let position = from;
-  let received = 0;
   try {
     await file.truncate(from);
-    for (;;) {
-      const next = await chunks.next();
-      if (next === undefined) break;
-      if ('error' in next) {
-        const err = next.error;
-        if (ctx.signal?.aborted === true)
-          throw new ExtractError({
-            code: 'ABORTED',
-            url: task.fetchUrl,
-            reason: 'was cancelled',
-            cause: err,
-          });
-        throw ctx.client.fileBodyError(task.fetchUrl, err, received, declared);
-      }
-      const chunk = next.chunk;
-      if (limit !== undefined && position + chunk.length > limit) {
-        response.discard();
-        await restart(part);
-        throw new Unfit(
-          'size_mismatch',
-          task.fetchUrl,
-          `sent more than the ${limit} bytes the listing gives as file_size`,
-        );
-      }
-      for (let offset = 0; offset < chunk.length;)
-        offset += (await file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
-      await check?.write(chunk);
-      position += chunk.length;
-      received += chunk.length;
-      ctx.onBytes?.(chunk.length);
-    }
+    const received = await copyChunks({ task, part, response, file, ctx, check }, chunks, from, declared);
     if (declared === declared && received !== declared) {
       throw new ExtractError({
         code: 'BAD_BODY',
@@ -296,6 +263,50 @@ async function writeBody(
     ctx.signal?.removeEventListener('abort', onAbort);
     await file.close();
   }
+}
+
+/** Where a body's chunks go: the open `.part`, and the inline check when there is one. */
+interface BodyTarget {
+  task: DownloadTask;
+  part: string;
+  response: FileResponse;
+  file: FileHandle;
+  ctx: DownloadContext;
+  check: ImageCheck | undefined;
+}
+
+/** Writes the chunks at byte `from` on until the body ends; the bytes received, or throws its failure. */
+async function copyChunks(to: BodyTarget, chunks: Chunks, from: number, declared: number): Promise<number> {
+  let received = 0;
+  for (;;) {
+    const next = await chunks.next();
+    if (next === undefined) return received;
+    if ('error' in next) throw bodyFailure(to, next.error, received, declared);
+    await writeChunk(to, next.chunk, from + received);
+    received += next.chunk.length;
+    to.ctx.onBytes?.(next.chunk.length);
+  }
+}
+
+/** The error for a body that failed: a cancellation, or the client's account of the broken body. */
+function bodyFailure(to: BodyTarget, err: unknown, received: number, declared: number): ExtractError {
+  if (to.ctx.signal?.aborted === true)
+    return new ExtractError({ code: 'ABORTED', url: to.task.fetchUrl, reason: 'was cancelled', cause: err });
+  return to.ctx.client.fileBodyError(to.task.fetchUrl, err, received, declared);
+}
+
+/** Writes one chunk at `position`, unless it runs past the listing's size (then the `.part` goes). */
+async function writeChunk(to: BodyTarget, chunk: Buffer, position: number): Promise<void> {
+  const limit = to.task.expectedBytes;
+  if (limit !== undefined && position + chunk.length > limit) {
+    to.response.discard();
+    await restart(to.part);
+    const reason = `sent more than the ${limit} bytes the listing gives as file_size`;
+    throw new Unfit('size_mismatch', to.task.fetchUrl, reason);
+  }
+  for (let offset = 0; offset < chunk.length;)
+    offset += (await to.file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
+  await to.check?.write(chunk);
 }
 
 /** A body's chunks as they arrive (see receive). */
