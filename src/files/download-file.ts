@@ -14,7 +14,7 @@ import type { FileResponse, HttpClient } from '../extract/http-client.js';
 import { withRetry, type RetryNotice, type RetryOptions } from '../extract/retry.js';
 import { syncFolder } from '../load/atomic-file.js';
 import type { FileStatus } from './file-status.js';
-import { imageCheck, verifyImageFile, type ImageCheck } from './verify-image-file.js';
+import { imageCheck, verifyImageFile, type FileCheck, type ImageCheck } from './verify-image-file.js';
 import { makeFolders } from '../load/make-folder.js';
 import { readPartValidator, removePartValidator, validatorOf, writePartValidator } from './part-validator.js';
 
@@ -100,48 +100,65 @@ async function attempt(
   const expected = task.expectedBytes;
   let have = await sizeOf(part);
   if (expected !== undefined && have > expected) have = await restart(part);
-  let inline: ImageCheck | undefined; // a body from the first byte is checked as it arrives; a continued one after
-  if (expected === undefined || have < expected) {
-    const validator = have > 0 ? await readPartValidator(part) : undefined;
-    if (have > 0 && validator === undefined) have = await restart(part); // no version to hold the server to
-    const response = await ctx.client.getFile(task.fetchUrl, {
-      signal: ctx.signal,
-      range: have > 0 ? `bytes=${have}-` : undefined,
-      ifRange: validator,
-    });
-    const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
-    try {
-      const from = await startingByte(task, part, response, have, validator);
-      if (from === 0) {
-        await restart(part); // the validator goes with the .part's first byte, not before
-        await writePartValidator(part, validatorOf(response));
-        inline = imageCheck(task.path);
-      }
-      await writeBody(task, part, response, chunks, from, ctx, inline);
-    } catch (err) {
-      inline?.cancel();
-      throw err;
-    } finally {
-      chunks.stop();
-    }
-  }
+  // A body from the first byte is checked as it arrives; a continued one after.
+  const inline = expected === undefined || have < expected ? await fetchRest(task, part, have, ctx) : undefined;
   const check = inline === undefined ? await verifyImageFile(part, task.path) : await inline.finish();
+  await refuseUnfit(task, part, check);
+  await removePartValidator(part); // first: a complete .part left without one is verified, not fetched again
+  await rename(part, task.path);
+  await syncFolder(dirname(task.path));
+  return check;
+}
+
+/**
+ * Fetches what the `.part` lacks (all of it when its `held` bytes are of no known version) into it; the inline check
+ * of a body written from the first byte.
+ */
+async function fetchRest(
+  task: DownloadTask,
+  part: string,
+  held: number,
+  ctx: DownloadContext,
+): Promise<ImageCheck | undefined> {
+  let have = held;
+  const validator = have > 0 ? await readPartValidator(part) : undefined;
+  if (have > 0 && validator === undefined) have = await restart(part); // no version to hold the server to
+  const response = await ctx.client.getFile(task.fetchUrl, {
+    signal: ctx.signal,
+    range: have > 0 ? `bytes=${have}-` : undefined,
+    ifRange: validator,
+  });
+  const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
+  let inline: ImageCheck | undefined;
+  try {
+    const from = await startingByte(task, part, response, have, validator);
+    if (from === 0) {
+      await restart(part); // the validator goes with the .part's first byte, not before
+      await writePartValidator(part, validatorOf(response));
+      inline = imageCheck(task.path);
+    }
+    await writeBody(task, part, response, chunks, from, ctx, inline);
+    return inline;
+  } catch (err) {
+    inline?.cancel();
+    throw err;
+  } finally {
+    chunks.stop();
+  }
+}
+
+/** Throws (removing the `.part`) when the whole file has another size than the listing's or fails its check. */
+async function refuseUnfit(task: DownloadTask, part: string, check: FileCheck): Promise<void> {
+  const expected = task.expectedBytes;
   if (expected !== undefined && check.bytes !== expected) {
     await restart(part);
-    throw new Unfit(
-      'size_mismatch',
-      task.fetchUrl,
-      `returned ${check.bytes} bytes where the listing says file_size ${expected}`,
-    );
+    const reason = `returned ${check.bytes} bytes where the listing says file_size ${expected}`;
+    throw new Unfit('size_mismatch', task.fetchUrl, reason);
   }
   if (check.problem !== undefined) {
     await restart(part);
     throw new Unfit('corrupt', task.fetchUrl, `returned a file that ${check.problem}`);
   }
-  await removePartValidator(part); // first: a complete .part left without one is verified, not fetched again
-  await rename(part, task.path);
-  await syncFolder(dirname(task.path));
-  return check;
 }
 
 /**
