@@ -346,25 +346,44 @@ const MAX_QUEUED = 1024 * 1024;
  */
 function receive(body: FileResponse['body']): Chunks {
   const stream = body as NodeJS.ReadableStream & { destroy(): void };
-  const queue: Buffer[] = [];
-  let queued = 0;
-  let ended = false;
-  let failure: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
+  const inbox: Inbox = { queue: [], queued: 0, ended: false };
+  const stopListening = listen(stream, inbox);
+  return {
+    next: () => nextChunk(stream, inbox),
+    stop(): void {
+      stopListening();
+      if (!inbox.ended) stream.destroy();
+    },
+  };
+}
+
+/** What a body has delivered and not yet been taken, and how it ended. */
+interface Inbox {
+  queue: Buffer[];
+  /** Bytes in the queue. */
+  queued: number;
+  ended: boolean;
+  failure?: { error: unknown };
+  /** Wakes a `next` waiting for the body. */
+  wake?: () => void;
+}
+
+/** Queues the body's chunks, end and failure in the inbox as they happen; returns what stops listening. */
+function listen(stream: NodeJS.ReadableStream & { destroy(): void }, inbox: Inbox): () => void {
   const onData = (chunk: Buffer): void => {
-    queue.push(chunk);
-    queued += chunk.length;
-    if (queued > MAX_QUEUED) stream.pause();
-    wake?.();
+    inbox.queue.push(chunk);
+    inbox.queued += chunk.length;
+    if (inbox.queued > MAX_QUEUED) stream.pause();
+    inbox.wake?.();
   };
   const onEnd = (): void => {
-    ended = true;
+    inbox.ended = true;
     stream.off('close', onClose);
-    wake?.();
+    inbox.wake?.();
   };
   const onError = (error: unknown): void => {
-    failure ??= { error };
-    wake?.();
+    inbox.failure ??= { error };
+    inbox.wake?.();
   };
   // A body destroyed without an error (the connection closed early) only closes: as much a failure as an error.
   const onClose = (): void => onError(new Error('the connection closed before the body ended'));
@@ -373,26 +392,26 @@ function receive(body: FileResponse['body']): Chunks {
   const state = stream as unknown as { destroyed: boolean; errored: Error | null; readableEnded: boolean };
   if (state.destroyed && !state.readableEnded)
     onError(state.errored ?? new Error('the connection closed before the body ended'));
-  return {
-    async next(): Promise<{ chunk: Buffer } | { error: unknown } | undefined> {
-      for (;;) {
-        const chunk = queue.shift();
-        if (chunk !== undefined) {
-          queued -= chunk.length;
-          if (queued <= MAX_QUEUED / 2 && stream.isPaused()) stream.resume();
-          return { chunk };
-        }
-        if (failure !== undefined) return failure;
-        if (ended) return undefined;
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-    },
-    stop(): void {
-      stream.off('data', onData).off('end', onEnd).off('close', onClose);
-      if (!ended) stream.destroy();
-    },
-  };
+  return () => void stream.off('data', onData).off('end', onEnd).off('close', onClose);
+}
+
+/** The next chunk in the inbox (resuming a paused body once it drains), else its failure or end, waiting for one. */
+async function nextChunk(
+  stream: NodeJS.ReadableStream,
+  inbox: Inbox,
+): Promise<{ chunk: Buffer } | { error: unknown } | undefined> {
+  for (;;) {
+    const chunk = inbox.queue.shift();
+    if (chunk !== undefined) {
+      inbox.queued -= chunk.length;
+      if (inbox.queued <= MAX_QUEUED / 2 && stream.isPaused()) stream.resume();
+      return { chunk };
+    }
+    if (inbox.failure !== undefined) return inbox.failure;
+    if (inbox.ended) return undefined;
+    await new Promise<void>((resolve) => (inbox.wake = resolve));
+    inbox.wake = undefined;
+  }
 }
 
 /** Removes a `.part` whose bytes cannot be continued, and its validator; 0, the bytes now held. */
