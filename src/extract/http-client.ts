@@ -276,38 +276,7 @@ export class HttpClient {
 
   private redirectTarget(from: URL, response: Dispatcher.ResponseData, hop: number, visited: Set<string>): URL {
     const status = response.statusCode;
-    const location = response.headers['location'];
-    const text = (Array.isArray(location) ? location[0] : location)?.trim();
-    if (text === undefined || text === '')
-      throw new ExtractError({
-        code: 'BAD_REDIRECT',
-        kind: 'no-location',
-        url: from.href,
-        reason: `returned a ${status} redirect without a location`,
-        status,
-      });
-    let target: URL;
-    try {
-      target = new URL(text, from);
-    } catch {
-      throw new ExtractError({
-        code: 'BAD_REDIRECT',
-        kind: 'unreadable-location',
-        url: from.href,
-        reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`,
-        status,
-      });
-    }
-    target.hash = '';
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw new ExtractError({
-        code: 'BAD_REDIRECT',
-        kind: 'not-http',
-        url: from.href,
-        reason: `redirected to a ${target.protocol} URL; only http and https are followed`,
-        status,
-      });
-    }
+    const target = redirectLocation(from, response);
     if (!isSameHost(target, this.baseUrl)) {
       throw new ExtractError({
         code: 'FOREIGN_LINK',
@@ -556,6 +525,44 @@ async function errorBody(response: Dispatcher.ResponseData, signal: AbortSignal)
   } catch {
     return other;
   }
+}
+
+/** The http(s) URL a redirect's location names (without its fragment); a BAD_REDIRECT when there is none. */
+function redirectLocation(from: URL, response: Dispatcher.ResponseData): URL {
+  const status = response.statusCode;
+  const location = response.headers['location'];
+  const text = (Array.isArray(location) ? location[0] : location)?.trim();
+  if (text === undefined || text === '')
+    throw new ExtractError({
+      code: 'BAD_REDIRECT',
+      kind: 'no-location',
+      url: from.href,
+      reason: `returned a ${status} redirect without a location`,
+      status,
+    });
+  let target: URL;
+  try {
+    target = new URL(text, from);
+  } catch {
+    throw new ExtractError({
+      code: 'BAD_REDIRECT',
+      kind: 'unreadable-location',
+      url: from.href,
+      reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`,
+      status,
+    });
+  }
+  target.hash = '';
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new ExtractError({
+      code: 'BAD_REDIRECT',
+      kind: 'not-http',
+      url: from.href,
+      reason: `redirected to a ${target.protocol} URL; only http and https are followed`,
+      status,
+    });
+  }
+  return target;
 }
 
 /** One line naming a network failure: its code and message, without repeating the code. */
