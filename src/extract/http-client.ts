@@ -309,57 +309,11 @@ export class HttpClient {
     deadline: Deadline,
     answers: Answers,
   ): Promise<FetchedJson> {
-    const { statusCode, headers } = response;
-    const type = String(headers['content-type'] ?? '');
-    if (statusCode !== 200) {
-      const body = await errorBody(response, deadline.signal);
-      if (body.drf && answers.returned && answers.statuses.includes(statusCode))
-        return { status: statusCode, value: body.value, bytes: body.bytes };
-      throw new ExtractError({
-        code: 'HTTP_STATUS',
-        kind: answers.statuses.includes(statusCode) ? 'answer' : 'status',
-        url,
-        reason: `returned ${statusCode}${body.detail}`,
-        status: statusCode,
-        retryAfterMs: parseRetryAfter(headers['retry-after']),
-        drf: body.drf,
-      });
-    }
-    if (!JSON_TYPE.test(type)) {
-      await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        kind: 'wrong-type',
-        url,
-        reason: `returned content type ${JSON.stringify(type)}, not JSON`,
-        status: statusCode,
-      });
-    }
-    const encoding = String(headers['content-encoding'] ?? '')
-      .trim()
-      .toLowerCase();
-    if (encoding !== '' && encoding !== 'identity') {
-      await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        kind: 'encoded',
-        url,
-        reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`,
-        status: statusCode,
-      });
-    }
+    const { statusCode } = response;
+    if (statusCode !== 200) return statusAnswer(url, response, deadline, answers);
+    await refuseUnaskedBody(url, response, deadline);
     const bytes = await this.readBody(url, response, deadline);
-    try {
-      return { status: statusCode, value: parseJsonBytes(bytes), bytes };
-    } catch (err) {
-      if (!(err instanceof JsonBytesError)) throw err;
-      const kind = err.code === 'UTF8' ? 'not-utf8' : 'not-json';
-      const reason =
-        kind === 'not-utf8'
-          ? 'returned a body that is not valid UTF-8'
-          : `returned a body that is not valid JSON (${err.message})`;
-      throw new ExtractError({ code: 'BAD_BODY', kind, url, reason, status: statusCode, cause: err });
-    }
+    return { status: statusCode, value: parsedJson(url, bytes, statusCode), bytes };
   }
 
   private async readBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<Uint8Array> {
@@ -563,6 +517,72 @@ function redirectLocation(from: URL, response: Dispatcher.ResponseData): URL {
     });
   }
   return target;
+}
+
+/** A status other than 200: DRF's answer when the caller returns it, else an HTTP_STATUS error. */
+async function statusAnswer(
+  url: string,
+  response: Dispatcher.ResponseData,
+  deadline: Deadline,
+  answers: Answers,
+): Promise<FetchedJson> {
+  const { statusCode, headers } = response;
+  const body = await errorBody(response, deadline.signal);
+  if (body.drf && answers.returned && answers.statuses.includes(statusCode))
+    return { status: statusCode, value: body.value, bytes: body.bytes };
+  throw new ExtractError({
+    code: 'HTTP_STATUS',
+    kind: answers.statuses.includes(statusCode) ? 'answer' : 'status',
+    url,
+    reason: `returned ${statusCode}${body.detail}`,
+    status: statusCode,
+    retryAfterMs: parseRetryAfter(headers['retry-after']),
+    drf: body.drf,
+  });
+}
+
+/** Throws (draining the body) for a 200 that is not JSON or is encoded when no encoding was asked for. */
+async function refuseUnaskedBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<void> {
+  const { statusCode, headers } = response;
+  const type = String(headers['content-type'] ?? '');
+  if (!JSON_TYPE.test(type)) {
+    await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      kind: 'wrong-type',
+      url,
+      reason: `returned content type ${JSON.stringify(type)}, not JSON`,
+      status: statusCode,
+    });
+  }
+  const encoding = String(headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      kind: 'encoded',
+      url,
+      reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`,
+      status: statusCode,
+    });
+  }
+}
+
+/** The body parsed as JSON; a BAD_BODY error when it is not UTF-8 or not JSON. */
+function parsedJson(url: string, bytes: Uint8Array, status: number): unknown {
+  try {
+    return parseJsonBytes(bytes);
+  } catch (err) {
+    if (!(err instanceof JsonBytesError)) throw err;
+    const kind = err.code === 'UTF8' ? 'not-utf8' : 'not-json';
+    const reason =
+      kind === 'not-utf8'
+        ? 'returned a body that is not valid UTF-8'
+        : `returned a body that is not valid JSON (${err.message})`;
+    throw new ExtractError({ code: 'BAD_BODY', kind, url, reason, status, cause: err });
+  }
 }
 
 /** One line naming a network failure: its code and message, without repeating the code. */
