@@ -337,27 +337,31 @@ export class HttpClient {
         chunks.push(chunk);
       }
     } catch (err) {
-      if (err instanceof ExtractError) throw err;
-      const closedEarly =
-        size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
-      if (closedEarly) {
-        const reason = `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`;
-        throw new ExtractError({
-          code: 'BAD_BODY',
-          kind: 'truncated',
-          url,
-          reason,
-          status: response.statusCode,
-          cause: err,
-        });
-      }
-      throw this.networkError(url, err, deadline);
+      throw this.bodyReadError(url, response, err, { size, declared }, deadline);
     }
     if (!Number.isNaN(declared) && size !== declared) {
       const reason = `returned a truncated body (${size} of ${declared} bytes)`;
       throw new ExtractError({ code: 'BAD_BODY', kind: 'truncated', url, reason, status: response.statusCode });
     }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  }
+
+  /** The error for a body whose reading failed after `size` of `declared` bytes: truncated, or the network's. */
+  private bodyReadError(
+    url: string,
+    response: Dispatcher.ResponseData,
+    err: unknown,
+    { size, declared }: { size: number; declared: number },
+    deadline: Deadline,
+  ): ExtractError {
+    if (err instanceof ExtractError) return err;
+    const closedEarly = size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
+    if (closedEarly) {
+      const reason = `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`;
+      const status = response.statusCode;
+      return new ExtractError({ code: 'BAD_BODY', kind: 'truncated', url, reason, status, cause: err });
+    }
+    return this.networkError(url, err, deadline);
   }
 
   private networkError(url: string, err: unknown, deadline: Deadline): ExtractError {
