@@ -194,25 +194,10 @@ export class HttpClient {
           current = this.redirectTarget(current, response, hop, visited);
           continue;
         }
-        const { statusCode, headers } = response;
-        if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416) {
-          const detail = await errorDetail(response, deadline.signal);
-          const retryAfter = parseRetryAfter(headers['retry-after']);
-          const reason = `returned ${statusCode}${detail}`;
-          throw new ExtractError({
-            code: 'HTTP_STATUS',
-            kind: 'status',
-            url: current.href,
-            reason,
-            status: statusCode,
-            retryAfterMs: retryAfter,
-          });
-        }
-        const header = (name: string): string | undefined => {
-          const value = headers[name];
-          return Array.isArray(value) ? value[0] : value;
-        };
-        return { url: current.href, status: statusCode, header, body: response.body, discard: () => drop(response) };
+        const { statusCode } = response;
+        if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416)
+          throw await fileStatusError(current, response, deadline);
+        return fileResponse(current, response);
       }
     } catch (err) {
       if (err instanceof ExtractError) throw err;
@@ -587,6 +572,32 @@ function parsedJson(url: string, bytes: Uint8Array, status: number): unknown {
         : `returned a body that is not valid JSON (${err.message})`;
     throw new ExtractError({ code: 'BAD_BODY', kind, url, reason, status, cause: err });
   }
+}
+
+/** The HTTP_STATUS error for a file answered with a status other than 200, 206 or 416 (its detail read). */
+async function fileStatusError(url: URL, response: Dispatcher.ResponseData, deadline: Deadline): Promise<ExtractError> {
+  const { statusCode, headers } = response;
+  const detail = await errorDetail(response, deadline.signal);
+  const retryAfter = parseRetryAfter(headers['retry-after']);
+  const reason = `returned ${statusCode}${detail}`;
+  return new ExtractError({
+    code: 'HTTP_STATUS',
+    kind: 'status',
+    url: url.href,
+    reason,
+    status: statusCode,
+    retryAfterMs: retryAfter,
+  });
+}
+
+/** A file response whose headers arrived from `url`, its body unread. */
+function fileResponse(url: URL, response: Dispatcher.ResponseData): FileResponse {
+  const { statusCode, headers } = response;
+  const header = (name: string): string | undefined => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return { url: url.href, status: statusCode, header, body: response.body, discard: () => drop(response) };
 }
 
 /** One line naming a network failure: its code and message, without repeating the code. */
