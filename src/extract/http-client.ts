@@ -194,25 +194,10 @@ export class HttpClient {
           current = this.redirectTarget(current, response, hop, visited);
           continue;
         }
-        const { statusCode, headers } = response;
-        if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416) {
-          const detail = await errorDetail(response, deadline.signal);
-          const retryAfter = parseRetryAfter(headers['retry-after']);
-          const reason = `returned ${statusCode}${detail}`;
-          throw new ExtractError({
-            code: 'HTTP_STATUS',
-            kind: 'status',
-            url: current.href,
-            reason,
-            status: statusCode,
-            retryAfterMs: retryAfter,
-          });
-        }
-        const header = (name: string): string | undefined => {
-          const value = headers[name];
-          return Array.isArray(value) ? value[0] : value;
-        };
-        return { url: current.href, status: statusCode, header, body: response.body, discard: () => drop(response) };
+        const { statusCode } = response;
+        if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416)
+          throw await fileStatusError(current, response, deadline);
+        return fileResponse(current, response);
       }
     } catch (err) {
       if (err instanceof ExtractError) throw err;
@@ -276,38 +261,7 @@ export class HttpClient {
 
   private redirectTarget(from: URL, response: Dispatcher.ResponseData, hop: number, visited: Set<string>): URL {
     const status = response.statusCode;
-    const location = response.headers['location'];
-    const text = (Array.isArray(location) ? location[0] : location)?.trim();
-    if (text === undefined || text === '')
-      throw new ExtractError({
-        code: 'BAD_REDIRECT',
-        kind: 'no-location',
-        url: from.href,
-        reason: `returned a ${status} redirect without a location`,
-        status,
-      });
-    let target: URL;
-    try {
-      target = new URL(text, from);
-    } catch {
-      throw new ExtractError({
-        code: 'BAD_REDIRECT',
-        kind: 'unreadable-location',
-        url: from.href,
-        reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`,
-        status,
-      });
-    }
-    target.hash = '';
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw new ExtractError({
-        code: 'BAD_REDIRECT',
-        kind: 'not-http',
-        url: from.href,
-        reason: `redirected to a ${target.protocol} URL; only http and https are followed`,
-        status,
-      });
-    }
+    const target = redirectLocation(from, response);
     if (!isSameHost(target, this.baseUrl)) {
       throw new ExtractError({
         code: 'FOREIGN_LINK',
@@ -340,57 +294,11 @@ export class HttpClient {
     deadline: Deadline,
     answers: Answers,
   ): Promise<FetchedJson> {
-    const { statusCode, headers } = response;
-    const type = String(headers['content-type'] ?? '');
-    if (statusCode !== 200) {
-      const body = await errorBody(response, deadline.signal);
-      if (body.drf && answers.returned && answers.statuses.includes(statusCode))
-        return { status: statusCode, value: body.value, bytes: body.bytes };
-      throw new ExtractError({
-        code: 'HTTP_STATUS',
-        kind: answers.statuses.includes(statusCode) ? 'answer' : 'status',
-        url,
-        reason: `returned ${statusCode}${body.detail}`,
-        status: statusCode,
-        retryAfterMs: parseRetryAfter(headers['retry-after']),
-        drf: body.drf,
-      });
-    }
-    if (!JSON_TYPE.test(type)) {
-      await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        kind: 'wrong-type',
-        url,
-        reason: `returned content type ${JSON.stringify(type)}, not JSON`,
-        status: statusCode,
-      });
-    }
-    const encoding = String(headers['content-encoding'] ?? '')
-      .trim()
-      .toLowerCase();
-    if (encoding !== '' && encoding !== 'identity') {
-      await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        kind: 'encoded',
-        url,
-        reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`,
-        status: statusCode,
-      });
-    }
+    const { statusCode } = response;
+    if (statusCode !== 200) return statusAnswer(url, response, deadline, answers);
+    await refuseUnaskedBody(url, response, deadline);
     const bytes = await this.readBody(url, response, deadline);
-    try {
-      return { status: statusCode, value: parseJsonBytes(bytes), bytes };
-    } catch (err) {
-      if (!(err instanceof JsonBytesError)) throw err;
-      const kind = err.code === 'UTF8' ? 'not-utf8' : 'not-json';
-      const reason =
-        kind === 'not-utf8'
-          ? 'returned a body that is not valid UTF-8'
-          : `returned a body that is not valid JSON (${err.message})`;
-      throw new ExtractError({ code: 'BAD_BODY', kind, url, reason, status: statusCode, cause: err });
-    }
+    return { status: statusCode, value: parsedJson(url, bytes, statusCode), bytes };
   }
 
   private async readBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<Uint8Array> {
@@ -414,27 +322,31 @@ export class HttpClient {
         chunks.push(chunk);
       }
     } catch (err) {
-      if (err instanceof ExtractError) throw err;
-      const closedEarly =
-        size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
-      if (closedEarly) {
-        const reason = `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`;
-        throw new ExtractError({
-          code: 'BAD_BODY',
-          kind: 'truncated',
-          url,
-          reason,
-          status: response.statusCode,
-          cause: err,
-        });
-      }
-      throw this.networkError(url, err, deadline);
+      throw this.bodyReadError(url, response, err, { size, declared }, deadline);
     }
     if (!Number.isNaN(declared) && size !== declared) {
       const reason = `returned a truncated body (${size} of ${declared} bytes)`;
       throw new ExtractError({ code: 'BAD_BODY', kind: 'truncated', url, reason, status: response.statusCode });
     }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  }
+
+  /** The error for a body whose reading failed after `size` of `declared` bytes: truncated, or the network's. */
+  private bodyReadError(
+    url: string,
+    response: Dispatcher.ResponseData,
+    err: unknown,
+    { size, declared }: { size: number; declared: number },
+    deadline: Deadline,
+  ): ExtractError {
+    if (err instanceof ExtractError) return err;
+    const closedEarly = size < declared && !deadline.signal.aborted && !(err instanceof undiciErrors.BodyTimeoutError);
+    if (closedEarly) {
+      const reason = `returned a truncated body (${size} of ${declared} bytes, then the connection closed)`;
+      const status = response.statusCode;
+      return new ExtractError({ code: 'BAD_BODY', kind: 'truncated', url, reason, status, cause: err });
+    }
+    return this.networkError(url, err, deadline);
   }
 
   private networkError(url: string, err: unknown, deadline: Deadline): ExtractError {
@@ -556,6 +468,136 @@ async function errorBody(response: Dispatcher.ResponseData, signal: AbortSignal)
   } catch {
     return other;
   }
+}
+
+/** The http(s) URL a redirect's location names (without its fragment); a BAD_REDIRECT when there is none. */
+function redirectLocation(from: URL, response: Dispatcher.ResponseData): URL {
+  const status = response.statusCode;
+  const location = response.headers['location'];
+  const text = (Array.isArray(location) ? location[0] : location)?.trim();
+  if (text === undefined || text === '')
+    throw new ExtractError({
+      code: 'BAD_REDIRECT',
+      kind: 'no-location',
+      url: from.href,
+      reason: `returned a ${status} redirect without a location`,
+      status,
+    });
+  let target: URL;
+  try {
+    target = new URL(text, from);
+  } catch {
+    throw new ExtractError({
+      code: 'BAD_REDIRECT',
+      kind: 'unreadable-location',
+      url: from.href,
+      reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`,
+      status,
+    });
+  }
+  target.hash = '';
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new ExtractError({
+      code: 'BAD_REDIRECT',
+      kind: 'not-http',
+      url: from.href,
+      reason: `redirected to a ${target.protocol} URL; only http and https are followed`,
+      status,
+    });
+  }
+  return target;
+}
+
+/** A status other than 200: DRF's answer when the caller returns it, else an HTTP_STATUS error. */
+async function statusAnswer(
+  url: string,
+  response: Dispatcher.ResponseData,
+  deadline: Deadline,
+  answers: Answers,
+): Promise<FetchedJson> {
+  const { statusCode, headers } = response;
+  const body = await errorBody(response, deadline.signal);
+  if (body.drf && answers.returned && answers.statuses.includes(statusCode))
+    return { status: statusCode, value: body.value, bytes: body.bytes };
+  throw new ExtractError({
+    code: 'HTTP_STATUS',
+    kind: answers.statuses.includes(statusCode) ? 'answer' : 'status',
+    url,
+    reason: `returned ${statusCode}${body.detail}`,
+    status: statusCode,
+    retryAfterMs: parseRetryAfter(headers['retry-after']),
+    drf: body.drf,
+  });
+}
+
+/** Throws (draining the body) for a 200 that is not JSON or is encoded when no encoding was asked for. */
+async function refuseUnaskedBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<void> {
+  const { statusCode, headers } = response;
+  const type = String(headers['content-type'] ?? '');
+  if (!JSON_TYPE.test(type)) {
+    await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      kind: 'wrong-type',
+      url,
+      reason: `returned content type ${JSON.stringify(type)}, not JSON`,
+      status: statusCode,
+    });
+  }
+  const encoding = String(headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      kind: 'encoded',
+      url,
+      reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`,
+      status: statusCode,
+    });
+  }
+}
+
+/** The body parsed as JSON; a BAD_BODY error when it is not UTF-8 or not JSON. */
+function parsedJson(url: string, bytes: Uint8Array, status: number): unknown {
+  try {
+    return parseJsonBytes(bytes);
+  } catch (err) {
+    if (!(err instanceof JsonBytesError)) throw err;
+    const kind = err.code === 'UTF8' ? 'not-utf8' : 'not-json';
+    const reason =
+      kind === 'not-utf8'
+        ? 'returned a body that is not valid UTF-8'
+        : `returned a body that is not valid JSON (${err.message})`;
+    throw new ExtractError({ code: 'BAD_BODY', kind, url, reason, status, cause: err });
+  }
+}
+
+/** The HTTP_STATUS error for a file answered with a status other than 200, 206 or 416 (its detail read). */
+async function fileStatusError(url: URL, response: Dispatcher.ResponseData, deadline: Deadline): Promise<ExtractError> {
+  const { statusCode, headers } = response;
+  const detail = await errorDetail(response, deadline.signal);
+  const retryAfter = parseRetryAfter(headers['retry-after']);
+  const reason = `returned ${statusCode}${detail}`;
+  return new ExtractError({
+    code: 'HTTP_STATUS',
+    kind: 'status',
+    url: url.href,
+    reason,
+    status: statusCode,
+    retryAfterMs: retryAfter,
+  });
+}
+
+/** A file response whose headers arrived from `url`, its body unread. */
+function fileResponse(url: URL, response: Dispatcher.ResponseData): FileResponse {
+  const { statusCode, headers } = response;
+  const header = (name: string): string | undefined => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return { url: url.href, status: statusCode, header, body: response.body, discard: () => drop(response) };
 }
 
 /** One line naming a network failure: its code and message, without repeating the code. */

@@ -86,25 +86,12 @@ export async function* paginate(
   resume?: PaginateResume,
   target?: ListTarget,
 ): AsyncIterable<PageBatch> {
-  const listUrl = target?.url ?? listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
-  const adaptive = new AdaptiveLimit(Math.max(1, options.concurrency ?? 2));
-  const client = target?.client ?? new HttpClient(listUrl, { connections: adaptive.max + 1, ...options.http });
   const aborter = new AbortController();
+  const lists = listRequests(options, stats, aborter.signal, target);
+  const { client, adaptive } = lists;
   const onAbort = () => aborter.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) aborter.abort();
-  const lists: ListRequests = {
-    listUrl,
-    client,
-    adaptive,
-    signal: aborter.signal,
-    stats,
-    answers: target?.answers,
-    retry: options.retry,
-    onEvent: options.onEvent,
-    maxCount: options.maxCount ?? 100_000_000,
-    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
-  };
   const window = new PageWindow(adaptive);
   try {
     let cursor: Cursor | undefined;
@@ -121,6 +108,30 @@ export async function* paginate(
     aborter.abort();
     if (target?.client === undefined) await client.close().catch(() => undefined);
   }
+}
+
+/** What every request of a paging shares: the list, its client (the target's, or one of its own) and its limits. */
+function listRequests(
+  options: PaginateOptions,
+  stats: ExtractStats,
+  signal: AbortSignal,
+  target: ListTarget | undefined,
+): ListRequests {
+  const listUrl = target?.url ?? listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
+  const adaptive = new AdaptiveLimit(Math.max(1, options.concurrency ?? 2));
+  const client = target?.client ?? new HttpClient(listUrl, { connections: adaptive.max + 1, ...options.http });
+  return {
+    listUrl,
+    client,
+    adaptive,
+    signal,
+    stats,
+    answers: target?.answers,
+    retry: options.retry,
+    onEvent: options.onEvent,
+    maxCount: options.maxCount ?? 100_000_000,
+    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
+  };
 }
 
 /** Where paging goes on from: the server's page size, the `count` to page up to, and the next offset to fetch. */

@@ -109,10 +109,46 @@ function moved(cid: number, before: CollectionsListing, after: CollectionsListin
 
 /** Reads every short collection through its own list, `concurrency` collections at a time, resuming staged readings. */
 export async function reconcile(options: PaginateOptions, input: ReconcileInput): Promise<Reconciliation> {
-  const { checkpoint, index, tally, listing } = input;
-  const stats = newExtractStats();
-  const reasons = collectionsToRead(tally, input.before, listing);
+  const reasons = collectionsToRead(input.tally, input.before, input.listing);
   const plan = [...reasons.keys()];
+  const { ended, staged } = stagedReadings(input.checkpoint);
+  announceStart(options, plan, reasons, ended);
+  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
+  const concurrency = Math.max(1, options.concurrency ?? 2);
+  const client = new HttpClient(collectionsUrlOf(baseUrl), { connections: concurrency, ...options.http });
+  const readings = new Map<number, CollectionReading>();
+  const stats = newExtractStats();
+  const run: ReconcileRun = { options, input, stats, client, baseUrl, reasons, ended, staged, readings };
+  try {
+    const queue = [...plan];
+    const worker = async (): Promise<void> => {
+      for (let cid = queue.shift(); cid !== undefined; cid = queue.shift()) await readPlanned(run, cid);
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, plan.length)) }, worker));
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+  return summarise(run);
+}
+
+/** What the readings of one reconciliation share. */
+interface ReconcileRun {
+  options: PaginateOptions;
+  input: ReconcileInput;
+  stats: ExtractStats;
+  client: HttpClient;
+  baseUrl: string;
+  reasons: ReadonlyMap<number, ReadReason>;
+  /** The end marker of each collection an earlier process read to its end. */
+  ended: ReadonlyMap<number, JournalCollectionEnd>;
+  /** The staged pages of each reading an earlier process began, by `<collection> <attempt>`. */
+  staged: ReadonlyMap<string, JournalCollectionPage[]>;
+  /** Each collection's reading so far. */
+  readings: Map<number, CollectionReading>;
+}
+
+/** The journal's collection readings: the end markers, and the pages staged for each reading. */
+function stagedReadings(checkpoint: Checkpoint): Pick<ReconcileRun, 'ended' | 'staged'> {
   const ended = new Map<number, JournalCollectionEnd>();
   const staged = new Map<string, JournalCollectionPage[]>();
   for (const entry of checkpoint.entries) {
@@ -122,6 +158,16 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
       staged.set(key, [...(staged.get(key) ?? []), entry]);
     }
   }
+  return { ended, staged };
+}
+
+/** Emits `reconcile-start`: the collections to read, how many changed or are unlisted, how many were read before. */
+function announceStart(
+  options: PaginateOptions,
+  plan: readonly number[],
+  reasons: ReadonlyMap<number, ReadReason>,
+  ended: ReadonlyMap<number, JournalCollectionEnd>,
+): void {
   const count = (reason: ReadReason) => plan.filter((cid) => reasons.get(cid) === reason).length;
   const done = plan.filter((c) => ended.has(c)).length;
   options.onEvent?.({
@@ -131,62 +177,56 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
     unlisted: count('unlisted'),
     done,
   });
-  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
-  const concurrency = Math.max(1, options.concurrency ?? 2);
-  const client = new HttpClient(collectionsUrlOf(baseUrl), { connections: concurrency, ...options.http });
-  const readings = new Map<number, CollectionReading>();
-  try {
-    const queue = [...plan];
-    const worker = async (): Promise<void> => {
-      for (let cid = queue.shift(); cid !== undefined; cid = queue.shift()) {
-        const numberOfImages = listing.sizes.get(cid) ?? null;
-        const reading: CollectionReading = {
-          ...{ collection: cid, reason: reasons.get(cid)!, numberOfImages, receivedBefore: tally.receivedIn(cid) },
-          ...{ status: 0, count: 0, received: 0 },
-          ...{ added: input.addedBefore.get(cid) ?? 0, attempts: 0, dropped: 0 },
-        };
-        readings.set(cid, reading);
-        let end = ended.get(cid);
-        for (let attempt = 1; end === undefined; attempt++) {
-          const target = {
-            url: collectionImagesUrlOf(baseUrl, cid),
-            client,
-            countHint: Math.max(numberOfImages ?? 0, reading.receivedBefore),
-            answers: UNREADABLE,
-          };
-          end = await readCollection(
-            options,
-            input,
-            stats,
-            target,
-            cid,
-            attempt,
-            staged.get(`${cid} ${attempt}`) ?? [],
-            reading,
-          );
-          if (end === undefined && attempt >= MAX_COLLECTION_ATTEMPTS)
-            end = await finish(checkpoint, cid, attempt, 200, reading);
-        }
-        reading.status = end.status;
-        reading.count = end.count;
-        reading.received = end.received;
-        reading.attempts = end.attempt;
-        options.onEvent?.({
-          type: 'collection-read',
-          collection: cid,
-          status: end.status,
-          count: end.count,
-          received: end.received,
-          added: reading.added,
-        });
-      }
+}
+
+/** Reads one planned collection to its end marker (or takes an earlier process's), and emits `collection-read`. */
+async function readPlanned(run: ReconcileRun, cid: number): Promise<void> {
+  const { input, options } = run;
+  const numberOfImages = input.listing.sizes.get(cid) ?? null;
+  const reading: CollectionReading = {
+    ...{ collection: cid, reason: run.reasons.get(cid)!, numberOfImages, receivedBefore: input.tally.receivedIn(cid) },
+    ...{ status: 0, count: 0, received: 0 },
+    ...{ added: input.addedBefore.get(cid) ?? 0, attempts: 0, dropped: 0 },
+  };
+  run.readings.set(cid, reading);
+  const end = run.ended.get(cid) ?? (await readToEnd(run, cid, reading));
+  reading.status = end.status;
+  reading.count = end.count;
+  reading.received = end.received;
+  reading.attempts = end.attempt;
+  options.onEvent?.({
+    type: 'collection-read',
+    collection: cid,
+    status: end.status,
+    count: end.count,
+    received: end.received,
+    added: reading.added,
+  });
+}
+
+/** Reads a collection until a reading ends (its `count` steady), or the last attempt ends it as it stands. */
+async function readToEnd(run: ReconcileRun, cid: number, reading: CollectionReading): Promise<JournalCollectionEnd> {
+  const { options, input, stats, client } = run;
+  for (let attempt = 1; ; attempt++) {
+    const target = {
+      url: collectionImagesUrlOf(run.baseUrl, cid),
+      client,
+      countHint: Math.max(reading.numberOfImages ?? 0, reading.receivedBefore),
+      answers: UNREADABLE,
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, plan.length)) }, worker));
-  } finally {
-    await client.close().catch(() => undefined);
+    const staged = run.staged.get(`${cid} ${attempt}`) ?? [];
+    const end = await readCollection(options, input, stats, target, cid, attempt, staged, reading);
+    if (end !== undefined) return end;
+    if (attempt >= MAX_COLLECTION_ATTEMPTS) return finish(input.checkpoint, cid, attempt, 200, reading);
   }
-  dropUnreadable([...readings.values()], index);
-  const list = [...readings.values()].sort((a, b) => a.collection - b.collection);
+}
+
+/** Leaves out the unreadable collections' records and emits `reconcile-end` with the totals it returns. */
+function summarise(run: ReconcileRun): Reconciliation {
+  const { options, input, stats } = run;
+  const index = input.index;
+  dropUnreadable([...run.readings.values()], index);
+  const list = [...run.readings.values()].sort((a, b) => a.collection - b.collection);
   const added = list.reduce((n, r) => n + r.added, 0);
   const unserved = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
   const shortfall = { unserved, expected: input.expected, received: index.received };

@@ -35,9 +35,38 @@ export async function* replayCollections(
 ): AsyncIterable<ValidBatch> {
   const batchSize = options.batchSize ?? 1_000;
   const url = redactUrl(listing.url); // where the records came from: a reject names it
-  const exclude = new Set(options.exclude ?? []);
-  const kept = new Map<number, { page: JournalCollectionsPage; position: number; modified: number }>();
-  const unkeyed = new Map<string, { page: JournalCollectionsPage; position: number }>(); // by content
+  const places = await placesToReplay(listing, checkpoint, new Set(options.exclude ?? []));
+  const recordsOf = cachedPageReader(checkpoint, options.cacheRecords ?? 2_000);
+  let batch: Record<string, unknown>[] = [];
+  let offset = 0;
+  for (const { page, position } of places) {
+    batch.push((await recordsOf(page))[position] as Record<string, unknown>);
+    if (batch.length === batchSize) {
+      yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
+      offset += batch.length;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
+}
+
+/** Where a record to replay is held: its page and its position in it. */
+interface Place {
+  page: JournalCollectionsPage;
+  position: number;
+}
+
+/**
+ * Where each listed collection's latest record is (ascending by id, `exclude` left out), then each distinct record
+ * without a usable id.
+ */
+async function placesToReplay(
+  listing: Pick<CollectionsListing, 'pages'>,
+  checkpoint: Checkpoint,
+  exclude: ReadonlySet<number>,
+): Promise<Place[]> {
+  const kept = new Map<number, Place & { modified: number }>();
+  const unkeyed = new Map<string, Place>(); // by content
   for (const page of listing.pages) {
     const { records } = await checkpoint.readPage(page.file);
     page.ids.forEach((id, position) => {
@@ -52,9 +81,18 @@ export async function* replayCollections(
       if (before === undefined || modified >= before.modified) kept.set(id, { page, position, modified });
     });
   }
+  const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!);
+  return [...ordered, ...unkeyed.values()];
+}
+
+/** Reads a staged page's records (each with its text attached), keeping about `cacheRecords` of them in memory. */
+function cachedPageReader(
+  checkpoint: Checkpoint,
+  cacheRecords: number,
+): (page: JournalCollectionsPage) => Promise<unknown[]> {
   const cache = new Map<string, unknown[]>();
   let cached = 0;
-  const recordsOf = async (page: JournalCollectionsPage): Promise<unknown[]> => {
+  return async (page) => {
     let records = cache.get(page.file);
     if (records !== undefined) return records;
     const read = await checkpoint.readPage(page.file);
@@ -64,7 +102,7 @@ export async function* replayCollections(
       if (typeof record === 'object' && record !== null) attachRecordText(record, texts.at(position));
     });
     for (const [file, held] of cache) {
-      if (cached + records.length <= (options.cacheRecords ?? 2_000)) break;
+      if (cached + records.length <= cacheRecords) break;
       cache.delete(file);
       cached -= held.length;
     }
@@ -72,16 +110,4 @@ export async function* replayCollections(
     cached += records.length;
     return records;
   };
-  let batch: Record<string, unknown>[] = [];
-  let offset = 0;
-  const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!);
-  for (const { page, position } of [...ordered, ...unkeyed.values()]) {
-    batch.push((await recordsOf(page))[position] as Record<string, unknown>);
-    if (batch.length === batchSize) {
-      yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
-      offset += batch.length;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
 }

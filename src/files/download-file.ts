@@ -7,14 +7,14 @@
  * name, so a final name only ever holds a verified file.
  * Retries, backoff, Retry-After, redirects, timeouts and the token follow the listing's rules (withRetry, HttpClient).
  */
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ExtractError } from '../extract/extract-error.js';
 import type { FileResponse, HttpClient } from '../extract/http-client.js';
 import { withRetry, type RetryNotice, type RetryOptions } from '../extract/retry.js';
 import { syncFolder } from '../load/atomic-file.js';
 import type { FileStatus } from './file-status.js';
-import { imageCheck, verifyImageFile, type ImageCheck } from './verify-image-file.js';
+import { imageCheck, verifyImageFile, type FileCheck, type ImageCheck } from './verify-image-file.js';
 import { makeFolders } from '../load/make-folder.js';
 import { readPartValidator, removePartValidator, validatorOf, writePartValidator } from './part-validator.js';
 
@@ -100,48 +100,65 @@ async function attempt(
   const expected = task.expectedBytes;
   let have = await sizeOf(part);
   if (expected !== undefined && have > expected) have = await restart(part);
-  let inline: ImageCheck | undefined; // a body from the first byte is checked as it arrives; a continued one after
-  if (expected === undefined || have < expected) {
-    const validator = have > 0 ? await readPartValidator(part) : undefined;
-    if (have > 0 && validator === undefined) have = await restart(part); // no version to hold the server to
-    const response = await ctx.client.getFile(task.fetchUrl, {
-      signal: ctx.signal,
-      range: have > 0 ? `bytes=${have}-` : undefined,
-      ifRange: validator,
-    });
-    const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
-    try {
-      const from = await startingByte(task, part, response, have, validator);
-      if (from === 0) {
-        await restart(part); // the validator goes with the .part's first byte, not before
-        await writePartValidator(part, validatorOf(response));
-        inline = imageCheck(task.path);
-      }
-      await writeBody(task, part, response, chunks, from, ctx, inline);
-    } catch (err) {
-      inline?.cancel();
-      throw err;
-    } finally {
-      chunks.stop();
-    }
-  }
+  // A body from the first byte is checked as it arrives; a continued one after.
+  const inline = expected === undefined || have < expected ? await fetchRest(task, part, have, ctx) : undefined;
   const check = inline === undefined ? await verifyImageFile(part, task.path) : await inline.finish();
+  await refuseUnfit(task, part, check);
+  await removePartValidator(part); // first: a complete .part left without one is verified, not fetched again
+  await rename(part, task.path);
+  await syncFolder(dirname(task.path));
+  return check;
+}
+
+/**
+ * Fetches what the `.part` lacks (all of it when its `held` bytes are of no known version) into it; the inline check
+ * of a body written from the first byte.
+ */
+async function fetchRest(
+  task: DownloadTask,
+  part: string,
+  held: number,
+  ctx: DownloadContext,
+): Promise<ImageCheck | undefined> {
+  let have = held;
+  const validator = have > 0 ? await readPartValidator(part) : undefined;
+  if (have > 0 && validator === undefined) have = await restart(part); // no version to hold the server to
+  const response = await ctx.client.getFile(task.fetchUrl, {
+    signal: ctx.signal,
+    range: have > 0 ? `bytes=${have}-` : undefined,
+    ifRange: validator,
+  });
+  const chunks = receive(response.body); // at once: a body that fails while the .part opens would drop what it holds
+  let inline: ImageCheck | undefined;
+  try {
+    const from = await startingByte(task, part, response, have, validator);
+    if (from === 0) {
+      await restart(part); // the validator goes with the .part's first byte, not before
+      await writePartValidator(part, validatorOf(response));
+      inline = imageCheck(task.path);
+    }
+    await writeBody(task, part, response, chunks, from, ctx, inline);
+    return inline;
+  } catch (err) {
+    inline?.cancel();
+    throw err;
+  } finally {
+    chunks.stop();
+  }
+}
+
+/** Throws (removing the `.part`) when the whole file has another size than the listing's or fails its check. */
+async function refuseUnfit(task: DownloadTask, part: string, check: FileCheck): Promise<void> {
+  const expected = task.expectedBytes;
   if (expected !== undefined && check.bytes !== expected) {
     await restart(part);
-    throw new Unfit(
-      'size_mismatch',
-      task.fetchUrl,
-      `returned ${check.bytes} bytes where the listing says file_size ${expected}`,
-    );
+    const reason = `returned ${check.bytes} bytes where the listing says file_size ${expected}`;
+    throw new Unfit('size_mismatch', task.fetchUrl, reason);
   }
   if (check.problem !== undefined) {
     await restart(part);
     throw new Unfit('corrupt', task.fetchUrl, `returned a file that ${check.problem}`);
   }
-  await removePartValidator(part); // first: a complete .part left without one is verified, not fetched again
-  await rename(part, task.path);
-  await syncFolder(dirname(task.path));
-  return check;
 }
 
 /**
@@ -155,63 +172,81 @@ async function startingByte(
   have: number,
   validator: string | undefined,
 ): Promise<number> {
+  if (response.status === 416) return refuseUnsatisfiedRange(task, part, response, have);
+  if (response.status === 206) return continuedByte(task, part, response, have, validator);
   const expected = task.expectedBytes;
-  const url = task.fetchUrl;
-  const mismatch = (total: number): Unfit =>
-    new Unfit('size_mismatch', url, `serves ${total} bytes where the listing says file_size ${expected}`);
-  if (response.status === 416) {
-    response.discard();
-    const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
-    await restart(part);
-    if (expected !== undefined && total === total && total !== expected) throw mismatch(total);
-    throw new ExtractError({
-      code: 'BAD_BODY',
-      url,
-      reason: `answered 416 to a range from byte ${have}`,
-      kind: 'bad-range',
-      status: 416,
-    });
-  }
-  if (response.status === 206) {
-    const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
-    const [start, total] = range === null ? [NaN, NaN] : [Number(range[1]), Number(range[3])];
-    if (expected !== undefined && total === total && total !== expected) {
-      response.discard();
-      throw mismatch(total);
-    }
-    if (start !== have) {
-      response.discard();
-      await restart(part);
-      const said = JSON.stringify(response.header('content-range') ?? '');
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        url,
-        reason: `answered a range from byte ${have} with content-range ${said}`,
-        kind: 'bad-range',
-        status: 206,
-      });
-    }
-    const now = validatorOf(response);
-    if (now !== undefined && now !== validator) {
-      // A server that ignores If-Range: the range is of another version than the .part's.
-      response.discard();
-      await restart(part);
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        url,
-        reason: `answered a range of another version (${now}, the .part holds ${String(validator)}): fetching it whole`,
-        kind: 'other-version',
-        status: 206,
-      });
-    }
-    return have;
-  }
   const length = Number(response.header('content-length') ?? NaN);
   if (expected !== undefined && length === length && length !== expected) {
     response.discard();
-    throw mismatch(length);
+    throw sizeMismatch(task, length);
   }
   return 0; // a 200: the whole file, whatever the .part held
+}
+
+/** The verdict on a server whose whole file has another size than the listing's. */
+function sizeMismatch(task: DownloadTask, total: number): Unfit {
+  const says = `serves ${total} bytes where the listing says file_size ${String(task.expectedBytes)}`;
+  return new Unfit('size_mismatch', task.fetchUrl, says);
+}
+
+/** A 416 to the `.part`'s range: the `.part` goes, and the failure says whether the file's size is the listing's. */
+async function refuseUnsatisfiedRange(
+  task: DownloadTask,
+  part: string,
+  response: FileResponse,
+  have: number,
+): Promise<never> {
+  const expected = task.expectedBytes;
+  response.discard();
+  const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
+  await restart(part);
+  if (expected !== undefined && total === total && total !== expected) throw sizeMismatch(task, total);
+  throw new ExtractError({
+    code: 'BAD_BODY',
+    url: task.fetchUrl,
+    reason: `answered 416 to a range from byte ${have}`,
+    kind: 'bad-range',
+    status: 416,
+  });
+}
+
+/** The `.part`'s size, for a 206 that continues it with the version it holds; else throws (removing the `.part`). */
+async function continuedByte(
+  task: DownloadTask,
+  part: string,
+  response: FileResponse,
+  have: number,
+  validator: string | undefined,
+): Promise<number> {
+  const expected = task.expectedBytes;
+  const url = task.fetchUrl;
+  const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
+  const [start, total] = range === null ? [NaN, NaN] : [Number(range[1]), Number(range[3])];
+  if (expected !== undefined && total === total && total !== expected) {
+    response.discard();
+    throw sizeMismatch(task, total);
+  }
+  if (start !== have) {
+    response.discard();
+    await restart(part);
+    const said = JSON.stringify(response.header('content-range') ?? '');
+    const reason = `answered a range from byte ${have} with content-range ${said}`;
+    throw new ExtractError({ code: 'BAD_BODY', url, reason, kind: 'bad-range', status: 206 });
+  }
+  const now = validatorOf(response);
+  if (now !== undefined && now !== validator) {
+    // A server that ignores If-Range: the range is of another version than the .part's.
+    response.discard();
+    await restart(part);
+    throw new ExtractError({
+      code: 'BAD_BODY',
+      url,
+      reason: `answered a range of another version (${now}, the .part holds ${String(validator)}): fetching it whole`,
+      kind: 'other-version',
+      status: 206,
+    });
+  }
+  return have;
 }
 
 /** Streams the body into the `.part` from byte `from` (truncating what follows), chunk by chunk; fsyncs it. */
@@ -228,42 +263,9 @@ async function writeBody(
   const onAbort = (): void => response.discard();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
   const declared = Number(response.header('content-length') ?? NaN);
-  const limit = task.expectedBytes;
-  let position = from;
-  let received = 0;
   try {
     await file.truncate(from);
-    for (;;) {
-      const next = await chunks.next();
-      if (next === undefined) break;
-      if ('error' in next) {
-        const err = next.error;
-        if (ctx.signal?.aborted === true)
-          throw new ExtractError({
-            code: 'ABORTED',
-            url: task.fetchUrl,
-            reason: 'was cancelled',
-            cause: err,
-          });
-        throw ctx.client.fileBodyError(task.fetchUrl, err, received, declared);
-      }
-      const chunk = next.chunk;
-      if (limit !== undefined && position + chunk.length > limit) {
-        response.discard();
-        await restart(part);
-        throw new Unfit(
-          'size_mismatch',
-          task.fetchUrl,
-          `sent more than the ${limit} bytes the listing gives as file_size`,
-        );
-      }
-      for (let offset = 0; offset < chunk.length;)
-        offset += (await file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
-      await check?.write(chunk);
-      position += chunk.length;
-      received += chunk.length;
-      ctx.onBytes?.(chunk.length);
-    }
+    const received = await copyChunks({ task, part, response, file, ctx, check }, chunks, from, declared);
     if (declared === declared && received !== declared) {
       throw new ExtractError({
         code: 'BAD_BODY',
@@ -278,6 +280,50 @@ async function writeBody(
     ctx.signal?.removeEventListener('abort', onAbort);
     await file.close();
   }
+}
+
+/** Where a body's chunks go: the open `.part`, and the inline check when there is one. */
+interface BodyTarget {
+  task: DownloadTask;
+  part: string;
+  response: FileResponse;
+  file: FileHandle;
+  ctx: DownloadContext;
+  check: ImageCheck | undefined;
+}
+
+/** Writes the chunks at byte `from` on until the body ends; the bytes received, or throws its failure. */
+async function copyChunks(to: BodyTarget, chunks: Chunks, from: number, declared: number): Promise<number> {
+  let received = 0;
+  for (;;) {
+    const next = await chunks.next();
+    if (next === undefined) return received;
+    if ('error' in next) throw bodyFailure(to, next.error, received, declared);
+    await writeChunk(to, next.chunk, from + received);
+    received += next.chunk.length;
+    to.ctx.onBytes?.(next.chunk.length);
+  }
+}
+
+/** The error for a body that failed: a cancellation, or the client's account of the broken body. */
+function bodyFailure(to: BodyTarget, err: unknown, received: number, declared: number): ExtractError {
+  if (to.ctx.signal?.aborted === true)
+    return new ExtractError({ code: 'ABORTED', url: to.task.fetchUrl, reason: 'was cancelled', cause: err });
+  return to.ctx.client.fileBodyError(to.task.fetchUrl, err, received, declared);
+}
+
+/** Writes one chunk at `position`, unless it runs past the listing's size (then the `.part` goes). */
+async function writeChunk(to: BodyTarget, chunk: Buffer, position: number): Promise<void> {
+  const limit = to.task.expectedBytes;
+  if (limit !== undefined && position + chunk.length > limit) {
+    to.response.discard();
+    await restart(to.part);
+    const reason = `sent more than the ${limit} bytes the listing gives as file_size`;
+    throw new Unfit('size_mismatch', to.task.fetchUrl, reason);
+  }
+  for (let offset = 0; offset < chunk.length;)
+    offset += (await to.file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
+  await to.check?.write(chunk);
 }
 
 /** A body's chunks as they arrive (see receive). */
@@ -300,25 +346,44 @@ const MAX_QUEUED = 1024 * 1024;
  */
 function receive(body: FileResponse['body']): Chunks {
   const stream = body as NodeJS.ReadableStream & { destroy(): void };
-  const queue: Buffer[] = [];
-  let queued = 0;
-  let ended = false;
-  let failure: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
+  const inbox: Inbox = { queue: [], queued: 0, ended: false };
+  const stopListening = listen(stream, inbox);
+  return {
+    next: () => nextChunk(stream, inbox),
+    stop(): void {
+      stopListening();
+      if (!inbox.ended) stream.destroy();
+    },
+  };
+}
+
+/** What a body has delivered and not yet been taken, and how it ended. */
+interface Inbox {
+  queue: Buffer[];
+  /** Bytes in the queue. */
+  queued: number;
+  ended: boolean;
+  failure?: { error: unknown };
+  /** Wakes a `next` waiting for the body. */
+  wake?: () => void;
+}
+
+/** Queues the body's chunks, end and failure in the inbox as they happen; returns what stops listening. */
+function listen(stream: NodeJS.ReadableStream & { destroy(): void }, inbox: Inbox): () => void {
   const onData = (chunk: Buffer): void => {
-    queue.push(chunk);
-    queued += chunk.length;
-    if (queued > MAX_QUEUED) stream.pause();
-    wake?.();
+    inbox.queue.push(chunk);
+    inbox.queued += chunk.length;
+    if (inbox.queued > MAX_QUEUED) stream.pause();
+    inbox.wake?.();
   };
   const onEnd = (): void => {
-    ended = true;
+    inbox.ended = true;
     stream.off('close', onClose);
-    wake?.();
+    inbox.wake?.();
   };
   const onError = (error: unknown): void => {
-    failure ??= { error };
-    wake?.();
+    inbox.failure ??= { error };
+    inbox.wake?.();
   };
   // A body destroyed without an error (the connection closed early) only closes: as much a failure as an error.
   const onClose = (): void => onError(new Error('the connection closed before the body ended'));
@@ -327,26 +392,26 @@ function receive(body: FileResponse['body']): Chunks {
   const state = stream as unknown as { destroyed: boolean; errored: Error | null; readableEnded: boolean };
   if (state.destroyed && !state.readableEnded)
     onError(state.errored ?? new Error('the connection closed before the body ended'));
-  return {
-    async next(): Promise<{ chunk: Buffer } | { error: unknown } | undefined> {
-      for (;;) {
-        const chunk = queue.shift();
-        if (chunk !== undefined) {
-          queued -= chunk.length;
-          if (queued <= MAX_QUEUED / 2 && stream.isPaused()) stream.resume();
-          return { chunk };
-        }
-        if (failure !== undefined) return failure;
-        if (ended) return undefined;
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-    },
-    stop(): void {
-      stream.off('data', onData).off('end', onEnd).off('close', onClose);
-      if (!ended) stream.destroy();
-    },
-  };
+  return () => void stream.off('data', onData).off('end', onEnd).off('close', onClose);
+}
+
+/** The next chunk in the inbox (resuming a paused body once it drains), else its failure or end, waiting for one. */
+async function nextChunk(
+  stream: NodeJS.ReadableStream,
+  inbox: Inbox,
+): Promise<{ chunk: Buffer } | { error: unknown } | undefined> {
+  for (;;) {
+    const chunk = inbox.queue.shift();
+    if (chunk !== undefined) {
+      inbox.queued -= chunk.length;
+      if (inbox.queued <= MAX_QUEUED / 2 && stream.isPaused()) stream.resume();
+      return { chunk };
+    }
+    if (inbox.failure !== undefined) return inbox.failure;
+    if (inbox.ended) return undefined;
+    await new Promise<void>((resolve) => (inbox.wake = resolve));
+    inbox.wake = undefined;
+  }
 }
 
 /** Removes a `.part` whose bytes cannot be continued, and its validator; 0, the bytes now held. */

@@ -5,7 +5,7 @@
  * so the member is framed here and only its deflate data goes to zlib, whose `bytesWritten` (the input it consumed)
  * says where that data ends.
  */
-import { crc32, createInflateRaw } from 'node:zlib';
+import { crc32, createInflateRaw, type InflateRaw } from 'node:zlib';
 
 /** A check fed a file's bytes in order. */
 export interface GzipMemberCheck {
@@ -27,86 +27,122 @@ const FCOMMENT = 16;
 
 /** A check of one gzip member; `onData` is given the inflated bytes in order. */
 export function gzipMemberCheck(onData: (chunk: Buffer) => void): GzipMemberCheck {
-  const inflate = createInflateRaw();
-  let crc = 0;
-  let inflated = 0;
-  let broken: string | undefined;
-  let inflateEnded = false;
-  const settled = new Promise<void>((resolve) => {
-    inflate.on('data', (chunk: Buffer) => {
-      crc = crc32(chunk, crc);
-      inflated += chunk.length;
-      onData(chunk);
-    });
-    inflate.once('end', () => {
-      inflateEnded = true;
-      resolve();
-    });
-    inflate.once('error', (err: Error) => {
-      broken ??= `is not a complete gzip stream (${err.message})`;
-      resolve();
-    });
-  });
-  let phase: 'header' | 'deflate' | 'trailer' = 'header';
-  let head = Buffer.alloc(0);
-  let fed = 0; // bytes given to the inflater
-  const trailer: Buffer[] = [];
-  let trailerBytes = 0;
-  let after = 0; // bytes after the trailer
-  let afterHead = Buffer.alloc(0); // their first two (a second member starts 1f 8b)
-
-  const toTrailer = (bytes: Buffer): void => {
-    const take = Math.min(TRAILER_BYTES - trailerBytes, bytes.length);
-    if (take > 0) trailer.push(bytes.subarray(0, take));
-    trailerBytes += take;
-    const rest = bytes.subarray(take);
-    if (afterHead.length < 2) afterHead = Buffer.concat([afterHead, rest.subarray(0, 2 - afterHead.length)]);
-    after += rest.length;
-  };
-  const toInflate = async (bytes: Buffer): Promise<void> => {
-    fed += bytes.length;
-    await Promise.race([new Promise<void>((resolve) => inflate.write(bytes, () => resolve())), settled]);
-    const unread = fed - inflate.bytesWritten; // input the inflater left: its deflate data ended before
-    if (broken !== undefined || unread <= 0) return;
-    phase = 'trailer';
-    toTrailer(bytes.subarray(bytes.length - unread));
-  };
-
+  const member = startMember(onData);
   return {
-    async write(chunk) {
-      if (broken !== undefined) return;
-      if (phase === 'trailer') return toTrailer(chunk);
-      if (phase === 'deflate') return toInflate(chunk);
-      head = Buffer.concat([head, chunk]);
-      const length = headerLength(head);
-      if (typeof length === 'object') broken = length.problem;
-      if (typeof length !== 'number') return;
-      phase = 'deflate';
-      const rest = head.subarray(length);
-      head = Buffer.alloc(0);
-      if (rest.length > 0) await toInflate(rest);
-    },
-    async finish() {
-      if (broken !== undefined) return broken;
-      if (phase === 'header') return `is not a complete gzip stream (${head.length} bytes, a gzip header cut short)`;
-      if (!inflateEnded) inflate.end();
-      await settled;
-      if (broken !== undefined) return broken;
-      if (trailerBytes < TRAILER_BYTES)
-        return 'is not a complete gzip stream (its CRC-32 and length trailer cut short)';
-      const end = Buffer.concat(trailer);
-      if (end.readUInt32LE(0) !== crc) return 'is not a complete gzip stream (its CRC-32 does not match its data)';
-      if (end.readUInt32LE(4) !== inflated % 2 ** 32)
-        return `is not a complete gzip stream (its length trailer says ${end.readUInt32LE(4)} bytes, not ${inflated})`;
-      if (after === 0) return undefined;
-      const second = afterHead[0] === 0x1f && afterHead[1] === 0x8b;
-      const what = second ? `a second gzip member (${after} bytes)` : `${after} bytes that are not gzip`;
-      return `is a complete gzip member followed by ${what}`;
-    },
+    write: (chunk) => writeMember(member, chunk),
+    finish: () => memberVerdict(member),
     cancel() {
-      inflate.destroy();
+      member.inflate.destroy();
     },
   };
+}
+
+/** A member being checked: its inflater and what it inflated, and where the bytes fed so far stand in its frame. */
+interface Member {
+  inflate: InflateRaw;
+  /** Resolves when the inflater ends or fails. */
+  settled: Promise<void>;
+  /** CRC-32 and length of the bytes inflated. */
+  crc: number;
+  inflated: number;
+  /** Why the bytes are not one complete member, once known. */
+  broken: string | undefined;
+  inflateEnded: boolean;
+  phase: 'header' | 'deflate' | 'trailer';
+  /** The header's bytes so far. */
+  head: Buffer;
+  /** Bytes given to the inflater. */
+  fed: number;
+  trailer: Buffer[];
+  trailerBytes: number;
+  /** Bytes after the trailer. */
+  after: number;
+  /** Their first two (a second member starts 1f 8b). */
+  afterHead: Buffer;
+}
+
+/** A member at its first byte, its inflater's data, end and failure recorded on it. */
+function startMember(onData: (chunk: Buffer) => void): Member {
+  const inflate = createInflateRaw();
+  let settle = (): void => undefined;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  const member: Member = {
+    ...{ inflate, settled, crc: 0, inflated: 0, broken: undefined, inflateEnded: false },
+    ...{ phase: 'header', head: Buffer.alloc(0), fed: 0, trailer: [], trailerBytes: 0, after: 0 },
+    afterHead: Buffer.alloc(0),
+  };
+  inflate.on('data', (chunk: Buffer) => {
+    member.crc = crc32(chunk, member.crc);
+    member.inflated += chunk.length;
+    onData(chunk);
+  });
+  inflate.once('end', () => {
+    member.inflateEnded = true;
+    settle();
+  });
+  inflate.once('error', (err: Error) => {
+    member.broken ??= `is not a complete gzip stream (${err.message})`;
+    settle();
+  });
+  return member;
+}
+
+/** Takes the next bytes: into the header until it is whole, then the inflater, then the trailer and what follows. */
+async function writeMember(member: Member, chunk: Buffer): Promise<void> {
+  if (member.broken !== undefined) return;
+  if (member.phase === 'trailer') return toTrailer(member, chunk);
+  if (member.phase === 'deflate') return toInflate(member, chunk);
+  member.head = Buffer.concat([member.head, chunk]);
+  const length = headerLength(member.head);
+  if (typeof length === 'object') member.broken = length.problem;
+  if (typeof length !== 'number') return;
+  member.phase = 'deflate';
+  const rest = member.head.subarray(length);
+  member.head = Buffer.alloc(0);
+  if (rest.length > 0) await toInflate(member, rest);
+}
+
+/** Gives bytes to the inflater; what it leaves (its deflate data ended before) goes to the trailer. */
+async function toInflate(member: Member, bytes: Buffer): Promise<void> {
+  const inflate = member.inflate;
+  member.fed += bytes.length;
+  await Promise.race([new Promise<void>((resolve) => inflate.write(bytes, () => resolve())), member.settled]);
+  const unread = member.fed - inflate.bytesWritten; // input the inflater left: its deflate data ended before
+  if (member.broken !== undefined || unread <= 0) return;
+  member.phase = 'trailer';
+  toTrailer(member, bytes.subarray(bytes.length - unread));
+}
+
+/** Takes the trailer's bytes; counts those after it, keeping their first two. */
+function toTrailer(member: Member, bytes: Buffer): void {
+  const take = Math.min(TRAILER_BYTES - member.trailerBytes, bytes.length);
+  if (take > 0) member.trailer.push(bytes.subarray(0, take));
+  member.trailerBytes += take;
+  const rest = bytes.subarray(take);
+  const afterHead = member.afterHead;
+  if (afterHead.length < 2) member.afterHead = Buffer.concat([afterHead, rest.subarray(0, 2 - afterHead.length)]);
+  member.after += rest.length;
+}
+
+/** Ends the bytes; why they are not one complete gzip member, or undefined when they are. */
+async function memberVerdict(member: Member): Promise<string | undefined> {
+  if (member.broken !== undefined) return member.broken;
+  if (member.phase === 'header')
+    return `is not a complete gzip stream (${member.head.length} bytes, a gzip header cut short)`;
+  if (!member.inflateEnded) member.inflate.end();
+  await member.settled;
+  if (member.broken !== undefined) return member.broken;
+  if (member.trailerBytes < TRAILER_BYTES)
+    return 'is not a complete gzip stream (its CRC-32 and length trailer cut short)';
+  const end = Buffer.concat(member.trailer);
+  if (end.readUInt32LE(0) !== member.crc) return 'is not a complete gzip stream (its CRC-32 does not match its data)';
+  const length = end.readUInt32LE(4);
+  if (length !== member.inflated % 2 ** 32)
+    return `is not a complete gzip stream (its length trailer says ${length} bytes, not ${member.inflated})`;
+  if (member.after === 0) return undefined;
+  const second = member.afterHead[0] === 0x1f && member.afterHead[1] === 0x8b;
+  const what = second ? `a second gzip member (${member.after} bytes)` : `${member.after} bytes that are not gzip`;
+  return `is a complete gzip member followed by ${what}`;
 }
 
 /**

@@ -3,7 +3,7 @@
  * `--where` condition holds, as page-sized batches of what fetching needs (id, collection, links, `file_size`).
  * Values are read from the Arrow columns by the column's type: int64 as a number, timestamps as exact microseconds.
  */
-import { DataType, TimeUnit, type RecordBatch } from 'apache-arrow';
+import { DataType, TimeUnit, type Field, type RecordBatch } from 'apache-arrow';
 import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
 import type { ColumnKind } from '../schema/columns.js';
 import { FilesError } from './files-error.js';
@@ -31,9 +31,19 @@ export async function* selectImages(
   extraKeys: readonly string[] = [],
 ): AsyncGenerator<SelectedImage[]> {
   const fields = new Map(rows.schema.fields.map((f) => [f.name, f]));
+  checkColumns(rows.path, fields, where);
+  const extras = extraKeys.filter((key) => fields.has(key));
+  for await (const batch of rows.batches) {
+    const selected = selectedOf(batch, where, extras);
+    if (selected.length > 0) yield selected;
+  }
+}
+
+/** Throws unless the snapshot has the selection's columns and each condition's column is of its kind. */
+function checkColumns(path: string, fields: ReadonlyMap<string, Field>, where: readonly WhereCondition[]): void {
   for (const name of [...SELECTION_COLUMNS, ...where.map((c) => c.column.name)]) {
     if (!fields.has(name))
-      throw new FilesError({ code: 'FILES_UNREADABLE', message: `files: ${rows.path} has no column ${name}` });
+      throw new FilesError({ code: 'FILES_UNREADABLE', message: `files: ${path} has no column ${name}` });
   }
   for (const condition of where) {
     const kind = condition.column.type.kind;
@@ -42,35 +52,36 @@ export async function* selectImages(
       const name = condition.column.name;
       throw new FilesError({
         code: 'FILES_UNREADABLE',
-        message: `files: ${rows.path}: column ${name} is ${String(type)}, not ${kind}`,
+        message: `files: ${path}: column ${name} is ${String(type)}, not ${kind}`,
       });
     }
   }
-  const extras = extraKeys.filter((key) => fields.has(key));
-  for await (const batch of rows.batches) {
-    const read = (name: string, kind: ColumnKind): ((i: number) => ConditionValue | null) => reader(batch, name, kind);
-    const conditions = where.map((c) => ({ condition: c, value: read(c.column.name, c.column.type.kind) }));
-    const id = read('id', 'int64');
-    const collection = read('collection_id', 'int64');
-    const file = read('file', 'string');
-    const size = read('file_size', 'int64');
-    const links = extras.map((key) => ({ key, value: read(key, 'string') }));
-    const selected: SelectedImage[] = [];
-    for (let i = 0; i < batch.numRows; i++) {
-      if (!conditions.every(({ condition, value }) => matchesWhere(condition, value(i)))) continue;
-      const present = links
-        .map(({ key, value }) => ({ key, url: value(i) as string | null }))
-        .filter((l): l is { key: string; url: string } => l.url !== null);
-      selected.push({
-        id: id(i) as number,
-        collectionId: collection(i) as number | null,
-        file: file(i) as string | null,
-        fileSize: size(i) as number | null,
-        extras: present,
-      });
-    }
-    if (selected.length > 0) yield selected;
+}
+
+/** The images of one record batch where every condition holds, with the `extras` links they have. */
+function selectedOf(batch: RecordBatch, where: readonly WhereCondition[], extras: readonly string[]): SelectedImage[] {
+  const read = (name: string, kind: ColumnKind): ((i: number) => ConditionValue | null) => reader(batch, name, kind);
+  const conditions = where.map((c) => ({ condition: c, value: read(c.column.name, c.column.type.kind) }));
+  const id = read('id', 'int64');
+  const collection = read('collection_id', 'int64');
+  const file = read('file', 'string');
+  const size = read('file_size', 'int64');
+  const links = extras.map((key) => ({ key, value: read(key, 'string') }));
+  const selected: SelectedImage[] = [];
+  for (let i = 0; i < batch.numRows; i++) {
+    if (!conditions.every(({ condition, value }) => matchesWhere(condition, value(i)))) continue;
+    const present = links
+      .map(({ key, value }) => ({ key, url: value(i) as string | null }))
+      .filter((l): l is { key: string; url: string } => l.url !== null);
+    selected.push({
+      id: id(i) as number,
+      collectionId: collection(i) as number | null,
+      file: file(i) as string | null,
+      fileSize: size(i) as number | null,
+      extras: present,
+    });
   }
+  return selected;
 }
 
 /** Whether an Arrow type holds values of a column kind. */

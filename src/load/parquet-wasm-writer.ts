@@ -45,74 +45,103 @@ export async function writeParquetWasm(
   options: ParquetWasmWriteOptions,
 ): Promise<number> {
   const iterator = source[Symbol.asyncIterator]();
-  let rows = 0;
-  let handedOver = false;
-  let ended = false;
-  let stopped = false;
-  let sourceFailure: { error: unknown } | undefined;
-  // parquet-wasm ignores errors of the input stream, so the stream never errors: it ends, and the failure is kept here.
-  const input = new ReadableStream<parquetWasm.RecordBatch>(
-    {
-      pull: async (controller) => {
-        try {
-          const group: RecordBatch[] = [];
-          let groupRows = 0;
-          while (!stopped && !ended && groupRows < HANDOVER_ROWS) {
-            const next = await iterator.next();
-            if (next.done) ended = true;
-            else if (next.value.numRows > 0) {
-              group.push(next.value);
-              groupRows += next.value.numRows;
-            }
-          }
-          if (stopped || (group.length === 0 && handedOver)) return controller.close();
-          if (group.length === 0) group.push(options.empty);
-          for (const batch of toWasmBatches(group)) controller.enqueue(batch);
-          handedOver = true;
-          rows += groupRows;
-        } catch (error) {
-          sourceFailure = { error };
-          controller.close();
-        }
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  const handover: Handover = { rows: 0, stopped: false };
+  const input = inputStream(iterator, options.empty, handover);
   try {
-    let output: ReadableStream<Uint8Array>;
-    try {
-      output = (await parquetWasm.transformParquetStream(
-        input,
-        writerProperties(options),
-      )) as ReadableStream<Uint8Array>; // typed any upstream
-    } catch (cause) {
-      throw sourceFailure
-        ? sourceFailure.error
-        : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
-    }
-    // The file's last bytes are held back until the end, so that the footer's key-value entries can be put in order
-    // before they are written (see parquet-key-value-order.ts): then the same data always gives the same bytes.
-    const held: Uint8Array[] = [];
-    let heldBytes = 0;
-    for await (const chunk of output) {
-      held.push(chunk);
-      heldBytes += chunk.length;
-      while (held.length > 1 && heldBytes - held[0]!.length >= TAIL_BYTES) {
-        const oldest = held.shift()!;
-        heldBytes -= oldest.length;
-        await file.write(oldest);
-      }
-    }
-    const tail = Buffer.concat(held, heldBytes);
-    sortFooterKeyValues(tail); // leaves the bytes as they are if the footer is not all in the tail
-    await file.write(tail);
-    if (sourceFailure) throw sourceFailure.error;
-    await checkRowCount(file, rows);
-    return rows;
+    const output = await parquetOutput(input, file, options, handover);
+    await writeInOrder(output, file);
+    if (handover.sourceFailure) throw handover.sourceFailure.error;
+    await checkRowCount(file, handover.rows);
+    return handover.rows;
   } finally {
-    stopped = true; // the Rust writer goes on pulling after its output fails; make it stop
+    handover.stopped = true; // the Rust writer goes on pulling after its output fails; make it stop
     await iterator.return?.();
   }
+}
+
+/** How the source's hand-over to parquet-wasm stands. */
+interface Handover {
+  /** Rows handed over. */
+  rows: number;
+  /** The writer is done: hand over no more. */
+  stopped: boolean;
+  /** The source's failure, kept here (see inputStream). */
+  sourceFailure?: { error: unknown };
+}
+
+/**
+ * The source as parquet-wasm's input stream, HANDOVER_ROWS rows at a time (`empty` alone when the source has no rows).
+ * parquet-wasm ignores errors of the input stream, so the stream never errors: it ends, and the failure is kept.
+ */
+function inputStream(
+  iterator: AsyncIterator<RecordBatch>,
+  empty: RecordBatch,
+  handover: Handover,
+): ReadableStream<parquetWasm.RecordBatch> {
+  let handedOver = false;
+  let ended = false;
+  const pull = async (controller: ReadableStreamDefaultController<parquetWasm.RecordBatch>): Promise<void> => {
+    try {
+      const group: RecordBatch[] = [];
+      let groupRows = 0;
+      while (!handover.stopped && !ended && groupRows < HANDOVER_ROWS) {
+        const next = await iterator.next();
+        if (next.done) ended = true;
+        else if (next.value.numRows > 0) {
+          group.push(next.value);
+          groupRows += next.value.numRows;
+        }
+      }
+      if (handover.stopped || (group.length === 0 && handedOver)) return controller.close();
+      if (group.length === 0) group.push(empty);
+      for (const batch of toWasmBatches(group)) controller.enqueue(batch);
+      handedOver = true;
+      handover.rows += groupRows;
+    } catch (error) {
+      handover.sourceFailure = { error };
+      controller.close();
+    }
+  };
+  return new ReadableStream<parquetWasm.RecordBatch>({ pull }, { highWaterMark: 0 });
+}
+
+/** parquet-wasm's output for the input stream; the source's failure when it is why parquet-wasm failed. */
+async function parquetOutput(
+  input: ReadableStream<parquetWasm.RecordBatch>,
+  file: AtomicFile,
+  options: ParquetWasmWriteOptions,
+  handover: Handover,
+): Promise<ReadableStream<Uint8Array>> {
+  try {
+    const output: unknown = await parquetWasm.transformParquetStream(input, writerProperties(options));
+    return output as ReadableStream<Uint8Array>; // typed any upstream
+  } catch (cause) {
+    throw handover.sourceFailure
+      ? handover.sourceFailure.error
+      : encodeFailed(`writing parquet file ${file.path} with parquet-wasm`, cause);
+  }
+}
+
+/**
+ * Writes the output into `file`, its last bytes held back until the end, so that the footer's key-value entries can
+ * be put in order before they are written (see parquet-key-value-order.ts): then the same data always gives the same
+ * bytes.
+ */
+async function writeInOrder(output: ReadableStream<Uint8Array>, file: AtomicFile): Promise<void> {
+  const held: Uint8Array[] = [];
+  let heldBytes = 0;
+  for await (const chunk of output) {
+    held.push(chunk);
+    heldBytes += chunk.length;
+    while (held.length > 1 && heldBytes - held[0]!.length >= TAIL_BYTES) {
+      const oldest = held.shift()!;
+      heldBytes -= oldest.length;
+      await file.write(oldest);
+    }
+  }
+  const tail = Buffer.concat(held, heldBytes);
+  sortFooterKeyValues(tail); // leaves the bytes as they are if the footer is not all in the tail
+  await file.write(tail);
 }
 
 /** Converts apache-arrow batches to parquet-wasm batches (in WebAssembly memory) through one IPC stream. */

@@ -55,26 +55,32 @@ export class CompactReader {
         this.advance(this.varint());
         return;
       case LIST:
-      case SET: {
-        const { size, elementType } = this.listHeader();
-        for (let i = 0; i < size; i++) this.skipElement(elementType);
-        return;
-      }
-      case MAP: {
-        const size = this.varint();
-        if (size === 0) return;
-        const types = this.byte();
-        for (let i = 0; i < size; i++) {
-          this.skipElement(types >> 4);
-          this.skipElement(types & 0x0f);
-        }
-        return;
-      }
+      case SET:
+        return this.skipList();
+      case MAP:
+        return this.skipMap();
       case STRUCT:
         this.fields((_, fieldType) => (this.skip(fieldType), false));
         return;
       default:
         throw new Error(`unknown compact type ${type}`);
+    }
+  }
+
+  /** Skips a list or set: its header, then its elements. */
+  private skipList(): void {
+    const { size, elementType } = this.listHeader();
+    for (let i = 0; i < size; i++) this.skipElement(elementType);
+  }
+
+  /** Skips a map: its size, then (unless empty) its key and value types and its entries. */
+  private skipMap(): void {
+    const size = this.varint();
+    if (size === 0) return;
+    const types = this.byte();
+    for (let i = 0; i < size; i++) {
+      this.skipElement(types >> 4);
+      this.skipElement(types & 0x0f);
     }
   }
 

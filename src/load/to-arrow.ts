@@ -36,31 +36,7 @@ export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSi
     throw error;
   }
   try {
-    const table = options.table ?? IMAGES;
-    const schema = arrowSchema(new Map(Object.entries(options.metadata ?? {})), table);
-    const bytes = new ByteCollector();
-    const writer = new RecordBatchFileWriter();
-    const encode = (data: RecordBatch['data'] | undefined): void => {
-      try {
-        if (data === undefined)
-          writer.close(); // writes the footer
-        else writer.write(new RecordBatch(schema, data));
-      } catch (cause) {
-        throw encodeFailed(`writing arrow file ${options.path}`, cause);
-      }
-    };
-    writer.reset(bytes);
-    let rows = 0;
-    let batches = 0;
-    for await (const batch of source) {
-      encode(batch.arrow.data);
-      rows += batch.arrow.numRows;
-      batches++;
-      for (const chunk of bytes.take()) await file.write(chunk);
-    }
-    if (batches === 0) encode(new ArrowBatchBuilder(table).build([]).data); // the schema and empty dictionaries
-    encode(undefined);
-    for (const chunk of bytes.take()) await file.write(chunk);
+    const rows = await writeArrowFile(source, file, options);
     const digest = await file.commit();
     return { format: 'arrow', path: options.path, rows, ...digest };
   } catch (error) {
@@ -68,6 +44,40 @@ export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSi
     await closeSource(source); // in case the failure came before the sink started reading
     throw error;
   }
+}
+
+/** Encodes the batches into `file` as an Arrow IPC file, footer included (not committed); the rows written. */
+async function writeArrowFile(
+  source: AsyncIterable<LoadBatch>,
+  file: AtomicFile,
+  options: ArrowSinkOptions,
+): Promise<number> {
+  const table = options.table ?? IMAGES;
+  const schema = arrowSchema(new Map(Object.entries(options.metadata ?? {})), table);
+  const bytes = new ByteCollector();
+  const writer = new RecordBatchFileWriter();
+  const encode = (data: RecordBatch['data'] | undefined): void => {
+    try {
+      if (data === undefined)
+        writer.close(); // writes the footer
+      else writer.write(new RecordBatch(schema, data));
+    } catch (cause) {
+      throw encodeFailed(`writing arrow file ${options.path}`, cause);
+    }
+  };
+  writer.reset(bytes);
+  let rows = 0;
+  let batches = 0;
+  for await (const batch of source) {
+    encode(batch.arrow.data);
+    rows += batch.arrow.numRows;
+    batches++;
+    for (const chunk of bytes.take()) await file.write(chunk);
+  }
+  if (batches === 0) encode(new ArrowBatchBuilder(table).build([]).data); // the schema and empty dictionaries
+  encode(undefined);
+  for (const chunk of bytes.take()) await file.write(chunk);
+  return rows;
 }
 
 /**

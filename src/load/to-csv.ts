@@ -72,24 +72,7 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
     throw error;
   }
   try {
-    const engine = await ENGINES[engineName]();
-    const neutralise = options.neutraliseFormulas ?? true;
-    const table = options.table ?? IMAGES;
-    const encode = (format: () => string | Uint8Array): string | Uint8Array => {
-      try {
-        return format();
-      } catch (cause) {
-        // a LoadError (a value of the wrong type) passes through
-        throw encodeFailed(`writing csv file ${options.path}`, cause);
-      }
-    };
-    await file.write(encode(() => engine.header(neutralise, table)));
-    let rows = 0;
-    for await (const batch of source) {
-      const { rows: batchRows, source: from } = batch;
-      if (batchRows.length > 0) await file.write(encode(() => engine.rows(batchRows, from.url, neutralise, table)));
-      rows += batch.rows.length;
-    }
+    const rows = await writeCsvFile(source, file, ENGINES[engineName], options);
     const digest = await file.commit();
     return { format: 'csv', path: options.path, rows, ...digest };
   } catch (error) {
@@ -97,4 +80,32 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
     await closeSource(source); // in case the failure came before the sink started reading
     throw error;
   }
+}
+
+/** Writes the header and every batch's rows into `file` with the engine (not committed); the rows written. */
+async function writeCsvFile(
+  source: AsyncIterable<RowBatch>,
+  file: AtomicFile,
+  loadEngine: () => Promise<CsvWriter>,
+  options: CsvSinkOptions,
+): Promise<number> {
+  const engine = await loadEngine();
+  const neutralise = options.neutraliseFormulas ?? true;
+  const table = options.table ?? IMAGES;
+  const encode = (format: () => string | Uint8Array): string | Uint8Array => {
+    try {
+      return format();
+    } catch (cause) {
+      // a LoadError (a value of the wrong type) passes through
+      throw encodeFailed(`writing csv file ${options.path}`, cause);
+    }
+  };
+  await file.write(encode(() => engine.header(neutralise, table)));
+  let rows = 0;
+  for await (const batch of source) {
+    const { rows: batchRows, source: from } = batch;
+    if (batchRows.length > 0) await file.write(encode(() => engine.rows(batchRows, from.url, neutralise, table)));
+    rows += batch.rows.length;
+  }
+  return rows;
 }
