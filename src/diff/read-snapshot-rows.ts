@@ -247,6 +247,12 @@ function selectRowGroups(groupRows: readonly number[], positions: ArrayLike<numb
 }
 
 async function openArrow(path: string, listed: ListedFile | undefined): Promise<SnapshotRows> {
+  const { reader, release } = await openArrowFile(path);
+  return opened(path, 'arrow', reader.schema, undefined, arrowBatches(path, reader, listed, release), release);
+}
+
+/** An apache-arrow reader of the IPC file at `path`, opened on a file handle, and the release of both. */
+async function openArrowFile(path: string) {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'r');
@@ -265,27 +271,34 @@ async function openArrow(path: string, listed: ListedFile | undefined): Promise<
     await reader.return().catch(() => undefined);
     await handle.close().catch(() => undefined);
   };
-  async function* batches(): AsyncGenerator<RecordBatch> {
-    let rows = 0;
-    try {
-      const iterator = reader[Symbol.asyncIterator]();
-      for (;;) {
-        let next: IteratorResult<RecordBatch>;
-        try {
-          next = await iterator.next();
-        } catch (cause) {
-          throw unreadable(path, cause);
-        }
-        if (next.done) break;
-        rows += next.value.numRows;
-        yield next.value;
+  return { reader, release };
+}
+
+/** The IPC file's batches, its rows checked against the manifest at the end; released at the end or when stopped. */
+async function* arrowBatches(
+  path: string,
+  reader: AsyncIterable<RecordBatch>,
+  listed: ListedFile | undefined,
+  release: () => Promise<void>,
+): AsyncGenerator<RecordBatch> {
+  let rows = 0;
+  try {
+    const iterator = reader[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<RecordBatch>;
+      try {
+        next = await iterator.next();
+      } catch (cause) {
+        throw unreadable(path, cause);
       }
-      checkListedRows(path, listed, rows); // read to the end: its footer does not give the rows
-    } finally {
-      await release();
+      if (next.done) break;
+      rows += next.value.numRows;
+      yield next.value;
     }
+    checkListedRows(path, listed, rows); // read to the end: its footer does not give the rows
+  } finally {
+    await release();
   }
-  return opened(path, 'arrow', reader.schema, undefined, batches(), release);
 }
 
 /**
