@@ -30,27 +30,10 @@ export async function* readCsvRows(path: string, table: Table = IMAGES): AsyncGe
     for await (const parsed of parseCsv(stream as AsyncIterable<string>)) {
       for (const record of parsed) {
         if (places === undefined) {
-          const names = record.map((f) => f.text);
-          places = table.names.map((name) => names.indexOf(name)).map((k) => (k < 0 ? undefined : k));
-          if (places.every((k) => k === undefined)) throw fail(`its header names none of the ${table.name} columns`);
+          places = headerPlaces(table, record, fail);
           continue;
         }
-        records++;
-        const row: Row = {};
-        for (let j = 0; j < table.columns.length; j++) {
-          const column = table.columns[j]!;
-          const field = places[j] === undefined ? undefined : record[places[j]!];
-          let value: RowValue | undefined = null;
-          if (field !== undefined && (field.quoted || field.text !== '')) {
-            value = column.type.fromCsv(field.text);
-            if (value === undefined) {
-              const shown = JSON.stringify(field.text.slice(0, 40));
-              throw fail(`record ${records} has ${shown} in column ${column.name}, not ${column.type.expected}`);
-            }
-          }
-          row[column.name] = value;
-        }
-        batch.push(row);
+        batch.push(csvRow(table, places, record, ++records, fail));
         if (batch.length === BATCH_ROWS) {
           yield batch;
           batch = [];
@@ -64,6 +47,39 @@ export async function* readCsvRows(path: string, table: Table = IMAGES): AsyncGe
   } finally {
     stream.destroy();
   }
+}
+
+/** For each column of `table`, its field in a record, read from the header; fails when it names none of them. */
+function headerPlaces(table: Table, header: Field[], fail: (why: string) => DiffError): (number | undefined)[] {
+  const names = header.map((f) => f.text);
+  const places = table.names.map((name) => names.indexOf(name)).map((k) => (k < 0 ? undefined : k));
+  if (places.every((k) => k === undefined)) throw fail(`its header names none of the ${table.name} columns`);
+  return places;
+}
+
+/** Data record number `n` as a row of `table`, each field read by its column's type; fails on a value it refuses. */
+function csvRow(
+  table: Table,
+  places: readonly (number | undefined)[],
+  record: Field[],
+  n: number,
+  fail: (why: string) => DiffError,
+): Row {
+  const row: Row = {};
+  for (let j = 0; j < table.columns.length; j++) {
+    const column = table.columns[j]!;
+    const field = places[j] === undefined ? undefined : record[places[j]!];
+    let value: RowValue | undefined = null;
+    if (field !== undefined && (field.quoted || field.text !== '')) {
+      value = column.type.fromCsv(field.text);
+      if (value === undefined) {
+        const shown = JSON.stringify(field.text.slice(0, 40));
+        throw fail(`record ${n} has ${shown} in column ${column.name}, not ${column.type.expected}`);
+      }
+    }
+    row[column.name] = value;
+  }
+  return row;
 }
 
 /** Where the parser is between characters: the record and field so far, and whether inside quotes. */
