@@ -90,6 +90,11 @@ function runSection(data: ReportData): string {
     kpi('rejects', formatNumber(run.rejects), run.rejects > 0 ? 'bad' : ''),
     kpi('duration', duration),
   ];
+  return `${head}<div class="kpi">${kpis.join('')}</div>${runTable(run)}${requestsFigure(run)}`;
+}
+
+/** The run's source, times, counts and completeness proof, as a table. */
+function runTable(run: NonNullable<ReportData['run']>): string {
   const proof = run.completeness_proof === null ? 'not in this manifest' : JSON.stringify(run.completeness_proof);
   const rows = [
     ['source', run.source_url],
@@ -99,22 +104,25 @@ function runSection(data: ReportData): string {
     ['completeness proof', proof],
   ];
   const cells = rows.map(([k, v]) => `<tr><th>${escapeHtml(k!)}</th><td>${escapeHtml(v!)}</td></tr>`);
+  return `<table>${cells.join('')}</table>`;
+}
+
+/** The run's requests per endpoint as a bar chart, or a line saying the manifest does not have them. */
+function requestsFigure(run: NonNullable<ReportData['run']>): string {
   const endpoints = run.requests_per_endpoint;
   const fetched = `${formatNumber(run.pages_fetched)} pages of the list were fetched`;
-  const requests =
-    endpoints === null
-      ? `<p class="soft">Requests per endpoint are not in this manifest; ${fetched}.</p>`
-      : figure(
+  return endpoints === null
+    ? `<p class="soft">Requests per endpoint are not in this manifest; ${fetched}.</p>`
+    : figure(
+        'Requests per endpoint',
+        barChart(
+          'run-requests',
           'Requests per endpoint',
-          barChart(
-            'run-requests',
-            'Requests per endpoint',
-            Object.entries(endpoints).map(([label, value]) => ({ label, value })),
-            'requests',
-          ),
-          `${fetched}.`,
-        );
-  return `${head}<div class="kpi">${kpis.join('')}</div><table>${cells.join('')}</table>${requests}`;
+          Object.entries(endpoints).map(([label, value]) => ({ label, value })),
+          'requests',
+        ),
+        `${fetched}.`,
+      );
 }
 
 function growthSection(data: ReportData): string {
