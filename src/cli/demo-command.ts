@@ -44,35 +44,38 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
           describe: 'Formats to write',
         })
         .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }),
-    handler: async (args) => {
-      const outDir = folderOption('out', args.out);
-      const formats = parseFormats(args.to);
-      const file = fixturePath();
-      const { startService } = await import('../service/start-service.js'); // the service's code for this command only
-      const service = await startService({
-        data: file === undefined ? [] : readNdjsonLines(file),
-        records: args.records,
-        seed: 1,
-      });
-      try {
-        process.stderr.write(
-          `img-etl demo: bundled service listening on ${service.listUrl} (${service.dataset.size} records)\n`,
-        );
-        const { code, result } = await runSnapshotCommand({
-          baseUrl: service.url,
-          outDir,
-          formats,
-          concurrency: 4,
-          previewRows: positiveInt('rows', args.rows, 1000),
-        });
-        if (result !== undefined)
-          process.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
-        setExitCode(code);
-      } finally {
-        await service.close();
-      }
-    },
+    handler: (args) => runDemo(args, setExitCode),
   };
+}
+
+/** Serves the bundled service's records, snapshots them, prints the first rows, and stops the service. */
+async function runDemo(args: DemoArgs, setExitCode: (code: number) => void): Promise<void> {
+  const outDir = folderOption('out', args.out);
+  const formats = parseFormats(args.to);
+  const file = fixturePath();
+  const { startService } = await import('../service/start-service.js'); // the service's code for this command only
+  const service = await startService({
+    data: file === undefined ? [] : readNdjsonLines(file),
+    records: args.records,
+    seed: 1,
+  });
+  try {
+    process.stderr.write(
+      `img-etl demo: bundled service listening on ${service.listUrl} (${service.dataset.size} records)\n`,
+    );
+    const { code, result } = await runSnapshotCommand({
+      baseUrl: service.url,
+      outDir,
+      formats,
+      concurrency: 4,
+      previewRows: positiveInt('rows', args.rows, 1000),
+    });
+    if (result !== undefined)
+      process.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
+    setExitCode(code);
+  } finally {
+    await service.close();
+  }
 }
 
 const PREVIEW_COLUMNS = [

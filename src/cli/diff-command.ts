@@ -45,46 +45,64 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
         })
         .example('$0 diff snaps/20261120T020000.000Z snaps/latest', 'What changed since the snapshot of 20 November')
         .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
-    handler: async (args) => {
-      const formats = parseDiffFormats(args.to);
-      const out = folderOption('out', args.out);
-      const images = await openPair(args.old, args.new, IMAGES);
-      try {
-        // The collections are compared where both sides are snapshot folders that hold them.
-        const collections = await openPair(args.old, args.new, COLLECTIONS).catch((error: unknown) => {
-          if (error instanceof UsageError) return error.message.replace(/^diff: /, '');
-          throw error;
-        });
-        try {
-          // Loaded for this command only.
-          const [{ diffSnapshots }, { writeDiff }] = await Promise.all([
-            import('../diff/diff-snapshots.js'),
-            import('../diff/write-diff.js'),
-          ]);
-          await makeFolder(out, 'diff');
-          const compare = async (pair: Pair, table: Table): Promise<string[]> => {
-            const diff = diffSnapshots(pair.old, pair.new, { table });
-            const metadata = { 'img-etl.diff_old': pair.old.path, 'img-etl.diff_new': pair.new.path };
-            const files = await writeDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
-            return tableSummary(pair, diff.totals, diff.schema, files);
-          };
-          const lines = await compare(images, IMAGES);
-          lines[0] = `img-etl diff: ${args.old} -> ${args.new}: ${lines[0]}`;
-          if (typeof collections === 'string') lines.push(`collections: not compared: ${collections}`);
-          else {
-            const collectionLines = await compare(collections, COLLECTIONS);
-            lines.push(`collections: ${collectionLines[0]}`, ...collectionLines.slice(1));
-          }
-          process.stdout.write(lines.join('\n') + '\n');
-          setExitCode(0);
-        } finally {
-          if (typeof collections !== 'string') await closePair(collections);
-        }
-      } finally {
-        await closePair(images);
-      }
-    },
+    handler: (args) => runDiff(args, setExitCode),
   };
+}
+
+/** Opens both snapshots' tables, compares them, writes the diff files and prints the summary; closes what it opened. */
+async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Promise<void> {
+  const formats = parseDiffFormats(args.to);
+  const out = folderOption('out', args.out);
+  const images = await openPair(args.old, args.new, IMAGES);
+  try {
+    // The collections are compared where both sides are snapshot folders that hold them.
+    const collections = await openPair(args.old, args.new, COLLECTIONS).catch((error: unknown) => {
+      if (error instanceof UsageError) return error.message.replace(/^diff: /, '');
+      throw error;
+    });
+    try {
+      const lines = await diffTables(args, images, collections, out, formats);
+      process.stdout.write(lines.join('\n') + '\n');
+      setExitCode(0);
+    } finally {
+      if (typeof collections !== 'string') await closePair(collections);
+    }
+  } finally {
+    await closePair(images);
+  }
+}
+
+/**
+ * Writes the images' diff files into `out` and the collections' (unless `collections` says why they are not compared),
+ * and returns the summary's lines.
+ */
+async function diffTables(
+  args: DiffArgs,
+  images: Pair,
+  collections: Pair | string,
+  out: string,
+  formats: DiffFormat[],
+): Promise<string[]> {
+  // Loaded for this command only.
+  const [{ diffSnapshots }, { writeDiff }] = await Promise.all([
+    import('../diff/diff-snapshots.js'),
+    import('../diff/write-diff.js'),
+  ]);
+  await makeFolder(out, 'diff');
+  const compare = async (pair: Pair, table: Table): Promise<string[]> => {
+    const diff = diffSnapshots(pair.old, pair.new, { table });
+    const metadata = { 'img-etl.diff_old': pair.old.path, 'img-etl.diff_new': pair.new.path };
+    const files = await writeDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
+    return tableSummary(pair, diff.totals, diff.schema, files);
+  };
+  const lines = await compare(images, IMAGES);
+  lines[0] = `img-etl diff: ${args.old} -> ${args.new}: ${lines[0]}`;
+  if (typeof collections === 'string') lines.push(`collections: not compared: ${collections}`);
+  else {
+    const collectionLines = await compare(collections, COLLECTIONS);
+    lines.push(`collections: ${collectionLines[0]}`, ...collectionLines.slice(1));
+  }
+  return lines;
 }
 
 /** The two sides of one table. */

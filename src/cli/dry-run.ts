@@ -163,24 +163,8 @@ async function estimateSizes(
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   const dir = await mkdtemp(join(tmpdir(), 'img-etl-dry-run-'));
   try {
-    const write = async (name: string, batches: PageBatch[]) => {
-      const outDir = join(dir, name);
-      await mkdir(outDir);
-      const metadata = {
-        'img-etl.source_url': sourceUrl,
-        'img-etl.schema_version': SCHEMA_VERSION,
-        'img-etl.snapshot_time': new Date().toISOString(),
-      };
-      const rows = normalise(validate(fromArray(batches)));
-      return writeOutputs(rows, {
-        outDir,
-        formats,
-        parquetEngine: options.parquetEngine,
-        csvEngine: options.csvEngine,
-        neutraliseFormulas: options.neutraliseFormulas,
-        metadata,
-      });
-    };
+    const write = (name: string, batches: PageBatch[]) =>
+      writeSample(join(dir, name), batches, formats, options, sourceUrl);
     const empty = await write('empty', []);
     const sample = await write('sample', [batch]);
     const estimates: Partial<Record<Format, number | null>> = {};
@@ -196,6 +180,31 @@ async function estimateSizes(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Writes `batches` in `formats` into a new folder `outDir` as a snapshot would; what was written. */
+async function writeSample(
+  outDir: string,
+  batches: PageBatch[],
+  formats: Format[],
+  options: SnapshotOptions,
+  sourceUrl: string,
+) {
+  await mkdir(outDir);
+  const metadata = {
+    'img-etl.source_url': sourceUrl,
+    'img-etl.schema_version': SCHEMA_VERSION,
+    'img-etl.snapshot_time': new Date().toISOString(),
+  };
+  const rows = normalise(validate(fromArray(batches)));
+  return writeOutputs(rows, {
+    outDir,
+    formats,
+    parquetEngine: options.parquetEngine,
+    csvEngine: options.csvEngine,
+    neutraliseFormulas: options.neutraliseFormulas,
+    metadata,
+  });
 }
 
 // eslint-disable-next-line @typescript-eslint/require-await -- items already in hand: nothing to await

@@ -34,28 +34,14 @@ export class FilesProgress {
     const now = Date.now();
     switch (event.type) {
       case 'plan':
-        this.total = event.bytes;
-        this.files = event.files;
-        this.started = now;
-        this.timer = setInterval(
-          () => (this.tty ? this.draw(Date.now()) : this.plain(Date.now())),
-          this.tty ? 1_000 : this.plainEveryMs,
-        );
-        this.timer.unref();
-        if (!this.tty) this.plain(now);
+        this.begin(event, now);
         return;
       case 'bytes':
         this.streamed += event.bytes;
         if (this.tty && now - this.lastDraw >= 100) this.draw(now);
         return;
       case 'file':
-        this.settled++;
-        if (!event.fetched) this.settledListed += event.listedBytes;
-        if (event.row.status !== 'ok')
-          this.line(
-            `img-etl: ${event.row.status}: ${event.row.url ?? `image ${event.row.id}`}: ${event.row.reason ?? ''}`,
-          );
-        else if (this.tty && now - this.lastDraw >= 100) this.draw(now);
+        this.fileSettled(event, now);
         return;
       case 'lock':
         this.line(`img-etl: ${event.message}`);
@@ -73,6 +59,28 @@ export class FilesProgress {
         return;
     }
   };
+
+  /** The run's plan: the totals, and the redraws (a bar each second on a terminal, else a line now and then). */
+  private begin(event: Extract<FilesEvent, { type: 'plan' }>, now: number): void {
+    this.total = event.bytes;
+    this.files = event.files;
+    this.started = now;
+    this.timer = setInterval(
+      () => (this.tty ? this.draw(Date.now()) : this.plain(Date.now())),
+      this.tty ? 1_000 : this.plainEveryMs,
+    );
+    this.timer.unref();
+    if (!this.tty) this.plain(now);
+  }
+
+  /** A file settled: counted, and a line of its own when it ended badly. */
+  private fileSettled(event: Extract<FilesEvent, { type: 'file' }>, now: number): void {
+    this.settled++;
+    if (!event.fetched) this.settledListed += event.listedBytes;
+    if (event.row.status !== 'ok')
+      this.line(`img-etl: ${event.row.status}: ${event.row.url ?? `image ${event.row.id}`}: ${event.row.reason ?? ''}`);
+    else if (this.tty && now - this.lastDraw >= 100) this.draw(now);
+  }
 
   /** Prints what ends the command, quiet or not. */
   error(message: string): void {

@@ -90,19 +90,15 @@ export class Progress implements Reporter {
     const now = Date.now();
     switch (event.type) {
       case 'page':
-        this.onPage(event, now);
-        return;
+        return this.onPage(event, now);
       case 'pass-start':
-        this.onPassStart(event, now);
-        return;
+        return this.onPassStart(event, now);
       case 'pass-end':
         return;
       case 'collections-start':
-        this.onCollectionsStart(event);
-        return;
+        return this.onCollectionsStart(event);
       case 'collections-end':
-        this.onCollectionsEnd(event);
-        return;
+        return this.onCollectionsEnd(event);
       case 'reconcile-start':
         this.enterCollections();
         this.message(`img-etl: ${reconcileStartLine(event)}`);
@@ -118,15 +114,13 @@ export class Progress implements Reporter {
         this.message(`img-etl: ${noticeLine(event)}`);
         return;
       case 'publish-start':
-        this.onPublishStart(event, now);
-        return;
+        return this.onPublishStart(event, now);
       case 'publish-progress':
         this.publish.written = event.rows + event.rejects;
         this.maybeDraw(now);
         return;
       case 'publish-end':
-        this.onPublishEnd(now);
-        return;
+        return this.onPublishEnd(now);
     }
   };
 

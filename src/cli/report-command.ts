@@ -27,33 +27,36 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
           '$0 report snaps/latest --against snaps/20261120T031700.000Z',
           'The newest snapshot, and what changed since 20 November',
         ) as never,
-    handler: async (args) => {
-      const out = args.out as unknown;
-      if (typeof out !== 'string' || out === '') {
-        throw new UsageError({ message: `--out: expected one file name, got ${JSON.stringify(out)}` });
-      }
-      if (args.against !== undefined && typeof args.against !== 'string') {
-        throw new UsageError({ message: '--against: give one snapshot' });
-      }
-      const json = extname(out) === '.html' ? `${out.slice(0, -'.html'.length)}.json` : `${out}.json`;
-      const [{ reportSnapshot }, { writeReport }] = await Promise.all([
-        import('../report/report-snapshot.js'), // loaded for this command only
-        import('../report/write-report-files.js'),
-      ]);
-      const report = await reportSnapshot(args.snapshot, { against: args.against }).catch((error: unknown) => {
-        // A path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1).
-        const code = error instanceof DiffError ? error.code : undefined;
-        const named = code === 'DIFF_NOT_FOUND' || code === 'DIFF_NOT_SNAPSHOT';
-        if (named) throw new UsageError({ message: (error as DiffError).message.replace(/^diff:/, 'report:') });
-        if (error instanceof DiffError) error.message = error.message.replace(/^diff:/, 'report:');
-        throw error;
-      });
-      await makeFolder(dirname(out) === '' ? '.' : dirname(out), 'report');
-      const files = await writeReport(report.data, report.title, out, json);
-      for (const file of files) {
-        process.stdout.write(`img-etl report: wrote ${file.path} (${file.bytes.toLocaleString('en-US')} bytes)\n`);
-      }
-      setExitCode(0);
-    },
+    handler: (args) => runReport(args, setExitCode),
   };
+}
+
+/** Reads the snapshot (and the older one), writes the report page and its numbers, and prints what it wrote. */
+async function runReport(args: ReportArgs, setExitCode: (code: number) => void): Promise<void> {
+  const out = args.out as unknown;
+  if (typeof out !== 'string' || out === '') {
+    throw new UsageError({ message: `--out: expected one file name, got ${JSON.stringify(out)}` });
+  }
+  if (args.against !== undefined && typeof args.against !== 'string') {
+    throw new UsageError({ message: '--against: give one snapshot' });
+  }
+  const json = extname(out) === '.html' ? `${out.slice(0, -'.html'.length)}.json` : `${out}.json`;
+  const [{ reportSnapshot }, { writeReport }] = await Promise.all([
+    import('../report/report-snapshot.js'), // loaded for this command only
+    import('../report/write-report-files.js'),
+  ]);
+  const report = await reportSnapshot(args.snapshot, { against: args.against }).catch((error: unknown) => {
+    // A path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1).
+    const code = error instanceof DiffError ? error.code : undefined;
+    const named = code === 'DIFF_NOT_FOUND' || code === 'DIFF_NOT_SNAPSHOT';
+    if (named) throw new UsageError({ message: (error as DiffError).message.replace(/^diff:/, 'report:') });
+    if (error instanceof DiffError) error.message = error.message.replace(/^diff:/, 'report:');
+    throw error;
+  });
+  await makeFolder(dirname(out) === '' ? '.' : dirname(out), 'report');
+  const files = await writeReport(report.data, report.title, out, json);
+  for (const file of files) {
+    process.stdout.write(`img-etl report: wrote ${file.path} (${file.bytes.toLocaleString('en-US')} bytes)\n`);
+  }
+  setExitCode(0);
 }

@@ -170,29 +170,32 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
           '$0 serve --workers 4 --page-latency 500 --rate-502 0.05',
           'Slow and flaky, like the real service on a bad day',
         ) as never,
-    handler: async (args) => {
-      const { startService } = await import('../service/start-service.js'); // the service's code for this command only
-      const service = await startService(serveOptionsFrom(args));
-      const records = service.dataset.size.toLocaleString('en-US');
-      const snapshotIt = `snapshot it with: img-etl --base-url ${service.url}`;
-      process.stdout.write(`img-etl serve: serving ${records} records at ${service.listUrl}; ${snapshotIt}\n`);
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        const stop = (received: NodeJS.Signals): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve(received);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-      await service.close();
-      const { requests, pagesServed } = service.stats;
-      process.stdout.write(
-        `img-etl serve: stopped on ${signal} after ${requests} requests (${pagesServed} pages served)\n`,
-      );
-      setExitCode(0);
-    },
+    handler: (args) => runServe(args, setExitCode),
   };
+}
+
+/** Starts the service, says where it serves, and closes it on SIGINT or SIGTERM with its counts. */
+async function runServe(args: ServeArgs, setExitCode: (code: number) => void): Promise<void> {
+  const { startService } = await import('../service/start-service.js'); // the service's code for this command only
+  const service = await startService(serveOptionsFrom(args));
+  const records = service.dataset.size.toLocaleString('en-US');
+  const snapshotIt = `snapshot it with: img-etl --base-url ${service.url}`;
+  process.stdout.write(`img-etl serve: serving ${records} records at ${service.listUrl}; ${snapshotIt}\n`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const stop = (received: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(received);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await service.close();
+  const { requests, pagesServed } = service.stats;
+  process.stdout.write(
+    `img-etl serve: stopped on ${signal} after ${requests} requests (${pagesServed} pages served)\n`,
+  );
+  setExitCode(0);
 }
 
 function integer(flag: string, value: number | undefined): number | undefined {

@@ -76,18 +76,23 @@ export function summaryDocument(result: SnapshotResult, extras: SummaryExtras = 
         : { written: m.collections.records_written, rejects: m.collections.rejects },
     requests: m.requests,
     completeness: { method: m.completeness.method, proof: proofLine(m), unreadable: m.completeness.unreadable },
-    files: m.files.map((f) => ({
-      name: f.name,
-      path: join(result.dataDir, f.name),
-      format: f.format,
-      rows: f.rows,
-      bytes: f.bytes,
-      sha256: f.sha256,
-    })),
+    files: summaryFiles(result),
     manifest: result.manifestPath,
     ...(extras.latest === undefined ? {} : { latest: extras.latest }),
     ...(extras.pruned === undefined || extras.pruned.length === 0 ? {} : { pruned: extras.pruned }),
   };
+}
+
+/** Every file the run wrote, with its path in the snapshot's folder. */
+function summaryFiles(result: SnapshotResult): SummaryDocument['files'] {
+  return result.manifest.files.map((f) => ({
+    name: f.name,
+    path: join(result.dataDir, f.name),
+    format: f.format,
+    rows: f.rows,
+    bytes: f.bytes,
+    sha256: f.sha256,
+  }));
 }
 
 /** `--summary json`: the summary document as JSON text, one document ending in a newline. */

@@ -104,38 +104,9 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
         const oldLive = old.row < old.length || (await old.fill());
         const newLive = now.row < now.length || (await now.fill());
         if (!oldLive && !newLive) break;
-        if (!newLive) {
-          totals.removed += old.length - old.row;
-          for (; old.row < old.length; old.row++)
-            pending.push({ id: old.ids[old.row]!, change: 'removed', changed_fields: [] });
-        } else if (!oldLive) {
-          totals.added += now.length - now.row;
-          for (; now.row < now.length; now.row++)
-            pending.push({ id: now.ids[now.row]!, change: 'added', changed_fields: [] });
-        } else {
-          while (old.row < old.length && now.row < now.length) {
-            const a = old.ids[old.row]!;
-            const b = now.ids[now.row]!;
-            if (a < b) {
-              pending.push({ id: a, change: 'removed', changed_fields: [] });
-              totals.removed++;
-              old.row++;
-            } else if (a > b) {
-              pending.push({ id: b, change: 'added', changed_fields: [] });
-              totals.added++;
-              now.row++;
-            } else {
-              const fields = this.compareRow(old, now, counts);
-              if (fields === undefined) totals.unchanged++;
-              else {
-                pending.push({ id: a, change: 'changed', changed_fields: fields });
-                totals.changed++;
-              }
-              old.row++;
-              now.row++;
-            }
-          }
-        }
+        if (!newLive) totals.removed += takeRest(old, 'removed', pending);
+        else if (!oldLive) totals.added += takeRest(now, 'added', pending);
+        else this.mergeLoaded(old, now, counts, pending);
         totals.oldRows = old.rowsRead;
         totals.newRows = now.rowsRead;
         while (pending.length >= this.batchSize) {
@@ -150,6 +121,33 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
     }
   }
 
+  /** Merges the rows both cursors hold by id into `pending`, until one side's loaded rows run out. */
+  private mergeLoaded(old: SideCursor, now: SideCursor, counts: number[], pending: DiffEntry[]): void {
+    const totals = this.totals;
+    while (old.row < old.length && now.row < now.length) {
+      const a = old.ids[old.row]!;
+      const b = now.ids[now.row]!;
+      if (a < b) {
+        pending.push({ id: a, change: 'removed', changed_fields: [] });
+        totals.removed++;
+        old.row++;
+      } else if (a > b) {
+        pending.push({ id: b, change: 'added', changed_fields: [] });
+        totals.added++;
+        now.row++;
+      } else {
+        const fields = this.compareRow(old, now, counts);
+        if (fields === undefined) totals.unchanged++;
+        else {
+          pending.push({ id: a, change: 'changed', changed_fields: fields });
+          totals.changed++;
+        }
+        old.row++;
+        now.row++;
+      }
+    }
+  }
+
   /** The names of the columns that differ between the current rows of both cursors, or undefined when none does. */
   private compareRow(old: SideCursor, now: SideCursor, counts: number[]): string[] | undefined {
     let fields: string[] | undefined;
@@ -161,6 +159,14 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
     }
     return fields;
   }
+}
+
+/** Takes the rows a cursor holds still as `change` entries into `pending` (the other side has ended); how many. */
+function takeRest(cursor: SideCursor, change: 'added' | 'removed', pending: DiffEntry[]): number {
+  const rows = cursor.length - cursor.row;
+  for (; cursor.row < cursor.length; cursor.row++)
+    pending.push({ id: cursor.ids[cursor.row]!, change, changed_fields: [] });
+  return rows;
 }
 
 /**

@@ -3,6 +3,7 @@
  * on one side only, which changed type beyond comparison. Output order is the table's column order, then any other
  * columns in old then new file order; `id` is the join key, never a changed field.
  */
+import type { Field, TypeMap } from 'apache-arrow';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { columnEquality, valueFamily, type ValuesEqual } from './column-equality.js';
@@ -52,14 +53,6 @@ export function planColumns(
   checkId(newSide);
   const oldFields = new Map(oldSide.schema.fields.map((f) => [f.name, f]));
   const newFields = new Map(newSide.schema.fields.map((f) => [f.name, f]));
-  const known = table.names;
-  const names = [
-    ...new Set([
-      ...known.filter((n) => oldFields.has(n) || newFields.has(n)),
-      ...oldFields.keys(),
-      ...newFields.keys(),
-    ]),
-  ].filter((n) => n !== ID_COLUMN);
   const schema: SchemaDiff = {
     compared: [],
     onlyInOld: [],
@@ -69,31 +62,60 @@ export function planColumns(
     newVersion: newSide.schema.metadata.get(SCHEMA_VERSION_KEY),
   };
   const plan: PlanColumn[] = [];
-  for (const name of names) {
+  for (const name of outputNames(table, oldFields, newFields)) {
     const a = oldFields.get(name);
     const b = newFields.get(name);
     if (a === undefined) schema.onlyInNew.push(name);
     else if (b === undefined) schema.onlyInOld.push(name);
     else {
-      for (const [side, field] of [
-        [oldSide, a],
-        [newSide, b],
-      ] as const) {
-        if (valueFamily(field.type) === undefined)
-          throw new DiffError({
-            code: 'DIFF_UNSUPPORTED_TYPE',
-            message: `diff: column "${name}" of ${side.path} has type ${String(field.type)}, which diff cannot compare`,
-          });
-      }
-      const equal = columnEquality(a.type, b.type);
-      if (equal === undefined) schema.retyped.push({ name, old: String(a.type), new: String(b.type) });
-      else schema.compared.push(name);
-      plan.push({ name, equal });
+      plan.push({ name, equal: compareBoth(schema, name, [oldSide, a], [newSide, b]) });
       continue;
     }
     plan.push({ name, equal: undefined });
   }
   return { schema, plan };
+}
+
+/** A column of a side's schema. */
+type SideField = Field<TypeMap[string]>;
+
+/** The columns but `id` in output order: the table's (those on a side), then the others in old then new file order. */
+function outputNames(
+  table: Table,
+  oldFields: ReadonlyMap<string, SideField>,
+  newFields: ReadonlyMap<string, SideField>,
+) {
+  const known = table.names;
+  return [
+    ...new Set([
+      ...known.filter((n) => oldFields.has(n) || newFields.has(n)),
+      ...oldFields.keys(),
+      ...newFields.keys(),
+    ]),
+  ].filter((n) => n !== ID_COLUMN);
+}
+
+/**
+ * How a column on both sides is compared, noted in `schema` as compared or retyped; a DiffError when a side's type is
+ * one diff cannot compare.
+ */
+function compareBoth(
+  schema: SchemaDiff,
+  name: string,
+  ...sides: [[DiffSide, SideField], [DiffSide, SideField]]
+): ValuesEqual | undefined {
+  for (const [side, field] of sides) {
+    if (valueFamily(field.type) === undefined)
+      throw new DiffError({
+        code: 'DIFF_UNSUPPORTED_TYPE',
+        message: `diff: column "${name}" of ${side.path} has type ${String(field.type)}, which diff cannot compare`,
+      });
+  }
+  const [a, b] = [sides[0][1], sides[1][1]];
+  const equal = columnEquality(a.type, b.type);
+  if (equal === undefined) schema.retyped.push({ name, old: String(a.type), new: String(b.type) });
+  else schema.compared.push(name);
+  return equal;
 }
 
 function checkId(side: DiffSide): void {

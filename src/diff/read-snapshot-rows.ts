@@ -92,9 +92,17 @@ async function openParquet(
   columns: readonly string[] | undefined,
   positions: ArrayLike<number> | undefined,
 ): Promise<SnapshotRows> {
+  const { reader, release } = await openParquetFile(path);
+  const { schema, rows, selection } = await planParquetRead(path, reader, release, listed, positions);
+  const all = parquetBatches(path, reader, { batchSize, columns, schema, selection }, release);
+  const chosen = selection === undefined ? all : holding(all, selection.ordinals);
+  return opened(path, 'parquet', schema, rows, chosen, () => Promise.resolve(release()));
+}
+
+/** A parquet-wasm reader of the file at `path`, and its one release (which also stops watching for traps). */
+async function openParquetFile(path: string): Promise<{ reader: parquetWasm.ParquetFile; release: () => void }> {
   const unwatch = watchTraps();
   let reader: parquetWasm.ParquetFile;
-  let footer: { schema: Schema; rows: number; groupRows: number[] };
   try {
     reader = await untilTrap(async () => parquetWasm.ParquetFile.fromFile(await openAsBlob(path)));
   } catch (cause) {
@@ -107,6 +115,29 @@ async function openParquet(
     freed = true;
     unwatch();
   };
+  return { reader, release };
+}
+
+/** What a Parquet read takes: the batches' size, the columns wanted, the file's schema and row groups to read. */
+interface ParquetRead {
+  batchSize: number;
+  columns: readonly string[] | undefined;
+  schema: Schema;
+  selection: ReturnType<typeof selectRowGroups> | undefined;
+}
+
+/**
+ * The file's schema and rows (checked against its manifest) and, with `positions`, the row groups holding them;
+ * released when any of it fails.
+ */
+async function planParquetRead(
+  path: string,
+  reader: parquetWasm.ParquetFile,
+  release: () => void,
+  listed: ListedFile | undefined,
+  positions: ArrayLike<number> | undefined,
+): Promise<Omit<ParquetRead, 'batchSize' | 'columns'> & { rows: number }> {
+  let footer: { schema: Schema; rows: number; groupRows: number[] };
   try {
     footer = await untilTrap(() => readFooter(reader, positions !== undefined));
   } catch (cause) {
@@ -114,54 +145,66 @@ async function openParquet(
     throw unreadable(path, cause);
   }
   const { schema, rows, groupRows } = footer;
-  let selection: ReturnType<typeof selectRowGroups> | undefined;
   try {
     checkListedRows(path, listed, rows); // before the positions, which an index of other rows may have placed
-    selection = positions === undefined ? undefined : selectRowGroups(groupRows, positions);
+    const selection = positions === undefined ? undefined : selectRowGroups(groupRows, positions);
+    return { schema, rows, selection };
   } catch (error) {
     release();
     throw unreadable(path, error);
   }
-  async function* batches(): AsyncGenerator<RecordBatch> {
-    let iterator: AsyncIterator<parquetWasm.RecordBatch> | undefined;
-    let ended = false;
+}
+
+/** The Parquet file's rows as Arrow record batches; released at the end, on failure, or when stopped early. */
+async function* parquetBatches(
+  path: string,
+  reader: parquetWasm.ParquetFile,
+  read: ParquetRead,
+  release: () => void,
+): AsyncGenerator<RecordBatch> {
+  let iterator: AsyncIterator<parquetWasm.RecordBatch> | undefined;
+  let ended = false;
+  try {
     try {
+      if (read.selection?.rowGroups.length === 0) return;
+      iterator = await streamParquet(reader, read);
+    } catch (cause) {
+      throw unreadable(path, cause);
+    }
+    for (;;) {
+      let ipc: Uint8Array | undefined;
       try {
-        const present = columns?.filter((name) => schema.fields.some((f) => f.name === name));
-        const chosen = present === undefined ? {} : { columns: present };
-        if (selection?.rowGroups.length === 0) return;
-        const groups = selection === undefined ? {} : { rowGroups: selection.rowGroups };
-        // typed any upstream
-        const stream = (await untilTrap(() =>
-          reader.stream({ batchSize, ...chosen, ...groups }),
-        )) as ReadableStream<parquetWasm.RecordBatch>;
-        iterator = stream[Symbol.asyncIterator]();
+        const next = await untilTrap(() => iterator!.next());
+        ended = next.done === true;
+        // intoIPCStream frees the WebAssembly batch
+        if (next.done !== true) ipc = await untilTrap(() => next.value.intoIPCStream());
       } catch (cause) {
+        ended = true; // a failed stream is not cancelled: after a trap, that would wait for ever
         throw unreadable(path, cause);
       }
-      for (;;) {
-        let ipc: Uint8Array | undefined;
-        try {
-          const next = await untilTrap(() => iterator!.next());
-          ended = next.done === true;
-          // intoIPCStream frees the WebAssembly batch
-          if (next.done !== true) ipc = await untilTrap(() => next.value.intoIPCStream());
-        } catch (cause) {
-          ended = true; // a failed stream is not cancelled: after a trap, that would wait for ever
-          throw unreadable(path, cause);
-        }
-        if (ipc === undefined) break;
-        yield* tableFromIPC(ipc).batches;
-      }
-    } finally {
-      // Stopping early cancels the stream.
-      if (iterator !== undefined && !ended) await iterator.return?.().catch(() => undefined);
-      release();
+      if (ipc === undefined) break;
+      yield* tableFromIPC(ipc).batches;
     }
+  } finally {
+    // Stopping early cancels the stream.
+    if (iterator !== undefined && !ended) await iterator.return?.().catch(() => undefined);
+    release();
   }
-  const all = batches();
-  const chosen = selection === undefined ? all : holding(all, selection.ordinals);
-  return opened(path, 'parquet', schema, rows, chosen, () => Promise.resolve(release()));
+}
+
+/** parquet-wasm's stream of the chosen columns (those the file has) of the chosen row groups. */
+async function streamParquet(
+  reader: parquetWasm.ParquetFile,
+  read: ParquetRead,
+): Promise<AsyncIterator<parquetWasm.RecordBatch>> {
+  const present = read.columns?.filter((name) => read.schema.fields.some((f) => f.name === name));
+  const chosen = present === undefined ? {} : { columns: present };
+  const groups = read.selection === undefined ? {} : { rowGroups: read.selection.rowGroups };
+  // typed any upstream
+  const stream = (await untilTrap(() =>
+    reader.stream({ batchSize: read.batchSize, ...chosen, ...groups }),
+  )) as ReadableStream<parquetWasm.RecordBatch>;
+  return stream[Symbol.asyncIterator]();
 }
 
 /** A Parquet file's schema, rows, and with `groups` the rows of each row group. */
@@ -204,6 +247,12 @@ function selectRowGroups(groupRows: readonly number[], positions: ArrayLike<numb
 }
 
 async function openArrow(path: string, listed: ListedFile | undefined): Promise<SnapshotRows> {
+  const { reader, release } = await openArrowFile(path);
+  return opened(path, 'arrow', reader.schema, undefined, arrowBatches(path, reader, listed, release), release);
+}
+
+/** An apache-arrow reader of the IPC file at `path`, opened on a file handle, and the release of both. */
+async function openArrowFile(path: string) {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, 'r');
@@ -222,27 +271,34 @@ async function openArrow(path: string, listed: ListedFile | undefined): Promise<
     await reader.return().catch(() => undefined);
     await handle.close().catch(() => undefined);
   };
-  async function* batches(): AsyncGenerator<RecordBatch> {
-    let rows = 0;
-    try {
-      const iterator = reader[Symbol.asyncIterator]();
-      for (;;) {
-        let next: IteratorResult<RecordBatch>;
-        try {
-          next = await iterator.next();
-        } catch (cause) {
-          throw unreadable(path, cause);
-        }
-        if (next.done) break;
-        rows += next.value.numRows;
-        yield next.value;
+  return { reader, release };
+}
+
+/** The IPC file's batches, its rows checked against the manifest at the end; released at the end or when stopped. */
+async function* arrowBatches(
+  path: string,
+  reader: AsyncIterable<RecordBatch>,
+  listed: ListedFile | undefined,
+  release: () => Promise<void>,
+): AsyncGenerator<RecordBatch> {
+  let rows = 0;
+  try {
+    const iterator = reader[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<RecordBatch>;
+      try {
+        next = await iterator.next();
+      } catch (cause) {
+        throw unreadable(path, cause);
       }
-      checkListedRows(path, listed, rows); // read to the end: its footer does not give the rows
-    } finally {
-      await release();
+      if (next.done) break;
+      rows += next.value.numRows;
+      yield next.value;
     }
+    checkListedRows(path, listed, rows); // read to the end: its footer does not give the rows
+  } finally {
+    await release();
   }
-  return opened(path, 'arrow', reader.schema, undefined, batches(), release);
 }
 
 /**

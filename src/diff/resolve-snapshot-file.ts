@@ -42,53 +42,65 @@ export async function resolveSnapshotFileOrCsv(
   return resolve(path, table, true);
 }
 
-async function resolve(
-  path: string,
-  table: Table,
-  csvToo: boolean,
-): Promise<{ path: string; format: SnapshotFileFormat | 'csv' }> {
-  const names = table.files;
+/** A data file found, CSV included. */
+type Resolved = { path: string; format: SnapshotFileFormat | 'csv' };
+
+/** One step of the search: the file found, or the path to look at next (a `latest` pointer's target). */
+type Step = { file: Resolved } | { next: string };
+
+async function resolve(path: string, table: Table, csvToo: boolean): Promise<Resolved> {
   let current = path;
   for (let hop = 0; hop <= MAX_HOPS; hop++) {
     const kind = await kindOf(current, current);
-    if (kind === 'file') {
-      const pointed = basename(current) === 'latest' ? await followLatestFile(current) : undefined;
-      if (pointed === undefined && table !== IMAGES) {
-        const why = `diff: ${path} is a data file, not a snapshot folder: it holds no ${table.name} table`;
-        throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: why });
-      }
-      if (pointed === undefined && csvToo && current.endsWith('.csv')) return { path: current, format: 'csv' };
-      if (pointed === undefined) return { path: current, format: await sniffFormat(current) };
-      current = pointed;
-      continue;
-    }
-    for (const format of ['parquet', 'arrow'] as const) {
-      const file = join(current, names[format]);
-      if ((await kindOf(file, file, true)) === 'file') return { path: file, format };
-    }
-    const latest = join(current, 'latest');
-    if (
-      await lstat(latest).then(
-        () => true,
-        () => false,
-      )
-    ) {
-      current = latest; // a `--snapshot` base folder: its newest snapshot
-      continue;
-    }
-    const csv = (await kindOf(join(current, names.csv), path, true)) === 'file';
-    if (csv && csvToo) return { path: join(current, names.csv), format: 'csv' };
-    throw new DiffError({
-      code: 'DIFF_NOT_SNAPSHOT',
-      message: csv
-        ? `diff: ${path} holds only ${names.csv}, and ${names.parquet} or ${names.arrow} is needed ` +
-          '(snapshot with --to parquet or --to arrow)'
-        : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
-    });
+    const step =
+      kind === 'file' ? await fromFile(path, current, table, csvToo) : await fromFolder(path, current, table, csvToo);
+    if ('file' in step) return step.file;
+    current = step.next;
   }
   throw new DiffError({
     code: 'DIFF_NOT_SNAPSHOT',
     message: `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row`,
+  });
+}
+
+/** A file `current` (reached from `path`): a `latest` pointer file to follow, else the images' data file itself. */
+async function fromFile(path: string, current: string, table: Table, csvToo: boolean): Promise<Step> {
+  const pointed = basename(current) === 'latest' ? await followLatestFile(current) : undefined;
+  if (pointed !== undefined) return { next: pointed };
+  if (table !== IMAGES) {
+    const why = `diff: ${path} is a data file, not a snapshot folder: it holds no ${table.name} table`;
+    throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: why });
+  }
+  if (csvToo && current.endsWith('.csv')) return { file: { path: current, format: 'csv' } };
+  return { file: { path: current, format: await sniffFormat(current) } };
+}
+
+/**
+ * A folder `current` (reached from `path`): a snapshot folder's data file (Parquet first), or a `--snapshot` base
+ * folder's `latest` to follow; a DiffError naming `path` when it is neither.
+ */
+async function fromFolder(path: string, current: string, table: Table, csvToo: boolean): Promise<Step> {
+  const names = table.files;
+  for (const format of ['parquet', 'arrow'] as const) {
+    const file = join(current, names[format]);
+    if ((await kindOf(file, file, true)) === 'file') return { file: { path: file, format } };
+  }
+  const latest = join(current, 'latest');
+  if (
+    await lstat(latest).then(
+      () => true,
+      () => false,
+    )
+  )
+    return { next: latest }; // a `--snapshot` base folder: its newest snapshot
+  const csv = (await kindOf(join(current, names.csv), path, true)) === 'file';
+  if (csv && csvToo) return { file: { path: join(current, names.csv), format: 'csv' } };
+  throw new DiffError({
+    code: 'DIFF_NOT_SNAPSHOT',
+    message: csv
+      ? `diff: ${path} holds only ${names.csv}, and ${names.parquet} or ${names.arrow} is needed ` +
+        '(snapshot with --to parquet or --to arrow)'
+      : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
   });
 }
 

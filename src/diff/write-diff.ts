@@ -49,6 +49,27 @@ const CSV_HEADER = ['id', 'change', 'changed_fields'];
  * written; resolves to what was written, in `formats` order.
  */
 export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<SinkResult[]> {
+  const { formats, rowGroupSize } = checkedOptions(options);
+  const files = new Map<DiffFormat, AtomicFile>();
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    const names = options.files ?? DIFF_FILE_NAMES;
+    for (const format of formats) files.set(format, await AtomicFile.create(join(options.dir, names[format])));
+    const rows = await writeEntries(iterator, files, options.metadata ?? {}, rowGroupSize);
+    const results: SinkResult[] = [];
+    for (const file of files.values()) await file.flush(); // every write error before any file is published
+    for (const [format, file] of files) results.push({ format, path: file.path, rows, ...(await file.commit()) });
+    return results;
+  } catch (error) {
+    for (const file of files.values()) await file.abort();
+    throw error;
+  } finally {
+    await iterator.return?.(); // stops the diff (and releases its files) when writing failed part way
+  }
+}
+
+/** The formats (once each) and row group size of `options`, checked; a DiffError for a bad one. */
+function checkedOptions(options: WriteDiffOptions): { formats: DiffFormat[]; rowGroupSize: number } {
   const formats: DiffFormat[] = [...new Set<DiffFormat>(options.formats ?? ['parquet'])];
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
   for (const format of formats) {
@@ -68,42 +89,38 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
       code: 'DIFF_INVALID_OPTION',
       message: `diff: rowGroupSize must be a positive integer, got ${rowGroupSize}`,
     });
-  const files = new Map<DiffFormat, AtomicFile>();
-  const iterator = source[Symbol.asyncIterator]();
-  try {
-    const names = options.files ?? DIFF_FILE_NAMES;
-    for (const format of formats) files.set(format, await AtomicFile.create(join(options.dir, names[format])));
-    const csv = files.get('csv');
-    const parquet = files.get('parquet');
-    let rows = 0;
-    /** The next page of entries, written to the CSV on the way; undefined at the end. */
-    const next = async (): Promise<DiffEntry[] | undefined> => {
-      const item = await iterator.next();
-      if (item.done === true) return undefined;
-      if (csv !== undefined) await csv.write(csvText(item.value, false));
-      rows += item.value.length;
-      return item.value;
-    };
-    if (csv !== undefined) await csv.write(csvText([], true));
-    if (parquet !== undefined) {
-      const schema = diffSchema(new Map(Object.entries(options.metadata ?? {})));
-      await writeParquetWasm(diffBatches(next, schema), parquet, {
-        rowGroupSize,
-        metadata: options.metadata ?? {},
-        empty: diffBatch(schema, []),
-        dictionaryColumns: ['change'],
-      });
-    } else while ((await next()) !== undefined);
-    const results: SinkResult[] = [];
-    for (const file of files.values()) await file.flush(); // every write error before any file is published
-    for (const [format, file] of files) results.push({ format, path: file.path, rows, ...(await file.commit()) });
-    return results;
-  } catch (error) {
-    for (const file of files.values()) await file.abort();
-    throw error;
-  } finally {
-    await iterator.return?.(); // stops the diff (and releases its files) when writing failed part way
-  }
+  return { formats, rowGroupSize };
+}
+
+/** Writes every page of entries to the open files (CSV header first), in one pass; resolves to the entries written. */
+async function writeEntries(
+  iterator: AsyncIterator<DiffEntry[]>,
+  files: ReadonlyMap<DiffFormat, AtomicFile>,
+  metadata: Record<string, string>,
+  rowGroupSize: number,
+): Promise<number> {
+  const csv = files.get('csv');
+  const parquet = files.get('parquet');
+  let rows = 0;
+  /** The next page of entries, written to the CSV on the way; undefined at the end. */
+  const next = async (): Promise<DiffEntry[] | undefined> => {
+    const item = await iterator.next();
+    if (item.done === true) return undefined;
+    if (csv !== undefined) await csv.write(csvText(item.value, false));
+    rows += item.value.length;
+    return item.value;
+  };
+  if (csv !== undefined) await csv.write(csvText([], true));
+  if (parquet !== undefined) {
+    const schema = diffSchema(new Map(Object.entries(metadata)));
+    await writeParquetWasm(diffBatches(next, schema), parquet, {
+      rowGroupSize,
+      metadata,
+      empty: diffBatch(schema, []),
+      dictionaryColumns: ['change'],
+    });
+  } else while ((await next()) !== undefined);
+  return rows;
 }
 
 /** The pages `next` gives, as Arrow record batches of the diff schema. */

@@ -41,7 +41,6 @@ export function duckdbType(column: Column): string {
 
 /** The text of load.sql for a snapshot folder. */
 export function loadSql(inputs: LoaderInputs): string {
-  const categories = COLUMNS.filter((c) => c.type.kind === 'category');
   const lines = [
     "-- An img-etl snapshot: DuckDB views over this folder's files, with their exact types.",
     `-- Written by ${TOOL}. Run it in this folder (duckdb -init load.sql, or .read load.sql in the duckdb shell);`,
@@ -49,40 +48,54 @@ export function loadSql(inputs: LoaderInputs): string {
     'DROP VIEW IF EXISTS images_with_collection;',
     'DROP VIEW IF EXISTS images;',
     'DROP VIEW IF EXISTS collections;',
+    ...enumTypes(inputs),
+    imagesView(inputs),
+    ...collectionsViews(inputs),
   ];
-  for (const c of categories) {
+  return lines.join('\n') + '\n';
+}
+
+/** An ENUM type per category column, of the values this snapshot holds. */
+function enumTypes(inputs: LoaderInputs): string[] {
+  const categories = COLUMNS.filter((c) => c.type.kind === 'category');
+  return categories.flatMap((c) => {
     const values = (inputs.categories.get(c.name) ?? []).map(literal).join(', ');
     const type = ident(enumName(c.name));
-    lines.push(`DROP TYPE IF EXISTS ${type};`, `CREATE TYPE ${type} AS ENUM (${values});`);
-  }
+    return [`DROP TYPE IF EXISTS ${type};`, `CREATE TYPE ${type} AS ENUM (${values});`];
+  });
+}
+
+/** The `images` view over the Parquet file, else the CSV file with every column typed; a comment for Arrow only. */
+function imagesView(inputs: LoaderInputs): string {
   const select = COLUMNS.map((c) => `  ${ident(c.name)}::${duckdbType(c)} AS ${ident(c.name)}`).join(',\n');
   if (inputs.files.has(FILE_NAMES.parquet)) {
-    lines.push(`CREATE VIEW images AS SELECT\n${select}\nFROM read_parquet(${literal(FILE_NAMES.parquet)});`);
+    return `CREATE VIEW images AS SELECT\n${select}\nFROM read_parquet(${literal(FILE_NAMES.parquet)});`;
   } else if (inputs.files.has(FILE_NAMES.csv)) {
     // Read as text where a cast follows (ENUM, JSON); timestamps like 2016-01-21T17:21:57.860138Z parse as TIMESTAMPTZ.
     const text = (c: Column) => ['category', 'json'].includes(c.type.kind);
     const columns = COLUMNS.map((c) => `${literal(c.name)}: ${literal(text(c) ? 'VARCHAR' : duckdbType(c))}`);
     const options = `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = ''`;
     const from = `read_csv(${literal(FILE_NAMES.csv)}, ${options},\n  columns = {${columns.join(', ')}})`;
-    lines.push(`CREATE VIEW images AS SELECT\n${select}\nFROM ${from};`);
-  } else {
-    lines.push(`-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with an extension: no view.`);
+    return `CREATE VIEW images AS SELECT\n${select}\nFROM ${from};`;
   }
+  return `-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with an extension: no view.`;
+}
+
+/** The `collections` view and, with an `images` view, their join; a comment when there is no collections table. */
+function collectionsViews(inputs: LoaderInputs): string[] {
   const images = inputs.files.has(FILE_NAMES.parquet) || inputs.files.has(FILE_NAMES.csv);
   if (inputs.collections && images) {
     const id = ident(COLLECTION_COLUMNS.id);
-    lines.push(
+    return [
       `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`,
       "-- Each image with its collection's row as one struct column, `collection_record` (null for an image whose",
       '-- collection is not in the table).',
       'CREATE VIEW images_with_collection AS SELECT i.*,',
       `  CASE WHEN c.${id} IS NULL THEN NULL ELSE c END AS collection_record`,
       `FROM images AS i LEFT JOIN collections AS c ON c.${id} = i."collection_id";`,
-    );
+    ];
   } else if (inputs.collections) {
-    lines.push(`CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`);
-  } else {
-    lines.push(`-- No ${COLLECTIONS_FILE} in this snapshot: no collections view.`);
+    return [`CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`];
   }
-  return lines.join('\n') + '\n';
+  return [`-- No ${COLLECTIONS_FILE} in this snapshot: no collections view.`];
 }

@@ -90,6 +90,11 @@ function runSection(data: ReportData): string {
     kpi('rejects', formatNumber(run.rejects), run.rejects > 0 ? 'bad' : ''),
     kpi('duration', duration),
   ];
+  return `${head}<div class="kpi">${kpis.join('')}</div>${runTable(run)}${requestsFigure(run)}`;
+}
+
+/** The run's source, times, counts and completeness proof, as a table. */
+function runTable(run: NonNullable<ReportData['run']>): string {
   const proof = run.completeness_proof === null ? 'not in this manifest' : JSON.stringify(run.completeness_proof);
   const rows = [
     ['source', run.source_url],
@@ -99,22 +104,25 @@ function runSection(data: ReportData): string {
     ['completeness proof', proof],
   ];
   const cells = rows.map(([k, v]) => `<tr><th>${escapeHtml(k!)}</th><td>${escapeHtml(v!)}</td></tr>`);
+  return `<table>${cells.join('')}</table>`;
+}
+
+/** The run's requests per endpoint as a bar chart, or a line saying the manifest does not have them. */
+function requestsFigure(run: NonNullable<ReportData['run']>): string {
   const endpoints = run.requests_per_endpoint;
   const fetched = `${formatNumber(run.pages_fetched)} pages of the list were fetched`;
-  const requests =
-    endpoints === null
-      ? `<p class="soft">Requests per endpoint are not in this manifest; ${fetched}.</p>`
-      : figure(
+  return endpoints === null
+    ? `<p class="soft">Requests per endpoint are not in this manifest; ${fetched}.</p>`
+    : figure(
+        'Requests per endpoint',
+        barChart(
+          'run-requests',
           'Requests per endpoint',
-          barChart(
-            'run-requests',
-            'Requests per endpoint',
-            Object.entries(endpoints).map(([label, value]) => ({ label, value })),
-            'requests',
-          ),
-          `${fetched}.`,
-        );
-  return `${head}<div class="kpi">${kpis.join('')}</div><table>${cells.join('')}</table>${requests}`;
+          Object.entries(endpoints).map(([label, value]) => ({ label, value })),
+          'requests',
+        ),
+        `${fetched}.`,
+      );
 }
 
 function growthSection(data: ReportData): string {
@@ -262,43 +270,45 @@ function changeSection(data: ReportData): string {
   const drift = data.drift;
   const none = data.drift_note ?? 'No older snapshot to compare with.';
   if (drift === null) parts.push(`<p class="soft">${escapeHtml(none)}</p>`);
-  else {
-    const total = drift.added + drift.removed + drift.changed + drift.unchanged;
-    const kinds = ['added', 'removed', 'changed', 'unchanged'] as const;
-    const counts = kinds.map((label) => ({ label, value: drift[label] }));
-    const title = 'Records since the last snapshot';
-    parts.push(
-      figure(
-        title,
-        barChart('drift', title, counts, 'records', total),
-        `Against ${drift.against}: ${formatNumber(drift.added)} added, ${formatNumber(drift.removed)} removed, ` +
-          `${formatNumber(drift.changed)} changed (${formatShare(drift.changed, total)}).`,
-      ),
-    );
-    const fields = drift.fields.map((f) => ({ label: f.field, value: f.count }));
-    parts.push(
-      fields.length === 0
-        ? '<p class="soft">No field changed.</p>'
-        : figure(
-            'Fields that changed most',
-            barChart('drift-fields', 'Fields that changed most', fields, 'changed records', drift.changed),
-            'Changed records per field, with the share of changed records.',
-          ),
-    );
-  }
-  if (data.history.length > 0) {
-    const points = data.history.map((h) => ({ label: h.snapshot, value: h.records }));
-    const first = data.history[0]!;
-    const delta = data.history.at(-1)!.records - first.records;
-    const title = 'Records per snapshot';
-    parts.push(
-      figure(
-        title,
-        lineChart('history', title, points, 'snapshot (UTC start time)', 'records'),
-        `One point per snapshot found (${data.history.length}): ` +
-          `${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`,
-      ),
-    );
-  }
+  else parts.push(...driftFigures(drift));
+  if (data.history.length > 0) parts.push(historyFigure(data.history));
   return parts.join('') + '</div>';
+}
+
+/** The records added, removed and changed since the older snapshot, and the fields that changed most. */
+function driftFigures(drift: NonNullable<ReportData['drift']>): string[] {
+  const total = drift.added + drift.removed + drift.changed + drift.unchanged;
+  const kinds = ['added', 'removed', 'changed', 'unchanged'] as const;
+  const counts = kinds.map((label) => ({ label, value: drift[label] }));
+  const title = 'Records since the last snapshot';
+  const fields = drift.fields.map((f) => ({ label: f.field, value: f.count }));
+  return [
+    figure(
+      title,
+      barChart('drift', title, counts, 'records', total),
+      `Against ${drift.against}: ${formatNumber(drift.added)} added, ${formatNumber(drift.removed)} removed, ` +
+        `${formatNumber(drift.changed)} changed (${formatShare(drift.changed, total)}).`,
+    ),
+    fields.length === 0
+      ? '<p class="soft">No field changed.</p>'
+      : figure(
+          'Fields that changed most',
+          barChart('drift-fields', 'Fields that changed most', fields, 'changed records', drift.changed),
+          'Changed records per field, with the share of changed records.',
+        ),
+  ];
+}
+
+/** The records of every snapshot found, as a line over the snapshots' start times (`history` is not empty). */
+function historyFigure(history: ReportData['history']): string {
+  const points = history.map((h) => ({ label: h.snapshot, value: h.records }));
+  const first = history[0]!;
+  const delta = history.at(-1)!.records - first.records;
+  const title = 'Records per snapshot';
+  return figure(
+    title,
+    lineChart('history', title, points, 'snapshot (UTC start time)', 'records'),
+    `One point per snapshot found (${history.length}): ` +
+      `${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`,
+  );
 }

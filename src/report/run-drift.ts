@@ -51,20 +51,7 @@ export async function planRunDrift(
   const olderIndex = await SnapshotIndexReader.open(folder);
   if (!('none' in olderIndex)) {
     await olderIndex.close(); // read again once the run wrote its own: it is not held while the run writes
-    const outcome = async (pending: string, indexed: boolean): Promise<DriftOutcome> => {
-      if (!indexed) return note("this run's ids are not in ascending order");
-      const written = formats.includes('arrow') ? FILE_NAMES.arrow : FILE_NAMES.parquet;
-      const newer = formats.some((f) => f !== 'csv') ? join(pending, written) : pending;
-      try {
-        const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer });
-        if (totals === undefined) return note(`${folder}'s or this run's index cannot be read`);
-        return { drift: driftOf(older, totals) };
-      } catch (error) {
-        if (!(error instanceof DiffError)) throw error;
-        return note(error.message);
-      }
-    };
-    return { outcome };
+    return { outcome: indexedDrift(folder, older, formats, note) };
   }
   if (!formats.some((f) => f !== 'csv')) {
     const outcome = note(
@@ -76,6 +63,31 @@ export async function planRunDrift(
   const outcome = new Promise<DriftOutcome>((resolve) => (settle = resolve));
   const tap = async (batches: AsyncIterable<RecordBatch>) => settle(await streamDrift(older, previous, batches));
   return { tap, outcome: () => outcome };
+}
+
+/**
+ * The drift by the merge of the older snapshot's index (in `folder`, its rows in `older`) with the run's, once the run
+ * wrote its files; a note when the run's ids are not ascending or an index or file cannot be read.
+ */
+function indexedDrift(
+  folder: string,
+  older: string,
+  formats: readonly Format[],
+  note: (why: string) => DriftOutcome,
+): RunDrift['outcome'] {
+  return async (pending, indexed) => {
+    if (!indexed) return note("this run's ids are not in ascending order");
+    const written = formats.includes('arrow') ? FILE_NAMES.arrow : FILE_NAMES.parquet;
+    const newer = formats.some((f) => f !== 'csv') ? join(pending, written) : pending;
+    try {
+      const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer });
+      if (totals === undefined) return note(`${folder}'s or this run's index cannot be read`);
+      return { drift: driftOf(older, totals) };
+    } catch (error) {
+      if (!(error instanceof DiffError)) throw error;
+      return note(error.message);
+    }
+  };
 }
 
 /** Why the data file of the snapshot at `older` cannot be checked before it is read, if it cannot. */

@@ -10,8 +10,31 @@
 export function parseTimestampMicros(text: string): bigint | undefined {
   // A hand-written scanner: this runs twice per record, and a RegExp plus Date cost ten times as much.
   // Grammar: YYYY-MM-DD[T ]HH:MM:SS[.f{1,6}](Z|+HH:MM|-HH:MM|+HHMM|-HHMM)
-  const n = text.length;
-  if (n < 20) return undefined;
+  if (text.length < 20) return undefined;
+  const local = localSeconds(text);
+  if (local === undefined) return undefined;
+  let i = 19;
+  let fraction = 0;
+  if (text.charCodeAt(i) === 46) {
+    // '.'
+    let count = 0;
+    for (i++; i < text.length && count < 7; i++, count++) {
+      const c = text.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) break;
+      fraction = fraction * 10 + c;
+    }
+    if (count === 0 || count > 6) return undefined;
+    fraction *= 10 ** (6 - count);
+  }
+  const offsetMinutes = offsetMinutesAt(text, i);
+  if (offsetMinutes === undefined) return undefined;
+  const seconds = local - offsetMinutes * 60;
+  const micros = seconds * 1_000_000 + fraction;
+  return Number.isSafeInteger(micros) ? BigInt(micros) : BigInt(seconds) * 1_000_000n + BigInt(fraction);
+}
+
+/** Seconds from the epoch to the `YYYY-MM-DD[T ]HH:MM:SS` starting `text`, read as UTC; undefined when not one. */
+function localSeconds(text: string): number | undefined {
   const year = digits(text, 0, 4),
     month = digits(text, 5, 2),
     day = digits(text, 8, 2);
@@ -30,34 +53,21 @@ export function parseTimestampMicros(text: string): bigint | undefined {
   if (t !== 84 && t !== 32) return undefined; // 'T' or ' '
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59)
     return undefined;
-  let i = 19;
-  let fraction = 0;
-  if (text.charCodeAt(i) === 46) {
-    // '.'
-    let count = 0;
-    for (i++; i < n && count < 7; i++, count++) {
-      const c = text.charCodeAt(i) - 48;
-      if (c < 0 || c > 9) break;
-      fraction = fraction * 10 + c;
-    }
-    if (count === 0 || count > 6) return undefined;
-    fraction *= 10 ** (6 - count);
-  }
-  let offsetMinutes: number;
+  return daysFromCivil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second;
+}
+
+/** The offset ending `text` at `i` in minutes east of UTC (`Z`, `+HH:MM`, `-HH:MM`, `+HHMM`, `-HHMM`), or undefined. */
+function offsetMinutesAt(text: string, i: number): number | undefined {
+  const n = text.length;
   const sign = text.charCodeAt(i);
-  if (sign === 90 && i + 1 === n)
-    offsetMinutes = 0; // 'Z'
-  else if ((sign === 43 || sign === 45) && (n - i === 6 || n - i === 5)) {
-    const colon = n - i === 6;
-    if (colon && text.charCodeAt(i + 3) !== 58) return undefined;
-    const oh = digits(text, i + 1, 2),
-      om = digits(text, i + (colon ? 4 : 3), 2);
-    if (oh < 0 || om < 0 || oh > 23 || om > 59) return undefined;
-    offsetMinutes = (sign === 45 ? -1 : 1) * (oh * 60 + om);
-  } else return undefined;
-  const seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second - offsetMinutes * 60;
-  const micros = seconds * 1_000_000 + fraction;
-  return Number.isSafeInteger(micros) ? BigInt(micros) : BigInt(seconds) * 1_000_000n + BigInt(fraction);
+  if (sign === 90 && i + 1 === n) return 0; // 'Z'
+  if ((sign !== 43 && sign !== 45) || (n - i !== 6 && n - i !== 5)) return undefined;
+  const colon = n - i === 6;
+  if (colon && text.charCodeAt(i + 3) !== 58) return undefined;
+  const oh = digits(text, i + 1, 2),
+    om = digits(text, i + (colon ? 4 : 3), 2);
+  if (oh < 0 || om < 0 || oh > 23 || om > 59) return undefined;
+  return (sign === 45 ? -1 : 1) * (oh * 60 + om);
 }
 
 /** The number written with `length` decimal digits at `start`, or -1. */

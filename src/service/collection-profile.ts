@@ -107,24 +107,9 @@ export function generateCollectionProfile(
   const recent = added >= PUBLICATION_STATUS_SINCE;
   let publicationStatus: string | null = recent || rng.chance(0.05) ? rng.weighted(PUBLICATION_STATUSES) : null;
   if (rng.chance(0.01)) publicationStatus = ''; // the API stores "" as given
-  let doi: string | null = null;
-  let authors: string | null = null;
-  let paperUrl: string | null = null;
-  let journalName: string | null = null;
-  let doiAdded: number | null = null;
-  if (hasDoi(seed, cid)) {
-    const journal = rng.pick(JOURNALS);
-    const year = new Date(added / 1000).getUTCFullYear() + rng.int(0, 1);
-    doi = journal.doi(cid, year);
-    paperUrl = journal.url(doi, cid);
-    journalName = journal.name;
-    authors = authorList(rng);
-    if (publicationStatus === null && recent) publicationStatus = 'published';
-    if (!isPrivate) {
-      doiAdded = withMicros(added + rng.int(0, 200) * DAY + rng.int(0, 86_399) * 1_000_000, rng);
-      modified = Math.max(modified, doiAdded);
-    }
-  }
+  const paper = hasDoi(seed, cid) ? paperOf(rng, cid, added, isPrivate) : NO_PAPER;
+  if (paper.doi !== null && publicationStatus === null && recent) publicationStatus = 'published';
+  if (paper.doiAdded !== null) modified = Math.max(modified, paper.doiAdded);
   const communities = rng.chance(0.03) ? (rng.chance(0.1) ? [1, 2] : [1]) : rng.chance(0.015) ? [2] : [];
   return {
     owner,
@@ -132,20 +117,36 @@ export function generateCollectionProfile(
     contributors: contributorsOf(seed, cid, owner),
     name: collectionName(seed, cid),
     publicationStatus,
-    doi,
+    doi: paper.doi,
     preprintDoi: rng.chance(recent ? 0.2 : 0.03) ? rng.pick(PREPRINT_PREFIXES)(cid) : null,
-    authors,
-    paperUrl,
-    journalName,
+    authors: paper.authors,
+    paperUrl: paper.paperUrl,
+    journalName: paper.journalName,
     description: describe(rng, traits.description),
     fullDatasetUrl: rng.chance(0.08) ? rng.pick(DATASET_URLS) : null,
     added,
     modified,
-    doiAdded,
+    doiAdded: paper.doiAdded,
     metadata: metadataMembers(rng, communities),
     communities,
     nidmPackages: traits.kind === 'nidm' ? 1 : 0,
   };
+}
+
+/** A collection's paper fields: all null without a DOI; `doiAdded` also null for a private collection. */
+type Paper = Pick<CollectionProfile, 'doi' | 'authors' | 'paperUrl' | 'journalName' | 'doiAdded'>;
+
+const NO_PAPER: Paper = { doi: null, authors: null, paperUrl: null, journalName: null, doiAdded: null };
+
+/** The paper of a collection with a DOI, drawn from `rng` after the collection's dates and status. */
+function paperOf(rng: Random, cid: number, added: number, isPrivate: boolean): Paper {
+  const journal = rng.pick(JOURNALS);
+  const year = new Date(added / 1000).getUTCFullYear() + rng.int(0, 1);
+  const doi = journal.doi(cid, year);
+  const paperUrl = journal.url(doi, cid);
+  const authors = authorList(rng);
+  const doiAdded = isPrivate ? null : withMicros(added + rng.int(0, 200) * DAY + rng.int(0, 86_399) * 1_000_000, rng);
+  return { doi, authors, paperUrl, journalName: journal.name, doiAdded };
 }
 
 /** The age fields, in the order `ageRange` gives them. */

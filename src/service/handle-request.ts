@@ -14,7 +14,7 @@ import { DJANGO_NOT_FOUND, DJANGO_SERVER_ERROR } from './error-pages.js';
 import { FORBIDDEN, listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './image-endpoint.js';
 import { serveList } from './list-endpoint.js';
 import { isMediaPath, serveMedia } from './media-endpoint.js';
-import { negotiate } from './negotiate-format.js';
+import { negotiate, type RendererName } from './negotiate-format.js';
 import { lastValue, parseQueryString, unquote } from './query-params.js';
 import { send, sendView } from './respond.js';
 import type { ViewRequest } from './serve-view.js';
@@ -143,29 +143,45 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
     return;
   }
   const matched = matchRoute(ctx, path);
-  if (!matched) {
-    if (!path.endsWith('/') && matchRoute(ctx, `${path}/`)) {
-      // CommonMiddleware's APPEND_SLASH redirect.
-      countStatus(ctx, 301);
-      const location = `${rawPath}/${rawQuery === '' ? '' : `?${rawQuery}`}`;
-      send(res, 301, 'text/html; charset=utf-8', '', { Location: location });
-      return;
-    }
-    countStatus(ctx, 404);
-    send(res, 404, 'text/html; charset=utf-8', DJANGO_NOT_FOUND);
-    return;
-  }
-  const { route: found, pk, format } = matched;
-  const { view } = found;
+  if (!matched) return noRoute(ctx, res, path, `${rawPath}/${rawQuery === '' ? '' : `?${rawQuery}`}`);
   const pairs = parseQueryString(rawQuery);
-  const negotiated = negotiate(format ?? lastValue(pairs, 'format'), req.headers.accept);
+  const negotiated = negotiate(matched.format ?? lastValue(pairs, 'format'), req.headers.accept);
   if ('status' in negotiated) {
     // DRF renders a failed negotiation with the first renderer, JSON.
     const detail = negotiated.status === 404 ? 'Not found.' : 'Could not satisfy the request Accept header.';
     countStatus(ctx, negotiated.status);
-    sendView(res, 'json', negotiated.status, JSON.stringify({ detail }), target, view);
+    sendView(res, 'json', negotiated.status, JSON.stringify({ detail }), target, matched.route.view);
     return;
   }
+  dispatch(ctx, req, res, { ...matched, pairs, renderer: negotiated.renderer, path, target });
+}
+
+/** A path no route matches: CommonMiddleware's APPEND_SLASH redirect to `slashed` when that would match, else 404. */
+function noRoute(ctx: ServiceContext, res: ServerResponse, path: string, slashed: string): void {
+  if (!path.endsWith('/') && matchRoute(ctx, `${path}/`)) {
+    countStatus(ctx, 301);
+    send(res, 301, 'text/html; charset=utf-8', '', { Location: slashed });
+    return;
+  }
+  countStatus(ctx, 404);
+  send(res, 404, 'text/html; charset=utf-8', DJANGO_NOT_FOUND);
+}
+
+/** A request routed and negotiated: its route, pk and format suffix, query, renderer, decoded path and raw target. */
+interface Routed {
+  route: Route;
+  pk: string;
+  format: string | undefined;
+  pairs: ViewRequest['pairs'];
+  renderer: RendererName;
+  path: string;
+  target: string;
+}
+
+/** DRF's dispatch by method: GET and HEAD to the view, OPTIONS to its metadata, its write methods, else 405. */
+function dispatch(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, routed: Routed): void {
+  const { route: found, pk, format, renderer, target } = routed;
+  const { view } = found;
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') {
     if (format !== undefined && found.suffixCrashes) {
@@ -174,21 +190,21 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
       return;
     }
     const origin = `http://${req.headers.host ?? ctx.fallbackHost}`;
-    void found.serve(ctx, { req, res, pairs, renderer: negotiated.renderer, path, origin, view }, pk);
+    void found.serve(ctx, { req, res, pairs: routed.pairs, renderer, path: routed.path, origin, view }, pk);
     return;
   }
   if (method === 'OPTIONS') {
     countStatus(ctx, 200);
-    sendView(res, negotiated.renderer, 200, optionsBody(view), target, view);
+    sendView(res, renderer, 200, optionsBody(view), target, view);
     return;
   }
   if (found.write && found.writes?.includes(method)) {
     const answer = found.write(ctx, pk);
     countStatus(ctx, answer.status);
     if (answer.status === 500) send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-    else sendView(res, negotiated.renderer, answer.status, answer.json ?? NOT_FOUND, target, view, answer.headers);
+    else sendView(res, renderer, answer.status, answer.json ?? NOT_FOUND, target, view, answer.headers);
     return;
   }
   countStatus(ctx, 405);
-  sendView(res, negotiated.renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target, view);
+  sendView(res, renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target, view);
 }

@@ -55,33 +55,12 @@ export async function serveMedia(
     return void page(ctx, res, 404, '404 Not Found', { path, method, n });
   const range = req.headers.range;
   const { kind: fault, cutAt } = decideFileFault(ctx.faults, { method, path, range, n });
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  let file: ServedFile;
-  if (target.kind === 'file')
-    file = niftiGzipFile(target.id, (target.fileSize ?? 0) + (fault === 'wrong-length' ? WRONG_BY : 0));
-  else file = extraFile(target.id, target.kind, name);
-  const headers: Record<string, string> = {
-    'Content-Type': file.contentType,
-    ETag: `"${target.id.toString(16)}-${file.size.toString(16)}"`,
-    'Accept-Ranges': 'bytes',
-  };
+  const file = servedFile(target, fault, path.slice(path.lastIndexOf('/') + 1));
   const asked = range === undefined || fault === 'ignore-range' ? undefined : parseByteRange(range, file.size);
-  if (asked === 'unsatisfiable') {
-    return void page(
-      ctx,
-      res,
-      416,
-      '416 Requested Range Not Satisfiable',
-      { path, method, n, range },
-      { 'Content-Range': `bytes */${file.size}` },
-    );
-  }
+  if (asked === 'unsatisfiable') return void unsatisfiable(ctx, res, file.size, { path, method, n, range });
   const [start, end] = asked === undefined ? [0, file.size] : [asked.start, asked.end];
   const status = asked === undefined ? 200 : 206;
-  if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${file.size}`;
-  headers['Content-Length'] = String(end - start);
-  countStatus(ctx, status);
-  res.writeHead(status, headers);
+  writeFileHead(ctx, res, target.id, file, status, start, end);
   const entry: FileResponse = {
     path,
     method,
@@ -91,13 +70,67 @@ export async function serveMedia(
     sent: 0,
     fault,
   };
-  if (method === 'HEAD') {
+  await sendFile(ctx, res, file, entry, end, fault === 'truncate' ? cutAt : undefined);
+}
+
+/** The file a target serves: an image's gzipped NIfTI (of another length under the wrong-length fault) or a link's. */
+function servedFile(target: MediaTarget, fault: string, name: string): ServedFile {
+  if (target.kind === 'file')
+    return niftiGzipFile(target.id, (target.fileSize ?? 0) + (fault === 'wrong-length' ? WRONG_BY : 0));
+  return extraFile(target.id, target.kind, name);
+}
+
+/** Counts the status and writes the head of a file response of bytes [start, end). */
+function writeFileHead(
+  ctx: ServiceContext,
+  res: ServerResponse,
+  id: number,
+  file: ServedFile,
+  status: number,
+  start: number,
+  end: number,
+): void {
+  const headers: Record<string, string> = {
+    'Content-Type': file.contentType,
+    ETag: `"${id.toString(16)}-${file.size.toString(16)}"`,
+    'Accept-Ranges': 'bytes',
+  };
+  if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${file.size}`;
+  headers['Content-Length'] = String(end - start);
+  countStatus(ctx, status);
+  res.writeHead(status, headers);
+}
+
+/** The 416 page of a range past the end of a file of `size` bytes. */
+function unsatisfiable(
+  ctx: ServiceContext,
+  res: ServerResponse,
+  size: number,
+  request: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number },
+): void {
+  page(ctx, res, 416, '416 Requested Range Not Satisfiable', request, { 'Content-Range': `bytes */${size}` });
+}
+
+/**
+ * Ends a HEAD response; sends a GET's body up to `end` (cut at `cutAt` of it under the truncate fault, a byte changed
+ * under the corrupt fault) and ends or drops the connection; logs the response however it went.
+ */
+async function sendFile(
+  ctx: ServiceContext,
+  res: ServerResponse,
+  file: ServedFile,
+  entry: FileResponse,
+  end: number,
+  cutAt: number | undefined,
+): Promise<void> {
+  if (entry.method === 'HEAD') {
     res.end();
     ctx.stats.files.log.push(entry);
     return;
   }
-  const stopAt = fault === 'truncate' ? start + Math.floor((end - start) * cutAt) : end;
-  const corruptAt = fault === 'corrupt' ? start + Math.floor((end - start) / 2) : -1;
+  const start = entry.start;
+  const stopAt = cutAt !== undefined ? start + Math.floor((end - start) * cutAt) : end;
+  const corruptAt = entry.fault === 'corrupt' ? start + Math.floor((end - start) / 2) : -1;
   try {
     await sendBody(ctx, res, file, start, stopAt, corruptAt, entry);
     if (stopAt < end) {

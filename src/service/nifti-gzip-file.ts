@@ -48,7 +48,31 @@ export function niftiImage(id: number): Buffer {
  * below it).
  */
 export function niftiGzipFile(id: number, size: number): ServedFile {
-  const image = niftiImage(id);
+  const layout = gzipLayout(niftiImage(id), size);
+  return {
+    size: layout.total,
+    contentType: 'application/octet-stream',
+    read: (start, end) => readGzip(layout, start, end),
+  };
+}
+
+/** How a `.nii.gz` file is laid out: the gzip header and compressed image, stored blocks of zeros, the trailer. */
+interface GzipLayout {
+  /** The gzip header and the compressed image, ending on a byte boundary. */
+  head: Buffer;
+  /** Stored blocks of zeros after it. */
+  blocks: number;
+  /** Zeros in each block; the first `longer` blocks hold one more. */
+  base: number;
+  longer: number;
+  /** CRC-32 and length of every uncompressed byte. */
+  trailer: Buffer;
+  /** Bytes in the file. */
+  total: number;
+}
+
+/** The layout of a gzip stream of `image` and zeros of exactly `size` bytes (or the smallest it can be). */
+function gzipLayout(image: Buffer, size: number): GzipLayout {
   // A sync flush ends the compressed image on a byte boundary without a final block, so stored blocks can follow.
   const compressed = deflateRawSync(image, { level: 9, finishFlush: constants.Z_SYNC_FLUSH });
   const head = Buffer.concat([GZIP_HEADER, compressed]);
@@ -61,35 +85,40 @@ export function niftiGzipFile(id: number, size: number): ServedFile {
   const trailer = Buffer.alloc(TRAILER_BYTES);
   trailer.writeUInt32LE(crc32WithZeros(image, zeros), 0);
   trailer.writeUInt32LE((image.length + zeros) % 2 ** 32, 4);
-  const blockLength = (i: number): number => base + (i < longer ? 1 : 0);
+  return { head, blocks, base, longer, trailer, total };
+}
 
-  function* read(start: number, end: number): Generator<Buffer> {
-    let at = 0;
-    const emit = function* (bytes: Buffer | number): Generator<Buffer> {
-      const length = typeof bytes === 'number' ? bytes : bytes.length;
-      const from = Math.max(start, at);
-      const to = Math.min(end, at + length);
-      for (let p = from; p < to; p += CHUNK) {
-        const n = Math.min(CHUNK, to - p);
-        yield typeof bytes === 'number' ? Buffer.alloc(n) : bytes.subarray(p - at, p - at + n);
-      }
-      at += length;
-    };
-    yield* emit(head);
-    for (let i = 0; i < blocks && at < end; i++) {
-      const length = blockLength(i);
-      const header = Buffer.alloc(5);
-      header[0] = i === blocks - 1 ? 1 : 0; // BFINAL on the last block, BTYPE 00: stored
-      header.writeUInt16LE(length, 1);
-      header.writeUInt16LE(~length & 0xffff, 3);
-      if (at + 5 + length <= start) {
-        at += 5 + length;
-        continue;
-      }
-      yield* emit(header);
-      yield* emit(length);
+/** Bytes [start, end) of the file, in chunks of at most CHUNK bytes; the blocks before `start` are skipped unmade. */
+function* readGzip(layout: GzipLayout, start: number, end: number): Generator<Buffer> {
+  let at = 0;
+  const emit = function* (bytes: Buffer | number): Generator<Buffer> {
+    const length = typeof bytes === 'number' ? bytes : bytes.length;
+    const from = Math.max(start, at);
+    const to = Math.min(end, at + length);
+    for (let p = from; p < to; p += CHUNK) {
+      const n = Math.min(CHUNK, to - p);
+      yield typeof bytes === 'number' ? Buffer.alloc(n) : bytes.subarray(p - at, p - at + n);
     }
-    if (at < end) yield* emit(trailer);
+    at += length;
+  };
+  yield* emit(layout.head);
+  for (let i = 0; i < layout.blocks && at < end; i++) {
+    const length = layout.base + (i < layout.longer ? 1 : 0);
+    if (at + 5 + length <= start) {
+      at += 5 + length;
+      continue;
+    }
+    yield* emit(storedHeader(length, i === layout.blocks - 1));
+    yield* emit(length);
   }
-  return { size: total, contentType: 'application/octet-stream', read };
+  if (at < end) yield* emit(layout.trailer);
+}
+
+/** The 5-byte header of a stored deflate block of `length` bytes; BFINAL on the `last`. */
+function storedHeader(length: number, last: boolean): Buffer {
+  const header = Buffer.alloc(5);
+  header[0] = last ? 1 : 0; // BFINAL on the last block, BTYPE 00: stored
+  header.writeUInt16LE(length, 1);
+  header.writeUInt16LE(~length & 0xffff, 3);
+  return header;
 }

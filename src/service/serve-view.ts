@@ -89,9 +89,34 @@ function mutate(ctx: ServiceContext, decision: FaultDecision): void {
 }
 
 function respond(ctx: ServiceContext, request: ViewRequest, decision: FaultDecision, built: ViewAnswer): void {
-  const { req, res, view } = request;
+  const { req, res } = request;
   const kind = decision.kind === 'truncate' && req.method === 'HEAD' ? 'reset' : decision.kind;
   if (kind !== 'none') ctx.stats.faults[kind]++;
+  if (kind === 'truncate') return sendTruncated(ctx, request, built, decision.truncateAt);
+  if (kind !== 'none') return sendFault(ctx, request, kind);
+  countStatus(ctx, built.status);
+  const { contentType, body, headers } = answerOf(request, built);
+  send(res, built.status, contentType, body, headers);
+  built.onSent?.();
+}
+
+/** The answer cut short at `truncateAt` of its body (at least one byte, never all), then the connection dropped. */
+function sendTruncated(ctx: ServiceContext, request: ViewRequest, built: ViewAnswer, truncateAt: number): void {
+  const { req, res } = request;
+  countStatus(ctx, built.status);
+  const { contentType, body, headers } = answerOf(request, built);
+  res.writeHead(built.status, { 'Content-Type': contentType, 'Content-Length': String(body.length), ...headers });
+  const cut = Math.max(1, Math.floor(body.length * truncateAt));
+  res.write(body.subarray(0, Math.min(cut, body.length - 1)), () => req.socket.destroy());
+}
+
+/** A fault in place of the answer: a reset connection, Django's 500, the proxy's 502 or 504, or DRF's 429. */
+function sendFault(
+  ctx: ServiceContext,
+  request: ViewRequest,
+  kind: Exclude<FaultDecision['kind'], 'none' | 'truncate'>,
+): void {
+  const { req, res, view } = request;
   switch (kind) {
     case 'reset':
       countStatus(ctx, 0);
@@ -113,21 +138,6 @@ function respond(ctx: ServiceContext, request: ViewRequest, decision: FaultDecis
       countStatus(ctx, 429);
       const body = rendered(request.renderer, 429, Buffer.from(throttledDetail(seconds)), req.url ?? '/', view);
       send(res, 429, body.contentType, body.body, viewHeaders(view, { 'Retry-After': String(seconds) }));
-      return;
-    }
-    case 'truncate': {
-      countStatus(ctx, built.status);
-      const { contentType, body, headers } = answerOf(request, built);
-      res.writeHead(built.status, { 'Content-Type': contentType, 'Content-Length': String(body.length), ...headers });
-      const cut = Math.max(1, Math.floor(body.length * decision.truncateAt));
-      res.write(body.subarray(0, Math.min(cut, body.length - 1)), () => req.socket.destroy());
-      return;
-    }
-    case 'none': {
-      countStatus(ctx, built.status);
-      const { contentType, body, headers } = answerOf(request, built);
-      send(res, built.status, contentType, body, headers);
-      built.onSent?.();
       return;
     }
   }

@@ -1,5 +1,5 @@
 /** Starts the bundled Image Listing Service on node:http. */
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Dataset } from './dataset.js';
 import { isOrphan } from './faults.js';
@@ -52,38 +52,58 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`service: port must be an integer from 0 to 65535, got ${port}`);
+  const closing = new AbortController();
+  const ctx = serviceContext(options, host, closing.signal);
+  const server = createServer((req, res) => handleRequest(ctx, req, res));
+  const bound = await listen(server, host, port);
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${hostPart}:${bound}`;
+  ctx.fallbackHost = `${hostPart}:${bound}`;
+  ctx.dataset.origin = url;
+  return runningService(ctx, server, closing, url, bound);
+}
+
+/** The state the requests share: the dataset (given or generated), the faults, the worker pool and the counters. */
+function serviceContext(options: ServiceOptions, host: string, closing: AbortSignal): ServiceContext {
   const dataset = new Dataset({
     data: options.data ?? [],
     records: options.records ?? (options.data && options.data.length > 0 ? 0 : DEFAULT_GENERATED_RECORDS),
     seed: options.seed ?? 1,
   });
   const faults = resolveFaults(NO_FAULTS, options.faults);
-  const closing = new AbortController();
-  const ctx: ServiceContext = {
+  return {
     dataset,
     faults,
     pool: new WorkerPool(faults.workers),
     stats: emptyStats(),
     fallbackHost: host,
-    closing: closing.signal,
+    closing,
     collectionEndpoints: options.collectionEndpoints ?? true,
     dataRequests: 0,
     fileRequests: 0,
   };
-  const server = createServer((req, res) => handleRequest(ctx, req, res));
+}
+
+/** Listens on `host:port` and resolves with the port bound; a prefixed error when it cannot. */
+async function listen(server: Server, host: string, port: number): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) =>
       reject(new Error(`service: cannot listen on ${host}:${port}: ${err.message}`, { cause: err })),
     );
     server.listen(port, host, () => resolve());
   });
-  const bound = (server.address() as AddressInfo).port;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
-  const url = `http://${hostPart}:${bound}`;
-  ctx.fallbackHost = `${hostPart}:${bound}`;
-  dataset.origin = url;
-  let closed: Promise<void> | undefined;
+  return (server.address() as AddressInfo).port;
+}
 
+/** The RunningService of a listening server: its counters and faults read live, its close done once. */
+function runningService(
+  ctx: ServiceContext,
+  server: Server,
+  closing: AbortController,
+  url: string,
+  bound: number,
+): RunningService {
+  const dataset = ctx.dataset;
   return {
     url,
     listUrl: `${url}/api/images/`,
@@ -110,14 +130,20 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         if (!isOrphan(ctx.faults, id)) yield JSON.parse(dataset.recordJson(id, url)) as Record<string, unknown>;
       }
     },
-    close(): Promise<void> {
-      closed ??= new Promise<void>((resolve) => {
-        closing.abort();
-        ctx.pool.abortWaiting(new Error('service: closing'));
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closed;
-    },
+    close: closeOnce(ctx, server, closing),
+  };
+}
+
+/** Closing the service: stops listening, ends every connection and waiting request; later calls share its promise. */
+function closeOnce(ctx: ServiceContext, server: Server, closing: AbortController): () => Promise<void> {
+  let closed: Promise<void> | undefined;
+  return () => {
+    closed ??= new Promise<void>((resolve) => {
+      closing.abort();
+      ctx.pool.abortWaiting(new Error('service: closing'));
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    return closed;
   };
 }
