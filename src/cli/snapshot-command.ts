@@ -48,22 +48,28 @@ export type SnapshotArgs = ArgumentsCamelCase<{
   dryRun?: boolean;
 }>;
 
-/** Turns parsed snapshot arguments into run options, failing with a one-line message on a bad value. */
-export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
+/** `--base-url` checked: an http or https URL without credentials, or a one-line usage error. */
+function baseUrlOption(text: string): URL {
   let baseUrl: URL;
   try {
-    baseUrl = new URL(args.baseUrl);
+    baseUrl = new URL(text);
   } catch {
-    throw new UsageError({ message: `--base-url: not a URL: ${JSON.stringify(args.baseUrl)}` });
+    throw new UsageError({ message: `--base-url: not a URL: ${JSON.stringify(text)}` });
   }
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
     throw new UsageError({
-      message: `--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(args.baseUrl))}`,
+      message: `--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(text))}`,
     });
   if (baseUrl.username !== '' || baseUrl.password !== '')
     throw new UsageError({
       message: '--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN',
     });
+  return baseUrl;
+}
+
+/** Turns parsed snapshot arguments into run options, failing with a one-line message on a bad value. */
+export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
+  const baseUrl = baseUrlOption(args.baseUrl);
   // Never quoted back: a malformed token is still a secret.
   if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
     const expected = 'one token of visible ASCII characters, without spaces or control characters';
@@ -123,15 +129,10 @@ export async function runSnapshotCommand(
 ): Promise<{ code: number; result?: SnapshotResult }> {
   const outDir = options.outDir ?? 'output';
   const progress = createReporter(process.stderr, command);
-  if (command.dryRun === true) {
-    const { formatPlan, planSnapshot } = await import('./dry-run.js'); // loaded for --dry-run only
-    const plan = await planSnapshot(options, progress).finally(() => progress.finish());
-    process.stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
-    return { code: EXIT.OK };
-  }
+  if (command.dryRun === true) return printPlan(options, command, progress);
   // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
   const { runSnapshot, STAGING_DIR } = await import('../run/run-snapshot.js');
-  const { checkLatest, publishLatest, pruneSnapshots } = await import('../run/snapshot-folders.js');
+  const { checkLatest } = await import('../run/snapshot-folders.js');
   const taps = await runTaps(options);
   if (options.snapshot === true) await checkLatest(outDir); // before anything is fetched
   const aborter = new AbortController();
@@ -143,25 +144,14 @@ export async function runSnapshotCommand(
   try {
     const result = await runSnapshot({ ...options, taps, signal: aborter.signal, onEvent: progress.onEvent });
     progress.finish();
-    const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
-    const extras: SummaryExtras = {};
-    if (options.snapshot === true && code === EXIT.OK) {
-      await publishLatest(outDir, basename(result.dataDir));
-      extras.latest = { link: join(outDir, 'latest'), target: basename(result.dataDir) };
-    }
-    // An incomplete snapshot is written too (exit 3); pruning then keeps incomplete ones from piling up.
-    if (options.snapshot === true && command.keep !== undefined)
-      extras.pruned = await pruneSnapshots(outDir, command.keep);
-    process.stdout.write(
-      command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras),
-    );
-    return { code, result };
+    return { code: await finishRun(result, options, command), result };
   } catch (err) {
     progress.finish();
-    const kept = await stagedPages(join(outDir, STAGING_DIR));
+    const staging = join(outDir, STAGING_DIR);
+    const kept = await stagedPages(staging);
     const resume =
       kept > 0 && (aborter.signal.aborted || rerunMayHelp(err))
-        ? `; ${kept} pages are kept in ${join(outDir, STAGING_DIR)}: run the same command again to resume`
+        ? `; ${kept} pages are kept in ${staging}: run the same command again to resume`
         : '';
     if (aborter.signal.aborted) {
       progress.error(`interrupted${resume}`, 'interrupted', { pages_kept: kept });
@@ -178,6 +168,42 @@ async function runTaps(options: SnapshotOptions): Promise<readonly RunTap[] | un
   if (options.snapshot !== true) return options.taps;
   const { reportTap } = await import('../report/report-tap.js'); // loaded for snapshot runs only
   return [...(options.taps ?? []), reportTap()];
+}
+
+/** `--dry-run`: reads the first page of each list and prints the plan; resolves to exit code 0. */
+async function printPlan(
+  options: SnapshotOptions,
+  command: SnapshotCommandOptions,
+  progress: ReturnType<typeof createReporter>,
+): Promise<{ code: number }> {
+  const { formatPlan, planSnapshot } = await import('./dry-run.js'); // loaded for --dry-run only
+  const plan = await planSnapshot(options, progress).finally(() => progress.finish());
+  process.stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+  return { code: EXIT.OK };
+}
+
+/**
+ * After a run that published: points `latest` at a complete snapshot, prunes old ones (`--keep`), prints the summary;
+ * resolves to the exit code (incomplete past `--max-missing`).
+ */
+async function finishRun(
+  result: SnapshotResult,
+  options: SnapshotOptions,
+  command: SnapshotCommandOptions,
+): Promise<number> {
+  const { publishLatest, pruneSnapshots } = await import('../run/snapshot-folders.js');
+  const outDir = options.outDir ?? 'output';
+  const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
+  const extras: SummaryExtras = {};
+  if (options.snapshot === true && code === EXIT.OK) {
+    await publishLatest(outDir, basename(result.dataDir));
+    extras.latest = { link: join(outDir, 'latest'), target: basename(result.dataDir) };
+  }
+  // An incomplete snapshot is written too (exit 3); pruning then keeps incomplete ones from piling up.
+  if (options.snapshot === true && command.keep !== undefined)
+    extras.pruned = await pruneSnapshots(outDir, command.keep);
+  process.stdout.write(command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras));
+  return code;
 }
 
 /**

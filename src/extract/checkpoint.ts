@@ -49,6 +49,44 @@ export interface CheckpointIdentity {
   pipeline?: { name: string; sha256: string };
 }
 
+/**
+ * The identity the staging folder `dir` keeps: the unfinished run's own when it is this run's and not too old, else
+ * `identity` in an emptied folder (a notice says why). Throws CheckpointError for another run's staging, however old,
+ * unless `options.fresh`: only its own command (or --fresh) discards it.
+ */
+async function keptIdentity(
+  dir: string,
+  identity: CheckpointIdentity,
+  options: CheckpointOpenOptions,
+  notices: string[],
+): Promise<CheckpointIdentity> {
+  const existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
+  if (existing !== undefined && !sameRun(existing, identity) && options.fresh !== true) {
+    throw new CheckpointError({
+      code: 'MISMATCH',
+      message:
+        `staging: ${dir} holds an unfinished run of ${runOf(existing, identity)}; run that command again ` +
+        `to finish it, or add --fresh to discard it`,
+    });
+  }
+  const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);
+  if (stale !== undefined) notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
+  if (existing !== undefined && stale === undefined && options.fresh !== true) return existing;
+  await emptyStaging(dir);
+  const kept = { ...identity, format: STAGING_FORMAT };
+  await writeFile(join(dir, IDENTITY), JSON.stringify(kept) + '\n');
+  return kept;
+}
+
+/** The notice for staged pages that did not read back as their journal lines say: they are fetched again. */
+function brokenPagesNotice(dir: string, broken: readonly { file: string; reason: string }[]): string {
+  const [first] = broken;
+  return (
+    `staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} ` +
+    `could not be read back (${first!.file}: ${first!.reason}); fetching ${broken.length === 1 ? 'it' : 'them'} again`
+  );
+}
+
 /** Whether staging of identity `a` is the unfinished run of `b`: the same source, page size and pipeline. */
 function sameRun(a: CheckpointIdentity, b: CheckpointIdentity): boolean {
   return (
@@ -265,42 +303,14 @@ export class Checkpoint {
     try {
       const notices =
         tookOver === undefined ? [] : [`staging: took over the stale lock ${join(dir, LOCK)} (${tookOver})`];
-      let existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
-      const same = existing !== undefined && sameRun(existing, identity);
-      // Another source's staging is refused before its age is looked at: only its own command (or --fresh) discards it.
-      if (existing !== undefined && !same && options.fresh !== true) {
-        throw new CheckpointError({
-          code: 'MISMATCH',
-          message:
-            `staging: ${dir} holds an unfinished run of ${runOf(existing, identity)}; run that command again ` +
-            `to finish it, or add --fresh to discard it`,
-        });
-      }
-      const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);
-      if (stale !== undefined) {
-        notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
-        existing = undefined;
-      }
-      let kept = existing;
-      if (existing === undefined || options.fresh === true) {
-        await emptyStaging(dir);
-        kept = { ...identity, format: STAGING_FORMAT };
-        await writeFile(join(dir, IDENTITY), JSON.stringify(kept) + '\n');
-      }
+      const kept = await keptIdentity(dir, identity, options, notices);
       const journalPath = join(dir, JOURNAL);
       const read = await readJournal(journalPath);
       const { entries, broken } = await dropBrokenPages(dir, read.entries);
-      if (broken.length > 0) {
-        const [first] = broken;
-        notices.push(
-          `staging: ${broken.length} staged ${broken.length === 1 ? 'page' : 'pages'} in ${dir} ` +
-            `could not be read back (${first!.file}: ${first!.reason}); fetching ` +
-            `${broken.length === 1 ? 'it' : 'them'} again`,
-        );
-      }
+      if (broken.length > 0) notices.push(brokenPagesNotice(dir, broken));
       if (read.torn || broken.length > 0) await rewriteJournal(journalPath, entries);
       const journal = await open(journalPath, 'a');
-      return new Checkpoint(dir, kept!, entries, journal, notices);
+      return new Checkpoint(dir, kept, entries, journal, notices);
     } catch (err) {
       await releaseRunLock(join(dir, LOCK));
       throw err;

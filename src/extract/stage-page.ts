@@ -39,19 +39,7 @@ export async function stagePage(
       reason: `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`,
     });
   }
-  const ids: (number | null)[] = [];
-  const rejected: RejectKey[] = [];
-  const extra: number[] = [];
-  batch.records.forEach((record, position) => {
-    const check = checkRecord(record);
-    if (check !== 'invalid') {
-      ids.push((record as Record<string, unknown>)['id'] as number);
-      if (check === 'valid-with-extra') extra.push(position);
-      return;
-    }
-    ids.push(null);
-    rejected.push(rejectKey(record));
-  });
+  const { ids, rejected, extra } = checkRecords(batch.records);
   const { replaced, conflicts } = await compareRepeats(index, cache, batch.records, ids);
   const fresh = index.countNew(ids, rejected) > 0 || replaced.length > 0;
   const body = fresh
@@ -65,6 +53,27 @@ export async function stagePage(
   const packages = packagesOf(batch.records);
   const where = { collections: collectionRuns(batch.records), ...(packages.length > 0 ? { packages } : {}) };
   return checkpoint.addPage<JournalPage>({ ...entry, ...where }, body);
+}
+
+/**
+ * Each record of a page checked: its id (null for a record that broke the schema), the rejects' keys, and the
+ * positions of the valid records with keys the schema does not know.
+ */
+function checkRecords(records: readonly unknown[]): { ids: (number | null)[]; rejected: RejectKey[]; extra: number[] } {
+  const ids: (number | null)[] = [];
+  const rejected: RejectKey[] = [];
+  const extra: number[] = [];
+  records.forEach((record, position) => {
+    const check = checkRecord(record);
+    if (check !== 'invalid') {
+      ids.push((record as Record<string, unknown>)['id'] as number);
+      if (check === 'valid-with-extra') extra.push(position);
+      return;
+    }
+    ids.push(null);
+    rejected.push(rejectKey(record));
+  });
+  return { ids, rejected, extra };
 }
 
 /** How a record that broke the schema is told apart from others: its id when usable, else a hash of its content. */
