@@ -35,8 +35,7 @@ export function runCommand(
         (v): v is string => typeof v === 'string',
       );
       const to = given.length > 0 ? given : [...(pipeline.formats ?? ['parquet'])];
-      const { formats: _formats, ...own } = options; // --to, or the pipeline's formats, decide
-      await handleSnapshotArgs({ ...args, to }, setExitCode, own);
+      await handleSnapshotArgs({ ...args, to }, setExitCode, options);
     },
   };
 }

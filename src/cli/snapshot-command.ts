@@ -295,8 +295,7 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
         ) as never,
     handler: async (args) => {
       // The default job is a pipeline like any other (pipelines/full-snapshot.ts); --to decides the formats.
-      const { formats: _formats, ...own } = (await loadPipeline(DEFAULT_PIPELINE)).options;
-      await handleSnapshotArgs(args, setExitCode, own);
+      await handleSnapshotArgs(args, setExitCode, (await loadPipeline(DEFAULT_PIPELINE)).options);
     },
   };
 }

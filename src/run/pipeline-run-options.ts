@@ -1,11 +1,14 @@
-/** What a pipeline gives the runner: its images table, its stages, its identity and its default formats. */
+/** What a pipeline gives the runner: its images table, its stages, its sinks and its identity. */
 import { createHash } from 'node:crypto';
 import { pipelineTable, type Pipeline } from './pipeline.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
 import type { SnapshotOptions } from './run-snapshot.js';
 
-/** The runner's options that a pipeline sets: its images table, its stages, its identity and its default formats. */
-export type PipelineRunOptions = Required<Pick<SnapshotOptions, 'table' | 'stages' | 'pipeline' | 'formats' | 'taps'>>;
+/**
+ * The runner's options that a pipeline sets: its images table, its stages, its sinks and its identity. Its `formats`
+ * are a default the caller applies (`--to` and a library call's `formats` win).
+ */
+export type PipelineRunOptions = Required<Pick<SnapshotOptions, 'table' | 'stages' | 'pipeline' | 'taps'>>;
 
 /**
  * What `pipeline` gives the runner; `sha256` names its file (the CLI hashes the file it loaded), by default a digest of
@@ -17,7 +20,6 @@ export function pipelineRunOptions(pipeline: Pipeline, sha256?: string): Pipelin
     table: pipelineTable(pipeline),
     stages: pipeline.stages ?? [],
     pipeline: identity,
-    formats: pipeline.formats ?? ['parquet'],
     taps: pipeline.sinks ?? [],
   };
 }

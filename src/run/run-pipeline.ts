@@ -14,5 +14,6 @@ import { runSnapshot, type SnapshotOptions, type SnapshotResult } from './run-sn
 export function runPipeline(pipeline: Pipeline, options: SnapshotOptions = {}): Promise<SnapshotResult> {
   const own = pipelineRunOptions(pipeline);
   const taps = [...own.taps, ...(options.taps ?? [])];
-  return runSnapshot({ ...options, ...own, formats: options.formats ?? own.formats, taps });
+  const formats = options.formats ?? pipeline.formats ?? ['parquet'];
+  return runSnapshot({ ...options, ...own, formats, taps });
 }

@@ -112,7 +112,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
       throw stagingError(cause);
     });
     options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats: run.formats });
-    const table = options.table ?? IMAGES;
+    const { table } = run;
     const taps = await openTaps(run, { pending, dataDir, baseDir: run.outDir, formats: run.formats, table });
     const data = await writeData(run, collected, checkpoint, pending, taps);
     const { sourceUrl, startedAt } = run;
@@ -138,6 +138,8 @@ interface RunPlan {
   formats: Format[];
   /** The list endpoint, as recorded: never a credential. */
   sourceUrl: string;
+  /** The images table written (IMAGES unless the options give a pipeline's). */
+  table: Table;
 }
 
 /** Settles where the run writes and what it fetches, and stops it early on someone else's file in the way. */
@@ -150,7 +152,7 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
   if (options.snapshot !== true)
     await checkTargets(outDir, [...formats.map((f) => FILE_NAMES[f]), FILE_NAMES.manifest]);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
-  return { options, startedAt, outDir, formats, sourceUrl };
+  return { options, startedAt, outDir, formats, sourceUrl, table: options.table ?? IMAGES };
 }
 
 /** The run's open staging folder, how many requests checking what it resumed took, and its write error. */
@@ -206,7 +208,7 @@ async function preparePublishing(run: RunPlan, dataDir: string): Promise<string>
 function dataMetadata(run: RunPlan): Record<string, string> {
   const metadata: Record<string, string> = {
     'img-etl.source_url': run.sourceUrl,
-    'img-etl.schema_version': (run.options.table ?? IMAGES).schemaVersion,
+    'img-etl.schema_version': run.table.schemaVersion,
   };
   // snapshots keep the time in the manifest and folder name
   if (run.options.snapshot !== true) metadata['img-etl.snapshot_time'] = run.startedAt.toISOString();
@@ -257,7 +259,7 @@ async function writeData(
   };
   const images = await writeTable(replayInIdOrder(collected.index, checkpoint), {
     ...writing,
-    table: options.table,
+    table: run.table,
     stages: options.stages,
     previewRows: options.previewRows,
     rowTaps: taps.flatMap((tap) => (tap.rows === undefined ? [] : [tap.rows])),
