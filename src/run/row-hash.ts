@@ -10,6 +10,7 @@ import { IMAGES } from '../schema/columns.js';
 import { readRow } from '../schema/read-row.js';
 import type { Row, RowValue } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
+import { murmurFinaliser } from '../text/murmur-finaliser.js';
 
 /** Names the hash in the index file: change it whenever the hash of the same values would change. */
 export const ROW_HASH_VERSION = 'img-etl-row-hash-1';
@@ -93,16 +94,6 @@ function hashValues(v: readonly (RowValue | undefined)[], integer: readonly bool
     b = Math.imul(b ^ (b >>> 13) ^ w2, P2);
     b ^= b >>> 13;
   }
-  out[2 * at] = avalanche(a ^ Math.imul(v.length, P2));
-  out[2 * at + 1] = avalanche(b ^ Math.imul(v.length, P1));
-}
-
-/** murmur3's finaliser: every input bit flips each output bit with probability one half. */
-function avalanche(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  out[2 * at] = murmurFinaliser(a ^ Math.imul(v.length, P2));
+  out[2 * at + 1] = murmurFinaliser(b ^ Math.imul(v.length, P1));
 }

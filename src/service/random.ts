@@ -1,4 +1,5 @@
 /** Deterministic hashing and pseudo-random numbers for the generator and the fault injector. */
+import { murmurFinaliser } from '../text/murmur-finaliser.js';
 
 /** Mixes 32-bit words into one well-distributed unsigned 32-bit hash (murmur3 finaliser per word). */
 export function hash32(...words: number[]): number {
@@ -14,12 +15,7 @@ export function hash32(...words: number[]): number {
     const high = Math.floor(word / 0x1_0000_0000);
     if (high !== 0) h = Math.imul(h ^ high, 0x85ebca6b);
   }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return murmurFinaliser(h);
 }
 
 /** A seeded source of uniform numbers in [0, 1) (mulberry32), with small helpers. */
