@@ -3,10 +3,8 @@
  * (the UTC year of `add_date`), complete, exact and resumable under an unstable list order exactly like the default
  * snapshot; the staging's identity names the pipeline and its file, so another or a changed pipeline never resumes it.
  */
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { COLUMNS } from '../../src/schema/columns.js';
@@ -15,6 +13,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
+import { killWhen } from '../helpers/kill-when.js';
 import { CLI, runCli } from '../helpers/run-cli.js';
 
 const services: RunningService[] = [];
@@ -85,25 +84,9 @@ async function expectEveryImageWithAddYear(service: RunningService, dir: string)
   expect(dated).toBeGreaterThan(1000);
 }
 
-type Entry = { type: string };
-
 /** Starts `args` in the CLI and kills it with SIGKILL once the staging journal holds `pages` pages. */
 async function killAfterPages(args: string[], out: string, pages: number): Promise<void> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
-  const exited = new Promise<string | null>((resolve) => child.on('exit', (_, signal) => resolve(signal)));
-  for (let i = 0; i < 20_000 && child.exitCode === null; i++) {
-    const text = await readFile(join(out, '.img-etl-staging', 'journal.ndjson'), 'utf8').catch(() => '');
-    const entries = text
-      .split('\n')
-      .filter((l) => l.endsWith('}'))
-      .map((l) => JSON.parse(l) as Entry);
-    if (entries.filter((e) => e.type === 'page').length >= pages) {
-      child.kill('SIGKILL');
-      break;
-    }
-    await sleep(2);
-  }
-  expect(await exited).toBe('SIGKILL');
+  await killWhen(args, out, (entries) => entries.filter((e) => e.type === 'page').length >= pages, 20_000);
 }
 
 describe('img-etl run derived-columns', () => {

@@ -3,10 +3,6 @@
  * that came up short resumes inside that phase: no staged page is fetched again, and the snapshot is complete and
  * exact.
  */
-import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
@@ -14,7 +10,8 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { killWhen } from '../helpers/kill-when.js';
+import { runCli } from '../helpers/run-cli.js';
 
 const services: RunningService[] = [];
 const dirs: string[] = [];
@@ -34,32 +31,6 @@ const args = (service: RunningService, out: string) => [
   '--concurrency',
   '2',
 ];
-
-type Entry = { type: string; url: string; round?: number };
-
-/** The staging journal so far, whole lines only. */
-async function journal(out: string): Promise<Entry[]> {
-  const text = await readFile(join(out, '.img-etl-staging', 'journal.ndjson'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter((l) => l.endsWith('}'))
-    .map((l) => JSON.parse(l) as Entry);
-}
-
-/** Starts the CLI, kills it with SIGKILL once `ready(journal)` holds, and resolves to the journal it left. */
-async function killWhen(service: RunningService, out: string, ready: (entries: Entry[]) => boolean): Promise<Entry[]> {
-  const child = spawn(process.execPath, [CLI, ...args(service, out)], { stdio: 'ignore' });
-  const exited = new Promise<string | null>((resolve) => child.on('exit', (_, signal) => resolve(signal)));
-  for (let i = 0; i < 10_000 && child.exitCode === null; i++) {
-    if (ready(await journal(out))) {
-      child.kill('SIGKILL');
-      break;
-    }
-    await sleep(2);
-  }
-  expect(await exited).toBe('SIGKILL');
-  return journal(out);
-}
 
 /** The request targets (path and query) the service receives from now on. */
 function recordRequests(service: RunningService): string[] {
@@ -93,7 +64,9 @@ describe('resume inside the collections phases', () => {
       expect(collectionPages).toBeGreaterThan(2);
       const out = await tempDir();
       dirs.push(out);
-      const left = await killWhen(service, out, (entries) => entries.some((e) => e.type === 'collections-page'));
+      const left = await killWhen(args(service, out), out, (entries) =>
+        entries.some((e) => e.type === 'collections-page'),
+      );
       expect(left.some((e) => e.type === 'collections-end')).toBe(false);
       const staged = left.filter((e) => e.type === 'collections-page');
       const requests = recordRequests(service);
@@ -121,7 +94,7 @@ describe('resume inside the collections phases', () => {
     const out = await tempDir();
     dirs.push(out);
     const left = await killWhen(
-      service,
+      args(service, out),
       out,
       (entries) => entries.filter((e) => e.type === 'collection-page').length >= 3,
     );
