@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, open, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { PageRecords } from '../schema/row.js';
 import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { checksumProblem, pageChecksum } from './page-checksum.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
@@ -17,7 +18,7 @@ import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
  * The layout of the staging folder and its journal; staging of another format is discarded, not resumed. 4: each
  * staged page's checksum is in its journal line; 5: and its size in bytes.
  */
-export const STAGING_FORMAT = 5;
+export const STAGING_FORMAT = 6;
 
 /**
  * How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's
@@ -33,7 +34,15 @@ export interface CheckpointOpenOptions {
   maxAgeMs?: number;
   /** The time now; default the clock. */
   now?: Date;
+  /**
+   * Encodes a staged page's valid records as the writers read them, staged beside its body (the runner's:
+   * page-columns.ts); default none (nothing but the bodies is staged).
+   */
+  columns?: PageColumnsEncoder;
 }
+
+/** Encodes a page's valid records as the writers read them; resolves to undefined when none is valid. */
+export type PageColumnsEncoder = (page: PageRecords) => Promise<Uint8Array | undefined>;
 
 /** What a staging folder belongs to; a run resumes only staging of the same identity. */
 export interface CheckpointIdentity {
@@ -47,6 +56,8 @@ export interface CheckpointIdentity {
   format?: number;
   /** The pipeline the run writes, by name and the sha256 of its file; absent for a run of no pipeline. */
   pipeline?: { name: string; sha256: string };
+  /** The schema version of the table its pages' columns are rows of (absent when none are staged). */
+  schema_version?: string;
 }
 
 /**
@@ -93,7 +104,8 @@ function sameRun(a: CheckpointIdentity, b: CheckpointIdentity): boolean {
     a.source_url === b.source_url &&
     a.page_size === b.page_size &&
     a.pipeline?.name === b.pipeline?.name &&
-    a.pipeline?.sha256 === b.pipeline?.sha256
+    a.pipeline?.sha256 === b.pipeline?.sha256 &&
+    a.schema_version === b.schema_version
   );
 }
 
@@ -135,6 +147,8 @@ interface RecordPageFields {
    * text. Absent in a journal written before it was kept: then every valid record's text is taken.
    */
   extra?: number[];
+  /** The checksum and size of the file of its valid records' columns (columnsFileOf); absent when none. */
+  columns?: StagedFile;
   /** The server said nothing follows (empty results, no next link). */
   at_end: boolean;
 }
@@ -280,9 +294,15 @@ export class Checkpoint {
     private journal: FileHandle,
     /** What opening found and did about an earlier run's staging (discarded, pages dropped), one line each. */
     readonly notices: string[] = [],
+    private readonly encodeColumns?: PageColumnsEncoder,
   ) {
     this.pagesKept = entries.filter(isPageEntry).length;
-    for (const entry of entries) if (isPageEntry(entry) && entry.file !== null) this.staged.set(entry.file, entry);
+    for (const entry of entries) {
+      if (!isPageEntry(entry) || entry.file === null) continue;
+      this.staged.set(entry.file, entry);
+      if (entry.type !== 'collections-page' && entry.columns !== undefined)
+        this.staged.set(columnsFileOf(entry.file), entry.columns);
+    }
   }
 
   /**
@@ -310,7 +330,7 @@ export class Checkpoint {
       if (broken.length > 0) notices.push(brokenPagesNotice(dir, broken));
       if (read.torn || broken.length > 0) await rewriteJournal(journalPath, entries);
       const journal = await open(journalPath, 'a');
-      return new Checkpoint(dir, kept, entries, journal, notices);
+      return new Checkpoint(dir, kept, entries, journal, notices, options.columns);
     } catch (err) {
       await releaseRunLock(join(dir, LOCK));
       throw err;
@@ -318,22 +338,54 @@ export class Checkpoint {
   }
 
   /**
-   * Keeps a page: its body first (under a temporary name, then renamed), then its journal line with its checksum and
-   * size.
+   * Keeps a page: its body first (under a temporary name, then renamed), and for a page of image records given with
+   * its parsed `records`, its valid records' columns (when the checkpoint encodes them); then its journal line with
+   * the files' checksums and sizes.
    */
-  async addPage<T extends JournalPageEntry>(entry: Unstaged<T>, body: string | Uint8Array | undefined): Promise<T> {
+  async addPage<T extends JournalPageEntry>(
+    entry: Unstaged<T>,
+    body: string | Uint8Array | undefined,
+    records?: readonly unknown[],
+  ): Promise<T> {
     let file: string | null = null;
-    let stamp: StagedFile = {};
+    let stamp: StagedFile & { columns?: StagedFile } = {};
     if (body !== undefined) {
       file = fileNameOf(entry);
       stamp = { checksum: pageChecksum(body), bytes: Buffer.byteLength(body) };
       await replaceFile(join(this.dir, file), body);
       this.staged.set(file, stamp);
+      const columns = await this.stageColumns(entry, file, body, records);
+      if (columns !== undefined) stamp.columns = columns;
     }
     const page = { ...entry, file, ...stamp } as unknown as T;
     await this.append(page);
     this.pagesKept++;
     return page;
+  }
+
+  /** Stages the columns of a page of image records, when the checkpoint encodes them and one record is valid. */
+  private async stageColumns(
+    entry: Unstaged<JournalPageEntry>,
+    file: string,
+    body: string | Uint8Array,
+    records: readonly unknown[] | undefined,
+  ): Promise<StagedFile | undefined> {
+    if (this.encodeColumns === undefined || records === undefined || entry.type === 'collections-page') return;
+    const { ids, extra = [], url } = entry;
+    const columns = await this.encodeColumns({ records, ids, extra, body, url });
+    if (columns === undefined) return;
+    await replaceFile(join(this.dir, columnsFileOf(file)), columns);
+    const stamp = { checksum: pageChecksum(columns), bytes: columns.byteLength };
+    this.staged.set(columnsFileOf(file), stamp);
+    return stamp;
+  }
+
+  /**
+   * The columns of a kept page's valid records (staged beside its body). Throws CheckpointError (CHANGED) when the
+   * file is not a regular file of the size its journal line records, or not the bytes its checksum names.
+   */
+  async readColumns(file: string): Promise<Buffer> {
+    return this.readStaged(columnsFileOf(file));
   }
 
   /** Records the end of a pass. */
@@ -352,6 +404,12 @@ export class Checkpoint {
    * its checksum names.
    */
   async readPage(file: string): Promise<{ body: Buffer; records: unknown[] }> {
+    const body = await this.readStaged(file);
+    return { body, records: (parseJsonBytes(body) as { results: unknown[] }).results };
+  }
+
+  /** A staged file's bytes, checked against its journal line. */
+  private async readStaged(file: string): Promise<Buffer> {
     const path = join(this.dir, file);
     const stamp = this.staged.get(file) ?? {};
     const changed = (problem: string) =>
@@ -360,7 +418,7 @@ export class Checkpoint {
     if ('problem' in read) throw changed(read.problem);
     const problem = checksumProblem(read.body, stamp.checksum);
     if (problem !== undefined) throw changed(problem);
-    return { body: read.body, records: (parseJsonBytes(read.body) as { results: unknown[] }).results };
+    return read.body;
   }
 
   /**
@@ -541,7 +599,9 @@ async function dropBrokenPages(
     else {
       broken.push({ file: entry.file, reason });
       reopened.add(endKeyOf(entry));
-      if (isStagingFile(entry.file)) await rm(join(dir, entry.file), { force: true }); // never a journal's '../x'
+      for (const file of [entry.file, columnsFileOf(entry.file)])
+        // never a journal's '../x'
+        if (isStagingFile(file)) await rm(join(dir, file), { force: true });
     }
   }
   if (broken.length === 0) return { entries, broken };
@@ -568,8 +628,13 @@ export function isPageEntry(entry: JournalEntry): entry is JournalPageEntry {
   return entry.type === 'page' || entry.type === 'collection-page' || entry.type === 'collections-page';
 }
 
-/** Every name fileNameOf gives, and no other: what isStagingFile takes for a staged page. */
-const PAGE_FILE = /^(?:p\d+|c\d+-a\d+|l\d+-\d+)-\d+-\d+\.json$/;
+/** Every name fileNameOf and columnsFileOf give, and no other: what isStagingFile takes for a staged page. */
+const PAGE_FILE = /^(?:p\d+|c\d+-a\d+|l\d+-\d+)-\d+-\d+\.(?:json|arrow)$/;
+
+/** The file of a staged page's columns, beside its body's: `….arrow`. */
+function columnsFileOf(file: string): string {
+  return file.replace(/\.json$/, '.arrow');
+}
 
 /**
  * The staged file of a page: `p<pass>-…` (image list), `c<collection>-a<attempt>-…`, `l<round>-<pass>-…` (collections).
@@ -588,7 +653,12 @@ function fileNameOf(entry: Unstaged<JournalPageEntry>): string {
 async function pageProblem(path: string, page: JournalPageEntry): Promise<string | undefined> {
   const read = await readStagedFile(path, page);
   if ('problem' in read) return read.problem;
-  return shapeProblem(read.body, page) ?? checksumProblem(read.body, page.checksum);
+  const problem = shapeProblem(read.body, page) ?? checksumProblem(read.body, page.checksum);
+  if (problem !== undefined || page.type === 'collections-page' || page.columns === undefined) return problem;
+  const columns = await readStagedFile(columnsFileOf(path), page.columns);
+  if ('problem' in columns) return `its columns: ${columns.problem}`;
+  const columnsProblem = checksumProblem(columns.body, page.columns.checksum);
+  return columnsProblem === undefined ? undefined : `its columns: ${columnsProblem}`;
 }
 
 /** What the journal records of a staged file: its checksum and its size in bytes (either absent in an older one). */
@@ -669,6 +739,7 @@ function isPageShape(e: Record<string, unknown>): boolean {
     (file === null || (typeof file === 'string' && /^[\w.-]+$/.test(file) && !file.startsWith('.'))) &&
     (e['checksum'] === undefined || typeof e['checksum'] === 'string') &&
     (e['bytes'] === undefined || Number.isSafeInteger(e['bytes'])) &&
+    (e['columns'] === undefined || isStamp(e['columns'])) &&
     isIntList(e['ids'], true)
   );
 }
@@ -681,6 +752,17 @@ function isRecordPage(e: Record<string, unknown>): boolean {
     Array.isArray(rejected) &&
     rejected.length === (e['ids'] as unknown[]).filter((id) => id === null).length &&
     rejected.every((k) => Number.isSafeInteger(k) || typeof k === 'string')
+  );
+}
+
+/** A staged file's checksum and size, as a journal line records them. */
+function isStamp(value: unknown): boolean {
+  const stamp = value as Record<string, unknown> | null;
+  return (
+    typeof stamp === 'object' &&
+    stamp !== null &&
+    typeof stamp['checksum'] === 'string' &&
+    Number.isSafeInteger(stamp['bytes'])
   );
 }
 

@@ -49,10 +49,10 @@ export async function stagePage(
   const request = { offset: source.offset, limit: batch.limit ?? limit, url: source.url, count };
   const changes = { ...(replaced.length > 0 ? { replaced } : {}), ...(conflicts.length > 0 ? { conflicts } : {}) };
   const entry = { ...place, ...request, ids, rejected, extra, ...changes, at_end: batch.atEnd === true };
-  if (entry.type === 'collection-page') return checkpoint.addPage<JournalCollectionPage>(entry, body);
+  if (entry.type === 'collection-page') return checkpoint.addPage<JournalCollectionPage>(entry, body, batch.records);
   const packages = packagesOf(batch.records);
   const where = { collections: collectionRuns(batch.records), ...(packages.length > 0 ? { packages } : {}) };
-  return checkpoint.addPage<JournalPage>({ ...entry, ...where }, body);
+  return checkpoint.addPage<JournalPage>({ ...entry, ...where }, body, batch.records);
 }
 
 /**

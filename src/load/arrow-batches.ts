@@ -48,13 +48,21 @@ export class ArrowBatchBuilder {
   }
 }
 
-/** Stage: adds to each page its Arrow RecordBatch of `table`; category dictionaries grow across the batches. */
+/**
+ * Stage: adds to each page its Arrow RecordBatch of `table`; category dictionaries grow across the batches. Batches
+ * that come with theirs (staged as columns: arrow-gather.ts) pass as they are; a stream must not mix the two.
+ */
 export async function* toArrowBatches(
   source: AsyncIterable<RowBatch>,
   table: Table = IMAGES,
 ): AsyncIterable<LoadBatch> {
   const builder = new ArrowBatchBuilder(table);
+  let gathered: boolean | undefined;
   for await (const batch of source) {
-    yield { ...batch, arrow: builder.build(batch.rows, batch.source.url) };
+    const { arrow: given } = batch as Partial<LoadBatch>;
+    if (gathered !== undefined && gathered !== (given !== undefined))
+      throw new TypeError('toArrowBatches: a stream mixes batches with and without their Arrow batch');
+    gathered = given !== undefined;
+    yield given !== undefined ? (batch as LoadBatch) : { ...batch, arrow: builder.build(batch.rows, batch.source.url) };
   }
 }

@@ -1,13 +1,12 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Checkpoint, type CheckpointIdentity } from '../extract/checkpoint.js';
+import { Checkpoint, type CheckpointIdentity, type PageColumnsEncoder } from '../extract/checkpoint.js';
 import { checkStaging } from '../extract/check-staging.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
 import { collect, type Collected, type CollectOptions } from '../extract/collect.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
-import { replayInIdOrder } from '../extract/replay-in-id-order.js';
 import { fileSystemError } from '../load/file-system-error.js';
 import { makeFolder } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
@@ -26,7 +25,8 @@ import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPendi
 import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
-import { writeTable, type TableOutput } from './write-table.js';
+import { writeRows, type TableOutput } from './write-table.js';
+import { emptyNormalisationCounts } from '../schema/normalisation-counts.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
 import { progressTap } from './progress-tap.js';
@@ -140,6 +140,8 @@ interface RunPlan {
   sourceUrl: string;
   /** The images table written (IMAGES unless the options give a pipeline's). */
   table: Table;
+  /** Encodes each staged page's valid records as rows of `table` (page-columns.ts). */
+  encodeColumns: PageColumnsEncoder;
 }
 
 /** Settles where the run writes and what it fetches, and stops it early on someone else's file in the way. */
@@ -152,7 +154,15 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
   if (options.snapshot !== true)
     await checkTargets(outDir, [...formats.map((f) => FILE_NAMES[f]), FILE_NAMES.manifest]);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
-  return { options, startedAt, outDir, formats, sourceUrl, table: options.table ?? IMAGES };
+  const table = options.table ?? IMAGES;
+  return { options, startedAt, outDir, formats, sourceUrl, table, encodeColumns: columnsEncoder(table) };
+}
+
+/** The staging's encoder of pages' columns; apache-arrow loads while the first pages are fetched. */
+function columnsEncoder(table: Table): PageColumnsEncoder {
+  const encoding = import('../load/page-columns.js');
+  encoding.catch(() => undefined); // a failed load is reported by the first page staged
+  return async (page) => (await encoding).encodePageColumns(table, page);
 }
 
 /** The run's open staging folder, how many requests checking what it resumed took, and its write error. */
@@ -174,6 +184,7 @@ async function openStaging(run: RunPlan): Promise<Staging> {
     page_size: options.pageSize ?? DEFAULT_PAGE_SIZE,
     started_at: run.startedAt.toISOString(),
     ...(options.pipeline === undefined ? {} : { pipeline: options.pipeline }),
+    schema_version: run.table.schemaVersion,
   };
   const stagingDir = join(run.outDir, STAGING_DIR);
   const stagingError = (cause: unknown) =>
@@ -182,6 +193,7 @@ async function openStaging(run: RunPlan): Promise<Staging> {
   const checkpoint = await Checkpoint.open(stagingDir, identity, {
     fresh: options.fresh,
     maxAgeMs: options.maxResumeAgeMs,
+    columns: run.encodeColumns,
   }).catch((cause: unknown) => {
     throw stagingError(cause);
   });
@@ -257,7 +269,10 @@ async function writeData(
     neutraliseFormulas: options.neutraliseFormulas,
     metadata: dataMetadata(run),
   };
-  const images = await writeTable(replayInIdOrder(collected.index, checkpoint), {
+  const { replayColumns } = await import('./replay-columns.js');
+  const normalisation = emptyNormalisationCounts();
+  const rows = replayColumns(collected.index, checkpoint, run.table, normalisation);
+  const written = await writeRows(rows, {
     ...writing,
     table: run.table,
     stages: options.stages,
@@ -268,6 +283,7 @@ async function writeData(
     for (const tap of taps) await tap.abort?.();
     throw error;
   });
+  const images = { ...written, normalisation };
   const tapFiles: SinkResult[] = [];
   for (const tap of taps) tapFiles.push(...((await tap.afterImages?.()) ?? []));
   // Before the taps' beforeCommit: the report reads the collections table back from the pending folder (owners).

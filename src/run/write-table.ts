@@ -5,7 +5,7 @@
 import type { SinkResult } from '../load/sink-result.js';
 import { IMAGES } from '../schema/columns.js';
 import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
-import type { Row, RowBatch } from '../schema/row.js';
+import { rowCount, type Row, type RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { normalise } from '../transform/normalise.js';
 import type { ValidBatch } from '../transform/validate.js';
@@ -36,19 +36,37 @@ export interface TableOutput {
 /** Normalises the valid records of `options.table` (default the images), applies the stages and writes every format. */
 export async function writeTable(source: AsyncIterable<ValidBatch>, options: WriteTableOptions): Promise<TableOutput> {
   const normalisation = emptyNormalisationCounts();
+  const written = await writeRows(normalise(source, normalisation, options.table ?? IMAGES), options);
+  return { ...written, normalisation };
+}
+
+/**
+ * Applies the stages to rows of `options.table` (default the images) and writes every format. Batches staged as
+ * columns (their Arrow batch with them) are written as they are when there is no stage; a stage reads their rows.
+ */
+export async function writeRows(
+  source: AsyncIterable<RowBatch>,
+  options: WriteTableOptions,
+): Promise<Omit<TableOutput, 'normalisation'>> {
   const preview: Row[] = [];
   const previewRows = options.previewRows ?? 0;
-  let rows = normalise(source, normalisation, options.table ?? IMAGES);
-  for (const stage of options.stages ?? []) rows = stage(rows);
+  const stages = options.stages ?? [];
+  let rows = stages.length > 0 ? rowsOnly(source) : source;
+  for (const stage of stages) rows = stage(rows);
   const counts = { written: 0, rejects: 0 };
   const counted = async function* (batches: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
     for await (const batch of batches) {
-      counts.written += batch.rows.length;
+      counts.written += rowCount(batch);
       counts.rejects += batch.rejects.length;
-      for (const row of batch.rows) if (preview.length < previewRows) preview.push(row);
+      if (preview.length < previewRows) preview.push(...batch.rows.slice(0, previewRows - preview.length));
       yield batch;
     }
   };
   const files = await writeOutputs(counted(rows), options);
-  return { files, normalisation, ...counts, preview };
+  return { files, ...counts, preview };
+}
+
+/** The batches as rows alone, for stages that may change them (an Arrow batch would no longer match). */
+async function* rowsOnly(source: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
+  for await (const { source: where, rows, rejects } of source) yield { source: where, rows, rejects };
 }

@@ -51,6 +51,20 @@ export interface PageBatch {
   atEnd?: boolean;
 }
 
+/** A staged page's records, to be encoded as the writers read them (page-columns.ts). */
+export interface PageRecords {
+  /** The page's records as parsed, in position order. */
+  readonly records: readonly unknown[];
+  /** Per position: the id of a valid record, or null for one that broke the schema (not encoded). */
+  readonly ids: readonly (number | null)[];
+  /** Positions of the valid records with keys the schema does not know: their `extra` is taken from `body`. */
+  readonly extra: readonly number[];
+  /** The page body as served. */
+  readonly body: string | Uint8Array;
+  /** The page URL, named in errors. */
+  readonly url: string;
+}
+
 /** A page-sized batch of normalised rows, with the records of that page that were rejected. */
 export interface RowBatch {
   /** Where the page came from. */
@@ -59,4 +73,9 @@ export interface RowBatch {
   rows: Row[];
   /** Records that broke the schema. */
   rejects: Reject[];
+}
+
+/** How many rows a batch holds, without reading them: a batch staged as columns carries them as an Arrow batch. */
+export function rowCount(batch: RowBatch): number {
+  return (batch as { arrow?: { numRows: number } }).arrow?.numRows ?? batch.rows.length;
 }

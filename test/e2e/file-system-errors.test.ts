@@ -10,6 +10,9 @@ import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { STAGING_FORMAT } from '../../src/extract/checkpoint.js';
+import { encodePageColumns } from '../../src/load/page-columns.js';
+import { IMAGES } from '../../src/schema/columns.js';
+import { checkRecord } from '../../src/transform/check-record.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
@@ -64,12 +67,23 @@ async function temporaries(root: string): Promise<string[]> {
   return entries.filter((name) => /\.tmp-/.test(name));
 }
 
-/** The bytes of every page of 100 records the service serves (what the staging folder keeps). */
+/** The bytes on disk of every page of 100 records the service serves, as staged: its body and its columns. */
 async function pageSizes(s: RunningService): Promise<number[]> {
   const sizes: number[] = [];
-  for (let offset = 0; offset < s.dataset.size; offset += 100)
-    sizes.push((await fetchReply(`${s.listUrl}?limit=100&offset=${offset}`)).body.length);
+  for (let offset = 0; offset < s.dataset.size; offset += 100) {
+    const { body } = await fetchReply(`${s.listUrl}?limit=100&offset=${offset}`);
+    sizes.push(onDisk(body.length) + onDisk(columnsSize(body))); // its body and its columns
+  }
   return sizes;
+}
+
+/** The size of a page's staged columns (its valid records encoded as the writers read them), as a run stages them. */
+function columnsSize(body: Buffer): number {
+  const records = (JSON.parse(body.toString()) as { results: unknown[] }).results;
+  const checks = records.map((record) => checkRecord(record));
+  const ids = records.map((r, i) => (checks[i] === 'invalid' ? null : (r as { id: number }).id));
+  const extra = checks.flatMap((check, i) => (check === 'valid-with-extra' ? [i] : []));
+  return encodePageColumns(IMAGES, { records, ids, extra, body, url: 'page' })?.byteLength ?? 0;
 }
 
 /** The sizes of the collections list's pages at limit 100: a run stages them before the images. */

@@ -10,7 +10,7 @@ import { readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEntry, JournalPage } from '../../src/extract/checkpoint.js';
+import { STAGING_FORMAT, type JournalEntry, type JournalPage } from '../../src/extract/checkpoint.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
@@ -300,8 +300,8 @@ describe('a staged page changed on disk', () => {
     service.resetStats();
     const resumed = await runCli(args(out));
     expect(resumed.stderr).toContain(
-      `img-etl: staging: ${staging} was written by another version of img-etl (staging format 3, this one reads 5); ` +
-        'discarded it and started afresh',
+      `img-etl: staging: ${staging} was written by another version of img-etl ` +
+        `(staging format 3, this one reads ${STAGING_FORMAT}); discarded it and started afresh`,
     );
     expect(resumed.code).toBe(0);
     expect(service.stats.listRequests).toBe(PAGES);

@@ -324,7 +324,9 @@ describe('files img-etl did not write', () => {
     expect((await runCli(args)).code).toBe(1);
     expect((await readdir(scratch)).sort()).toEqual([
       'journal.ndjson',
+      'p1-0-10.arrow',
       'p1-0-10.json',
+      'p1-10-10.arrow',
       'p1-10-10.json',
       'run.json',
       'thesis.txt',

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Checkpoint, type JournalPage } from '../../src/extract/checkpoint.js';
 import { RecordIndex } from '../../src/extract/record-index.js';
-import { replayInIdOrder } from '../../src/extract/replay-in-id-order.js';
 import { rejectKey } from '../../src/extract/stage-page.js';
+import { encodePageColumns } from '../../src/load/page-columns.js';
+import { IMAGES } from '../../src/schema/columns.js';
 import { emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
-import { normalise } from '../../src/transform/normalise.js';
+import { replayColumns } from '../../src/run/replay-columns.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 
@@ -22,13 +23,11 @@ const open = (id: number) =>
 const texts = [`${open(2)},"CIAS":47.0,"big":12345678901234567890}`, `{"id": 12345678901234567891}`, `${open(1)}}`];
 const body = `{"count":3,"next":null,"previous":null,"results":[${texts.join(',')}]}`;
 
-/** Stages the page, with the journal's `extra` positions or (as an earlier version wrote it) without them. */
-async function replay(extra: number[] | undefined) {
-  const checkpoint = await Checkpoint.open(dir, {
-    source_url: 'http://x/api/images/',
-    page_size: 3,
-    started_at: new Date().toISOString(),
-  });
+/** Stages the page as a run does (its columns too), and replays it. */
+async function replay() {
+  const identity = { source_url: 'http://x/api/images/', page_size: 3, started_at: new Date().toISOString() };
+  const columns = (page: Parameters<typeof encodePageColumns>[1]) => Promise.resolve(encodePageColumns(IMAGES, page));
+  const checkpoint = await Checkpoint.open(dir, identity, { columns });
   try {
     const url = 'http://x/api/images/?limit=3&offset=0';
     const entry: Omit<JournalPage, 'file'> = {
@@ -40,30 +39,27 @@ async function replay(extra: number[] | undefined) {
       count: 3,
       ids: [2, null, 1],
       rejected: [rejectKey(JSON.parse(texts[1]!))],
+      extra: [0],
       at_end: false,
     };
     const index = new RecordIndex();
-    index.add(await checkpoint.addPage(extra === undefined ? entry : { ...entry, extra }, body));
+    index.add(await checkpoint.addPage(entry, body, (JSON.parse(body) as { results: unknown[] }).results));
     const batches = [];
-    for await (const batch of normalise(replayInIdOrder(index, checkpoint), emptyNormalisationCounts())) {
-      batches.push(batch);
-    }
+    const counts = emptyNormalisationCounts();
+    for await (const batch of replayColumns(index, checkpoint, IMAGES, counts)) batches.push(batch);
     const extras = batches.flatMap((b) => b.rows.map((r) => [r['id'], r['extra']]));
-    return { extras, rejects: batches.flatMap((b) => b.rejects.map((r) => r.text)) };
+    return { extras, rejects: batches.flatMap((b) => b.rejects.map((r) => r.text)), extra: counts.recordsWithExtra };
   } finally {
     await checkpoint.remove();
   }
 }
 
-describe('replayInIdOrder', () => {
-  it.each([
-    ['the journal names the records with unknown keys', [0]],
-    ['a journal of an earlier version does not', undefined],
-  ])('gives records and rejects their served text when %s', async (_, extra) => {
+describe('replayColumns', () => {
+  it('gives the records in id order with unknown keys as served, and the rejects as served', async () => {
     const extras = [
       [1, null],
       [2, '{"CIAS":47.0,"big":12345678901234567890}'],
     ];
-    expect(await replay(extra)).toEqual({ extras, rejects: [texts[1]] });
+    expect(await replay()).toEqual({ extras, rejects: [texts[1]], extra: 1 });
   });
 });

@@ -1,0 +1,91 @@
+/**
+ * A staged page's columns: its valid records normalised into rows of the run's table and encoded once, when the page
+ * is staged, as one Arrow record batch (an IPC stream), so that the write reads binary batches and never parses the
+ * page again. Beside the table's columns the batch holds one more, what normalisation replaced in each row, so that
+ * the manifest counts only the rows written (a record seen again on a later page replaces its earlier copy).
+ */
+import * as arrow from 'apache-arrow';
+import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
+import { attachRecordText } from '../schema/record-text.js';
+import { RecordTexts } from '../schema/record-texts.js';
+import type { PageRecords } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
+import { utf8FromStrings } from '../schema/encoding/utf8-from-strings.js';
+import { normaliseRecord } from '../transform/normalise.js';
+import { ArrowBatchBuilder } from './arrow-batches.js';
+import { isValid } from './arrow-gather.js';
+
+/** The field that holds what normalisation replaced in a row (JSON of its counts, null when nothing). */
+const REPLACED = 'img-etl.replaced';
+
+/** A staged page's columns read back. */
+export interface PageColumns {
+  /** The valid records' rows, in position order. */
+  batch: arrow.RecordBatch;
+  /** Per row: what normalisation replaced in it, null when nothing. */
+  replaced: arrow.Data<arrow.Utf8>;
+}
+
+/** The IPC stream of a page's valid records as rows of `table`, or undefined when none is valid. */
+export function encodePageColumns(table: Table, page: PageRecords): Uint8Array | undefined {
+  const { records, ids } = page;
+  if (page.extra.length > 0) {
+    const texts = new RecordTexts(typeof page.body === 'string' ? Buffer.from(page.body) : page.body);
+    for (const position of page.extra) attachRecordText(records[position] as object, texts.at(position));
+  }
+  const rows = [];
+  const replaced: (string | null)[] = [];
+  for (let position = 0; position < ids.length; position++) {
+    if (ids[position] === null) continue;
+    const counts = emptyNormalisationCounts();
+    rows.push(normaliseRecord(records[position] as Record<string, unknown>, counts, table));
+    replaced.push(replacedText(counts));
+  }
+  if (rows.length === 0) return undefined;
+  const batch = new ArrowBatchBuilder(table).build(rows, page.url);
+  const fields = [...batch.schema.fields, new arrow.Field(REPLACED, new arrow.Utf8(), true)];
+  const children = [...batch.data.children, utf8FromStrings(arrow, replaced)];
+  const type = new arrow.Struct(fields);
+  const data = arrow.makeData({ type, length: rows.length, nullCount: 0, children });
+  return arrow.tableToIPC(new arrow.Table(new arrow.RecordBatch(new arrow.Schema(fields), data)), 'stream');
+}
+
+/** A page's columns from its IPC stream; throws when they are not rows of `table` (staged for another table). */
+export function decodePageColumns(table: Table, bytes: Uint8Array): PageColumns {
+  const staged = arrow.tableFromIPC(bytes);
+  const names = staged.schema.fields.map((f) => f.name);
+  const expected = [...table.names, REPLACED];
+  if (staged.batches.length !== 1 || names.join('\0') !== expected.join('\0'))
+    throw new TypeError(`a staged page holds columns ${names.join(', ')}, not those of table ${table.name}`);
+  const batch = staged.batches[0]!;
+  return { batch, replaced: batch.data.children[table.names.length] as arrow.Data<arrow.Utf8> };
+}
+
+/** What one row's normalisation replaced, by its JSON text (rows repeat few such texts). */
+const parsed = new Map<string, NormalisationCounts>();
+
+/** Adds to `counts` what normalisation replaced in row `row` of a page's columns. */
+export function addReplaced(counts: NormalisationCounts, columns: PageColumns, row: number): void {
+  const { replaced } = columns;
+  if (!isValid(replaced, row)) return;
+  const at = replaced.offset + row;
+  const bytes = Buffer.from(replaced.values.buffer, replaced.values.byteOffset, replaced.values.byteLength);
+  const text = bytes.toString('utf8', replaced.valueOffsets[at], replaced.valueOffsets[at + 1]);
+  let one = parsed.get(text);
+  if (one === undefined) {
+    one = JSON.parse(text) as NormalisationCounts;
+    if (parsed.size < 10_000) parsed.set(text, one);
+  }
+  for (const [column, n] of Object.entries(one.sentinelToNull))
+    counts.sentinelToNull[column] = (counts.sentinelToNull[column] ?? 0) + n;
+  for (const [column, n] of Object.entries(one.emptyToNull))
+    counts.emptyToNull[column] = (counts.emptyToNull[column] ?? 0) + n;
+  counts.recordsWithExtra += one.recordsWithExtra;
+}
+
+/** What one row's normalisation replaced, as JSON text; null when nothing. */
+function replacedText(counts: NormalisationCounts): string | null {
+  for (const _ in counts.sentinelToNull) return JSON.stringify(counts);
+  for (const _ in counts.emptyToNull) return JSON.stringify(counts);
+  return counts.recordsWithExtra > 0 ? JSON.stringify(counts) : null;
+}
