@@ -3,7 +3,8 @@
  * it was staged: page-columns.ts) into one batch, column by column, copying bytes rather than rebuilding values. The
  * batch equals, byte for byte, the one ArrowBatchBuilder builds from the same rows: numbers, timestamps and booleans
  * are copied as bits, text as its UTF-8 bytes, and a category goes through its type's own encoder, so that its one
- * dictionary grows across the batches exactly as when rows are encoded.
+ * dictionary grows across the batches exactly as when rows are encoded. Picks come in runs (the next row of the same
+ * page, as the list is nearly in id order), and a run is copied at once.
  */
 import * as arrow from 'apache-arrow';
 import type { ArrowEncoder } from '../schema/column-type.js';
@@ -15,6 +16,14 @@ import { arrowSchema } from './arrow-schema.js';
 export interface Picks {
   batches: readonly arrow.RecordBatch[];
   rows: readonly number[];
+}
+
+/** Consecutive rows of one source batch: `length` rows from `row`, placed from `at` in the batch gathered. */
+interface Run {
+  children: readonly arrow.Data[];
+  row: number;
+  length: number;
+  at: number;
 }
 
 /** Gathers batches of a table's schema from other batches of it; category dictionaries grow across the batches. */
@@ -34,31 +43,38 @@ export class ArrowGatherer {
 
   /** The batch of the picked rows (zero rows are fine). */
   gather(picks: Picks): arrow.RecordBatch {
-    const children = this.schema.fields.map((field, j) => this.column(picks, field, j));
+    const runs = runsOf(picks);
+    const n = picks.rows.length;
+    const children = this.schema.fields.map((field, j) => this.column(runs, n, field, j));
     const type = new arrow.Struct(this.schema.fields);
-    const data = arrow.makeData({ type, length: picks.rows.length, nullCount: 0, children });
+    const data = arrow.makeData({ type, length: n, nullCount: 0, children });
     return new arrow.RecordBatch(this.schema, data);
   }
 
-  private column(picks: Picks, field: arrow.Field, j: number): arrow.Data {
-    const sources: arrow.Data[] = picks.batches.map((batch) => batch.data.children[j]!);
+  private column(runs: readonly Run[], n: number, field: arrow.Field, j: number): arrow.Data {
+    const whole = wholeColumn(runs, n, j);
     const category = this.categories[j];
-    if (category !== undefined) return this.category(category, field.name, sources, picks.rows);
+    if (whole !== undefined && category === undefined) return whole;
+    if (category !== undefined) return this.category(category, field.name, runs, n, j);
     const type = field.type as arrow.DataType;
-    if (arrow.DataType.isUtf8(type)) return gatherUtf8(type, sources, picks.rows);
-    if (arrow.DataType.isBool(type)) return gatherBits(type, sources, picks.rows);
+    if (arrow.DataType.isUtf8(type)) return gatherUtf8(type, runs, n, j);
+    if (arrow.DataType.isBool(type)) return gatherBits(type, runs, n, j);
     if (arrow.DataType.isInt(type) || arrow.DataType.isFloat(type) || arrow.DataType.isTimestamp(type))
-      return gatherWords(type, sources, picks.rows);
+      return gatherWords(type, runs, n, j);
     throw new TypeError(`arrow gather: column ${field.name} is of type ${String(type)}, which it cannot copy`);
   }
 
   /** A category column: its values read through each source's dictionary, encoded by the column's type. */
-  private category(encode: ArrowEncoder, name: string, sources: readonly arrow.Data[], rows: readonly number[]) {
-    const values = new Array<RowValue>(rows.length);
-    for (let k = 0; k < rows.length; k++) {
-      const source = sources[k]!;
-      const at = source.offset + rows[k]!;
-      values[k] = isValid(source, rows[k]!) ? this.dictionaryOf(source)[(source.values as Int32Array)[at]!]! : null;
+  private category(encode: ArrowEncoder, name: string, runs: readonly Run[], n: number, j: number): arrow.Data {
+    const values = new Array<RowValue>(n);
+    for (const run of runs) {
+      const source = run.children[j]!;
+      const dictionary = this.dictionaryOf(source);
+      const indices = source.values as Int32Array;
+      for (let i = 0; i < run.length; i++) {
+        const row = run.row + i;
+        values[run.at + i] = isValid(source, row) ? dictionary[indices[source.offset + row]!]! : null;
+      }
     }
     return encode({ name, values, rows: [], place: 'staged pages' });
   }
@@ -75,6 +91,35 @@ export class ArrowGatherer {
   }
 }
 
+/**
+ * Column `j` of the one source batch the picks are, all of it in order (a page of as many records as a batch, in id
+ * order: the usual case), which is the column gathered; else undefined.
+ */
+function wholeColumn(runs: readonly Run[], n: number, j: number): arrow.Data | undefined {
+  if (runs.length !== 1) return undefined;
+  const [run] = runs;
+  const source = run!.children[j]!;
+  return run!.row === 0 && source.offset === 0 && source.length === n ? source : undefined;
+}
+
+/** The picks as runs of consecutive rows of one batch. */
+function runsOf({ batches, rows }: Picks): Run[] {
+  const runs: Run[] = [];
+  let last: Run | undefined;
+  let lastBatch: arrow.RecordBatch | undefined;
+  for (let k = 0; k < rows.length; k++) {
+    const batch = batches[k]!;
+    const row = rows[k]!;
+    if (last !== undefined && batch === lastBatch && row === last.row + last.length) last.length++;
+    else {
+      last = { children: batch.data.children, row, length: 1, at: k };
+      lastBatch = batch;
+      runs.push(last);
+    }
+  }
+  return runs;
+}
+
 /** Whether row `i` of `data` is not null. */
 export function isValid(data: arrow.Data, i: number): boolean {
   const bitmap = data.nullBitmap;
@@ -83,72 +128,80 @@ export function isValid(data: arrow.Data, i: number): boolean {
   return ((bitmap[at >> 3]! >> (at & 7)) & 1) === 1;
 }
 
-/** The validity bitmap of the picked rows, and their nulls; the bitmap is undefined when none is null. */
-function validityOf(sources: readonly arrow.Data[], rows: readonly number[]) {
-  const validity = new Uint8Array((rows.length + 7) >> 3);
+/** The validity bitmap of column `j` of the picked rows, and their nulls; the bitmap is undefined when none is null. */
+function validityOf(runs: readonly Run[], n: number, j: number) {
+  const validity = new Uint8Array((n + 7) >> 3);
   let nullCount = 0;
-  for (let k = 0; k < rows.length; k++) {
-    if (isValid(sources[k]!, rows[k]!)) validity[k >> 3]! |= 1 << (k & 7);
-    else nullCount++;
+  for (const run of runs) {
+    const source = run.children[j]!;
+    for (let i = 0; i < run.length; i++) {
+      const k = run.at + i;
+      if (isValid(source, run.row + i)) validity[k >> 3]! |= 1 << (k & 7);
+      else nullCount++;
+    }
   }
   return { nullCount, nullBitmap: nullCount > 0 ? validity : undefined };
 }
 
-/** A column of 64-bit values (int64, float64, timestamps), copied as two 32-bit words each, bits unchanged. */
-function gatherWords(type: arrow.DataType, sources: readonly arrow.Data[], rows: readonly number[]): arrow.Data {
-  const n = rows.length;
-  const nulls = validityOf(sources, rows);
+/**
+ * A column of 64-bit values (int64, float64, timestamps), each run's bits copied at once (a null's slot is 0 in the
+ * source, as the encoder leaves it).
+ */
+function gatherWords(type: arrow.DataType, runs: readonly Run[], n: number, j: number): arrow.Data {
   const values = new (type as arrow.Int64).ArrayType(n);
-  const out = new Int32Array(values.buffer);
-  for (let k = 0; k < n; k++) {
-    const source = sources[k]!;
-    if (!isValid(source, rows[k]!)) continue;
-    const words = wordsOf(source);
-    const at = (source.offset + rows[k]!) * 2;
-    out[k * 2] = words[at]!;
-    out[k * 2 + 1] = words[at + 1]!;
+  const out = new Uint8Array(values.buffer);
+  for (const run of runs) {
+    const source = run.children[j]!;
+    const from = source.values as Float64Array | BigInt64Array;
+    const start = from.byteOffset + (source.offset + run.row) * 8;
+    out.set(new Uint8Array(from.buffer, start, run.length * 8), run.at * 8);
   }
-  return arrow.makeData({ type: type as arrow.Int64, length: n, ...nulls, data: values as BigInt64Array });
-}
-
-function wordsOf(data: arrow.Data): Int32Array {
-  const values = data.values as Float64Array | BigInt64Array;
-  return new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+  return arrow.makeData({
+    type: type as arrow.Int64,
+    length: n,
+    ...validityOf(runs, n, j),
+    data: values as BigInt64Array,
+  });
 }
 
 /** A boolean column, bit by bit (a null is a 0 bit, as the encoder leaves it). */
-function gatherBits(type: arrow.DataType, sources: readonly arrow.Data[], rows: readonly number[]): arrow.Data {
-  const n = rows.length;
-  const nulls = validityOf(sources, rows);
+function gatherBits(type: arrow.DataType, runs: readonly Run[], n: number, j: number): arrow.Data {
   const bits = new Uint8Array((n + 7) >> 3);
-  for (let k = 0; k < n; k++) {
-    const source = sources[k]!;
-    if (!isValid(source, rows[k]!)) continue;
-    const at = source.offset + rows[k]!;
-    if (((source.values as Uint8Array)[at >> 3]! >> (at & 7)) & 1) bits[k >> 3]! |= 1 << (k & 7);
+  for (const run of runs) {
+    const source = run.children[j]!;
+    const from = source.values as Uint8Array;
+    for (let i = 0; i < run.length; i++) {
+      const at = source.offset + run.row + i;
+      const k = run.at + i;
+      if ((from[at >> 3]! >> (at & 7)) & 1) bits[k >> 3]! |= 1 << (k & 7);
+    }
   }
-  return arrow.makeData({ type: type as arrow.Bool, length: n, ...nulls, data: bits });
+  return arrow.makeData({ type: type as arrow.Bool, length: n, ...validityOf(runs, n, j), data: bits });
 }
 
-/** A text column: each value's UTF-8 bytes copied after the last (a null is empty, as the encoder writes it). */
-function gatherUtf8(type: arrow.DataType, sources: readonly arrow.Data[], rows: readonly number[]): arrow.Data {
-  const n = rows.length;
-  const nulls = validityOf(sources, rows);
+/** A text column: each run's UTF-8 bytes copied at once after the last (a null is empty, as the encoder writes it). */
+function gatherUtf8(type: arrow.DataType, runs: readonly Run[], n: number, j: number): arrow.Data {
   const offsets = new Int32Array(n + 1);
-  for (let k = 0; k < n; k++) {
-    const source = sources[k]!;
-    const at = source.offset + rows[k]!;
+  for (const run of runs) {
+    const source = run.children[j]!;
     const starts = source.valueOffsets as Int32Array;
-    const length = isValid(source, rows[k]!) ? starts[at + 1]! - starts[at]! : 0;
-    offsets[k + 1] = offsets[k]! + length;
+    const first = source.offset + run.row;
+    const base = offsets[run.at]! - starts[first]!;
+    for (let i = 1; i <= run.length; i++) offsets[run.at + i] = base + starts[first + i]!;
   }
   const bytes = new Uint8Array(offsets[n]!);
-  for (let k = 0; k < n; k++) {
-    const length = offsets[k + 1]! - offsets[k]!;
-    if (length === 0) continue;
-    const source = sources[k]!;
-    const start = (source.valueOffsets as Int32Array)[source.offset + rows[k]!]!;
-    bytes.set((source.values as Uint8Array).subarray(start, start + length), offsets[k]);
+  for (const run of runs) {
+    const source = run.children[j]!;
+    const starts = source.valueOffsets as Int32Array;
+    const first = source.offset + run.row;
+    const from = source.values as Uint8Array;
+    bytes.set(from.subarray(starts[first], starts[first + run.length]), offsets[run.at]);
   }
-  return arrow.makeData({ type: type as arrow.Utf8, length: n, ...nulls, valueOffsets: offsets, data: bytes });
+  return arrow.makeData({
+    type: type as arrow.Utf8,
+    length: n,
+    ...validityOf(runs, n, j),
+    valueOffsets: offsets,
+    data: bytes,
+  });
 }

@@ -1,8 +1,9 @@
 /**
  * A staged page's columns: its valid records normalised into rows of the run's table and encoded once, when the page
- * is staged, as one Arrow record batch (an IPC stream), so that the write reads binary batches and never parses the
- * page again. Beside the table's columns the batch holds one more, what normalisation replaced in each row, so that
- * the manifest counts only the rows written (a record seen again on a later page replaces its earlier copy).
+ * is staged, as one Arrow record batch (as its buffers: batch-buffers.ts), so that the write reads binary batches and
+ * never parses the page again. Beside the table's columns the batch holds one more, what normalisation replaced in
+ * each row, so that the manifest counts only the rows written (a record seen again on a later page replaces its
+ * earlier copy).
  */
 import * as arrow from 'apache-arrow';
 import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
@@ -13,6 +14,8 @@ import type { Table } from '../schema/table.js';
 import { utf8FromStrings } from '../schema/encoding/utf8-from-strings.js';
 import { normaliseRecord } from '../transform/normalise.js';
 import { ArrowBatchBuilder } from './arrow-batches.js';
+import { arrowSchema } from './arrow-schema.js';
+import { batchBuffers, readBatchBuffers } from './batch-buffers.js';
 import { isValid } from './arrow-gather.js';
 
 /** The field that holds what normalisation replaced in a row (JSON of its counts, null when nothing). */
@@ -26,7 +29,7 @@ export interface PageColumns {
   replaced: arrow.Data<arrow.Utf8>;
 }
 
-/** The IPC stream of a page's valid records as rows of `table`, or undefined when none is valid. */
+/** The columns of a page's valid records as rows of `table`, as bytes to stage, or undefined when none is valid. */
 export function encodePageColumns(table: Table, page: PageRecords): Uint8Array | undefined {
   const { records, ids } = page;
   if (page.extra.length > 0) {
@@ -43,21 +46,37 @@ export function encodePageColumns(table: Table, page: PageRecords): Uint8Array |
   }
   if (rows.length === 0) return undefined;
   const batch = new ArrowBatchBuilder(table).build(rows, page.url);
-  const fields = [...batch.schema.fields, new arrow.Field(REPLACED, new arrow.Utf8(), true)];
+  const schema = stagedSchema(table);
   const children = [...batch.data.children, utf8FromStrings(arrow, replaced)];
-  const type = new arrow.Struct(fields);
-  const data = arrow.makeData({ type, length: rows.length, nullCount: 0, children });
-  return arrow.tableToIPC(new arrow.Table(new arrow.RecordBatch(new arrow.Schema(fields), data)), 'stream');
+  const type = new arrow.Struct(schema.fields);
+  return batchBuffers(
+    new arrow.RecordBatch(schema, arrow.makeData({ type, length: rows.length, nullCount: 0, children })),
+  );
 }
 
-/** A page's columns from its IPC stream; throws when they are not rows of `table` (staged for another table). */
+/** The schema of a page's staged columns: the table's, and what normalisation replaced. */
+const stagedSchemas = new WeakMap<Table, arrow.Schema>();
+function stagedSchema(table: Table): arrow.Schema {
+  let schema = stagedSchemas.get(table);
+  if (schema === undefined) {
+    schema = new arrow.Schema([
+      ...arrowSchema(undefined, table).fields,
+      new arrow.Field(REPLACED, new arrow.Utf8(), true),
+    ]);
+    stagedSchemas.set(table, schema);
+  }
+  return schema;
+}
+
+/** A page's columns from its staged bytes; throws when they are not rows of `table` (staged for another table). */
 export function decodePageColumns(table: Table, bytes: Uint8Array): PageColumns {
-  const staged = arrow.tableFromIPC(bytes);
-  const names = staged.schema.fields.map((f) => f.name);
-  const expected = [...table.names, REPLACED];
-  if (staged.batches.length !== 1 || names.join('\0') !== expected.join('\0'))
-    throw new TypeError(`a staged page holds columns ${names.join(', ')}, not those of table ${table.name}`);
-  const batch = staged.batches[0]!;
+  let batch: arrow.RecordBatch;
+  try {
+    batch = readBatchBuffers(stagedSchema(table), bytes);
+  } catch (error) {
+    const message = `a staged page's columns are not those of table ${table.name}: ${(error as Error).message}`;
+    throw new TypeError(message, { cause: error });
+  }
   return { batch, replaced: batch.data.children[table.names.length] as arrow.Data<arrow.Utf8> };
 }
 

@@ -7,7 +7,6 @@ import * as arrow from 'apache-arrow';
 import type { PageRef, Reject, Row, RowValue } from '../schema/row.js';
 import type { LoadBatch } from './arrow-batches.js';
 import type { Table } from '../schema/table.js';
-import { isValid } from './arrow-gather.js';
 
 /** Each row of `batch`, a batch of `table`'s schema, in the table's column order. */
 export function rowsOfBatch(batch: arrow.RecordBatch, table: Table): Row[] {
@@ -15,8 +14,13 @@ export function rowsOfBatch(batch: arrow.RecordBatch, table: Table): Row[] {
   const rows = new Array<Row>(n);
   for (let i = 0; i < n; i++) rows[i] = { ...table.nullRow };
   table.names.forEach((name, j) => {
-    const values = valuesOf(batch.data.children[j]!);
-    for (let i = 0; i < n; i++) rows[i]![name] = values(i);
+    const data = batch.data.children[j]!;
+    const read = readerOf(data);
+    const bitmap = data.nullCount > 0 ? data.nullBitmap : undefined;
+    const { offset } = data;
+    for (let i = 0, at = offset; i < n; i++, at++) {
+      if (bitmap === undefined || ((bitmap[at >> 3]! >> (at & 7)) & 1) === 1) rows[i]![name] = read(at);
+    }
   });
   return rows;
 }
@@ -37,13 +41,7 @@ export function columnsBatch(source: PageRef, arrow: arrow.RecordBatch, rejects:
   };
 }
 
-/** A reader of the values of one column, null where null. */
-function valuesOf(data: arrow.Data): (i: number) => RowValue {
-  const { offset } = data;
-  const read = readerOf(data);
-  return (i) => (isValid(data, i) ? read(offset + i) : null);
-}
-
+/** A reader of the value at a position of `data` that is not null. */
 function readerOf(data: arrow.Data): (at: number) => RowValue {
   const { type } = data;
   if (arrow.DataType.isDictionary(type)) {

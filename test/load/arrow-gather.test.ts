@@ -76,14 +76,19 @@ const withYear = withColumns(IMAGES, [
 
 describe('ArrowGatherer over staged page columns', () => {
   it.each([
-    ['the images', IMAGES, 97, 1_000],
-    ['a table with a derived column', withYear, 250, 333],
-  ])('gives, for %s, the very batches the builder gives from the same rows', (_, table, pageSize, batchSize) => {
+    ['the images in shuffled order', IMAGES, 97, 1_000, 1],
+    ['a table with a derived column in shuffled order', withYear, 250, 333, 1],
+    ['the images nearly in page order (runs of rows)', IMAGES, 97, 1_000, 0.02],
+    ['the images in page order, each page a batch', IMAGES, 500, 500, 0],
+  ])('gives, for %s, the very batches the builder gives from the same rows', (_, table, pageSize, batchSize, moved) => {
     const pages = stagedPages(table, servedTexts(), pageSize);
-    const picks = shuffled(
-      pages.flatMap((page, p) => page.rowOf.flatMap((row, position) => (row < 0 ? [] : [{ p, position, row }]))),
-      42,
+    const all = pages.flatMap((page, p) =>
+      page.rowOf.flatMap((row, position) => (row < 0 ? [] : [{ p, position, row }])),
     );
+    // `moved` of them shuffled among themselves, the others in page order
+    const movedAt = all.flatMap((_, i) => ((i * 7919) % 100 < moved * 100 ? [i] : []));
+    const picks = [...all];
+    shuffled(movedAt, 42).forEach((from, i) => (picks[movedAt[i]!] = all[from]!));
     const builder = new ArrowBatchBuilder(table);
     const gatherer = new ArrowGatherer(table);
     const built: arrow.RecordBatch[] = [];
