@@ -15,6 +15,7 @@ import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, type OutputChoices } from './snapshot-options.js';
 import { folderOption, positiveInt, positiveSeconds, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
+import { baseUrlOption } from './base-url-option.js';
 
 type FilesArgs = ArgumentsCamelCase<{
   snapshot: string;
@@ -164,7 +165,7 @@ async function checkedRun(args: FilesArgs, output: OutputChoices): Promise<Files
     snapshot: args.snapshot,
     where,
     with: groups,
-    ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
+    ...(args.baseUrl === undefined ? {} : { baseUrl: baseUrlOption(args.baseUrl).href }),
   };
   const progress: Reporter<FilesEvent> =
     output.logFormat === 'json'

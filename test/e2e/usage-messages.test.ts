@@ -1,10 +1,12 @@
 /**
- * Messages that point at the mistake: a mistyped command or option names the nearest one and the `--help` to read.
- * The real CLI.
+ * Messages that point at the mistake: a mistyped command or option names the nearest one and the `--help` to read; a
+ * --base-url naming another API path than the image list is refused before any request, naming the list. The real
+ * CLI, over loopback HTTP.
  */
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 
@@ -42,5 +44,33 @@ describe('unknown commands and options', () => {
     expect(run.stderr).toBe(`img-etl: ${message}\n`);
     expect(run.stdout).toBe('');
     expect(await readdir(out)).toEqual([]);
+  });
+});
+
+describe('a --base-url that names another API path than the image list', () => {
+  it.each([
+    [[], '/api/image/', '/api/images/', '/'],
+    [['--dry-run'], '/api/collections/', '/api/images/', '/'],
+    [['run', 'full-snapshot'], '/nv/api/', '/nv/api/images/', '/nv/'],
+    [['files', 'snap'], '/api/image', '/api/images/', '/'],
+  ])('%j %s: exit code 2 before any request, naming the list', async (command, path, list, service_) => {
+    service = await startFixtureService({ records: 10 });
+    const origin = new URL(service.url).origin;
+    const run = await runCli([...command, '--base-url', `${origin}${path}`, '--out', 'snap'], { cwd: out });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `img-etl: --base-url: the image list is at ${origin}${list}, not ${origin}${path} ` +
+        `(or give the service alone: ${origin}${service_})\n`,
+    );
+    expect(service.stats.requests).toBe(0);
+    expect(await readdir(out)).toEqual([]);
+  });
+
+  it.each([['/api/images/'], ['/api/images'], ['/']])('takes %s', async (path) => {
+    service = await startFixtureService({ records: 10 });
+    const origin = new URL(service.url).origin;
+    const run = await runCli(['--base-url', `${origin}${path}`, '--out', 'snap', '--quiet'], { cwd: out });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
   });
 });
