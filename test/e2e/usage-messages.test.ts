@@ -1,8 +1,9 @@
 /**
  * Messages that point at the mistake: a mistyped command or option names the nearest one and the `--help` to read; a
- * --base-url naming another API path than the image list is refused before any request, naming the list. The real
- * CLI, over loopback HTTP.
+ * --base-url naming another API path than the image list is refused before any request, naming the list; a service
+ * that refuses connections is said to be unreachable at its address. The real CLI, over loopback HTTP.
  */
+import { createServer } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
@@ -74,3 +75,27 @@ describe('a --base-url that names another API path than the image list', () => {
     expect(run.code).toBe(0);
   });
 });
+
+it('says a service that refuses connections is not reachable at its address, and keeps the URL', async () => {
+  const port = await closedPort();
+  const base = `http://127.0.0.1:${port}`;
+  const run = await runCli(['--base-url', base, '--out', 'snap', '--max-attempts', '2', '--retry-delay', '0.01'], {
+    cwd: out,
+  });
+  expect(run.code).toBe(1);
+  const last = run.stderr.trim().split('\n').at(-1);
+  expect(last).toBe(
+    `img-etl: extract: GET ${base}/api/collections/?limit=1000&offset=0 failed ` +
+      `(connect ECONNREFUSED 127.0.0.1:${port}: the service is not reachable at ${base}; is it running there?) ` +
+      'after 2 attempts',
+  );
+});
+
+/** A loopback port nothing listens on: one the system gave a server that has closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
