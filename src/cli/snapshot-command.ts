@@ -109,7 +109,7 @@ export async function runSnapshotCommand(
   command: SnapshotCommandOptions = {},
 ): Promise<{ code: number; result?: SnapshotResult }> {
   const outDir = options.outDir ?? 'output';
-  const progress = createReporter(process.stderr, command);
+  const progress = createReporter(process.stderr, { ...command, stages: (options.stages?.length ?? 0) > 0 });
   if (command.dryRun === true) return printPlan(options, command, progress);
   // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
   const { runSnapshot, STAGING_DIR } = await import('../run/run-snapshot.js');
