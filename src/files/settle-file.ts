@@ -1,5 +1,6 @@
 /** Settling one file of a files run: kept from disk, fetched, or reported with why not; counted and told. */
 import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { HttpClient } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
 import { isFile } from '../load/path-kind.js';
@@ -77,7 +78,7 @@ export async function settleFile(job: Job, run: SettleRun): Promise<FileRow> {
     collection_id: job.image.collectionId,
     link: job.link,
     url: job.url,
-    path,
+    path: path === null ? null : relative(run.outDir, path), // as files.parquet gives it: relative to the folder
     bytes: result.bytes ?? null,
     sha256: result.sha256 ?? null,
     mtime_ns: result.mtimeNs ?? null,

@@ -99,7 +99,7 @@ describe('a selection by --where', () => {
         collection_id: record['collection_id'],
         link: 'file',
         url: record['file'],
-        path,
+        path: landingPath(record), // relative to --out
         bytes: record['file_size'],
         sha256: sha256(served),
         status: 'ok',
