@@ -12,7 +12,7 @@ import type {
   SkipEvent,
   StagingEvent,
 } from '../extract/extract-events.js';
-import type { PublishStartEvent, RunEvent } from '../run/run-events.js';
+import type { PublishEndEvent, PublishStartEvent, RunEvent } from '../run/run-events.js';
 import type { Shortfall } from '../extract/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
@@ -127,7 +127,7 @@ export class Progress implements Reporter {
         this.maybeDraw(now);
         return;
       case 'publish-end':
-        return this.onPublishEnd(now);
+        return this.onPublishEnd(event, now);
     }
   };
 
@@ -203,9 +203,9 @@ export class Progress implements Reporter {
   }
 
   /** Publishing ends: the bar is drawn full, then cleared for the summary. */
-  private onPublishEnd(now: number): void {
+  private onPublishEnd(event: PublishEndEvent, now: number): void {
     // The last bar drawn says the files are written, true when it is drawn; then it makes way for the summary.
-    if (!this.stages) this.publish.written = this.publish.records;
+    this.publish.written = this.stages ? event.rows + event.rejects : this.publish.records;
     this.draw(now);
     this.phase = 'idle'; // the summary follows
     this.clearLine();
