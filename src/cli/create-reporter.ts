@@ -16,10 +16,12 @@ export interface ReporterOptions {
   quiet?: boolean;
   /** Milliseconds between plain progress lines when stderr is not a terminal; default 10,000. */
   progressIntervalMs?: number;
+  /** The run's rows pass through a pipeline's stages, which may leave some out; default false. */
+  stages?: boolean;
 }
 
 /** The reporter a command line asks for, writing to `out` (stderr). */
 export function createReporter(out: NodeJS.WriteStream, options: ReporterOptions = {}): Reporter {
   if (options.logFormat === 'json') return new JsonLog(out, options.quiet);
-  return new Progress(out, options.quiet, { plainEveryMs: options.progressIntervalMs });
+  return new Progress(out, options.quiet, { plainEveryMs: options.progressIntervalMs, stages: options.stages });
 }

@@ -15,6 +15,7 @@ import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, type OutputChoices } from './snapshot-options.js';
 import { folderOption, positiveInt, positiveSeconds, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
+import { baseUrlOption } from './base-url-option.js';
 
 type FilesArgs = ArgumentsCamelCase<{
   snapshot: string;
@@ -164,7 +165,7 @@ async function checkedRun(args: FilesArgs, output: OutputChoices): Promise<Files
     snapshot: args.snapshot,
     where,
     with: groups,
-    ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
+    ...(args.baseUrl === undefined ? {} : { baseUrl: baseUrlOption(args.baseUrl).href }),
   };
   const progress: Reporter<FilesEvent> =
     output.logFormat === 'json'
@@ -221,7 +222,7 @@ async function fetchSelection(run: FilesRun, args: FilesArgs, setExitCode: (code
     process.stdout.write(
       run.summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
     );
-    setExitCode(result.counts.ok === result.selected.files ? EXIT.OK : EXIT.INCOMPLETE);
+    setExitCode(complete(result) ? EXIT.OK : EXIT.INCOMPLETE);
   } catch (err) {
     run.progress.finish();
     if (aborter.signal.aborted) {
@@ -343,9 +344,10 @@ function formatPlan(plan: FilesPlan, concurrency: number, estimate: number | nul
 /** `--summary json`. */
 function summaryDocument(result: FilesResult): Record<string, unknown> {
   return {
-    complete: result.counts.ok === result.selected.files,
+    complete: complete(result),
     selected: result.selected,
     counts: result.counts,
+    lost: result.lost,
     fetched: result.fetched,
     kept: result.kept,
     files_table: {
@@ -358,18 +360,28 @@ function summaryDocument(result: FilesResult): Record<string, unknown> {
   };
 }
 
+/**
+ * Whether every selected file is ok but those the listing marks as lost (`file_size` 0), which no run can fetch; a 404
+ * for a file the listing gives a size still makes a run incomplete.
+ */
+function complete(result: FilesResult): boolean {
+  return result.counts.ok + result.lost === result.selected.files;
+}
+
 function formatSummary(result: FilesResult): string {
   const seconds = result.durationMs / 1000;
   const { counts, fetched, selected } = result;
   const rate = `${formatBytes(fetched.bytes / Math.max(seconds, 0.001))}/s`;
   const others = FILE_STATUSES.filter((s) => s !== 'ok').map((s) => `${s} ${thousands(counts[s])}`);
-  const complete = counts.ok === selected.files;
+  const done = complete(result);
   const fetchedBytes = `${formatBytes(fetched.bytes)} in ${seconds.toFixed(1)} s (${rate})`;
   const okFiles = `${thousands(counts.ok)} of ${thousands(selected.files)} files ok`;
+  const lost =
+    result.lost > 0 ? `; ${thousands(result.lost)} lost on the server (file_size 0 in the listing), not fetched` : '';
   const lines = [
-    `img-etl files: ${complete ? 'complete' : 'INCOMPLETE'}: ${okFiles}`,
+    `img-etl files: ${done ? 'complete' : 'INCOMPLETE'}: ${okFiles}${lost}`,
     `  fetched   ${thousands(fetched.files)} files, ${fetchedBytes}; ${thousands(result.kept)} kept from disk`,
-    `  problems  ${others.join(', ')}${complete ? '' : " (files.parquet's status and reason say which and why)"}`,
+    `  problems  ${others.join(', ')}${done ? '' : " (files.parquet's status and reason say which and why)"}`,
     `  table     ${result.table.path}  ${thousands(result.table.rows)} rows, ${formatBytes(result.table.bytes)}`,
   ];
   return `${lines.join('\n')}\n`;

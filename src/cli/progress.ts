@@ -12,7 +12,7 @@ import type {
   SkipEvent,
   StagingEvent,
 } from '../extract/extract-events.js';
-import type { PublishStartEvent, RunEvent } from '../run/run-events.js';
+import type { PublishEndEvent, PublishStartEvent, RunEvent } from '../run/run-events.js';
 import type { Shortfall } from '../extract/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
@@ -27,6 +27,11 @@ export interface ProgressOptions {
    * Milliseconds between redraws while no event arrives (rate and ETA keep moving during a slow page); default 1,000.
    */
   refreshEveryMs?: number;
+  /**
+   * The run's rows pass through a pipeline's stages, which may leave some out: while writing, the rows written are
+   * counted without a share of the records read or a time left; default false.
+   */
+  stages?: boolean;
 }
 
 /** Where the run stands, as far as the events tell. */
@@ -61,6 +66,7 @@ export class Progress implements Reporter {
   private readonly plainEveryMs: number;
   private readonly redrawEveryMs: number;
   private readonly refreshEveryMs: number;
+  private readonly stages: boolean;
   /** `collections`: the collections list and the collections' own lists are read (a line each step, no bar). */
   private phase: 'idle' | 'extract' | 'collections' | 'publish' = 'idle';
   private pass: PassState = newPass(1, 1, 0, Date.now());
@@ -82,6 +88,7 @@ export class Progress implements Reporter {
     this.plainEveryMs = options.plainEveryMs ?? 10_000;
     this.redrawEveryMs = options.redrawEveryMs ?? 100;
     this.refreshEveryMs = options.refreshEveryMs ?? 1_000;
+    this.stages = options.stages === true;
   }
 
   /** Takes one event. */
@@ -120,7 +127,7 @@ export class Progress implements Reporter {
         this.maybeDraw(now);
         return;
       case 'publish-end':
-        return this.onPublishEnd(now);
+        return this.onPublishEnd(event, now);
     }
   };
 
@@ -185,16 +192,20 @@ export class Progress implements Reporter {
   private onPublishStart(event: PublishStartEvent, now: number): void {
     this.phase = 'publish';
     this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
-    if (!this.tty)
-      this.out.write(`img-etl: writing ${thousands(event.records)} records as ${event.formats.join(', ')}\n`);
+    const formats = event.formats.join(', ');
+    if (!this.tty && this.stages)
+      this.out.write(
+        `img-etl: writing ${formats}: ${thousands(event.records)} records through the pipeline's stages\n`,
+      );
+    else if (!this.tty) this.out.write(`img-etl: writing ${thousands(event.records)} records as ${formats}\n`);
     this.startTimer();
     this.draw(now);
   }
 
   /** Publishing ends: the bar is drawn full, then cleared for the summary. */
-  private onPublishEnd(now: number): void {
+  private onPublishEnd(event: PublishEndEvent, now: number): void {
     // The last bar drawn says the files are written, true when it is drawn; then it makes way for the summary.
-    this.publish.written = this.publish.records;
+    this.publish.written = this.stages ? event.rows + event.rejects : this.publish.records;
     this.draw(now);
     this.phase = 'idle'; // the summary follows
     this.clearLine();
@@ -280,6 +291,8 @@ export class Progress implements Reporter {
     const width = 24;
     const filled = Math.round(share * width);
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+    if (this.phase === 'publish' && this.stages)
+      return `writing ${this.publish.formats.join('+')}: ${this.publishStatus(now)}`;
     if (this.phase === 'publish') return `writing ${this.publish.formats.join('+')} ${bar} ${this.publishStatus(now)}`;
     const p = this.pass;
     const head =
@@ -315,9 +328,11 @@ export class Progress implements Reporter {
   private publishStatus(now: number): string {
     const q = this.publish;
     const rate = q.written / Math.max((now - q.started) / 1000, 0.001);
+    const perSecond = `${thousands(Math.round(rate))} rec/s`;
+    if (this.stages) return `${thousands(q.written)} records written after the pipeline's stages, ${perSecond}`;
     return (
       `${percent(q.written, q.records)} ${thousands(q.written)}/${thousands(q.records)} ` +
-      `records, ${thousands(Math.round(rate))} rec/s, eta ` +
+      `records, ${perSecond}, eta ` +
       `${eta(q.records - q.written, rate)}`
     );
   }

@@ -1,4 +1,4 @@
-import yargs from 'yargs';
+import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';
 import { serveCommand } from './serve-command.js';
 import { demoCommand } from './demo-command.js';
@@ -12,38 +12,75 @@ import { runCommand } from './run-command.js';
 import { VERSION } from '../run/tool.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
+import { unknownArgumentsMessage } from './unknown-arguments.js';
 
 /** Runs the img-etl command line with the given arguments and resolves to the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   let exitCode = 0;
   const setExitCode = (code: number) => (exitCode = code);
-  const parser = yargs(argv)
+  const commands: CommandModule<object, never>[] = [
+    snapshotCommand(setExitCode),
+    serveCommand(setExitCode),
+    demoCommand(setExitCode),
+    diffCommand(setExitCode),
+    reportCommand(setExitCode),
+    filesCommand(setExitCode),
+    runCommand(setExitCode, await pipelineNames()),
+    readmeCommand(),
+  ] as never;
+  try {
+    // yargs reads --fresh=yes as false
+    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS }));
+    await parserOf(argv, commands).parseAsync();
+  } catch (err) {
+    process.stderr.write(`img-etl: ${err instanceof Error ? err.message : String(err)}\n`);
+    return err instanceof UsageError ? 2 : 1;
+  }
+  return exitCode;
+}
+
+/** The yargs parser of `argv` with `commands`; its failures are one-line usage errors. */
+function parserOf(argv: string[], commands: CommandModule<object, never>[]): Argv {
+  let current = '$0'; // the command whose builder ran last: the one being parsed
+  const parser = commands
+    .reduce((y, module) => y.command(tracked(module, (name) => (current = name))), yargs(argv))
     .scriptName('img-etl')
-    .command(snapshotCommand(setExitCode))
-    .command(serveCommand(setExitCode))
-    .command(demoCommand(setExitCode))
-    .command(diffCommand(setExitCode))
-    .command(reportCommand(setExitCode))
-    .command(filesCommand(setExitCode))
-    .command(runCommand(setExitCode, await pipelineNames()))
-    .command(readmeCommand())
     .strict()
     .help()
     .version(VERSION)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((msg, err) => {
       // yargs' own errors (bad config file, parse errors) are usage errors; a command's errors pass through.
-      if (err === undefined || err === null || err.name === 'YError')
-        throw new UsageError({ message: err?.message ?? msg });
-      throw err;
+      if (err !== undefined && err !== null && err.name !== 'YError') throw err;
+      const known = { command: current, commands: visibleNames(commands), options: optionNames(parser) };
+      const unknown = msg === null ? undefined : unknownArgumentsMessage(msg, argv, known);
+      throw new UsageError({ message: unknown ?? err?.message ?? msg });
     });
-  try {
-    // yargs reads --fresh=yes as false
-    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS }));
-    await parser.parseAsync();
-  } catch (err) {
-    process.stderr.write(`img-etl: ${err instanceof Error ? err.message : String(err)}\n`);
-    return err instanceof UsageError ? 2 : 1;
-  }
-  return exitCode;
+  return parser;
+}
+
+/** `module` telling `onBuild` its name when yargs builds it (when it is the command given). */
+function tracked(module: CommandModule<object, never>, onBuild: (name: string) => void): CommandModule<object, never> {
+  const { builder } = module;
+  if (typeof builder !== 'function') return module;
+  return { ...module, builder: ((y: Argv) => (onBuild(commandName(module)), builder(y))) as never };
+}
+
+/** The names `--help` lists (hidden commands left out). */
+function visibleNames(commands: readonly CommandModule<object, never>[]): string[] {
+  return commands
+    .filter((c) => c.describe !== false)
+    .map(commandName)
+    .filter((name) => name !== '$0');
+}
+
+function commandName(module: CommandModule<object, never>): string {
+  const command: unknown = Array.isArray(module.command) ? module.command[0] : module.command;
+  return (typeof command === 'string' ? command : '$0').split(' ')[0]!;
+}
+
+/** The options yargs knows while it parses a command (getOptions is public in yargs, though untyped). */
+function optionNames(parser: Argv): string[] {
+  const options = (parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions();
+  return Object.keys(options.key);
 }

@@ -12,7 +12,7 @@ import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, folderOption, outputChoicesFrom, pars
 import { positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
-import { redactUrl } from '../extract/redact-url.js';
+import { baseUrlOption } from './base-url-option.js';
 import { CheckpointError } from '../extract/checkpoint.js';
 import { ExtractError } from '../extract/extract-error.js';
 import { LoadError } from '../text/load-error.js';
@@ -47,25 +47,6 @@ export type SnapshotArgs = ArgumentsCamelCase<{
   progressInterval?: number;
   dryRun?: boolean;
 }>;
-
-/** `--base-url` checked: an http or https URL without credentials, or a one-line usage error. */
-function baseUrlOption(text: string): URL {
-  let baseUrl: URL;
-  try {
-    baseUrl = new URL(text);
-  } catch {
-    throw new UsageError({ message: `--base-url: not a URL: ${JSON.stringify(text)}` });
-  }
-  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
-    throw new UsageError({
-      message: `--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(text))}`,
-    });
-  if (baseUrl.username !== '' || baseUrl.password !== '')
-    throw new UsageError({
-      message: '--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN',
-    });
-  return baseUrl;
-}
 
 /** Turns parsed snapshot arguments into run options, failing with a one-line message on a bad value. */
 export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
@@ -128,7 +109,7 @@ export async function runSnapshotCommand(
   command: SnapshotCommandOptions = {},
 ): Promise<{ code: number; result?: SnapshotResult }> {
   const outDir = options.outDir ?? 'output';
-  const progress = createReporter(process.stderr, command);
+  const progress = createReporter(process.stderr, { ...command, stages: (options.stages?.length ?? 0) > 0 });
   if (command.dryRun === true) return printPlan(options, command, progress);
   // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
   const { runSnapshot, STAGING_DIR } = await import('../run/run-snapshot.js');

@@ -108,7 +108,7 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
     `img-etl: ${m.complete ? 'complete' : 'INCOMPLETE'} snapshot of ${m.source_url}`,
     `  records   ${recordsLine(m)}`,
     `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ${seconds.toFixed(1)} s ` +
-      `(${Math.round(m.records_written / Math.max(seconds, 0.001))} records/s)`,
+      `(${Math.round(m.received / Math.max(seconds, 0.001))} records/s)`,
     `  requests  ${requestsLine(m)}`,
     `  proof     ${proofLine(m)}`,
     ...m.completeness.unreadable.map((u) => `  left out  ${unreadableLine(u)}`),
@@ -116,9 +116,7 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
     ...(m.skipped_offsets.length > 0
       ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`]
       : []),
-    ...m.files.map(
-      (f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${formatBytes(f.bytes)}, ${f.rows} rows`,
-    ),
+    ...m.files.map((f) => `  ${f.format.padEnd(9)} ${join(result.dataDir, f.name)}  ${fileCount(f, m)}`),
     // Said once: without collection endpoints the proof line gives the same reason.
     ...('absent' in m.collections && m.collections.absent !== proofLine(m)
       ? [`  collections ${m.collections.absent}`]
@@ -130,14 +128,30 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
   return lines.join('\n') + '\n';
 }
 
-/** Records written and rejected against what the service counted, true whichever way `count` moved. */
+/**
+ * A file's size and what it counts: a data file its rows, a report the rows written it covers; a loader (a script that
+ * reads the data files) has no rows of its own.
+ */
+function fileCount(f: Manifest['files'][number], m: Manifest): string {
+  if (f.format === 'loader') return formatBytes(f.bytes);
+  if (f.format === 'report')
+    return `${formatBytes(f.bytes)}, covers the ${plural(m.records_written, 'row', 'rows')} written`;
+  return `${formatBytes(f.bytes)}, ${plural(f.rows, 'row', 'rows')}`;
+}
+
+/**
+ * Records written (after a pipeline's stages, saying how many they left out) and rejected against what the service
+ * counted, true whichever way `count` moved.
+ */
 function recordsLine(m: Manifest): string {
   const counted =
     m.count_at_start === m.count_at_end
       ? `the service counts ${m.count_at_end}`
       : `the service counted ${m.count_at_start} at the start and ${m.count_at_end} at the end`;
+  const leftOut = m.received - m.rejects - m.records_written;
+  const stages = leftOut > 0 ? ` (${leftOut} of ${m.received - m.rejects} left out by the pipeline's stages)` : '';
   return (
-    `${m.records_written} written, ${m.rejects} rejected; ${counted}: ${m.missing} ` +
+    `${m.records_written} written${stages}, ${m.rejects} rejected; ${counted}: ${m.missing} ` +
     `missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`
   );
 }

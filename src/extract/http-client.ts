@@ -382,7 +382,12 @@ export class HttpClient {
         cause: err,
       });
     }
-    return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, cause: err });
+    return new ExtractError({
+      code: 'NETWORK',
+      url,
+      reason: `failed (${describe(err)}${refused(url, err)})`,
+      cause: err,
+    });
   }
 }
 
@@ -598,6 +603,13 @@ function fileResponse(url: URL, response: Dispatcher.ResponseData): FileResponse
     return Array.isArray(value) ? value[0] : value;
   };
   return { url: url.href, status: statusCode, header, body: response.body, discard: () => drop(response) };
+}
+
+/** What a refused connection means, said after its code: nothing listens at the URL's address (ECONNREFUSED). */
+function refused(url: string, err: unknown): string {
+  const codes = [err, (err as { cause?: unknown } | null)?.cause].map((e) => (e as { code?: unknown } | null)?.code);
+  if (!codes.includes('ECONNREFUSED')) return '';
+  return `: the service is not reachable at ${new URL(url).origin}; is it running there?`;
 }
 
 /** One line naming a network failure: its code and message, without repeating the code. */

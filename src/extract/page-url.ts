@@ -17,6 +17,18 @@ export function listUrlOf(baseUrl: string): URL {
   return new URL(base.pathname.endsWith('/api/images/') ? base.pathname : 'api/images/', base);
 }
 
+/**
+ * The image list a base URL was meant to name when its path names the API (`/api/`) but not the image list
+ * (`http://host/api/image/`, `http://host/api/collections/`): `{prefix}/api/images/`; undefined for any other base.
+ */
+export function misnamedListUrl(baseUrl: string): string | undefined {
+  const base = new URL(baseUrl);
+  const path = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
+  const api = path.indexOf('/api/');
+  if (api === -1 || path.endsWith('/api/images/')) return undefined;
+  return new URL(`${path.slice(0, api)}/api/images/`, base.origin).href;
+}
+
 /** The `limit` a link carries (the server's effective page size), or undefined. */
 export function limitOfLink(link: string | null): number | undefined {
   if (link === null) return undefined;

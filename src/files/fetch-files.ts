@@ -65,6 +65,11 @@ export interface FilesResult {
   fetched: { files: number; bytes: number };
   /** Files kept from disk without a request. */
   kept: number;
+  /**
+   * Files the listing marks as lost (`file_size` 0), counted among `missing_on_server`: never requested, and no reason
+   * for a run to fail, since no run can fetch them.
+   */
+  lost: number;
   /** The selection: files and listed bytes. */
   selected: { files: number; bytes: number };
   /** files.parquet as written. */
@@ -187,6 +192,7 @@ async function fetchPlanned(
       counts: run.tally.counts,
       fetched: run.tally.fetched,
       kept: run.tally.kept,
+      lost: run.tally.lost,
       selected: { files: plan.files, bytes: plan.bytes },
       table,
       durationMs: Date.now() - started,

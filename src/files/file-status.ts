@@ -18,7 +18,7 @@ export interface FileRow {
   link: string;
   /** The URL as listed. */
   url: string | null;
-  /** Where the file is (or would be) on disk. */
+  /** Where the file is (or would be) on disk, relative to the output folder (`--out`). */
   path: string | null;
   /** Its size on disk when `ok`. */
   bytes: number | null;

@@ -4,7 +4,7 @@
  * into place once whole (AtomicFile), and read back by the next run to skip what it holds as verified.
  */
 import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import {
   Field,
   Int64,
@@ -111,7 +111,8 @@ export interface VerifiedFile {
 }
 
 /**
- * What an earlier run's files.parquet holds as verified, by path; empty when there is none or it cannot be read.
+ * What an earlier run's files.parquet holds as verified, by path (the folder joined to the table's `path`); empty
+ * when there is none or it cannot be read.
  */
 export async function readVerifiedFiles(dir: string): Promise<Map<string, VerifiedFile>> {
   const verified = new Map<string, VerifiedFile>();
@@ -129,7 +130,9 @@ export async function readVerifiedFiles(dir: string): Promise<Map<string, Verifi
       const mtime = batch.getChild('mtime_ns'); // absent from a table of an older img-etl
       for (let i = 0; i < batch.numRows; i++) {
         if (status.get(i) !== 'ok' || path.get(i) === null) continue;
-        verified.set(path.get(i) as string, {
+        // relative to the folder; a table of an older img-etl gave it as --out did (absolute, or from its cwd)
+        const at = path.get(i) as string;
+        verified.set(isAbsolute(at) ? at : join(dir, at), {
           bytes: Number(bytes.get(i)),
           sha256: sha.get(i) as string,
           mtimeNs: (mtime?.get(i) ?? undefined) as bigint | undefined,

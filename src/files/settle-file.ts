@@ -1,5 +1,6 @@
 /** Settling one file of a files run: kept from disk, fetched, or reported with why not; counted and told. */
 import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { HttpClient } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
 import { isFile } from '../load/path-kind.js';
@@ -29,6 +30,8 @@ export interface FilesTally {
   fetched: { files: number; bytes: number };
   /** Files kept from disk without a request. */
   kept: number;
+  /** Files the listing marks as lost (`file_size` 0): `missing_on_server`, never requested. */
+  lost: number;
 }
 
 /** What settling a file reads from its run, and the tally it adds to. */
@@ -62,6 +65,7 @@ export function emptyTally(): FilesTally {
     counts: { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 },
     fetched: { files: 0, bytes: 0 },
     kept: 0,
+    lost: 0,
   };
 }
 
@@ -74,7 +78,7 @@ export async function settleFile(job: Job, run: SettleRun): Promise<FileRow> {
     collection_id: job.image.collectionId,
     link: job.link,
     url: job.url,
-    path,
+    path: path === null ? null : relative(run.outDir, path), // as files.parquet gives it: relative to the folder
     bytes: result.bytes ?? null,
     sha256: result.sha256 ?? null,
     mtime_ns: result.mtimeNs ?? null,
@@ -110,7 +114,10 @@ async function outcomeAt(
   listed: number | undefined,
   run: SettleRun,
 ): Promise<Outcome> {
-  if (listed === 0) return notFetched('missing_on_server', 'file_size is 0: the server has lost the file');
+  if (listed === 0) {
+    run.tally.lost++;
+    return notFetched('missing_on_server', 'file_size is 0: the server has lost the file');
+  }
   const blocked = await pathInTheWay(run.outDir, path);
   if (blocked !== undefined) return notFetched('failed', `files: ${blocked}`);
   const taken = run.paths.claim(path); // after the last await before the fetch: no other file passes it meanwhile

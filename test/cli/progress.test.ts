@@ -139,6 +139,22 @@ describe('Progress on a terminal', () => {
     progress.finish();
   });
 
+  it("with a pipeline's stages, counts the records written after them, without a share or a time left", () => {
+    const { stream, text } = fakeStream(true);
+    const progress = new Progress(stream, false, { stages: true });
+    progress.onEvent(passStart());
+    progress.onEvent(page(0, 100, 100));
+    vi.setSystemTime(1000);
+    progress.onEvent({ type: 'publish-start', records: 4000, formats: ['parquet'] });
+    vi.setSystemTime(2000);
+    progress.onEvent({ type: 'publish-progress', rows: 90, rejects: 0 });
+    expect(redraws(text()).at(-1)).toBe("writing parquet: 90 records written after the pipeline's stages, 90 rec/s");
+    progress.onEvent({ type: 'publish-end', rows: 110, rejects: 0, files: [] });
+    expect(redraws(text()).at(-1)).toBe("writing parquet: 110 records written after the pipeline's stages, 110 rec/s");
+    expect(text()).not.toContain('4,000');
+    progress.finish();
+  });
+
   it('prints retries and skips on lines of their own above the bar', () => {
     const { stream, text } = fakeStream(true);
     const progress = new Progress(stream);

@@ -73,7 +73,7 @@ describe('summary', () => {
           'the copy newer by modify_date is kept',
         '  skipped   records at offsets 512: the server could not serve them',
         `  parquet   ${join('snap', '20250301T100000Z', 'images.parquet')}  123.5 kB, 999 rows`,
-        `  rejects   ${join('snap', '20250301T100000Z', 'rejects.ndjson')}  800 B, 1 rows`,
+        `  rejects   ${join('snap', '20250301T100000Z', 'rejects.ndjson')}  800 B, 1 row`,
         '  collections http://h/api/collections/ answered 404: no table',
         `  manifest  ${join('snap', '20250301T100000Z', 'manifest.json')}`,
         `  latest    ${join('snap', 'latest')} -> 20250301T100000Z`,

@@ -60,7 +60,7 @@ async function flipMiddleByte(path: string): Promise<void> {
   }
 }
 
-/** The mtime files.parquet records for the file at `path`, in nanoseconds. */
+/** The mtime files.parquet records for the file at `path` (relative to `out`, as the table has it), in nanoseconds. */
 async function recordedMtime(out: string, path: string): Promise<bigint> {
   const db = await openDuckDB();
   const rows = await query(
@@ -83,7 +83,7 @@ async function expectServed(out: string, record: Rec): Promise<void> {
     sha256(served),
     null,
   ]);
-  expect(await recordedMtime(out, path)).toBe((await stat(path, { bigint: true })).mtimeNs);
+  expect(await recordedMtime(out, landingPath(record))).toBe((await stat(path, { bigint: true })).mtimeNs);
 }
 
 it('a byte flipped in a kept file (its mtime changed) is found by the next run and fetched again', async () => {

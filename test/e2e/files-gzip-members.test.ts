@@ -44,7 +44,7 @@ it('a second gzip member or bytes after the member: corrupt, the reason names th
   const rows = await readFilesTable(out);
   expect(rows.map((r) => [r['path'], r['status'], r['sha256']])).toEqual(
     media.routes.map((route, i) => {
-      const path = join(out, String(route.record['collection_id']), FILES[i]!.name);
+      const path = join(String(route.record['collection_id']), FILES[i]!.name); // relative to --out
       return i === 0 ? [path, 'ok', sha256(image)] : [path, 'corrupt', null];
     }),
   );
@@ -54,7 +54,10 @@ it('a second gzip member or bytes after the member: corrupt, the reason names th
   expect(reasons[2]).toContain('is a complete gzip member followed by 14 bytes that are not gzip');
   expect(reasons[3]).toContain('is a complete gzip member followed by 16 bytes that are not gzip');
   for (const reason of reasons.slice(1)) expect(reason!.split('\n')).toHaveLength(1);
-  expect((await bytesOf(rows[0]!['path'] as string)).equals(image)).toBe(true);
-  for (const row of rows.slice(1)) expect(existsSync(row['path'] as string), row['path'] as string).toBe(false);
+  expect((await bytesOf(join(out, rows[0]!['path'] as string))).equals(image)).toBe(true);
+  for (const row of rows.slice(1)) {
+    const path = row['path'] as string;
+    expect(existsSync(join(out, path)), path).toBe(false);
+  }
   expect(run.stderr).toContain('second gzip member');
 });

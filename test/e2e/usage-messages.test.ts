@@ -1,0 +1,101 @@
+/**
+ * Messages that point at the mistake: a mistyped command or option names the nearest one and the `--help` to read; a
+ * --base-url naming another API path than the image list is refused before any request, naming the list; a service
+ * that refuses connections is said to be unreachable at its address. The real CLI, over loopback HTTP.
+ */
+import { createServer } from 'node:net';
+import { readdir } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningService } from '../../src/service/index.js';
+import { startFixtureService } from '../helpers/fixture-service.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let out: string;
+let service: RunningService | undefined;
+beforeEach(async () => {
+  out = await tempDir();
+});
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+  await removeDir(out);
+});
+
+describe('unknown commands and options', () => {
+  it.each([
+    [['reprot'], 'unknown command "reprot": did you mean report? (see img-etl --help)'],
+    [['--too', 'parquet'], 'unknown option --too: did you mean --to? (see img-etl --help)'],
+    [['--out', 'snap', 'flies'], 'unknown command "flies": did you mean files? (see img-etl --help)'],
+    [
+      ['files', 'snap', '--out', 'maps', '--wher', 'id = 1'],
+      'unknown option --wher: did you mean --where? (see img-etl files --help)',
+    ],
+    [['run', 'full-snapshot', '--fersh'], 'unknown option --fersh: did you mean --fresh? (see img-etl run --help)'],
+    [
+      ['--qiet', '--summry', 'json'],
+      'unknown option --qiet: did you mean --quiet?; unknown option --summry: did you mean --summary? ' +
+        '(see img-etl --help)',
+    ],
+    [['--zzz'], 'unknown option --zzz (see img-etl --help)'],
+    [['diff', 'a', 'b', 'c'], 'unexpected argument "c" (see img-etl diff --help)'],
+  ])('%j: exit code 2 and one line naming the nearest and the help', async (args, message) => {
+    const run = await runCli(args, { cwd: out });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`img-etl: ${message}\n`);
+    expect(run.stdout).toBe('');
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
+describe('a --base-url that names another API path than the image list', () => {
+  it.each([
+    [[], '/api/image/', '/api/images/', '/'],
+    [['--dry-run'], '/api/collections/', '/api/images/', '/'],
+    [['run', 'full-snapshot'], '/nv/api/', '/nv/api/images/', '/nv/'],
+    [['files', 'snap'], '/api/image', '/api/images/', '/'],
+  ])('%j %s: exit code 2 before any request, naming the list', async (command, path, list, service_) => {
+    service = await startFixtureService({ records: 10 });
+    const origin = new URL(service.url).origin;
+    const run = await runCli([...command, '--base-url', `${origin}${path}`, '--out', 'snap'], { cwd: out });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `img-etl: --base-url: the image list is at ${origin}${list}, not ${origin}${path} ` +
+        `(or give the service alone: ${origin}${service_})\n`,
+    );
+    expect(service.stats.requests).toBe(0);
+    expect(await readdir(out)).toEqual([]);
+  });
+
+  it.each([['/api/images/'], ['/api/images'], ['/']])('takes %s', async (path) => {
+    service = await startFixtureService({ records: 10 });
+    const origin = new URL(service.url).origin;
+    const run = await runCli(['--base-url', `${origin}${path}`, '--out', 'snap', '--quiet'], { cwd: out });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  });
+});
+
+it('says a service that refuses connections is not reachable at its address, and keeps the URL', async () => {
+  const port = await closedPort();
+  const base = `http://127.0.0.1:${port}`;
+  const run = await runCli(['--base-url', base, '--out', 'snap', '--max-attempts', '2', '--retry-delay', '0.01'], {
+    cwd: out,
+  });
+  expect(run.code).toBe(1);
+  const last = run.stderr.trim().split('\n').at(-1);
+  expect(last).toBe(
+    `img-etl: extract: GET ${base}/api/collections/?limit=1000&offset=0 failed ` +
+      `(connect ECONNREFUSED 127.0.0.1:${port}: the service is not reachable at ${base}; is it running there?) ` +
+      'after 2 attempts',
+  );
+});
+
+/** A loopback port nothing listens on: one the system gave a server that has closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
