@@ -21,6 +21,19 @@ export async function makeFolder(path: string, stage = 'load'): Promise<void> {
   }
 }
 
+/** The folders of `path` that do not exist yet (none when it does), deepest first: what makeFolder would create. */
+export async function missingFolders(path: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let at = path; ; at = dirname(at)) {
+    const exists = await stat(at).then(
+      () => true,
+      () => false,
+    );
+    if (exists || dirname(at) === at) return missing;
+    missing.push(at);
+  }
+}
+
 /**
  * `mkdir(path, { recursive: true })` without its endless loop: Node 20's recursive mkdir retries a folder whose parent
  * exists for as long as creating it says ENOENT, which a path under /proc always does (100% CPU, never settling; seen

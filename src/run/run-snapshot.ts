@@ -8,7 +8,7 @@ import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
 import { fileSystemError } from '../load/file-system-error.js';
-import { makeFolder } from '../load/make-folder.js';
+import { makeFolder, missingFolders } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
@@ -125,7 +125,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const manifestPath = join(dataDir, FILE_NAMES.manifest);
     return { manifest, manifestPath, dataDir, preview: data.images.preview };
   } finally {
-    await closeRun(run.outDir, dataDir, checkpoint, published);
+    await closeRun(run, dataDir, checkpoint, published);
   }
 }
 
@@ -142,6 +142,8 @@ interface RunPlan {
   table: Table;
   /** Encodes each staged page's valid records as rows of `table` (page-columns.ts). */
   encodeColumns: PageColumnsEncoder;
+  /** The folders of `outDir` the run created, deepest first: removed when it fails before staging anything. */
+  created: string[];
 }
 
 /** Settles where the run writes and what it fetches, and stops it early on someone else's file in the way. */
@@ -149,13 +151,14 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
   const startedAt = new Date();
   const outDir = options.outDir ?? 'output';
   const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
+  const created = await missingFolders(outDir);
   await makeFolder(outDir);
   // Someone else's file where this run would write stops it before anything is fetched or staged.
   if (options.snapshot !== true)
     await checkTargets(outDir, [...formats.map((f) => FILE_NAMES[f]), FILE_NAMES.manifest]);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
   const table = options.table ?? IMAGES;
-  return { options, startedAt, outDir, formats, sourceUrl, table, encodeColumns: columnsEncoder(table) };
+  return { options, startedAt, outDir, formats, sourceUrl, table, encodeColumns: columnsEncoder(table), created };
 }
 
 /** The staging's encoder of pages' columns; apache-arrow loads while the first pages are fetched. */
@@ -300,11 +303,17 @@ async function commitManifest(dataDir: string, pending: string, manifest: Manife
   await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
 }
 
-/** Removes the staging of a published run; of any other, closes it and removes what it left to publish. */
-async function closeRun(outDir: string, dataDir: string, checkpoint: Checkpoint, published: boolean): Promise<void> {
+/**
+ * Removes the staging of a published run, and of one that staged nothing; of any other, closes it. A run not published
+ * removes what it left to publish, and the folders it created when they are empty (nothing staged).
+ */
+async function closeRun(run: RunPlan, dataDir: string, checkpoint: Checkpoint, published: boolean): Promise<void> {
   if (!published) await rm(join(dataDir, PENDING_DIR), { recursive: true, force: true }).catch(() => undefined);
-  await (published ? checkpoint.remove() : checkpoint.close());
-  if (!published && dataDir !== outDir) await rmdir(dataDir).catch(() => undefined); // only if empty
+  await (published || checkpoint.pagesKept === 0 ? checkpoint.remove() : checkpoint.close());
+  if (published) return;
+  // only if empty: a folder holding staging (or anyone's file) stays
+  for (const folder of [...(dataDir === run.outDir ? [] : [dataDir]), ...run.created])
+    await rmdir(folder).catch(() => undefined);
 }
 
 /**

@@ -4,7 +4,8 @@
  * that refuses connections is said to be unreachable at its address. The real CLI, over loopback HTTP.
  */
 import { createServer } from 'node:net';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
@@ -89,6 +90,22 @@ it('says a service that refuses connections is not reachable at its address, and
       `(connect ECONNREFUSED 127.0.0.1:${port}: the service is not reachable at ${base}; is it running there?) ` +
       'after 2 attempts',
   );
+});
+
+it('a failed run that staged nothing leaves no folder it created, nor anything in one it did not', async () => {
+  const port = await closedPort();
+  const refused = ['--base-url', `http://127.0.0.1:${port}`, '--max-attempts', '1'];
+  const created = await runCli([...refused, '--out', 'snap/nightly'], { cwd: out });
+  expect(created.code).toBe(1);
+  expect(await readdir(out)).toEqual([]);
+  const snapshots = await runCli([...refused, '--out', 'snaps', '--snapshot'], { cwd: out });
+  expect(snapshots.code).toBe(1);
+  expect(await readdir(out)).toEqual([]);
+  await mkdir(join(out, 'mine'));
+  const given = await runCli([...refused, '--out', 'mine'], { cwd: out });
+  expect(given.code).toBe(1);
+  expect(await readdir(out)).toEqual(['mine']);
+  expect(await readdir(join(out, 'mine'))).toEqual([]);
 });
 
 /** A loopback port nothing listens on: one the system gave a server that has closed. */
