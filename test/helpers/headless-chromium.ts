@@ -92,7 +92,9 @@ export async function visitPage(
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-pipe', `--user-data-dir=${profile}`];
   args.push('--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync');
   args.push('--hide-scrollbars', 'about:blank');
-  const browser: ChildProcess = spawn(CHROMIUM, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+  // Its own process group: its helper processes (they write to the profile too) are stopped with it.
+  const stdio = ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] as const;
+  const browser: ChildProcess = spawn(CHROMIUM, args, { stdio: [...stdio], detached: true });
   let stderr = '';
   browser.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => browser.once('exit', () => resolve()));
@@ -161,6 +163,22 @@ export async function visitPage(
   } finally {
     if (browser.exitCode === null) browser.kill('SIGKILL');
     await exited;
+    await stopGroup(browser.pid);
     await rm(profile, { recursive: true, force: true });
   }
+}
+
+/** Stops what is left of a process group (Chromium's helpers) and waits until none of it runs. */
+async function stopGroup(pid: number | undefined): Promise<void> {
+  if (pid === undefined) return;
+  const alive = () => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (alive()) process.kill(-pid, 'SIGKILL');
+  for (let waited = 0; alive() && waited < 5_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
 }
