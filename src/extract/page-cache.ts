@@ -1,12 +1,13 @@
 /**
- * A least-recently-used cache of parsed staged pages, bounded by the records it holds (pages are 1 to 1,000 records):
- * replay reads each page about once, and the conflict check reads the page of a record seen again. A page that holds
+ * A least-recently-used cache of parsed staged pages, bounded by the records it holds (pages are 1 to 1,000
+ * records): the conflict check reads the page of a record seen again, and the write the pages that hold rejects. A page that holds
  * records with keys the schema does not know, or rejects, is scanned for their served text as it is read: a valid
  * record carries its text on itself (for `extra`), a reject's is kept by position.
  */
 import { attachRecordText } from '../schema/record-text.js';
 import type { Checkpoint, StagedPage } from './checkpoint.js';
 import { RecordTexts } from '../schema/record-texts.js';
+import { WeightedLru } from '../text/weighted-lru.js';
 
 /** A staged page read back: its records, and the served text of each of its rejects by position. */
 export interface CachedPage {
@@ -16,32 +17,19 @@ export interface CachedPage {
 
 /** Parsed staged pages, most recently used last. */
 export class PageCache {
-  private readonly pages = new Map<string, CachedPage>();
-  private records = 0;
+  private readonly pages: WeightedLru<CachedPage>;
 
   constructor(
     private readonly checkpoint: Checkpoint,
     /** Records held at most (whole pages, at least one page). */
-    private readonly maxRecords = 5_000,
-  ) {}
+    maxRecords = 5_000,
+  ) {
+    this.pages = new WeightedLru(maxRecords, (page) => page.records.length);
+  }
 
   /** The records of a staged page (one with a file). */
   async get(page: StagedPage): Promise<CachedPage> {
-    const file = page.file!;
-    let cached = this.pages.get(file);
-    if (cached !== undefined) {
-      this.pages.delete(file); // re-insert: Map order is recency
-    } else {
-      cached = read(page, await this.checkpoint.readPage(file));
-      this.records += cached.records.length;
-      for (const [oldest, held] of this.pages) {
-        if (this.records <= this.maxRecords) break;
-        this.pages.delete(oldest);
-        this.records -= held.records.length;
-      }
-    }
-    this.pages.set(file, cached);
-    return cached;
+    return this.pages.get(page.file!, async () => read(page, await this.checkpoint.readPage(page.file!)));
   }
 }
 

@@ -5,6 +5,7 @@
 import type { Checkpoint, StagedPage } from '../extract/checkpoint.js';
 import { decodePageColumns, type PageColumns } from '../load/page-columns.js';
 import type { Table } from '../schema/table.js';
+import { WeightedLru } from '../text/weighted-lru.js';
 
 /** A staged page's columns, and the row of each of its positions (-1 for a reject). */
 export interface CachedColumns {
@@ -14,34 +15,23 @@ export interface CachedColumns {
 
 /** Staged pages' columns, most recently used last. */
 export class ColumnsCache {
-  private readonly pages = new Map<string, CachedColumns>();
-  private rows = 0;
+  private readonly pages: WeightedLru<CachedColumns>;
 
   constructor(
     private readonly checkpoint: Checkpoint,
     private readonly table: Table,
     /** Rows held at most (whole pages, at least one page). */
-    private readonly maxRows = 5_000,
-  ) {}
+    maxRows = 5_000,
+  ) {
+    this.pages = new WeightedLru(maxRows, (page) => page.columns.batch.numRows);
+  }
 
   /** The columns of a staged page that has a valid record. */
   async get(page: StagedPage): Promise<CachedColumns> {
-    const file = page.file!;
-    let cached = this.pages.get(file);
-    if (cached !== undefined) {
-      this.pages.delete(file); // re-insert: Map order is recency
-    } else {
-      const columns = decodePageColumns(this.table, await this.checkpoint.readColumns(file));
-      cached = { columns, rowOf: rowsOf(page.ids) };
-      this.rows += columns.batch.numRows;
-      for (const [oldest, held] of this.pages) {
-        if (this.rows <= this.maxRows) break;
-        this.pages.delete(oldest);
-        this.rows -= held.columns.batch.numRows;
-      }
-    }
-    this.pages.set(file, cached);
-    return cached;
+    return this.pages.get(page.file!, async () => {
+      const columns = decodePageColumns(this.table, await this.checkpoint.readColumns(page.file!));
+      return { columns, rowOf: rowsOf(page.ids) };
+    });
   }
 }
 
