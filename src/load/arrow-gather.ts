@@ -51,6 +51,11 @@ export class ArrowGatherer {
     return new arrow.RecordBatch(this.schema, data);
   }
 
+  /** Column `j` of the picked rows, a UTF-8 column of the source batches beyond the schema's (staged beside them). */
+  text(picks: Picks, j: number): arrow.Data<arrow.Utf8> {
+    return gatherUtf8(new arrow.Utf8(), runsOf(picks), picks.rows.length, j) as arrow.Data<arrow.Utf8>;
+  }
+
   private column(runs: readonly Run[], n: number, field: arrow.Field, j: number): arrow.Data {
     const whole = wholeColumn(runs, n, j);
     const category = this.categories[j];

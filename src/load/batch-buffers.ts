@@ -37,12 +37,22 @@ export function batchBuffers(batch: arrow.RecordBatch): Uint8Array {
   return Buffer.concat(parts);
 }
 
+/** The names of the columns whose buffers `bytes` holds. */
+export function batchBufferNames(bytes: Uint8Array): string[] {
+  return readHeader(bytes).header.names;
+}
+
+/** The header of batch buffers, and its size in bytes. */
+function readHeader(bytes: Uint8Array): { header: Header; size: number } {
+  const size = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+  return { header: JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, size).toString()) as Header, size };
+}
+
 /** The batch of `schema` whose buffers `bytes` holds; throws when they are of other columns. */
 export function readBatchBuffers(schema: arrow.Schema, input: Uint8Array): arrow.RecordBatch {
   // Views of 64-bit values need 8-byte alignment.
   const bytes = input.byteOffset % 8 === 0 ? input : new Uint8Array(input);
-  const size = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-  const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, size).toString()) as Header;
+  const { header, size } = readHeader(bytes);
   const names = schema.fields.map((f) => f.name);
   if (header.names.join('\0') !== names.join('\0'))
     throw new TypeError(`holds columns ${header.names.join(', ')}, not ${names.join(', ')}`);

@@ -28,6 +28,27 @@ export function formatCsvRows(
   neutraliseFormulas: boolean,
   table: Table = IMAGES,
 ): Buffer {
+  return formatRecords(rows, place, neutraliseFormulas, table, undefined);
+}
+
+/** formatCsvRows, with where each record ends (past its LF) in the bytes. */
+export function formatCsvRecords(
+  rows: readonly Row[],
+  place: string,
+  neutraliseFormulas: boolean,
+  table: Table = IMAGES,
+): { bytes: Buffer; ends: number[] } {
+  const ends: number[] = [];
+  return { bytes: formatRecords(rows, place, neutraliseFormulas, table, ends), ends };
+}
+
+function formatRecords(
+  rows: readonly Row[],
+  place: string,
+  neutraliseFormulas: boolean,
+  table: Table,
+  ends: number[] | undefined,
+): Buffer {
   const { names } = table;
   const types = table.columns.map((c) => c.type);
   const fields = new Array<RowValue | undefined>(names.length); // a row's values, then its fields' text
@@ -47,6 +68,7 @@ export function formatCsvRows(
     if (end + most > out.length) out = grow(out, end, most);
     end += out.write(record, end, 'utf8');
     out[end++] = 0x0a; // LF
+    ends?.push(end);
   }
   return out.subarray(0, end);
 }

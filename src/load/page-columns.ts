@@ -9,17 +9,20 @@ import * as arrow from 'apache-arrow';
 import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
 import { attachRecordText } from '../schema/record-text.js';
 import { RecordTexts } from '../schema/record-texts.js';
-import type { PageRecords } from '../schema/row.js';
+import type { PageRecords, Row } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { utf8FromStrings } from '../schema/encoding/utf8-from-strings.js';
 import { normaliseRecord } from '../transform/normalise.js';
 import { ArrowBatchBuilder } from './arrow-batches.js';
 import { arrowSchema } from './arrow-schema.js';
-import { batchBuffers, readBatchBuffers } from './batch-buffers.js';
+import { batchBufferNames, batchBuffers, readBatchBuffers } from './batch-buffers.js';
+import { formatCsvRecords } from './csv-format.js';
 import { isValid } from './arrow-gather.js';
 
 /** The field that holds what normalisation replaced in a row (JSON of its counts, null when nothing). */
 const REPLACED = 'img-etl.replaced';
+/** The field that holds each row's CSV record, by whether formulas were neutralised. */
+const CSV = { neutralised: 'img-etl.csv', kept: 'img-etl.csv-formulas-kept' } as const;
 
 /** A staged page's columns read back. */
 export interface PageColumns {
@@ -27,10 +30,20 @@ export interface PageColumns {
   batch: arrow.RecordBatch;
   /** Per row: what normalisation replaced in it, null when nothing. */
   replaced: arrow.Data<arrow.Utf8>;
+  /** Per row, when it was staged: its CSV record (LF-terminated), as the builtin CSV writer writes it. */
+  csv?: { records: arrow.Data<arrow.Utf8>; neutraliseFormulas: boolean };
 }
 
-/** The columns of a page's valid records as rows of `table`, as bytes to stage, or undefined when none is valid. */
-export function encodePageColumns(table: Table, page: PageRecords): Uint8Array | undefined {
+/** What to stage beside a page's columns: each row's CSV record, for a run that writes CSV with the builtin writer. */
+export interface StagedCsv {
+  neutraliseFormulas: boolean;
+}
+
+/**
+ * The columns of a page's valid records as rows of `table`, with their CSV records when `csv` is given, as bytes to
+ * stage; undefined when no record is valid.
+ */
+export function encodePageColumns(table: Table, page: PageRecords, csv?: StagedCsv): Uint8Array | undefined {
   const { records, ids } = page;
   if (page.extra.length > 0) {
     const texts = new RecordTexts(typeof page.body === 'string' ? Buffer.from(page.body) : page.body);
@@ -46,24 +59,33 @@ export function encodePageColumns(table: Table, page: PageRecords): Uint8Array |
   }
   if (rows.length === 0) return undefined;
   const batch = new ArrowBatchBuilder(table).build(rows, page.url);
-  const schema = stagedSchema(table);
+  const csvField = csv === undefined ? undefined : csv.neutraliseFormulas ? CSV.neutralised : CSV.kept;
+  const schema = stagedSchema(table, csvField);
   const children = [...batch.data.children, utf8FromStrings(arrow, replaced)];
+  if (csv !== undefined) children.push(csvRecords(rows, page.url, csv.neutraliseFormulas, table));
   const type = new arrow.Struct(schema.fields);
   return batchBuffers(
     new arrow.RecordBatch(schema, arrow.makeData({ type, length: rows.length, nullCount: 0, children })),
   );
 }
 
-/** The schema of a page's staged columns: the table's, and what normalisation replaced. */
-const stagedSchemas = new WeakMap<Table, arrow.Schema>();
-function stagedSchema(table: Table): arrow.Schema {
-  let schema = stagedSchemas.get(table);
+/** Each row's CSV record, LF-terminated, as one UTF-8 column. */
+function csvRecords(rows: Row[], place: string, neutraliseFormulas: boolean, table: Table): arrow.Data<arrow.Utf8> {
+  const { bytes, ends } = formatCsvRecords(rows, place, neutraliseFormulas, table);
+  const valueOffsets = Int32Array.from([0, ...ends]);
+  return arrow.makeData({ type: new arrow.Utf8(), length: rows.length, nullCount: 0, valueOffsets, data: bytes });
+}
+
+/** The schema of a page's staged columns: the table's, what normalisation replaced, and maybe CSV records. */
+const stagedSchemas = new WeakMap<Table, Map<string, arrow.Schema>>();
+function stagedSchema(table: Table, csvField: string | undefined): arrow.Schema {
+  let schemas = stagedSchemas.get(table);
+  if (schemas === undefined) stagedSchemas.set(table, (schemas = new Map<string, arrow.Schema>()));
+  let schema = schemas.get(csvField ?? '');
   if (schema === undefined) {
-    schema = new arrow.Schema([
-      ...arrowSchema(undefined, table).fields,
-      new arrow.Field(REPLACED, new arrow.Utf8(), true),
-    ]);
-    stagedSchemas.set(table, schema);
+    const fields = [...arrowSchema(undefined, table).fields, new arrow.Field(REPLACED, new arrow.Utf8(), true)];
+    if (csvField !== undefined) fields.push(new arrow.Field(csvField, new arrow.Utf8(), false));
+    schemas.set(csvField ?? '', (schema = new arrow.Schema(fields)));
   }
   return schema;
 }
@@ -71,13 +93,20 @@ function stagedSchema(table: Table): arrow.Schema {
 /** A page's columns from its staged bytes; throws when they are not rows of `table` (staged for another table). */
 export function decodePageColumns(table: Table, bytes: Uint8Array): PageColumns {
   let batch: arrow.RecordBatch;
+  const csvField = batchBufferNames(bytes)[table.names.length + 1];
   try {
-    batch = readBatchBuffers(stagedSchema(table), bytes);
+    if (csvField !== undefined && csvField !== CSV.neutralised && csvField !== CSV.kept)
+      throw new TypeError(`a column ${csvField} after the table's`);
+    batch = readBatchBuffers(stagedSchema(table, csvField), bytes);
   } catch (error) {
     const message = `a staged page's columns are not those of table ${table.name}: ${(error as Error).message}`;
     throw new TypeError(message, { cause: error });
   }
-  return { batch, replaced: batch.data.children[table.names.length] as arrow.Data<arrow.Utf8> };
+  const n = table.names.length;
+  const replaced = batch.data.children[n] as arrow.Data<arrow.Utf8>;
+  if (csvField === undefined) return { batch, replaced };
+  const records = batch.data.children[n + 1] as arrow.Data<arrow.Utf8>;
+  return { batch, replaced, csv: { records, neutraliseFormulas: csvField === CSV.neutralised } };
 }
 
 /** What one row's normalisation replaced, by its JSON text (rows repeat few such texts). */

@@ -6,19 +6,21 @@
 import * as arrow from 'apache-arrow';
 import type { PageRef, Reject, Row, RowValue } from '../schema/row.js';
 import type { LoadBatch } from './arrow-batches.js';
+import type { CsvRecords } from './csv-records.js';
 import type { Table } from '../schema/table.js';
 
-/** Each row of `batch`, a batch of `table`'s schema, in the table's column order. */
-export function rowsOfBatch(batch: arrow.RecordBatch, table: Table): Row[] {
-  const n = batch.numRows;
+/**
+ * Each row of `batch`, a batch of `table`'s schema (and maybe more columns after), in the table's column order; or
+ * the `n` rows from row `from`.
+ */
+export function rowsOfBatch(batch: arrow.RecordBatch, table: Table, from = 0, n = batch.numRows - from): Row[] {
   const rows = new Array<Row>(n);
   for (let i = 0; i < n; i++) rows[i] = { ...table.nullRow };
   table.names.forEach((name, j) => {
     const data = batch.data.children[j]!;
     const read = readerOf(data);
     const bitmap = data.nullCount > 0 ? data.nullBitmap : undefined;
-    const { offset } = data;
-    for (let i = 0, at = offset; i < n; i++, at++) {
+    for (let i = 0, at = data.offset + from; i < n; i++, at++) {
       if (bitmap === undefined || ((bitmap[at >> 3]! >> (at & 7)) & 1) === 1) rows[i]![name] = read(at);
     }
   });
@@ -26,19 +28,47 @@ export function rowsOfBatch(batch: arrow.RecordBatch, table: Table): Row[] {
 }
 
 /**
- * A batch of the rows of `arrow` (read from it only when something reads `rows`, once) and of `rejects`. Do not
- * spread it: that reads the rows.
+ * A batch of the picked rows (row `rows[k]` of `batches[k]`) and of `rejects`, staged as columns: with their Arrow
+ * batch when it was gathered, and their rows read only when something reads `rows`, once (from the Arrow batch, or
+ * straight from the picked batches). A CSV run written from the staged CSV records reads no row. Do not spread it:
+ * that reads the rows.
  */
-export function columnsBatch(source: PageRef, arrow: arrow.RecordBatch, rejects: Reject[], table: Table): LoadBatch {
+export function columnsBatch(
+  source: PageRef,
+  picks: { batches: readonly arrow.RecordBatch[]; rows: readonly number[] },
+  gathered: arrow.RecordBatch | undefined,
+  rejects: Reject[],
+  table: Table,
+  csv?: CsvRecords,
+): LoadBatch & { size: number } {
   let rows: Row[] | undefined;
   return {
     source,
-    arrow,
+    size: picks.rows.length,
     rejects,
+    ...(csv === undefined ? {} : { csv }),
+    get arrow(): arrow.RecordBatch {
+      if (gathered === undefined) throw new TypeError('a batch of staged columns: its Arrow batch was not gathered');
+      return gathered;
+    },
     get rows() {
-      return (rows ??= rowsOfBatch(arrow, table));
+      return (rows ??= gathered === undefined ? rowsOfPicks(picks, table) : rowsOfBatch(gathered, table));
     },
   };
+}
+
+/** The picked rows, read run by run (consecutive rows of one batch) from the batches they are in. */
+function rowsOfPicks(picks: { batches: readonly arrow.RecordBatch[]; rows: readonly number[] }, table: Table): Row[] {
+  const rows: Row[] = [];
+  const { batches } = picks;
+  for (let k = 0; k < picks.rows.length;) {
+    let end = k + 1;
+    while (end < picks.rows.length && batches[end] === batches[k] && picks.rows[end] === picks.rows[end - 1]! + 1)
+      end++;
+    rows.push(...rowsOfBatch(batches[k]!, table, picks.rows[k], end - k));
+    k = end;
+  }
+  return rows;
 }
 
 /** A reader of the value at a position of `data` that is not null. */

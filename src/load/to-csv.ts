@@ -8,11 +8,12 @@
  * `true`/`false`, numbers in their shortest round-trip form (`String(n)`, and `-0` for negative zero).
  */
 import { IMAGES } from '../schema/columns.js';
-import type { Row, RowBatch } from '../schema/row.js';
+import { rowCount, type Row, type RowBatch } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { AtomicFile } from './atomic-file.js';
 import { closeSource } from './close-source.js';
 import { formatCsvHeader, formatCsvRows } from './csv-format.js';
+import { stagedCsvOf } from './csv-records.js';
 import { encodeFailed, LoadError } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';
 
@@ -102,10 +103,13 @@ async function writeCsvFile(
   };
   await file.write(encode(() => engine.header(neutralise, table)));
   let rows = 0;
+  const builtin = (options.engine ?? 'builtin') === 'builtin';
   for await (const batch of source) {
-    const { rows: batchRows, source: from } = batch;
-    if (batchRows.length > 0) await file.write(encode(() => engine.rows(batchRows, from.url, neutralise, table)));
-    rows += batch.rows.length;
+    const staged = builtin ? stagedCsvOf(batch, neutralise, table) : undefined;
+    const count = rowCount(batch);
+    if (staged !== undefined) await file.write(staged);
+    else if (count > 0) await file.write(encode(() => engine.rows(batch.rows, batch.source.url, neutralise, table)));
+    rows += count;
   }
   return rows;
 }

@@ -10,6 +10,8 @@ import type { LoadBatch } from '../load/arrow-batches.js';
 import { ArrowGatherer } from '../load/arrow-gather.js';
 import { addReplaced } from '../load/page-columns.js';
 import { columnsBatch } from '../load/rows-of-batch.js';
+import type { CsvRecords } from '../load/csv-records.js';
+import type { Reject } from '../schema/row.js';
 import type { NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { Table } from '../schema/table.js';
 import { ColumnsCache } from './columns-cache.js';
@@ -20,6 +22,12 @@ export interface ReplayOptions {
   batchSize?: number;
   /** Rows of staged pages' columns kept in memory (whole pages, at least one); default 5,000. */
   cacheRows?: number;
+  /**
+   * Whether the batches' Arrow batches are read (Parquet, Arrow, a tap of Arrow batches): gathered then, batch after
+   * batch; else a batch's rows are read straight from the staged pages, and only if something reads them. Default
+   * true.
+   */
+  arrow?: boolean;
 }
 
 /**
@@ -36,22 +44,48 @@ export async function* replayColumns(
   const batchSize = options.batchSize ?? 1_000;
   const cache = new ColumnsCache(checkpoint, table, options.cacheRows ?? 5_000);
   const gatherer = new ArrowGatherer(table);
-  let picks: { batches: RecordBatch[]; rows: number[] } = { batches: [], rows: [] };
+  let picks = newPicks();
   let first = 0;
+  const batchOf = (rejects: Reject[] = []): LoadBatch => {
+    const source = { url: 'staging', offset: first };
+    const columns = options.arrow === false ? undefined : gatherer.gather(picks);
+    return columnsBatch(source, picks, columns, rejects, table, csvOf(picks));
+  };
+  const csvOf = (some: Picks): CsvRecords | undefined => {
+    if (some.csv === undefined || some.csv === 'mixed' || some.rows.length === 0) return undefined;
+    const records = gatherer.text(some, table.names.length + 1);
+    return { bytes: records.values, neutraliseFormulas: some.csv, table };
+  };
   for (const [pageIndex, position] of index.inIdOrder()) {
     const { columns, rowOf } = await cache.get(index.pages[pageIndex]!);
     const row = rowOf[position]!;
     picks.batches.push(columns.batch);
     picks.rows.push(row);
+    const csv = columns.csv?.neutraliseFormulas ?? 'mixed';
+    picks.csv = picks.rows.length === 1 || picks.csv === csv ? csv : 'mixed';
     addReplaced(counts, columns, row);
     if (picks.rows.length === batchSize) {
-      yield columnsBatch({ url: 'staging', offset: first }, gatherer.gather(picks), [], table);
+      yield batchOf();
       first += batchSize;
-      picks = { batches: [], rows: [] };
+      picks = newPicks();
     }
   }
-  if (picks.rows.length > 0) yield columnsBatch({ url: 'staging', offset: first }, gatherer.gather(picks), [], table);
-  const offset = first + picks.rows.length;
-  for await (const rejects of replayRejects(index, checkpoint, batchSize))
-    yield columnsBatch({ url: 'staging', offset }, gatherer.gather({ batches: [], rows: [] }), rejects, table);
+  if (picks.rows.length > 0) yield batchOf();
+  first += picks.rows.length;
+  picks = newPicks();
+  for await (const rejects of replayRejects(index, checkpoint, batchSize)) yield batchOf(rejects);
+}
+
+/**
+ * The rows picked for a batch, and whether their pages staged their CSV records, all with one neutralise setting
+ * (true or false), or not all (`mixed`: a resumed run that wrote other formats, or with another setting, before).
+ */
+interface Picks {
+  batches: RecordBatch[];
+  rows: number[];
+  csv?: boolean | 'mixed';
+}
+
+function newPicks(): Picks {
+  return { batches: [], rows: [] };
 }

@@ -28,6 +28,7 @@ import { writeCollections } from './write-collections.js';
 import { writeRows, type TableOutput } from './write-table.js';
 import { emptyNormalisationCounts } from '../schema/normalisation-counts.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
+import type { StagedCsv } from '../load/page-columns.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
 import { progressTap } from './progress-tap.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
@@ -158,14 +159,25 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
     await checkTargets(outDir, [...formats.map((f) => FILE_NAMES[f]), FILE_NAMES.manifest]);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
   const table = options.table ?? IMAGES;
-  return { options, startedAt, outDir, formats, sourceUrl, table, encodeColumns: columnsEncoder(table), created };
+  const encodeColumns = columnsEncoder(table, stagedCsv(options, formats));
+  return { options, startedAt, outDir, formats, sourceUrl, table, encodeColumns, created };
 }
 
 /** The staging's encoder of pages' columns; apache-arrow loads while the first pages are fetched. */
-function columnsEncoder(table: Table): PageColumnsEncoder {
+function columnsEncoder(table: Table, csv: StagedCsv | undefined): PageColumnsEncoder {
   const encoding = import('../load/page-columns.js');
   encoding.catch(() => undefined); // a failed load is reported by the first page staged
-  return async (page) => (await encoding).encodePageColumns(table, page);
+  return async (page) => (await encoding).encodePageColumns(table, page, csv);
+}
+
+/**
+ * Whether pages stage their rows' CSV records too: when the run writes CSV with the builtin writer and no stage
+ * changes the rows on the way (the records are then what the CSV file holds, in id order).
+ */
+function stagedCsv(options: SnapshotOptions, formats: readonly Format[]): StagedCsv | undefined {
+  const builtin = (options.csvEngine ?? 'builtin') === 'builtin';
+  if (!formats.includes('csv') || !builtin || (options.stages ?? []).length > 0) return undefined;
+  return { neutraliseFormulas: options.neutraliseFormulas ?? true };
 }
 
 /** The run's open staging folder, how many requests checking what it resumed took, and its write error. */
@@ -274,7 +286,9 @@ async function writeData(
   };
   const { replayColumns } = await import('./replay-columns.js');
   const normalisation = emptyNormalisationCounts();
-  const rows = replayColumns(collected.index, checkpoint, run.table, normalisation);
+  // Arrow batches are gathered for what reads them, as writeOutputs builds them for rows (write-outputs.ts).
+  const arrow = run.formats.some((f) => f !== 'csv') || taps.some((tap) => tap.arrow !== undefined);
+  const rows = replayColumns(collected.index, checkpoint, run.table, normalisation, { arrow });
   const written = await writeRows(rows, {
     ...writing,
     table: run.table,

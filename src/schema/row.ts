@@ -75,7 +75,7 @@ export interface RowBatch {
   rejects: Reject[];
 }
 
-/** How many rows a batch holds, without reading them: a batch staged as columns carries them as an Arrow batch. */
+/** How many rows a batch holds, without reading them: a batch of staged columns says it (`size`). */
 export function rowCount(batch: RowBatch): number {
-  return (batch as { arrow?: { numRows: number } }).arrow?.numRows ?? batch.rows.length;
+  return (batch as { size?: number }).size ?? batch.rows.length;
 }

@@ -2,7 +2,14 @@ import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { ArrowBatchBuilder } from '../../src/load/arrow-batches.js';
 import { ArrowGatherer } from '../../src/load/arrow-gather.js';
-import { addReplaced, decodePageColumns, encodePageColumns, type PageColumns } from '../../src/load/page-columns.js';
+import {
+  addReplaced,
+  decodePageColumns,
+  encodePageColumns,
+  type PageColumns,
+  type StagedCsv,
+} from '../../src/load/page-columns.js';
+import { formatCsvRows } from '../../src/load/csv-format.js';
 import { rowsOfBatch } from '../../src/load/rows-of-batch.js';
 import { IMAGES } from '../../src/schema/columns.js';
 import { derivedColumn } from '../../src/schema/derived-column.js';
@@ -36,7 +43,7 @@ function servedTexts(): string[] {
 }
 
 /** The texts as pages of `size`, each encoded as staging encodes it. */
-function stagedPages(table: Table, texts: string[], size: number) {
+function stagedPages(table: Table, texts: string[], size: number, csv?: StagedCsv) {
   const pages: { records: Record<string, unknown>[]; columns: PageColumns; rowOf: number[] }[] = [];
   for (let start = 0; start < texts.length; start += size) {
     const body = `{"count":1,"next":null,"previous":null,"results":[${texts.slice(start, start + size).join(',')}]}`;
@@ -44,7 +51,7 @@ function stagedPages(table: Table, texts: string[], size: number) {
     const checks = records.map((r) => checkRecord(r, table));
     const ids = records.map((r, i) => (checks[i] === 'invalid' ? null : (r['id'] as number)));
     const extra = checks.flatMap((c, i) => (c === 'valid-with-extra' ? [i] : []));
-    const bytes = encodePageColumns(table, { records, ids, extra, body, url: `page ${start}` })!;
+    const bytes = encodePageColumns(table, { records, ids, extra, body, url: `page ${start}` }, csv)!;
     const rowOf: number[] = [];
     ids.forEach((id) => rowOf.push(id === null ? -1 : rowOf.filter((r) => r >= 0).length));
     pages.push({
@@ -123,6 +130,23 @@ describe('ArrowGatherer over staged page columns', () => {
     expect(Object.keys(counts.emptyToNull).length).toBeGreaterThan(0);
     const ipc = (batches: arrow.RecordBatch[]) => Buffer.from(arrow.tableToIPC(new arrow.Table(batches), 'file'));
     expect(ipc(gathered).equals(ipc(built))).toBe(true);
+  });
+
+  it('gathers the CSV records staged beside the columns: what the builtin writer writes for the rows', () => {
+    for (const neutraliseFormulas of [true, false]) {
+      const texts = servedTexts();
+      const pages = stagedPages(IMAGES, texts, 97, { neutraliseFormulas });
+      const picks = shuffled(
+        pages.flatMap((page, p) => page.rowOf.flatMap((row, position) => (row < 0 ? [] : [{ p, position, row }]))),
+        7,
+      );
+      const gatherer = new ArrowGatherer(IMAGES);
+      const some = { batches: picks.map(({ p }) => pages[p]!.columns.batch), rows: picks.map((s) => s.row) };
+      expect(pages.every((page) => page.columns.csv?.neutraliseFormulas === neutraliseFormulas)).toBe(true);
+      const rows = rowsOfBatch(gatherer.gather(some), IMAGES);
+      const records = Buffer.from(gatherer.text(some, IMAGES.names.length + 1).values);
+      expect(records.equals(formatCsvRows(rows, 'p', neutraliseFormulas, IMAGES))).toBe(true);
+    }
   });
 
   it('refuses a staged page of another table', () => {

@@ -63,3 +63,38 @@ describe('replayColumns', () => {
     expect(await replay()).toEqual({ extras, rejects: [texts[1]], extra: 1 });
   });
 });
+
+describe('replayColumns without Arrow batches', () => {
+  it('gives the same rows, read straight from the staged pages, and no Arrow batch', async () => {
+    const identity = { source_url: 'http://x/api/images/', page_size: 20, started_at: new Date().toISOString() };
+    const columns = (page: Parameters<typeof encodePageColumns>[1]) => Promise.resolve(encodePageColumns(IMAGES, page));
+    const checkpoint = await Checkpoint.open(dir, identity, { columns });
+    try {
+      const index = new RecordIndex();
+      // the real records in pages of 20, the pages staged last to first (the write reorders them by id)
+      const records = [...fixtureRecords].sort((a, b) => (a['id'] as number) - (b['id'] as number));
+      for (let start = 40; start >= 0; start -= 20) {
+        const page = records.slice(start, start + 20);
+        const pageBody = JSON.stringify({ count: records.length, next: null, previous: null, results: page });
+        const entry: Omit<JournalPage, 'file'> = {
+          ...{ type: 'page', pass: 1, offset: start, limit: 20, url: `http://x/api/images/?offset=${start}` },
+          ...{ count: records.length, ids: page.map((r) => r['id'] as number), rejected: [], extra: [], at_end: false },
+        };
+        index.add(await checkpoint.addPage(entry, pageBody, page));
+      }
+      const read = async (arrow: boolean) => {
+        const batches = [];
+        const counts = emptyNormalisationCounts();
+        for await (const batch of replayColumns(index, checkpoint, IMAGES, counts, { batchSize: 7, arrow }))
+          batches.push(batch);
+        return batches;
+      };
+      const [gathered, straight] = [await read(true), await read(false)];
+      expect(straight.map((b) => b.rows)).toEqual(gathered.map((b) => b.rows));
+      expect(straight.flatMap((b) => b.rows).map((r) => r['id'])).toEqual(records.map((r) => r['id']));
+      expect(() => straight[0]!.arrow).toThrow(/was not gathered/);
+    } finally {
+      await checkpoint.remove();
+    }
+  });
+});
