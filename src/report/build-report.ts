@@ -137,7 +137,14 @@ function collections(stats: GatheredStats, inputs: ReportInputs): CollectionFact
   }
   const note = owners === null ? (inputs.ownersNote ?? 'owners need the collections table') : null;
   const [count, without] = [stats.collections.size, stats.withoutCollection];
-  return { count, without, sizes: sizes.result(), largest, owners, owners_note: note };
+  const listed = listedCollections(inputs.manifest);
+  return { count, listed, without, sizes: sizes.result(), largest, owners, owners_note: note };
+}
+
+/** Rows of the collections table, as the manifest gives them; null when it has no table. */
+function listedCollections(manifest: Record<string, unknown> | undefined): number | null {
+  const table = manifest?.['collections'] as { records_written?: unknown } | undefined;
+  return typeof table?.records_written === 'number' ? table.records_written : null;
 }
 
 function fill(stats: GatheredStats, manifest: Record<string, unknown> | undefined): ReportData['fill'] {

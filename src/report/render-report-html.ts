@@ -4,6 +4,8 @@
  */
 import type { Bin, Distribution, ReportData } from './report-data.js';
 import { CHARTED_CATEGORIES, CHARTED_DISTRIBUTIONS, CHARTED_FLAGS } from './report-stats.js';
+import { figure } from './html-parts.js';
+import { runSection } from './run-section.js';
 import { barChart, columnChart, escapeHtml, formatNumber, formatShare, lineChart, stackedChart } from './svg-charts.js';
 
 /** The id of the `<script type="application/json">` element holding the report's numbers. */
@@ -16,14 +18,17 @@ body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 main { max-width: 1180px; margin: 0 auto; padding: 16px; }
 h1 { font-size: 1.5rem; margin: 0.2rem 0; } h2 { font-size: 1.15rem; margin: 1.6rem 0 0.4rem; }
 h3 { font-size: 0.95rem; margin: 0.6rem 0 0.2rem; }
-body, p, li, td, th, figcaption, code { overflow-wrap: anywhere; } .soft { color: var(--soft); }
+body, p, li, td, figcaption, code { overflow-wrap: anywhere; } .soft { color: var(--soft); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 460px), 1fr)); gap: 8px 24px; }
 figure { margin: 0; break-inside: avoid; } figcaption { font-size: 0.85rem; color: var(--soft); }
-svg { width: 100%; max-width: 760px; height: auto; display: block; font-size: 12px; fill: var(--ink); }
-svg .tick { font-size: 11px; fill: var(--soft); } svg .axis { font-size: 11px; fill: var(--soft); font-style: italic; }
+svg { width: 100%; max-width: 480px; height: auto; display: block; font-size: 13px; fill: var(--ink); }
+svg .tick, svg .axis { font-size: 12.5px; fill: var(--soft); } svg .axis { font-style: italic; }
 svg .grid { stroke: var(--line); } svg .pt:hover { opacity: 0.75; }
 table { border-collapse: collapse; width: 100%; }
 td, th { text-align: left; padding: 3px 8px 3px 0; border-bottom: 1px solid var(--line); vertical-align: top; }
+.facts { max-width: 900px; } .facts th { width: 10.5em; font-weight: 600; overflow-wrap: normal; }
+@media (max-width: 560px) { .facts th, .facts td { display: block; width: auto; }
+  .facts th { border-bottom: 0; padding-top: 8px; color: var(--soft); } }
 .kpi { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 0.6rem 0; } .kpi div { min-width: 120px; }
 .kpi b { display: block; font-size: 1.35rem; } .bad { color: #b3261e; } .good { color: #1e7b3a; }
 @media print { body { font-size: 10pt; } main { max-width: none; padding: 0; } h2 { break-after: avoid; }
@@ -56,73 +61,6 @@ export function renderReportHtml(data: ReportData, title: string): string {
     '</main></body></html>',
     '',
   ].join('\n');
-}
-
-/** A chart under its title, with a caption saying what the numbers are. */
-function figure(title: string, chart: string, caption: string): string {
-  return `<figure><h3>${escapeHtml(title)}</h3>${chart}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
-}
-
-function kpi(label: string, value: string, tone = ''): string {
-  return `<div><b class="${tone}">${escapeHtml(value)}</b>${escapeHtml(label)}</div>`;
-}
-
-function runSection(data: ReportData): string {
-  const run = data.run;
-  const head = '<h2>The run</h2>';
-  const collections = kpi('collections', formatNumber(data.collections.count));
-  if (run === null) {
-    return (
-      `${head}<div class="kpi">${kpi('records', formatNumber(data.records))}${collections}</div>` +
-      '<p class="soft">No manifest beside the data file: the run is not known.</p>'
-    );
-  }
-  const seconds = run.duration_seconds;
-  const duration = seconds >= 120 ? `${(seconds / 60).toFixed(1)} min` : `${seconds.toFixed(1)} s`;
-  const complete = run.complete ? 'complete' : `incomplete: ${formatNumber(run.missing)} missing`;
-  const kpis = [
-    kpi('records', formatNumber(data.records)),
-    collections,
-    kpi(complete, run.complete ? 'yes' : 'no', run.complete ? 'good' : 'bad'),
-    kpi('passes', formatNumber(run.passes)),
-    kpi('pages fetched', formatNumber(run.pages_fetched)),
-    kpi('retries', formatNumber(run.retries)),
-    kpi('rejects', formatNumber(run.rejects), run.rejects > 0 ? 'bad' : ''),
-    kpi('duration', duration),
-  ];
-  return `${head}<div class="kpi">${kpis.join('')}</div>${runTable(run)}${requestsFigure(run)}`;
-}
-
-/** The run's source, times, counts and completeness proof, as a table. */
-function runTable(run: NonNullable<ReportData['run']>): string {
-  const proof = run.completeness_proof === null ? 'not in this manifest' : JSON.stringify(run.completeness_proof);
-  const rows = [
-    ['source', run.source_url],
-    ['started, finished (UTC)', `${run.started_at} → ${run.finished_at}`],
-    ['expected, received, missing', [run.expected, run.received, run.missing].map(formatNumber).join(', ')],
-    ['duplicates dropped', formatNumber(run.duplicates_dropped)],
-    ['completeness proof', proof],
-  ];
-  const cells = rows.map(([k, v]) => `<tr><th>${escapeHtml(k!)}</th><td>${escapeHtml(v!)}</td></tr>`);
-  return `<table>${cells.join('')}</table>`;
-}
-
-/** The run's requests per endpoint as a bar chart, or a line saying the manifest does not have them. */
-function requestsFigure(run: NonNullable<ReportData['run']>): string {
-  const endpoints = run.requests_per_endpoint;
-  const fetched = `${formatNumber(run.pages_fetched)} pages of the list were fetched`;
-  return endpoints === null
-    ? `<p class="soft">Requests per endpoint are not in this manifest; ${fetched}.</p>`
-    : figure(
-        'Requests per endpoint',
-        barChart(
-          'run-requests',
-          'Requests per endpoint',
-          Object.entries(endpoints).map(([label, value]) => ({ label, value })),
-          'requests',
-        ),
-        `${fetched}.`,
-      );
 }
 
 function growthSection(data: ReportData): string {
@@ -162,7 +100,7 @@ function kindsSection(data: ReportData): string {
     return figure(
       title,
       barChart(`counts-${c}`, title, points, 'maps', data.records),
-      `${formatNumber(values)} values; ${listed}, with its share of all maps.`,
+      `${formatNumber(values)} distinct values; ${listed}, with its share of all maps.`,
     );
   });
   return `<h2>What kind of maps</h2><div class="grid">${charts.join('')}</div>`;
@@ -196,14 +134,34 @@ function formatBinaryBytes(n: number): string {
   return `${formatNumber(n)} ${units[k]}`;
 }
 
+/** The edges of a histogram's bins, as the x axis names them: the first bin's start, then each bin's end. */
+function binEdges(d: Distribution, bytes: boolean): string[] {
+  const show = (n: number) => (bytes ? formatBinaryBytes(n) : formatNumber(n));
+  return d.bins.length === 0 ? [] : [d.bins[0]!.from, ...d.bins.map((b) => b.to)].map(show);
+}
+
+/** A histogram of `d`, the records holding a value in each bin; its caption says the range, nulls and outliers. */
 function distributionChart(id: string, title: string, d: Distribution, axis: string, bytes = false): string {
   const points = d.bins.map((b) => ({ label: binLabel(b, d.scale, bytes), value: b.count }));
   const [count, min, max] = [d.count, d.min ?? 0, d.max ?? 0].map(formatNumber);
-  const range = d.count === 0 ? 'no values' : `${count} values from ${min} to ${max}`;
+  const range = d.count === 0 ? 'no record with a value' : `${count} records with a value, from ${min} to ${max}`;
   const [below, above] = [d.below, d.above].map(formatNumber);
   const outside = d.below + d.above > 0 ? `; ${below} below and ${above} above the bins` : '';
-  const caption = `${range}, ${formatNumber(d.nulls)} null${outside}.`;
-  return figure(title, columnChart(id, title, points, axis, 'records'), caption);
+  const chart = columnChart(id, title, points, axis, 'records', binEdges(d, bytes));
+  return figure(title, chart, `${range}, ${formatNumber(d.nulls)} null${outside}.`);
+}
+
+/** The collections with maps by their number of maps; its caption counts the listed collections without any. */
+function collectionSizes(c: ReportData['collections']): string {
+  const points = c.sizes.bins.map((b) => ({ label: binLabel(b, c.sizes.scale, false), value: b.count }));
+  const title = 'Collections by number of maps';
+  const axis = 'maps in the collection (bins double)';
+  const chart = columnChart('collection-sizes', title, points, axis, 'collections', binEdges(c.sizes, false));
+  const [min, max] = [c.sizes.min ?? 0, c.sizes.max ?? 0].map(formatNumber);
+  const range = `${formatNumber(c.count)} collections with maps, from ${min} to ${max} maps each`;
+  const none =
+    c.listed === null ? '' : `; ${formatNumber(Math.max(0, c.listed - c.count))} listed collections have none`;
+  return figure(title, chart, `${range}${none}.`);
 }
 
 function distributionSection(data: ReportData): string {
@@ -221,18 +179,14 @@ function distributionSection(data: ReportData): string {
 
 function collectionSection(data: ReportData): string {
   const c = data.collections;
-  const sizes = distributionChart(
-    'collection-sizes',
-    'Collections by number of maps',
-    c.sizes,
-    'maps in the collection (bins double)',
-  );
+  const sizes = collectionSizes(c);
   const points = c.largest.map((l) => ({ label: `collection ${l.collection_id}`, value: l.records }));
   const largestTitle = 'Largest collections';
   const largest = figure(
     largestTitle,
     barChart('largest-collections', largestTitle, points, 'maps', data.records),
-    `The ${c.largest.length} largest of ${formatNumber(c.count)} collections, with their share of all maps.`,
+    `The ${c.largest.length} largest of the ${formatNumber(c.count)} collections with maps, ` +
+      'with their share of all maps.',
   );
   const ownerPoints = (c.owners ?? []).map((o) => ({ label: o.owner, value: o.records }));
   const owners =
@@ -308,7 +262,7 @@ function historyFigure(history: ReportData['history']): string {
   return figure(
     title,
     lineChart('history', title, points, 'snapshot (UTC start time)', 'records'),
-    `One point per snapshot found (${history.length}): ` +
+    `${history.length} snapshots of this folder, a point each: ` +
       `${delta >= 0 ? '+' : ''}${formatNumber(delta)} since ${first.snapshot}.`,
   );
 }

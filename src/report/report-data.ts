@@ -113,6 +113,8 @@ export interface Drift {
 export interface CollectionFacts {
   /** Distinct collections the records belong to (null collection_id not counted). */
   count: number;
+  /** Collections the collections table lists, those without records too; null without the table in the manifest. */
+  listed: number | null;
   /** Records without a collection_id. */
   without: number;
   /** Collections by their number of records (log2 bins). */

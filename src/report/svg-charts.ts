@@ -3,6 +3,11 @@
  * `<svg data-chart="…">` whose marks (`class="pt"`) carry their label and value (`data-label`, `data-value`) and a
  * `<title>` that browsers show on hover; axis labels are text in the SVG, and where there is room the numbers stand
  * beside the marks. Everything scales with the page (viewBox), so it reads on a phone and prints.
+ *
+ * The charts are drawn 380 units wide, about a phone's width: the page shows them between 358 px (a 390 px phone) and
+ * 480 px wide, so text of 12.5 units stays 11.8 px or more. Text is placed by its width as estimated (on the wide
+ * side of common sans-serif faces): a label that would leave the chart or cover another is left out or cut, and its
+ * whole text is in the mark's title.
  */
 
 /** One data point of a chart. */
@@ -20,9 +25,14 @@ export interface StackedRow {
 /** The colours of the parts of stacked charts, in order. */
 export const PALETTE = ['#2f6da3', '#e39b2d', '#a9b4bf', '#c2504c', '#5a9e6f'];
 
-const WIDTH = 640;
-const LABEL_WIDTH = 190;
-const ROW = 22;
+/** The charts' width in SVG units, and the font sizes the page's style gives their text and their ticks. */
+export const CHART_WIDTH = 380;
+const FONT = 13;
+const SMALL = 12.5;
+/** Height of a row of a bar chart. */
+const ROW = 24;
+/** The label column of bar charts takes at most this share of the width. */
+const LABEL_SHARE = 0.42;
 
 /** Text safe inside an HTML or SVG element or attribute. */
 export function escapeHtml(text: string): string {
@@ -39,8 +49,26 @@ export function formatShare(part: number, whole: number): string {
   return whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(1)}%`;
 }
 
-function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+/** The width of a character as a share of the font size, on the wide side of common sans-serif faces. */
+function em(c: string): number {
+  if (" .,:;'|!()[]ijlft/-".includes(c)) return 0.4;
+  if ('mwMW%…—'.includes(c)) return 1;
+  return /[A-Z0-9→–#&@]/.test(c) ? 0.72 : 0.62;
+}
+
+/** The estimated width of `content` at `size`. */
+function widthOf(content: string, size = FONT): number {
+  let ems = 0;
+  for (const c of content) ems += em(c);
+  return ems * size;
+}
+
+/** `content` cut with an ellipsis to fit `width` at `size`. */
+function fit(content: string, width: number, size = FONT): string {
+  if (widthOf(content, size) <= width) return content;
+  const chars = [...content];
+  while (chars.length > 1 && widthOf(`${chars.join('')}…`, size) > width) chars.pop();
+  return `${chars.join('')}…`;
 }
 
 /** A text element of class `cls` at (x, y), anchored at `anchor`. */
@@ -49,20 +77,67 @@ function text(cls: string, x: number, y: number, content: string, anchor = 'star
   return `<text${cls === '' ? '' : ` class="${cls}"`} ${at} text-anchor="${anchor}">${escapeHtml(content)}</text>`;
 }
 
-/** A row's label left of its bar, cut to fit (the whole label is in the bar's title). */
-function label(x: number, y: number, content: string): string {
-  return text('', x, y, shorten(content, 26), 'end');
+/** A label to place at `x`, on its line's `y` unless it gives its own. */
+type Label = { x: number; y?: number; content: string };
+
+/** Height of a line of labels. */
+const LABEL_LINE = 15;
+
+/**
+ * Labels along a line at their x, each centred where it fits between `min` (the plot's left, clear of the y axis's
+ * ticks) and the chart's right edge, else flush with either. A label that would touch one placed goes on the next of
+ * `lines` lines, or is left out; `keep` is placed first (the last point's, say). Returns the texts and lines used.
+ */
+function spreadLabels(cls: string, y: number, labels: Label[], options: SpreadOptions = {}): [string[], number] {
+  const { keep, min = 0, lines = 1 } = options;
+  const placed: { from: number; to: number; line: number; svg: string }[] = [];
+  const place = (l: Label) => {
+    const w = widthOf(l.content, SMALL);
+    const from = Math.min(Math.max(l.x - w / 2, min), CHART_WIDTH - w);
+    const clear = (line: number) => placed.every((p) => p.line !== line || from >= p.to + 6 || from + w <= p.from - 6);
+    const line = Array.from({ length: lines }, (_, k) => k).find(clear);
+    if (line === undefined) return;
+    placed.push({ from, to: from + w, line, svg: text(cls, from, (l.y ?? y) + line * LABEL_LINE, l.content) });
+  };
+  if (keep !== undefined && labels[keep] !== undefined) place(labels[keep]);
+  labels.forEach((l, i) => i !== keep && place(l));
+  const used = Math.max(0, ...placed.map((p) => p.line + 1));
+  return [placed.sort((a, b) => a.from - b.from).map((p) => p.svg), used];
+}
+
+/** How spreadLabels places labels: the one placed first, the leftmost x, the lines it may use (1). */
+interface SpreadOptions {
+  keep?: number;
+  min?: number;
+  lines?: number;
+}
+
+/** A row's label left of its bar, ending at `x`, cut to fit (the whole label is in the bar's title). */
+function rowLabel(x: number, y: number, content: string): string {
+  return text('', x, y, fit(content, x), 'end');
+}
+
+/** The width of the label column for `labels`: as wide as the longest, within LABEL_SHARE of the chart. */
+function labelColumn(labels: string[]): number {
+  return Math.min(CHART_WIDTH * LABEL_SHARE, Math.max(40, ...labels.map((l) => widthOf(l)))) + 6;
+}
+
+/** The x axis's label under the plot, starting at `x` or sooner so that it ends inside the chart. */
+function xLabel(x: number, y: number, content: string): string {
+  const label = fit(`${content} →`, CHART_WIDTH, SMALL);
+  return text('axis', Math.max(0, Math.min(x, CHART_WIDTH - widthOf(label, SMALL))), y, label);
 }
 
 /** The y axis's label, turned to read upwards, halfway up the plot. */
-function yLabel(middle: number, content: string): string {
+function yLabel(middle: number, content: string, height: number): string {
   const at = `x="12" y="${middle}" transform="rotate(-90 12 ${middle})"`;
-  return `<text class="axis" ${at} text-anchor="middle">${escapeHtml(content)}</text>`;
+  return `<text class="axis" ${at} text-anchor="middle">${escapeHtml(fit(content, height, SMALL))}</text>`;
 }
 
 function open(id: string, title: string, height: number): string {
   const label = escapeHtml(title);
-  return `<svg data-chart="${escapeHtml(id)}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${label}">`;
+  const box = `viewBox="0 0 ${CHART_WIDTH} ${Math.ceil(height)}"`;
+  return `<svg data-chart="${escapeHtml(id)}" ${box} role="img" aria-label="${label}">`;
 }
 
 /** A data point's mark: an SVG element `tag` with `attributes`, its label and value, and its hover title. */
@@ -74,37 +149,51 @@ function mark(tag: 'rect' | 'circle', attributes: string, p: Point, title: strin
 /** Horizontal bars, one per point, with the value (and its share of `total`, when given) beside each. */
 export function barChart(id: string, title: string, points: Point[], axis: string, total?: number): string {
   const max = Math.max(1, ...points.map((p) => p.value));
-  const plot = WIDTH - LABEL_WIDTH - 110;
-  const height = points.length * ROW + 34;
+  const values = points.map(
+    (p) => `${formatNumber(p.value)}${total === undefined ? '' : ` (${formatShare(p.value, total)})`}`,
+  );
+  const left = labelColumn(points.map((p) => p.label));
+  const plot = CHART_WIDTH - left - Math.max(...values.map((v) => widthOf(v)), 0) - 8;
+  const height = points.length * ROW + 30;
   const parts = [open(id, title, height)];
   points.forEach((p, i) => {
     const y = i * ROW + 4;
     const w = Math.max(p.value > 0 ? 1 : 0, (plot * p.value) / max);
-    const share = total === undefined ? '' : ` (${formatShare(p.value, total)})`;
-    const text = `${formatNumber(p.value)}${share}`;
-    parts.push(label(LABEL_WIDTH - 6, y + 15, p.label));
-    const rect = `x="${LABEL_WIDTH}" y="${y + 2}" width="${w.toFixed(1)}" height="${ROW - 6}" fill="${PALETTE[0]}"`;
-    parts.push(mark('rect', rect, p, `${p.label}: ${text}`));
-    parts.push(`<text x="${(LABEL_WIDTH + w + 5).toFixed(1)}" y="${y + 15}">${text}</text>`);
+    parts.push(rowLabel(left - 6, y + 15, p.label));
+    const rect = `x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${ROW - 8}" fill="${PALETTE[0]}"`;
+    parts.push(mark('rect', rect, p, `${p.label}: ${values[i]!}`));
+    parts.push(text('', left + w + 5, y + 15, values[i]!));
   });
-  parts.push(`<text class="axis" x="${LABEL_WIDTH}" y="${height - 8}">${escapeHtml(axis)} →</text>`);
+  parts.push(xLabel(left, height - 8, axis));
   return parts.join('') + '</svg>';
 }
 
-/** Vertical columns over an ordered axis (months, histogram bins), with the y axis from 0 to the largest value. */
-export function columnChart(id: string, title: string, points: Point[], xAxis: string, yAxis: string): string {
-  const [left, top, bottom, height] = [64, 18, 52, 250];
-  const plotW = WIDTH - left - 12;
-  const plotH = height - top - bottom;
+/**
+ * Vertical columns over an ordered axis (months, histogram bins), with the y axis from 0 to the largest value. The x
+ * axis names each column under its middle, or, given `edges` (one more than the points: a histogram's bin edges),
+ * names the edges between them; labels that would touch are left out, the value over a column where it fits.
+ */
+export function columnChart(
+  id: string,
+  title: string,
+  points: Point[],
+  xAxis: string,
+  yAxis: string,
+  edges?: string[],
+): string {
   const max = Math.max(1, ...points.map((p) => p.value));
+  const ticks = [0, 0.5, 1].map((f) => ({ f, label: formatNumber(Math.round(max * f)) }));
+  const [left, top, bottom, height] = [Math.max(...ticks.map((t) => widthOf(t.label, SMALL))) + 28, 22, 46, 220];
+  const plotW = CHART_WIDTH - left - 10;
+  const plotH = height - top - bottom;
   const step = plotW / Math.max(1, points.length);
-  const every = Math.max(1, Math.ceil(points.length / 8));
   const parts = [open(id, title, height)];
-  for (const f of [0, 0.5, 1]) {
+  for (const { f, label } of ticks) {
     const y = top + plotH * (1 - f);
-    parts.push(`<line class="grid" x1="${left}" x2="${WIDTH - 12}" y1="${y}" y2="${y}"/>`);
-    parts.push(text('tick', left - 4, y + 4, formatNumber(Math.round(max * f)), 'end'));
+    parts.push(`<line class="grid" x1="${left}" x2="${CHART_WIDTH - 10}" y1="${y}" y2="${y}"/>`);
+    parts.push(text('tick', left - 4, y + 4, label, 'end'));
   }
+  const fits = points.every((p) => widthOf(formatNumber(p.value), SMALL) <= step - 2);
   points.forEach((p, i) => {
     const h = (plotH * p.value) / max;
     const x = left + i * step;
@@ -112,84 +201,101 @@ export function columnChart(id: string, title: string, points: Point[], xAxis: s
     const [rx, ry, rw, rh] = [x, top + plotH - h, w, h].map((n) => n.toFixed(2));
     const rect = `x="${rx}" y="${ry}" width="${rw}" height="${rh}" fill="${PALETTE[0]}"`;
     parts.push(mark('rect', rect, p, `${p.label}: ${formatNumber(p.value)}`));
-    if (points.length <= 16 && p.value > 0) {
-      parts.push(text('tick', x + w / 2, top + plotH - h - 3, formatNumber(p.value), 'middle'));
-    }
-    if (i % every === 0) {
-      parts.push(text('tick', x, top + plotH + 14, shorten(p.label, 12)));
-    }
+    if (fits && p.value > 0) parts.push(text('tick', x + w / 2, top + plotH - h - 3, formatNumber(p.value), 'middle'));
   });
-  parts.push(`<text class="axis" x="${left}" y="${height - 8}">${escapeHtml(xAxis)} →</text>`);
-  parts.push(yLabel(top + plotH / 2, yAxis));
+  const names =
+    edges === undefined
+      ? points.map((p, i) => ({ x: left + (i + 0.5) * step, content: p.label }))
+      : edges.map((content, i) => ({ x: left + i * step, content }));
+  parts.push(...spreadLabels('tick', top + plotH + 15, names, { min: left - 2 })[0]);
+  parts.push(xLabel(left, height - 8, xAxis));
+  parts.push(yLabel(top + plotH / 2, yAxis, plotH));
   return parts.join('') + '</svg>';
+}
+
+/** The legend of a stacked chart: a swatch and a name per part, in rows that fit the chart; returns its height. */
+function legendOf(legend: string[], parts: string[]): number {
+  let [x, y] = [0, 4];
+  legend.forEach((name, k) => {
+    const w = 16 + widthOf(name) + 14;
+    if (x > 0 && x + w > CHART_WIDTH) [x, y] = [0, y + 18];
+    parts.push(`<rect x="${x}" y="${y}" width="12" height="12" fill="${PALETTE[k]}"/>`, text('', x + 16, y + 11, name));
+    x += w;
+  });
+  return y + 18;
 }
 
 /** 100% stacked bars, one row per label, parts coloured in `legend` order, the first part's share beside each row. */
 export function stackedChart(id: string, title: string, rows: StackedRow[], legend: string[], axis: string): string {
-  const plot = WIDTH - LABEL_WIDTH - 70;
-  const height = rows.length * ROW + 56;
-  const parts = [open(id, title, height)];
-  legend.forEach((name, k) => {
-    const x = LABEL_WIDTH + k * 110;
-    parts.push(`<rect x="${x}" y="4" width="12" height="12" fill="${PALETTE[k]}"/>`, text('', x + 16, 15, name));
-  });
+  const left = labelColumn(rows.map((r) => r.label));
+  const plot = CHART_WIDTH - left - widthOf('100.0%') - 10;
+  const parts: string[] = [];
+  const top = legendOf(legend, parts) + 4;
+  const height = top + rows.length * ROW + 26;
   rows.forEach((row, i) => {
-    const y = i * ROW + 26;
+    const y = top + i * ROW;
     const total = row.parts.reduce((a, b) => a + b, 0);
-    let x = LABEL_WIDTH;
-    parts.push(label(LABEL_WIDTH - 6, y + 15, row.label));
+    let x = left;
+    parts.push(rowLabel(left - 6, y + 15, row.label));
     row.parts.forEach((value, k) => {
       const w = total === 0 ? 0 : (plot * value) / total;
       const p = { label: `${row.label} / ${legend[k]}`, value };
-      const rect = `x="${x.toFixed(2)}" y="${y + 2}" width="${w.toFixed(2)}" height="${ROW - 6}" fill="${PALETTE[k]}"`;
+      const rect = `x="${x.toFixed(2)}" y="${y + 3}" width="${w.toFixed(2)}" height="${ROW - 8}" fill="${PALETTE[k]}"`;
       const title = `${row.label}, ${legend[k]}: ${formatNumber(value)} (${formatShare(value, total)})`;
       parts.push(mark('rect', rect, p, title));
       x += w;
     });
-    parts.push(`<text x="${LABEL_WIDTH + plot + 6}" y="${y + 15}">${formatShare(row.parts[0] ?? 0, total)}</text>`);
+    parts.push(text('', left + plot + 5, y + 15, formatShare(row.parts[0] ?? 0, total)));
   });
-  parts.push(`<text class="axis" x="${LABEL_WIDTH}" y="${height - 8}">${escapeHtml(axis)} →</text>`);
-  return parts.join('') + '</svg>';
+  parts.push(xLabel(left, height - 8, axis));
+  return open(id, title, height) + parts.join('') + '</svg>';
 }
 
-/** A line through the points in order, each a dot with its value on hover and the first and last labelled. */
+/**
+ * A line through the points in order, each a dot with its value over it and its label under the axis, on up to three
+ * lines (a label that would still touch another is left out, the last point's kept; every dot has its label and value
+ * on hover).
+ */
 export function lineChart(id: string, title: string, points: Point[], xAxis: string, yAxis: string): string {
-  const [left, top, bottom, height] = [72, 24, 52, 230];
-  const plotW = WIDTH - left - 24;
-  const plotH = height - top - bottom;
   const values = points.map((p) => p.value);
   const [lo, hi] = [Math.min(...values), Math.max(...values)];
+  const ticks = hi === lo ? [hi] : [lo, hi];
+  const [left, top, plotH] = [Math.max(...ticks.map((v) => widthOf(formatNumber(v), SMALL))) + 28, 24, 124];
+  const plotW = CHART_WIDTH - left - 24;
   const span = hi - lo || Math.max(1, hi);
   const base = hi === lo ? Math.max(0, lo - span / 2) : lo;
-  const xy = (i: number, v: number): [number, number] => [
+  const xy = points.map((p, i): [number, number] => [
     left + (points.length === 1 ? plotW / 2 : (plotW * i) / (points.length - 1)),
-    top + plotH * (1 - (v - base) / span),
-  ];
-  const parts = [open(id, title, height)];
-  for (const v of hi === lo ? [hi] : [lo, hi]) {
-    const y = xy(0, v)[1];
-    parts.push(`<line class="grid" x1="${left}" x2="${WIDTH - 24}" y1="${y}" y2="${y}"/>`);
-    parts.push(`<text class="tick" x="${left - 4}" y="${y + 4}" text-anchor="end">${formatNumber(v)}</text>`);
-  }
-  const path = points
-    .map((p, i) =>
-      xy(i, p.value)
-        .map((n) => n.toFixed(1))
-        .join(','),
-    )
-    .join(' ');
+    top + plotH * (1 - (p.value - base) / span),
+  ]);
+  const parts = ticks.map((v) => {
+    const y = top + plotH * (1 - (v - base) / span);
+    const grid = `<line class="grid" x1="${left}" x2="${CHART_WIDTH - 24}" y1="${y}" y2="${y}"/>`;
+    return grid + text('tick', left - 4, y + 4, formatNumber(v), 'end');
+  });
+  const path = xy.map((at) => at.map((n) => n.toFixed(1)).join(',')).join(' ');
   parts.push(`<polyline points="${path}" fill="none" stroke="${PALETTE[0]}" stroke-width="2"/>`);
   points.forEach((p, i) => {
-    const [x, y] = xy(i, p.value);
-    const dot = `cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="4" fill="${PALETTE[i === points.length - 1 ? 1 : 0]}"`;
+    const [x, y] = xy[i]!.map((n) => n.toFixed(1));
+    const dot = `cx="${x}" cy="${y}" r="4" fill="${PALETTE[i === points.length - 1 ? 1 : 0]}"`;
     parts.push(mark('circle', dot, p, `${p.label}: ${formatNumber(p.value)}`));
-    if (i === 0 || i === points.length - 1) {
-      const anchor = points.length === 1 ? 'middle' : i === 0 ? 'start' : 'end';
-      parts.push(text('tick', x, top + plotH + 16, p.label, anchor));
-      parts.push(text('tick', x, y - 8, formatNumber(p.value), anchor));
-    }
   });
-  parts.push(`<text class="axis" x="${left}" y="${height - 8}">${escapeHtml(xAxis)} →</text>`);
-  parts.push(yLabel(top + plotH / 2, yAxis));
-  return parts.join('') + '</svg>';
+  const [labels, height] = lineLabels(points, xy, { keep: points.length - 1, min: left - 2 }, top + plotH);
+  parts.push(...labels, xLabel(left, height - 8, xAxis), yLabel(top + plotH / 2, yAxis, plotH));
+  return open(id, title, height) + parts.join('') + '</svg>';
+}
+
+/** Each point's value over its dot (at `xy`) and its label under the plot's `bottom`; returns them and the height. */
+function lineLabels(
+  points: Point[],
+  xy: [number, number][],
+  options: SpreadOptions,
+  bottom: number,
+): [string[], number] {
+  // Two values are never placed side by side closer than their widths, whatever their heights.
+  const over = points.map((p, i) => ({ x: xy[i]![0], y: xy[i]![1] - 9, content: formatNumber(p.value) }));
+  const [values] = spreadLabels('tick', 0, over, options);
+  const under = points.map((p, i) => ({ x: xy[i]![0], content: p.label }));
+  const [labels, lines] = spreadLabels('tick', bottom + 16, under, { ...options, lines: 3 });
+  return [[...values, ...labels], bottom + 16 + (lines - 1) * LABEL_LINE + 30];
 }

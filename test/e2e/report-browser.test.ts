@@ -2,6 +2,9 @@
  * The report page in a real browser (issue 16): headless Chromium from Debian's package (installed here where it is
  * missing) opens report.html from disk; nothing leaves the file, nothing errs, every chart is an SVG holding the
  * points of its numbers in report-data, and a screenshot goes to test-output/report.png for people to look at.
+ * Issue 26: the pages of a one-pass run and of a run that read collections to reconcile, measured at 390 px and
+ * 1280 px wide: no JSON in the text, the run's labels as wide as their words, no text under 11 px, none cut or covered
+ * (the measures go to test-output/report-layout.json).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AtlasStates, ReportData } from '../../src/report/report-data.js';
 import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { visitPage, type PageVisit } from '../helpers/headless-chromium.js';
+import { LAYOUT, WIDTHS, type Layout } from '../helpers/report-layout.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 
@@ -20,7 +24,9 @@ let dir: string;
 let snaps: ReportSnapshots;
 let unavailable: string | undefined;
 let visit: PageVisit;
+let onePass: PageVisit;
 let data: ReportData;
+let manifests: { collections: { records_written: number } }[];
 
 /** What the page shows: each chart's id, size and points, and the embedded numbers. */
 const EXPRESSION = `JSON.stringify({
@@ -37,12 +43,20 @@ const EXPRESSION = `JSON.stringify({
 beforeAll(async () => {
   unavailable = ensureDebianPackages(['chromium']);
   dir = await tempDir();
-  snaps = await makeReportSnapshots(join(dir, 'snaps'), 1500);
+  // The second run's scans start at a random row: its pass comes up short and collections are read to reconcile.
+  const faults = { unstableOrderRate: 1, unstableOrderMode: 'rotate' as const, faultSeed: 4 };
+  snaps = await makeReportSnapshots(join(dir, 'snaps'), 1500, { faults });
   if (unavailable !== undefined) return;
-  const file = join(snaps.folders[1]!, 'report.html');
-  data = JSON.parse(await readFile(join(snaps.folders[1]!, 'report.json'), 'utf8')) as ReportData;
+  const read = async <T>(folder: string, name: string) => JSON.parse(await readFile(join(folder, name), 'utf8')) as T;
+  data = await read<ReportData>(snaps.folders[1]!, 'report.json');
+  manifests = await Promise.all(snaps.folders.map((f) => read<(typeof manifests)[number]>(f, 'manifest.json')));
   await mkdir(OUTPUT, { recursive: true });
-  visit = await visitPage(file, EXPRESSION, (png) => writeFile(join(OUTPUT, 'report.png'), png));
+  const measure = { expression: LAYOUT, widths: WIDTHS };
+  const page = (i: number) => join(snaps.folders[i]!, 'report.html');
+  visit = await visitPage(page(1), EXPRESSION, (png) => writeFile(join(OUTPUT, 'report.png'), png), measure);
+  onePass = await visitPage(page(0), EXPRESSION, (png) => writeFile(join(OUTPUT, 'report-one-pass.png'), png), measure);
+  const measured = { reconciled: visit.measured, one_pass: onePass.measured };
+  await writeFile(join(OUTPUT, 'report-layout.json'), JSON.stringify(measured, null, 2));
 }, 900_000);
 afterAll(async () => {
   await removeDir(dir);
@@ -128,5 +142,71 @@ describe('report.html in headless Chromium', () => {
     const png = await readFile(join(OUTPUT, 'report.png'));
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(png.length).toBeGreaterThan(50_000);
+  });
+});
+
+describe('report.html at 390 px and 1280 px wide', () => {
+  const layouts = () => [
+    { name: 'reconciled', layouts: visit.measured as Record<number, Layout> },
+    { name: 'one pass', layouts: onePass.measured as Record<number, Layout> },
+  ];
+
+  it('reads in words: no JSON in the text, the proof in a table, "1 pass", each count naming what it counts', (ctx) => {
+    if (unavailable !== undefined) ctx.skip();
+    const [reconciled, single] = layouts().map((l) => l.layouts[390]!.run);
+    for (const run of [reconciled, single]) {
+      expect(run).not.toMatch(/\b1 passes\b|\b1 pages\b|\b1 records\b/);
+      expect(run).toMatch(/in \d+ pages and 1 pass over the list/);
+    }
+    expect(single).toMatch(/image list\s+one pass, complete by count: [\d,]+ of [\d,]+ records/);
+    expect(reconciled).toMatch(/image list\s+one pass gave [\d,]+ of [\d,]+ records/);
+    expect(reconciled).toMatch(/collections read\s+\d+ collections? read in id order \(.*\), adding [\d,]+ records?/);
+    const proof = (data.run!.completeness_proof as { reconciliation: { added: number } }).reconciliation;
+    expect(proof.added).toBeGreaterThan(0);
+    expect(reconciled).toContain(`adding ${proof.added.toLocaleString('en-US')} record`);
+    const listed = manifests[1]!.collections.records_written;
+    expect(reconciled).toContain(
+      `${data.collections.count.toLocaleString('en-US')}\ncollections with maps, ${listed} listed`,
+    );
+    for (const { layouts: byWidth } of layouts()) for (const w of WIDTHS) expect(byWidth[w]!.json).toEqual([]);
+  });
+
+  it("keeps the run table's labels as wide as their words, over the values at 390 px, beside them at 1280", (ctx) => {
+    if (unavailable !== undefined) ctx.skip();
+    for (const { name, layouts: byWidth } of layouts()) {
+      for (const w of WIDTHS) {
+        const labels = byWidth[w]!.labels;
+        expect(labels.length, name).toBeGreaterThanOrEqual(2);
+        for (const l of labels) {
+          expect({ name, w, label: l.text, lines: l.lines }).toEqual({ name, w, label: l.text, lines: 1 });
+          expect(l.width).toBeGreaterThanOrEqual(l.textWidth);
+          expect(l.stacked).toBe(w === 390);
+        }
+      }
+    }
+  });
+
+  it('has no text under 11 px, none outside its box or chart, none covering another, no sideways scroll', (ctx) => {
+    if (unavailable !== undefined) ctx.skip();
+    for (const { name, layouts: byWidth } of layouts()) {
+      for (const w of WIDTHS) {
+        const l = byWidth[w]!;
+        expect({ name, w, smallest: l.smallest.px >= 11 ? 'ok' : l.smallest }).toEqual({ name, w, smallest: 'ok' });
+        expect({ name, w, overflowing: l.overflowing }).toEqual({ name, w, overflowing: [] });
+        expect({ name, w, cut: l.cut }).toEqual({ name, w, cut: [] });
+        expect({ name, w, covered: l.covered }).toEqual({ name, w, covered: [] });
+        expect(l.scrollWidth).toBeLessThanOrEqual(w);
+        expect(l.texts).toBeGreaterThan(200);
+      }
+    }
+  });
+
+  it('labels every point of "Records per snapshot" with its value and its snapshot', (ctx) => {
+    if (unavailable !== undefined) ctx.skip();
+    for (const w of WIDTHS) {
+      const history = (visit.measured as Record<number, Layout>)[w]!.history;
+      expect(history.map((p) => p.label)).toEqual(data.history.map((h) => h.snapshot));
+      for (const p of history) expect(p).toMatchObject({ labelled: true, valued: true });
+    }
   });
 });

@@ -101,6 +101,10 @@ describe('the report of a --snapshot run', () => {
       requests_per_endpoint: manifest['requests'],
     });
     expect(reports[1]!.collections.owners_note).toBeNull();
+    // The collections listed, those without maps too: the rows of collections.parquet.
+    const listed = (manifest['collections'] as { records_written: number }).records_written;
+    expect(reports[1]!.collections.listed).toBe(listed);
+    expect(listed).toBeGreaterThanOrEqual(reports[1]!.collections.count);
   });
 
   it("has the owners' maps as DuckDB joins images.parquet and collections.parquet", async () => {

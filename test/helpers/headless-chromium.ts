@@ -74,6 +74,16 @@ export interface PageVisit {
   phoneScrollWidth: number;
   /** Bytes of the page printed to PDF. */
   pdfBytes: number;
+  /** What `measure` returned at each width asked for, by width. */
+  measured: Record<number, unknown>;
+}
+
+/** An expression to evaluate again at other viewport widths (a phone's below 600 px) after the page is seen. */
+export interface Measure {
+  /** JavaScript that JSON.stringifies what it returns. */
+  expression: string;
+  /** Viewport widths in CSS pixels. */
+  widths: number[];
 }
 
 /** The Chromium binary of Debian's package, if installed. */
@@ -81,12 +91,14 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 /**
  * Opens `file` in headless Chromium at 1200 px wide, evaluates `expression` (which JSON.stringifies what it returns),
- * hands a PNG of the whole page to `onScreenshot`, then measures it on a phone and prints it.
+ * hands a PNG of the whole page to `onScreenshot`, then measures it on a phone, evaluates `measure` at its widths and
+ * prints it.
  */
 export async function visitPage(
   file: string,
   expression: string,
   onScreenshot: (png: Buffer) => Promise<void>,
+  measure: Measure = { expression: '""', widths: [] },
 ): Promise<PageVisit> {
   const profile = await mkdtemp(join(tmpdir(), 'img-etl-chromium-'));
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-pipe', `--user-data-dir=${profile}`];
@@ -147,6 +159,12 @@ export async function visitPage(
     await onScreenshot(Buffer.from(shot['data'] as string, 'base64'));
     await page('Emulation.setDeviceMetricsOverride', { width: 390, height: 844, deviceScaleFactor: 2, mobile: true });
     const phoneScrollWidth = (await evaluate('document.documentElement.scrollWidth')) as number;
+    const measured: Record<number, unknown> = {};
+    for (const width of measure.widths) {
+      const mobile = width < 600;
+      await page('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile });
+      measured[width] = JSON.parse((await evaluate(measure.expression)) as string) as unknown;
+    }
     await page('Emulation.clearDeviceMetricsOverride');
     const pdf = (await page('Page.printToPDF', {})) as { data: string };
     await cdp.send('Browser.close').catch(() => undefined);
@@ -155,6 +173,7 @@ export async function visitPage(
       requests,
       evaluated: JSON.parse(result) as unknown,
       phoneScrollWidth,
+      measured,
       pdfBytes: Buffer.from(pdf.data, 'base64').length,
     };
   } catch (error) {

@@ -5,7 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { Random, startService, type RunningService } from '../../src/service/index.js';
+import { Random, startService, type FaultOptions, type RunningService } from '../../src/service/index.js';
 import { fixtureLines } from './fixture-service.js';
 import { runCli } from './run-cli.js';
 
@@ -44,6 +44,8 @@ export interface SnapshotChanges {
   inserts?: number;
   /** `--to`; default `parquet,arrow,csv`. */
   to?: string;
+  /** The second service's faults (a scan order that moves, say, for a run that reconciles); default none. */
+  faults?: FaultOptions;
   /** Runs between the two snapshots, given the first's folder; default none. */
   between?: (first: string) => Promise<void>;
 }
@@ -70,7 +72,7 @@ export async function makeReportSnapshots(
   }
   if (changes.between !== undefined) await changes.between(await snapshotFolders(base).then((f) => f[0]!));
   // The same port: the records' links name the service's origin, and should not all change.
-  const second = await startService({ data: editedLines(edits), records, seed: 7, port });
+  const second = await startService({ data: editedLines(edits), records, seed: 7, port, faults: changes.faults });
   try {
     if (deletes > 0) second.dataset.delete(deletes, new Random(3));
     if (inserts > 0) second.dataset.insert(inserts, new Random(4));

@@ -1,6 +1,6 @@
 /**
  * What the report takes from the manifest when other work adds it (optional-inputs.ts): the completeness proof and
- * requests per endpoint are shown when present, and the page says when they are not.
+ * requests per endpoint are shown when present, and the page says when they are not; the proof in words, never as JSON.
  */
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/report/build-report.js';
@@ -32,7 +32,8 @@ describe('the run section', () => {
     const html = renderReportHtml(data, 'x');
     expect(html).toContain('data-chart="run-requests"');
     expect(html).toContain('data-label="/api/images/&#60;id&#62;/" data-value="20"');
-    expect(html).toContain('{&#34;count&#34;:559182,&#34;ids&#34;:559182}');
+    expect(html).not.toContain('{&#34;count&#34;');
+    expect(html).toContain('<th scope="row">proof</th><td>in a form this report does not know: see report.json</td>');
   });
 
   it('says when the manifest has neither', () => {
@@ -40,6 +41,7 @@ describe('the run section', () => {
     expect(data.run).toMatchObject({ completeness_proof: null, requests_per_endpoint: null });
     const html = renderReportHtml(data, 'x');
     expect(html).not.toContain('data-chart="run-requests"');
-    expect(html).toContain('Requests per endpoint are not in this manifest; 560 pages of the list were fetched.');
+    expect(html).toContain('Requests per endpoint are not in this manifest; 560 pages of the list fetched.');
+    expect(html).toContain('<th scope="row">proof</th><td>not in this manifest</td>');
   });
 });

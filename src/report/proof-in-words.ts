@@ -1,0 +1,71 @@
+/**
+ * What a run's completeness proof says, in words for the report page: a row per phase (the image list, the collections
+ * read, the collections list, those left out). The proof itself stays as the manifest gives it, in report.json.
+ */
+import type { Completeness, ReconciledCollection } from '../extract/completeness.js';
+import { formatNumber } from './svg-charts.js';
+
+/** A label and what it says. */
+export type FactRow = [label: string, value: string];
+
+/** `n` and the noun for one or for many: "1 pass", "2 passes". */
+export function counted(n: number, one: string, many: string): string {
+  return `${formatNumber(n)} ${n === 1 ? one : many}`;
+}
+
+/** The rows saying what `proof` (a manifest's `completeness`, of any version, or null) proves; `passes` made. */
+export function proofInWords(proof: unknown, passes: number): FactRow[] {
+  if (proof === null || typeof proof !== 'object') return [['proof', 'not in this manifest']];
+  const p = proof as Partial<Completeness>;
+  if (p.method === 'passes') {
+    const count = `${counted(passes, 'pass', 'passes')} over the image list, complete by its count`;
+    return [['image list', p.note === undefined ? count : `${count}: ${p.note}`]];
+  }
+  if (p.method !== 'reconciliation') return [['proof', 'in a form this report does not know: see report.json']];
+  const rows: FactRow[] = [['image list', imageListWords(p)]];
+  if (p.images?.proven !== true) rows.push(['collections read', collectionsReadWords(p)]);
+  if (p.collections !== undefined) rows.push(['collections list', collectionsListWords(p.collections)]);
+  for (const u of p.unreadable ?? []) rows.push(['left out', unreadableWords(u)]);
+  const missing = p.reconciliation?.missing ?? 0;
+  if (missing > 0)
+    rows.push(['still missing', `${counted(missing, 'record', 'records')} the proof cannot account for`]);
+  return rows;
+}
+
+function imageListWords(p: Partial<Completeness>): string {
+  const images = p.images;
+  if (images === undefined) return 'not in this proof';
+  const got = `${formatNumber(images.received)} of ${formatNumber(images.expected)} records`;
+  return images.proven
+    ? `one pass, complete by count: ${got}, nothing repeated, the count unchanged`
+    : `one pass gave ${got}: the list's order shifted while it was paged`;
+}
+
+function collectionsReadWords(p: Partial<Completeness>): string {
+  const r = p.reconciliation;
+  if (r === undefined) return 'not in this proof';
+  const why = reasonsWords(p.reconciled ?? []);
+  const read = `${counted(r.collections, 'collection', 'collections')} read in id order${why}`;
+  return `${read}, adding ${counted(r.added, 'record', 'records')}`;
+}
+
+/** Why collections were read, counted: " (12 short, 2 changed)". */
+function reasonsWords(reconciled: ReconciledCollection[]): string {
+  const reasons = { short: 'short of their count', changed: 'changed', unlisted: 'not listed after the pass' };
+  const parts = Object.entries(reasons)
+    .map(([reason, words]) => [reconciled.filter((c) => c.reason === reason).length, words] as const)
+    .filter(([n]) => n > 0)
+    .map(([n, words]) => `${formatNumber(n)} ${words}`);
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+}
+
+function collectionsListWords(c: Completeness['collections']): string {
+  if (c.status !== 200) return `answered ${c.status}: no collections table`;
+  const got = `${formatNumber(c.received)} of ${formatNumber(c.expected)} collections listed`;
+  return `${got}, read ${c.rounds === 2 ? 'before and after the pass' : 'before the pass'}`;
+}
+
+function unreadableWords(u: Completeness['unreadable'][number]): string {
+  const why = u.status === 403 ? 'private now' : u.status === 404 ? 'deleted' : 'unreadable';
+  return `collection ${u.id} answered ${u.status} (${why}): ${counted(u.dropped, 'record', 'records')} of it left out`;
+}

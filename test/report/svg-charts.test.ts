@@ -1,0 +1,60 @@
+/**
+ * The charts' text (issue 26): drawn 380 units wide, every text starts and ends inside the chart by its estimated
+ * width, a row label too long for its column is cut with its whole text in the mark's title, a histogram names its
+ * bins' edges, and a line chart labels every point with its value and its label where they fit.
+ */
+import { describe, expect, it } from 'vitest';
+import { barChart, CHART_WIDTH, columnChart, lineChart } from '../../src/report/svg-charts.js';
+
+/** Each text of an SVG: its x, anchor and words. */
+function texts(svg: string): { x: number; anchor: string; words: string }[] {
+  return [...svg.matchAll(/<text[^>]* x="([\d.-]+)"[^>]* text-anchor="(\w+)">([^<]*)<\/text>/g)].map((m) => ({
+    x: Number(m[1]),
+    anchor: m[2]!,
+    words: m[3]!,
+  }));
+}
+
+describe('chart text', () => {
+  it('cuts a long row label to its column, keeps it whole in the title, and keeps every text in the chart', () => {
+    const label = 'a multivariate-beta map of a very long name';
+    const svg = barChart(
+      'b',
+      'B',
+      [
+        { label, value: 12_345 },
+        { label: 'x', value: 1 },
+      ],
+      'maps',
+      12_346,
+    );
+    expect(svg).toContain(`<title>${label}: 12,345 (100.0%)</title>`);
+    const cut = texts(svg).find((t) => t.words.endsWith('…'))!;
+    expect(label.startsWith(cut.words.slice(0, -1))).toBe(true);
+    for (const t of texts(svg)) expect(t.x).toBeGreaterThanOrEqual(0);
+    for (const t of texts(svg)) expect(t.x).toBeLessThanOrEqual(CHART_WIDTH);
+  });
+
+  it("names a histogram's edges, the first at the plot's left, leaving out those that would touch", () => {
+    const points = Array.from({ length: 10 }, (_, i) => ({ label: `${2 ** i}–${2 ** (i + 1)}`, value: i }));
+    const edges = Array.from({ length: 11 }, (_, i) => `${2 ** i} MiB`);
+    const words = texts(columnChart('c', 'C', points, 'size', 'records', edges)).map((t) => t.words);
+    expect(words).toContain('1 MiB');
+    expect(words.filter((w) => w.endsWith('MiB')).length).toBeGreaterThanOrEqual(3);
+    expect(words.filter((w) => w.endsWith('MiB')).length).toBeLessThan(11);
+  });
+
+  it('labels every point of a line with its value and its label, on more lines when they would touch', () => {
+    const points = ['20261123T031700.000Z', '20261124T031700.000Z', '20261125T031700.000Z'].map((label, i) => ({
+      label,
+      value: 20_000 + i * 350,
+    }));
+    const svg = lineChart('h', 'H', points, 'snapshot', 'records');
+    const words = texts(svg).map((t) => t.words);
+    for (const p of points) expect(words).toContain(p.label);
+    for (const v of ['20,000', '20,350', '20,700'])
+      expect(words.filter((w) => w === v).length).toBeGreaterThanOrEqual(1);
+    const ys = [...svg.matchAll(/y="([\d.]+)" text-anchor="start">2026/g)].map((m) => Number(m[1]));
+    expect(new Set(ys).size).toBeGreaterThan(1);
+  });
+});
