@@ -67,6 +67,7 @@ let registry: LockfileRegistry;
 let service: RunningService;
 let dir: string; // holds the tarball, the prefix, the project and a folder with neither
 let bin: string; // the global install's img-etl, by its absolute path
+let tarball: string | undefined;
 let tarballFiles: string[];
 
 beforeAll(async () => {
@@ -79,19 +80,23 @@ beforeAll(async () => {
   const packed = await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], REPO);
   const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
   tarballFiles = info!.files.map((f) => f.path);
-  const tarball = join(dir, info!.filename);
+  tarball = join(dir, info!.filename);
   await Promise.all([mkdir(join(dir, 'project')), mkdir(join(dir, 'elsewhere'))]);
   await writeFile(join(dir, 'project', 'package.json'), '{ "name": "project", "private": true }\n');
-  await Promise.all([
-    npm(['install', '--global', '--prefix', join(dir, 'prefix'), tarball], dir),
-    npm(['install', tarball], join(dir, 'project')),
-  ]);
+  // one after the other: both write the tarball to npm's cache under one key
+  await npm(['install', '--global', '--prefix', join(dir, 'prefix'), tarball], dir);
+  await npm(['install', tarball], join(dir, 'project'));
   bin = join(dir, 'prefix', 'bin', 'img-etl');
   await writeFile(join(dir, 'project', 'pipeline.mjs'), PIPELINE);
   await writeFile(join(dir, 'elsewhere', 'pipeline.mjs'), PIPELINE);
 }, 180_000);
 
 afterAll(async () => {
+  // npm keeps each tarball it installs from a file in its cache: this one is gone with the test's folder
+  if (tarball !== undefined) {
+    const clean = await run('npm', ['cache', 'clean', `pacote:tarball:file:${tarball}`], REPO);
+    expect(clean.stderr).not.toContain('Not Found');
+  }
   await Promise.all([registry?.close(), service?.close()]);
   await removeDir(dir);
 });
