@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Pipeline } from '../run/pipeline.js';
 import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
+import { TOOL_NAME, VERSION } from '../run/tool.js';
 import { UsageError } from './usage-error.js';
 
 /** The compiled pipelines/ folder (dist/pipelines), found from this file in dist/src/cli. */
@@ -44,8 +45,7 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
         : `run: no pipeline named ${JSON.stringify(nameOrPath)}; known: ${known.join(', ')}`,
     });
   }
-  const module = (await import(pathToFileURL(file).href)) as { default?: Partial<Pipeline> };
-  const pipeline = module.default;
+  const pipeline = (await importPipelineFile(file, nameOrPath)).default;
   if (pipeline === undefined || typeof pipeline.name !== 'string' || typeof pipeline.description !== 'string') {
     throw new UsageError({
       message: `run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`,
@@ -58,5 +58,23 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
     return { pipeline: pipeline as Pipeline, options: pipelineRunOptions(pipeline as Pipeline, sha256) };
   } catch (error) {
     throw new UsageError({ message: `run: ${file}: ${error instanceof Error ? error.message : String(error)}` });
+  }
+}
+
+/**
+ * Imports a pipeline file. A file outside a project that installed img-etl cannot import it (node resolves `img-etl`
+ * from the file's folder, not from the running program): that is a one-line usage error saying how to install it.
+ */
+async function importPipelineFile(file: string, given: string): Promise<{ default?: Partial<Pipeline> }> {
+  try {
+    return (await import(pathToFileURL(file).href)) as { default?: Partial<Pipeline> };
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes(`Cannot find package '${TOOL_NAME}'`)) throw error;
+    throw new UsageError({
+      message:
+        `run: ${file} imports ${TOOL_NAME}, which is not installed in its project: install it there ` +
+        `(npm i ${TOOL_NAME}, or npm i /path/to/${TOOL_NAME}-${VERSION}.tgz), then run npx ${TOOL_NAME} run ${given}`,
+    });
   }
 }

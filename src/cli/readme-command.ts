@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { CommandModule } from 'yargs';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import { schemaTableMarkdown } from '../schema/schema-table.js';
 import type { Table } from '../schema/table.js';
+import { UsageError } from './usage-error.js';
 
 /** Each generated table of the README: its markers and the table it is generated from. */
 const SECTIONS: { start: string; end: string; table: Table }[] = [
@@ -38,6 +40,10 @@ export function readmeCommand(): CommandModule<object, { file: string }> {
     describe: false, // maintainers only: hidden from --help
     builder: (y) => y.positional('file', { type: 'string', default: 'README.md' }),
     handler: async ({ file }) => {
+      if (!existsSync(file))
+        throw new UsageError({
+          message: `readme: no file ${file} here; give the README to update: img-etl readme FILE`,
+        });
       await writeFile(file, withSchemaTable(await readFile(file, 'utf8')));
     },
   };
