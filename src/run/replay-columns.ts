@@ -49,12 +49,7 @@ export async function* replayColumns(
   const batchOf = (rejects: Reject[] = []): LoadBatch => {
     const source = { url: 'staging', offset: first };
     const columns = options.arrow === false ? undefined : gatherer.gather(picks);
-    return columnsBatch(source, picks, columns, rejects, table, csvOf(picks));
-  };
-  const csvOf = (some: Picks): CsvRecords | undefined => {
-    if (some.csv === undefined || some.csv === 'mixed' || some.rows.length === 0) return undefined;
-    const records = gatherer.text(some, table.names.length + 1);
-    return { bytes: records.values, neutraliseFormulas: some.csv, table };
+    return columnsBatch(source, picks, columns, rejects, table, csvRecordsOf(gatherer, picks, table));
   };
   for (const [pageIndex, position] of index.inIdOrder()) {
     const { columns, rowOf } = await cache.get(index.pages[pageIndex]!);
@@ -84,6 +79,13 @@ interface Picks {
   batches: RecordBatch[];
   rows: number[];
   csv?: boolean | 'mixed';
+}
+
+/** The picked rows' staged CSV records, when their pages all staged them with one neutralise setting. */
+function csvRecordsOf(gatherer: ArrowGatherer, picks: Picks, table: Table): CsvRecords | undefined {
+  if (picks.csv === undefined || picks.csv === 'mixed' || picks.rows.length === 0) return undefined;
+  const records = gatherer.text(picks, table.names.length + 1);
+  return { bytes: records.values, neutraliseFormulas: picks.csv, table };
 }
 
 function newPicks(): Picks {

@@ -16,7 +16,7 @@ import { writeJsonAtomic } from '../load/write-json-atomic.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
-import type { Row } from '../schema/row.js';
+import type { Row, RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from './formats.js';
 import type { RunEvent } from './run-events.js';
@@ -26,7 +26,7 @@ import { listSnapshots, snapshotName } from './snapshot-folders.js';
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
 import { writeRows, type TableOutput } from './write-table.js';
-import { emptyNormalisationCounts } from '../schema/normalisation-counts.js';
+import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 import type { StagedCsv } from '../load/page-columns.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
@@ -284,11 +284,8 @@ async function writeData(
     neutraliseFormulas: options.neutraliseFormulas,
     metadata: dataMetadata(run),
   };
-  const { replayColumns } = await import('./replay-columns.js');
   const normalisation = emptyNormalisationCounts();
-  // Arrow batches are gathered for what reads them, as writeOutputs builds them for rows (write-outputs.ts).
-  const arrow = run.formats.some((f) => f !== 'csv') || taps.some((tap) => tap.arrow !== undefined);
-  const rows = replayColumns(collected.index, checkpoint, run.table, normalisation, { arrow });
+  const rows = await replayed(run, collected, checkpoint, taps, normalisation);
   const written = await writeRows(rows, {
     ...writing,
     table: run.table,
@@ -309,6 +306,20 @@ async function writeData(
   const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
   options.onEvent?.({ type: 'publish-end', rows: images.written, rejects: images.rejects, files: fileEvents });
   return { images, collections: collections.manifest, files };
+}
+
+/** The staged images in id order, as batches of staged columns; adds what normalisation replaced to `counts`. */
+async function replayed(
+  run: RunPlan,
+  collected: Collected,
+  checkpoint: Checkpoint,
+  taps: readonly OpenRunTap[],
+  counts: NormalisationCounts,
+): Promise<AsyncIterable<RowBatch>> {
+  const { replayColumns } = await import('./replay-columns.js');
+  // Arrow batches are gathered for what reads them, as writeOutputs builds them for rows (write-outputs.ts).
+  const arrow = run.formats.some((f) => f !== 'csv') || taps.some((tap) => tap.arrow !== undefined);
+  return replayColumns(collected.index, checkpoint, run.table, counts, { arrow });
 }
 
 /** Writes the manifest into `pending` once no one else's file is where the run's would go. */
