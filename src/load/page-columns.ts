@@ -17,7 +17,7 @@ import { ArrowBatchBuilder } from './arrow-batches.js';
 import { arrowSchema } from './arrow-schema.js';
 import { batchBufferNames, batchBuffers, readBatchBuffers } from './batch-buffers.js';
 import { formatCsvRecords } from './csv-format.js';
-import { isValid } from './arrow-gather.js';
+import { valuesOf } from './rows-of-batch.js';
 
 /** The field that holds what normalisation replaced in a row (JSON of its counts, null when nothing). */
 const REPLACED = 'img-etl.replaced';
@@ -28,8 +28,8 @@ const CSV = { neutralised: 'img-etl.csv', kept: 'img-etl.csv-formulas-kept' } as
 export interface PageColumns {
   /** The valid records' rows, in position order. */
   batch: arrow.RecordBatch;
-  /** Per row: what normalisation replaced in it, null when nothing. */
-  replaced: arrow.Data<arrow.Utf8>;
+  /** What normalisation replaced in a row, as JSON text; null when nothing. */
+  replaced: (row: number) => string | null;
   /** Per row, when it was staged: its CSV record (LF-terminated), as the builtin CSV writer writes it. */
   csv?: { records: arrow.Data<arrow.Utf8>; neutraliseFormulas: boolean };
 }
@@ -103,7 +103,8 @@ export function decodePageColumns(table: Table, bytes: Uint8Array): PageColumns 
     throw new TypeError(message, { cause: error });
   }
   const n = table.names.length;
-  const replaced = batch.data.children[n] as arrow.Data<arrow.Utf8>;
+  const read = valuesOf(batch.data.children[n]!);
+  const replaced = (row: number) => read(row) as string | null;
   if (csvField === undefined) return { batch, replaced };
   const records = batch.data.children[n + 1] as arrow.Data<arrow.Utf8>;
   return { batch, replaced, csv: { records, neutraliseFormulas: csvField === CSV.neutralised } };
@@ -114,11 +115,8 @@ const parsed = new Map<string, NormalisationCounts>();
 
 /** Adds to `counts` what normalisation replaced in row `row` of a page's columns. */
 export function addReplaced(counts: NormalisationCounts, columns: PageColumns, row: number): void {
-  const { replaced } = columns;
-  if (!isValid(replaced, row)) return;
-  const at = replaced.offset + row;
-  const bytes = Buffer.from(replaced.values.buffer, replaced.values.byteOffset, replaced.values.byteLength);
-  const text = bytes.toString('utf8', replaced.valueOffsets[at], replaced.valueOffsets[at + 1]);
+  const text = columns.replaced(row);
+  if (text === null) return;
   let one = parsed.get(text);
   if (one === undefined) {
     one = JSON.parse(text) as NormalisationCounts;
