@@ -73,7 +73,7 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
     throw error;
   }
   try {
-    const rows = await writeCsvFile(source, file, ENGINES[engineName], options);
+    const rows = await writeCsvFile(source, file, engineName, options);
     const digest = await file.commit();
     return { format: 'csv', path: options.path, rows, ...digest };
   } catch (error) {
@@ -87,10 +87,10 @@ export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOpt
 async function writeCsvFile(
   source: AsyncIterable<RowBatch>,
   file: AtomicFile,
-  loadEngine: () => Promise<CsvWriter>,
+  engineName: CsvEngine,
   options: CsvSinkOptions,
 ): Promise<number> {
-  const engine = await loadEngine();
+  const engine = await ENGINES[engineName]();
   const neutralise = options.neutraliseFormulas ?? true;
   const table = options.table ?? IMAGES;
   const encode = (format: () => string | Uint8Array): string | Uint8Array => {
@@ -103,7 +103,7 @@ async function writeCsvFile(
   };
   await file.write(encode(() => engine.header(neutralise, table)));
   let rows = 0;
-  const builtin = (options.engine ?? 'builtin') === 'builtin';
+  const builtin = engineName === 'builtin'; // the staged records are the builtin writer's
   for await (const batch of source) {
     const staged = builtin ? stagedCsvOf(batch, neutralise, table) : undefined;
     const count = rowCount(batch);
