@@ -16,7 +16,8 @@ import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 
 /**
  * The layout of the staging folder and its journal; staging of another format is discarded, not resumed. 4: each
- * staged page's checksum is in its journal line; 5: and its size in bytes.
+ * staged page's checksum is in its journal line; 5: and its size in bytes; 6: and its valid records' columns are
+ * staged beside it, with their own checksum and size.
  */
 export const STAGING_FORMAT = 6;
 
