@@ -7,11 +7,10 @@
  */
 import * as arrow from 'apache-arrow';
 import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
-import { attachRecordText } from '../schema/record-text.js';
-import { RecordTexts } from '../schema/record-texts.js';
 import type { PageRecords, Row } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { utf8FromStrings } from '../schema/encoding/utf8-from-strings.js';
+import { attachExtraTexts } from '../transform/extra-texts.js';
 import { normaliseRecord } from '../transform/normalise.js';
 import { ArrowBatchBuilder } from './arrow-batches.js';
 import { arrowSchema } from './arrow-schema.js';
@@ -45,10 +44,7 @@ export interface StagedCsv {
  */
 export function encodePageColumns(table: Table, page: PageRecords, csv?: StagedCsv): Uint8Array | undefined {
   const { records, ids } = page;
-  if (page.extra.length > 0) {
-    const texts = new RecordTexts(typeof page.body === 'string' ? Buffer.from(page.body) : page.body);
-    for (const position of page.extra) attachRecordText(records[position] as object, texts.at(position));
-  }
+  if (page.extra.length > 0) attachExtraTexts(page.body, records, page.extra, table.knownKeys);
   const rows = [];
   const replaced: (string | null)[] = [];
   for (let position = 0; position < ids.length; position++) {

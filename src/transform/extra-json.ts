@@ -4,17 +4,19 @@
  * -0, 1.0, 1E5 and escapes stay as served, where JSON.parse and JSON.stringify would change them.
  */
 import { eachMemberFromEnd, memberKey } from '../text/raw-json.js';
-import { recordTextOf } from '../schema/record-text.js';
+import { extraTextOf, recordTextOf } from '../schema/record-text.js';
 
 /**
  * The keys of `record` not in `known` (the table's record keys), as a JSON object text in the order served, or null
- * when there are none. A key served twice appears once, with the value served last (what JSON.parse keeps), at its
- * last place.
+ * when there are none (the text attached to the record when its page was searched for them: extra-texts.ts). A key
+ * served twice appears once, with the value served last (what JSON.parse keeps), at its last place.
  */
 export function extraJson(record: Record<string, unknown>, known: ReadonlySet<string>): string | null {
   let unknown: string[] | undefined;
   for (const key in record) if (!known.has(key)) (unknown ??= []).push(key);
   if (unknown === undefined) return null;
+  const served = extraTextOf(record);
+  if (served !== undefined) return served;
   const text = recordTextOf(record);
   return text === undefined ? extraJsonOfValues(record, unknown) : extraJsonOfText(text, unknown);
 }
