@@ -108,14 +108,16 @@ export class Progress implements Reporter {
         return this.onCollectionsEnd(event);
       case 'reconcile-start':
         this.enterCollections();
-        this.message(`img-etl: ${reconcileStartLine(event)}`);
+        if (event.collections > 0) this.message(`img-etl: ${reconcileStartLine(event)}`);
         return;
       case 'collection-read':
         if (event.status !== 200) this.message(`img-etl: ${collectionReadLine(event)}`);
         return;
+      case 'reconcile-end':
+        if (event.collections > 0) this.message(`img-etl: ${noticeLine(event)}`);
+        return;
       case 'retry':
       case 'skip':
-      case 'reconcile-end':
       case 'staging':
       case 'conflicts':
         this.message(`img-etl: ${noticeLine(event)}`);
@@ -165,7 +167,7 @@ export class Progress implements Reporter {
     );
   }
 
-  /** The collections list is read: a line when it resumes or is read again. */
+  /** The collections list is read: a line when it resumes or is read again (after the pass, for what changed). */
   private onCollectionsStart(event: CollectionsStartEvent): void {
     // The read before the pass is a page or two: a line only when it resumes, or for the second read.
     this.enterCollections();
@@ -381,7 +383,8 @@ function noticeLine(event: RetryEvent | SkipEvent | ReconcileEndEvent | StagingE
       return (
         `reconciled ${thousands(event.collections)} collections: ` +
         `${thousands(event.added)} records added, ${missingLine(event.missing, event)}` +
-        (event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : '')
+        (event.dropped > 0 ? `, ${thousands(event.dropped)} left out` : '') +
+        (event.removed > 0 ? `, ${thousands(event.removed)} deleted while the run paged left out` : '')
       );
     case 'staging':
       return event.message;

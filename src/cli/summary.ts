@@ -112,6 +112,9 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
     `  requests  ${requestsLine(m)}`,
     `  proof     ${proofLine(m)}`,
     ...m.completeness.unreadable.map((u) => `  left out  ${unreadableLine(u)}`),
+    ...(m.completeness.reconciliation.removed > 0
+      ? [`  removed   ${removedLine(m.completeness.reconciliation.removed)}`]
+      : []),
     ...(m.conflicts.count > 0 ? [`  changed   ${conflictLine(m.conflicts.count, m.conflicts.first_ids)}`] : []),
     ...(m.skipped_offsets.length > 0
       ? [`  skipped   records at offsets ${m.skipped_offsets.join(', ')}: the server could not serve them`]
@@ -179,12 +182,24 @@ export function proofLine(m: Manifest): string {
   if (c.method === 'passes')
     return c.note ?? `the image list's count over ${plural(m.passes.length, 'pass', 'passes')}`;
   const list = `collections list ${c.collections.received} of ${c.collections.expected}`;
-  if (c.images.proven)
-    return `one pass over the images, complete by count (nothing repeated, count unchanged); ${list}`;
   const r = c.reconciliation;
+  if (c.images.proven) {
+    const proof = 'one pass over the images, complete by count (nothing repeated, count unchanged)';
+    if (r.collections === 0) return `${proof}; ${list}, read before and after, unchanged`;
+    const read = `${plural(r.collections, 'collection', 'collections')} changed while it ran, read in id order`;
+    return `${proof}; ${read}: +${r.added} records, -${r.removed}; ${list}, read before and after`;
+  }
   const read = `${plural(r.collections, 'collection', 'collections')} short, changed or unlisted, read in id order`;
   const missing = missingLine(r.missing, { unserved: r.unserved, expected: m.expected, received: m.received }, String);
   return `one pass over the images, then ${read}: +${r.added} records, ${missing}; ${list}, read before and after`;
+}
+
+/** Records left out because their collection's own list no longer served them, one line. */
+function removedLine(removed: number): string {
+  const what = plural(removed, 'record', 'records');
+  const why =
+    removed === 1 ? "its collection's list no longer served it" : "their collections' lists no longer served them";
+  return `${what} deleted while the run paged: ${why}`;
 }
 
 /** A collection that could not be read, one line. */

@@ -1,9 +1,9 @@
 /**
- * Extraction: the collections list, one pass over the image list into the staging folder, and unless that pass proved
- * itself complete the collections list again and the own list of each collection that came up short or changed
- * (see reconcile.ts). A service without the collection endpoints gets passes over
- * the image list instead, until every record its `count` names is there or a pass adds nothing. Resumes whatever an
- * earlier process of the same run left, inside any phase.
+ * Extraction: the collections list, one pass over the image list into the staging folder, the collections list again,
+ * and the own list of each collection that changed while the pass ran or, unless the pass proved itself complete, came
+ * up short (see reconcile.ts): that list decides the collection's rows, so records deleted meanwhile are left out. A
+ * service without the collection endpoints gets passes over the image list instead, until every record its `count`
+ * names is there or a pass adds nothing. Resumes whatever an earlier process of the same run left, inside any phase.
  */
 import type { Checkpoint, JournalEntry } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
@@ -87,11 +87,12 @@ export async function collect(
   let listing = before;
   let reconciliation: Reconciliation | undefined;
   if (before.status !== 200) await images.passAgain(first);
-  else if (!proven) {
+  else {
+    // The list again, whatever the pass proved: a collection whose images changed while it ran is read in id order.
     listing = await pageCollections(options, checkpoint, 2);
     if (listing.status !== 200) throw collectionsGone(listing);
     const expected = images.expected;
-    const input = { checkpoint, index, cache, tally, before, listing, addedBefore, expected };
+    const input = { checkpoint, index, cache, tally, before, listing, addedBefore, expected, proven };
     reconciliation = await reconcile(options, input);
   }
   return collected({ options, stats, index, images, before, listing, reconciliation, afterFirst, proven });

@@ -4,6 +4,7 @@
  */
 import type { JournalPage, RejectKey, StagedPage } from './checkpoint.js';
 import { expandRuns } from './collection-runs.js';
+import { MAX_PAGE_RECORDS, type RecordIndex } from './record-index.js';
 
 /** Distinct records received per collection, and the NIDM results packages their records name. */
 export class CollectionTally {
@@ -46,14 +47,39 @@ export class CollectionTally {
 /** The records (valid ids and reject keys) the staged pages hold from the given collections. */
 export function recordsOfCollections(pages: readonly StagedPage[], collections: ReadonlySet<number>): Set<RejectKey> {
   const keys = new Set<RejectKey>();
-  for (const page of pages) {
+  eachRecordOf(pages, collections, (key) => keys.add(key));
+  return keys;
+}
+
+/**
+ * The records the run keeps in each of the given collections, by collection: those whose kept copy (the one the
+ * index points to) was served in it.
+ */
+export function keptOfCollections(index: RecordIndex, collections: ReadonlySet<number>): Map<number, RejectKey[]> {
+  const kept = new Map<number, RejectKey[]>();
+  eachRecordOf(index.pages, collections, (key, cid, location) => {
+    if (index.location(key) !== location) return;
+    let keys = kept.get(cid);
+    if (keys === undefined) kept.set(cid, (keys = []));
+    keys.push(key);
+  });
+  return kept;
+}
+
+/** Visits each record the pages hold from the given collections: its key, collection and location in the index. */
+function eachRecordOf(
+  pages: readonly StagedPage[],
+  collections: ReadonlySet<number>,
+  visit: (key: RejectKey, cid: number, location: number) => void,
+): void {
+  pages.forEach((page, pageIndex) => {
     const where = page.type === 'page' ? expandRuns(page.collections ?? []) : page.ids.map(() => page.collection);
     let r = 0;
     page.ids.forEach((id, position) => {
       const key = id ?? page.rejected[r++]!;
       const cid = where[position];
-      if (cid !== null && cid !== undefined && collections.has(cid)) keys.add(key);
+      if (cid !== null && cid !== undefined && collections.has(cid))
+        visit(key, cid, pageIndex * MAX_PAGE_RECORDS + position);
     });
-  }
-  return keys;
+  });
 }

@@ -21,13 +21,15 @@ export interface ReconciledCollection {
   received: number;
   /** Records new to the run it added. */
   added: number;
+  /** Records the run had in it that its list no longer served (deleted while the run paged), left out. */
+  removed: number;
 }
 
 /** The completeness proof. */
 export interface Completeness {
   /**
-   * `reconciliation`: the collections list, one pass over the image list, and unless that pass proved itself complete
-   * the collections list again and the own list of each collection that came up short or changed. `passes`: the
+   * `reconciliation`: the collections list, one pass over the image list, the collections list again, and the own
+   * list of each collection that changed (or, unless the pass proved itself complete, came up short). `passes`: the
    * service has no collection endpoints; the image list's `count`, pass after pass.
    */
   method: 'reconciliation' | 'passes';
@@ -59,6 +61,8 @@ export interface Completeness {
     added: number;
     unserved: number;
     missing: number;
+    /** Records the run had that their collection's list no longer served (deleted while it paged), left out. */
+    removed: number;
   };
   /** Each collection read, ascending by id. */
   reconciled: ReconciledCollection[];
@@ -107,6 +111,7 @@ export function completenessOf(input: CompletenessInput): Completeness {
       added: reconciliation?.added ?? 0,
       unserved: reconciliation?.unserved ?? 0,
       missing: input.missing,
+      removed: reconciliation?.removed ?? 0,
     },
     reconciled: readings.map((r) => ({
       id: r.collection,
@@ -117,6 +122,7 @@ export function completenessOf(input: CompletenessInput): Completeness {
       count: r.count,
       received: r.received,
       added: r.added,
+      removed: r.removed,
     })),
     unreadable: readings
       .filter((r) => r.status !== 200)

@@ -151,6 +151,8 @@ export interface ReconcileEndEvent {
   missing: number;
   /** Records left out because their collection could not be read. */
   dropped: number;
+  /** Records left out because their collection's list no longer served them (deleted while the run paged). */
+  removed: number;
 }
 
 /**

@@ -1,15 +1,15 @@
 /**
- * Completeness by reconciliation, after a pass over the image list that did not prove itself complete. The records the
- * pass received in each collection are compared with the collection's `number_of_images` (less the NIDM results
- * packages its records name, which it counts too). A collection is read in full through its own list when it comes up
- * short, when its `modify_date` or `number_of_images` moved between the collections list read before the pass and the
- * one read after it (images added or deleted while the pass ran: a record received and then deleted would hide a record
- * skipped), or when the list after the pass does not hold it. Its own list (`/api/collections/<id>/images/`, ordered by
- * id), which is the authority for it: its records go through the same index as the list's, and its `count` says what it
- * holds. A collection that cannot be read (403: private now; 404: deleted) has its records left out of the snapshot.
+ * Reconciliation, after the pass over the image list: the collections list read before the pass and again after it
+ * name the collections whose `modify_date` or `number_of_images` moved (NeuroVault saves an image's collection whenever
+ * the image is added, changed or deleted) and those no longer listed; after a pass that did not prove itself complete,
+ * also those that came up short of their `number_of_images` (less the NIDM results packages their records name, which
+ * it counts too). Each is read in full through its own list (`/api/collections/<id>/images/`, ordered by id), which is
+ * the authority for it: its records go through the same index as the list's, its `count` says what it holds, and a
+ * record the run kept in it that the list no longer serves (deleted while the run paged) is left out. A collection that
+ * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot.
  */
 import type { Checkpoint, JournalCollectionEnd, JournalCollectionPage, RejectKey } from './checkpoint.js';
-import { recordsOfCollections, type CollectionTally } from './collection-tally.js';
+import { keptOfCollections, recordsOfCollections, type CollectionTally } from './collection-tally.js';
 import { DEFAULT_BASE_URL } from './defaults.js';
 import { ExtractError } from './extract-error.js';
 import { HttpClient } from './http-client.js';
@@ -52,6 +52,10 @@ export interface CollectionReading {
   attempts: number;
   /** Records of an unreadable collection left out of the snapshot. */
   dropped: number;
+  /**
+   * Records the run kept in it that its list no longer served (deleted while the run paged): its list decides its rows.
+   */
+  removed: number;
 }
 
 /** What reconciliation did. */
@@ -62,6 +66,8 @@ export interface Reconciliation {
   added: number;
   /** Records the readings' counts name that their lists did not serve. */
   unserved: number;
+  /** Records the run had that their collection's list no longer served, left out (CollectionReading.removed). */
+  removed: number;
   /**
    * Records the run still lacks after it: the larger of `unserved` and the image list's `count` at the end of the pass
    * less the distinct records held (see missingOf).
@@ -84,19 +90,27 @@ export interface ReconcileInput {
   addedBefore: ReadonlyMap<number, number>;
   /** The image list's `count` at the end of the pass: the run must hold as many distinct records. */
   expected: number;
+  /** Whether the pass proved itself complete: then only the collections that changed are read. */
+  proven: boolean;
 }
 
-/** Which collections to read, and why, ascending by id. */
+/**
+ * Which collections to read, and why, ascending by id. After a pass that proved itself complete only those that changed
+ * while it ran or are no longer listed: a short one is short by what its `number_of_images` counts besides the list's
+ * records (atlases, invalid maps).
+ */
 export function collectionsToRead(
   tally: CollectionTally,
   before: CollectionsListing,
   after: CollectionsListing,
+  proven = false,
 ): Map<number, ReadReason> {
   const plan = new Map<number, ReadReason>();
   for (const [cid, size] of after.sizes) {
     const received = tally.receivedIn(cid);
-    if (size === null || received < size - tally.packagesIn(cid)) plan.set(cid, 'short');
-    else if (!before.sizes.has(cid) ? size > 0 || received > 0 : moved(cid, before, after)) plan.set(cid, 'changed');
+    if (!proven && (size === null || received < size - tally.packagesIn(cid))) plan.set(cid, 'short');
+    else if (!before.sizes.has(cid) ? (size ?? 0) > 0 || received > 0 : moved(cid, before, after))
+      plan.set(cid, 'changed');
   }
   for (const cid of tally.collections()) if (!after.sizes.has(cid)) plan.set(cid, 'unlisted');
   return new Map([...plan].sort((a, b) => a[0] - b[0]));
@@ -109,7 +123,7 @@ function moved(cid: number, before: CollectionsListing, after: CollectionsListin
 
 /** Reads every short collection through its own list, `concurrency` collections at a time, resuming staged readings. */
 export async function reconcile(options: PaginateOptions, input: ReconcileInput): Promise<Reconciliation> {
-  const reasons = collectionsToRead(input.tally, input.before, input.listing);
+  const reasons = collectionsToRead(input.tally, input.before, input.listing, input.proven);
   const plan = [...reasons.keys()];
   const { ended, staged } = stagedReadings(input.checkpoint);
   announceStart(options, plan, reasons, ended);
@@ -118,7 +132,8 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
   const client = new HttpClient(collectionsUrlOf(baseUrl), { connections: concurrency, ...options.http });
   const readings = new Map<number, CollectionReading>();
   const stats = newExtractStats();
-  const run: ReconcileRun = { options, input, stats, client, baseUrl, reasons, ended, staged, readings };
+  const served = new Map<number, ServedList>();
+  const run: ReconcileRun = { options, input, stats, client, baseUrl, reasons, ended, staged, readings, served };
   try {
     const queue = [...plan];
     const worker = async (): Promise<void> => {
@@ -145,6 +160,14 @@ interface ReconcileRun {
   staged: ReadonlyMap<string, JournalCollectionPage[]>;
   /** Each collection's reading so far. */
   readings: Map<number, CollectionReading>;
+  /** What each collection's last reading served, by collection. */
+  served: Map<number, ServedList>;
+}
+
+/** The records a collection's last reading served, and whether its `count` held still while it was paged. */
+interface ServedList {
+  keys: Set<RejectKey>;
+  steady: boolean;
 }
 
 /** The journal's collection readings: the end markers, and the pages staged for each reading. */
@@ -186,10 +209,12 @@ async function readPlanned(run: ReconcileRun, cid: number): Promise<void> {
   const reading: CollectionReading = {
     ...{ collection: cid, reason: run.reasons.get(cid)!, numberOfImages, receivedBefore: input.tally.receivedIn(cid) },
     ...{ status: 0, count: 0, received: 0 },
-    ...{ added: input.addedBefore.get(cid) ?? 0, attempts: 0, dropped: 0 },
+    ...{ added: input.addedBefore.get(cid) ?? 0, attempts: 0, dropped: 0, removed: 0 },
   };
   run.readings.set(cid, reading);
-  const end = run.ended.get(cid) ?? (await readToEnd(run, cid, reading));
+  const earlier = run.ended.get(cid);
+  if (earlier !== undefined) run.served.set(cid, servedBy(run.staged.get(`${cid} ${earlier.attempt}`) ?? []));
+  const end = earlier ?? (await readToEnd(run, cid, reading));
   reading.status = end.status;
   reading.count = end.count;
   reading.received = end.received;
@@ -206,7 +231,7 @@ async function readPlanned(run: ReconcileRun, cid: number): Promise<void> {
 
 /** Reads a collection until a reading ends (its `count` steady), or the last attempt ends it as it stands. */
 async function readToEnd(run: ReconcileRun, cid: number, reading: CollectionReading): Promise<JournalCollectionEnd> {
-  const { options, input, stats, client } = run;
+  const { client } = run;
   for (let attempt = 1; ; attempt++) {
     const target = {
       url: collectionImagesUrlOf(run.baseUrl, cid),
@@ -215,9 +240,9 @@ async function readToEnd(run: ReconcileRun, cid: number, reading: CollectionRead
       answers: UNREADABLE,
     };
     const staged = run.staged.get(`${cid} ${attempt}`) ?? [];
-    const end = await readCollection(options, input, stats, target, cid, attempt, staged, reading);
+    const end = await readCollection(run, target, { cid, attempt, staged, reading });
     if (end !== undefined) return end;
-    if (attempt >= MAX_COLLECTION_ATTEMPTS) return finish(input.checkpoint, cid, attempt, 200, reading);
+    if (attempt >= MAX_COLLECTION_ATTEMPTS) return finish(run.input.checkpoint, cid, attempt, 200, reading);
   }
 }
 
@@ -226,39 +251,46 @@ function summarise(run: ReconcileRun): Reconciliation {
   const { options, input, stats } = run;
   const index = input.index;
   dropUnreadable([...run.readings.values()], index);
+  dropUnlisted(run);
   const list = [...run.readings.values()].sort((a, b) => a.collection - b.collection);
   const added = list.reduce((n, r) => n + r.added, 0);
   const unserved = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
   const shortfall = { unserved, expected: input.expected, received: index.received };
   const missing = missingOf(shortfall);
   const dropped = list.reduce((n, r) => n + r.dropped, 0);
-  options.onEvent?.({ type: 'reconcile-end', collections: list.length, added, ...shortfall, missing, dropped });
-  return { readings: list, added, unserved, missing, stats };
+  const removed = list.reduce((n, r) => n + r.removed, 0);
+  options.onEvent?.({
+    type: 'reconcile-end',
+    collections: list.length,
+    added,
+    ...shortfall,
+    missing,
+    dropped,
+    removed,
+  });
+  return { readings: list, added, unserved, missing, removed, stats };
+}
+
+/** Which reading of which collection, with its pages an earlier process staged and its reading so far. */
+interface ReadingOf {
+  cid: number;
+  attempt: number;
+  staged: readonly JournalCollectionPage[];
+  reading: CollectionReading;
 }
 
 /**
  * One reading of a collection's list, resuming its staged pages: resolves to its end marker, or to undefined when
- * the list's `count` changed while it was paged (records shifted across pages: read it again).
+ * the list's `count` changed while it was paged (records shifted across pages: read it again). Keeps what it served.
  */
 async function readCollection(
-  options: PaginateOptions,
-  input: ReconcileInput,
-  stats: ExtractStats,
+  run: ReconcileRun,
   target: { url: URL; client: HttpClient; countHint: number },
-  cid: number,
-  attempt: number,
-  staged: readonly JournalCollectionPage[],
-  reading: CollectionReading,
+  { cid, attempt, staged, reading }: ReadingOf,
 ): Promise<JournalCollectionEnd | undefined> {
+  const { options, input, stats } = run;
   const { checkpoint, index, cache } = input;
-  const seen = new Set<RejectKey>();
-  const counts: number[] = [];
-  const account = (page: JournalCollectionPage) => {
-    let r = 0;
-    for (const id of page.ids) seen.add(id ?? page.rejected[r++]!);
-    counts.push(page.count);
-  };
-  for (const page of staged) account(page);
+  const pages = [...staged];
   const resume = resumeOf(staged);
   const quiet = { ...options, concurrency: 1, onEvent: retriesOnly(options.onEvent) };
   try {
@@ -266,7 +298,7 @@ async function readCollection(
       const place = { type: 'collection-page', collection: cid, attempt } as const;
       const page = (await stagePage(checkpoint, index, cache, place, batch, stats.pageSize)) as JournalCollectionPage;
       reading.added += index.add(page).added;
-      account(page);
+      pages.push(page);
     }
   } catch (err) {
     // Only DRF's answer says the collection is private or gone; a proxy's page with these statuses failed its retries.
@@ -274,9 +306,21 @@ async function readCollection(
     if (status === undefined || !UNREADABLE.includes(status)) throw err;
     return finish(checkpoint, cid, attempt, status, reading, 0, 0);
   }
-  const count = counts.at(-1) ?? 0;
-  if (Math.min(...counts) !== Math.max(...counts) && attempt < MAX_COLLECTION_ATTEMPTS) return undefined;
-  return finish(checkpoint, cid, attempt, 200, reading, count, seen.size);
+  const served = servedBy(pages);
+  if (!served.steady && attempt < MAX_COLLECTION_ATTEMPTS) return undefined;
+  run.served.set(cid, served);
+  return finish(checkpoint, cid, attempt, 200, reading, pages.at(-1)?.count ?? 0, served.keys.size);
+}
+
+/** What a reading's pages served: each record's key, and whether their `count` was the same on every page. */
+function servedBy(pages: readonly JournalCollectionPage[]): ServedList {
+  const keys = new Set<RejectKey>();
+  for (const page of pages) {
+    let r = 0;
+    for (const id of page.ids) keys.add(id ?? page.rejected[r++]!);
+  }
+  const counts = pages.map((p) => p.count);
+  return { keys, steady: Math.min(...counts) === Math.max(...counts) };
 }
 
 async function finish(
@@ -300,6 +344,25 @@ function dropUnreadable(readings: CollectionReading[], index: RecordIndex): void
   for (const reading of gone) {
     for (const key of recordsOfCollections(index.pages, new Set([reading.collection])))
       if (index.drop(key)) reading.dropped++;
+  }
+}
+
+/**
+ * Leaves out of the run each record it keeps in a collection read in full whose list no longer served it (deleted while
+ * the run paged): the id-ordered list decides the collection's rows. A reading whose `count` moved while it was paged
+ * decides nothing (records may have shifted past it).
+ */
+function dropUnlisted(run: ReconcileRun): void {
+  const lists = new Map<number, Set<RejectKey>>();
+  for (const reading of run.readings.values()) {
+    const served = run.served.get(reading.collection);
+    if (reading.status === 200 && served?.steady === true) lists.set(reading.collection, served.keys);
+  }
+  if (lists.size === 0) return;
+  const { index } = run.input;
+  for (const [cid, keys] of keptOfCollections(index, new Set(lists.keys()))) {
+    const reading = run.readings.get(cid)!;
+    for (const key of keys) if (!lists.get(cid)!.has(key) && index.drop(key)) reading.removed++;
   }
 }
 

@@ -109,6 +109,11 @@ export class RecordIndex {
     return [...this.conflictIds];
   }
 
+  /** Where the copy the run keeps of a record is (`page index * MAX_PAGE_RECORDS + position`), if it keeps one. */
+  location(key: RejectKey): number | undefined {
+    return typeof key === 'number' && this.valid.has(key) ? this.valid.get(key) : this.rejects.get(key);
+  }
+
   /** The page and position of the copy kept of a valid id. */
   locate(id: number): [page: StagedPage, position: number] | undefined {
     const location = this.valid.get(id);

@@ -23,7 +23,8 @@ export function proofInWords(proof: unknown, passes: number): FactRow[] {
   }
   if (p.method !== 'reconciliation') return [['proof', 'in a form this report does not know: see report.json']];
   const rows: FactRow[] = [['image list', imageListWords(p)]];
-  if (p.images?.proven !== true) rows.push(['collections read', collectionsReadWords(p)]);
+  if (p.images?.proven !== true || (p.reconciliation?.collections ?? 0) > 0)
+    rows.push(['collections read', collectionsReadWords(p)]);
   if (p.collections !== undefined) rows.push(['collections list', collectionsListWords(p.collections)]);
   for (const u of p.unreadable ?? []) rows.push(['left out', unreadableWords(u)]);
   const missing = p.reconciliation?.missing ?? 0;
@@ -46,7 +47,9 @@ function collectionsReadWords(p: Partial<Completeness>): string {
   if (r === undefined) return 'not in this proof';
   const why = reasonsWords(p.reconciled ?? []);
   const read = `${counted(r.collections, 'collection', 'collections')} read in id order${why}`;
-  return `${read}, adding ${counted(r.added, 'record', 'records')}`;
+  const removed = r.removed ?? 0; // a manifest written before it was counted has none
+  const gone = removed > 0 ? `, leaving out ${counted(removed, 'record', 'records')} deleted while the run paged` : '';
+  return `${read}, adding ${counted(r.added, 'record', 'records')}${gone}`;
 }
 
 /** Why collections were read, counted: " (12 short, 2 changed)". */

@@ -29,7 +29,7 @@ const manifest: Manifest = {
     note:
       'GET http://h/api/collections/ returned 404: the service has no collection endpoints, ' +
       "so there is no collections table and completeness rests on the image list's count (2 passes)",
-    reconciliation: { collections: 0, expected: 0, received: 0, added: 0, unserved: 0, missing: 2 },
+    reconciliation: { collections: 0, expected: 0, received: 0, added: 0, unserved: 0, missing: 2, removed: 0 },
     reconciled: [],
     unreadable: [],
   },
@@ -166,7 +166,15 @@ describe('summary lines stay true at the edges', () => {
         method: 'reconciliation',
         images: { expected: 1002, received: 990, proven: false },
         collections: { status: 200, expected: 40, received: 40, passes: 1, complete: true, rounds: 2 },
-        reconciliation: { collections: 3, expected: 120, received: 120, added: 10, unserved: 0, missing: 0 },
+        reconciliation: {
+          collections: 3,
+          expected: 120,
+          received: 120,
+          added: 10,
+          unserved: 0,
+          missing: 0,
+          removed: 0,
+        },
         reconciled: [
           {
             id: 4,
@@ -177,6 +185,7 @@ describe('summary lines stay true at the edges', () => {
             count: 60,
             received: 60,
             added: 8,
+            removed: 0,
           },
           {
             id: 9,
@@ -187,6 +196,7 @@ describe('summary lines stay true at the edges', () => {
             count: 60,
             received: 60,
             added: 2,
+            removed: 0,
           },
           {
             id: 12,
@@ -197,6 +207,7 @@ describe('summary lines stay true at the edges', () => {
             count: 0,
             received: 0,
             added: 0,
+            removed: 0,
           },
         ],
         unreadable: [{ id: 12, status: 403, dropped: 7 }],
@@ -217,7 +228,15 @@ describe('summary lines stay true at the edges', () => {
         method: 'reconciliation',
         images: { expected: 1002, received: 1000, proven: false },
         collections: { status: 200, expected: 40, received: 40, passes: 1, complete: true, rounds: 2 },
-        reconciliation: { collections: 1, expected: 60, received: 60 - unserved, added: 0, unserved, missing },
+        reconciliation: {
+          collections: 1,
+          expected: 60,
+          received: 60 - unserved,
+          added: 0,
+          unserved,
+          missing,
+          removed: 0,
+        },
         reconciled: [],
         unreadable: [],
       };

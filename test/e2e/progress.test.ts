@@ -136,7 +136,7 @@ describe('progress on stderr', () => {
       const run = await runCli([...slowArgs(s), '--to', 'csv']);
       expect(run.code).toBe(0);
       expect(run.stderr).toMatch(
-        /^img-etl: pass 1: 1\.9% 20\/1,059 records, 1\/53 pages, [\d,]+ rec\/s, eta (\d+ s|-)\nimg-etl: writing 1,059 records as csv\n$/,
+        /^img-etl: pass 1: 1\.9% 20\/1,059 records, 1\/53 pages, [\d,]+ rec\/s, eta (\d+ s|-)\nimg-etl: reading the collections list http:\/\/127\.0\.0\.1:\d+\/api\/collections\/ again\nimg-etl: 34 of 34 collections listed in 1 pass\nimg-etl: writing 1,059 records as csv\n$/,
       );
     },
   );

@@ -72,11 +72,13 @@ describe('resume inside the collections phases', () => {
       const requests = recordRequests(service);
       const resumed = await runCli(args(service, out));
       expect(resumed.code).toBe(0);
-      // The image list once, the collections list's pages not staged before the kill once, nothing else.
+      // The image list once, the collections list's pages not staged before the kill once, then the whole list again
+      // after the pass (what changed while it ran), nothing else.
       expect(service.stats.listRequests).toBe(Math.ceil(service.dataset.size / PAGE));
-      expect(service.stats.collectionRequests).toBe(collectionPages - staged.length);
-      const again = staged.map((e) => target(e.url)).filter((t) => requests.includes(t));
-      expect(again).toEqual([]);
+      expect(service.stats.collectionRequests).toBe(collectionPages - staged.length + collectionPages);
+      // A staged page of the read before the pass is not fetched again for it, only once by the read after the pass.
+      const times = staged.map((e) => requests.filter((t) => t === target(e.url)).length);
+      expect(times).toEqual(staged.map(() => 1));
       await expectCompleteAndExact(service, out);
     },
   );

@@ -7,7 +7,7 @@ import type { Completeness } from '../../src/extract/completeness.js';
 import { counted, proofInWords } from '../../src/report/proof-in-words.js';
 
 const listed = { status: 200, expected: 425, received: 425, passes: 1, complete: true, rounds: 1 };
-const reconciliation = { collections: 0, expected: 0, received: 0, added: 0, unserved: 0, missing: 0 };
+const reconciliation = { collections: 0, expected: 0, received: 0, added: 0, unserved: 0, missing: 0, removed: 0 };
 const onePass: Completeness = {
   method: 'reconciliation',
   images: { expected: 20_000, received: 20_000, proven: true },
@@ -17,7 +17,17 @@ const onePass: Completeness = {
   unreadable: [],
 };
 const read = (id: number, reason: 'short' | 'changed' | 'unlisted') => ({
-  ...{ id, reason, number_of_images: 10, received_before: 8, status: 200, count: 10, received: 10, added: 2 },
+  ...{
+    id,
+    reason,
+    number_of_images: 10,
+    received_before: 8,
+    status: 200,
+    count: 10,
+    received: 10,
+    added: 2,
+    removed: 0,
+  },
 });
 const reconciled: Completeness = {
   ...onePass,
@@ -39,6 +49,24 @@ describe('the completeness proof in words', () => {
     expect(proofInWords(reconciled, 1)).toEqual([
       ['image list', "one pass gave 19,883 of 20,000 records: the list's order shifted while it was paged"],
       ['collections read', '3 collections read in id order (2 short of their count, 1 changed), adding 117 records'],
+      ['collections list', '425 of 425 collections listed, read before and after the pass'],
+    ]);
+  });
+
+  it('says which collections changed while a proven pass ran, and the records deleted meanwhile it left out', () => {
+    const proof: Completeness = {
+      ...onePass,
+      collections: { ...listed, rounds: 2 },
+      reconciliation: { ...reconciliation, collections: 2, expected: 20, received: 20, added: 1, removed: 3 },
+      reconciled: [read(4, 'changed'), read(12, 'changed')],
+    };
+    expect(proofInWords(proof, 1)).toEqual([
+      ['image list', 'one pass, complete by count: 20,000 of 20,000 records, nothing repeated, the count unchanged'],
+      [
+        'collections read',
+        '2 collections read in id order (2 changed), adding 1 record, ' +
+          'leaving out 3 records deleted while the run paged',
+      ],
       ['collections list', '425 of 425 collections listed, read before and after the pass'],
     ]);
   });
