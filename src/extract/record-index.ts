@@ -130,10 +130,19 @@ export class RecordIndex {
     }
   }
 
-  /** Rejects in staging order: [page index, position] pairs, each distinct reject once. */
-  rejectsInStagingOrder(): [page: number, position: number][] {
-    return [...this.rejects.values()]
-      .sort((a, b) => a - b)
-      .map((l) => [Math.floor(l / MAX_PAGE_RECORDS), l % MAX_PAGE_RECORDS]);
+  /**
+   * Rejects in the order of their keys, whatever the order they were served in (usable ids ascending, then content
+   * hashes): [key, page index, position], each distinct reject once.
+   */
+  rejectsInKeyOrder(): [key: RejectKey, page: number, position: number][] {
+    return [...this.rejects]
+      .sort(([a], [b]) => compareRejectKeys(a, b))
+      .map(([key, l]) => [key, Math.floor(l / MAX_PAGE_RECORDS), l % MAX_PAGE_RECORDS]);
   }
+}
+
+/** The order of rejects in the rejects file: usable ids (numbers) ascending, then content hashes ascending. */
+export function compareRejectKeys(a: RejectKey, b: RejectKey): number {
+  if (typeof a === 'number') return typeof b === 'number' ? a - b : -1;
+  return typeof b === 'number' ? 1 : a < b ? -1 : a > b ? 1 : 0;
 }

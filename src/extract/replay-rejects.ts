@@ -1,9 +1,10 @@
 /**
- * The rejects of the staged pages, once each, in staging order, in batches: each with its served text and why the
- * schema refused it (the write's source after the records: replay-columns.ts).
+ * The rejects of the staged pages, once each, in the order of their keys, in batches: each with its served text, why
+ * the schema refused it, and where it can be fetched alone (the write's source after the records: replay-columns.ts).
+ * Nothing of where it was found goes into them, so the rejects file depends only on the records.
  */
 import type { Reject } from '../schema/row.js';
-import type { Checkpoint } from './checkpoint.js';
+import type { Checkpoint, RejectKey } from './checkpoint.js';
 import { PageCache } from './page-cache.js';
 import type { RecordIndex } from './record-index.js';
 
@@ -15,17 +16,30 @@ export async function* replayRejects(
 ): AsyncIterable<Reject[]> {
   const cache = new PageCache(checkpoint);
   let rejects: Reject[] = [];
-  for (const [pageIndex, position] of index.rejectsInStagingOrder()) {
+  for (const [key, pageIndex, position] of index.rejectsInKeyOrder()) {
     const page = index.pages[pageIndex]!;
     const { records, texts } = await cache.get(page);
     const raw = records[position];
     // zod, loaded only when there are rejects to explain
     const { imageIssues } = await import('../schema/image-schema.js');
-    rejects.push({ url: page.url, record: raw, text: texts!.get(position)!, issues: imageIssues(raw) ?? [] });
+    const url = rejectUrl(page.url, key);
+    rejects.push({ url, record: raw, text: texts!.get(position)!, issues: imageIssues(raw) ?? [] });
     if (rejects.length >= batchSize) {
       yield rejects;
       rejects = [];
     }
   }
   if (rejects.length > 0) yield rejects;
+}
+
+/**
+ * Where a reject can be fetched alone: its own URL under the image list when its id is usable, else the list's; from
+ * the URL of the page it was found on, of the image list or of a collection's own list (a path prefix kept).
+ */
+export function rejectUrl(pageUrl: string, key: RejectKey): string {
+  const url = new URL(pageUrl);
+  url.pathname = url.pathname.replace(/\/api\/(?:collections\/[^/]+\/)?images\/.*$/, '/api/images/');
+  url.search = '';
+  url.hash = '';
+  return typeof key === 'number' ? `${url.href}${key}/` : url.href;
 }

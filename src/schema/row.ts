@@ -22,7 +22,10 @@ export interface PageRef {
 
 /** A record that broke the schema, kept as data: the raw record, where it came from and why. */
 export interface Reject {
-  /** The page URL the record came from. */
+  /**
+   * Where the record can be fetched: in rejects.ndjson its own URL (the image list's when its id is unusable), so that
+   * the file depends only on the records; elsewhere the page it came from.
+   */
   url: string;
   /** The raw record as served, parsed. */
   record: unknown;

@@ -48,7 +48,8 @@ const selectExact = () =>
 
 describe('img-etl command line', () => {
   it(
-    'keeps records that break the schema in rejects.ndjson with the raw record, page URL ' + 'and issues, and goes on',
+    'keeps records that break the schema in rejects.ndjson with the raw record, its own URL ' +
+      'and issues, and goes on',
     async () => {
       const good = fixtureRecords.slice(0, 25);
       const bad = [
@@ -71,11 +72,19 @@ describe('img-etl command line', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as Reject);
       expect(lines).toHaveLength(3);
-      expect(lines.map((l) => l.url)).toEqual(
-        [10, 20, 20].map((offset) => `${s.origin}/api/images/?limit=10&offset=${offset}`),
+      // In the order of their keys, each with where it can be fetched alone (issue 25: nothing of the page it was on).
+      const ids = [fixtureRecords[30]!['id'], fixtureRecords[32]!['id']] as number[];
+      const [first, second] = [...ids].sort((a, b) => a - b);
+      expect(lines.map((l) => l.url)).toEqual([
+        `${s.origin}/api/images/${first}/`,
+        `${s.origin}/api/images/${second}/`,
+        `${s.origin}/api/images/`,
+      ]);
+      const paths = first === ids[0] ? [['file_size'], ['add_date']] : [['add_date'], ['file_size']];
+      expect(lines.map((l) => l.issues[0]!.path)).toEqual([...paths, ['id']]);
+      expect(lines.find((l) => l.issues[0]!.path[0] === 'file_size')!.record).toEqual(
+        JSON.parse(JSON.stringify(bad[0])) as unknown,
       );
-      expect(lines.map((l) => l.issues[0]!.path)).toEqual([['file_size'], ['id'], ['add_date']]);
-      expect(lines[0]!.record).toEqual(JSON.parse(JSON.stringify(bad[0])) as unknown);
       const manifest = await readManifest(out);
       expect(manifest).toMatchObject({ rejects: 3, records_written: 25, received: 28, complete: true });
       expect(manifest.files.map((f: { name: string }) => f.name).sort()).toEqual(['images.parquet', 'rejects.ndjson']);
