@@ -10,13 +10,16 @@ import tseslint from 'typescript-eslint';
 
 /**
  * src's folders from the lowest layer up: a folder may import its own layer and those below, never one above.
- * load (writers) and extract (HTTP, staging) stand side by side, and so do report, diff and files.
+ * load (writers) and extract (HTTP, staging) stand side by side, and so do report, diff and files; snapshot (what a
+ * snapshot folder holds, read back: its file names, manifest, data files) is below the runner, which reads an earlier
+ * snapshot too, and below every command that reads one.
  */
 const LAYERS = [
   ['text'],
   ['schema'],
   ['transform'],
   ['load', 'extract'],
+  ['snapshot'],
   ['run'],
   ['report', 'diff', 'files'],
   ['cli'],

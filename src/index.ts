@@ -63,8 +63,9 @@ export type { SinkResult } from './load/sink-result.js';
 
 // run: the whole job
 export { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from './run/run-snapshot.js';
-export { listSnapshots, publishLatest, pruneSnapshots, snapshotName } from './run/snapshot-folders.js';
-export { FILE_NAMES, FORMATS, TABLES, type Format } from './run/formats.js';
+export { listSnapshots, snapshotName } from './snapshot/snapshot-names.js';
+export { publishLatest, pruneSnapshots } from './run/snapshot-folders.js';
+export { FILE_NAMES, FORMATS, TABLES, type Format } from './snapshot/formats.js';
 export type { Manifest, ManifestCollections, ManifestFile, ManifestNormalisation } from './run/manifest.js';
 export { definePipeline, pipelineTable, type Pipeline, type PipelineIdentity } from './run/pipeline.js';
 export { runPipeline } from './run/run-pipeline.js';
@@ -86,9 +87,9 @@ export {
   type DiffTotals,
 } from './diff/diff-snapshots.js';
 export type { DiffSide } from './diff/diff-side.js';
-export { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from './diff/read-snapshot-rows.js';
+export { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from './snapshot/read-snapshot-rows.js';
 export { writeDiff, DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat, type WriteDiffOptions } from './diff/write-diff.js';
-export { DiffError, type DiffErrorCode, type DiffErrorOptions } from './diff/diff-error.js';
+export { DiffError, type DiffErrorCode, type DiffErrorOptions } from './snapshot/diff-error.js';
 
 // the report of a snapshot
 export { ReportStats } from './report/report-stats.js';

@@ -1,9 +1,9 @@
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
-import { DiffError } from '../diff/diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from '../diff/diff-formats.js';
 import type { DiffTotals } from '../diff/diff-snapshots.js';
 import type { SchemaDiff } from '../diff/plan-columns.js';
-import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
+import type { SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { makeFolder } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
@@ -133,7 +133,7 @@ async function closePair(pair: Pair): Promise<void> {
  */
 async function open(path: string, table: Table): Promise<SnapshotRows> {
   try {
-    const { readSnapshotRows } = await import('../diff/read-snapshot-rows.js');
+    const { readSnapshotRows } = await import('../snapshot/read-snapshot-rows.js');
     return await readSnapshotRows(path, { table });
   } catch (error) {
     if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT'))

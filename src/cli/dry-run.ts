@@ -12,7 +12,7 @@ import { HttpClient, type FetchedPage } from '../extract/http-client.js';
 import { noCollectionEndpoints } from '../extract/completeness.js';
 import { collectionsUrlOf, limitOfLink, listUrlOf, pageUrl } from '../extract/page-url.js';
 import { withRetry } from '../extract/retry.js';
-import type { Format } from '../run/formats.js';
+import type { Format } from '../snapshot/formats.js';
 import type { SnapshotOptions } from '../run/run-snapshot.js';
 import { writeOutputs } from '../run/write-outputs.js';
 import { SCHEMA_VERSION } from '../schema/columns.js';

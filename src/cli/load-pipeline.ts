@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Pipeline } from '../run/pipeline.js';
 import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
-import { TOOL_NAME, VERSION } from '../run/tool.js';
+import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
 import { UsageError } from './usage-error.js';
 
 /** The compiled pipelines/ folder (dist/pipelines), found from this file in dist/src/cli. */

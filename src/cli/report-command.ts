@@ -1,6 +1,6 @@
 import { dirname, extname } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
-import { DiffError } from '../diff/diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import { makeFolder } from '../load/make-folder.js';
 import { UsageError } from './usage-error.js';
 

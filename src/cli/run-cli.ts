@@ -9,7 +9,7 @@ import { reportCommand } from './report-command.js';
 import { filesCommand } from './files-command.js';
 import { pipelineNames } from './load-pipeline.js';
 import { runCommand } from './run-command.js';
-import { VERSION } from '../run/tool.js';
+import { VERSION } from '../snapshot/tool.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
 import { unknownArgumentsMessage } from './unknown-arguments.js';

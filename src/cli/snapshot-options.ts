@@ -1,5 +1,5 @@
 import type { Options } from 'yargs';
-import { FORMATS, type Format } from '../run/formats.js';
+import { FORMATS, type Format } from '../snapshot/formats.js';
 import { UsageError } from './usage-error.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { CSV_ENGINES, PARQUET_ENGINES } from '../load/engine-names.js';

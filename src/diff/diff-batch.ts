@@ -16,7 +16,7 @@ import {
   makeVector,
   type Data,
 } from 'apache-arrow';
-import { DiffError } from './diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import type { DiffChange, DiffEntry } from './diff-snapshots.js';
 
 /** The values of the `change` column, in dictionary order. */

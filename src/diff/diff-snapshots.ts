@@ -5,7 +5,7 @@
  */
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
-import { DiffError } from './diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import type { DiffSide } from './diff-side.js';
 import { planColumns, type PlanColumn, type SchemaDiff } from './plan-columns.js';
 import { SideCursor } from './side-cursor.js';

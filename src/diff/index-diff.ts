@@ -7,8 +7,8 @@
  * are those diffSnapshots gives for the whole files, but for a hash collision (one chance in 2^64 for each record in
  * both). Whole batches, not the rows alone: where most records changed, slicing out each row cost twice the diff.
  */
-import { readSnapshotRows, type SnapshotRows } from './read-snapshot-rows.js';
-import { DiffError } from './diff-error.js';
+import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
 import { SnapshotIndexReader } from './snapshot-index-reader.js';
 

@@ -7,7 +7,7 @@ import type { Field, TypeMap } from 'apache-arrow';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { columnEquality, valueFamily, type ValuesEqual } from './column-equality.js';
-import { DiffError } from './diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import { ID_COLUMN, type DiffSide } from './diff-side.js';
 
 /** How the two snapshots' columns line up. */

@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { IMAGES } from '../schema/columns.js';
 import type { Row, RowValue } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
-import { DiffError } from './diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 
 /** Rows per batch given. */
 const BATCH_ROWS = 1024;

@@ -12,9 +12,9 @@ import { tableFromIPC, tableToIPC, Table as ArrowTable, type RecordBatch } from 
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
-import { DiffError, type DiffErrorCode } from './diff-error.js';
-import { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from './read-snapshot-rows.js';
-import { resolveSnapshotFile } from './resolve-snapshot-file.js';
+import { DiffError, type DiffErrorCode } from '../snapshot/diff-error.js';
+import { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
+import { resolveSnapshotFile } from '../snapshot/resolve-snapshot-file.js';
 
 /** What the worker is asked to read: readSnapshotRows' arguments, the table by its name. */
 interface Request {

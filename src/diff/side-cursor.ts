@@ -3,7 +3,7 @@
  * strictly ascending order across batches, and its columns in the order of the comparison plan.
  */
 import type { Data, RecordBatch } from 'apache-arrow';
-import { DiffError } from './diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import { ID_COLUMN, type DiffSide } from './diff-side.js';
 
 /** One side's current batch: its ids (checked ascending) and the plan's columns; `row` is the join's position in it. */

@@ -1,7 +1,7 @@
 /** Reading a snapshot's index (run/snapshot-index.ts) row by row, for a diff by ids and hashes. */
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FILE_NAMES } from '../run/formats.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
 import {
   INDEX_CHUNK_ROWS,
   INDEX_ROW_WORDS,
@@ -9,7 +9,7 @@ import {
   littleEndianWords,
   TWO_32,
 } from '../run/snapshot-index.js';
-import { DiffError } from './diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 
 /** Reads an index row by row, a chunk at a time. */
 export class SnapshotIndexReader {

@@ -21,7 +21,7 @@ import type { SinkResult } from '../load/sink-result.js';
 import { DEFAULT_ROW_GROUP_SIZE } from '../load/to-parquet.js';
 import { diffBatch, diffSchema } from './diff-batch.js';
 import type { DiffEntry } from './diff-snapshots.js';
-import { DiffError } from './diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from './diff-formats.js';
 import type { TableDiffFiles } from '../schema/table.js';

@@ -8,8 +8,8 @@
  * the disk, a cancellation.
  */
 import { join } from 'node:path';
-import { DiffError } from '../diff/diff-error.js';
-import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
+import { DiffError } from '../snapshot/diff-error.js';
+import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
 import { makeFolder } from '../load/make-folder.js';

@@ -16,7 +16,7 @@ import {
   vectorFromArray,
   type DataType,
 } from 'apache-arrow';
-import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
+import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { AtomicFile } from '../load/atomic-file.js';
 import { writeParquetWasm } from '../load/parquet-wasm-writer.js';
 import { isAlive } from '../load/process-identity.js';

@@ -4,7 +4,7 @@
  * Values are read from the Arrow columns by the column's type: int64 as a number, timestamps as exact microseconds.
  */
 import { DataType, TimeUnit, type Field, type RecordBatch } from 'apache-arrow';
-import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
+import type { SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import type { ColumnKind } from '../schema/columns.js';
 import { FilesError } from './files-error.js';
 import { matchesWhere, type ConditionValue, type WhereCondition } from './where-condition.js';

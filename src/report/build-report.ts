@@ -3,7 +3,7 @@
  * collections' owners when the collections table is there, and the drift and history when older snapshots are.
  */
 import { COLUMNS } from '../schema/columns.js';
-import { TOOL } from '../run/tool.js';
+import { TOOL } from '../snapshot/tool.js';
 import { Histogram } from './histogram.js';
 import { completenessProof, requestsPerEndpoint } from './optional-inputs.js';
 import { CHARTED_CATEGORIES, ranked, topValues, type GatheredStats } from './report-stats.js';

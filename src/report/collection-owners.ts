@@ -1,4 +1,4 @@
-import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
+import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { isFile } from '../load/path-kind.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE, collectionsPath } from './optional-inputs.js';
 

@@ -5,8 +5,8 @@
  */
 import type { Column } from '../schema/column-type.js';
 import { COLUMNS } from '../schema/columns.js';
-import { TOOL } from '../run/tool.js';
-import { FILE_NAMES } from '../run/formats.js';
+import { TOOL } from '../snapshot/tool.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE } from './optional-inputs.js';
 import type { LoaderInputs } from './loader-inputs.js';
 

@@ -7,11 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readCsvRows } from '../diff/read-csv-rows.js';
-import { readSnapshotRows } from '../diff/read-snapshot-rows.js';
-import { resolveSnapshotFileOrCsv } from '../diff/resolve-snapshot-file.js';
-import { checkListedRows, verifySnapshotFile } from '../diff/verify-snapshot-file.js';
-import { FILE_NAMES } from '../run/formats.js';
-import { listSnapshots } from '../run/snapshot-folders.js';
+import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
+import { resolveSnapshotFileOrCsv } from '../snapshot/resolve-snapshot-file.js';
+import { checkListedRows, verifySnapshotFile } from '../snapshot/verify-snapshot-file.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
+import { listSnapshots } from '../snapshot/snapshot-names.js';
 import { buildReport } from './build-report.js';
 import { readCollectionOwners } from './collection-owners.js';
 import type { ReportData } from './report-data.js';

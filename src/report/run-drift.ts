@@ -12,14 +12,14 @@
  */
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
-import { DiffError } from '../diff/diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import { isFile } from '../load/path-kind.js';
 import { diffIndexedFolders } from '../diff/index-diff.js';
-import { resolveSnapshotFile } from '../diff/resolve-snapshot-file.js';
+import { resolveSnapshotFile } from '../snapshot/resolve-snapshot-file.js';
 import { SnapshotIndexReader } from '../diff/snapshot-index-reader.js';
-import { listedFile } from '../diff/verify-snapshot-file.js';
-import { FILE_NAMES, type Format } from '../run/formats.js';
-import { latestSnapshot } from '../run/snapshot-folders.js';
+import { listedFile } from '../snapshot/verify-snapshot-file.js';
+import { FILE_NAMES, type Format } from '../snapshot/formats.js';
+import { latestSnapshot } from '../snapshot/snapshot-names.js';
 import { driftOf, streamDrift, type DriftOutcome } from './stream-drift.js';
 
 /** How a run gets its drift. */

@@ -4,12 +4,12 @@
  */
 import { dirname, join } from 'node:path';
 import { diffIndexedFolders } from '../diff/index-diff.js';
-import { resolveSnapshotFile } from '../diff/resolve-snapshot-file.js';
+import { resolveSnapshotFile } from '../snapshot/resolve-snapshot-file.js';
 import { diffSnapshots } from '../diff/diff-snapshots.js';
-import { readSnapshotRows, type SnapshotRows } from '../diff/read-snapshot-rows.js';
-import { FILE_NAMES } from '../run/formats.js';
-import { readManifest } from '../run/publish-folder.js';
-import { listSnapshots } from '../run/snapshot-folders.js';
+import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
+import { readManifest } from '../snapshot/read-manifest.js';
+import { listSnapshots } from '../snapshot/snapshot-names.js';
 import type { Drift, HistoryPoint } from './report-data.js';
 import { driftOf } from './stream-drift.js';
 

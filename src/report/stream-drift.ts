@@ -7,10 +7,10 @@
  * its bytes leaves this process's parquet-wasm, which the writers use, unharmed.
  */
 import type { RecordBatch } from 'apache-arrow';
-import { DiffError } from '../diff/diff-error.js';
+import { DiffError } from '../snapshot/diff-error.js';
 import type { DiffSide } from '../diff/diff-side.js';
 import { diffSnapshots, type DiffTotals } from '../diff/diff-snapshots.js';
-import type { SnapshotRows } from '../diff/read-snapshot-rows.js';
+import type { SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { readRowsInWorker } from '../diff/read-rows-in-worker.js';
 import { arrowSchema } from '../load/arrow-schema.js';
 import type { Drift } from './report-data.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { writeTextAtomic } from '../load/write-text-atomic.js';
 import type { SinkResult } from '../load/sink-result.js';
-import { FILE_NAMES } from '../run/formats.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
 import { loadPy } from './load-py.js';
 import { loadSql } from './load-sql.js';
 import type { LoaderInputs } from './loader-inputs.js';

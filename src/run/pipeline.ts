@@ -3,7 +3,7 @@ import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { withColumns } from '../schema/with-columns.js';
 import type { RowStage } from '../transform/filter-rows.js';
-import type { Format } from './formats.js';
+import type { Format } from '../snapshot/formats.js';
 import type { RunTap } from './run-tap.js';
 
 export type { PipelineIdentity } from './pipeline-identity.js';

@@ -5,22 +5,14 @@
  * crash before it leaves the output folder untouched (the pending folder is discarded by the next run), a crash after
  * it is rolled forward by the next run. So the output folder always holds the files of one run, as its manifest lists.
  */
-import { lstat, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncFolder } from '../load/atomic-file.js';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
-import type { TableFiles } from '../schema/table.js';
-import { FILE_NAMES, TABLES } from './formats.js';
-import { TOOL_NAME } from './tool.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
+import { readManifest } from '../snapshot/read-manifest.js';
 import { makeFolders } from '../load/make-folder.js';
-
-/** Every file name img-etl writes in a snapshot folder: each table's, the manifest, the report and the loaders. */
-// TableFiles is an interface (no index signature), so Object.values is told the value type through a Record.
-const OWN_NAMES = new Set<string>([
-  ...Object.values(FILE_NAMES),
-  ...TABLES.flatMap((t) => Object.values(t.files as Readonly<Record<keyof TableFiles, string>>)),
-]);
 
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';
@@ -121,22 +113,4 @@ async function movePending(dataDir: string): Promise<void> {
   await rename(join(pending, FILE_NAMES.manifest), join(dataDir, FILE_NAMES.manifest));
   await syncFolder(dataDir);
   await rm(pending, { recursive: true, force: true });
-}
-
-/** A manifest img-etl wrote, or undefined (no file, not JSON, another tool's). */
-export async function readManifest(
-  path: string,
-): Promise<{ files: { name: string }[]; complete?: unknown } | undefined> {
-  try {
-    const value = JSON.parse(await readFile(path, 'utf8')) as { tool?: unknown; files?: unknown };
-    if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
-      return undefined;
-    // Only img-etl's own file names: a manifest edited by hand never makes a run move or delete anything else.
-    const files = value.files.filter((f): f is { name: string } =>
-      OWN_NAMES.has((f as { name?: unknown } | null)?.name as string),
-    );
-    return { ...value, files };
-  } catch {
-    return undefined;
-  }
 }

@@ -4,21 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Stats } from 'node:fs';
-import { lstat, readFile, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
-import { FILE_NAMES } from './formats.js';
-import { PENDING_DIR, readManifest } from './publish-folder.js';
-
-const NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
-
-/**
- * The folder name of a snapshot started at `date`: `20261121T134955.123Z` (UTC, sortable, safe in every file system).
- */
-export function snapshotName(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '');
-}
+import { FILE_NAMES } from '../snapshot/formats.js';
+import { PENDING_DIR } from './publish-folder.js';
+import { readManifest } from '../snapshot/read-manifest.js';
+import { latestSnapshot, listSnapshots, SNAPSHOT_NAME } from '../snapshot/snapshot-names.js';
 
 /**
  * Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where
@@ -82,34 +75,13 @@ export async function checkLatest(baseDir: string): Promise<void> {
   const stat = await lstat(latest).catch(() => undefined);
   if (stat === undefined) return;
   const target = isLatestShaped(stat) ? await latestSnapshot(baseDir) : undefined;
-  if (target !== undefined && NAME.test(target)) return;
+  if (target !== undefined && SNAPSHOT_NAME.test(target)) return;
   throw new LoadError({
     code: 'LOAD_NOT_OURS',
     message:
       `snapshot: cannot point ${latest} at a snapshot: it is not a link img-etl made ` +
       '(move it, or choose another --out)',
   });
-}
-
-/** The snapshot folder `DIR/latest` points at, if any. */
-export async function latestSnapshot(baseDir: string): Promise<string | undefined> {
-  const latest = join(baseDir, 'latest');
-  try {
-    const stat = await lstat(latest);
-    if (stat.isSymbolicLink()) return await readlink(latest);
-    return (await readFile(latest, 'utf8')).trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/** Snapshot folders in `DIR`, oldest first. */
-export async function listSnapshots(baseDir: string): Promise<string[]> {
-  const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((e) => e.isDirectory() && NAME.test(e.name))
-    .map((e) => e.name)
-    .sort();
 }
 
 /** A snapshot folder `--keep` deleted, and why. */

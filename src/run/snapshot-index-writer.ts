@@ -4,7 +4,7 @@ import { AtomicFile } from '../load/atomic-file.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { IMAGES } from '../schema/columns.js';
 import type { RowBatch } from '../schema/row.js';
-import { FILE_NAMES } from './formats.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
 import { RowHasher } from './row-hash.js';
 import { INDEX_CHUNK_ROWS, INDEX_ROW_WORDS, indexHeaderBytes, littleEndianWords, TWO_32 } from './snapshot-index.js';
 

@@ -5,7 +5,7 @@ import type { SinkResult } from '../load/sink-result.js';
 import type { Table } from '../schema/table.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
-import { TOOL } from './tool.js';
+import { TOOL } from '../snapshot/tool.js';
 import type { TableOutput } from './write-table.js';
 
 /** What a run's manifest is made from besides what it collected. */

@@ -11,7 +11,7 @@ import { IMAGES } from '../schema/columns.js';
 import type { RecordBatch } from 'apache-arrow';
 import type { RowBatch } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
-import type { Format } from './formats.js';
+import type { Format } from '../snapshot/formats.js';
 
 /** Which files to write, and how. */
 export interface WriteOutputsOptions {

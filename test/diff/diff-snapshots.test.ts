@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DateDay, Field, Int64, Schema } from 'apache-arrow';
 import { diffSnapshots, type DiffEntry } from '../../src/diff/diff-snapshots.js';
-import { DiffError } from '../../src/diff/diff-error.js';
+import { DiffError } from '../../src/snapshot/diff-error.js';
 import { batchOf, bool, category, collect, float64, int64, sideOf, utf8, type ColumnValues } from './sides.js';
 
 /** Batches of `id` and `x` (float64) cut at the given sizes. */

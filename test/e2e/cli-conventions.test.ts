@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SummaryDocument } from '../../src/cli/summary.js';
-import { snapshotName } from '../../src/run/snapshot-folders.js';
+import { snapshotName } from '../../src/snapshot/snapshot-names.js';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';

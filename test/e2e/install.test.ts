@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
-import { VERSION } from '../../src/run/tool.js';
+import { VERSION } from '../../src/snapshot/tool.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startLockfileRegistry, type LockfileRegistry } from '../helpers/lockfile-registry.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';

@@ -1,7 +1,7 @@
 /** oneLine: what every error class does to its message. */
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/usage-error.js';
-import { DiffError } from '../../src/diff/diff-error.js';
+import { DiffError } from '../../src/snapshot/diff-error.js';
 import { CheckpointError } from '../../src/extract/checkpoint.js';
 import { ExtractError } from '../../src/extract/extract-error.js';
 import { LoadError } from '../../src/text/load-error.js';

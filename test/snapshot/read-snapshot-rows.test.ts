@@ -1,10 +1,10 @@
 import { mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DiffError } from '../../src/diff/diff-error.js';
+import { DiffError } from '../../src/snapshot/diff-error.js';
 import { diffSnapshots } from '../../src/diff/diff-snapshots.js';
-import { readSnapshotRows, type SnapshotRows } from '../../src/diff/read-snapshot-rows.js';
-import { resolveSnapshotFile } from '../../src/diff/resolve-snapshot-file.js';
+import { readSnapshotRows, type SnapshotRows } from '../../src/snapshot/read-snapshot-rows.js';
+import { resolveSnapshotFile } from '../../src/snapshot/resolve-snapshot-file.js';
 import { toArrowBatches } from '../../src/load/arrow-batches.js';
 import { toArrow } from '../../src/load/to-arrow.js';
 import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
@@ -13,7 +13,7 @@ import type { Row, RowBatch } from '../../src/schema/row.js';
 import { arrowValues } from '../helpers/arrow-values.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, streamOf, timestampsFor } from '../load/fixture-rows.js';
-import { collect, drain } from './sides.js';
+import { collect, drain } from '../diff/sides.js';
 
 let dir: string;
 beforeEach(async () => {

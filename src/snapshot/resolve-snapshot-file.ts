@@ -9,7 +9,7 @@ import { isFolder } from '../load/path-kind.js';
 import { basename, dirname, join } from 'node:path';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
-import { latestSnapshot } from '../run/snapshot-folders.js';
+import { latestSnapshot } from './snapshot-names.js';
 import { DiffError } from './diff-error.js';
 
 /** The formats a snapshot can be read from. */

@@ -6,8 +6,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listedFile } from '../../src/diff/verify-snapshot-file.js';
-import { TOOL } from '../../src/run/tool.js';
+import { listedFile } from '../../src/snapshot/verify-snapshot-file.js';
+import { TOOL } from '../../src/snapshot/tool.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 
 let dir: string;

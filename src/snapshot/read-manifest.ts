@@ -1,0 +1,33 @@
+/**
+ * A snapshot folder's manifest read back: img-etl's own, with only img-etl's own file names in its list, so that a
+ * manifest edited by hand never makes a run move or delete anything else.
+ */
+import { readFile } from 'node:fs/promises';
+import type { TableFiles } from '../schema/table.js';
+import { FILE_NAMES, TABLES } from './formats.js';
+import { TOOL_NAME } from './tool.js';
+
+/** Every file name img-etl writes in a snapshot folder: each table's, the manifest, the report and the loaders. */
+// TableFiles is an interface (no index signature), so Object.values is told the value type through a Record.
+const OWN_NAMES = new Set<string>([
+  ...Object.values(FILE_NAMES),
+  ...TABLES.flatMap((t) => Object.values(t.files as Readonly<Record<keyof TableFiles, string>>)),
+]);
+
+/** A manifest img-etl wrote, or undefined (no file, not JSON, another tool's). */
+export async function readManifest(
+  path: string,
+): Promise<{ files: { name: string }[]; complete?: unknown } | undefined> {
+  try {
+    const value = JSON.parse(await readFile(path, 'utf8')) as { tool?: unknown; files?: unknown };
+    if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
+      return undefined;
+    // Only img-etl's own file names: a manifest edited by hand never makes a run move or delete anything else.
+    const files = value.files.filter((f): f is { name: string } =>
+      OWN_NAMES.has((f as { name?: unknown } | null)?.name as string),
+    );
+    return { ...value, files };
+  } catch {
+    return undefined;
+  }
+}

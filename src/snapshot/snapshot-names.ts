@@ -1,0 +1,37 @@
+/**
+ * Where a base folder keeps its snapshots: each in a folder named by its UTC start time, and `latest` pointing at the
+ * newest one that succeeded.
+ */
+import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** A snapshot folder's name (snapshotName). */
+export const SNAPSHOT_NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
+
+/**
+ * The folder name of a snapshot started at `date`: `20261121T134955.123Z` (UTC, sortable, safe in every file system).
+ */
+export function snapshotName(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, '');
+}
+
+/** The snapshot folder `DIR/latest` points at, if any. */
+export async function latestSnapshot(baseDir: string): Promise<string | undefined> {
+  const latest = join(baseDir, 'latest');
+  try {
+    const stat = await lstat(latest);
+    if (stat.isSymbolicLink()) return await readlink(latest);
+    return (await readFile(latest, 'utf8')).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Snapshot folders in `DIR`, oldest first. */
+export async function listSnapshots(baseDir: string): Promise<string[]> {
+  const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isDirectory() && SNAPSHOT_NAME.test(e.name))
+    .map((e) => e.name)
+    .sort();
+}
