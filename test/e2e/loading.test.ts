@@ -1,7 +1,8 @@
 /**
  * docs/loading.md, executed: every code block runs against a real snapshot wherever its tool is installed; the
- * README's Loading section shows some of them, word for word. DuckDB is always there (dev dependency); Python blocks get a test only where Python has the
- * modules they import, so the suite says exactly which readers were exercised on this machine.
+ * README's Loading section shows some of them, word for word. DuckDB is always there (dev dependency); Python blocks
+ * get a test only where Python has the modules they import, so the suite says exactly which readers were exercised on
+ * this machine.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
