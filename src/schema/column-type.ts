@@ -64,7 +64,7 @@ export interface ColumnType {
   readonly parquetjs: 'INT64' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMP_MICROS' | 'UTF8';
   /** Whether Parquet dictionary-encodes a column of this type, unless the column says otherwise. */
   readonly dictionary: boolean;
-  /** How readers show a column of this type: the README's type columns. */
+  /** How readers show a column of this type: the type columns of docs/schema.md. */
   readonly readers: { readonly arrow: string; readonly duckdb: string; readonly pandas: string };
 }
 
@@ -82,7 +82,7 @@ export interface Column {
   readonly type: ColumnType;
   /** Where the value comes from. */
   readonly origin: ColumnOrigin;
-  /** One line for the README's schema table. */
+  /** One line for the schema table of docs/schema.md. */
   readonly doc: string;
   /** Whether Parquet dictionary-encodes it: its type's choice, off for values unique to each record. */
   readonly dictionary: boolean;

@@ -1,8 +1,8 @@
 /**
  * The one source of truth for the images table: every column, its type and its meaning. The record check, the zod
  * record schema, normalisation, the Arrow schema and encoders, the Parquet writers, both CSV writers, diff and the
- * README's schema table all read this list (through IMAGES) and the column types it names (column-types/); nothing
- * else states a type's rules. The collections table is defined the same way in collection-columns.ts.
+ * schema tables of docs/schema.md all read this list (through IMAGES) and the column types it names (column-types/);
+ * nothing else states a type's rules. The collections table is defined the same way in collection-columns.ts.
  */
 import type { Column, ColumnType } from './column-type.js';
 import { boolean } from './column-types/boolean.js';

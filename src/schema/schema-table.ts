@@ -1,7 +1,7 @@
 import { IMAGES } from './columns.js';
 import type { Table } from './table.js';
 
-/** The README's schema table of `table` (default the images), in Markdown, from its columns' types' `readers`. */
+/** The schema table of `table` (default the images) for docs/schema.md, in Markdown, from its types' `readers`. */
 export function schemaTableMarkdown(table: Table = IMAGES): string {
   const lines = [
     '| column | Arrow / Parquet | DuckDB | pandas (`dtype_backend="numpy_nullable"`) | meaning |',

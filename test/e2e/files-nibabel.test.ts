@@ -1,5 +1,5 @@
 /**
- * The README's researcher's recipe (Image files), executed: its two commands against the bundled service (with one
+ * The researcher's recipe of docs/files.md, executed: its two commands against the bundled service (with one
  * more `--where` keeping the files small), then its Python block with Debian's nibabel and pandas, which the test
  * set-up installs where they are missing. The block must load every file the run fetched (files.parquet, read by
  * DuckDB) and print its shape and the mean of its voxels, which the test reads from the served bytes itself. The block
@@ -20,8 +20,9 @@ import { runCli } from '../helpers/run-cli.js';
 
 type Rec = Record<string, unknown>;
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const recipe = readme.slice(readme.indexOf("A researcher's recipe"), readme.indexOf('## Library'));
+const doc = readFileSync(new URL('../../docs/files.md', import.meta.url), 'utf8');
+const from = doc.indexOf("## A researcher's recipe");
+const recipe = doc.slice(from, doc.indexOf('\n## ', from + 1));
 const shell = /```sh\n([\s\S]*?)```/.exec(recipe)![1]!;
 const python = /```python\n([\s\S]*?)```/.exec(recipe)![1]!;
 
@@ -29,7 +30,7 @@ const python = /```python\n([\s\S]*?)```/.exec(recipe)![1]!;
 const unavailable = ensureDebianPackages(['python3-pandas', 'python3-nibabel']);
 
 /**
- * The README's commands as argument lists: `npx img-etl` left out, comments dropped, lines joined at a backslash,
+ * The recipe's commands as argument lists: `npx img-etl` left out, comments dropped, lines joined at a backslash,
  * words split as a shell would for the quoting the block uses (double quotes holding single quotes).
  */
 function commands(text: string): string[][] {
@@ -106,7 +107,7 @@ afterAll(async () => {
 
 it('runs the recipe: nibabel loads every fetched map and prints its shape and mean', async (ctx) => {
   if (unavailable !== undefined) {
-    console.warn(`files-nibabel: the README's nibabel block not run: ${unavailable}`);
+    console.warn(`files-nibabel: the recipe's nibabel block not run: ${unavailable}`);
     ctx.skip();
   }
   expect(python).toContain('pd.read_parquet("maps/files.parquet")'); // each map's path as files.parquet gives it

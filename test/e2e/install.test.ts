@@ -147,11 +147,12 @@ describe('img-etl installed from its packed tarball', () => {
       const result = await run(bin, args, cwd);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
     }
-    const readme = await run(bin, ['readme'], cwd); // a maintainers' command: it needs the README to update
+    const readme = await run(bin, ['readme'], cwd); // a maintainers' command: it needs docs/schema.md to update
     expect(readme).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'img-etl: readme: no file README.md here; give the README to update: img-etl readme FILE\n',
+      stderr:
+        'img-etl: readme: no file docs/schema.md here; give the file holding the schema tables: img-etl readme FILE\n',
     });
   });
 

@@ -1,7 +1,8 @@
 /**
- * The README's "Loading" section, executed: every code block runs against a real snapshot wherever its tool
- * is installed. DuckDB is always there (dev dependency); Python blocks get a test only where Python has the
- * modules they import, so the suite says exactly which readers were exercised on this machine.
+ * docs/loading.md, executed: every code block runs against a real snapshot wherever its tool is installed; the
+ * README's Loading section shows some of them, word for word. DuckDB is always there (dev dependency); Python blocks
+ * get a test only where Python has the modules they import, so the suite says exactly which readers were exercised on
+ * this machine.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -14,9 +15,12 @@ import { allPages } from '../service/http.js';
 import { openDuckDB, query, removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 
+/** The Python and SQL code blocks of a Markdown text. */
+const blocksOf = (text: string) =>
+  [...text.matchAll(/```(python|sql)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, code: m[2]! }));
+const blocks = blocksOf(readFileSync(new URL('../../docs/loading.md', import.meta.url), 'utf8'));
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const section = readme.slice(readme.indexOf('## Loading'), readme.indexOf('## Scheduling'));
-const blocks = [...section.matchAll(/```(python|sql)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, code: m[2]! }));
+const readmeBlocks = blocksOf(readme.slice(readme.indexOf('## Loading'), readme.indexOf('## Scheduling')));
 
 /** The first Python on the machine that has every module, if any. */
 function pythonWith(modules: string[]): string | undefined {
@@ -75,7 +79,7 @@ afterAll(async () => {
   await removeDir(cwd);
 });
 
-describe('README: Loading', () => {
+describe('docs/loading.md', () => {
   it(
     'has DuckDB blocks (files, load.sql) and Python blocks: ' +
       'pandas (Parquet/Arrow), pandas (CSV), polars, the join, load.py',
@@ -86,6 +90,15 @@ describe('README: Loading', () => {
       expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'pandas+pyarrow', 'load.py']);
     },
   );
+
+  it("the README's Loading blocks are docs/loading.md's (a Python block whole, SQL statement by statement)", () => {
+    expect(readmeBlocks.map((b) => b.lang)).toEqual(['sql', 'python']);
+    const statements = blocks.filter((b) => b.lang === 'sql').flatMap((b) => statementsOf(b.code));
+    for (const block of readmeBlocks) {
+      if (block.lang === 'python') expect(blocks.map((b) => b.code)).toContain(block.code);
+      else for (const sql of statementsOf(block.code)) expect(statements).toContain(sql);
+    }
+  });
 
   it('DuckDB with load.sql: the views answer as the files do', async () => {
     const db = await openDuckDB();
