@@ -105,6 +105,9 @@ describe('img-etl installed from its packed tarball', () => {
   it('the tarball holds the built program and library, not the tests or the TypeScript sources', () => {
     expect(tarballFiles).toContain('dist/src/cli/main.js');
     expect(tarballFiles).toContain('dist/src/index.js');
+    // The README's links to the reference resolve in an installed copy too.
+    for (const doc of ['docs/options.md', 'docs/completeness.md', 'docs/schema.md'])
+      expect(tarballFiles).toContain(doc);
     expect(tarballFiles).toContain('dist/pipelines/derived-columns.js');
     expect(tarballFiles.filter((f) => /^(test|src|pipelines)\/|^dist\/test\//.test(f))).toEqual([]);
   });
