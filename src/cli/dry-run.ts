@@ -22,6 +22,8 @@ import { validate } from '../transform/validate.js';
 import { counted, formatBytes, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
+import { redactUrl } from '../extract/redact-url.js';
+import { IMAGES } from '../schema/columns.js';
 
 /** What a run would do, from its first page. */
 export interface DryRunPlan {
@@ -39,7 +41,7 @@ export interface DryRunPlan {
   concurrency: number;
   /** The first page: milliseconds from request to parsed body, body bytes, records. */
   first_page: { ms: number; bytes: number; records: number };
-  /** pages × first-page time / concurrency, in seconds. */
+  /** (pages × first-page time + 2 × collections pages × their first page's time) / concurrency, in seconds. */
   estimated_seconds: number;
   /**
    * Bytes per chosen format: each written from the first page's records, extrapolated to `count`; null when the page
@@ -55,6 +57,11 @@ export interface DryRunPlan {
   collections:
     | { source_url: string; count: number; pages: number; first_page_ms: number }
     | { source_url: string; absent: string };
+  /**
+   * With `--snapshot`: whether the run would build on the latest snapshot (incremental: only the collections that
+   * changed since are read, the image list is not paged) or make a full pass, and why.
+   */
+  kind?: { kind: 'incremental'; base: string; last_full_at: string } | { kind: 'full'; why: string };
 }
 
 /** A list's first page: the page, its time from request to parsed body, and the page size the server applied. */
@@ -89,7 +96,9 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
   const url = pageUrl(listUrl, requested, 0);
   const batch: PageBatch = { source: { url, offset: 0 }, count: page.count, records: page.results, limit: pageSize };
   // From the first pages' times as reported, so that the plan's own formula gives it.
-  const listMs = pages * Math.round(ms) + ('pages' in collections ? collections.pages * collections.first_page_ms : 0);
+  // The collections list is read twice: before the pass and after it.
+  const listMs =
+    pages * Math.round(ms) + ('pages' in collections ? 2 * collections.pages * collections.first_page_ms : 0);
   return {
     dry_run: true,
     source_url: listUrl.href,
@@ -103,7 +112,27 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
     estimated_bytes: await estimateSizes(batch, options, listUrl.href),
     estimated_json_bytes: page.results.length === 0 ? bytes : Math.round((bytes / page.results.length) * page.count),
     collections,
+    ...(await kindOf(options, listUrl)),
   };
+}
+
+/** What a `--snapshot` run would build on now, or why it would make a full pass; nothing for another run. */
+async function kindOf(options: SnapshotOptions, listUrl: URL): Promise<Pick<DryRunPlan, 'kind'>> {
+  if (options.snapshot !== true) return {};
+  const { plannedKind } = await import('../run/run-kind.js');
+  const kind = await plannedKind({
+    baseDir: options.outDir ?? 'output',
+    full: options.full === true,
+    fullEveryDays: options.fullEveryDays,
+    stages: (options.stages ?? []).length > 0,
+    sourceUrl: redactUrl(listUrl.href),
+    table: options.table ?? IMAGES,
+    pipeline: options.pipeline,
+    now: new Date(),
+  });
+  if ('base' in kind)
+    return { kind: { kind: 'incremental', base: kind.base.name, last_full_at: kind.base.lastFullAt } };
+  return { kind: { kind: 'full', why: kind.full } };
 }
 
 /** Fetches a list's first page, retrying as a run would, and times it. */
@@ -227,10 +256,12 @@ export function formatPlan(plan: DryRunPlan): string {
     `  pages       ${counted(plan.pages, 'request')}, ${plan.concurrency} at a time (${counted(rounds, 'round')}), ` +
       'before retries and any later pass',
     collectionsLine(plan.collections),
+    ...kindLines(plan.kind),
     `  time        about ${formatDuration(plan.estimated_seconds)} (estimate: ` +
       `${counted(plan.pages, 'page')} × ${thousands(first.ms)} ms, the first page's time, ` +
       ('pages' in plan.collections
-        ? `+ ${counted(plan.collections.pages, 'collection page')} × ${thousands(plan.collections.first_page_ms)} ms, `
+        ? `+ 2 × ${counted(plan.collections.pages, 'collection page')} × ` +
+          `${thousands(plan.collections.first_page_ms)} ms, `
         : '') +
       `/ ${plan.concurrency} at a time)`,
     ...Object.entries(plan.estimated_bytes).map(([format, bytes]) =>
@@ -253,6 +284,18 @@ function collectionsLine(collections: DryRunPlan['collections']): string {
   if (!('pages' in collections)) return `  collections none: ${collections.absent}`;
   return (
     `  collections ${thousands(collections.count)} in ${counted(collections.pages, 'page')} of ` +
-    `${collections.source_url}, read once for the collections table and the proof of completeness`
+    `${collections.source_url}, read before and after the pass for the collections table and the proof of ` +
+    'completeness'
   );
+}
+
+/** What a `--snapshot` run would build on, one line; none for another run. */
+function kindLines(kind: DryRunPlan['kind']): string[] {
+  if (kind === undefined) return [];
+  if (kind.kind === 'full') return [`  kind        a full pass: ${kind.why}`];
+  return [
+    `  kind        incremental: built on ${kind.base} (last full pass ${kind.last_full_at}): only the ` +
+      'collections that changed since are read, the others carried over; the pages and time below are those of ' +
+      'a full pass',
+  ];
 }

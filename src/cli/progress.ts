@@ -12,7 +12,7 @@ import type {
   SkipEvent,
   StagingEvent,
 } from '../extract/extract-events.js';
-import type { PublishEndEvent, PublishStartEvent, RunEvent } from '../run/run-events.js';
+import type { PublishEndEvent, PublishStartEvent, RunEvent, RunKindEvent } from '../run/run-events.js';
 import type { Shortfall } from '../extract/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
@@ -106,6 +106,9 @@ export class Progress implements Reporter {
         return this.onCollectionsStart(event);
       case 'collections-end':
         return this.onCollectionsEnd(event);
+      case 'run-kind':
+        this.message(`img-etl: ${runKindLine(event)}`);
+        return;
       case 'reconcile-start':
         this.enterCollections();
         if (event.collections > 0) this.message(`img-etl: ${reconcileStartLine(event)}`);
@@ -114,7 +117,7 @@ export class Progress implements Reporter {
         if (event.status !== 200) this.message(`img-etl: ${collectionReadLine(event)}`);
         return;
       case 'reconcile-end':
-        if (event.collections > 0) this.message(`img-etl: ${noticeLine(event)}`);
+        if (event.collections > 0 || event.missing > 0) this.message(`img-etl: ${noticeLine(event)}`);
         return;
       case 'retry':
       case 'skip':
@@ -355,8 +358,20 @@ function passIntro(pass: number, maxPasses: number, missing: number): string {
   );
 }
 
+/** What a `--snapshot` run builds on, or why it makes a full pass, one line. */
+function runKindLine(event: RunKindEvent): string {
+  if (event.kind === 'incremental')
+    return `building on ${event.base}: reading the collections that changed since, carrying the others over`;
+  return `a full pass: ${event.why}`;
+}
+
 /** The collections that came up short and why, one line as reconciliation starts. */
 function reconcileStartLine(event: ReconcileStartEvent): string {
+  if (event.new > 0 || event.changed === event.collections)
+    return (
+      `${counted(event.collections, 'collection')} new (${thousands(event.new)}) or changed ` +
+      `(${thousands(event.changed)}); reading their own lists in id order`
+    );
   return (
     `${thousands(event.collections)} collections came up short, ` +
     `changed during the pass (${thousands(event.changed)}) ` +

@@ -40,6 +40,8 @@ export type SnapshotArgs = ArgumentsCamelCase<{
   fresh: boolean;
   maxResumeAge: number;
   snapshot: boolean;
+  full: boolean;
+  fullEvery: number;
   keep?: number;
   quiet?: boolean;
   logFormat?: string;
@@ -79,7 +81,16 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     fresh: args.fresh,
     maxResumeAgeMs: positiveNumber('max-resume-age', args.maxResumeAge, 'hours') * 3_600_000,
     snapshot: args.snapshot,
+    full: args.full,
+    fullEveryDays: nonNegativeNumber('full-every', args.fullEvery, 'days'),
   };
+}
+
+/** A number of `unit` from 0 (0: every run makes a full pass), or a one-line usage error. */
+function nonNegativeNumber(name: string, value: number, unit: string): number {
+  if (!Number.isFinite(value) || value < 0)
+    throw new UsageError({ message: `--${name}: expected a number of ${unit} from 0, got ${String(value)}` });
+  return value;
 }
 
 /** How the command line runs a snapshot, beyond the run's own options. */

@@ -73,6 +73,18 @@ export const SNAPSHOT_OPTIONS = {
       'With --snapshot: keep the newest N complete snapshots, deleting older ones and surplus incomplete ones ' +
       'after every run that writes one (exit 0 or 3)',
   },
+  full: {
+    type: 'boolean',
+    default: false,
+    describe:
+      'With --snapshot: read the whole image list, even where {out}/latest could be built on (by default a run ' +
+      'reads only the collections that changed since it and carries the rest over)',
+  },
+  'full-every': {
+    type: 'number',
+    default: 7,
+    describe: 'With --snapshot: days after the last full pass when a run makes a full pass again',
+  },
   fresh: {
     type: 'boolean',
     default: false,

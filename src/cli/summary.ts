@@ -161,6 +161,12 @@ function recordsLine(m: Manifest): string {
 
 /** Pages fetched, the page size when the server applied one, and the passes. */
 function pagesLine(m: Manifest): string {
+  const inc = m.completeness.incremental;
+  if (inc !== undefined)
+    return (
+      `no pass over the image list: built on ${inc.base}, ${plural(inc.carried_records, 'row', 'rows')} of ` +
+      `${plural(inc.carried_collections, 'collection', 'collections')} carried over`
+    );
   const size = m.page_size > 0 ? ` of up to ${m.page_size} records` : '';
   return `${plural(m.pages_fetched, 'page', 'pages')}${size} fetched in ${plural(m.passes.length, 'pass', 'passes')}`;
 }
@@ -183,6 +189,7 @@ export function proofLine(m: Manifest): string {
     return c.note ?? `the image list's count over ${plural(m.passes.length, 'pass', 'passes')}`;
   const list = `collections list ${c.collections.received} of ${c.collections.expected}`;
   const r = c.reconciliation;
+  if (c.incremental !== undefined) return incrementalProofLine(m, c.incremental);
   if (c.images.proven) {
     const proof = 'one pass over the images, complete by count (nothing repeated, count unchanged)';
     if (r.collections === 0) return `${proof}; ${list}, read before and after, unchanged`;
@@ -192,6 +199,19 @@ export function proofLine(m: Manifest): string {
   const read = `${plural(r.collections, 'collection', 'collections')} short, changed or unlisted, read in id order`;
   const missing = missingLine(r.missing, { unserved: r.unserved, expected: m.expected, received: m.received }, String);
   return `one pass over the images, then ${read}: +${r.added} records, ${missing}; ${list}, read before and after`;
+}
+
+/** An incremental run's proof, one line: what it read and carried over, held to the image list's count. */
+function incrementalProofLine(m: Manifest, inc: NonNullable<Manifest['completeness']['incremental']>): string {
+  const r = m.completeness.reconciliation;
+  const read = `${plural(inc.read_collections, 'collection', 'collections')} new or changed, read in id order`;
+  const orphans = inc.base_missing > 0 ? ` less the ${inc.base_missing} its base never got` : '';
+  const list = `collections list ${m.completeness.collections.received} of ${m.completeness.collections.expected}`;
+  return (
+    `incremental since ${inc.base} (last full pass ${m.last_full_at}): ${read} (+${r.added} records, ` +
+    `-${r.removed}), ${inc.carried_collections} carried over; the image list counts ${inc.count}, ` +
+    `the rows held${orphans}; ${list}, read before and after`
+  );
 }
 
 /** Records left out because their collection's own list no longer served them, one line. */

@@ -254,8 +254,22 @@ export type Unstaged<T extends JournalPageEntry> = T extends JournalPageEntry
   ? Omit<T, 'file' | 'checksum' | 'bytes'>
   : never;
 
-/** A line that marks the end of something. */
-export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalCollectionEnd;
+/**
+ * What a run builds on, decided once before anything is fetched so that a resumed run keeps to it: an earlier snapshot
+ * (an incremental run: its folder name and the sha256 of its manifest), or none (a full run, and why).
+ */
+export interface JournalBase {
+  type: 'base';
+  /** The snapshot folder built on; null for a full run. */
+  name: string | null;
+  /** The sha256 of its manifest. */
+  manifest_sha256?: string;
+  /** Why the run makes a full pass, one line. */
+  why?: string;
+}
+
+/** A line that marks the end of something, or what the run builds on. */
+export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalCollectionEnd | JournalBase;
 
 /** One journal line. */
 export type JournalEntry = JournalPageEntry | JournalMarker;
@@ -621,6 +635,8 @@ function endKeyOf(entry: JournalEntry): string {
     case 'collection-page':
     case 'collection-end':
       return `collection ${entry.collection}`;
+    case 'base':
+      return 'base'; // ends nothing: no page belongs to it
   }
 }
 

@@ -8,8 +8,11 @@ import type { Reconciliation } from './reconcile.js';
 /** A collection read through its own list. */
 export interface ReconciledCollection {
   id: number;
-  /** Why it was read: `short` of its `number_of_images`, `changed` while the pass ran, `unlisted` after it. */
-  reason: 'short' | 'changed' | 'unlisted';
+  /**
+   * Why it was read: `short` of its `number_of_images`, `changed` while the pass ran (or since the snapshot an
+   * incremental run builds on), `unlisted` after it, `new` since that snapshot.
+   */
+  reason: 'short' | 'changed' | 'unlisted' | 'new';
   /** Its `number_of_images` in the collections list; null when the list did not hold it. */
   number_of_images: number | null;
   /** Records the pass over the image list received in it. */
@@ -32,7 +35,7 @@ export interface Completeness {
    * list of each collection that changed (or, unless the pass proved itself complete, came up short). `passes`: the
    * service has no collection endpoints; the image list's `count`, pass after pass.
    */
-  method: 'reconciliation' | 'passes';
+  method: 'reconciliation' | 'passes' | 'incremental';
   /** The first pass over the image list: `count` at its end, distinct records, and whether it proved itself complete
    * (no record repeated, `count` unchanged, every record counted received): then no collection is read. */
   images: { expected: number; received: number; proven: boolean };
@@ -50,6 +53,8 @@ export interface Completeness {
   };
   /** Why there is no reconciliation and no collections table, one line; absent when there is. */
   note?: string;
+  /** An incremental run: what it built on, carried over and read; absent for a full one. */
+  incremental?: IncrementalProof;
   /**
    * The collections read: how many, the records their counts name and their lists served, added, and not served of
    * their counts (`unserved`); `missing` is what the run still lacks, the snapshot's `missing` (see missingOf).
@@ -70,6 +75,25 @@ export interface Completeness {
   unreadable: { id: number; status: number; dropped: number }[];
 }
 
+/**
+ * What an incremental run proves: the earlier snapshot it built on, the collections whose rows it carried over from it
+ * (unchanged since) and those it read, and the image list's `count` its rows equal (less what the base never got).
+ */
+export interface IncrementalProof {
+  /** The snapshot folder it built on. */
+  base: string;
+  /** Collections carried over, and their rows (with the base's rows of no usable collection). */
+  carried_collections: number;
+  carried_records: number;
+  /** Collections read through their own lists, new or changed since the base. */
+  read_collections: number;
+  /** Collections of the base no longer listed: their rows are gone. */
+  vanished_collections: number;
+  /** The image list's `count` at the end, and the records the base's service counted but never served. */
+  count: number;
+  base_missing: number;
+}
+
 /** What the proof is built from. */
 export interface CompletenessInput {
   /** `count` at the end of the first pass, and the distinct records it left the run with. */
@@ -84,6 +108,8 @@ export interface CompletenessInput {
   passes: number;
   /** Records the run lacks (see missingOf). */
   missing: number;
+  /** An incremental run's part of the proof. */
+  incremental?: IncrementalProof;
 }
 
 /** Builds the proof. */
@@ -93,7 +119,7 @@ export function completenessOf(input: CompletenessInput): Completeness {
   const readings = reconciliation?.readings ?? [];
   const read = readings.filter((r) => r.status === 200);
   return {
-    method: available ? 'reconciliation' : 'passes',
+    method: input.incremental !== undefined ? 'incremental' : available ? 'reconciliation' : 'passes',
     images: { expected: input.expected, received: input.received, proven: input.proven },
     collections: {
       status: listing.status,
@@ -104,6 +130,7 @@ export function completenessOf(input: CompletenessInput): Completeness {
       rounds: input.rounds,
     },
     ...(available ? {} : { note: noCollectionsNote(listing, input.passes) }),
+    ...(input.incremental === undefined ? {} : { incremental: input.incremental }),
     reconciliation: {
       collections: readings.length,
       expected: read.reduce((n, r) => n + r.count, 0),

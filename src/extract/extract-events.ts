@@ -113,10 +113,15 @@ export interface ReconcileStartEvent {
   type: 'reconcile-start';
   /** Collections to read. */
   collections: number;
-  /** Of those, the ones whose `modify_date` or `number_of_images` moved while the image list was paged. */
+  /**
+   * Of those, the ones whose `modify_date` or `number_of_images` moved while the image list was paged (or since the
+   * snapshot an incremental run builds on).
+   */
   changed: number;
   /** Of those, the ones the collections list does not hold. */
   unlisted: number;
+  /** Of those, the ones new since the snapshot an incremental run builds on. */
+  new: number;
   /** Of those, the ones an earlier process of the run already read. */
   done: number;
 }

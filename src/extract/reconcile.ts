@@ -27,8 +27,11 @@ export const MAX_COLLECTION_ATTEMPTS = 3;
 /** Statuses that say a collection cannot be read, in DRF's JSON answer only: private now (403), deleted (404). */
 const UNREADABLE = [403, 404];
 
-/** Why a collection is read: short of its `number_of_images`, changed while the pass ran, or not listed after it. */
-export type ReadReason = 'short' | 'changed' | 'unlisted';
+/**
+ * Why a collection is read: short of its `number_of_images`, changed while the pass ran (or since the snapshot an
+ * incremental run builds on), not listed after it, or new since that snapshot.
+ */
+export type ReadReason = 'short' | 'changed' | 'unlisted' | 'new';
 
 /** One collection read through its own list. */
 export interface CollectionReading {
@@ -92,6 +95,8 @@ export interface ReconcileInput {
   expected: number;
   /** Whether the pass proved itself complete: then only the collections that changed are read. */
   proven: boolean;
+  /** The collections to read and why, when the caller decided (an incremental run); default collectionsToRead's. */
+  plan?: ReadonlyMap<number, ReadReason>;
 }
 
 /**
@@ -123,7 +128,7 @@ function moved(cid: number, before: CollectionsListing, after: CollectionsListin
 
 /** Reads every short collection through its own list, `concurrency` collections at a time, resuming staged readings. */
 export async function reconcile(options: PaginateOptions, input: ReconcileInput): Promise<Reconciliation> {
-  const reasons = collectionsToRead(input.tally, input.before, input.listing, input.proven);
+  const reasons = input.plan ?? collectionsToRead(input.tally, input.before, input.listing, input.proven);
   const plan = [...reasons.keys()];
   const { ended, staged } = stagedReadings(input.checkpoint);
   announceStart(options, plan, reasons, ended);
@@ -198,6 +203,7 @@ function announceStart(
     collections: plan.length,
     changed: count('changed'),
     unlisted: count('unlisted'),
+    new: count('new'),
     done,
   });
 }

@@ -2,7 +2,7 @@
  * What a run's completeness proof says, in words for the report page: a row per phase (the image list, the collections
  * read, the collections list, those left out). The proof itself stays as the manifest gives it, in report.json.
  */
-import type { Completeness, ReconciledCollection } from '../extract/completeness.js';
+import type { Completeness, IncrementalProof, ReconciledCollection } from '../extract/completeness.js';
 import { formatNumber } from './svg-charts.js';
 
 /** A label and what it says. */
@@ -21,6 +21,7 @@ export function proofInWords(proof: unknown, passes: number): FactRow[] {
     const count = `${counted(passes, 'pass', 'passes')} over the image list, complete by its count`;
     return [['image list', p.note === undefined ? count : `${count}: ${p.note}`]];
   }
+  if (p.method === 'incremental' && p.incremental !== undefined) return incrementalInWords(p, p.incremental);
   if (p.method !== 'reconciliation') return [['proof', 'in a form this report does not know: see report.json']];
   const rows: FactRow[] = [['image list', imageListWords(p)]];
   if (p.images?.proven !== true || (p.reconciliation?.collections ?? 0) > 0)
@@ -30,6 +31,21 @@ export function proofInWords(proof: unknown, passes: number): FactRow[] {
   const missing = p.reconciliation?.missing ?? 0;
   if (missing > 0)
     rows.push(['still missing', `${counted(missing, 'record', 'records')} the proof cannot account for`]);
+  return rows;
+}
+
+/** An incremental run's proof in words: what it built on, read and carried over, and the count it was held to. */
+function incrementalInWords(p: Partial<Completeness>, inc: IncrementalProof): FactRow[] {
+  const orphans = inc.base_missing > 0 ? `, less the ${formatNumber(inc.base_missing)} its base never got` : '';
+  const carried = `${counted(inc.carried_collections, 'collection', 'collections')} unchanged since ${inc.base}`;
+  const rows: FactRow[] = [
+    ['built on', `${inc.base}: only what changed since was read`],
+    ['collections read', collectionsReadWords(p)],
+    ['carried over', `${counted(inc.carried_records, 'row', 'rows')} of ${carried}`],
+    ['image list', `counts ${formatNumber(inc.count)}: the rows held${orphans}`],
+  ];
+  if (p.collections !== undefined) rows.push(['collections list', collectionsListWords(p.collections)]);
+  for (const u of p.unreadable ?? []) rows.push(['left out', unreadableWords(u)]);
   return rows;
 }
 
@@ -54,7 +70,12 @@ function collectionsReadWords(p: Partial<Completeness>): string {
 
 /** Why collections were read, counted: " (12 short, 2 changed)". */
 function reasonsWords(reconciled: ReconciledCollection[]): string {
-  const reasons = { short: 'short of their count', changed: 'changed', unlisted: 'not listed after the pass' };
+  const reasons = {
+    short: 'short of their count',
+    changed: 'changed',
+    unlisted: 'not listed after the pass',
+    new: 'new',
+  };
   const parts = Object.entries(reasons)
     .map(([reason, words]) => [reconciled.filter((c) => c.reason === reason).length, words] as const)
     .filter(([n]) => n > 0)

@@ -16,7 +16,7 @@ import { buildReport } from './build-report.js';
 import { readCollectionOwners } from './collection-owners.js';
 import type { ReportData } from './report-data.js';
 import { ReportStats } from './report-stats.js';
-import { rowsFromBatch } from './rows-from-batch.js';
+import { rowsFromBatch } from '../snapshot/rows-from-batch.js';
 import { driftBetween, snapshotHistory } from './snapshot-drift.js';
 
 /** Options of `reportSnapshot`. */

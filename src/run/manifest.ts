@@ -20,6 +20,14 @@ export interface Manifest {
   source_url: string;
   /** When the run started, ISO 8601 UTC. */
   started_at: string;
+  /** `full`: the whole image list was read; `incremental`: what changed since `base`, the rest carried over from it. */
+  kind: 'full' | 'incremental';
+  /** The snapshot folder an incremental run built on; absent for a full run. */
+  base?: string;
+  /** Why a `--snapshot` run made a full pass (`--full`, no earlier snapshot to build on, …); absent otherwise. */
+  full_because?: string;
+  /** When the last full pass the snapshot rests on started: its own start, or its base's last full pass. */
+  last_full_at: string;
   /** When the run ended, ISO 8601 UTC. */
   finished_at: string;
   /** Whether the completeness proof accounts for every record (`missing` is 0). */

@@ -30,5 +30,18 @@ export interface PublishEndEvent {
   files: { name: string; format: string; rows: number; bytes: number }[];
 }
 
+/**
+ * What a `--snapshot` run builds on, once decided: an earlier snapshot (incremental: only what changed since is read),
+ * or nothing (a full pass, and why).
+ */
+export interface RunKindEvent {
+  type: 'run-kind';
+  kind: 'incremental' | 'full';
+  /** The snapshot folder an incremental run builds on. */
+  base?: string;
+  /** Why the run makes a full pass, one line. */
+  why?: string;
+}
+
 /** What a run tells its caller while it runs: extraction's events (extract-events.ts), then publishing's. */
-export type RunEvent = ExtractEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;
+export type RunEvent = ExtractEvent | RunKindEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;

@@ -4,6 +4,8 @@ import { Checkpoint, type CheckpointIdentity, type PageColumnsEncoder } from '..
 import { checkStaging } from '../extract/check-staging.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
 import { collect, type Collected, type CollectOptions } from '../extract/collect.js';
+import { collectIncremental, type IncrementalCollected } from '../extract/collect-incremental.js';
+import { runKind, type RunKind, type RunKindOptions } from './run-kind.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
@@ -62,6 +64,13 @@ export interface SnapshotOptions extends CollectOptions {
    * reruns); default false.
    */
   snapshot?: boolean;
+  /**
+   * With `snapshot`: read the whole image list even where the latest snapshot of `outDir` could be built on (an
+   * incremental run reads only the collections that changed since it); default false.
+   */
+  full?: boolean;
+  /** With `snapshot`: a full pass at least this many days after the last one; default 7. */
+  fullEveryDays?: number;
   /** Stages applied in order to the normalised rows before they are written (filters); default none. */
   stages?: readonly RowStage[];
   /** The images table written: its columns and schema version; default IMAGES (a pipeline's adds its columns). */
@@ -101,7 +110,7 @@ export interface SnapshotResult {
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
   const run = await planRun(options);
-  const { checkpoint, imageRequests, stagingError } = await openStaging(run);
+  const { checkpoint, imageRequests, stagingError, kind: planned } = await openStaging(run);
   // A resumed snapshot keeps the name of its first attempt.
   const dataDir =
     options.snapshot === true ? join(run.outDir, snapshotName(new Date(checkpoint.identity.started_at))) : run.outDir;
@@ -109,16 +118,19 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   try {
     const pending = await preparePublishing(run, dataDir);
     // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
-    const collected = await collect(options, checkpoint, newExtractStats()).catch((cause: unknown) => {
+    const { collected, kind } = await extract(run, checkpoint, planned).catch((cause: unknown) => {
       throw stagingError(cause);
     });
-    options.onEvent?.({ type: 'publish-start', records: collected.index.received, formats: run.formats });
+    const { incremental, images } = collected.completeness; // an incremental run's rows: carried over and read
+    const records = incremental === undefined ? collected.index.received : images.received;
+    options.onEvent?.({ type: 'publish-start', records, formats: run.formats });
     const { table } = run;
     const taps = await openTaps(run, { pending, dataDir, baseDir: run.outDir, formats: run.formats, table });
-    const data = await writeData(run, collected, checkpoint, pending, taps);
+    const data = await writeData(run, { collected, kind }, checkpoint, pending, taps);
     const { sourceUrl, startedAt } = run;
     const { pipeline } = options;
-    const manifest = snapshotManifest(collected, { sourceUrl, startedAt, imageRequests, table, pipeline, ...data });
+    const inputs = { sourceUrl, startedAt, imageRequests, table, pipeline, kind, ...data };
+    const manifest = snapshotManifest(collected, inputs);
     for (const tap of taps) manifest.files.push(...((await tap.beforeCommit?.(manifest)) ?? []).map(manifestFile));
     await commitManifest(dataDir, pending, manifest);
     published = true;
@@ -186,6 +198,8 @@ interface Staging {
   imageRequests: number;
   /** The error to throw for a failed write to the staging folder (a full disk names the folder). */
   stagingError: (cause: unknown) => unknown;
+  /** What the run builds on (runKind): decided once the staging is open, kept in its journal. */
+  kind: RunKind;
 }
 
 /**
@@ -213,14 +227,58 @@ async function openStaging(run: RunPlan): Promise<Staging> {
     throw stagingError(cause);
   });
   let imageRequests = 0;
+  let kind: RunKind;
   try {
     if (checkpoint.pagesKept > 0) imageRequests = await discardIfStale(checkpoint, identity, options);
+    kind = await runKind(checkpoint, kindOptions(run));
   } catch (error) {
     await checkpoint.close();
     throw error;
   }
   for (const message of checkpoint.notices) options.onEvent?.({ type: 'staging', message });
-  return { checkpoint, imageRequests, stagingError };
+  announceKind(run, kind);
+  return { checkpoint, imageRequests, stagingError, kind };
+}
+
+/** What deciding the run's kind takes from its plan. */
+function kindOptions(run: RunPlan): RunKindOptions {
+  const { options } = run;
+  return {
+    baseDir: options.snapshot === true ? run.outDir : undefined,
+    full: options.full === true,
+    fullEveryDays: options.fullEveryDays,
+    stages: (options.stages ?? []).length > 0,
+    sourceUrl: run.sourceUrl,
+    table: run.table,
+    pipeline: options.pipeline,
+    now: run.startedAt,
+  };
+}
+
+/** Tells a `--snapshot` run's kind: what it builds on, or why it makes a full pass. */
+function announceKind(run: RunPlan, kind: RunKind): void {
+  if ('base' in kind) run.options.onEvent?.({ type: 'run-kind', kind: 'incremental', base: kind.base.name });
+  else if (kind.full !== '') run.options.onEvent?.({ type: 'run-kind', kind: 'full', why: kind.full });
+}
+
+/**
+ * Collects the run's records: what changed since its base (an incremental run), or the whole list. An incremental
+ * run whose rows the image list's count does not confirm discards what it staged and makes a full pass instead.
+ */
+async function extract(
+  run: RunPlan,
+  checkpoint: Checkpoint,
+  kind: RunKind,
+): Promise<{ collected: Collected; kind: RunKind }> {
+  const { options } = run;
+  if (!('base' in kind)) return { collected: await collect(options, checkpoint, newExtractStats()), kind };
+  const got = await collectIncremental(options, checkpoint, kind.base);
+  if (!('fallback' in got)) return { collected: got, kind };
+  const full: RunKind = { full: `${got.fallback}: a full pass instead` };
+  await checkpoint.discard(checkpoint.identity, `staging: ${full.full}`);
+  await checkpoint.mark({ type: 'base', name: null, why: full.full });
+  announceKind(run, full);
+  return { collected: await collect(options, checkpoint, newExtractStats()), kind: full };
 }
 
 /** Makes the data folder (finishing what a crash left half-published) and its pending folder, resolved to. */
@@ -270,7 +328,7 @@ interface DataWritten {
  */
 async function writeData(
   run: RunPlan,
-  collected: Collected,
+  { collected, kind }: { collected: Collected; kind: RunKind },
   checkpoint: Checkpoint,
   pending: string,
   taps: readonly OpenRunTap[],
@@ -285,7 +343,7 @@ async function writeData(
     metadata: dataMetadata(run),
   };
   const normalisation = emptyNormalisationCounts();
-  const rows = await replayed(run, collected, checkpoint, taps, normalisation);
+  const rows = await replayed(run, { collected, kind }, checkpoint, taps, normalisation);
   const written = await writeRows(rows, {
     ...writing,
     table: run.table,
@@ -308,14 +366,23 @@ async function writeData(
   return { images, collections: collections.manifest, files };
 }
 
-/** The staged images in id order, as batches of staged columns; adds what normalisation replaced to `counts`. */
+/**
+ * The images in id order: the staged ones as batches of staged columns, or in an incremental run merged with the rows
+ * carried over from its base; adds what normalisation replaced (in the staged rows) to `counts`.
+ */
 async function replayed(
   run: RunPlan,
-  collected: Collected,
+  { collected, kind }: { collected: Collected; kind: RunKind },
   checkpoint: Checkpoint,
   taps: readonly OpenRunTap[],
   counts: NormalisationCounts,
 ): Promise<AsyncIterable<RowBatch>> {
+  if ('base' in kind) {
+    const { carryOver } = await import('./carry-over.js');
+    const { base } = kind;
+    const { carried } = collected as IncrementalCollected;
+    return carryOver(collected.index, checkpoint, run.table, counts, { base, carried, imagesUrl: run.sourceUrl });
+  }
   const { replayColumns } = await import('./replay-columns.js');
   // Arrow batches are gathered for what reads them, as writeOutputs builds them for rows (write-outputs.ts).
   const arrow = run.formats.some((f) => f !== 'csv') || taps.some((tap) => tap.arrow !== undefined);

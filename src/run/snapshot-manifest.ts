@@ -1,10 +1,12 @@
 /** The manifest of a run: what it fetched, how complete, what it wrote and what normalisation replaced. */
 import { basename } from 'node:path';
 import { MAX_CONFLICT_IDS, type Collected, type PassSummary } from '../extract/collect.js';
+import type { IncrementalCollected } from '../extract/collect-incremental.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { Table } from '../schema/table.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
+import type { RunKind } from './run-kind.js';
 import { TOOL } from '../snapshot/tool.js';
 import type { TableOutput } from './write-table.js';
 
@@ -26,6 +28,8 @@ export interface SnapshotManifestInputs {
   collections: ManifestCollections;
   /** Every file written so far: the images, their index, the collections. */
   files: readonly SinkResult[];
+  /** What the run built on: an earlier snapshot, or none and why. */
+  kind: RunKind;
 }
 
 /** The manifest of a run that collected `collected` and wrote `inputs.files`, finished now. */
@@ -33,6 +37,7 @@ export function snapshotManifest(collected: Collected, inputs: SnapshotManifestI
   const { sourceUrl, startedAt, imageRequests, table, pipeline, images, collections, files } = inputs;
   const { normalisation, written, rejects } = images;
   const { stats, index, passes, expected, missing } = collected;
+  const carried = 'carriedRows' in collected ? (collected as IncrementalCollected).carriedRows : 0;
   return {
     tool: TOOL,
     runtime: { node: process.version, flags: [...process.execArgv] },
@@ -40,10 +45,11 @@ export function snapshotManifest(collected: Collected, inputs: SnapshotManifestI
     ...(pipeline === undefined ? {} : { pipeline }),
     source_url: sourceUrl,
     started_at: startedAt.toISOString(),
+    ...kindFields(inputs.kind, startedAt),
     finished_at: new Date().toISOString(),
     complete: missing === 0,
     expected,
-    received: index.received,
+    received: carried + index.received,
     missing,
     count_at_start: collected.countAtStart,
     count_at_end: expected,
@@ -62,6 +68,13 @@ export function snapshotManifest(collected: Collected, inputs: SnapshotManifestI
     collections,
     files: files.map(manifestFile),
   };
+}
+
+/** What the manifest says of the run's kind: incremental on its base, or full (and why, for a `--snapshot` run). */
+function kindFields(kind: RunKind, startedAt: Date): Pick<Manifest, 'kind' | 'base' | 'full_because' | 'last_full_at'> {
+  if ('base' in kind) return { kind: 'incremental', base: kind.base.name, last_full_at: kind.base.lastFullAt };
+  const because = kind.full === '' ? {} : { full_because: kind.full };
+  return { kind: 'full', ...because, last_full_at: startedAt.toISOString() };
 }
 
 /** A file written, as the manifest lists it. */

@@ -230,8 +230,11 @@ export class Dataset {
     return added;
   }
 
-  /** Deletes up to `count` records at random rows. */
-  delete(count: number, random: Random): number[] {
+  /**
+   * Deletes up to `count` records at random rows; their collections' `modify_date` moves, as NeuroVault's delete saves
+   * the collection, unless `quietly` (as an admin's bulk delete in SQL would leave it).
+   */
+  delete(count: number, random: Random, quietly = false): number[] {
     this.snapshot();
     const removed: number[] = [];
     for (let k = 0; k < count && this.length > 0; k++) {
@@ -241,7 +244,7 @@ export class Dataset {
       this.length--;
       this.sorted?.delete(id);
       const cid = this.collectionIdOf(id);
-      if (cid !== undefined) this.collections.touch(cid, this.collections.tick());
+      if (cid !== undefined && !quietly) this.collections.touch(cid, this.collections.tick());
       this.log.push({ kind: 'delete', id, position });
       removed.push(id);
     }

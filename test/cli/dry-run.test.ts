@@ -59,7 +59,7 @@ describe('--dry-run', () => {
       const collectionsUrl = new URL('../collections/', service.listUrl).href;
       expect(lines).toContain(
         `  collections ${collections} in 1 page of ${collectionsUrl}, ` +
-          'read once for the collections table and the proof of completeness',
+          'read before and after the pass for the collections table and the proof of completeness',
       );
       expect(lines).toContain('  count       559 records');
       expect(lines).toContain('  page size   50 (as asked)');
@@ -68,7 +68,7 @@ describe('--dry-run', () => {
         expect.stringMatching(
           new RegExp(
             String.raw`^ {2}time {8}about \d+ s \(estimate: 12 pages × \d+ ms, the first page's time, ` +
-              String.raw`\+ 1 collection page × \d+ ms, \/ 3 at a time\)$`,
+              String.raw`\+ 2 × 1 collection page × \d+ ms, \/ 3 at a time\)$`,
           ),
         ),
       );
@@ -129,7 +129,7 @@ describe('--dry-run', () => {
       pages: Math.ceil(collections / 100),
     });
     expect(firstMs).toBeGreaterThanOrEqual(0);
-    const collectionMs = Math.ceil(collections / 100) * firstMs;
+    const collectionMs = 2 * Math.ceil(collections / 100) * firstMs; // read before and after the pass
     expect(plan.estimated_seconds).toBeCloseTo((21 * plan.first_page.ms + collectionMs) / 2 / 1000, 2);
     expect(Object.keys(plan.estimated_bytes).sort()).toEqual(['arrow', 'csv']);
     expect(plan.estimated_json_bytes).toBe(Math.round((plan.first_page.bytes / 100) * 2059));

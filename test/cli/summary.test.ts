@@ -10,6 +10,8 @@ const manifest: Manifest = {
   schema_version: '1',
   source_url: 'http://h/api/images/',
   started_at: '2025-03-01T10:00:00.000Z',
+  kind: 'full',
+  last_full_at: '2025-03-01T10:00:00.000Z',
   finished_at: '2025-03-01T10:00:12.500Z',
   runtime: { node: 'v20.20.2', flags: [] },
   complete: false,

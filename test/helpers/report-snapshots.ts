@@ -59,8 +59,10 @@ export async function makeReportSnapshots(
   const { edits = 6, deletes = 5, inserts = 8, to = 'parquet,arrow,csv' } = changes;
   const first = await startService({ data: fixtureLines(), records, seed: 7 });
   const port = first.port;
+  // --full: the second service's edits leave the records' and collections' modify_date as they were (which NeuroVault
+  // never does), so an incremental run would carry the edited records over; these tests compare two full snapshots.
   const run = async (service: RunningService) => {
-    const args = ['--base-url', service.url, '--out', base, '--snapshot', '--to', to, '--quiet'];
+    const args = ['--base-url', service.url, '--out', base, '--snapshot', '--full', '--to', to, '--quiet'];
     const result = await runCli(args);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);

@@ -1,14 +1,15 @@
 import type { RecordBatch } from 'apache-arrow';
-import { COLUMNS } from '../schema/columns.js';
+import { IMAGES } from '../schema/columns.js';
 import type { Row, RowValue } from '../schema/row.js';
+import type { Table } from '../schema/table.js';
 
 /**
- * The rows of an Arrow record batch read back from a snapshot, as the run held them: int64 as number, timestamps as
- * bigint microseconds, the rest as Arrow gives them; a column the file lacks is null.
+ * The rows of `table` in an Arrow record batch read back from a snapshot, as the run held them: int64 as number,
+ * timestamps as bigint microseconds, the rest as Arrow gives them; a column the file lacks is null.
  */
-export function rowsFromBatch(batch: RecordBatch): Row[] {
+export function rowsFromBatch(batch: RecordBatch, table: Table = IMAGES): Row[] {
   const rows: Row[] = Array.from({ length: batch.numRows }, () => ({}));
-  for (const column of COLUMNS) {
+  for (const column of table.columns) {
     const vector = batch.getChild(column.name);
     for (let i = 0; i < batch.numRows; i++) {
       let value = (vector?.get(i) ?? null) as RowValue;

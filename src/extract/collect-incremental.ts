@@ -1,0 +1,193 @@
+/**
+ * Extraction of an incremental run: what changed since an earlier snapshot, read through the collections. NeuroVault
+ * saves an image's collection whenever the image is added, changed or deleted, so a collection whose `modify_date` and
+ * `number_of_images` are what the earlier snapshot's collections table holds has the same images: its rows are carried
+ * over from that snapshot (by the runner), and only new and changed collections are read, through their own id-ordered
+ * lists. The collections list is read again at the end (a collection that changed meanwhile is read too), and the image
+ * list's `count` (one request) must equal the rows the run ends with, less the records the earlier snapshot's service
+ * counted and never served; when it does not, the caller makes a full pass instead: a run never publishes a guess.
+ */
+import type { Checkpoint } from './checkpoint.js';
+import { CollectionTally } from './collection-tally.js';
+import type { Collected } from './collect.js';
+import { completenessOf } from './completeness.js';
+import { imageCount } from './image-count.js';
+import { PageCache } from './page-cache.js';
+import { pageCollections, type CollectionsListing } from './page-collections.js';
+import { newExtractStats, type PaginateOptions } from './paginate.js';
+import { reconcile, type ReadReason, type Reconciliation } from './reconcile.js';
+import { RecordIndex } from './record-index.js';
+
+/** A collection as an earlier snapshot's collections table holds it. */
+export interface BaseCollection {
+  /** Its `modify_date`, UTC microseconds (null when the table holds none). */
+  modified: number | null;
+  /** Its `number_of_images` (null when the table holds none). */
+  size: number | null;
+  /** Rows the snapshot holds in it: images written and rejects. */
+  rows: number;
+}
+
+/** What an incremental run builds on: the collections of the snapshot whose rows it carries over. */
+export interface IncrementalBase {
+  /** The snapshot's folder name. */
+  name: string;
+  /** Its collections table, by id. */
+  collections: ReadonlyMap<number, BaseCollection>;
+  /** Its rows (and rejects) without a usable collection: carried over as they are, and counted. */
+  unattributed: number;
+  /** The records its service counted but never served (its manifest's `missing`). */
+  missing: number;
+}
+
+/** An incremental run's extraction: what a full one gives, and the collections whose rows the run carries over. */
+export interface IncrementalCollected extends Collected {
+  /** The collections carried over from the base, unchanged. */
+  carried: ReadonlySet<number>;
+  /** Rows carried over: those of the carried collections and the unattributed ones. */
+  carriedRows: number;
+}
+
+/** Why an incremental run gives up and makes a full pass, one line. */
+export interface IncrementalFallback {
+  fallback: string;
+}
+
+/**
+ * Reads what changed since `base` into `checkpoint`, and checks the result against the image list's `count`; resolves
+ * to the run's records, or to why a full pass is needed.
+ */
+export async function collectIncremental(
+  options: PaginateOptions,
+  checkpoint: Checkpoint,
+  base: IncrementalBase,
+): Promise<IncrementalCollected | IncrementalFallback> {
+  const stats = newExtractStats();
+  const index = new RecordIndex();
+  const cache = new PageCache(checkpoint);
+  const before = await pageCollections(options, checkpoint, 1);
+  if (before.status !== 200)
+    return { fallback: `the collections list answered ${before.status}: an incremental run reads through it` };
+  const common = { checkpoint, index, cache, tally: new CollectionTally(), addedBefore: new Map(), proven: true };
+  const first = await reconcile(options, {
+    ...common,
+    before,
+    listing: before,
+    expected: 0,
+    plan: since(base, before),
+  });
+  const listing = await pageCollections(options, checkpoint, 2);
+  if (listing.status !== 200) return { fallback: `the collections list answered ${listing.status} at the end` };
+  const read = new Set(first.readings.map((r) => r.collection));
+  const plan = movedSince(before, listing, read);
+  const last = await reconcile(options, { ...common, before, listing, expected: 0, plan });
+  const count = await imageCount(options, stats);
+  const readings = [...first.readings, ...last.readings].sort((a, b) => a.collection - b.collection);
+  const carried = carriedCollections(base, listing, readings);
+  const carriedRows = base.unattributed + [...carried].reduce((n, cid) => n + base.collections.get(cid)!.rows, 0);
+  const held = carriedRows + index.received;
+  if (count - base.missing !== held)
+    return {
+      fallback:
+        `the image list counts ${count}, but the snapshot would hold ${held} (${carriedRows} carried over, ` +
+        `${index.received} read) and its base missed ${base.missing}`,
+    };
+  const reconciliation = merged(first, last, readings);
+  return collected({ index, stats, before, listing, reconciliation, count, base, carried, carriedRows });
+}
+
+/** The collections new or changed since the base (its `modify_date` or `number_of_images`), ascending. */
+export function since(base: IncrementalBase, listing: CollectionsListing): Map<number, ReadReason> {
+  const plan = new Map<number, ReadReason>();
+  for (const [cid, size] of listing.sizes) {
+    const was = base.collections.get(cid);
+    if (was === undefined) {
+      if (size !== 0) plan.set(cid, 'new');
+    } else if (was.size !== size || was.modified !== listing.modified.get(cid) || size === null)
+      plan.set(cid, 'changed');
+  }
+  return new Map([...plan].sort((a, b) => a[0] - b[0]));
+}
+
+/** The collections not read yet that moved between two reads of the list, or that the second no longer holds. */
+function movedSince(
+  before: CollectionsListing,
+  after: CollectionsListing,
+  read: ReadonlySet<number>,
+): Map<number, ReadReason> {
+  const plan = new Map<number, ReadReason>();
+  for (const [cid, size] of after.sizes) {
+    if (read.has(cid)) continue;
+    const moved = before.sizes.get(cid) !== size || before.modified.get(cid) !== after.modified.get(cid);
+    if (moved) plan.set(cid, before.sizes.has(cid) ? 'changed' : 'new');
+  }
+  return new Map([...plan].sort((a, b) => a[0] - b[0]));
+}
+
+/** The base's collections still listed at the end and not read: their rows are carried over. */
+function carriedCollections(
+  base: IncrementalBase,
+  listing: CollectionsListing,
+  readings: Reconciliation['readings'],
+): Set<number> {
+  const read = new Set(readings.map((r) => r.collection));
+  const carried = new Set<number>();
+  for (const cid of base.collections.keys()) if (listing.sizes.has(cid) && !read.has(cid)) carried.add(cid);
+  return carried;
+}
+
+/** The two reconciliations as one. */
+function merged(first: Reconciliation, last: Reconciliation, readings: Reconciliation['readings']): Reconciliation {
+  const sum = (key: 'added' | 'unserved' | 'removed') => first[key] + last[key];
+  const stats = { ...last.stats, requests: first.stats.requests + last.stats.requests };
+  return { readings, added: sum('added'), unserved: sum('unserved'), removed: sum('removed'), missing: 0, stats };
+}
+
+/** What `collected` is made of. */
+interface Ended {
+  index: RecordIndex;
+  stats: ReturnType<typeof newExtractStats>;
+  before: CollectionsListing;
+  listing: CollectionsListing;
+  reconciliation: Reconciliation;
+  count: number;
+  base: IncrementalBase;
+  carried: Set<number>;
+  carriedRows: number;
+}
+
+/** The run's records and its proof: complete by the image list's count, the carried rows included. */
+function collected(ended: Ended): IncrementalCollected {
+  const { index, stats, before, listing, reconciliation, count, base, carried, carriedRows } = ended;
+  const missing = base.missing;
+  const completeness = completenessOf({
+    expected: count,
+    received: carriedRows + index.received,
+    proven: true,
+    listing,
+    reconciliation: { ...reconciliation, missing },
+    rounds: 2,
+    passes: 0,
+    missing,
+    incremental: {
+      base: base.name,
+      carried_collections: carried.size,
+      carried_records: carriedRows,
+      read_collections: reconciliation.readings.length,
+      vanished_collections: [...base.collections.keys()].filter((cid) => !listing.sizes.has(cid)).length,
+      count,
+      base_missing: base.missing,
+    },
+  });
+  const requests = {
+    images: stats.requests,
+    collections: before.stats.requests + listing.stats.requests,
+    collection_images: reconciliation.stats.requests,
+    image: 0,
+  };
+  const conflicts = index.conflicts;
+  return {
+    ...{ index, passes: [], expected: count, countAtStart: count, missing, completeness, collections: listing },
+    ...{ requests, stats, conflicts, carried, carriedRows },
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Issue 25, items 2 and 3: a `--snapshot` run builds on the latest snapshot of its base folder, reading only the
+ * collections whose `modify_date` or `number_of_images` moved since (and new ones), carrying the others' rows over; its
+ * data files equal, byte for byte, those of a `--full` run taken right after against the same service, in every
+ * format. Real CLI, the bundled service over loopback HTTP, outputs read back by DuckDB and apache-arrow and compared
+ * value by value with what the service serves at the end.
+ */
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService, type RunningService } from '../../src/service/index.js';
+import { Random } from '../../src/service/random.js';
+import { expectRowsMatch } from '../helpers/expected-row.js';
+import { fixtureLines } from '../helpers/fixture-service.js';
+import { killWhen } from '../helpers/kill-when.js';
+import type { Manifest } from '../../src/run/manifest.js';
+import { expectedRowsOf, readArrowRows, readParquetRows } from '../helpers/read-snapshot.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+
+const services: RunningService[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const s of services.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) await removeDir(d);
+});
+
+/** The ids of the two records that break the schema. */
+const BAD_IDS = [990_001, 990_002];
+
+/** The real records, two copies that break the schema (in rejects.ndjson), and `records` generated ones. */
+async function serve(records: number, seed: number): Promise<RunningService> {
+  const lines = fixtureLines();
+  const bad = [0, 7].map((i, n) => {
+    const record = JSON.parse(lines[i]!) as Record<string, unknown>;
+    return JSON.stringify({ ...record, id: BAD_IDS[n], file_size: 'large' });
+  });
+  const service = await startService({ records, seed, data: [...lines, ...bad] });
+  services.push(service);
+  return service;
+}
+
+async function newDir(): Promise<string> {
+  const dir = await tempDir();
+  dirs.push(dir);
+  return dir;
+}
+
+const FORMATS = ['--to', 'parquet,arrow,csv'];
+/** A `--snapshot` run into `base`, 100 records a page. */
+const snapshot = (s: RunningService, base: string, ...args: string[]) =>
+  runCli(['--base-url', s.url, '--out', base, '--snapshot', ...FORMATS, '--page-size', '100', ...args]);
+
+async function manifestOf(base: string): Promise<Manifest> {
+  return JSON.parse(await readFile(join(base, 'latest', 'manifest.json'), 'utf8')) as Manifest;
+}
+
+/** The data files of the latest snapshot of `base`: every file but the manifest, the report and the loaders. */
+async function dataFiles(base: string): Promise<Map<string, Buffer>> {
+  const dir = join(base, 'latest');
+  const names = (await readdir(dir)).filter((n) => !/^(manifest\.json|report\.|load\.)/.test(n));
+  return new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, n))] as const)));
+}
+
+/** Checks that the latest snapshot holds exactly what the service serves now, each value as served. */
+async function expectExact(s: RunningService, base: string): Promise<void> {
+  const out = join(base, 'latest');
+  const parquet = await readParquetRows(out);
+  const ids = parquet.map((r) => Number(r['id']));
+  const valid = s.servedIds().filter((id) => !BAD_IDS.includes(id));
+  expect(new Set(ids)).toEqual(new Set(valid));
+  expectRowsMatch(parquet, expectedRowsOf(s, ids));
+  expectRowsMatch(await readArrowRows(out), expectedRowsOf(s, ids));
+}
+
+describe('an incremental snapshot', () => {
+  it(
+    'reads only the collections that changed since the latest snapshot, and writes the bytes of a full run ' +
+      'taken right after, in every format',
+    async () => {
+      const s = await serve(3000, 61);
+      const [base, full] = [await newDir(), await newDir()];
+      const first = await snapshot(s, base);
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain('a full pass: there is no earlier snapshot in');
+      const earlier = await manifestOf(base);
+      expect(earlier).toMatchObject({ kind: 'full', last_full_at: earlier.started_at, rejects: 2 });
+
+      const random = new Random(3);
+      const changed = [...s.dataset.delete(4, random), ...s.dataset.insert(4, random)];
+      const gone = s.dataset.collectionIdOf(s.dataset.idAt(1500))!;
+      s.dataset.deleteCollection(gone);
+      const touched = new Set(changed.map((id) => s.dataset.collectionIdOf(id)!).filter((cid) => cid !== gone));
+      s.resetStats();
+      const run = await snapshot(s, base);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(`img-etl: building on ${earlier.started_at.replace(/[-:]/g, '')}`);
+      const manifest = await manifestOf(base);
+      expect(manifest).toMatchObject({ kind: 'incremental', complete: true, missing: 0, rejects: 2 });
+      expect(manifest.last_full_at).toBe(earlier.started_at);
+      // One request of the image list (its count); the collections list twice; the changed collections' own lists.
+      expect(s.stats.listRequests).toBe(1);
+      expect(manifest.requests.images).toBe(1);
+      expect(new Set(manifest.completeness.reconciled.map((c) => c.id))).toEqual(touched);
+      expect(manifest.completeness.incremental).toMatchObject({
+        read_collections: touched.size,
+        vanished_collections: 1,
+      });
+      expect(run.stdout).toContain('  pages     no pass over the image list: built on ');
+      await expectExact(s, base);
+
+      const again = await snapshot(s, full, '--full');
+      expect(again.code).toBe(0);
+      expect(again.stderr).toContain('img-etl: a full pass: --full');
+      const [incremental, fromFull] = [await dataFiles(base), await dataFiles(full)];
+      expect([...incremental.keys()].sort()).toEqual([...fromFull.keys()].sort());
+      expect([...incremental.keys()]).toEqual(expect.arrayContaining(['images.csv', 'rejects.ndjson', 'images.index']));
+      for (const [name, bytes] of fromFull) expect(incremental.get(name)!.equals(bytes), name).toBe(true);
+    },
+  );
+
+  it('a base unlike its manifest, --full and --full-every 0 make a full pass, said in a line', async () => {
+    const s = await serve(800, 62);
+    const base = await newDir();
+    expect((await snapshot(s, base)).code).toBe(0);
+    const fullEvery = await snapshot(s, base, '--full-every', '0');
+    expect(fullEvery.code).toBe(0);
+    expect(fullEvery.stderr).toMatch(/img-etl: a full pass: the last full pass was [\d.]+ days ago \(--full-every 0\)/);
+    expect(await manifestOf(base)).toMatchObject({ kind: 'full' });
+    const images = join(base, 'latest', 'images.parquet');
+    const bytes = await readFile(images);
+    bytes[bytes.length - 20] = bytes[bytes.length - 20]! ^ 0xff;
+    await writeFile(images, bytes);
+    const corrupt = await snapshot(s, base);
+    expect(corrupt.code).toBe(0);
+    expect(corrupt.stderr).toContain('does not match its manifest');
+    expect(corrupt.stderr).toMatch(/img-etl: a full pass: the earlier snapshot \S+ cannot be built on: /);
+    const manifest = await manifestOf(base);
+    expect(manifest).toMatchObject({ kind: 'full' });
+    expect(manifest.full_because).toContain('does not match its manifest');
+    await expectExact(s, base);
+  });
+
+  it('the image list counting other than the rows it would hold makes a full pass instead, exact', async () => {
+    const s = await serve(800, 63);
+    const base = await newDir();
+    expect((await snapshot(s, base)).code).toBe(0);
+    // A base that says its service counted one record it never served: the count no longer agrees.
+    const path = join(base, 'latest', 'manifest.json');
+    const manifest = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    await writeFile(path, JSON.stringify({ ...manifest, missing: 1, complete: false }));
+    const run = await snapshot(s, base);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/img-etl: a full pass: the image list counts \d+, but the snapshot would hold \d+/);
+    expect(await manifestOf(base)).toMatchObject({ kind: 'full', complete: true });
+    await expectExact(s, base);
+  });
+
+  it('resumes after SIGKILL while the changed collections are read, and writes the bytes of a full run', async () => {
+    const s = await serve(2000, 64);
+    const [base, full] = [await newDir(), await newDir()];
+    expect((await snapshot(s, base)).code).toBe(0);
+    const random = new Random(5);
+    for (let i = 0; i < 12; i++) s.dataset.insert(1, random);
+    const args = [
+      '--base-url',
+      s.url,
+      '--out',
+      base,
+      '--snapshot',
+      ...FORMATS,
+      '--page-size',
+      '20',
+      '--concurrency',
+      '1',
+    ];
+    const left = await killWhen(args, base, (entries) => entries.some((e) => e.type === 'collection-page'));
+    expect(left.some((e) => e.type === 'base')).toBe(true);
+    const resumed = await runCli(args);
+    expect(resumed.code).toBe(0);
+    expect(await manifestOf(base)).toMatchObject({ kind: 'incremental', complete: true });
+    await expectExact(s, base);
+    expect((await snapshot(s, full, '--full')).code).toBe(0);
+    const [incremental, fromFull] = [await dataFiles(base), await dataFiles(full)];
+    for (const [name, bytes] of fromFull) expect(incremental.get(name)!.equals(bytes), name).toBe(true);
+  });
+});
