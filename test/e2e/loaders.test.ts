@@ -1,7 +1,7 @@
 /**
  * The loaders of a snapshot folder (issue 16): load.sql run in DuckDB gives views with the exact types and the same
  * rows as the files (from Parquet, and from CSV where a snapshot has only CSV), and the collections join when the
- * collections table is there; load.py run by Debian's pandas (installed here where missing) reads every row with the
+ * collections table is there; load.py run by Debian's pandas (installed by the test set-up) reads every row with the
  * nullable dtypes and categories, keeping a name such as "None".
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,11 +14,11 @@ import { duckdbType, loadSql } from '../../src/report/load-sql.js';
 import type { ReportData } from '../../src/report/report-data.js';
 import { COLUMNS } from '../../src/schema/columns.js';
 import { startService } from '../../src/service/index.js';
-import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { missingTools } from '../helpers/test-tools.js';
 
 let dir: string;
 let snaps: ReportSnapshots;
@@ -43,7 +43,7 @@ async function differingRows(db: DuckDBConnection, a: string, b: string): Promis
 }
 
 beforeAll(async () => {
-  unavailable = ensureDebianPackages(['python3-pandas']);
+  unavailable = missingTools(['python3-pandas']);
   dir = await tempDir();
   snaps = await makeReportSnapshots(join(dir, 'snaps'), 600);
   const service = await startService({ data: fixtureLines(), records: 600, seed: 7 });
