@@ -1,9 +1,19 @@
 /**
- * Sink: the Arrow IPC file format (Feather v2), readable by `pyarrow.feather.read_table` and `pandas.read_feather`.
- * Batches stream to disk one by one (memory stays flat); category columns are written as one initial dictionary
- * followed by delta dictionaries, which the file format allows and pyarrow ≥ 7 reads.
+ * Sink: the Arrow IPC file format (Feather v2), readable by pyarrow, `pandas.read_feather`, `polars.read_ipc` and
+ * apache-arrow. Batches stream to disk one by one (memory stays flat) holding only their category columns' indices;
+ * each category column's one dictionary, whole, follows the last batch (docs/arrow-dictionaries.md): no delta
+ * dictionaries, which polars cannot read.
  */
-import { AsyncByteQueue, RecordBatch, RecordBatchFileWriter } from 'apache-arrow';
+import {
+  AsyncByteQueue,
+  RecordBatch,
+  RecordBatchFileWriter,
+  vectorFromArray,
+  type Data,
+  type DataType,
+  type Schema,
+  type Vector,
+} from 'apache-arrow';
 import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
 import { arrowSchema } from './arrow-schema.js';
 import { IMAGES } from '../schema/columns.js';
@@ -55,7 +65,7 @@ async function writeArrowFile(
   const table = options.table ?? IMAGES;
   const schema = arrowSchema(new Map(Object.entries(options.metadata ?? {})), table);
   const bytes = new ByteCollector();
-  const writer = new RecordBatchFileWriter();
+  const writer = new DictionariesLastFileWriter();
   const encode = (data: RecordBatch['data'] | undefined): void => {
     try {
       if (data === undefined)
@@ -97,4 +107,34 @@ class ByteCollector extends AsyncByteQueue {
     this.chunks = [];
     return chunks;
   }
+}
+
+/**
+ * apache-arrow's IPC file writer with each dictionary written once, after the record batches: it keeps every batch's
+ * dictionaries (a category's grows batch after batch, its values keeping their places: category.ts) and writes each
+ * column's last, as one chunk, before the footer. The IPC file format allows a dictionary anywhere in the file ("there
+ * is no requirement that dictionary keys should be defined in a DictionaryBatch before they are used in a
+ * RecordBatch, as long as the keys are defined somewhere in the file"), and its readers read the dictionaries from the
+ * footer before any batch. The two overrides are the writer's typed protected members.
+ */
+class DictionariesLastFileWriter extends RecordBatchFileWriter {
+  private readonly dictionaries = new Map<number, Vector<DataType>>();
+
+  protected override _writeDictionaries(batch: RecordBatch): this {
+    for (const [id, dictionary] of batch.dictionaries) this.dictionaries.set(id, dictionary as Vector<DataType>);
+    return this;
+  }
+
+  protected override _writeFooter(schema: Schema): this {
+    for (const [id, dictionary] of this.dictionaries) this._writeDictionaryBatch(oneChunk(dictionary), id, false);
+    this.dictionaries.clear();
+    return super._writeFooter(schema);
+  }
+}
+
+/** A dictionary's values as one Data (a category's dictionary is a chunk per batch that brought new values). */
+function oneChunk(dictionary: Vector<DataType>): Data<DataType> {
+  const whole = dictionary.data.length === 1 ? dictionary : vectorFromArray([...dictionary], dictionary.type);
+  if (whole.data.length !== 1) throw new Error(`arrow: a dictionary of ${dictionary.length} values took 2 chunks`);
+  return whole.data[0]!;
 }
