@@ -57,13 +57,40 @@ export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSi
 }
 
 /** Encodes the batches into `file` as an Arrow IPC file, footer included (not committed); the rows written. */
-async function writeArrowFile(
+function writeArrowFile(
   source: AsyncIterable<LoadBatch>,
   file: AtomicFile,
   options: ArrowSinkOptions,
 ): Promise<number> {
   const table = options.table ?? IMAGES;
   const schema = arrowSchema(new Map(Object.entries(options.metadata ?? {})), table);
+  const empty = () => new ArrowBatchBuilder(table).build([]); // the schema and empty dictionaries
+  return writeArrowBatches(arrowOf(source), file, { schema, empty, path: options.path });
+}
+
+async function* arrowOf(source: AsyncIterable<LoadBatch>): AsyncGenerator<RecordBatch> {
+  for await (const batch of source) yield batch.arrow;
+}
+
+/** What `writeArrowBatches` writes besides the batches. */
+export interface ArrowBatchesOptions {
+  /** The file's schema, metadata included: each batch's data is written under it. */
+  schema: Schema;
+  /** The batch of no rows written when there is none, so that a reader finds the schema and every dictionary. */
+  empty: () => RecordBatch;
+  /** The file's final path, named in errors. */
+  path: string;
+}
+
+/**
+ * Writes record batches into `file` as an Arrow IPC file, one at a time, each category's dictionary once after the
+ * last; the footer included, the file not committed. Resolves to the rows written.
+ */
+export async function writeArrowBatches(
+  source: AsyncIterable<RecordBatch>,
+  file: AtomicFile,
+  { schema, empty, path }: ArrowBatchesOptions,
+): Promise<number> {
   const bytes = new ByteCollector();
   const writer = new DictionariesLastFileWriter();
   const encode = (data: RecordBatch['data'] | undefined): void => {
@@ -72,19 +99,19 @@ async function writeArrowFile(
         writer.close(); // writes the footer
       else writer.write(new RecordBatch(schema, data));
     } catch (cause) {
-      throw encodeFailed(`writing arrow file ${options.path}`, cause);
+      throw encodeFailed(`writing arrow file ${path}`, cause);
     }
   };
   writer.reset(bytes);
   let rows = 0;
   let batches = 0;
   for await (const batch of source) {
-    encode(batch.arrow.data);
-    rows += batch.arrow.numRows;
+    encode(batch.data);
+    rows += batch.numRows;
     batches++;
     for (const chunk of bytes.take()) await file.write(chunk);
   }
-  if (batches === 0) encode(new ArrowBatchBuilder(table).build([]).data); // the schema and empty dictionaries
+  if (batches === 0) encode(empty().data);
   encode(undefined);
   for (const chunk of bytes.take()) await file.write(chunk);
   return rows;
