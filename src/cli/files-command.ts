@@ -13,13 +13,15 @@ import { formatBytes, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
 import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, type OutputChoices } from './snapshot-options.js';
-import { folderOption, positiveInt, positiveSeconds, SNAPSHOT_OPTIONS } from './snapshot-options.js';
+import { folderOption, parseFormats, positiveInt, positiveSeconds, SNAPSHOT_OPTIONS } from './snapshot-options.js';
+import { FORMATS, type Format } from '../snapshot/formats.js';
 import { UsageError } from './usage-error.js';
 import { baseUrlOption } from './base-url-option.js';
 
 type FilesArgs = ArgumentsCamelCase<{
   snapshot: string;
   out: string;
+  to: string[];
   where: string[];
   concurrency: number;
   with: string[];
@@ -42,6 +44,10 @@ const FILES_OPTIONS = {
     type: 'string',
     demandOption: true,
     describe: 'Folder the files and files.parquet go to (created if missing)',
+  },
+  to: {
+    ...SNAPSHOT_OPTIONS.to,
+    describe: `Formats of the files table, repeatable or comma-separated: ${FORMATS.join(', ')} (files.parquet, …)`,
   },
   where: {
     type: 'string',
@@ -144,6 +150,8 @@ interface FilesRun {
   /** What selects the files. */
   selection: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>;
   out: string;
+  /** The formats of the files table. */
+  formats: Format[];
   concurrency: number;
   token: string | undefined;
   timeoutMs: number;
@@ -155,6 +163,7 @@ interface FilesRun {
 async function checkedRun(args: FilesArgs, output: OutputChoices): Promise<FilesRun> {
   const summary = output.summary;
   const out = folderOption('out', args.out);
+  const formats = parseFormats(args.to);
   const concurrency = positiveInt('concurrency', args.concurrency, 64);
   const groups = parseGroups(args.with);
   const token = tokenOption(args.token);
@@ -171,7 +180,7 @@ async function checkedRun(args: FilesArgs, output: OutputChoices): Promise<Files
     output.logFormat === 'json'
       ? new FilesJsonLog(process.stderr, output.quiet)
       : new FilesProgress(process.stderr, output.quiet, output.progressIntervalMs);
-  return { selection, out, concurrency, token, timeoutMs, summary, progress };
+  return { selection, out, formats, concurrency, token, timeoutMs, summary, progress };
 }
 
 /** `--token`, else IMG_ETL_TOKEN; a usage error when it is not one token of visible ASCII characters. */
@@ -244,6 +253,7 @@ function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): Fetc
   return {
     ...run.selection,
     outDir: run.out,
+    formats: run.formats,
     concurrency: run.concurrency,
     verify: args.verify,
     http: {
@@ -350,14 +360,15 @@ function summaryDocument(result: FilesResult): Record<string, unknown> {
     lost: result.lost,
     fetched: result.fetched,
     kept: result.kept,
-    files_table: {
-      path: result.table.path,
-      rows: result.table.rows,
-      bytes: result.table.bytes,
-      sha256: result.table.sha256,
-    },
+    files_table: tableDocument(result.table),
+    files_tables: result.tables.map(tableDocument),
     duration_seconds: result.durationMs / 1000,
   };
+}
+
+/** A files table written, in the JSON summary. */
+function tableDocument(table: FilesResult['table']): Record<string, unknown> {
+  return { path: table.path, rows: table.rows, bytes: table.bytes, sha256: table.sha256 };
 }
 
 /**
@@ -382,7 +393,7 @@ function formatSummary(result: FilesResult): string {
     `img-etl files: ${done ? 'complete' : 'INCOMPLETE'}: ${okFiles}${lost}`,
     `  fetched   ${thousands(fetched.files)} files, ${fetchedBytes}; ${thousands(result.kept)} kept from disk`,
     `  problems  ${others.join(', ')}${done ? '' : " (files.parquet's status and reason say which and why)"}`,
-    `  table     ${result.table.path}  ${thousands(result.table.rows)} rows, ${formatBytes(result.table.bytes)}`,
+    ...result.tables.map((t) => `  table     ${t.path}  ${thousands(t.rows)} rows, ${formatBytes(t.bytes)}`),
   ];
   return `${lines.join('\n')}\n`;
 }

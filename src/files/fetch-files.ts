@@ -15,10 +15,12 @@ import type { RetryOptions } from '../extract/retry.js';
 import { makeFolder } from '../load/make-folder.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
+import type { Format } from '../snapshot/formats.js';
 import type { FileStatus } from './file-status.js';
 import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
-import { readVerifiedFiles, removeStaleTables, writeFilesTable } from './files-table.js';
+import { readVerifiedFiles, removeStaleTables } from './files-table.js';
+import { writeFilesTables } from './write-files-tables.js';
 import { mapConcurrently } from './map-concurrently.js';
 import { onBase } from './on-base.js';
 import { PathClaims } from './path-claims.js';
@@ -34,6 +36,8 @@ export interface FetchFilesOptions {
   snapshot: string;
   /** Folder the files and files.parquet go to (created if missing); required. */
   outDir: string;
+  /** The formats the files table is written in (files.parquet, files.arrow, files.csv); default parquet alone. */
+  formats?: readonly Format[];
   /** Conditions that must all hold (`"map_type = 'T map'"`, parsed or as text); default none (every image). */
   where?: readonly (string | WhereCondition)[];
   /** Files fetched at once; default 2. */
@@ -72,8 +76,10 @@ export interface FilesResult {
   lost: number;
   /** The selection: files and listed bytes. */
   selected: { files: number; bytes: number };
-  /** files.parquet as written. */
+  /** The files table as written: its first format's file (files.parquet by default). */
   table: SinkResult;
+  /** The files table in each format written, in the order of `formats`. */
+  tables: SinkResult[];
   /** Milliseconds the run took. */
   durationMs: number;
 }
@@ -184,17 +190,16 @@ async function fetchPlanned(
     const batches =
       rows === undefined ? [selected!] : selectImages(rows, conditions(options.where), extraKeys(options.with));
     const settled = mapConcurrently(jobsOf(batches), options.concurrency ?? 2, (job) => settleFile(job, run));
-    const table = await writeFilesTable(pages(settled, 1000), options.outDir, {
-      'img-etl.snapshot': path,
-      'img-etl.source_url': plan.baseUrl,
-    });
+    const metadata = { 'img-etl.snapshot': path, 'img-etl.source_url': plan.baseUrl };
+    const tables = await writeFilesTables(pages(settled, 1000), options.outDir, metadata, options.formats);
     return {
       counts: run.tally.counts,
       fetched: run.tally.fetched,
       kept: run.tally.kept,
       lost: run.tally.lost,
       selected: { files: plan.files, bytes: plan.bytes },
-      table,
+      table: tables[0]!,
+      tables,
       durationMs: Date.now() - started,
     };
   } finally {

@@ -1,9 +1,8 @@
 /**
- * files.parquet: one row per selected file (see FileRow; `link` and `status` dictionary-encoded in the Parquet file),
- * written with parquet-wasm under a temporary name and renamed
- * into place once whole (AtomicFile), and read back by the next run to skip what it holds as verified.
+ * The files table: one row per selected file (see FileRow), in the formats a run asks for (files.parquet by default;
+ * written by write-files-tables.ts), and read back by the next run to skip what it holds as verified.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import {
   Field,
@@ -17,17 +16,23 @@ import {
   type DataType,
 } from 'apache-arrow';
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
-import { AtomicFile } from '../load/atomic-file.js';
-import { writeParquetWasm } from '../load/parquet-wasm-writer.js';
 import { isAlive } from '../load/process-identity.js';
-import type { SinkResult } from '../load/sink-result.js';
+import type { Format } from '../snapshot/formats.js';
 import type { FileRow } from './file-status.js';
 
-/** The table's file name in the output folder. */
-export const FILES_TABLE = 'files.parquet';
+/** The table's file name in the output folder, in each format. */
+export const FILES_TABLES: Readonly<Record<Format, string>> = {
+  parquet: 'files.parquet',
+  arrow: 'files.arrow',
+  csv: 'files.csv',
+};
+
+/** The table's Parquet file name: the default format's. */
+export const FILES_TABLE = FILES_TABLES.parquet;
 
 const TEXT = (): DataType => new Utf8();
-const COLUMNS: readonly [keyof FileRow, () => DataType, boolean][] = [
+/** The columns in order: name, Arrow type, nullable. */
+export const FILE_COLUMNS: readonly [keyof FileRow, () => DataType, boolean][] = [
   ['id', () => new Int64(), false],
   ['collection_id', () => new Int64(), true],
   ['link', TEXT, false],
@@ -39,40 +44,16 @@ const COLUMNS: readonly [keyof FileRow, () => DataType, boolean][] = [
   ['status', TEXT, false],
   ['reason', TEXT, true],
 ];
-const SCHEMA = new Schema(COLUMNS.map(([name, type, nullable]) => new Field(name, type(), nullable)));
 
-/** Writes the rows of `source` (batches) to `<dir>/files.parquet`, publishing it once all are written. */
-export async function writeFilesTable(
-  source: AsyncIterable<FileRow[]>,
-  dir: string,
-  metadata: Record<string, string> = {},
-): Promise<SinkResult> {
-  const file = await AtomicFile.create(join(dir, FILES_TABLE));
-  try {
-    const schema = new Schema(SCHEMA.fields, new Map(Object.entries(metadata)));
-    let rows = 0;
-    const batches = async function* (): AsyncGenerator<RecordBatch> {
-      for await (const page of source) {
-        rows += page.length;
-        if (page.length > 0) yield fileBatch(schema, page);
-      }
-    };
-    await writeParquetWasm(batches(), file, {
-      rowGroupSize: 25_000,
-      metadata,
-      empty: fileBatch(schema, []),
-      dictionaryColumns: ['link', 'status'],
-    });
-    return { format: 'parquet', path: file.path, rows, ...(await file.commit()) };
-  } catch (err) {
-    await file.abort();
-    throw err;
-  }
+/** The table's Arrow schema, with `metadata` (the snapshot read, the service). */
+export function filesSchema(metadata: Record<string, string>): Schema {
+  const fields = FILE_COLUMNS.map(([name, type, nullable]) => new Field(name, type(), nullable));
+  return new Schema(fields, new Map(Object.entries(metadata)));
 }
 
 /** A page of rows as an Arrow record batch of the table's schema. */
-function fileBatch(schema: Schema, rows: readonly FileRow[]): RecordBatch {
-  const children = COLUMNS.map(([name], k) => {
+export function fileBatch(schema: Schema, rows: readonly FileRow[]): RecordBatch {
+  const children = FILE_COLUMNS.map(([name], k) => {
     const type = schema.fields[k]!.type as DataType;
     const values = rows.map((row) => {
       const v = row[name];
@@ -87,13 +68,14 @@ function fileBatch(schema: Schema, rows: readonly FileRow[]): RecordBatch {
 }
 
 /**
- * Removes the temporary files.parquet a killed run left (`.files.parquet.tmp-<pid>-<random>`, see AtomicFile) whose
- * process is gone; a live run's is left alone.
+ * Removes the temporary tables a killed run left (`.files.parquet.tmp-<pid>-<random>`, see AtomicFile, and the same of
+ * files.arrow and files.csv) whose process is gone; a live run's are left alone.
  */
 export async function removeStaleTables(dir: string): Promise<void> {
-  const prefix = `.${FILES_TABLE}.tmp-`;
+  const prefixes = Object.values(FILES_TABLES).map((name) => `.${name}.tmp-`);
   for (const name of await readdir(dir).catch(() => [] as string[])) {
-    if (!name.startsWith(prefix)) continue;
+    const prefix = prefixes.find((p) => name.startsWith(p));
+    if (prefix === undefined) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
     if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) continue;
     await rm(join(dir, name), { force: true });
@@ -111,15 +93,20 @@ export interface VerifiedFile {
 }
 
 /**
- * What an earlier run's files.parquet holds as verified, by path (the folder joined to the table's `path`); empty
- * when there is none or it cannot be read.
+ * What an earlier run's table holds as verified, by path (the folder joined to the table's `path`): its files.parquet
+ * or files.arrow, the newer of the two; empty when there is neither (files.csv alone is not read: the files on disk are
+ * checked again) or it cannot be read.
  */
 export async function readVerifiedFiles(dir: string): Promise<Map<string, VerifiedFile>> {
   const verified = new Map<string, VerifiedFile>();
   const columns = ['path', 'bytes', 'sha256', 'status', 'id', 'link', 'mtime_ns'];
+  const written = async (name: string) => ({ name, at: (await stat(join(dir, name)).catch(() => undefined))?.mtimeMs });
+  const tables = await Promise.all([FILES_TABLES.parquet, FILES_TABLES.arrow].map(written));
+  const newest = tables.filter((t) => t.at !== undefined).sort((a, b) => b.at! - a.at!)[0];
+  if (newest === undefined) return verified;
   let table;
   try {
-    table = await readSnapshotRows(join(dir, FILES_TABLE), { columns });
+    table = await readSnapshotRows(join(dir, newest.name), { columns });
   } catch {
     return verified; // no table, or one that does not read: every file on disk is checked again instead
   }

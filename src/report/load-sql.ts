@@ -4,6 +4,7 @@
  * the collections table is there.
  */
 import type { Column } from '../schema/column-type.js';
+import { COLLECTIONS } from '../schema/collection-columns.js';
 import { COLUMNS } from '../schema/columns.js';
 import { TOOL } from '../snapshot/tool.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
@@ -71,14 +72,31 @@ function imagesView(inputs: LoaderInputs): string {
   if (inputs.files.has(FILE_NAMES.parquet)) {
     return `CREATE VIEW images AS SELECT\n${select}\nFROM read_parquet(${literal(FILE_NAMES.parquet)});`;
   } else if (inputs.files.has(FILE_NAMES.csv)) {
-    // Read as text where a cast follows (ENUM, JSON); timestamps like 2016-01-21T17:21:57.860138Z parse as TIMESTAMPTZ.
-    const text = (c: Column) => ['category', 'json'].includes(c.type.kind);
-    const columns = COLUMNS.map((c) => `${literal(c.name)}: ${literal(text(c) ? 'VARCHAR' : duckdbType(c))}`);
-    const options = `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = ''`;
-    const from = `read_csv(${literal(FILE_NAMES.csv)}, ${options},\n  columns = {${columns.join(', ')}})`;
-    return `CREATE VIEW images AS SELECT\n${select}\nFROM ${from};`;
+    return `CREATE VIEW images AS SELECT\n${select}\nFROM ${readCsv(FILE_NAMES.csv, COLUMNS)};`;
   }
   return `-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with an extension: no view.`;
+}
+
+/**
+ * `read_csv` of a CSV file img-etl wrote, every column of its type: as text where a cast follows (ENUM, JSON);
+ * timestamps like 2016-01-21T17:21:57.860138Z parse as TIMESTAMPTZ.
+ */
+function readCsv(file: string, columns: readonly Column[]): string {
+  const text = (c: Column) => c.type.kind === 'category' || c.type.kind === 'json';
+  const types = columns.map((c) => `${literal(c.name)}: ${literal(text(c) ? 'VARCHAR' : duckdbType(c))}`);
+  const options = `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = ''`;
+  return `read_csv(${literal(file)}, ${options},\n  columns = {${types.join(', ')}})`;
+}
+
+/**
+ * The `collections` view: over the Parquet file, else the CSV file with the types the Parquet file gives (categories
+ * and JSON as VARCHAR: the collections have no ENUMs).
+ */
+function collectionsView(inputs: LoaderInputs): string {
+  const { parquet, csv } = COLLECTIONS.files;
+  if (!inputs.files.has(csv) || inputs.files.has(parquet))
+    return `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`;
+  return `CREATE VIEW collections AS SELECT * FROM ${readCsv(csv, COLLECTIONS.columns)};`;
 }
 
 /** The `collections` view and, with an `images` view, their join; a comment when there is no collections table. */
@@ -87,7 +105,7 @@ function collectionsViews(inputs: LoaderInputs): string[] {
   if (inputs.collections && images) {
     const id = ident(COLLECTION_COLUMNS.id);
     return [
-      `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`,
+      collectionsView(inputs),
       "-- Each image with its collection's row as one struct column, `collection_record` (null for an image whose",
       '-- collection is not in the table).',
       'CREATE VIEW images_with_collection AS SELECT i.*,',
@@ -95,7 +113,7 @@ function collectionsViews(inputs: LoaderInputs): string[] {
       `FROM images AS i LEFT JOIN collections AS c ON c.${id} = i."collection_id";`,
     ];
   } else if (inputs.collections) {
-    return [`CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`];
+    return [collectionsView(inputs)];
   }
   return [`-- No ${COLLECTIONS_FILE} in this snapshot: no collections view.`];
 }

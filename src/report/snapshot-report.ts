@@ -7,6 +7,7 @@
 import { basename } from 'node:path';
 import type { SinkResult } from '../load/sink-result.js';
 import type { Manifest } from '../run/manifest.js';
+import { COLLECTIONS } from '../schema/collection-columns.js';
 import { buildReport } from './build-report.js';
 import { readCollectionOwners } from './collection-owners.js';
 import { categoryValues } from './loader-inputs.js';
@@ -51,5 +52,6 @@ export async function writeRunReport(options: RunReportOptions): Promise<SinkRes
   const data = buildReport(gathered, inputs);
   const files = new Set([...manifest.files.map((f) => f.name), ...(owners === undefined ? [] : [COLLECTIONS_FILE])]);
   const categories = categoryValues(gathered.categories);
-  return writeReportFiles(pending, data, name, { files, categories, collections: owners !== undefined });
+  const collections = [COLLECTIONS.files.parquet, COLLECTIONS.files.csv].some((f) => files.has(f));
+  return writeReportFiles(pending, data, name, { files, categories, collections });
 }

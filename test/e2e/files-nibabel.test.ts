@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
-import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { readFilesTable, servedBytes } from '../helpers/files-run.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { missingTools } from '../helpers/test-tools.js';
 
 type Rec = Record<string, unknown>;
 
@@ -26,8 +26,8 @@ const recipe = doc.slice(from, doc.indexOf('\n## ', from + 1));
 const shell = /```sh\n([\s\S]*?)```/.exec(recipe)![1]!;
 const python = /```python\n([\s\S]*?)```/.exec(recipe)![1]!;
 
-// The block runs with Debian's nibabel and pandas, installed here where they are missing (as CI does).
-const unavailable = ensureDebianPackages(['python3-pandas', 'python3-nibabel']);
+// The block runs with Debian's nibabel and pandas, which the test set-up installs.
+const unavailable = missingTools(['python3-pandas', 'python3-nibabel']);
 
 /**
  * The recipe's commands as argument lists: `npx img-etl` left out, comments dropped, lines joined at a backslash,

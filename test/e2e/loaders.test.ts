@@ -1,7 +1,7 @@
 /**
  * The loaders of a snapshot folder (issue 16): load.sql run in DuckDB gives views with the exact types and the same
  * rows as the files (from Parquet, and from CSV where a snapshot has only CSV), and the collections join when the
- * collections table is there; load.py run by Debian's pandas (installed here where missing) reads every row with the
+ * collections table is there; load.py run by Debian's pandas (installed by the test set-up) reads every row with the
  * nullable dtypes and categories, keeping a name such as "None".
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -14,11 +14,11 @@ import { duckdbType, loadSql } from '../../src/report/load-sql.js';
 import type { ReportData } from '../../src/report/report-data.js';
 import { COLUMNS } from '../../src/schema/columns.js';
 import { startService } from '../../src/service/index.js';
-import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
+import { DEBIAN_PYTHON, missingTools } from '../helpers/test-tools.js';
 
 let dir: string;
 let snaps: ReportSnapshots;
@@ -43,7 +43,7 @@ async function differingRows(db: DuckDBConnection, a: string, b: string): Promis
 }
 
 beforeAll(async () => {
-  unavailable = ensureDebianPackages(['python3-pandas']);
+  unavailable = missingTools(['python3-pandas']);
   dir = await tempDir();
   snaps = await makeReportSnapshots(join(dir, 'snaps'), 600);
   const service = await startService({ data: fixtureLines(), records: 600, seed: 7 });
@@ -183,9 +183,10 @@ describe('load.py in pandas', () => {
       ctx.skip();
     }
     const folder = snaps.folders[1]!;
-    const output = execFileSync('/usr/bin/python3', ['load.py', '--csv'], { cwd: folder, encoding: 'utf8' });
-    type Loaded = { rows: number; dtypes: Record<string, string>; non_null: Record<string, number> };
-    const loadedFrame = JSON.parse(output) as Loaded;
+    const output = execFileSync(DEBIAN_PYTHON, ['load.py', '--csv', '--json'], { cwd: folder, encoding: 'utf8' });
+    type Loaded = { source: string; rows: number; dtypes: Record<string, string>; non_null: Record<string, number> };
+    const loadedFrame = (JSON.parse(output) as { images: Loaded }).images;
+    expect(loadedFrame.source).toBe('images.csv');
     expect(loadedFrame.rows).toBe(snaps.served.length);
     const utc: unknown = expect.stringMatching(/^datetime64\[(ns|us), UTC\]$/);
     const dtype = (c: (typeof COLUMNS)[number]) => (c.type.kind === 'timestamp' ? utc : PANDAS[c.type.kind]);
@@ -207,16 +208,16 @@ describe('load.py in pandas', () => {
     const folder = join(dir, 'parquet', 'latest');
     const engine = ['pyarrow', 'fastparquet'].some((m) => {
       try {
-        execFileSync('/usr/bin/python3', ['-c', `import ${m}`], { stdio: 'ignore' });
+        execFileSync(DEBIAN_PYTHON, ['-c', `import ${m}`], { stdio: 'ignore' });
         return true;
       } catch {
         return false;
       }
     });
-    const run = spawnSync('/usr/bin/python3', ['load.py'], { cwd: folder, encoding: 'utf8' });
+    const run = spawnSync(DEBIAN_PYTHON, ['load.py'], { cwd: folder, encoding: 'utf8' });
     if (engine) {
       expect([run.status, run.stderr]).toEqual([0, '']);
-      expect((JSON.parse(run.stdout) as { rows: number }).rows).toBe(snaps.served.length);
+      expect(run.stdout).toMatch(/^load\.py: pandas \S+ read images \d+ rows from images\.parquet\n$/);
     } else {
       // Debian 12 packages neither pyarrow nor fastparquet: the message, not a traceback.
       expect(run.status).toBe(1);
@@ -227,6 +228,29 @@ describe('load.py in pandas', () => {
       expect(run.stderr.startsWith(want)).toBe(true);
       expect(run.stderr.split('\n')).toHaveLength(2); // one line and its end
     }
+  });
+
+  it('in a --to csv snapshot: says in a line which files it read; collections and the join from CSV', async (ctx) => {
+    if (unavailable !== undefined) ctx.skip(unavailable);
+    const line = execFileSync(DEBIAN_PYTHON, ['load.py'], { cwd: csvOnly, encoding: 'utf8' });
+    const collections =
+      /^load\.py: pandas 1\.5\.\d+ read images (\d+) rows from images\.csv, collections (\d+) rows from collections\.csv\n$/;
+    expect(line).toMatch(collections);
+    const manifest = JSON.parse(await readFile(join(csvOnly, 'manifest.json'), 'utf8')) as {
+      records_written: number;
+      collections: { records_written: number };
+    };
+    const [images, collected] = [manifest.records_written, manifest.collections.records_written].map(String);
+    expect(collections.exec(line)!.slice(1)).toEqual([images, collected]);
+    // collections() and images_with_collection(), imported as a user would: typed, no column left as object
+    const code = [
+      'import sys; sys.path.insert(0, ".")',
+      'import load',
+      'c, j = load.collections(), load.images_with_collection()',
+      'print(len(c), len(j), c.attrs["source"], sum(str(t) == "object" for t in [*c.dtypes, *j.dtypes]))',
+    ].join('\n');
+    const printed = execFileSync(DEBIAN_PYTHON, ['-c', code], { cwd: csvOnly, encoding: 'utf8' }).trim().split(' ');
+    expect(printed).toEqual([collected, images, 'collections.csv', '0']);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
- * The report page in a real browser (issue 16): headless Chromium from Debian's package (installed here where it is
- * missing) opens report.html from disk; nothing leaves the file, nothing errs, every chart is an SVG holding the
- * points of its numbers in report-data, and a screenshot goes to test-output/report.png for people to look at.
+ * The report page in a real browser (issue 16): headless Chromium from Debian's package (installed by the test
+ * set-up) opens report.html from disk; nothing leaves the file, nothing errs, every chart is an SVG holding the points
+ * of its numbers in report-data, and a screenshot goes to test-output/report.png for people to look at.
  * Issue 26: the pages of a one-pass run and of a run that read collections to reconcile, measured at 390 px and
  * 1280 px wide: no JSON in the text, the run's labels as wide as their words, no text under 11 px, none cut or covered
  * (the measures go to test-output/report-layout.json).
@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AtlasStates, ReportData } from '../../src/report/report-data.js';
-import { ensureDebianPackages } from '../helpers/debian-packages.js';
 import { visitPage, type PageVisit } from '../helpers/headless-chromium.js';
 import { LAYOUT, WIDTHS, type Layout } from '../helpers/report-layout.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
+import { missingTools } from '../helpers/test-tools.js';
 
 /** Where the screenshot goes (git-ignored). */
 const OUTPUT = fileURLToPath(new URL('../../test-output/', import.meta.url));
@@ -41,7 +41,7 @@ const EXPRESSION = `JSON.stringify({
 })`;
 
 beforeAll(async () => {
-  unavailable = ensureDebianPackages(['chromium']);
+  unavailable = missingTools(['chromium']);
   dir = await tempDir();
   // The second run's scans start at a random row: its pass comes up short and collections are read to reconcile.
   const faults = { unstableOrderRate: 1, unstableOrderMode: 'rotate' as const, faultSeed: 4 };

@@ -1,9 +1,9 @@
 /**
  * category: a string column of few distinct values, dictionary-encoded: Arrow Dictionary<Int32, Utf8> with the
  * column's position as its stable id. One dictionary per column grows across the batches of a run: each batch's
- * dictionary Vector is the previous chunks plus one chunk of the values first seen in that batch, so apache-arrow's IPC
- * writers, which compare the first chunk and count chunks, write one initial dictionary and then only deltas, never a
- * replacement (which the IPC file format forbids). Indices stay valid across batches because values keep their place.
+ * dictionary Vector is the previous chunks plus one chunk of the values first seen in that batch, and values keep
+ * their place, so indices stay valid across batches and the last batch's dictionary holds every value (the Arrow file
+ * writes that one, once: to-arrow.ts; a stream of batches gives an initial dictionary and deltas, never a replacement).
  */
 import type { Data, Dictionary, Int32, Utf8, Vector } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
