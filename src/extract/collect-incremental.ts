@@ -15,7 +15,7 @@ import { imageCount } from './image-count.js';
 import { PageCache } from './page-cache.js';
 import { pageCollections, type CollectionsListing } from './page-collections.js';
 import { newExtractStats, type PaginateOptions } from './paginate.js';
-import { reconcile, type ReadReason, type Reconciliation } from './reconcile.js';
+import { moved, reconcile, type ReadReason, type Reconciliation } from './reconcile.js';
 import { RecordIndex } from './record-index.js';
 
 /** A collection as an earlier snapshot's collections table holds it. */
@@ -116,10 +116,8 @@ function movedSince(
   read: ReadonlySet<number>,
 ): Map<number, ReadReason> {
   const plan = new Map<number, ReadReason>();
-  for (const [cid, size] of after.sizes) {
-    if (read.has(cid)) continue;
-    const moved = before.sizes.get(cid) !== size || before.modified.get(cid) !== after.modified.get(cid);
-    if (moved) plan.set(cid, before.sizes.has(cid) ? 'changed' : 'new');
+  for (const cid of after.sizes.keys()) {
+    if (!read.has(cid) && moved(cid, before, after)) plan.set(cid, before.sizes.has(cid) ? 'changed' : 'new');
   }
   return new Map([...plan].sort((a, b) => a[0] - b[0]));
 }

@@ -122,7 +122,7 @@ export function collectionsToRead(
 }
 
 /** Whether a collection's `modify_date` or `number_of_images` differs between two reads of the list. */
-function moved(cid: number, before: CollectionsListing, after: CollectionsListing): boolean {
+export function moved(cid: number, before: CollectionsListing, after: CollectionsListing): boolean {
   return before.modified.get(cid) !== after.modified.get(cid) || before.sizes.get(cid) !== after.sizes.get(cid);
 }
 
