@@ -106,9 +106,6 @@ export class Progress implements Reporter {
         return this.onCollectionsStart(event);
       case 'collections-end':
         return this.onCollectionsEnd(event);
-      case 'run-kind':
-        this.message(`img-etl: ${runKindLine(event)}`);
-        return;
       case 'reconcile-start':
         this.enterCollections();
         if (event.collections > 0) this.message(`img-etl: ${reconcileStartLine(event)}`);
@@ -121,6 +118,7 @@ export class Progress implements Reporter {
         return;
       case 'retry':
       case 'skip':
+      case 'run-kind':
       case 'staging':
       case 'conflicts':
         this.message(`img-etl: ${noticeLine(event)}`);
@@ -387,9 +385,13 @@ function collectionReadLine(event: CollectionReadEvent): string {
   );
 }
 
-/** The events that are only a line of their own: retries, skips, reconciliation's end, staging, conflicts. */
-function noticeLine(event: RetryEvent | SkipEvent | ReconcileEndEvent | StagingEvent | ConflictsEvent): string {
+/** Events that are a line of their own: retries, skips, the run's kind, reconciliation's end, staging, conflicts. */
+function noticeLine(
+  event: RetryEvent | SkipEvent | RunKindEvent | ReconcileEndEvent | StagingEvent | ConflictsEvent,
+): string {
   switch (event.type) {
+    case 'run-kind':
+      return runKindLine(event);
     case 'retry':
       return `retry ${event.attempt} of ${event.url} in ${(event.delayMs / 1000).toFixed(1)} s: ${event.reason}`;
     case 'skip':

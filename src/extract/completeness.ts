@@ -140,20 +140,25 @@ export function completenessOf(input: CompletenessInput): Completeness {
       missing: input.missing,
       removed: reconciliation?.removed ?? 0,
     },
-    reconciled: readings.map((r) => ({
-      id: r.collection,
-      reason: r.reason,
-      number_of_images: r.numberOfImages,
-      received_before: r.receivedBefore,
-      status: r.status,
-      count: r.count,
-      received: r.received,
-      added: r.added,
-      removed: r.removed,
-    })),
+    reconciled: readings.map(reconciledOf),
     unreadable: readings
       .filter((r) => r.status !== 200)
       .map((r) => ({ id: r.collection, status: r.status, dropped: r.dropped })),
+  };
+}
+
+/** A collection read, as the proof lists it. */
+function reconciledOf(r: Reconciliation['readings'][number]): ReconciledCollection {
+  return {
+    id: r.collection,
+    reason: r.reason,
+    number_of_images: r.numberOfImages,
+    received_before: r.receivedBefore,
+    status: r.status,
+    count: r.count,
+    received: r.received,
+    added: r.added,
+    removed: r.removed,
   };
 }
 
