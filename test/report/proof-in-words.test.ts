@@ -16,7 +16,7 @@ const onePass: Completeness = {
   reconciled: [],
   unreadable: [],
 };
-const read = (id: number, reason: 'short' | 'changed' | 'unlisted') => ({
+const read = (id: number, reason: 'short' | 'changed' | 'unlisted' | 'new') => ({
   ...{
     id,
     reason,
