@@ -11,15 +11,18 @@
 const RuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: ErrorConstructor } }).WebAssembly
   .RuntimeError;
 let trapped: Error | undefined;
-let rejectReads: (trap: Error) => void = () => undefined;
-const trap = new Promise<never>((_, reject) => (rejectReads = reject));
-trap.catch(() => undefined); // rejected for the reads racing it; none may be waiting
+/**
+ * The reads waiting, each by how to reject it. Each read races a promise of its own, let go when it settles: racing one
+ * promise that never settles would keep every value ever raced with it (its reactions hold each race's result).
+ */
+const waiting = new Set<(trap: Error) => void>();
 let watchers = 0;
 
 function onUncaught(error: unknown): void {
   if (isTrap(error)) {
     trapped ??= error;
-    rejectReads(error);
+    for (const reject of waiting) reject(error);
+    waiting.clear();
     return;
   }
   if (process.listenerCount('uncaughtException') > 1) return; // another listener takes it
@@ -47,11 +50,17 @@ export function watchTraps(): () => void {
  */
 export async function untilTrap<T>(read: () => T | Promise<T>): Promise<T> {
   if (trapped !== undefined) throw trapped;
+  let reject: (trap: Error) => void = () => undefined;
+  const trap = new Promise<never>((_, r) => (reject = r));
+  trap.catch(() => undefined); // rejected for the race; the read may have settled first
+  waiting.add(reject);
   try {
     return await Promise.race([read(), trap]);
   } catch (error) {
     if (isTrap(error)) trapped ??= error;
     throw error;
+  } finally {
+    waiting.delete(reject);
   }
 }
 
