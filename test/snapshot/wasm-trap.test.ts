@@ -1,7 +1,9 @@
 /**
  * untilTrap races each parquet-wasm read against a WebAssembly trap. A race against one promise that never settles
  * keeps every value it was ever raced with (the promise's reactions hold the race's result): reading a 500,000-row
- * snapshot then held 340 MB of record batches to the end. Each read must be let go once it settles.
+ * snapshot then held 340 MB of record batches to the end. Each read must be let go once it settles. (A trap is
+ * checked end to end, in a process of its own: test/e2e/drift-trap.test.ts; raised here it would leave this process's
+ * reads refused.)
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -27,18 +29,5 @@ describe('untilTrap', () => {
     await new Promise((resolve) => setImmediate(resolve));
     gc();
     expect(refs.slice(0, 5).filter((r) => r.deref() !== undefined)).toHaveLength(0);
-  });
-
-  it('still rejects a read that waits when a trap is thrown where no caller catches it', async () => {
-    const unwatch = watchTraps();
-    try {
-      const RuntimeError = (globalThis as unknown as { WebAssembly: { RuntimeError: ErrorConstructor } }).WebAssembly
-        .RuntimeError;
-      const read = untilTrap(() => new Promise(() => undefined));
-      process.emit('uncaughtException', new RuntimeError('unreachable'));
-      await expect(read).rejects.toThrow('unreachable');
-    } finally {
-      unwatch();
-    }
   });
 });
