@@ -78,7 +78,7 @@ describe('an incremental snapshot', () => {
     'reads only the collections that changed since the latest snapshot, and writes the bytes of a full run ' +
       'taken right after, in every format',
     async () => {
-      const s = await serve(3000, 61);
+      const s = await serve(1500, 61);
       const [base, full] = [await newDir(), await newDir()];
       const first = await snapshot(s, base);
       expect(first.code).toBe(0);
@@ -88,7 +88,7 @@ describe('an incremental snapshot', () => {
 
       const random = new Random(3);
       const changed = [...s.dataset.delete(4, random), ...s.dataset.insert(4, random)];
-      const gone = s.dataset.collectionIdOf(s.dataset.idAt(1500))!;
+      const gone = s.dataset.collectionIdOf(s.dataset.idAt(800))!;
       s.dataset.deleteCollection(gone);
       const touched = new Set(changed.map((id) => s.dataset.collectionIdOf(id)!).filter((cid) => cid !== gone));
       s.resetStats();
@@ -157,7 +157,7 @@ describe('an incremental snapshot', () => {
   });
 
   it('resumes after SIGKILL while the changed collections are read, and writes the bytes of a full run', async () => {
-    const s = await serve(2000, 64);
+    const s = await serve(1000, 64);
     const [base, full] = [await newDir(), await newDir()];
     expect((await snapshot(s, base)).code).toBe(0);
     const random = new Random(5);
