@@ -15,7 +15,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCli } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let reference: string;
@@ -59,7 +59,7 @@ async function interrupt(
   ready: (lines: string[]) => boolean,
   signal: NodeJS.Signals,
 ): Promise<{ code: number | null; signal: string | null; stderr: string; staged: number; imagePages: number }> {
-  const child = spawn(process.execPath, [CLI, ...args(out)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgv(args(out)), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   // 'close', not 'exit': stderr is read after it, and a process can exit before its pipes have given all it wrote.
