@@ -15,7 +15,7 @@ import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCli } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
@@ -213,7 +213,7 @@ async function runIntoSlowReaders(
   });
   // returns once the reader has opened its end
   const writeEnds = await Promise.all(fifos.map((fifo) => open(fifo, 'w')));
-  const cli = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', writeEnds[0]!.fd, writeEnds[1]!.fd] });
+  const cli = spawn(process.execPath, cliArgv(args), { stdio: ['ignore', writeEnds[0]!.fd, writeEnds[1]!.fd] });
   for (const end of writeEnds) await end.close(); // the CLI holds the only write ends now
   let told = false;
   const tell = () => {

@@ -22,7 +22,7 @@ import {
   whereIds,
 } from '../helpers/files-run.js';
 import { removeDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCli } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let root: string;
@@ -45,7 +45,7 @@ afterAll(async () => {
 /** Runs the CLI and sends it SIGINT once `at` bytes are on disk; resolves to how it ended and its stderr. */
 async function interrupted(out: string, at: number, extra: string[] = []) {
   const args = ['files', snap, '--out', out, ...whereIds(chosen), '--concurrency', '2', ...extra];
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgv(args), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -22,7 +22,7 @@ import {
   whereIds,
 } from '../helpers/files-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCli } from '../helpers/run-cli.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let service: RunningService;
@@ -70,7 +70,7 @@ it('a second run on one --out is refused with one line, the first completes; a s
   expect(snapshot.code).toBe(0);
   const out = join(root, 'out');
   const args = ['files', snap, '--out', out, ...whereIds(chosen), '--concurrency', '1', '--quiet'];
-  const first = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const first = spawn(process.execPath, cliArgv(args), { stdio: ['ignore', 'ignore', 'pipe'] });
   let firstErr = '';
   first.stderr.on('data', (chunk: Buffer) => (firstErr += chunk.toString()));
   const firstEnded = new Promise<number | null>((resolve) => first.once('exit', resolve));

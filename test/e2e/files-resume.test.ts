@@ -22,7 +22,7 @@ import {
   whereIds,
 } from '../helpers/files-run.js';
 import { removeDir } from '../helpers/readers.js';
-import { CLI } from '../helpers/run-cli.js';
+import { cliArgv } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let root: string;
@@ -51,7 +51,7 @@ async function run(
   out: string,
   killAt?: number,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args(out)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, cliArgv(args(out)), { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   let ended = false;

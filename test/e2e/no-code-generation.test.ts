@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { startService } from '../../src/service/index.js';
 import { expectedRow, expectRowsMatch } from '../helpers/expected-row.js';
 import { fixtureLines, fixtureRecords } from '../helpers/fixture-service.js';
@@ -27,7 +28,7 @@ describe('img-etl under node --disallow-code-generation-from-strings', () => {
     const service = await startService({ records: 150, seed: 5, data: [...fixtureLines(), JSON.stringify(bad)] });
     try {
       const args = ['--base-url', service.url, '--to', 'parquet,arrow,csv', '--parquet-engine', e, '--page-size', '40'];
-      const nodeArgs = ['--disallow-code-generation-from-strings'];
+      const nodeArgs = [...NODE_FLAGS, '--disallow-code-generation-from-strings']; // the program's, and this one
       const hardened = await runCli([...args, '--out', join(out, 'hardened')], { nodeArgs });
       expect(hardened.stderr).not.toMatch(/Error|at .*\.js:\d+/);
       expect(hardened.code).toBe(0);

@@ -53,7 +53,7 @@ describe('node flags', () => {
   });
 
   it('a run of node without them says it had none', async () => {
-    const run = await runCli(['--base-url', service.url, '--out', out, '--quiet']);
+    const run = await runCli(['--base-url', service.url, '--out', out, '--quiet'], { nodeArgs: [] });
     expect(run.code).toBe(0);
     expect(await runtimeOf(out)).toEqual({ node: process.version, flags: [] });
   });

@@ -13,7 +13,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { readManifest } from '../helpers/read-manifest.js';
-import { CLI, runCli, type CliRun } from '../helpers/run-cli.js';
+import { cliArgv, runCli, type CliRun } from '../helpers/run-cli.js';
 
 let out: string;
 let service: RunningService | undefined;
@@ -68,7 +68,7 @@ function runOnTerminal(args: string[]): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       'python3',
-      ['-c', PTY, process.execPath, CLI, ...args],
+      ['-c', PTY, process.execPath, ...cliArgv(args)],
       { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });

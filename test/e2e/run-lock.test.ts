@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { madeRecords, startListServer } from '../helpers/list-server.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCli } from '../helpers/run-cli.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const STAGING = '.img-etl-staging';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   silent = await startScriptedServer(() => undefined); // takes every request and never answers
   list = await startListServer(madeRecords(30));
   const args = ['--base-url', silent.origin, '--out', join(root, 'live'), '--timeout', '600', '--quiet'];
-  live = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
+  live = spawn(process.execPath, cliArgv(args), { stdio: 'ignore' });
   const lockPath = join(root, 'live', STAGING, 'lock');
   for (;;) {
     const text = await readFile(lockPath, 'utf8').catch(() => '');

@@ -19,7 +19,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { madeRecords, startListServer } from '../helpers/list-server.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCli } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { readManifest } from '../helpers/read-manifest.js';
 
@@ -226,7 +226,7 @@ describe('a resume checks that the service still holds what was staged', () => {
       service = await startService({ records: 5000, seed: 1, faults: { workers: 2, pageLatencyMs: 10 } });
       const port = Number(new URL(service.url).port);
       const args = ['--base-url', service.url, '--out', out, '--page-size', '100'];
-      const child = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
+      const child = spawn(process.execPath, cliArgv(args), { stdio: 'ignore' });
       const exited = new Promise((resolve) => child.on('exit', resolve));
       const journal = join(out, '.img-etl-staging', 'journal.ndjson');
       while ((await readFile(journal, 'utf8').catch(() => '')).split('\n').length < 12) await sleep(5);

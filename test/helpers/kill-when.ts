@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
-import { CLI } from './run-cli.js';
+import { cliArgv } from './run-cli.js';
 
 /** A journal line, as far as these tests read it. */
 export type JournalEntry = { type: string; url: string; round?: number };
@@ -28,7 +28,7 @@ export async function killWhen(
   ready: (entries: JournalEntry[]) => boolean,
   polls = 10_000,
 ): Promise<JournalEntry[]> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
+  const child = spawn(process.execPath, cliArgv(args), { stdio: 'ignore' });
   const exited = new Promise<string | null>((resolve) => child.on('exit', (_, signal) => resolve(signal)));
   for (let i = 0; i < polls && child.exitCode === null; i++) {
     if (ready(await journalEntries(out))) {

@@ -1,13 +1,11 @@
 /** `img-etl serve` as a process: prints its URL, serves, stops cleanly on SIGTERM; bad values fail in one line. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_PATH } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { fetchReply, getPage } from './http.js';
 import { readManifest } from '../helpers/read-manifest.js';
-
-const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+import { cliArgv } from '../helpers/run-cli.js';
 
 interface Served {
   child: ChildProcess;
@@ -19,7 +17,9 @@ interface Served {
 }
 
 function serve(args: string[]): Promise<Served> {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgv(['serve', '--port', '0', ...args]), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -40,7 +40,7 @@ function serve(args: string[]): Promise<Served> {
 }
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgv(args), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
