@@ -2,6 +2,7 @@
  * Size and SHA-256 of a byte stream, computed as the bytes go by so that no file is read back.
  */
 import { createHash, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 
 /** The size and digest of a finished byte stream. */
 export interface Digest {
@@ -31,4 +32,11 @@ export class FileDigest {
   digest(): Digest {
     return { bytes: this.count, sha256: this.hash.digest('hex') };
   }
+}
+
+/** The size and SHA-256 of the file at `path`, read in 1 MiB chunks. */
+export async function digestOfFile(path: string): Promise<Digest> {
+  const digest = new FileDigest();
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) digest.update(chunk as Buffer);
+  return digest.digest();
 }

@@ -4,9 +4,9 @@
 
 /**
  * The output formats a sink can write; `report` (report.html, report.json), `loader` (load.sql, load.py) and `index`
- * (images.index: ids and row hashes) too.
+ * (images.index: ids and row hashes) too; `sink` is a file of a user's own sink, published with the run.
  */
-export type SinkFormat = 'parquet' | 'arrow' | 'csv' | 'rejects' | 'report' | 'loader' | 'index';
+export type SinkFormat = 'parquet' | 'arrow' | 'csv' | 'rejects' | 'report' | 'loader' | 'index' | 'sink';
 
 /** The file a sink published: where, how many rows, and its exact size and digest. */
 export interface SinkResult {

@@ -11,7 +11,8 @@ import { syncFolder } from '../load/atomic-file.js';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
-import { readManifest } from '../snapshot/read-manifest.js';
+import { readManifest, type ManifestEntry } from '../snapshot/read-manifest.js';
+import { digestOfFile } from '../load/file-digest.js';
 import { makeFolders } from '../load/make-folder.js';
 
 /** The pending folder inside an output folder. */
@@ -74,6 +75,23 @@ export async function checkTargets(dataDir: string, names: readonly string[]): P
   }
 }
 
+/**
+ * Checks that the pending folder holds only the files the manifest will list: a file a sink wrote there without
+ * resolving to it would be removed with the folder, unpublished; the run stops instead, saying so.
+ */
+export async function checkPendingListed(pending: string, names: readonly string[]): Promise<void> {
+  const listed = new Set(names);
+  for (const name of await readdir(pending)) {
+    if (listed.has(name)) continue;
+    throw new LoadError({
+      code: 'LOAD_INVALID_OPTION',
+      message:
+        `load: ${join(pending, name)} is in the run's folder but no sink resolved to it: a sink resolves to the ` +
+        'files it writes into run.pending (a SinkResult, or an array of them) to have them published',
+    });
+  }
+}
+
 /** The names in `dataDir` img-etl wrote: the manifest, and the files it and a pending publication's manifest list. */
 async function ownFiles(dataDir: string): Promise<Set<string>> {
   const ours = new Set<string>();
@@ -107,10 +125,21 @@ async function movePending(dataDir: string): Promise<void> {
   const present = new Set(await readdir(pending));
   for (const name of names) if (present.has(name)) await rename(join(pending, name), join(dataDir, name));
   // The files the previous run left here are those its manifest lists; a file it does not list is not img-etl's to
-  // delete.
+  // delete, nor a sink's file that no longer holds the bytes that run published (someone changed it since).
   const previous = await readManifest(join(dataDir, FILE_NAMES.manifest));
-  for (const { name } of previous?.files ?? []) if (!names.has(name)) await rm(join(dataDir, name), { force: true });
+  for (const file of previous?.files ?? []) {
+    if (names.has(file.name)) continue;
+    const path = join(dataDir, file.name);
+    if (file.format === 'sink' && !(await holdsListedBytes(path, file))) continue;
+    await rm(path, { force: true });
+  }
   await rename(join(pending, FILE_NAMES.manifest), join(dataDir, FILE_NAMES.manifest));
   await syncFolder(dataDir);
   await rm(pending, { recursive: true, force: true });
+}
+
+/** Whether the file at `path` is still the one a manifest listed (its sha256); false when it is gone. */
+async function holdsListedBytes(path: string, listed: ManifestEntry): Promise<boolean> {
+  const found = await digestOfFile(path).catch(() => undefined);
+  return found !== undefined && found.sha256 === listed.sha256;
 }

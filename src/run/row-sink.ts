@@ -1,21 +1,67 @@
 /** A user's own sink on a run: a function that consumes the images' row batches beside img-etl's writers. */
-import type { RowBatch } from '../schema/row.js';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
+import type { SinkResult } from '../load/sink-result.js';
+import { rowsOnly, type RowBatch } from '../schema/row.js';
+import { isOwnFileName, isSinkFileName } from '../snapshot/read-manifest.js';
+import { LoadError } from '../text/load-error.js';
 import type { RunTap, RunTapContext } from './run-tap.js';
 
 /**
  * A tap that gives the run's row batches (id order, de-duplicated, after the pipeline's stages; `run.table` says their
- * columns) to `write`, e.g. `rowSink((rows, run) => toCsv(rows, { path: 'tmaps.csv', table: run.table }))`. It must
- * read the batches to the end, or the run's writers stop. What it writes is its own: only files img-etl writes into
- * the run's folder are published atomically and listed in the manifest. A failure of `write` fails the run, and
- * nothing of it is published.
+ * columns) to `write`, e.g. `rowSink((rows, run) => toCsv(rows, { path: join(run.pending, 'tmaps.csv'), table:
+ * run.table }))`. It must read the batches to the end, or the run's writers stop. A file it writes into `run.pending`
+ * and resolves to (a SinkResult, as toCsv, toParquet and toArrow give, or an array of them) is published with the
+ * run's files, atomically, and listed in the manifest (format `sink`); one it writes elsewhere is its own. A failure
+ * of `write` fails the run, and nothing of it is published.
  */
 export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContext) => Promise<unknown>): RunTap {
   return {
-    open: (run) =>
-      Promise.resolve({
+    open: (run) => {
+      let published: SinkResult[] = [];
+      return Promise.resolve({
         rows: async (batches) => {
-          await write(batches, run);
+          published = sinkFiles(await write(rowsOnly(batches), run), run);
         },
-      }),
+        afterImages: () => Promise.resolve(published),
+      });
+    },
   };
+}
+
+/** The files a sink resolved to that the run publishes (those in `run.pending`); a LoadError for a misplaced one. */
+function sinkFiles(resolved: unknown, run: RunTapContext): SinkResult[] {
+  const results = (Array.isArray(resolved) ? resolved : [resolved]).filter(isSinkResult);
+  return results.filter((result) => publishable(result.path, run)).map((result) => ({ ...result, format: 'sink' }));
+}
+
+function isSinkResult(value: unknown): value is SinkResult {
+  const r = value as Partial<SinkResult> | null;
+  return typeof r?.path === 'string' && typeof r.sha256 === 'string' && typeof r.bytes === 'number';
+}
+
+/** Whether the run publishes the sink's file at `path` (in `run.pending`); throws where it cannot be published. */
+function publishable(path: string, run: RunTapContext): boolean {
+  const file = resolve(path);
+  const pending = resolve(run.pending);
+  const refuse = (why: string) => {
+    throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: a sink ${why}` });
+  };
+  if (dirname(file) === pending) {
+    const name = basename(file);
+    if (isOwnFileName(name)) refuse(`cannot publish ${name}: img-etl writes a file of that name (choose another)`);
+    if (!isSinkFileName(name)) refuse(`cannot publish ${name}: not a plain file name, or a hidden one`);
+    return true;
+  }
+  if (inside(file, pending)) refuse(`wrote ${file} in a folder inside run.pending: only its own files are published`);
+  if (inside(file, resolve(run.baseDir)) || inside(file, resolve(run.dataDir)))
+    refuse(
+      `wrote ${file}, in the output folder but not in run.pending (${pending}): write it there to publish it ` +
+        'with the run',
+    );
+  return false; // the user's own file, elsewhere
+}
+
+function inside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep);
 }

@@ -23,7 +23,14 @@ import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from '../snapshot/formats.js';
 import type { RunEvent } from './run-events.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
-import { checkTargets, PENDING_DIR, preparePending, publishPending, recoverPending } from './publish-folder.js';
+import {
+  checkPendingListed,
+  checkTargets,
+  PENDING_DIR,
+  preparePending,
+  publishPending,
+  recoverPending,
+} from './publish-folder.js';
 import { listSnapshots, snapshotName } from '../snapshot/snapshot-names.js';
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
@@ -391,7 +398,9 @@ async function replayed(
 
 /** Writes the manifest into `pending` once no one else's file is where the run's would go. */
 async function commitManifest(dataDir: string, pending: string, manifest: Manifest): Promise<void> {
-  await checkTargets(dataDir, [...manifest.files.map((f) => f.name), FILE_NAMES.manifest]);
+  const names = [...manifest.files.map((f) => f.name), FILE_NAMES.manifest];
+  await checkPendingListed(pending, names);
+  await checkTargets(dataDir, names);
   await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
 }
 

@@ -29,8 +29,8 @@ export interface RunTapContext {
 /**
  * What a tap does in one run; every part is optional. The streams are fed through the same tee as the writers (see
  * tee.ts): a tap that consumes one reads it to the end, or the writers stop. Files a tap writes into `pending` and
- * resolves to are listed in the manifest and published with the data, atomically; only names img-etl owns
- * (FILE_NAMES) as yet: publish-folder.ts moves no other name a manifest lists.
+ * resolves to are listed in the manifest and published with the data, atomically: names img-etl owns (FILE_NAMES),
+ * and a user's sink's files (format `sink`, see row-sink.ts). publish-folder.ts moves no other name a manifest lists.
  */
 export interface OpenRunTap {
   /** Consumes the images' row batches (rows and rejects, after the run's stages) beside the writers. */

@@ -5,7 +5,7 @@
 import type { SinkResult } from '../load/sink-result.js';
 import { IMAGES } from '../schema/columns.js';
 import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
-import { rowCount, type Row, type RowBatch } from '../schema/row.js';
+import { rowCount, rowsOnly, type Row, type RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { normalise } from '../transform/normalise.js';
 import type { ValidBatch } from '../transform/validate.js';
@@ -64,9 +64,4 @@ export async function writeRows(
   };
   const files = await writeOutputs(counted(rows), options);
   return { files, ...counts, preview };
-}
-
-/** The batches as rows alone, for stages that may change them (an Arrow batch would no longer match). */
-async function* rowsOnly(source: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
-  for await (const { source: where, rows, rejects } of source) yield { source: where, rows, rejects };
 }

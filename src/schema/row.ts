@@ -78,6 +78,14 @@ export interface RowBatch {
   rejects: Reject[];
 }
 
+/**
+ * The batches as rows alone, for a user's code that may change them (a stage, a sink): a batch of staged columns also
+ * carries its size, Arrow batch and CSV records, which would no longer match rows changed in a copy of it.
+ */
+export async function* rowsOnly(source: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
+  for await (const { source: where, rows, rejects } of source) yield { source: where, rows, rejects };
+}
+
 /** How many rows a batch holds, without reading them: a batch of staged columns says it (`size`). */
 export function rowCount(batch: RowBatch): number {
   return (batch as { size?: number }).size ?? batch.rows.length;

@@ -14,20 +14,37 @@ const OWN_NAMES = new Set<string>([
   ...TABLES.flatMap((t) => Object.values(t.files as Readonly<Record<keyof TableFiles, string>>)),
 ]);
 
+/** A file a manifest lists, as far as publishing needs it. */
+export interface ManifestEntry {
+  name: string;
+  format?: unknown;
+  sha256?: unknown;
+}
+
 /** A manifest img-etl wrote, or undefined (no file, not JSON, another tool's). */
-export async function readManifest(
-  path: string,
-): Promise<{ files: { name: string }[]; complete?: unknown } | undefined> {
+export async function readManifest(path: string): Promise<{ files: ManifestEntry[]; complete?: unknown } | undefined> {
   try {
     const value = JSON.parse(await readFile(path, 'utf8')) as { tool?: unknown; files?: unknown };
     if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
       return undefined;
-    // Only img-etl's own file names: a manifest edited by hand never makes a run move or delete anything else.
-    const files = value.files.filter((f): f is { name: string } =>
-      OWN_NAMES.has((f as { name?: unknown } | null)?.name as string),
-    );
+    // Only img-etl's own file names and plain names of a sink's files (which publish-folder.ts deletes only while
+    // they hold the bytes listed): a manifest edited by hand never makes a run move or delete anything else.
+    const files = value.files.filter((f: unknown): f is ManifestEntry => {
+      const { name, format } = (f ?? {}) as { name?: unknown; format?: unknown };
+      return typeof name === 'string' && (OWN_NAMES.has(name) || (format === 'sink' && isSinkFileName(name)));
+    });
     return { ...value, files };
   } catch {
     return undefined;
   }
+}
+
+/** A name a sink's file may have in a snapshot folder: a plain file name, not hidden, not one img-etl writes. */
+export function isSinkFileName(name: string): boolean {
+  return /^[^./\\][^/\\]*$/.test(name) && name.length <= 255 && !OWN_NAMES.has(name);
+}
+
+/** Whether img-etl writes a file of this name in a snapshot folder. */
+export function isOwnFileName(name: string): boolean {
+  return OWN_NAMES.has(name);
 }

@@ -5,10 +5,9 @@
  * file no img-etl manifest lists (a data file copied elsewhere, a run's pending folder) has nothing to be checked
  * against. Every reader of snapshot files (diff, report, files, the drift of a run) checks through here.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { FileDigest } from '../load/file-digest.js';
+import { digestOfFile } from '../load/file-digest.js';
 import { FILE_NAMES, FORMATS } from './formats.js';
 import { readManifest } from './read-manifest.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
@@ -35,7 +34,7 @@ export async function verifySnapshotFile(path: string): Promise<ListedFile | und
   let found: { bytes: number; sha256?: string };
   try {
     found = { bytes: (await stat(path)).size };
-    if (found.bytes === listed.bytes) found = await digestOf(path);
+    if (found.bytes === listed.bytes) found = await digestOfFile(path);
   } catch (cause) {
     const why = `diff: cannot read ${path}: ${cause instanceof Error ? cause.message : String(cause)}`;
     throw new DiffError({ code: 'DIFF_UNREADABLE', message: why, cause });
@@ -119,10 +118,4 @@ function countsContradiction(facts: Record<string, unknown>): string | undefined
   if (atEnd !== undefined && expected !== undefined && atEnd !== expected)
     return `gives count_at_end ${atEnd}, and expected ${expected}: the count expected is the last one seen`;
   return undefined;
-}
-
-async function digestOf(path: string): Promise<{ bytes: number; sha256: string }> {
-  const digest = new FileDigest();
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) digest.update(chunk as Buffer);
-  return digest.digest();
 }

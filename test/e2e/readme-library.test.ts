@@ -58,7 +58,7 @@ describe("README: Library, a user's own composition", () => {
     const manifest = await readManifest(join(cwd, 'tmaps'));
     expect(manifest).toMatchObject({ complete: true, missing: 0, schema_version: '1+smoothness_cm' });
     expect(manifest.duplicates_dropped).toBeGreaterThan(0); // the order moved under the run
-    expect(manifest.files.map((f) => f.name)).not.toContain('tmaps.csv');
+    expect(manifest.files.find((f) => f.name === 'tmaps.csv')).toMatchObject({ format: 'sink', rows: tMaps().length });
     const rows = await readParquetRows(join(cwd, 'tmaps'));
     expectRowsMatch(
       rows,
@@ -76,11 +76,11 @@ describe("README: Library, a user's own composition", () => {
     }
   });
 
-  it("writes the sink's own tmaps.csv beside: the same rows, with the derived column", async () => {
+  it("publishes the sink's tmaps.csv with the snapshot: the same rows, with the derived column", async () => {
     const db = await openDuckDB();
-    const csv = sqlString(join(cwd, 'tmaps.csv'));
+    const csv = sqlString(join(cwd, 'tmaps', 'tmaps.csv'));
     const parquet = sqlString(join(cwd, 'tmaps', 'images.parquet'));
-    const header = (await readFile(join(cwd, 'tmaps.csv'), 'utf8')).split('\n', 1)[0]!.split(',');
+    const header = (await readFile(join(cwd, 'tmaps', 'tmaps.csv'), 'utf8')).split('\n', 1)[0]!.split(',');
     expect(header.slice(-2)).toEqual(['smoothness_cm', 'extra']);
     const differ = await query(
       db,
