@@ -85,6 +85,7 @@ export function serveCollectionImages(ctx: ServiceContext, request: ViewRequest,
       }
       return dataset.recordJson(id, request.origin);
     });
+    stats.imageRecordsServed += page.items;
     return { status: 200, json: page.json, records: page.items };
   });
 }

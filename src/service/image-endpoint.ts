@@ -23,6 +23,7 @@ export function serveImage(ctx: ServiceContext, request: ViewRequest, pk: string
   return serveView(ctx, request, () => {
     const found = findImage(ctx, pk);
     if ('id' in found) {
+      ctx.stats.imageRecordsServed++;
       return { status: 200, json: Buffer.from(ctx.dataset.recordJson(found.id, request.origin), 'utf8'), records: 1 };
     }
     return { status: found.status, json: Buffer.from(found.status === 403 ? FORBIDDEN : NOT_FOUND), records: 0 };

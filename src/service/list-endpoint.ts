@@ -31,6 +31,7 @@ function listPage(ctx: ServiceContext, request: ViewRequest, decision: FaultDeci
   const onSent = (): void => {
     stats.pagesServed++;
     stats.recordsServed += page.items;
+    stats.imageRecordsServed += page.items;
   };
   return { status: 200, json: page.json, records: page.items, onSent };
 }

@@ -17,6 +17,8 @@ export interface ServiceStats {
   pagesServed: number;
   /** Records in those pages. */
   recordsServed: number;
+  /** Image records answered by any endpoint: list pages (as recordsServed), collection image pages, single images. */
+  imageRecordsServed: number;
   /** Orphan records left out of pages. */
   orphansDropped: number;
   /** Faults injected, by kind. */
@@ -69,6 +71,7 @@ export function emptyStats(): Omit<ServiceStats, 'workers'> {
     byStatus: {},
     pagesServed: 0,
     recordsServed: 0,
+    imageRecordsServed: 0,
     orphansDropped: 0,
     faults: { '500': 0, '502': 0, '504': 0, '429': 0, truncate: 0, reset: 0 },
     mutations: { inserted: 0, deleted: 0, moved: 0 },

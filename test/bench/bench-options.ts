@@ -2,8 +2,11 @@
 import { parseArgs } from 'node:util';
 import { defaultRusageSource, type RusageSource } from './measure.js';
 
-/** The scenarios: CPU-bound, server-bound, memory, Parquet size, an unstable list (requests per record), the files. */
-export const SCENARIOS = ['cpu', 'server', 'memory', 'size', 'unstable', 'files'] as const;
+/**
+ * The scenarios: CPU-bound, server-bound, memory, Parquet size, an unstable list (requests per record), the files, and
+ * incremental snapshots (server-bound, what a nightly run reads after 1% of the collections changed).
+ */
+export const SCENARIOS = ['cpu', 'server', 'memory', 'size', 'unstable', 'files', 'incremental'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** Everything a bench run is configured by. */
@@ -55,17 +58,18 @@ measured client on another (taskset, from util-linux). Needs GNU time (/usr/bin/
 "time") for peak RSS; without it the children report their own.
 
   --records N            records of the CPU-bound and size scenarios        (default 200000)
-  --scenarios LIST       any of cpu,server,memory,size,unstable,files        (default all)
+  --scenarios LIST       any of cpu,server,memory,size,unstable,files,       (default all)
+                         incremental
   --repeat K             measure each run K times, report the median         (default 1; targets: 5)
   --out FILE             JSON results                                        (default output/bench.json)
   --concurrency N        pages in flight, every client alike                 (default 4)
   --page-size N          img-etl's --page-size in every scenario             (default: not passed, img-etl's own)
   --peer-page-size N     page size of the floor and the DuckDB peer          (default 1000)
                          (in the server-bound scenario the floor pages as img-etl does)
-  --server-records N     records of the server-bound scenario                (default 20000)
-  --server-workers N     service workers in the server-bound scenario        (default 4)
-  --page-latency MS      ms per page in the server-bound scenario            (default 200)
-  --record-latency MS    ms per record in the server-bound scenario          (default 3)
+  --server-records N     records of the server-bound and incremental ones    (default 20000)
+  --server-workers N     service workers in the server-bound and incremental (default 4)
+  --page-latency MS      ms per page in the server-bound and incremental     (default 200)
+  --record-latency MS    ms per record in the server-bound and incremental   (default 3)
   --memory-records A,B   the two sizes of the memory scenario                (default 100000,500000)
   --unstable-records N   records of the unstable-order scenario              (default 3000)
   --seed S               seed of the generated records                       (default 1)

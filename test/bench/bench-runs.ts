@@ -25,7 +25,15 @@ export const STREAM_FORMATS = ['parquet', 'csv'] as const;
  * streamed in one pass to Parquet or CSV (information).
  */
 export type RunKind =
-  'floor' | 'peer-parquet' | 'peer-csv' | (typeof FORMATS)[number] | `stream-${(typeof STREAM_FORMATS)[number]}`;
+  | 'floor'
+  | 'peer-parquet'
+  | 'peer-csv'
+  | (typeof FORMATS)[number]
+  | `stream-${(typeof STREAM_FORMATS)[number]}`
+  | SnapshotRunKind;
+
+/** A `--snapshot` run of the incremental scenario: a full pass (`--full`), or one built on the latest snapshot. */
+export type SnapshotRunKind = 'full-snapshot' | 'incremental-snapshot';
 
 /** How every run of a scenario fetches. */
 export interface FetchSettings {
@@ -68,7 +76,7 @@ export interface ImgEtlPlan {
   applied: number;
 }
 
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./floor-client.js', import.meta.url));
 const PEER = fileURLToPath(new URL('./duckdb-peer.js', import.meta.url));
 const STREAM = fileURLToPath(new URL('./stream-client.js', import.meta.url));
@@ -86,6 +94,8 @@ export function runOnce(
   if (kind === 'peer-csv') return runPeer(service, 'csv', settings, cpu);
   if (kind === 'stream-parquet') return runStream(service, 'parquet', settings, cpu);
   if (kind === 'stream-csv') return runStream(service, 'csv', settings, cpu);
+  if (kind === 'full-snapshot' || kind === 'incremental-snapshot')
+    throw new Error(`bench: ${kind} runs are the incremental scenario's own (incremental-scenario.ts)`);
   return runImgEtl(service, kind, settings, cpu, inspect);
 }
 
@@ -216,7 +226,8 @@ function checkRecordsRead(service: BenchService, measurement: Measurement, probl
   }
 }
 
-async function measured(
+/** Runs `script` measured, the service's counters zeroed before it and read after it. */
+export async function measured(
   service: BenchService,
   script: string,
   args: string[],
@@ -229,7 +240,8 @@ async function measured(
   return { measurement, server: await service.stats() };
 }
 
-function result(
+/** A run's result: the measurement, what the service counted and any status other than 200 as a problem. */
+export function result(
   run: RunKind,
   service: BenchService,
   m: Measurement,
@@ -255,7 +267,8 @@ function result(
   };
 }
 
-function exitProblems(m: Measurement): string[] {
+/** A non-zero exit code as a problem, with the last lines of stderr. */
+export function exitProblems(m: Measurement): string[] {
   if (m.exitCode === 0) return [];
   const stderr = m.stderr.trim().split('\n').slice(-3).join(' | ');
   return [`exit code ${m.exitCode}${stderr === '' ? '' : `: ${stderr}`}`];

@@ -32,6 +32,8 @@ export interface ServerCounters {
   byStatus: Record<string, number>;
   pagesServed: number;
   recordsServed: number;
+  /** Image records answered by any endpoint (list pages, collections' own lists, single images). */
+  imageRecordsServed: number;
   workers: { peakActive: number; peakQueued: number };
 }
 
@@ -101,6 +103,13 @@ export class BenchService {
   async stats(): Promise<ServerCounters> {
     const reply = await this.ask({ type: 'stats' });
     return (reply as Extract<ServiceReply, { type: 'stats' }>).stats as ServerCounters;
+  }
+
+  /** Changes about `fraction` of the public collections (see service-process.ts); resolves to how many changes. */
+  async change(fraction: number): Promise<{ changes: number; collections: number }> {
+    const reply = await this.ask({ type: 'change', fraction });
+    const { changes, collections } = reply as Extract<ServiceReply, { type: 'change' }>;
+    return { changes, collections };
   }
 
   /** Milliseconds of worker time the served pages cost under the load model. */

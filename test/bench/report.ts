@@ -46,6 +46,8 @@ function runLabel(run: RunGroup['run']): string {
   if (run === 'peer-parquet' || run === 'peer-csv') return `DuckDB peer → ${run.slice('peer-'.length)}`;
   if (run === 'stream-parquet' || run === 'stream-csv')
     return `img-etl's stages, one pass → ${run.slice('stream-'.length)}`;
+  if (run === 'full-snapshot') return 'img-etl --snapshot --full → parquet';
+  if (run === 'incremental-snapshot') return 'img-etl --snapshot, incremental → parquet';
   return `img-etl → ${run}`;
 }
 

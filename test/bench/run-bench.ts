@@ -22,6 +22,7 @@ import type { ScenarioResult } from './scenario-result.js';
 import { serverScenario } from './server-scenario.js';
 import { sizeScenario } from './size-scenario.js';
 import { unstableScenario } from './unstable-scenario.js';
+import { incrementalScenario } from './incremental-scenario.js';
 
 /** What output/bench.json holds. */
 export interface BenchResults {
@@ -82,6 +83,7 @@ async function main(): Promise<number> {
     else if (name === 'memory') scenarios.push(await memoryScenario(ctx));
     else if (name === 'unstable') scenarios.push(await unstableScenario(ctx));
     else if (name === 'files') scenarios.push(await filesScenario(ctx));
+    else if (name === 'incremental') scenarios.push(await incrementalScenario(ctx));
     else scenarios.push(await sizeScenario(ctx, sizes));
   }
 

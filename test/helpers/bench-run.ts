@@ -8,6 +8,7 @@ const NO_SERVER_COUNTS = {
   byStatus: {},
   pagesServed: 0,
   recordsServed: 0,
+  imageRecordsServed: 0,
   workers: { peakActive: 0, peakQueued: 0 },
 };
 
@@ -15,8 +16,13 @@ const NO_SERVER_COUNTS = {
 export function benchRun(
   kind: RunKind,
   wallSeconds: number,
-  { pinned = true, problems = [] }: { pinned?: boolean; problems?: string[] } = {},
+  {
+    pinned = true,
+    problems = [],
+    imageRecordsServed = 0,
+  }: { pinned?: boolean; problems?: string[]; imageRecordsServed?: number } = {},
 ): RunResult {
-  const usage = { maxRssBytes: 1e8, cpuSeconds: 1, exitCode: 0, server: NO_SERVER_COUNTS, serverCostMs: 0 };
+  const server = { ...NO_SERVER_COUNTS, imageRecordsServed };
+  const usage = { maxRssBytes: 1e8, cpuSeconds: 1, exitCode: 0, server, serverCostMs: 0 };
   return { run: kind, cpu: pinned ? 1 : undefined, records: 1000, wallSeconds, ...usage, problems };
 }
