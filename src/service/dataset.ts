@@ -18,16 +18,17 @@ import {
 import { generateRecordJson } from './generate-record.js';
 import { givenCollectionProfile } from './given-collections.js';
 import { hash32, Random } from './random.js';
+import { editRecordJson, type RecordEdit } from './record-edits.js';
 import { SortedIds } from './sorted-ids.js';
 
 /**
- * One change to the list: a record inserted, deleted, moved to the end (an updated row), or hidden (its collection
- * was made private: it exists and is no longer listed).
+ * One change to the list: a record inserted, deleted, moved to the end (an updated row), hidden (its collection
+ * was made private: it exists and is no longer listed), or edited in place.
  */
 export interface Mutation {
-  kind: 'insert' | 'delete' | 'move' | 'hide';
+  kind: 'insert' | 'delete' | 'move' | 'hide' | 'edit';
   id: number;
-  /** Row index the record was inserted at, deleted from, or moved from. */
+  /** Row index the record was inserted at, deleted from, moved from, or edited at. */
   position: number;
 }
 
@@ -54,6 +55,8 @@ export class Dataset {
   private readonly log: Mutation[] = [];
   /** Inserted records: when they were uploaded, by the collections' virtual clock. */
   private readonly uploaded = new Map<number, number>();
+  /** Edited records: their new modify time and name suffix, applied to their JSON as rendered. */
+  private readonly edits = new Map<number, RecordEdit>();
   /** The listed ids, sorted; built on first use, then kept up to date. */
   private sorted: SortedIds | null = null;
   /** Generated ids in private collections. */
@@ -158,7 +161,11 @@ export class Dataset {
   /** The record's JSON text exactly as served from `origin`. */
   recordJson(id: number, origin: string = this.origin): string {
     const given = this.given.get(id);
-    return given ? renderDataRecord(given, origin) : generateRecordJson(this.seed, id, origin, this.uploaded.get(id));
+    const json = given
+      ? renderDataRecord(given, origin)
+      : generateRecordJson(this.seed, id, origin, this.uploaded.get(id));
+    const edit = this.edits.get(id);
+    return edit === undefined ? json : editRecordJson(json, edit);
   }
 
   /** When a record inserted by the mutation knobs was uploaded (UTC microseconds, virtual clock); else undefined. */
@@ -249,6 +256,27 @@ export class Dataset {
       removed.push(id);
     }
     return removed;
+  }
+
+  /**
+   * Edits up to `count` records at random rows in place, as their owners saving them: each one's `modify_date` moves
+   * to the clock's next reading, its name gains a suffix drawn from `random`, and its collection's `modify_date` moves.
+   */
+  edit(count: number, random: Random): number[] {
+    this.snapshot();
+    const edited: number[] = [];
+    for (let k = 0; k < count && this.length > 0; k++) {
+      const position = random.int(0, this.length - 1);
+      const id = this.order[position] as number;
+      const now = this.collections.tick();
+      const suffix = `${this.edits.get(id)?.suffix ?? ''} (edited ${random.int(1, 999_999)})`;
+      this.edits.set(id, { modified: now, suffix });
+      const cid = this.collectionIdOf(id);
+      if (cid !== undefined) this.collections.touch(cid, now);
+      this.log.push({ kind: 'edit', id, position });
+      edited.push(id);
+    }
+    return edited;
   }
 
   /**
