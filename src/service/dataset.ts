@@ -23,10 +23,11 @@ import { SortedIds } from './sorted-ids.js';
 
 /**
  * One change to the list: a record inserted, deleted, moved to the end (an updated row), hidden (its collection
- * was made private: it exists and is no longer listed), or edited in place.
+ * was made private: it exists and is no longer listed), shown (listed again, its collection made public again), or
+ * edited in place.
  */
 export interface Mutation {
-  kind: 'insert' | 'delete' | 'move' | 'hide' | 'edit';
+  kind: 'insert' | 'delete' | 'move' | 'hide' | 'show' | 'edit';
   id: number;
   /** Row index the record was inserted at, deleted from, moved from, or edited at. */
   position: number;
@@ -57,6 +58,8 @@ export class Dataset {
   private readonly uploaded = new Map<number, number>();
   /** Edited records: their new modify time and name suffix, applied to their JSON as rendered. */
   private readonly edits = new Map<number, RecordEdit>();
+  /** Collections made private by hideCollection: the hide mutations of their images, in list order. */
+  private readonly madePrivate = new Map<number, Mutation[]>();
   /** The listed ids, sorted; built on first use, then kept up to date. */
   private sorted: SortedIds | null = null;
   /** Generated ids in private collections. */
@@ -289,10 +292,37 @@ export class Dataset {
       throw new Error(`service: collection ${cid} is not a public generated collection`);
     }
     const ids = collectionImageIds(this, entry);
+    const logged = this.log.length;
     this.unlist(ids, 'hide');
+    this.madePrivate.set(cid, this.log.slice(logged));
     for (const id of ids) this.hidden.add(id);
     this.collections.makePrivate(cid, this.collections.tick());
     return ids;
+  }
+
+  /**
+   * Makes a collection that hideCollection made private public again: its images rejoin the list where they were
+   * (as far as the rows around them still stand), its numeric id answers 200, its `modify_date` moves. Returns the ids
+   * listed again, ascending.
+   */
+  showCollection(cid: number): number[] {
+    const entry = this.collections.get(cid);
+    const hides = this.madePrivate.get(cid);
+    if (entry === undefined || !entry.private || hides === undefined)
+      throw new Error(`service: collection ${cid} was not made private by hideCollection`);
+    this.grow(this.length + hides.length);
+    hides.forEach(({ id, position }, shown) => {
+      const at = Math.min(position + shown, this.length);
+      this.order.copyWithin(at + 1, at, this.length);
+      this.order[at] = id;
+      this.length++;
+      this.sorted?.add(id);
+      this.hidden.delete(id);
+      this.log.push({ kind: 'show', id, position: at });
+    });
+    this.madePrivate.delete(cid);
+    this.collections.makePublic(cid, this.collections.tick());
+    return hides.map((m) => m.id).sort((a, b) => a - b);
   }
 
   /**
