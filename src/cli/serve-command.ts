@@ -78,6 +78,13 @@ const SERVE_OPTIONS = {
     group: 'Faults:',
   },
   'delete-count': { type: 'number', default: 1, describe: 'Records deleted each time', group: 'Faults:' },
+  'edit-rate': {
+    type: 'number',
+    default: 0,
+    describe: 'Probability per request that records are edited in place (modify_date now, the name suffixed)',
+    group: 'Faults:',
+  },
+  'edit-count': { type: 'number', default: 1, describe: 'Records edited each time', group: 'Faults:' },
   'unstable-order': {
     type: 'number',
     default: 0,
@@ -127,6 +134,8 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     insertCount: integer('insert-count', args.insertCount),
     deleteRate: probability('delete-rate', args.deleteRate),
     deleteCount: integer('delete-count', args.deleteCount),
+    editRate: probability('edit-rate', args.editRate),
+    editCount: integer('edit-count', args.editCount),
     unstableOrderRate: probability('unstable-order', args.unstableOrder),
     unstableOrderMode: args.unstableOrderMode === 'move' ? 'move' : 'rotate',
     moveCount: integer('move-count', args.moveCount),
