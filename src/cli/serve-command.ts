@@ -24,6 +24,11 @@ const SERVE_OPTIONS = {
     describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)`,
   },
   seed: { type: 'number', default: 1, describe: 'Seed of the generated records (same seed and count: same bytes)' },
+  admin: {
+    type: 'boolean',
+    default: false,
+    describe: 'Serve POST /admin/change?kind=…&collections=K&seed=S, which changes K random collections (see docs)',
+  },
   workers: {
     type: 'number',
     default: 0,
@@ -113,7 +118,11 @@ const SERVE_OPTIONS = {
 } as const satisfies Record<string, Options>;
 
 type ServeOption = typeof SERVE_OPTIONS;
-type ServeValue<O> = O extends { type: 'number' } ? number | undefined : string | undefined;
+type ServeValue<O> = O extends { type: 'number' }
+  ? number | undefined
+  : O extends { type: 'boolean' }
+    ? boolean | undefined
+    : string | undefined;
 type ServeArgs = ArgumentsCamelCase<{ [K in keyof ServeOption]: ServeValue<ServeOption[K]> }>;
 
 /** Turns parsed serve arguments into service options, failing with a one-line message on a bad value. */
@@ -156,6 +165,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     records: integer('records', args.records) ?? (data ? 0 : DEFAULT_RECORDS),
     seed: integer('seed', args.seed),
     faults,
+    admin: args.admin === true,
   };
 }
 

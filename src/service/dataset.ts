@@ -220,24 +220,30 @@ export class Dataset {
 
   /** Inserts `count` generated records at random rows, with fresh ids (past any id made) in public collections. */
   insert(count: number, random: Random): number[] {
-    this.snapshot();
     const added: number[] = [];
     for (let k = 0; k < count; k++) {
       let id = ++this.maxId;
       while (this.use(id) !== 'list') id = ++this.maxId;
-      const position = random.int(0, this.length);
-      this.grow(this.length + 1);
-      this.order.copyWithin(position + 1, position, this.length);
-      this.order[position] = id;
-      this.length++;
-      this.sorted?.add(id);
-      const now = this.collections.tick();
-      this.uploaded.set(id, now);
-      this.collections.touch(collectionOf(this.seed, id), now);
-      this.log.push({ kind: 'insert', id, position });
-      added.push(id);
+      added.push(this.place(id, random));
     }
     return added;
+  }
+
+  /** The largest id made so far, listed or not: an insert's fresh id is past it. */
+  get largestId(): number {
+    return this.maxId;
+  }
+
+  /**
+   * Inserts the generated record `id` (never listed, hidden or given before) at a random row, uploaded now; its
+   * collection (made if new) is touched. Returns the id.
+   */
+  insertId(id: number, random: Random): number {
+    const inPrivate = this.collections.get(collectionOf(this.seed, id))?.private === true;
+    if (this.has(id) || this.isPrivate(id) || this.isGiven(id) || inPrivate || this.use(id) !== 'list')
+      throw new Error(`service: id ${id} cannot be inserted: it is listed, private, given, or in a private collection`);
+    this.maxId = Math.max(this.maxId, id);
+    return this.place(id, random);
   }
 
   /**
@@ -266,20 +272,30 @@ export class Dataset {
    * to the clock's next reading, its name gains a suffix drawn from `random`, and its collection's `modify_date` moves.
    */
   edit(count: number, random: Random): number[] {
-    this.snapshot();
     const edited: number[] = [];
-    for (let k = 0; k < count && this.length > 0; k++) {
-      const position = random.int(0, this.length - 1);
-      const id = this.order[position] as number;
-      const now = this.collections.tick();
-      const suffix = `${this.edits.get(id)?.suffix ?? ''} (edited ${random.int(1, 999_999)})`;
-      this.edits.set(id, { modified: now, suffix });
-      const cid = this.collectionIdOf(id);
-      if (cid !== undefined) this.collections.touch(cid, now);
-      this.log.push({ kind: 'edit', id, position });
-      edited.push(id);
-    }
+    for (let k = 0; k < count && this.length > 0; k++) edited.push(this.editAt(random.int(0, this.length - 1), random));
     return edited;
+  }
+
+  /** Edits the listed record `id` as `edit` does. Returns the id. */
+  editId(id: number, random: Random): number {
+    const position = this.ids().indexOf(id);
+    if (position === -1) throw new Error(`service: record ${id} is not listed, so it cannot be edited`);
+    return this.editAt(position, random);
+  }
+
+  /** Deletes the listed record `id` as `delete` does (its collection's `modify_date` moves). Returns the id. */
+  deleteId(id: number): number {
+    if (!this.has(id)) throw new Error(`service: record ${id} is not listed, so it cannot be deleted`);
+    this.unlist([id], 'delete');
+    const cid = this.collectionIdOf(id);
+    if (cid !== undefined) this.collections.touch(cid, this.collections.tick());
+    return id;
+  }
+
+  /** The collections hideCollection made private that showCollection can make public again, ascending. */
+  hiddenCollections(): number[] {
+    return [...this.madePrivate.keys()].sort((a, b) => a - b);
   }
 
   /**
@@ -379,6 +395,35 @@ export class Dataset {
       } else this.order[kept++] = id;
     }
     this.length = kept;
+  }
+
+  /** Lists `id` at a random row, uploaded now by the clock, its collection touched; logged as an insert. */
+  private place(id: number, random: Random): number {
+    this.snapshot();
+    const position = random.int(0, this.length);
+    this.grow(this.length + 1);
+    this.order.copyWithin(position + 1, position, this.length);
+    this.order[position] = id;
+    this.length++;
+    this.sorted?.add(id);
+    const now = this.collections.tick();
+    this.uploaded.set(id, now);
+    this.collections.touch(collectionOf(this.seed, id), now);
+    this.log.push({ kind: 'insert', id, position });
+    return id;
+  }
+
+  /** Edits the record at row `position`: modify_date to the clock, a suffix on its name, its collection touched. */
+  private editAt(position: number, random: Random): number {
+    this.snapshot();
+    const id = this.order[position] as number;
+    const now = this.collections.tick();
+    const suffix = `${this.edits.get(id)?.suffix ?? ''} (edited ${random.int(1, 999_999)})`;
+    this.edits.set(id, { modified: now, suffix });
+    const cid = this.collectionIdOf(id);
+    if (cid !== undefined) this.collections.touch(cid, now);
+    this.log.push({ kind: 'edit', id, position });
+    return id;
   }
 
   private snapshot(): void {

@@ -145,6 +145,11 @@ export interface ServiceOptions {
   faults?: FaultOptions;
   /** Serve the collection endpoints; false answers 404 there, as a copy of the image list alone would. Default true. */
   collectionEndpoints?: boolean;
+  /**
+   * Serve `POST /admin/change?kind=…&collections=K&seed=S`, which changes K random collections (see admin-change.ts);
+   * false answers 404 there, as any unknown path. Default false.
+   */
+  admin?: boolean;
 }
 
 /** Fault options with every default filled in. */
