@@ -24,6 +24,11 @@ const SERVE_OPTIONS = {
     describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)`,
   },
   seed: { type: 'number', default: 1, describe: 'Seed of the generated records (same seed and count: same bytes)' },
+  admin: {
+    type: 'boolean',
+    default: false,
+    describe: 'Serve POST /admin/change?kind=…&collections=K&seed=S, which changes K random collections (see docs)',
+  },
   workers: {
     type: 'number',
     default: 0,
@@ -78,6 +83,13 @@ const SERVE_OPTIONS = {
     group: 'Faults:',
   },
   'delete-count': { type: 'number', default: 1, describe: 'Records deleted each time', group: 'Faults:' },
+  'edit-rate': {
+    type: 'number',
+    default: 0,
+    describe: 'Probability per request that records are edited in place (modify_date now, the name suffixed)',
+    group: 'Faults:',
+  },
+  'edit-count': { type: 'number', default: 1, describe: 'Records edited each time', group: 'Faults:' },
   'unstable-order': {
     type: 'number',
     default: 0,
@@ -106,7 +118,11 @@ const SERVE_OPTIONS = {
 } as const satisfies Record<string, Options>;
 
 type ServeOption = typeof SERVE_OPTIONS;
-type ServeValue<O> = O extends { type: 'number' } ? number | undefined : string | undefined;
+type ServeValue<O> = O extends { type: 'number' }
+  ? number | undefined
+  : O extends { type: 'boolean' }
+    ? boolean | undefined
+    : string | undefined;
 type ServeArgs = ArgumentsCamelCase<{ [K in keyof ServeOption]: ServeValue<ServeOption[K]> }>;
 
 /** Turns parsed serve arguments into service options, failing with a one-line message on a bad value. */
@@ -127,6 +143,8 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     insertCount: integer('insert-count', args.insertCount),
     deleteRate: probability('delete-rate', args.deleteRate),
     deleteCount: integer('delete-count', args.deleteCount),
+    editRate: probability('edit-rate', args.editRate),
+    editCount: integer('edit-count', args.editCount),
     unstableOrderRate: probability('unstable-order', args.unstableOrder),
     unstableOrderMode: args.unstableOrderMode === 'move' ? 'move' : 'rotate',
     moveCount: integer('move-count', args.moveCount),
@@ -147,6 +165,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     records: integer('records', args.records) ?? (data ? 0 : DEFAULT_RECORDS),
     seed: integer('seed', args.seed),
     faults,
+    admin: args.admin === true,
   };
 }
 

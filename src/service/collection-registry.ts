@@ -139,6 +139,15 @@ export class CollectionRegistry {
     this.tokens?.set(privateToken(this.seed, cid), cid);
   }
 
+  /** Makes a private collection public at `at` (UTC microseconds): it joins the end of the scan, as an updated row. */
+  makePublic(cid: number, at: number): void {
+    const entry = this.entries.get(cid);
+    if (entry === undefined || !entry.private) return;
+    this.entries.set(cid, { ...entry, private: false, touched: at });
+    this.order.push(cid);
+    this.tokens?.delete(privateToken(this.seed, cid));
+  }
+
   /** Deletes a collection: no endpoint finds it any more. */
   remove(cid: number): void {
     const entry = this.entries.get(cid);

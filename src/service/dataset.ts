@@ -18,16 +18,18 @@ import {
 import { generateRecordJson } from './generate-record.js';
 import { givenCollectionProfile } from './given-collections.js';
 import { hash32, Random } from './random.js';
+import { editRecordJson, type RecordEdit } from './record-edits.js';
 import { SortedIds } from './sorted-ids.js';
 
 /**
- * One change to the list: a record inserted, deleted, moved to the end (an updated row), or hidden (its collection
- * was made private: it exists and is no longer listed).
+ * One change to the list: a record inserted, deleted, moved to the end (an updated row), hidden (its collection
+ * was made private: it exists and is no longer listed), shown (listed again, its collection made public again), or
+ * edited in place.
  */
 export interface Mutation {
-  kind: 'insert' | 'delete' | 'move' | 'hide';
+  kind: 'insert' | 'delete' | 'move' | 'hide' | 'show' | 'edit';
   id: number;
-  /** Row index the record was inserted at, deleted from, or moved from. */
+  /** Row index the record was inserted at, deleted from, moved from, or edited at. */
   position: number;
 }
 
@@ -54,6 +56,10 @@ export class Dataset {
   private readonly log: Mutation[] = [];
   /** Inserted records: when they were uploaded, by the collections' virtual clock. */
   private readonly uploaded = new Map<number, number>();
+  /** Edited records: their new modify time and name suffix, applied to their JSON as rendered. */
+  private readonly edits = new Map<number, RecordEdit>();
+  /** Collections made private by hideCollection: the hide mutations of their images, in list order. */
+  private readonly madePrivate = new Map<number, Mutation[]>();
   /** The listed ids, sorted; built on first use, then kept up to date. */
   private sorted: SortedIds | null = null;
   /** Generated ids in private collections. */
@@ -158,7 +164,11 @@ export class Dataset {
   /** The record's JSON text exactly as served from `origin`. */
   recordJson(id: number, origin: string = this.origin): string {
     const given = this.given.get(id);
-    return given ? renderDataRecord(given, origin) : generateRecordJson(this.seed, id, origin, this.uploaded.get(id));
+    const json = given
+      ? renderDataRecord(given, origin)
+      : generateRecordJson(this.seed, id, origin, this.uploaded.get(id));
+    const edit = this.edits.get(id);
+    return edit === undefined ? json : editRecordJson(json, edit);
   }
 
   /** When a record inserted by the mutation knobs was uploaded (UTC microseconds, virtual clock); else undefined. */
@@ -210,24 +220,30 @@ export class Dataset {
 
   /** Inserts `count` generated records at random rows, with fresh ids (past any id made) in public collections. */
   insert(count: number, random: Random): number[] {
-    this.snapshot();
     const added: number[] = [];
     for (let k = 0; k < count; k++) {
       let id = ++this.maxId;
       while (this.use(id) !== 'list') id = ++this.maxId;
-      const position = random.int(0, this.length);
-      this.grow(this.length + 1);
-      this.order.copyWithin(position + 1, position, this.length);
-      this.order[position] = id;
-      this.length++;
-      this.sorted?.add(id);
-      const now = this.collections.tick();
-      this.uploaded.set(id, now);
-      this.collections.touch(collectionOf(this.seed, id), now);
-      this.log.push({ kind: 'insert', id, position });
-      added.push(id);
+      added.push(this.place(id, random));
     }
     return added;
+  }
+
+  /** The largest id made so far, listed or not: an insert's fresh id is past it. */
+  get largestId(): number {
+    return this.maxId;
+  }
+
+  /**
+   * Inserts the generated record `id` (never listed, hidden or given before) at a random row, uploaded now; its
+   * collection (made if new) is touched. Returns the id.
+   */
+  insertId(id: number, random: Random): number {
+    const inPrivate = this.collections.get(collectionOf(this.seed, id))?.private === true;
+    if (this.has(id) || this.isPrivate(id) || this.isGiven(id) || inPrivate || this.use(id) !== 'list')
+      throw new Error(`service: id ${id} cannot be inserted: it is listed, private, given, or in a private collection`);
+    this.maxId = Math.max(this.maxId, id);
+    return this.place(id, random);
   }
 
   /**
@@ -252,6 +268,37 @@ export class Dataset {
   }
 
   /**
+   * Edits up to `count` records at random rows in place, as their owners saving them: each one's `modify_date` moves
+   * to the clock's next reading, its name gains a suffix drawn from `random`, and its collection's `modify_date` moves.
+   */
+  edit(count: number, random: Random): number[] {
+    const edited: number[] = [];
+    for (let k = 0; k < count && this.length > 0; k++) edited.push(this.editAt(random.int(0, this.length - 1), random));
+    return edited;
+  }
+
+  /** Edits the listed record `id` as `edit` does. Returns the id. */
+  editId(id: number, random: Random): number {
+    const position = this.ids().indexOf(id);
+    if (position === -1) throw new Error(`service: record ${id} is not listed, so it cannot be edited`);
+    return this.editAt(position, random);
+  }
+
+  /** Deletes the listed record `id` as `delete` does (its collection's `modify_date` moves). Returns the id. */
+  deleteId(id: number): number {
+    if (!this.has(id)) throw new Error(`service: record ${id} is not listed, so it cannot be deleted`);
+    this.unlist([id], 'delete');
+    const cid = this.collectionIdOf(id);
+    if (cid !== undefined) this.collections.touch(cid, this.collections.tick());
+    return id;
+  }
+
+  /** The collections hideCollection made private that showCollection can make public again, ascending. */
+  hiddenCollections(): number[] {
+    return [...this.madePrivate.keys()].sort((a, b) => a - b);
+  }
+
+  /**
    * Makes a public generated collection private, as its owner can at any time: its images leave the list (and
    * `/api/images/<id>/`), its numeric id answers 403, its token opens it. Returns the ids hidden.
    */
@@ -261,10 +308,37 @@ export class Dataset {
       throw new Error(`service: collection ${cid} is not a public generated collection`);
     }
     const ids = collectionImageIds(this, entry);
+    const logged = this.log.length;
     this.unlist(ids, 'hide');
+    this.madePrivate.set(cid, this.log.slice(logged));
     for (const id of ids) this.hidden.add(id);
     this.collections.makePrivate(cid, this.collections.tick());
     return ids;
+  }
+
+  /**
+   * Makes a collection that hideCollection made private public again: its images rejoin the list where they were
+   * (as far as the rows around them still stand), its numeric id answers 200, its `modify_date` moves. Returns the ids
+   * listed again, ascending.
+   */
+  showCollection(cid: number): number[] {
+    const entry = this.collections.get(cid);
+    const hides = this.madePrivate.get(cid);
+    if (entry === undefined || !entry.private || hides === undefined)
+      throw new Error(`service: collection ${cid} was not made private by hideCollection`);
+    this.grow(this.length + hides.length);
+    hides.forEach(({ id, position }, shown) => {
+      const at = Math.min(position + shown, this.length);
+      this.order.copyWithin(at + 1, at, this.length);
+      this.order[at] = id;
+      this.length++;
+      this.sorted?.add(id);
+      this.hidden.delete(id);
+      this.log.push({ kind: 'show', id, position: at });
+    });
+    this.madePrivate.delete(cid);
+    this.collections.makePublic(cid, this.collections.tick());
+    return hides.map((m) => m.id).sort((a, b) => a - b);
   }
 
   /**
@@ -321,6 +395,35 @@ export class Dataset {
       } else this.order[kept++] = id;
     }
     this.length = kept;
+  }
+
+  /** Lists `id` at a random row, uploaded now by the clock, its collection touched; logged as an insert. */
+  private place(id: number, random: Random): number {
+    this.snapshot();
+    const position = random.int(0, this.length);
+    this.grow(this.length + 1);
+    this.order.copyWithin(position + 1, position, this.length);
+    this.order[position] = id;
+    this.length++;
+    this.sorted?.add(id);
+    const now = this.collections.tick();
+    this.uploaded.set(id, now);
+    this.collections.touch(collectionOf(this.seed, id), now);
+    this.log.push({ kind: 'insert', id, position });
+    return id;
+  }
+
+  /** Edits the record at row `position`: modify_date to the clock, a suffix on its name, its collection touched. */
+  private editAt(position: number, random: Random): number {
+    this.snapshot();
+    const id = this.order[position] as number;
+    const now = this.collections.tick();
+    const suffix = `${this.edits.get(id)?.suffix ?? ''} (edited ${random.int(1, 999_999)})`;
+    this.edits.set(id, { modified: now, suffix });
+    const cid = this.collectionIdOf(id);
+    if (cid !== undefined) this.collections.touch(cid, now);
+    this.log.push({ kind: 'edit', id, position });
+    return id;
   }
 
   private snapshot(): void {

@@ -11,6 +11,8 @@ export interface FaultDecision {
   insert: number;
   /** Records to delete before counting. */
   delete: number;
+  /** Records to edit in place before answering. */
+  edit: number;
   /** The row order changes for this request. */
   unstable: boolean;
   /** Where a rotated scan starts, as a fraction of the list. */
@@ -35,6 +37,8 @@ export function decideFaults(faults: ResolvedFaults, request: PlannedRequest): F
     unstable: rng.chance(faults.unstableOrderRate),
     rotation: rng.next(),
     truncateAt: 0.1 + 0.8 * rng.next(),
+    // Drawn last, so that the other decisions of a request are the same whatever the edit rate.
+    edit: rng.chance(faults.editRate) ? faults.editCount : 0,
     random: new Random(hash32(faults.faultSeed, request.n, 0x1115)),
   };
   const planned = faults.plan?.(request);

@@ -1,5 +1,6 @@
 /** Routes a request the way NeuroVault's URLconf, Django's middleware and DRF's view dispatch would. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAdminPath, serveAdmin } from './admin-endpoint.js';
 import { findCollection, serveCollection, serveCollectionImages, serveCollectionList } from './collection-endpoints.js';
 import {
   COLLECTION_IMAGES,
@@ -142,6 +143,7 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
     void serveMedia(ctx, req, res, path); // nginx serves the media folder, not Django
     return;
   }
+  if (ctx.admin && isAdminPath(path)) return serveAdmin(ctx, req, res, rawQuery);
   const matched = matchRoute(ctx, path);
   if (!matched) return noRoute(ctx, res, path, `${rawPath}/${rawQuery === '' ? '' : `?${rawQuery}`}`);
   const pairs = parseQueryString(rawQuery);

@@ -81,11 +81,12 @@ export async function serveView(
   }
 }
 
-// Records are inserted and deleted as time passes, whichever view a request reaches.
+// Records are inserted, deleted and edited as time passes, whichever view a request reaches.
 function mutate(ctx: ServiceContext, decision: FaultDecision): void {
   const { dataset, stats } = ctx;
   if (decision.insert > 0) stats.mutations.inserted += dataset.insert(decision.insert, decision.random).length;
   if (decision.delete > 0) stats.mutations.deleted += dataset.delete(decision.delete, decision.random).length;
+  if (decision.edit > 0) stats.mutations.edited += dataset.edit(decision.edit, decision.random).length;
 }
 
 function respond(ctx: ServiceContext, request: ViewRequest, decision: FaultDecision, built: ViewAnswer): void {

@@ -16,6 +16,8 @@ export interface ServiceContext {
   closing: AbortSignal;
   /** Whether the collection endpoints are routed (else they answer Django's 404 page, as an unknown path does). */
   collectionEndpoints: boolean;
+  /** Whether `POST /admin/change` is routed. */
+  admin: boolean;
   /** GET and HEAD requests on data views received so far (numbers the next one for the fault plan). */
   dataRequests: number;
   /** GET and HEAD requests for files under /media/ received so far (numbers the next one for the file faults). */

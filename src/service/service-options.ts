@@ -86,6 +86,13 @@ export interface FaultOptions {
   deleteRate?: number;
   /** Records deleted each time. Default 1. */
   deleteCount?: number;
+  /**
+   * Probability per data request that records are edited in place (modify_date to now, the name suffixed, the
+   * collection's modify_date moved) before it is answered. Default 0.
+   */
+  editRate?: number;
+  /** Records edited each time. Default 1. */
+  editCount?: number;
   /** Probability per list request that the row order is unstable for it. Default 0. */
   unstableOrderRate?: number;
   /**
@@ -138,6 +145,11 @@ export interface ServiceOptions {
   faults?: FaultOptions;
   /** Serve the collection endpoints; false answers 404 there, as a copy of the image list alone would. Default true. */
   collectionEndpoints?: boolean;
+  /**
+   * Serve `POST /admin/change?kind=…&collections=K&seed=S`, which changes K random collections (see admin-change.ts);
+   * false answers 404 there, as any unknown path. Default false.
+   */
+  admin?: boolean;
 }
 
 /** Fault options with every default filled in. */
@@ -162,6 +174,8 @@ export const NO_FAULTS: ResolvedFaults = {
   insertCount: 1,
   deleteRate: 0,
   deleteCount: 1,
+  editRate: 0,
+  editCount: 1,
   unstableOrderRate: 0,
   unstableOrderMode: 'rotate',
   moveCount: 10,
@@ -183,6 +197,7 @@ const PROBABILITIES = [
   'rateReset',
   'insertRate',
   'deleteRate',
+  'editRate',
   'unstableOrderRate',
   'orphanRate',
   'fileTruncateRate',
@@ -191,7 +206,7 @@ const PROBABILITIES = [
   'fileIgnoreRangeRate',
 ] as const;
 const DURATIONS = ['pageLatencyMs', 'recordLatencyMs', 'retryAfterSeconds', 'fileBytesPerSecond'] as const;
-const COUNTS = ['workers', 'insertCount', 'deleteCount', 'moveCount', 'faultSeed'] as const;
+const COUNTS = ['workers', 'insertCount', 'deleteCount', 'editCount', 'moveCount', 'faultSeed'] as const;
 
 /** Merges changes into fault options, checking each value; throws with the bad value in the message. */
 export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}): ResolvedFaults {

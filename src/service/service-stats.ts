@@ -23,8 +23,8 @@ export interface ServiceStats {
   orphansDropped: number;
   /** Faults injected, by kind. */
   faults: { '500': number; '502': number; '504': number; '429': number; truncate: number; reset: number };
-  /** Records inserted, deleted and moved by the mutation knobs. */
-  mutations: { inserted: number; deleted: number; moved: number };
+  /** Records inserted, deleted, edited and moved by the mutation knobs. */
+  mutations: { inserted: number; deleted: number; edited: number; moved: number };
   /** List requests served from a rotated scan. */
   rotatedScans: number;
   /** Files served under /media/ (GET and HEAD). */
@@ -74,7 +74,7 @@ export function emptyStats(): Omit<ServiceStats, 'workers'> {
     imageRecordsServed: 0,
     orphansDropped: 0,
     faults: { '500': 0, '502': 0, '504': 0, '429': 0, truncate: 0, reset: 0 },
-    mutations: { inserted: 0, deleted: 0, moved: 0 },
+    mutations: { inserted: 0, deleted: 0, edited: 0, moved: 0 },
     rotatedScans: 0,
     files: { requests: 0, bytesSent: 0, log: [] },
   };

@@ -1,6 +1,7 @@
 /** Starts the bundled Image Listing Service on node:http. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { applyChange, type ChangeRequest, type ChangeResult } from './admin-change.js';
 import { Dataset } from './dataset.js';
 import { isOrphan } from './faults.js';
 import { handleRequest } from './handle-request.js';
@@ -31,6 +32,8 @@ export interface RunningService {
   readonly faults: Readonly<ResolvedFaults>;
   /** Changes fault options while running (unmentioned options keep their value); throws on a bad value. */
   setFaults(changes: FaultOptions): void;
+  /** Changes K random collections, as `POST /admin/change` does (with or without `admin`); throws on a bad request. */
+  change(request: ChangeRequest): ChangeResult;
   /** Zeroes the counters (worker peaks restart from the current counts). */
   resetStats(): void;
   /** Whether a record is an orphan under the current faults (counted, never served). */
@@ -79,6 +82,7 @@ function serviceContext(options: ServiceOptions, host: string, closing: AbortSig
     fallbackHost: host,
     closing,
     collectionEndpoints: options.collectionEndpoints ?? true,
+    admin: options.admin ?? false,
     dataRequests: 0,
     fileRequests: 0,
   };
@@ -119,6 +123,7 @@ function runningService(
       ctx.faults = resolveFaults(ctx.faults, changes);
       ctx.pool.resize(ctx.faults.workers);
     },
+    change: (request) => applyChange(dataset, request),
     resetStats(): void {
       ctx.stats = emptyStats();
       ctx.pool.resetPeaks();

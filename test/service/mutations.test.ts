@@ -67,6 +67,52 @@ describe('deletes', () => {
   });
 });
 
+describe('edits', () => {
+  it('edit records in place before a request is answered: same ids and order, the edited values served', async () => {
+    const service = await startService({ records: N, seed: 4, faults: { editRate: 1, editCount: 2 } });
+    try {
+      const before = service.dataset.ids();
+      const page = await getPage(`${service.listUrl}?limit=1000`);
+      expect(page.count).toBe(N);
+      expect(page.results.map((r) => r.id)).toEqual(before);
+      const edited = service.dataset.mutations().filter((m) => m.kind === 'edit');
+      expect(edited).toHaveLength(2);
+      expect(service.stats.mutations.edited).toBe(2);
+      for (const { id } of edited) {
+        const served = page.results.find((r) => r.id === id)!;
+        expect(served['name']).toMatch(/ \(edited \d+\)$/);
+        expect(served).toEqual(JSON.parse(service.dataset.recordJson(id)));
+      }
+      expect(service.dataset.stableIds()).toEqual(before);
+      expect(() => service.setFaults({ editRate: 2 })).toThrow('service: editRate must be a probability from 0 to 1');
+      expect(() => service.setFaults({ editCount: 0.5 })).toThrow('service: editCount must be a non-negative integer');
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('draw no other fault differently: with editRate 0, the same requests mutate the same rows', async () => {
+    const faults = { insertRate: 0.5, deleteRate: 0.5, faultSeed: 7 };
+    const runs = [];
+    for (const editRate of [0, 1]) {
+      const service = await startService({ records: N, seed: 4, faults: { ...faults, editRate } });
+      try {
+        await allPages(`${service.listUrl}?limit=50`);
+        runs.push(
+          service.dataset
+            .mutations()
+            .filter((m) => m.kind !== 'edit')
+            .map((m) => [m.kind, m.id]),
+        );
+      } finally {
+        await service.close();
+      }
+    }
+    expect(runs[0]).not.toHaveLength(0);
+    expect(runs[1]).toEqual(runs[0]);
+  });
+});
+
 describe('unstable order', () => {
   it('rotate: a request is served from a scan that starts elsewhere — same set, different order', async () => {
     const service = await startService({ records: N, seed: 4, faults: { unstableOrderRate: 1 } });
