@@ -105,9 +105,9 @@ export class BenchService {
     return (reply as Extract<ServiceReply, { type: 'stats' }>).stats as ServerCounters;
   }
 
-  /** Changes about `fraction` of the public collections (see service-process.ts); resolves to how many changes. */
-  async change(fraction: number): Promise<{ changes: number; collections: number }> {
-    const reply = await this.ask({ type: 'change', fraction });
+  /** Changes about `fraction` of the public collections (see service-process.ts), seeded by `round`. */
+  async change(fraction: number, round: number): Promise<{ changes: number; collections: number }> {
+    const reply = await this.ask({ type: 'change', fraction, round });
     const { changes, collections } = reply as Extract<ServiceReply, { type: 'change' }>;
     return { changes, collections };
   }

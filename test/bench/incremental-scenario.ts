@@ -45,8 +45,8 @@ export async function incrementalScenario(ctx: BenchContext): Promise<ScenarioRe
     const notes = [
       ...pinNotes(ctx, serviceCpus),
       `before each incremental run ${changes.map((c) => `${c.changes} of ${count(c.collections)}`).join(', ')} ` +
-        'public collections changed (a record deleted or inserted at a random row, half each: its collection is ' +
-        "the record's, so larger collections are likelier); each incremental run was followed by a --full one",
+        'public collections changed, chosen uniformly (a record edited, deleted or inserted in each, a third of them ' +
+        'each); each incremental run was followed by a --full one',
       `image records served (list pages, collections' own lists, single images), medians: ` +
         groups.map((g) => `${g.run} ${count(median(g.runs.map(imageRecords)))}`).join(', '),
     ];
@@ -65,7 +65,7 @@ async function measureIncremental(service: BenchService, fetch: FetchSettings, d
   const runs: RunResult[] = [];
   const changes: { changes: number; collections: number }[] = [];
   for (let round = 1; round <= ctx.options.repeat; round++) {
-    changes.push(await service.change(CHANGED_SHARE));
+    changes.push(await service.change(CHANGED_SHARE, round));
     const incremental = await snapshotRun(service, 'incremental-snapshot', chain, fetch, cpu);
     const fullRun = await snapshotRun(service, 'full-snapshot', full, fetch, cpu);
     if (incremental.problems.length === 0 && fullRun.problems.length === 0)

@@ -13,7 +13,7 @@ import { serviceOptionsOf } from './bench-service.js';
  * runs, or to stop.
  */
 export type ServiceCommand =
-  { type: 'stats' } | { type: 'reset' } | { type: 'change'; fraction: number } | { type: 'close' };
+  { type: 'stats' } | { type: 'reset' } | { type: 'change'; fraction: number; round: number } | { type: 'close' };
 
 /** What this process sends back. */
 export type ServiceReply =
@@ -35,7 +35,7 @@ process.on('message', (command: ServiceCommand) => {
   else if (command.type === 'reset') {
     service.resetStats();
     send({ type: 'reset' });
-  } else if (command.type === 'change') void change(command.fraction).then(send);
+  } else if (command.type === 'change') send(change(command.fraction, command.round));
   else
     void service.close().then(() => {
       send({ type: 'closed' });
@@ -46,18 +46,18 @@ process.on('message', (command: ServiceCommand) => {
 process.on('disconnect', () => void service.close());
 
 /**
- * Changes about `fraction` of the public collections (at least one) between two runs: as many records are deleted
- * and inserted at random rows (half each, the deletes rounded up), each moving its collection's modify_date, by the
- * service's own mutation knobs on one request of one record.
+ * Changes about `fraction` of the public collections (at least one), chosen uniformly at random, between two runs:
+ * a record edited, deleted or inserted in each, a third of them each (`RunningService.change`, as `POST /admin/change`
+ * does); each moves its collection's modify_date. `round` seeds the choice.
  */
-async function change(fraction: number): Promise<Extract<ServiceReply, { type: 'change' }>> {
+function change(fraction: number, round: number): Extract<ServiceReply, { type: 'change' }> {
   const collections = service.dataset.collections.publicIds().length;
   const changes = Math.max(1, Math.round(collections * fraction));
-  const deletes = Math.ceil(changes / 2);
-  const inserts = changes - deletes;
-  service.setFaults({ deleteRate: 1, deleteCount: deletes, insertRate: inserts > 0 ? 1 : 0, insertCount: inserts });
-  await (await fetch(`${service.listUrl}?limit=1`)).text();
-  service.setFaults({ deleteRate: 0, insertRate: 0 });
+  const kinds = ['edit', 'delete', 'insert'] as const;
+  kinds.forEach((kind, k) => {
+    const share = Math.floor(changes / 3) + (k < changes % 3 ? 1 : 0);
+    if (share > 0) service.change({ kind, collections: share, seed: round * 3 + k + 1 });
+  });
   return { type: 'change', changes, collections };
 }
 
