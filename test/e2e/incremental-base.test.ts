@@ -54,7 +54,7 @@ describe('an earlier snapshot that is no base', () => {
     expect(await manifestOf(out)).toMatchObject({ kind: 'full', schema_version: '1+add_year' });
   });
 
-  it('that is not complete (its run exited 3): never latest; the next run builds on the complete one before', async () => {
+  it('that is not complete (its run exited 3): never latest: the next builds on the complete one', async () => {
     const out = join(dir, 'incomplete');
     expect((await snapshot(first, out)).code).toBe(0);
     const complete = (await manifestOf(out)).started_at;
