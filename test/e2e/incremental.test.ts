@@ -5,6 +5,7 @@
  * format. Real CLI, the bundled service over loopback HTTP, outputs read back by DuckDB and apache-arrow and compared
  * value by value with what the service serves at the end.
  */
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { startService, type RunningService } from '../../src/service/index.js';
 import { Random } from '../../src/service/random.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
-import { killWhen } from '../helpers/kill-when.js';
+import { killWhen, type JournalEntry } from '../helpers/kill-when.js';
 import type { Manifest } from '../../src/run/manifest.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -61,6 +62,12 @@ async function dataFiles(base: string): Promise<Map<string, Buffer>> {
   const names = (await readdir(dir)).filter((n) => !/^(manifest\.json|report\.|load\.)/.test(n));
   return new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, n))] as const)));
 }
+
+/** Whether the journal holds a page of the collections list's `round`, and its end. */
+const roundStarted = (e: JournalEntry[], round: number) =>
+  e.some((x) => x.type === 'collections-page' && x.round === round);
+const roundEnded = (e: JournalEntry[], round: number) =>
+  e.some((x) => x.type === 'collections-end' && x.round === round);
 
 /** Checks that the latest snapshot holds exactly what the service serves now, each value as served. */
 async function expectExact(s: RunningService, base: string): Promise<void> {
@@ -154,6 +161,43 @@ describe('an incremental snapshot', () => {
     expect(run.stderr).toMatch(/img-etl: a full pass: the image list counts \d+, but the snapshot would hold \d+/);
     expect(await manifestOf(base)).toMatchObject({ kind: 'full', complete: true });
     await expectExact(s, base);
+  });
+
+  /** Whether a snapshot folder of `base` is publishing: its pending folder exists (the files are being written). */
+  const writing = (base: string) => () =>
+    readdirSync(base).some((name) => existsSync(join(base, name, '.img-etl-publish')));
+  const phases: [string, (base: string) => (entries: JournalEntry[]) => boolean][] = [
+    ['the first read of the collections list', () => (e) => roundStarted(e, 1) && !roundEnded(e, 1)],
+    ['the second read of the collections list', () => (e) => roundStarted(e, 2) && !roundEnded(e, 2)],
+    ['the files are written', writing],
+  ];
+  it.each(phases)('resumes after SIGKILL while %s, and writes the bytes of a full run', async (_, when) => {
+    const s = await serve(400, 65);
+    const [base, full] = [await newDir(), await newDir()];
+    expect((await snapshot(s, base)).code).toBe(0);
+    const random = new Random(6);
+    for (let i = 0; i < 12; i++) s.dataset.insert(1, random);
+    const args = [
+      '--base-url',
+      s.url,
+      '--out',
+      base,
+      '--snapshot',
+      ...FORMATS,
+      '--page-size',
+      '5',
+      '--concurrency',
+      '1',
+    ];
+    const left = await killWhen(args, base, when(base));
+    expect(left.some((e) => e.type === 'base')).toBe(true);
+    const resumed = await runCli(args);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await manifestOf(base)).toMatchObject({ kind: 'incremental', complete: true });
+    await expectExact(s, base);
+    expect((await snapshot(s, full, '--full')).code).toBe(0);
+    const [incremental, fromFull] = [await dataFiles(base), await dataFiles(full)];
+    for (const [name, bytes] of fromFull) expect(incremental.get(name)!.equals(bytes), name).toBe(true);
   });
 
   it('resumes after SIGKILL while the changed collections are read, and writes the bytes of a full run', async () => {
