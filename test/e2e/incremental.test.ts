@@ -6,79 +6,28 @@
  * value by value with what the service serves at the end.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '../../src/service/index.js';
+import { describe, expect, it } from 'vitest';
 import { Random } from '../../src/service/random.js';
-import { expectRowsMatch } from '../helpers/expected-row.js';
-import { fixtureLines } from '../helpers/fixture-service.js';
+import {
+  expectExact,
+  expectSameDataFiles,
+  FORMATS,
+  incrementalFixture,
+  manifestOf,
+  snapshot,
+} from '../helpers/incremental-snapshots.js';
 import { killWhen, type JournalEntry } from '../helpers/kill-when.js';
-import type { Manifest } from '../../src/run/manifest.js';
-import { expectedRowsOf, readArrowRows, readParquetRows } from '../helpers/read-snapshot.js';
-import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 
-const services: RunningService[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const s of services.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) await removeDir(d);
-});
-
-/** The ids of the two records that break the schema. */
-const BAD_IDS = [990_001, 990_002];
-
-/** The real records, two copies that break the schema (in rejects.ndjson), and `records` generated ones. */
-async function serve(records: number, seed: number): Promise<RunningService> {
-  const lines = fixtureLines();
-  const bad = [0, 7].map((i, n) => {
-    const record = JSON.parse(lines[i]!) as Record<string, unknown>;
-    return JSON.stringify({ ...record, id: BAD_IDS[n], file_size: 'large' });
-  });
-  const service = await startService({ records, seed, data: [...lines, ...bad] });
-  services.push(service);
-  return service;
-}
-
-async function newDir(): Promise<string> {
-  const dir = await tempDir();
-  dirs.push(dir);
-  return dir;
-}
-
-const FORMATS = ['--to', 'parquet,arrow,csv'];
-/** A `--snapshot` run into `base`, 100 records a page. */
-const snapshot = (s: RunningService, base: string, ...args: string[]) =>
-  runCli(['--base-url', s.url, '--out', base, '--snapshot', ...FORMATS, '--page-size', '100', ...args]);
-
-async function manifestOf(base: string): Promise<Manifest> {
-  return JSON.parse(await readFile(join(base, 'latest', 'manifest.json'), 'utf8')) as Manifest;
-}
-
-/** The data files of the latest snapshot of `base`: every file but the manifest, the report and the loaders. */
-async function dataFiles(base: string): Promise<Map<string, Buffer>> {
-  const dir = join(base, 'latest');
-  const names = (await readdir(dir)).filter((n) => !/^(manifest\.json|report\.|load\.)/.test(n));
-  return new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, n))] as const)));
-}
+const { serve, newDir } = incrementalFixture();
 
 /** Whether the journal holds a page of the collections list's `round`, and its end. */
 const roundStarted = (e: JournalEntry[], round: number) =>
   e.some((x) => x.type === 'collections-page' && x.round === round);
 const roundEnded = (e: JournalEntry[], round: number) =>
   e.some((x) => x.type === 'collections-end' && x.round === round);
-
-/** Checks that the latest snapshot holds exactly what the service serves now, each value as served. */
-async function expectExact(s: RunningService, base: string): Promise<void> {
-  const out = join(base, 'latest');
-  const parquet = await readParquetRows(out);
-  const ids = parquet.map((r) => Number(r['id']));
-  const valid = s.servedIds().filter((id) => !BAD_IDS.includes(id));
-  expect(new Set(ids)).toEqual(new Set(valid));
-  expectRowsMatch(parquet, expectedRowsOf(s, ids));
-  expectRowsMatch(await readArrowRows(out), expectedRowsOf(s, ids));
-}
 
 describe('an incremental snapshot', () => {
   it(
@@ -119,10 +68,8 @@ describe('an incremental snapshot', () => {
       const again = await snapshot(s, full, '--full');
       expect(again.code).toBe(0);
       expect(again.stderr).toContain('img-etl: a full pass: --full');
-      const [incremental, fromFull] = [await dataFiles(base), await dataFiles(full)];
-      expect([...incremental.keys()].sort()).toEqual([...fromFull.keys()].sort());
+      const incremental = await expectSameDataFiles(base, full);
       expect([...incremental.keys()]).toEqual(expect.arrayContaining(['images.csv', 'rejects.ndjson', 'images.index']));
-      for (const [name, bytes] of fromFull) expect(incremental.get(name)!.equals(bytes), name).toBe(true);
     },
   );
 
@@ -169,6 +116,7 @@ describe('an incremental snapshot', () => {
   const phases: [string, (base: string) => (entries: JournalEntry[]) => boolean][] = [
     ['the first read of the collections list', () => (e) => roundStarted(e, 1) && !roundEnded(e, 1)],
     ['the second read of the collections list', () => (e) => roundStarted(e, 2) && !roundEnded(e, 2)],
+    ['the changed collections are read', () => (e) => e.some((x) => x.type === 'collection-page')],
     ['the files are written', writing],
   ];
   it.each(phases)('resumes after SIGKILL while %s, and writes the bytes of a full run', async (_, when) => {
@@ -196,36 +144,6 @@ describe('an incremental snapshot', () => {
     expect(await manifestOf(base)).toMatchObject({ kind: 'incremental', complete: true });
     await expectExact(s, base);
     expect((await snapshot(s, full, '--full')).code).toBe(0);
-    const [incremental, fromFull] = [await dataFiles(base), await dataFiles(full)];
-    for (const [name, bytes] of fromFull) expect(incremental.get(name)!.equals(bytes), name).toBe(true);
-  });
-
-  it('resumes after SIGKILL while the changed collections are read, and writes the bytes of a full run', async () => {
-    const s = await serve(1000, 64);
-    const [base, full] = [await newDir(), await newDir()];
-    expect((await snapshot(s, base)).code).toBe(0);
-    const random = new Random(5);
-    for (let i = 0; i < 12; i++) s.dataset.insert(1, random);
-    const args = [
-      '--base-url',
-      s.url,
-      '--out',
-      base,
-      '--snapshot',
-      ...FORMATS,
-      '--page-size',
-      '20',
-      '--concurrency',
-      '1',
-    ];
-    const left = await killWhen(args, base, (entries) => entries.some((e) => e.type === 'collection-page'));
-    expect(left.some((e) => e.type === 'base')).toBe(true);
-    const resumed = await runCli(args);
-    expect(resumed.code).toBe(0);
-    expect(await manifestOf(base)).toMatchObject({ kind: 'incremental', complete: true });
-    await expectExact(s, base);
-    expect((await snapshot(s, full, '--full')).code).toBe(0);
-    const [incremental, fromFull] = [await dataFiles(base), await dataFiles(full)];
-    for (const [name, bytes] of fromFull) expect(incremental.get(name)!.equals(bytes), name).toBe(true);
+    await expectSameDataFiles(base, full);
   });
 });

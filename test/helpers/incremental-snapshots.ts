@@ -1,0 +1,88 @@
+/**
+ * What the incremental-snapshot tests share: a service holding the real records, two that break the schema and
+ * generated ones; `--snapshot` runs into a base folder; the latest snapshot read back and compared with what the
+ * service serves, and with a `--full` run's data files.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, expect } from 'vitest';
+import type { Manifest } from '../../src/run/manifest.js';
+import { startService, type RunningService } from '../../src/service/index.js';
+import { expectRowsMatch } from './expected-row.js';
+import { fixtureLines } from './fixture-service.js';
+import { expectedRowsOf, readArrowRows, readParquetRows } from './read-snapshot.js';
+import { removeDir, tempDir } from './readers.js';
+import { runCli } from './run-cli.js';
+
+/** The ids of the two records that break the schema. */
+export const BAD_IDS = [990_001, 990_002];
+
+/** The formats every run writes. */
+export const FORMATS = ['--to', 'parquet,arrow,csv'];
+
+/**
+ * Services and folders for one test file, closed and removed after each test: `serve` starts the real records, two
+ * copies that break the schema (in rejects.ndjson) and `records` generated ones.
+ */
+export function incrementalFixture(): {
+  serve: (records: number, seed: number) => Promise<RunningService>;
+  newDir: () => Promise<string>;
+} {
+  const services: RunningService[] = [];
+  const dirs: string[] = [];
+  afterEach(async () => {
+    for (const s of services.splice(0)) await s.close();
+    for (const d of dirs.splice(0)) await removeDir(d);
+  });
+  return {
+    serve: async (records, seed) => {
+      const lines = fixtureLines();
+      const bad = [0, 7].map((i, n) => {
+        const record = JSON.parse(lines[i]!) as Record<string, unknown>;
+        return JSON.stringify({ ...record, id: BAD_IDS[n], file_size: 'large' });
+      });
+      const service = await startService({ records, seed, data: [...lines, ...bad] });
+      services.push(service);
+      return service;
+    },
+    newDir: async () => {
+      const dir = await tempDir();
+      dirs.push(dir);
+      return dir;
+    },
+  };
+}
+
+/** A `--snapshot` run into `base`, 100 records a page. */
+export const snapshot = (s: RunningService, base: string, ...args: string[]) =>
+  runCli(['--base-url', s.url, '--out', base, '--snapshot', ...FORMATS, '--page-size', '100', ...args]);
+
+export async function manifestOf(base: string): Promise<Manifest> {
+  return JSON.parse(await readFile(join(base, 'latest', 'manifest.json'), 'utf8')) as Manifest;
+}
+
+/** The data files of the latest snapshot of `base`: every file but the manifest, the report and the loaders. */
+export async function dataFiles(base: string): Promise<Map<string, Buffer>> {
+  const dir = join(base, 'latest');
+  const names = (await readdir(dir)).filter((n) => !/^(manifest\.json|report\.|load\.)/.test(n));
+  return new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, n))] as const)));
+}
+
+/** Checks that the latest snapshots of `base` and `full` hold the same data files, byte for byte; resolves to them. */
+export async function expectSameDataFiles(base: string, full: string): Promise<Map<string, Buffer>> {
+  const [incremental, fromFull] = [await dataFiles(base), await dataFiles(full)];
+  expect([...incremental.keys()].sort()).toEqual([...fromFull.keys()].sort());
+  for (const [name, bytes] of fromFull) expect(incremental.get(name)!.equals(bytes), name).toBe(true);
+  return incremental;
+}
+
+/** Checks that the latest snapshot holds exactly what the service serves now, each value as served. */
+export async function expectExact(s: RunningService, base: string): Promise<void> {
+  const out = join(base, 'latest');
+  const parquet = await readParquetRows(out);
+  const ids = parquet.map((r) => Number(r['id']));
+  const valid = s.servedIds().filter((id) => !BAD_IDS.includes(id));
+  expect(new Set(ids)).toEqual(new Set(valid));
+  expectRowsMatch(parquet, expectedRowsOf(s, ids));
+  expectRowsMatch(await readArrowRows(out), expectedRowsOf(s, ids));
+}
