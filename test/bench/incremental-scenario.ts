@@ -12,6 +12,7 @@ import type { BenchService } from './bench-service.js';
 import { type BenchContext, withService } from './measure-rounds.js';
 import { groupRuns, median, type RunGroup } from './run-group.js';
 import { count, fetchOf, fetchSettings, pinNotes, type ScenarioResult } from './scenario-result.js';
+import { serverLoad } from './server-scenario.js';
 import { type TargetResult, targetResult } from './target-result.js';
 
 /** The share of the public collections changed before each incremental run. */
@@ -25,13 +26,7 @@ const DATA_FILES = ['images.parquet', 'collections.parquet', 'images.index', 're
 /** A first snapshot, then each round: 1% of the collections changed, an incremental and a `--full` run, compared. */
 export async function incrementalScenario(ctx: BenchContext): Promise<ScenarioResult> {
   const o = ctx.options;
-  const load = {
-    records: o.serverRecords,
-    seed: o.seed,
-    workers: o.serverWorkers,
-    pageLatencyMs: o.pageLatencyMs,
-    recordLatencyMs: o.recordLatencyMs,
-  };
+  const load = serverLoad(o);
   const fetch = fetchSettings(o, o.peerPageSize);
   const dir = await mkdtemp(join(tmpdir(), 'img-etl-bench-incremental-'));
   try {

@@ -1,5 +1,6 @@
 /** Server-bound: a service with few workers and a cost per page and record; img-etl against the server's limit. */
 import { FORMATS, type RunKind } from './bench-runs.js';
+import type { BenchOptions } from './bench-options.js';
 import type { LoadModel } from './bench-service.js';
 import { type BenchContext, measureRounds, withService } from './measure-rounds.js';
 import { groupRuns, type RunGroup } from './run-group.js';
@@ -19,16 +20,16 @@ export const ISSUE_PAGE_SIZE = 100;
 
 const RUNS: RunKind[] = ['floor', ...FORMATS];
 
+/** The server-bound load model the options ask for: records, seed, workers and both latencies. */
+export function serverLoad(o: BenchOptions): LoadModel {
+  const { serverRecords: records, seed, serverWorkers: workers, pageLatencyMs, recordLatencyMs } = o;
+  return { records, seed, workers, pageLatencyMs, recordLatencyMs };
+}
+
 /** Runs img-etl to each format and the floor (paging as img-etl does) against the loaded service. */
 export async function serverScenario(ctx: BenchContext): Promise<ScenarioResult> {
   const o = ctx.options;
-  const load = {
-    records: o.serverRecords,
-    seed: o.seed,
-    workers: o.serverWorkers,
-    pageLatencyMs: o.pageLatencyMs,
-    recordLatencyMs: o.recordLatencyMs,
-  };
+  const load = serverLoad(o);
   const base = fetchSettings(o, o.peerPageSize);
   const { runs, plan, fetch, serviceCpus } = await withService(load, ctx, base, async ({ service, plan }) => {
     // The floor pages as img-etl does here: the server's limit depends on the page size.
