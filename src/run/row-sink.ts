@@ -1,5 +1,5 @@
 /** A user's own sink on a run: a function that consumes the images' row batches beside img-etl's writers. */
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SinkResult } from '../load/sink-result.js';
 import { rowsOnly, type RowBatch } from '../schema/row.js';
 import { isOwnFileName, isSinkFileName } from '../snapshot/read-manifest.js';
@@ -53,7 +53,8 @@ function publishable(path: string, run: RunTapContext): boolean {
     return true;
   }
   if (inside(file, pending)) refuse(`wrote ${file} in a folder inside run.pending: only its own files are published`);
-  if (inside(file, resolve(run.baseDir)) || inside(file, resolve(run.dataDir)))
+  if (inside(file, resolve(run.baseDir)))
+    // the data folder is the output folder or inside it
     refuse(
       `wrote ${file}, in the output folder but not in run.pending (${pending}): write it there to publish it ` +
         'with the run',
@@ -63,5 +64,5 @@ function publishable(path: string, run: RunTapContext): boolean {
 
 function inside(path: string, folder: string): boolean {
   const rel = relative(folder, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
