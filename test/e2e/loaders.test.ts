@@ -16,7 +16,7 @@ import { COLUMNS } from '../../src/schema/columns.js';
 import { startService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
-import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
+import { openDuckDB, PANDAS_DTYPES, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { DEBIAN_PYTHON, missingTools } from '../helpers/test-tools.js';
 
@@ -168,15 +168,6 @@ async function allCategories(folder: string): Promise<Map<string, string[]>> {
 }
 
 describe('load.py in pandas', () => {
-  const PANDAS: Record<string, string> = {
-    int64: 'Int64',
-    float64: 'Float64',
-    boolean: 'boolean',
-    string: 'string',
-    json: 'string',
-    category: 'category',
-  };
-
   it('reads images.csv (keep_default_na=False): rows, nullable dtypes, categories, UTC, "None"', async (ctx) => {
     if (unavailable !== undefined) {
       console.warn(`loaders: load.py not run: ${unavailable}`);
@@ -189,7 +180,7 @@ describe('load.py in pandas', () => {
     expect(loadedFrame.source).toBe('images.csv');
     expect(loadedFrame.rows).toBe(snaps.served.length);
     const utc: unknown = expect.stringMatching(/^datetime64\[(ns|us), UTC\]$/);
-    const dtype = (c: (typeof COLUMNS)[number]) => (c.type.kind === 'timestamp' ? utc : PANDAS[c.type.kind]);
+    const dtype = (c: (typeof COLUMNS)[number]) => (c.type.kind === 'timestamp' ? utc : PANDAS_DTYPES[c.type.kind]);
     const dtypes = Object.fromEntries(COLUMNS.map((c) => [c.name, dtype(c)]));
     expect(loadedFrame.dtypes).toEqual(dtypes);
     const db = await openDuckDB();

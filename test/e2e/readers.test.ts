@@ -20,7 +20,7 @@ import { type Expected } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { landingPath, type Rec, servedBytes, sha256 } from '../helpers/files-run.js';
 import { expectedRowsOf } from '../helpers/read-snapshot.js';
-import { removeDir, tempDir } from '../helpers/readers.js';
+import { PANDAS_DTYPES, removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { DEBIAN_PYTHON, missingTools, VENV_PYTHON } from '../helpers/test-tools.js';
 
@@ -266,21 +266,13 @@ describe('every output, read by pyarrow, pandas (1.5 and 3), polars and DuckDB (
 
   it("load.py gives each column its type's exact dtype, from whichever file it read", (ctx) => {
     if (unavailable !== undefined) ctx.skip(unavailable);
-    const PANDAS: Record<string, string> = {
-      int64: 'Int64',
-      float64: 'Float64',
-      boolean: 'boolean',
-      string: 'string',
-      json: 'string',
-      category: 'category',
-    };
     const loaders = jobs.filter((j) => j.reader === 'load.py');
     expect(loaders).toHaveLength(14); // pandas 3: each format and both snapshots; pandas 1.5: both snapshots
     for (const job of loaders) {
       const old = job.python === 'debian'; // pandas 1.5: nanoseconds, its only unit
       const stamp = old ? 'datetime64[ns, UTC]' : 'datetime64[us, UTC]';
       const want = Object.fromEntries(
-        Object.entries(job.kinds).map(([c, kind]) => [c, kind === 'timestamp' ? stamp : PANDAS[kind]]),
+        Object.entries(job.kinds).map(([c, kind]) => [c, kind === 'timestamp' ? stamp : PANDAS_DTYPES[kind]]),
       );
       const { source, ...dtypes } = outcomes[job.name]!.types!;
       expect({ job: job.name, dtypes }).toEqual({ job: job.name, dtypes: want });

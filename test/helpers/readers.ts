@@ -11,6 +11,19 @@ import { COLUMNS } from '../../src/schema/columns.js';
 import type { Row } from '../../src/schema/row.js';
 import type { SinkResult } from '../../src/load/sink-result.js';
 
+/**
+ * The pandas dtype load.py must give a column of each kind but timestamps (whose dtype names the time zone), as the
+ * tests expect it, stated once.
+ */
+export const PANDAS_DTYPES: Readonly<Record<string, string>> = {
+  int64: 'Int64',
+  float64: 'Float64',
+  boolean: 'boolean',
+  string: 'string',
+  json: 'string',
+  category: 'category',
+};
+
 /** A fresh temporary folder. */
 export function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'img-etl-load-'));
