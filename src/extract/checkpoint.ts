@@ -742,6 +742,10 @@ function isJournalEntry(value: unknown): value is JournalEntry {
       return isRecordPage(e) && ints('pass') && (e['collections'] === undefined || isIntList(e['collections'], true));
     case 'collection-page':
       return isRecordPage(e) && ints('collection', 'attempt');
+    case 'base':
+      return e['name'] === null
+        ? e['why'] === undefined || typeof e['why'] === 'string'
+        : typeof e['name'] === 'string' && typeof e['manifest_sha256'] === 'string';
     default:
       return false;
   }

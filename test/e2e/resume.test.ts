@@ -63,8 +63,9 @@ async function interrupt(
   out: string,
   ready: (lines: string[]) => boolean,
   signal: NodeJS.Signals,
+  more: string[] = [],
 ): Promise<{ code: number | null; signal: string | null; stderr: string; staged: number; imagePages: number }> {
-  const child = spawn(process.execPath, cliArgv(args(out)), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgv([...args(out), ...more]), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   // 'close', not 'exit': stderr is read after it, and a process can exit before its pipes have given all it wrote.
@@ -122,6 +123,22 @@ describe('resume', () => {
     expect(service.stats.listRequests).toBe(PAGES - killed.imagePages);
     expect(service.stats.detailRequests).toBe(sampled);
     await expectSameAsReference(out);
+  });
+
+  it("SIGKILL in the middle of a --snapshot run (its kind the journal's first line), then the same command: nothing fetched twice", async () => {
+    const out = await tempDir();
+    dirs.push(out);
+    const middle = (lines: string[]) => imagePages(lines) >= Math.floor(PAGES / 2);
+    const killed = await interrupt(out, middle, 'SIGKILL', ['--snapshot']);
+    expect(killed.signal).toBe('SIGKILL');
+    expect((await journal(out))[0]).toMatch(/^\{"type":"base","name":null/);
+    const sampled = Math.min(20, stagedRecords(await journal(out)));
+    service.resetStats();
+    const resumed = await runCli([...args(out), '--snapshot']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(service.stats.listRequests).toBe(PAGES - killed.imagePages);
+    expect(service.stats.detailRequests).toBe(sampled);
+    expect((await readFile(join(out, 'latest', 'images.csv'))).equals(referenceCsv)).toBe(true);
   });
 
   it('Ctrl-C stops cleanly with exit code 130 and says how to resume; the same command then finishes', async () => {
