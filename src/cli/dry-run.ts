@@ -21,7 +21,7 @@ import { normalise } from '../transform/normalise.js';
 import { validate } from '../transform/validate.js';
 import { counted, formatBytes, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
-import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { redactUrl } from '../extract/redact-url.js';
 import { IMAGES } from '../schema/columns.js';
 
@@ -80,7 +80,7 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   const listUrl = listUrlOf(baseUrl);
   const requested = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  const concurrency = options.concurrency ?? 2;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const client = new HttpClient(listUrl, { connections: 1, ...options.http });
   let first: FirstPage;
   let collections: DryRunPlan['collections'];

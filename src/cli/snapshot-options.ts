@@ -1,7 +1,7 @@
 import type { Options } from 'yargs';
 import { FORMATS, type Format } from '../snapshot/formats.js';
 import { UsageError } from './usage-error.js';
-import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { CSV_ENGINES, PARQUET_ENGINES } from '../load/engine-names.js';
 
 /** The options of a snapshot run, shared by the default command, `run` and `demo`. */
@@ -16,7 +16,7 @@ export const SNAPSHOT_OPTIONS = {
   out: { type: 'string', default: 'output', describe: 'Output folder' },
   concurrency: {
     type: 'number',
-    default: 2,
+    default: DEFAULT_CONCURRENCY,
     describe: 'Pages fetched at once (the real service has 4 workers; be polite)',
   },
   'page-size': {

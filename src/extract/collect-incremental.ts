@@ -7,13 +7,14 @@
  * list's `count` (one request) must equal the rows the run ends with, less the records the earlier snapshot's service
  * counted and never served; when it does not, the caller makes a full pass instead: a run never publishes a guess.
  */
+import { settleAll } from '../text/settle-all.js';
 import type { Checkpoint } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
 import type { Collected } from './collect.js';
 import { completenessOf } from './completeness.js';
 import { imageCount } from './image-count.js';
 import { PageCache } from './page-cache.js';
-import { pageCollections, type CollectionsListing } from './page-collections.js';
+import { believedSize, pageCollections, type CollectionsListing } from './page-collections.js';
 import { newExtractStats, type PaginateOptions } from './paginate.js';
 import { moved, reconcile, type ReadReason, type Reconciliation } from './reconcile.js';
 import { RecordIndex } from './record-index.js';
@@ -65,7 +66,7 @@ export async function collectIncremental(
   const stats = newExtractStats();
   const index = new RecordIndex();
   const cache = new PageCache(checkpoint);
-  const before = await pageCollections(options, checkpoint, 1);
+  const before = await pageCollections(options, checkpoint, 1, base.collections.size);
   if (before.status !== 200)
     return { fallback: `the collections list answered ${before.status}: an incremental run reads through it` };
   const common = { checkpoint, index, cache, tally: new CollectionTally(), addedBefore: new Map(), proven: true };
@@ -76,12 +77,15 @@ export async function collectIncremental(
     expected: 0,
     plan: since(base, before),
   });
-  const listing = await pageCollections(options, checkpoint, 2);
+  // The image list's count beside the list's second read: both are what the service holds at the run's end.
+  const [listing, count] = await settleAll<[CollectionsListing, number]>([
+    pageCollections(options, checkpoint, 2, believedSize(before)),
+    imageCount(options, stats),
+  ]);
   if (listing.status !== 200) return { fallback: `the collections list answered ${listing.status} at the end` };
   const read = new Set(first.readings.map((r) => r.collection));
   const plan = movedSince(before, listing, read);
   const last = await reconcile(options, { ...common, before, listing, expected: 0, plan });
-  const count = await imageCount(options, stats);
   const readings = [...first.readings, ...last.readings].sort((a, b) => a.collection - b.collection);
   const carried = carriedCollections(base, listing, readings);
   const carriedRows = base.unattributed + [...carried].reduce((n, cid) => n + base.collections.get(cid)!.rows, 0);

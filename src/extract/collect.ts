@@ -12,7 +12,7 @@ import { ExtractError } from './extract-error.js';
 import { ImagePasses } from './image-passes.js';
 import { missingOf } from './missing-of.js';
 import { PageCache } from './page-cache.js';
-import { pageCollections, type CollectionsListing } from './page-collections.js';
+import { believedSize, pageCollections, type CollectionsListing } from './page-collections.js';
 import { newExtractStats, type ExtractStats, type PaginateOptions } from './paginate.js';
 import type { PassSummary } from './pass-summaries.js';
 import { reconcile, type Reconciliation } from './reconcile.js';
@@ -89,7 +89,7 @@ export async function collect(
   if (before.status !== 200) await images.passAgain(first);
   else {
     // The list again, whatever the pass proved: a collection whose images changed while it ran is read in id order.
-    listing = await pageCollections(options, checkpoint, 2);
+    listing = await pageCollections(options, checkpoint, 2, believedSize(before));
     if (listing.status !== 200) throw collectionsGone(listing);
     const expected = images.expected;
     const input = { checkpoint, index, cache, tally, before, listing, addedBefore, expected, proven };

@@ -12,3 +12,6 @@ export const DEFAULT_BASE_URL = 'https://neurovault.org';
  * 1,000. A page of 1,000 takes the real service about 3 s, well inside the 30 s timeout.
  */
 export const DEFAULT_PAGE_SIZE = 1000;
+
+/** Pages (or a collection's lists) fetched at once when a run does not say: polite to the real service's 4 workers. */
+export const DEFAULT_CONCURRENCY = 2;

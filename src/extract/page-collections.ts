@@ -7,7 +7,7 @@
  */
 import type { PageBatch } from '../schema/row.js';
 import type { Checkpoint, JournalCollectionsPage } from './checkpoint.js';
-import { DEFAULT_BASE_URL } from './defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from './defaults.js';
 import { RepeatingPages } from './endless-list.js';
 import { ExtractError } from './extract-error.js';
 import { modifiedAt } from './modified-at.js';
@@ -16,6 +16,9 @@ import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOp
 
 /** Passes over the collections list at most while its id set is incomplete (it is small: 14 pages on NeuroVault). */
 export const MAX_COLLECTION_PASSES = 10;
+
+/** The smallest page a list of believed size is split into: below it, a page costs the service mostly its overhead. */
+export const MIN_SPLIT_PAGE = 100;
 
 /** What the collections list said. */
 export interface CollectionsListing {
@@ -39,12 +42,15 @@ export interface CollectionsListing {
 
 /**
  * Pages the collections list into `checkpoint` in `round` (1 before the image pass, 2 after it), resuming what an
- * earlier process staged, until its id set is complete.
+ * earlier process staged, until its id set is complete. When the run believes how many collections the list holds
+ * (`believed`: an earlier read's count), it asks for the whole list at once, in as many pages as it fetches at a time
+ * (none under MIN_SPLIT_PAGE, none over the run's page size), instead of one page first and then the rest.
  */
 export async function pageCollections(
   options: PaginateOptions,
   checkpoint: Checkpoint,
   round: number,
+  believed?: number,
 ): Promise<CollectionsListing> {
   const url = collectionsUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
   const seen = new ListingSoFar(url, newExtractStats());
@@ -55,7 +61,7 @@ export async function pageCollections(
   const end = checkpoint.entries.find((e) => e.type === 'collections-end' && e.round === round);
   if (end?.type === 'collections-end') return seen.listing(end.status, end.passes);
 
-  const r: Round = { options, checkpoint, round, seen };
+  const r: Round = { options: splitOptions(options, believed), checkpoint, round, seen, believed: believed ?? 0 };
   options.onEvent?.({ type: 'collections-start', url: url.href, round, pagesDone: staged.length });
   let pass = Math.max(1, ...staged.map((p) => p.pass));
   for (; ; pass++) {
@@ -70,6 +76,11 @@ export async function pageCollections(
     if (complete || pass >= MAX_COLLECTION_PASSES) break;
   }
   return endRound(r, { status: 200, expected: seen.expected, received: seen.sizes.size, passes: pass });
+}
+
+/** The size of the list an earlier read found: what the next read believes; undefined when it answered no list. */
+export function believedSize(listing: CollectionsListing): number | undefined {
+  return listing.status === 200 ? listing.expected : undefined;
 }
 
 /** The collections list as read so far: what CollectionsListing reports of it. */
@@ -109,6 +120,16 @@ interface Round {
   checkpoint: Checkpoint;
   round: number;
   seen: ListingSoFar;
+  /** The collections the list is believed to hold; 0 when not known. */
+  believed: number;
+}
+
+/** The paging options of a round: pages that split a list of `believed` collections over the requests made at once. */
+function splitOptions(options: PaginateOptions, believed: number | undefined): PaginateOptions {
+  if (believed === undefined || believed <= 0) return options;
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const atOnce = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  return { ...options, pageSize: Math.min(pageSize, Math.max(MIN_SPLIT_PAGE, Math.ceil(believed / atOnce))) };
 }
 
 /** Pages the collections list once (pass `pass` of the round) into the staging folder, resuming the pages `staged`. */
@@ -116,8 +137,9 @@ async function pagePass(r: Round, pass: number, staged: readonly JournalCollecti
   const { seen } = r;
   const mine = staged.filter((p) => p.pass === pass);
   const resume = resumeOf(mine);
-  // The first request alone: a service without the endpoint answers one 404, not one per page asked for at once.
-  const target = { url: seen.url, countHint: pass === 1 && seen.sizes.size === 0 ? 0 : seen.expected };
+  // Unless the list's size is believed, the first request alone: a service without the endpoint answers one 404, not
+  // one per page asked for at once.
+  const target = { url: seen.url, countHint: pass === 1 && seen.sizes.size === 0 ? r.believed : seen.expected };
   const repeating = new RepeatingPages();
   const seenInPass = new Set(mine.flatMap((p) => p.ids.filter((id) => id !== null)));
   for await (const batch of paginate(r.options, seen.stats, resume, target)) {

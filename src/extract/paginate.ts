@@ -8,7 +8,7 @@ import { HttpClient, type HttpClientOptions } from './http-client.js';
 import { limitOfLink, listUrlOf, pageUrl } from './page-url.js';
 import { PageWindow } from './page-window.js';
 import type { RetryOptions } from './retry.js';
-import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from './defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from './defaults.js';
 
 export { newExtractStats, type ExtractStats } from './extract-stats.js';
 
@@ -118,7 +118,7 @@ function listRequests(
   target: ListTarget | undefined,
 ): ListRequests {
   const listUrl = target?.url ?? listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL);
-  const adaptive = new AdaptiveLimit(Math.max(1, options.concurrency ?? 2));
+  const adaptive = new AdaptiveLimit(Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY));
   const client = target?.client ?? new HttpClient(listUrl, { connections: adaptive.max + 1, ...options.http });
   return {
     listUrl,

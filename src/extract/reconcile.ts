@@ -10,7 +10,7 @@
  */
 import type { Checkpoint, JournalCollectionEnd, JournalCollectionPage, RejectKey } from './checkpoint.js';
 import { keptOfCollections, recordsOfCollections, type CollectionTally } from './collection-tally.js';
-import { DEFAULT_BASE_URL } from './defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY } from './defaults.js';
 import { ExtractError } from './extract-error.js';
 import { HttpClient } from './http-client.js';
 import { missingOf } from './missing-of.js';
@@ -133,7 +133,7 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
   const { ended, staged } = stagedReadings(input.checkpoint);
   announceStart(options, plan, reasons, ended);
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
-  const concurrency = Math.max(1, options.concurrency ?? 2);
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
   const client = new HttpClient(collectionsUrlOf(baseUrl), { connections: concurrency, ...options.http });
   const readings = new Map<number, CollectionReading>();
   const stats = newExtractStats();

@@ -4,6 +4,7 @@
  * the snapshots' CSV: an empty field is null, text with a formula's first character gets a `'`). Each is written under
  * a temporary name and renamed into place once whole (AtomicFile).
  */
+import { settleAll } from '../text/settle-all.js';
 import { join } from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { AtomicFile } from '../load/atomic-file.js';
@@ -39,10 +40,7 @@ export async function writeFilesTables(
   };
   const streams = tee(pages(), formats.length);
   const written = formats.map((format, i) => writeOne(format, streams[i]!, join(dir, FILES_TABLES[format]), schema));
-  const settled = await Promise.allSettled(written);
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<SinkResult>).value);
+  return settleAll(written);
 }
 
 /** Writes one format's file at `path` from the pages, publishing it once whole. */

@@ -39,9 +39,12 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** One formatter for every number of a report: `toLocaleString` with options would build one a call (~30 µs). */
+const NUMBERS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+
 /** A number with thousands separators: 12,345 (fractions to 3 digits). */
 export function formatNumber(n: number): string {
-  return n.toLocaleString('en-US', { maximumFractionDigits: 3 });
+  return NUMBERS.format(n);
 }
 
 /** A share as a percentage with one decimal: 12.3%. */

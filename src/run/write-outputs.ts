@@ -1,3 +1,4 @@
+import { settleAll } from '../text/settle-all.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closeSource } from '../load/close-source.js';
@@ -73,7 +74,12 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
     consumers.push((source) => writeColumnar(source, options, table));
   for (const tap of options.rowTaps ?? []) consumers.push(async (source) => tap(source).then((): SinkResult[] => []));
   const streams = tee(rows, consumers.length);
-  return (await settleAll(consumers.map((consume, i) => consume(streams[i]!)))).flat();
+  return (
+    await settleAll(
+      consumers.map((consume, i) => consume(streams[i]!)),
+      isRootFailure,
+    )
+  ).flat();
 }
 
 /** Builds the Arrow record batches once and feeds them to the Parquet and Arrow writers and the Arrow taps. */
@@ -100,7 +106,7 @@ async function writeColumnar(source: AsyncIterable<RowBatch>, options: WriteOutp
         : toArrow(streams[i]!, { path, metadata, table });
     });
     const tapped = taps.map((tap, i) => tap(arrowOf(streams[columnar.length + i]!)).then((): SinkResult[] => []));
-    return (await settleAll<SinkResult | SinkResult[]>([...written, ...tapped])).flat();
+    return (await settleAll<(SinkResult | SinkResult[])[]>([...written, ...tapped], isRootFailure)).flat();
   } finally {
     // A sink that failed before reading closes a generator that never started, which cannot pass that on: release
     // this branch here, or the other sinks would wait for it forever.
@@ -112,12 +118,7 @@ async function* arrowOf(batches: AsyncIterable<{ arrow: RecordBatch }>): AsyncIt
   for await (const batch of batches) yield batch.arrow;
 }
 
-/** Waits for every sink; if any failed, throws the root failure rather than a sibling's "consumer stopped". */
-async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
-  const settled = await Promise.allSettled(promises);
-  const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
-  if (failures.length > 0) {
-    throw failures.find((e) => !(e instanceof LoadError && e.code === 'LOAD_TEE_CONSUMER_STOPPED')) ?? failures[0];
-  }
-  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+/** A sink's own failure, not a sibling's "consumer stopped" that echoes it. */
+function isRootFailure(error: unknown): boolean {
+  return !(error instanceof LoadError && error.code === 'LOAD_TEE_CONSUMER_STOPPED');
 }
