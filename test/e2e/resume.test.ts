@@ -125,7 +125,10 @@ describe('resume', () => {
     await expectSameAsReference(out);
   });
 
-  it("SIGKILL in the middle of a --snapshot run (its kind the journal's first line), then the same command: nothing fetched twice", async () => {
+  const snapshotKill =
+    "SIGKILL in the middle of a --snapshot run (its kind the journal's first line), then the same command: " +
+    'nothing fetched twice';
+  it(snapshotKill, async () => {
     const out = await tempDir();
     dirs.push(out);
     const middle = (lines: string[]) => imagePages(lines) >= Math.floor(PAGES / 2);
