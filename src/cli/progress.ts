@@ -365,6 +365,11 @@ function runKindLine(event: RunKindEvent): string {
 
 /** The collections that came up short and why, one line as reconciliation starts. */
 function reconcileStartLine(event: ReconcileStartEvent): string {
+  if (event.doubt === event.collections)
+    return (
+      `the image list's count does not meet the rows: ${counted(event.collections, 'collection')} whose earlier ` +
+      `rows are not their count; reading their own lists in id order`
+    );
   if (event.new > 0 || event.changed === event.collections)
     return (
       `${counted(event.collections, 'collection')} new (${thousands(event.new)}) or changed ` +

@@ -268,8 +268,17 @@ export interface JournalBase {
   why?: string;
 }
 
-/** A line that marks the end of something, or what the run builds on. */
-export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalCollectionEnd | JournalBase;
+/**
+ * The image list's `count` an incremental run holds its rows to, asked for once beside the collections list's second
+ * read: a resumed run holds them to the same count, and so decides as the killed one did.
+ */
+export interface JournalCount {
+  type: 'count';
+  count: number;
+}
+
+/** A line that marks the end of something, what the run builds on, or the count it holds its rows to. */
+export type JournalMarker = JournalPassEnd | JournalCollectionsEnd | JournalCollectionEnd | JournalBase | JournalCount;
 
 /** One journal line. */
 export type JournalEntry = JournalPageEntry | JournalMarker;
@@ -636,7 +645,8 @@ function endKeyOf(entry: JournalEntry): string {
     case 'collection-end':
       return `collection ${entry.collection}`;
     case 'base':
-      return 'base'; // ends nothing: no page belongs to it
+    case 'count':
+      return entry.type; // ends nothing: no page belongs to it
   }
 }
 
@@ -742,6 +752,8 @@ function isJournalEntry(value: unknown): value is JournalEntry {
       return isRecordPage(e) && ints('pass') && (e['collections'] === undefined || isIntList(e['collections'], true));
     case 'collection-page':
       return isRecordPage(e) && ints('collection', 'attempt');
+    case 'count':
+      return ints('count');
     case 'base':
       return e['name'] === null
         ? e['why'] === undefined || typeof e['why'] === 'string'

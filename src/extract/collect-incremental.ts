@@ -8,15 +8,15 @@
  * counted and never served; when it does not, the caller makes a full pass instead: a run never publishes a guess.
  */
 import { settleAll } from '../text/settle-all.js';
-import type { Checkpoint } from './checkpoint.js';
+import type { Checkpoint, JournalCount } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
 import type { Collected } from './collect.js';
 import { completenessOf } from './completeness.js';
 import { imageCount } from './image-count.js';
 import { PageCache } from './page-cache.js';
 import { believedSize, pageCollections, type CollectionsListing } from './page-collections.js';
-import { newExtractStats, type PaginateOptions } from './paginate.js';
-import { moved, reconcile, type ReadReason, type Reconciliation } from './reconcile.js';
+import { newExtractStats, type ExtractStats, type PaginateOptions } from './paginate.js';
+import { moved, reconcile, replayReadings, type ReadReason, type Reconciliation } from './reconcile.js';
 import { RecordIndex } from './record-index.js';
 
 /** A collection as an earlier snapshot's collections table holds it. */
@@ -69,35 +69,73 @@ export async function collectIncremental(
   const before = await pageCollections(options, checkpoint, 1, base.collections.size);
   if (before.status !== 200)
     return { fallback: `the collections list answered ${before.status}: an incremental run reads through it` };
-  const common = { checkpoint, index, cache, tally: new CollectionTally(), addedBefore: new Map(), proven: true };
-  const first = await reconcile(options, {
-    ...common,
-    before,
-    listing: before,
-    expected: 0,
-    plan: since(base, before),
-  });
+  const addedBefore = replayReadings(checkpoint.entries, index); // what an earlier process of the run read
+  const common = { checkpoint, index, cache, tally: new CollectionTally(), addedBefore, proven: true };
+  const read = (listing: CollectionsListing, plan: Map<number, ReadReason>) =>
+    reconcile(options, { ...common, before, listing, expected: 0, plan });
+  const first = await read(before, since(base, before));
   // The image list's count beside the list's second read: both are what the service holds at the run's end.
   const [listing, count] = await settleAll<[CollectionsListing, number]>([
     pageCollections(options, checkpoint, 2, believedSize(before)),
-    imageCount(options, stats),
+    countOnce(options, checkpoint, stats),
   ]);
   if (listing.status !== 200) return { fallback: `the collections list answered ${listing.status} at the end` };
-  const read = new Set(first.readings.map((r) => r.collection));
-  const plan = movedSince(before, listing, read);
-  const last = await reconcile(options, { ...common, before, listing, expected: 0, plan });
-  const readings = [...first.readings, ...last.readings].sort((a, b) => a.collection - b.collection);
-  const carried = carriedCollections(base, listing, readings);
-  const carriedRows = base.unattributed + [...carried].reduce((n, cid) => n + base.collections.get(cid)!.rows, 0);
-  const held = carriedRows + index.received;
-  if (count - base.missing !== held)
+  const parts = [first, await read(listing, movedSince(before, listing, readIn([first])))];
+  let rows = rowsHeld(base, listing, parts, index);
+  // A count the rows do not meet: the collections whose carried rows disagree with their count are read too.
+  const doubt = rows.held === count - base.missing ? new Map() : inDoubt(base, listing, rows.carried);
+  if (doubt.size > 0) {
+    parts.push(await read(listing, doubt));
+    rows = rowsHeld(base, listing, parts, index);
+  }
+  if (rows.held !== count - base.missing)
     return {
       fallback:
-        `the image list counts ${count}, but the snapshot would hold ${held} (${carriedRows} carried over, ` +
-        `${index.received} read) and its base missed ${base.missing}`,
+        `the image list counts ${count}, but the snapshot would hold ${rows.held} (${rows.carriedRows} carried ` +
+        `over, ${index.received} read) and its base missed ${base.missing}`,
     };
-  const reconciliation = merged(first, last, readings);
-  return collected({ index, stats, before, listing, reconciliation, count, base, carried, carriedRows });
+  const reconciliation = merged(parts);
+  return collected({ index, stats, before, listing, reconciliation, count, base, ...rows });
+}
+
+/** The image list's count: the one the journal holds (a resumed run), else asked for now and kept there. */
+async function countOnce(options: PaginateOptions, checkpoint: Checkpoint, stats: ExtractStats): Promise<number> {
+  const kept = checkpoint.entries.find((e): e is JournalCount => e.type === 'count');
+  if (kept !== undefined) return kept.count;
+  const count = await imageCount(options, stats);
+  await checkpoint.mark({ type: 'count', count });
+  return count;
+}
+
+/** The collections read by these reconciliations. */
+function readIn(parts: readonly Reconciliation[]): Set<number> {
+  return new Set(parts.flatMap((p) => p.readings.map((r) => r.collection)));
+}
+
+/** What the run would hold: the collections carried over, their rows (with the unattributed ones), and all rows. */
+function rowsHeld(
+  base: IncrementalBase,
+  listing: CollectionsListing,
+  parts: readonly Reconciliation[],
+  index: RecordIndex,
+): { carried: Set<number>; carriedRows: number; held: number } {
+  const read = readIn(parts);
+  const carried = new Set([...base.collections.keys()].filter((cid) => listing.sizes.has(cid) && !read.has(cid)));
+  const carriedRows = base.unattributed + [...carried].reduce((n, cid) => n + base.collections.get(cid)!.rows, 0);
+  return { carried, carriedRows, held: carriedRows + index.received };
+}
+
+/**
+ * The carried collections whose rows in the base are not their `number_of_images` now, ascending: where a count the
+ * rows do not meet may come from (a collection of NIDM results packages, which its count includes, is among them).
+ */
+export function inDoubt(
+  base: IncrementalBase,
+  listing: CollectionsListing,
+  carried: ReadonlySet<number>,
+): Map<number, ReadReason> {
+  const doubt = [...carried].filter((cid) => base.collections.get(cid)!.rows !== listing.sizes.get(cid));
+  return new Map(doubt.sort((a, b) => a - b).map((cid) => [cid, 'doubt']));
 }
 
 /** The collections new or changed since the base (its `modify_date` or `number_of_images`), ascending. */
@@ -126,22 +164,12 @@ function movedSince(
   return new Map([...plan].sort((a, b) => a[0] - b[0]));
 }
 
-/** The base's collections still listed at the end and not read: their rows are carried over. */
-function carriedCollections(
-  base: IncrementalBase,
-  listing: CollectionsListing,
-  readings: Reconciliation['readings'],
-): Set<number> {
-  const read = new Set(readings.map((r) => r.collection));
-  const carried = new Set<number>();
-  for (const cid of base.collections.keys()) if (listing.sizes.has(cid) && !read.has(cid)) carried.add(cid);
-  return carried;
-}
-
-/** The two reconciliations as one. */
-function merged(first: Reconciliation, last: Reconciliation, readings: Reconciliation['readings']): Reconciliation {
-  const sum = (key: 'added' | 'unserved' | 'removed') => first[key] + last[key];
-  const stats = { ...last.stats, requests: first.stats.requests + last.stats.requests };
+/** The reconciliations as one, their readings ascending by collection. */
+function merged(parts: readonly Reconciliation[]): Reconciliation {
+  const sum = (key: 'added' | 'unserved' | 'removed') => parts.reduce((n, p) => n + p[key], 0);
+  const readings = parts.flatMap((p) => p.readings).sort((a, b) => a.collection - b.collection);
+  const requests = parts.reduce((n, p) => n + p.stats.requests, 0);
+  const stats = { ...parts.at(-1)!.stats, requests };
   return { readings, added: sum('added'), unserved: sum('unserved'), removed: sum('removed'), missing: 0, stats };
 }
 

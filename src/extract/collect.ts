@@ -15,7 +15,7 @@ import { PageCache } from './page-cache.js';
 import { believedSize, pageCollections, type CollectionsListing } from './page-collections.js';
 import { newExtractStats, type ExtractStats, type PaginateOptions } from './paginate.js';
 import type { PassSummary } from './pass-summaries.js';
-import { reconcile, type Reconciliation } from './reconcile.js';
+import { reconcile, replayReadings, type Reconciliation } from './reconcile.js';
 import { RecordIndex } from './record-index.js';
 
 export type { PassSummary } from './pass-summaries.js';
@@ -103,13 +103,8 @@ export async function collect(
  * records each collection's own list added, by collection.
  */
 function replayEarlier(earlier: readonly JournalEntry[], images: ImagePasses, index: RecordIndex): Map<number, number> {
-  const addedBefore = new Map<number, number>();
-  for (const entry of earlier) {
-    if (entry.type === 'page') images.account(entry);
-    else if (entry.type === 'collection-page')
-      addedBefore.set(entry.collection, (addedBefore.get(entry.collection) ?? 0) + index.add(entry).added);
-  }
-  return addedBefore;
+  for (const entry of earlier) if (entry.type === 'page') images.account(entry);
+  return replayReadings(earlier, index);
 }
 
 /** Where collection ended: what `collected` sums up. */

@@ -3,16 +3,17 @@
  * received, the collections reconciled and what each added, and the collections that could not be read.
  */
 import type { CollectionsListing } from './page-collections.js';
-import type { Reconciliation } from './reconcile.js';
+import type { ReadReason, Reconciliation } from './reconcile.js';
 
 /** A collection read through its own list. */
 export interface ReconciledCollection {
   id: number;
   /**
    * Why it was read: `short` of its `number_of_images`, `changed` while the pass ran (or since the snapshot an
-   * incremental run builds on), `unlisted` after it, `new` since that snapshot.
+   * incremental run builds on), `unlisted` after it, `new` since that snapshot, in `doubt` (an incremental run whose
+   * rows did not meet the image list's count: the earlier snapshot's rows of it were not its `number_of_images`).
    */
-  reason: 'short' | 'changed' | 'unlisted' | 'new';
+  reason: ReadReason;
   /** Its `number_of_images` in the collections list; null when the list did not hold it. */
   number_of_images: number | null;
   /** Records the pass over the image list received in it. */

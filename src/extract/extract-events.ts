@@ -122,6 +122,8 @@ export interface ReconcileStartEvent {
   unlisted: number;
   /** Of those, the ones new since the snapshot an incremental run builds on. */
   new: number;
+  /** Of those, an incremental run's carried collections whose earlier rows did not meet their count (reason doubt). */
+  doubt: number;
   /** Of those, the ones an earlier process of the run already read. */
   done: number;
 }

@@ -8,7 +8,7 @@
  * record the run kept in it that the list no longer serves (deleted while the run paged) is left out. A collection that
  * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot.
  */
-import type { Checkpoint, JournalCollectionEnd, JournalCollectionPage, RejectKey } from './checkpoint.js';
+import type { Checkpoint, JournalCollectionEnd, JournalCollectionPage, JournalEntry, RejectKey } from './checkpoint.js';
 import { keptOfCollections, recordsOfCollections, type CollectionTally } from './collection-tally.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY } from './defaults.js';
 import { ExtractError } from './extract-error.js';
@@ -31,7 +31,7 @@ const UNREADABLE = [403, 404];
  * Why a collection is read: short of its `number_of_images`, changed while the pass ran (or since the snapshot an
  * incremental run builds on), not listed after it, or new since that snapshot.
  */
-export type ReadReason = 'short' | 'changed' | 'unlisted' | 'new';
+export type ReadReason = 'short' | 'changed' | 'unlisted' | 'new' | 'doubt';
 
 /** One collection read through its own list. */
 export interface CollectionReading {
@@ -126,6 +126,18 @@ export function moved(cid: number, before: CollectionsListing, after: Collection
   return before.modified.get(cid) !== after.modified.get(cid) || before.sizes.get(cid) !== after.sizes.get(cid);
 }
 
+/**
+ * Adds the pages of collections' own lists that earlier processes staged to the index, in journal order; returns the
+ * records each collection's list added, by collection (a resumed reconciliation's `addedBefore`).
+ */
+export function replayReadings(earlier: readonly JournalEntry[], index: RecordIndex): Map<number, number> {
+  const addedBefore = new Map<number, number>();
+  for (const entry of earlier)
+    if (entry.type === 'collection-page')
+      addedBefore.set(entry.collection, (addedBefore.get(entry.collection) ?? 0) + index.add(entry).added);
+  return addedBefore;
+}
+
 /** Reads every short collection through its own list, `concurrency` collections at a time, resuming staged readings. */
 export async function reconcile(options: PaginateOptions, input: ReconcileInput): Promise<Reconciliation> {
   const reasons = input.plan ?? collectionsToRead(input.tally, input.before, input.listing, input.proven);
@@ -204,6 +216,7 @@ function announceStart(
     changed: count('changed'),
     unlisted: count('unlisted'),
     new: count('new'),
+    doubt: count('doubt'),
     done,
   });
 }

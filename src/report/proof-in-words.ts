@@ -70,11 +70,12 @@ function collectionsReadWords(p: Partial<Completeness>): string {
 
 /** Why collections were read, counted: " (12 short, 2 changed)". */
 function reasonsWords(reconciled: ReconciledCollection[]): string {
-  const reasons = {
+  const reasons: Record<ReconciledCollection['reason'], string> = {
     short: 'short of their count',
     changed: 'changed',
     unlisted: 'not listed after the pass',
     new: 'new',
+    doubt: 'in doubt (their earlier rows did not meet their count)',
   };
   const parts = Object.entries(reasons)
     .map(([reason, words]) => [reconciled.filter((c) => c.reason === reason).length, words] as const)

@@ -6,11 +6,15 @@
  * value by value with what the service serves at the end.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
+import type { Manifest } from '../../src/run/manifest.js';
 import { Random } from '../../src/service/random.js';
 import {
+  BAD_IDS,
   expectExact,
   expectSameDataFiles,
   FORMATS,
@@ -110,6 +114,31 @@ describe('an incremental snapshot', () => {
     await expectExact(s, base);
   });
 
+  it('a count the rows do not meet reads the collections whose earlier rows are not their count, before a full pass', async () => {
+    const s = await serve(800, 66);
+    const [base, full] = [await newDir(), await newDir()];
+    expect((await snapshot(s, base)).code).toBe(0);
+    // The earlier snapshot lost a row of one collection (its images.arrow edited, its manifest made to agree;
+    // images.parquet gone): nothing changed on the service since, so no collection's date or count moved.
+    const latest = join(base, 'latest');
+    const lost = s.servedIds().find((id) => !BAD_IDS.includes(id) && id > 1000)!;
+    const collection = s.dataset.collectionIdOf(lost)!;
+    await dropRow(latest, lost);
+    const run = await snapshot(s, base);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("img-etl: the image list's count does not meet the rows: 1 collection whose");
+    const manifest = await manifestOf(base);
+    expect(manifest).toMatchObject({ kind: 'incremental', complete: true, missing: 0 });
+    // Read whole: every record of it comes from its own list now, none carried over.
+    const [read] = manifest.completeness.reconciled;
+    expect(manifest.completeness.reconciled).toHaveLength(1);
+    expect(read).toMatchObject({ id: collection, reason: 'doubt', status: 200, received_before: 0 });
+    expect(read!.added).toBe(read!.number_of_images);
+    await expectExact(s, base);
+    expect((await snapshot(s, full, '--full')).code).toBe(0);
+    await expectSameDataFiles(base, full);
+  });
+
   /** Whether a snapshot folder of `base` is publishing: its pending folder exists (the files are being written). */
   const writing = (base: string) => () =>
     readdirSync(base).some((name) => existsSync(join(base, name, '.img-etl-publish')));
@@ -147,3 +176,32 @@ describe('an incremental snapshot', () => {
     await expectSameDataFiles(base, full);
   });
 });
+
+/**
+ * Leaves the record `id` out of the snapshot's images.arrow, and makes its manifest agree (the file's rows, size and
+ * sha256, the records written); images.parquet and its line go, so that the arrow file is what a run builds on.
+ */
+async function dropRow(dir: string, id: number): Promise<void> {
+  const path = join(dir, 'images.arrow');
+  const table = tableFromIPC(await readFile(path));
+  const at = table
+    .getChild('id')!
+    .toArray()
+    .findIndex((v: bigint | number) => Number(v) === id);
+  expect(at).toBeGreaterThanOrEqual(0);
+  const kept = new Table([...table.slice(0, at).batches, ...table.slice(at + 1).batches]);
+  const bytes = tableToIPC(kept, 'file');
+  await writeFile(path, bytes);
+  await rm(join(dir, 'images.parquet'));
+  const manifestPath = join(dir, 'manifest.json');
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Manifest;
+  manifest.files = manifest.files
+    .filter((f) => f.name !== 'images.parquet')
+    .map((f) =>
+      f.name === 'images.arrow'
+        ? { ...f, rows: f.rows - 1, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
+        : f,
+    );
+  manifest.records_written -= 1;
+  await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
+}
