@@ -75,7 +75,7 @@ function reasonsWords(reconciled: ReconciledCollection[]): string {
     changed: 'changed',
     unlisted: 'not listed after the pass',
     new: 'new',
-    doubt: 'in doubt (their earlier rows did not meet their count)',
+    doubt: 'whose earlier rows were not their count',
   };
   const parts = Object.entries(reasons)
     .map(([reason, words]) => [reconciled.filter((c) => c.reason === reason).length, words] as const)

@@ -3,7 +3,7 @@
  * with counts that agree in number ("1 pass", "2 collections"); the proof itself is never shown as JSON.
  */
 import { describe, expect, it } from 'vitest';
-import type { Completeness } from '../../src/extract/completeness.js';
+import type { Completeness, ReconciledCollection } from '../../src/extract/completeness.js';
 import { counted, proofInWords } from '../../src/report/proof-in-words.js';
 
 const listed = { status: 200, expected: 425, received: 425, passes: 1, complete: true, rounds: 1 };
@@ -16,7 +16,7 @@ const onePass: Completeness = {
   reconciled: [],
   unreadable: [],
 };
-const read = (id: number, reason: 'short' | 'changed' | 'unlisted' | 'new') => ({
+const read = (id: number, reason: ReconciledCollection['reason']) => ({
   ...{
     id,
     reason,
@@ -81,12 +81,16 @@ describe('the completeness proof in words', () => {
       method: 'incremental',
       incremental,
       collections: { ...listed, rounds: 2 },
-      reconciliation: { ...reconciliation, collections: 2, expected: 200, received: 200, added: 200 },
-      reconciled: [read(4, 'changed'), read(500, 'new')],
+      reconciliation: { ...reconciliation, collections: 3, expected: 200, received: 200, added: 200 },
+      reconciled: [read(4, 'changed'), read(500, 'new'), read(7, 'doubt')],
     };
     expect(proofInWords(proof, 0)).toEqual([
       ['built on', '20261120T031700.000Z: only what changed since was read'],
-      ['collections read', '2 collections read in id order (1 changed, 1 new), adding 200 records'],
+      [
+        'collections read',
+        '3 collections read in id order (1 changed, 1 new, 1 whose earlier rows were not their count), ' +
+          'adding 200 records',
+      ],
       ['carried over', '19,800 rows of 410 collections unchanged since 20261120T031700.000Z'],
       ['image list', 'counts 20,004: the rows held, less the 4 its base never got'],
       ['collections list', '425 of 425 collections listed, read before and after the pass'],
