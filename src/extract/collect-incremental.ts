@@ -83,7 +83,8 @@ export async function collectIncremental(
   const parts = [first, await read(listing, movedSince(before, listing, readIn([first])))];
   let rows = rowsHeld(base, listing, parts, index);
   // A count the rows do not meet: the collections whose carried rows disagree with their count are read too.
-  const doubt = rows.held === count - base.missing ? new Map() : inDoubt(base, listing, rows.carried);
+  const doubt =
+    rows.held === count - base.missing ? new Map<number, ReadReason>() : inDoubt(base, listing, rows.carried);
   if (doubt.size > 0) {
     parts.push(await read(listing, doubt));
     rows = rowsHeld(base, listing, parts, index);

@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { type Int64, Table, tableFromIPC, tableToIPC, type Vector } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/run/manifest.js';
 import { Random } from '../../src/service/random.js';
@@ -114,7 +114,9 @@ describe('an incremental snapshot', () => {
     await expectExact(s, base);
   });
 
-  it('a count the rows do not meet reads the collections whose earlier rows are not their count, before a full pass', async () => {
+  const doubtful =
+    'a count the rows do not meet reads the collections whose earlier rows are not their count, before a full pass';
+  it(doubtful, async () => {
     const s = await serve(800, 66);
     const [base, full] = [await newDir(), await newDir()];
     expect((await snapshot(s, base)).code).toBe(0);
@@ -184,10 +186,8 @@ describe('an incremental snapshot', () => {
 async function dropRow(dir: string, id: number): Promise<void> {
   const path = join(dir, 'images.arrow');
   const table = tableFromIPC(await readFile(path));
-  const at = table
-    .getChild('id')!
-    .toArray()
-    .findIndex((v: bigint | number) => Number(v) === id);
+  const ids = [...(table.getChild('id') as Vector<Int64>)].map(Number);
+  const at = ids.indexOf(id);
   expect(at).toBeGreaterThanOrEqual(0);
   const kept = new Table([...table.slice(0, at).batches, ...table.slice(at + 1).batches]);
   const bytes = tableToIPC(kept, 'file');
