@@ -30,6 +30,7 @@ const { serve, newDir } = incrementalFixture();
 /** Whether the journal holds a page of the collections list's `round`, and its end. */
 const roundStarted = (e: JournalEntry[], round: number) =>
   e.some((x) => x.type === 'collections-page' && x.round === round);
+const isCollectionPage = (x: JournalEntry) => x.type === 'collection-page';
 const roundEnded = (e: JournalEntry[], round: number) =>
   e.some((x) => x.type === 'collections-end' && x.round === round);
 
@@ -136,6 +137,38 @@ describe('an incremental snapshot', () => {
     expect(manifest.completeness.reconciled).toHaveLength(1);
     expect(read).toMatchObject({ id: collection, reason: 'doubt', status: 200, received_before: 0 });
     expect(read!.added).toBe(read!.number_of_images);
+    await expectExact(s, base);
+    expect((await snapshot(s, full, '--full')).code).toBe(0);
+    await expectSameDataFiles(base, full);
+  });
+
+  it('resumes after SIGKILL while the collections in doubt are read, and writes the bytes of a full run', async () => {
+    const s = await serve(800, 67);
+    const [base, full] = [await newDir(), await newDir()];
+    expect((await snapshot(s, base)).code).toBe(0);
+    const lost = s.servedIds().find((id) => !BAD_IDS.includes(id) && id > 1000)!;
+    await dropRow(join(base, 'latest'), lost);
+    const args = [
+      '--base-url',
+      s.url,
+      '--out',
+      base,
+      '--snapshot',
+      ...FORMATS,
+      '--page-size',
+      '5',
+      '--concurrency',
+      '1',
+    ];
+    const left = await killWhen(args, base, (e) => e.some((x) => x.type === 'count') && e.some(isCollectionPage));
+    expect(left.some((e) => e.type === 'collection-end')).toBe(false);
+    const resumed = await runCli(args);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const manifest = await manifestOf(base);
+    expect(manifest).toMatchObject({ kind: 'incremental', complete: true });
+    expect(manifest.completeness.reconciled.map((c) => [c.id, c.reason])).toEqual([
+      [s.dataset.collectionIdOf(lost), 'doubt'],
+    ]);
     await expectExact(s, base);
     expect((await snapshot(s, full, '--full')).code).toBe(0);
     await expectSameDataFiles(base, full);
