@@ -5,7 +5,8 @@
  */
 import type { CollectionEntry } from './collection-registry.js';
 import { collectionTraits } from './collection-traits.js';
-import { collectionImageIds, type Dataset } from './dataset.js';
+import { collectionImageIds } from './collection-image-ids.js';
+import type { Dataset } from './dataset.js';
 import { imageTimes } from './image-times.js';
 
 /** How many images the collection holds now (what its `/images/` counts). */

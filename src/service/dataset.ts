@@ -5,9 +5,10 @@
  * can tell which ids existed for a whole run.
  */
 import { generatedIdOrder, type IdUse, mixIdOrders } from './build-id-order.js';
+import { collectionImageIds } from './collection-image-ids.js';
 import { collectionOf } from './collection-layout.js';
 import { isPrivateCollection, privateToken } from './collection-privacy.js';
-import { type CollectionEntry, CollectionRegistry } from './collection-registry.js';
+import { CollectionRegistry } from './collection-registry.js';
 import {
   type DataRecord,
   type DataRecordInput,
@@ -436,17 +437,4 @@ export class Dataset {
     bigger.set(this.order.subarray(0, this.length));
     this.order = bigger;
   }
-}
-
-/** The ids of the collection's images now, ascending: listed ones, or for a private collection its hidden ones. */
-export function collectionImageIds(dataset: Dataset, entry: CollectionEntry): number[] {
-  if (entry.givenIds.length > 0) return entry.givenIds.filter((id) => dataset.has(id));
-  const ids = entry.private ? dataset.hiddenIds() : dataset.sortedIds();
-  const out: number[] = [];
-  for (let i = ids.lowerBound(entry.lo); i < ids.size && ids.at(i) < entry.hi; i++) {
-    const id = ids.at(i);
-    // A given record in the range belongs to its own collection.
-    if (!dataset.isGiven(id)) out.push(id);
-  }
-  return out;
 }
