@@ -50,7 +50,8 @@ export class RecordInserts {
     const added: number[] = [];
     for (let k = 0; k < count; k++) {
       let id = ++this.maxId;
-      while (this.options.use(id) !== 'list') id = ++this.maxId;
+      // `use` knows the collections private from the start; one made private since, only the registry.
+      while (this.options.use(id) !== 'list' || this.inPrivateCollection(id)) id = ++this.maxId;
       added.push(this.place(id, random));
     }
     return added;
