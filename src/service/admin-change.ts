@@ -5,7 +5,8 @@
 import { collectionOf, collectionRange } from './collection-layout.js';
 import { collectionImageCount } from './collection-members.js';
 import { isPrivateCollection } from './collection-privacy.js';
-import { collectionImageIds, type Dataset } from './dataset.js';
+import { collectionImageIds } from './collection-image-ids.js';
+import type { Dataset } from './dataset.js';
 import { hash32, Random } from './random.js';
 
 /** The kinds of change, in the order the admin endpoint names them. */

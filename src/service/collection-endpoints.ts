@@ -5,7 +5,7 @@
  */
 import { collectionJson } from './collection-json.js';
 import type { CollectionEntry } from './collection-registry.js';
-import { collectionImageIds } from './dataset.js';
+import { collectionImageIds } from './collection-image-ids.js';
 import { isOrphan } from './faults.js';
 import { FORBIDDEN, NOT_FOUND } from './image-endpoint.js';
 import { pageBody } from './page-body.js';

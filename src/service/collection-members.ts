@@ -1,11 +1,12 @@
 /**
  * A collection's items as they are now: how many `/api/collections/<id>/images/` lists (the images themselves,
- * ascending as its query orders them, are `collectionImageIds` beside the data set), and the latest change among
- * them (which bumps the collection's `modify_date`).
+ * ascending as its query orders them, are `collectionImageIds`), and the latest change among them (which bumps the
+ * collection's `modify_date`).
  */
 import type { CollectionEntry } from './collection-registry.js';
 import { collectionTraits } from './collection-traits.js';
-import { collectionImageIds, type Dataset } from './dataset.js';
+import { collectionImageIds } from './collection-image-ids.js';
+import type { Dataset } from './dataset.js';
 import { imageTimes } from './image-times.js';
 
 /** How many images the collection holds now (what its `/images/` counts). */

@@ -10,7 +10,8 @@ export {
 } from './service-options.js';
 export type { FileFaultKind, PlannedFileRequest } from './service-options.js';
 export type { FileResponse, FileStats } from './service-stats.js';
-export { Dataset, type DatasetSource, type Mutation } from './dataset.js';
+export { Dataset, type DatasetSource } from './dataset.js';
+export { type Mutation } from './listed-ids.js';
 export { CollectionRegistry, type CollectionEntry } from './collection-registry.js';
 export { type DataRecordInput, NEUROVAULT_ORIGIN, readNdjsonLines } from './data-records.js';
 export { type ServiceStats } from './service-stats.js';

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { collectionImageIds } from './dataset.js';
+import { collectionImageIds } from './collection-image-ids.js';
 import { extraFile } from './extra-file.js';
 import { decideFileFault } from './faults.js';
 import { niftiGzipFile } from './nifti-gzip-file.js';

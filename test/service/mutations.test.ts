@@ -1,6 +1,6 @@
 /** Records inserted and deleted while a client pages, unstable row order, and orphan rows. */
 import { describe, expect, it } from 'vitest';
-import { startService } from '../../src/service/index.js';
+import { collectionRange, startService } from '../../src/service/index.js';
 import { allPages, getPage } from './http.js';
 
 const N = 300;
@@ -21,6 +21,26 @@ describe('inserts', () => {
       expect(service.stats.mutations.inserted).toBe(3);
       const positions = service.dataset.mutations().map((m) => m.position);
       expect(positions.some((p) => p < N)).toBe(true);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('never go into a collection made private by hideCollection, though the fresh ids fall in it', async () => {
+    const service = await startService({ records: N, seed: 4, faults: { insertRate: 1, insertCount: 5 } });
+    try {
+      const { dataset } = service;
+      const cid = dataset.collectionIdOf(dataset.largestId)!;
+      expect(collectionRange(4, cid)!.hi).toBeGreaterThan(dataset.largestId + 5);
+      const hidden = dataset.hideCollection(cid);
+      const page = await getPage(`${service.listUrl}?limit=1000`);
+      const inserted = dataset.insertedIds();
+      expect(inserted).toHaveLength(5);
+      for (const id of inserted) expect(dataset.collections.get(dataset.collectionIdOf(id)!)?.private).toBe(false);
+      expect(page.count).toBe(N - hidden.length + 5);
+      const served = page.results.map((r) => r.id as number);
+      expect(served).toEqual(expect.arrayContaining(inserted));
+      expect(served.filter((id) => dataset.collectionIdOf(id) === cid)).toEqual([]);
     } finally {
       await service.close();
     }

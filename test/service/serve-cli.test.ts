@@ -1,9 +1,12 @@
-/** `img-etl serve` as a process: prints its URL, serves, stops cleanly on SIGTERM; bad values fail in one line. */
+/**
+ * `img-etl serve` as a process: prints its URL, serves, stops cleanly on SIGTERM; bad values fail in one line; with
+ * `--admin` it changes collections on `POST /admin/change`.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_PATH } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { fetchReply, getPage } from './http.js';
+import { allPages, fetchReply, getPage } from './http.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { cliArgv } from '../helpers/run-cli.js';
 
@@ -47,6 +50,28 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   // 'close', not 'exit': a process can exit before its pipes have given all their output (seen under load).
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Serve processes a test started: each is stopped after the test, even one that failed before it stopped them. */
+const running: Served[] = [];
+afterEach(async () => {
+  for (const served of running.splice(0)) {
+    served.child.kill('SIGTERM');
+    await served.exited;
+  }
+});
+
+/** `serve()` whose process afterEach stops. */
+async function serveForTest(args: string[]): Promise<Served> {
+  const served = await serve(args);
+  running.push(served);
+  return served;
+}
+
+/** Every collection's `modify_date` in `/api/collections/`, by id. */
+async function modifyDates(origin: string): Promise<Map<number, string>> {
+  const pages = await allPages(`${origin}/api/collections/?limit=500`);
+  return new Map(pages.flatMap((p) => p.results.map((c) => [c['id'] as number, c['modify_date'] as string] as const)));
 }
 
 describe('img-etl serve', () => {
@@ -107,6 +132,54 @@ describe('img-etl serve', () => {
       served.child.kill('SIGTERM');
       await served.exited;
     }
+  });
+
+  it('with --admin, POST /admin/change changes K collections; a bad kind is 400 in one line, GET 405', async () => {
+    const served = await serveForTest(['--records', '600', '--seed', '12', '--admin']);
+    const origin = served.baseUrl;
+    const before = await modifyDates(origin);
+    const reply = await fetchReply(`${origin}/admin/change?kind=edit&collections=2&seed=1`, { method: 'POST' });
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+    const change = JSON.parse(reply.text) as { kind: string; collections: number[]; records: number[] };
+    expect(change.kind).toBe('edit');
+    expect(new Set(change.collections).size).toBe(2);
+    expect(change.records).toHaveLength(2);
+    for (const [i, id] of change.records.entries()) {
+      const record = (await getPage(`${origin}/api/images/${id}/`)) as unknown as Record<string, unknown>;
+      expect(record['collection_id']).toBe(change.collections[i]);
+      expect(record['name']).toMatch(/ \(edited \d+\)$/);
+    }
+    const after = await modifyDates(origin);
+    const moved = [...after].filter(([cid, date]) => date !== before.get(cid)).map(([cid]) => cid);
+    expect(moved.sort((a, b) => a - b)).toEqual([...change.collections].sort((a, b) => a - b));
+    for (const cid of change.collections) expect(after.get(cid)! > before.get(cid)!).toBe(true);
+
+    const bad = await fetchReply(`${origin}/admin/change?kind=rename&collections=2`, { method: 'POST' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).not.toContain('\n');
+    expect(JSON.parse(bad.text)).toEqual({
+      detail:
+        'service: kind must be one of edit, delete, insert, private, public, new-collection, delete-collection, ' +
+        'got "rename"',
+    });
+    const get = await fetchReply(`${origin}/admin/change?kind=edit&collections=2&seed=1`);
+    expect(get.status).toBe(405);
+    expect(get.headers['allow']).toBe('POST');
+    expect(await modifyDates(origin)).toEqual(after);
+
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('without --admin, POST /admin/change answers 404 and changes nothing', async () => {
+    const served = await serveForTest(['--records', '600', '--seed', '12']);
+    const before = await modifyDates(served.baseUrl);
+    const reply = await fetchReply(`${served.baseUrl}/admin/change?kind=edit&collections=2&seed=1`, { method: 'POST' });
+    expect(reply.status).toBe(404);
+    expect(await modifyDates(served.baseUrl)).toEqual(before);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toEqual({ code: 0, signal: null });
   });
 
   it.concurrent.for([
