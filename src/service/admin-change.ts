@@ -97,9 +97,8 @@ function changeOne(dataset: Dataset, kind: ChangeKind, cid: number, random: Rand
 function freeId(dataset: Dataset, cid: number): number | undefined {
   const range = collectionRange(dataset.seed, cid);
   if (range === undefined) return undefined;
-  const deleted = new Set(dataset.deletedIds());
   for (let id = range.hi - 1; id >= range.lo; id--) {
-    if (!dataset.has(id) && !dataset.isPrivate(id) && !dataset.isGiven(id) && !deleted.has(id)) return id;
+    if (!dataset.has(id) && !dataset.isPrivate(id) && !dataset.isGiven(id) && !dataset.wasDeleted(id)) return id;
   }
   return undefined;
 }
@@ -121,9 +120,13 @@ function newCollections(dataset: Dataset, count: number, random: Random): Change
   return result;
 }
 
-/** Whether a new collection cannot start at `id` of collection `cid`: it exists, is private, or holds given ids. */
+/**
+ * Whether a new collection cannot start at `id` of collection `cid`: it exists or was deleted (ids are never reused),
+ * is private, or holds given ids.
+ */
 function taken(dataset: Dataset, cid: number, id: number): boolean {
-  if (dataset.collections.get(cid) !== undefined || isPrivateCollection(dataset.seed, cid)) return true;
+  const { collections, seed } = dataset;
+  if (collections.get(cid) !== undefined || collections.wasDeleted(cid) || isPrivateCollection(seed, cid)) return true;
   return [id, id + 1, id + 2].some((n) => dataset.isGiven(n));
 }
 

@@ -37,6 +37,8 @@ const VIRTUAL_NOW = utcMicros(2026, 3, 2);
 /** The collections of one data set. */
 export class CollectionRegistry {
   private readonly entries = new Map<number, CollectionEntry>();
+  /** Collections deleted since the start: their ids are never made again, as Django's keys are not. */
+  private readonly deleted = new Set<number>();
   /** Public collection ids in scan order. */
   private order: number[] = [];
   private readonly names = new Map<string, number>();
@@ -78,6 +80,11 @@ export class CollectionRegistry {
   /** The collection with this id. */
   get(cid: number): CollectionEntry | undefined {
     return this.entries.get(cid);
+  }
+
+  /** Whether the collection was deleted: no endpoint finds it, and it is never made again. */
+  wasDeleted(cid: number): boolean {
+    return this.deleted.has(cid);
   }
 
   /** The private collection with this token. */
@@ -148,11 +155,12 @@ export class CollectionRegistry {
     this.tokens?.delete(privateToken(this.seed, cid));
   }
 
-  /** Deletes a collection: no endpoint finds it any more. */
+  /** Deletes a collection: no endpoint finds it any more, and the generator's reach never makes it again. */
   remove(cid: number): void {
     const entry = this.entries.get(cid);
     if (entry === undefined) return;
     this.entries.delete(cid);
+    this.deleted.add(cid);
     this.order = this.order.filter((c) => c !== cid);
     if (entry.private) this.tokens?.delete(privateToken(this.seed, cid));
   }
@@ -169,7 +177,7 @@ export class CollectionRegistry {
   }
 
   private addGenerated(cid: number): void {
-    if (this.entries.has(cid)) return;
+    if (this.entries.has(cid) || this.deleted.has(cid)) return;
     const range = collectionRange(this.seed, cid) as { lo: number; hi: number };
     this.add(cid, isPrivateCollection(this.seed, cid), range.lo, range.hi, [], collectionName(this.seed, cid));
   }

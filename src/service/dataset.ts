@@ -196,6 +196,11 @@ export class Dataset {
     return this.list.loggedIds('delete');
   }
 
+  /** Whether the id was deleted since the start: no insert lists it again, as no id is made twice. */
+  wasDeleted(id: number): boolean {
+    return this.list.wasDeleted(id);
+  }
+
   /** Ids no longer listed because their collection was made private since the start, in that order. */
   hiddenSinceStart(): number[] {
     return this.list.loggedIds('hide');

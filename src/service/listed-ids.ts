@@ -22,6 +22,8 @@ export class ListedIds {
   private length: number;
   private initial: Uint32Array | null = null;
   private readonly log: Mutation[] = [];
+  /** Ids deleted since the start: never listed again, as Django's keys are never reused. */
+  private readonly deleted = new Set<number>();
   /** The listed ids, sorted; built on first use, then kept up to date. */
   private sorted: SortedIds | null = null;
 
@@ -51,6 +53,11 @@ export class ListedIds {
   /** Whether the id is listed now. */
   has(id: number): boolean {
     return this.sortedIds().has(id);
+  }
+
+  /** Whether the id was deleted since the start (an insert never brings it back). */
+  wasDeleted(id: number): boolean {
+    return this.deleted.has(id);
   }
 
   /** The listed ids in ascending order (kept up to date by the changes). */
@@ -93,6 +100,7 @@ export class ListedIds {
     this.length--;
     this.sorted?.delete(id);
     this.log.push({ kind: 'delete', id, position });
+    this.deleted.add(id);
     return id;
   }
 
@@ -107,6 +115,7 @@ export class ListedIds {
       if (leaving.has(id)) {
         this.sorted?.delete(id);
         this.log.push({ kind, id, position: kept });
+        if (kind === 'delete') this.deleted.add(id);
       } else this.order[kept++] = id;
     }
     this.length = kept;

@@ -50,29 +50,34 @@ export class RecordInserts {
     const added: number[] = [];
     for (let k = 0; k < count; k++) {
       let id = ++this.maxId;
-      // `use` knows the collections private from the start; one made private since, only the registry.
-      while (this.options.use(id) !== 'list' || this.inPrivateCollection(id)) id = ++this.maxId;
+      // `use` knows the collections private from the start; one made private or deleted since, only the registry.
+      while (this.options.use(id) !== 'list' || this.inClosedCollection(id)) id = ++this.maxId;
       added.push(this.place(id, random));
     }
     return added;
   }
 
   /**
-   * Inserts the generated record `id` (never listed, hidden or given before) at a random row, uploaded now; its
-   * collection (made if new) is touched. Returns the id.
+   * Inserts the generated record `id` (never listed, hidden or given before: ids are never reused) at a random row,
+   * uploaded now; its collection (made if new) is touched. Returns the id.
    */
   insertId(id: number, random: Random): number {
     const { list, hidden, use } = this.options;
-    if (list.has(id) || hidden.has(id) || this.inPrivateCollection(id) || use(id) !== 'list')
-      throw new Error(`service: id ${id} cannot be inserted: it is listed, private, given, or in a private collection`);
+    if (list.has(id) || list.wasDeleted(id) || hidden.has(id) || this.inClosedCollection(id) || use(id) !== 'list') {
+      throw new Error(
+        `service: id ${id} cannot be inserted: it is listed, deleted, private, given, or in a private or deleted ` +
+          'collection',
+      );
+    }
     this.maxId = Math.max(this.maxId, id);
     return this.place(id, random);
   }
 
-  /** Whether the id falls in a collection that is private now (from the start, or made private since). */
-  private inPrivateCollection(id: number): boolean {
+  /** Whether the id falls in a collection that is private now (from the start, or made private since) or deleted. */
+  private inClosedCollection(id: number): boolean {
     const { seed, collections } = this.options;
-    return collections.get(collectionOf(seed, id))?.private === true;
+    const cid = collectionOf(seed, id);
+    return collections.get(cid)?.private === true || collections.wasDeleted(cid);
   }
 
   /** Lists `id` at a random row, uploaded now by the clock, its collection touched; logged as an insert. */
