@@ -7,7 +7,6 @@
  * list's `count` (one request) must equal the rows the run ends with, less the records the earlier snapshot's service
  * counted and never served; when it does not, the caller makes a full pass instead: a run never publishes a guess.
  */
-import { settleAll } from '../text/settle-all.js';
 import type { Checkpoint, JournalCount } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
 import type { Collected } from './collect.js';
@@ -74,12 +73,10 @@ export async function collectIncremental(
   const read = (listing: CollectionsListing, plan: Map<number, ReadReason>) =>
     reconcile(options, { ...common, before, listing, expected: 0, plan });
   const first = await read(before, since(base, before));
-  // The image list's count beside the list's second read: both are what the service holds at the run's end.
-  const [listing, count] = await settleAll<[CollectionsListing, number]>([
-    pageCollections(options, checkpoint, 2, believedSize(before)),
-    countOnce(options, checkpoint, stats),
-  ]);
+  // The second read asks for as many pages at once as --concurrency allows: the image list's count follows it.
+  const listing = await pageCollections(options, checkpoint, 2, believedSize(before));
   if (listing.status !== 200) return { fallback: `the collections list answered ${listing.status} at the end` };
+  const count = await countOnce(options, checkpoint, stats);
   const parts = [first, await read(listing, movedSince(before, listing, readIn([first])))];
   let rows = rowsHeld(base, listing, parts, index);
   // A count the rows do not meet: the collections whose carried rows disagree with their count are read too.
