@@ -160,8 +160,10 @@ describe('an incremental snapshot', () => {
       '--concurrency',
       '1',
     ];
+    s.setFaults({ pageLatencyMs: 25 }); // the collection's four pages take long enough to be caught among them
     const left = await killWhen(args, base, (e) => e.some((x) => x.type === 'count') && e.some(isCollectionPage));
     expect(left.some((e) => e.type === 'collection-end')).toBe(false);
+    s.setFaults({ pageLatencyMs: 0 });
     const resumed = await runCli(args);
     expect(resumed.code, resumed.stderr).toBe(0);
     const manifest = await manifestOf(base);
