@@ -84,7 +84,7 @@ export class Dataset {
     const collectionIdOf = (id: number) => this.collectionIdOf(id);
     const imagesOf = (entry: CollectionEntry) => collectionImageIds(this, entry);
     this.inserts = new RecordInserts({ seed, list, collections, hidden, largestId, use: (id) => this.use(id) });
-    this.deletes = new RecordDeletes({ list, collections, collectionIdOf, imagesOf });
+    this.deletes = new RecordDeletes({ list, hidden, collections, collectionIdOf, imagesOf });
     this.edits = new InPlaceEdits({ list, collections, collectionIdOf });
     this.privacy = new PrivacyToggles({ list, hidden, collections, imagesOf });
   }
@@ -191,7 +191,7 @@ export class Dataset {
     return this.list.loggedIds('insert');
   }
 
-  /** Ids removed since the start, in order of deletion. */
+  /** Ids deleted since the start (listed ones, and a deleted private collection's images), in order of deletion. */
   deletedIds(): number[] {
     return this.list.loggedIds('delete');
   }
@@ -236,9 +236,14 @@ export class Dataset {
     return this.deletes.deleteId(id);
   }
 
-  /** Deletes a collection and its images: every endpoint then answers 404 for it. Returns the ids deleted. */
+  /**
+   * Deletes a collection and its images, public or private: every endpoint then answers 404 for it and them, no list
+   * holds them, and their ids are never made again (record-deletes.ts). Returns the ids deleted.
+   */
   deleteCollection(cid: number): number[] {
-    return this.deletes.deleteCollection(cid);
+    const ids = this.deletes.deleteCollection(cid);
+    this.privacy.forget(cid);
+    return ids;
   }
 
   /** Edits up to `count` records at random rows in place, their collections touched (in-place-edits.ts). */

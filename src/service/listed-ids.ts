@@ -12,7 +12,10 @@ import { SortedIds } from './sorted-ids.js';
 export interface Mutation {
   kind: 'insert' | 'delete' | 'move' | 'hide' | 'show' | 'edit';
   id: number;
-  /** Row index the record was inserted at, deleted from, moved from, or edited at. */
+  /**
+   * Row index the record was inserted at, deleted from, moved from, or edited at; -1 for an image deleted while it was
+   * not listed (its collection private, deleted with it).
+   */
   position: number;
 }
 
@@ -22,7 +25,7 @@ export class ListedIds {
   private length: number;
   private initial: Uint32Array | null = null;
   private readonly log: Mutation[] = [];
-  /** Ids deleted since the start: never listed again, as Django's keys are never reused. */
+  /** Ids deleted since the start, listed or not: never listed again, as Django's keys are never reused. */
   private readonly deleted = new Set<number>();
   /** The listed ids, sorted; built on first use, then kept up to date. */
   private sorted: SortedIds | null = null;
@@ -119,6 +122,20 @@ export class ListedIds {
       } else this.order[kept++] = id;
     }
     this.length = kept;
+    return this.log.slice(logged);
+  }
+
+  /**
+   * Deletes ids that are not listed (the images of a private collection, deleted with it): never listed again, each
+   * logged as a delete from row -1. Returns the changes logged.
+   */
+  deleteUnlisted(ids: readonly number[]): Mutation[] {
+    this.snapshot();
+    const logged = this.log.length;
+    for (const id of ids) {
+      this.log.push({ kind: 'delete', id, position: -1 });
+      this.deleted.add(id);
+    }
     return this.log.slice(logged);
   }
 

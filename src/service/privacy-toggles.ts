@@ -48,6 +48,11 @@ export class PrivacyToggles {
     return ids;
   }
 
+  /** Forgets a collection made private here that was deleted since: showCollection can no longer make it public. */
+  forget(cid: number): void {
+    this.madePrivate.delete(cid);
+  }
+
   /**
    * Makes a collection that hideCollection made private public again: its images rejoin the list where they were
    * (as far as the rows around them still stand), its numeric id answers 200, its `modify_date` moves. Returns the ids

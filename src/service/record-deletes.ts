@@ -5,11 +5,14 @@
 import type { CollectionEntry, CollectionRegistry } from './collection-registry.js';
 import type { ListedIds } from './listed-ids.js';
 import type { Random } from './random.js';
+import type { SortedIds } from './sorted-ids.js';
 
 /** What deletes read and change. */
 export interface RecordDeletesOptions {
   /** The list the records leave. */
   list: ListedIds;
+  /** The generated ids of private collections: a deleted private collection's images leave them. */
+  hidden: SortedIds;
   /** The collections: the clock, and the collection a delete touches. */
   collections: CollectionRegistry;
   /** The collection an image belongs to. */
@@ -47,15 +50,18 @@ export class RecordDeletes {
   }
 
   /**
-   * Deletes a collection and its images, as its owner can: every endpoint then answers 404 for it. Returns the ids
-   * deleted.
+   * Deletes a collection and its images, as its owner can, public or private: every endpoint then answers 404 for it
+   * and for them (by id, by token, by file), and no insert makes their ids again. Returns the ids deleted.
    */
   deleteCollection(cid: number): number[] {
-    const { list, collections, imagesOf } = this.options;
+    const { list, hidden, collections, imagesOf } = this.options;
     const entry = collections.get(cid);
     if (entry === undefined) throw new Error(`service: there is no collection ${cid}`);
     const ids = imagesOf(entry);
-    list.remove(ids, 'delete');
+    if (entry.private) {
+      list.deleteUnlisted(ids);
+      for (const id of ids) hidden.delete(id);
+    } else list.remove(ids, 'delete');
     collections.remove(cid);
     return ids;
   }
