@@ -48,14 +48,16 @@ describe('Dataset.showCollection', () => {
   });
 
   it('refuses a collection that is public, or private from the start', async () => {
-    const service = await startService({ records: 400, seed: 9 });
+    const service = await startService({ records: 1000, seed: 9 }); // 400 records of seed 9 hold no private one
     services.push(service);
     const { dataset } = service;
     const cid = dataset.collectionIdOf(dataset.idAt(10))!;
     expect(() => dataset.showCollection(cid)).toThrow(
       `service: collection ${cid} was not made private by hideCollection`,
     );
+    expect(dataset.privateIds().length).toBeGreaterThan(0);
     const born = dataset.collectionIdOf(dataset.privateIds()[0]!)!;
+    expect(born).toBeGreaterThan(0);
     expect(() => dataset.showCollection(born)).toThrow(
       `service: collection ${born} was not made private by hideCollection`,
     );
