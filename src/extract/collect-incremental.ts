@@ -79,9 +79,14 @@ export async function collectIncremental(
   const count = await countOnce(options, checkpoint, stats);
   const parts = [first, await read(listing, movedSince(before, listing, readIn([first])))];
   let rows = rowsHeld(base, listing, parts, index);
-  // A count the rows do not meet: the collections whose carried rows disagree with their count are read too.
+  // A count the rows do not meet: the collections whose carried rows disagree with their count are read too. A
+  // resumed run whose journal holds readings of collections read for no reason yet was killed while it read them: its
+  // rows, which hold what those readings staged, do not decide.
+  const resumedDoubt = [...readEarlier(checkpoint)].some((cid) => !readIn(parts).has(cid));
   const doubt =
-    rows.held === count - base.missing ? new Map<number, ReadReason>() : inDoubt(base, listing, rows.carried);
+    rows.held === count - base.missing && !resumedDoubt
+      ? new Map<number, ReadReason>()
+      : inDoubt(base, listing, rows.carried);
   if (doubt.size > 0) {
     parts.push(await read(listing, doubt));
     rows = rowsHeld(base, listing, parts, index);
@@ -103,6 +108,14 @@ async function countOnce(options: PaginateOptions, checkpoint: Checkpoint, stats
   const count = await imageCount(options, stats);
   await checkpoint.mark({ type: 'count', count });
   return count;
+}
+
+/** The collections whose own lists an earlier process of the run read, or began to. */
+function readEarlier(checkpoint: Checkpoint): Set<number> {
+  const read = new Set<number>();
+  for (const e of checkpoint.entries)
+    if (e.type === 'collection-page' || e.type === 'collection-end') read.add(e.collection);
+  return read;
 }
 
 /** The collections read by these reconciliations. */
