@@ -82,11 +82,11 @@ export async function collectIncremental(
   // A count the rows do not meet: the collections whose carried rows disagree with their count are read too. A
   // resumed run whose journal holds readings of collections read for no reason yet was killed while it read them: its
   // rows, which hold what those readings staged, do not decide.
-  const resumedDoubt = [...readEarlier(checkpoint)].some((cid) => !readIn(parts).has(cid));
+  const begun = [...readEarlier(checkpoint)].filter((cid) => rows.carried.has(cid));
   const doubt =
-    rows.held === count - base.missing && !resumedDoubt
+    rows.held === count - base.missing && begun.length === 0
       ? new Map<number, ReadReason>()
-      : inDoubt(base, listing, rows.carried);
+      : inDoubt(base, listing, rows.carried, begun);
   if (doubt.size > 0) {
     parts.push(await read(listing, doubt));
     rows = rowsHeld(base, listing, parts, index);
@@ -137,16 +137,18 @@ function rowsHeld(
 }
 
 /**
- * The carried collections whose rows in the base are not their `number_of_images` now, ascending: where a count the
- * rows do not meet may come from (a collection of NIDM results packages, which its count includes, is among them).
+ * The carried collections whose rows in the base are not their `number_of_images` now, and those an earlier process
+ * began to read as such (`begun`), ascending: where a count the rows do not meet may come from (a collection of NIDM
+ * results packages, which its count includes, is among them).
  */
 export function inDoubt(
   base: IncrementalBase,
   listing: CollectionsListing,
   carried: ReadonlySet<number>,
+  begun: readonly number[] = [],
 ): Map<number, ReadReason> {
   const doubt = [...carried].filter((cid) => base.collections.get(cid)!.rows !== listing.sizes.get(cid));
-  return new Map(doubt.sort((a, b) => a - b).map((cid) => [cid, 'doubt']));
+  return new Map([...new Set([...doubt, ...begun])].sort((a, b) => a - b).map((cid) => [cid, 'doubt']));
 }
 
 /** The collections new or changed since the base (its `modify_date` or `number_of_images`), ascending. */
