@@ -135,7 +135,7 @@ describe('img-etl run derived-columns', () => {
       `img-etl: staging: ${staging} holds an unfinished run of ${service.listUrl} with page size ${PAGE} by ` +
         'pipeline derived-columns; run that command again to finish it, or add --fresh to discard it\n',
     );
-    await writeFile(file, source.replace("'Every image", "'Each image"));
+    await writeFile(file, source.replace('Every image with add_year', 'Each image with add_year'));
     const changed = await runCli(['run', file, ...common(service, out)]);
     expect(changed.code).toBe(1);
     expect(changed.stderr).toBe(

@@ -7,13 +7,13 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Int64, Table, tableFromIPC, tableToIPC, type Vector } from 'apache-arrow';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/run/manifest.js';
-import type { RunningService } from '../../src/service/index.js';
 import { Random } from '../../src/service/random.js';
+import type { RunningService } from '../../src/service/index.js';
 import {
   BAD_IDS,
   expectExact,
@@ -142,6 +142,23 @@ describe('an incremental snapshot', () => {
     expect((await snapshot(s, full, '--full')).code).toBe(0);
     await expectSameDataFiles(base, full);
   });
+});
+
+describe('an incremental snapshot interrupted', () => {
+  // The phases share one service, changed once after one base snapshot, and one --full run taken after the change;
+  // each phase resumes a copy of that base (the service is not changed again, so every phase ends at the same bytes).
+  const shared = incrementalFixture('all');
+  let s: RunningService;
+  let base: string;
+  let full: string;
+  beforeAll(async () => {
+    s = await shared.serve(400, 65);
+    [base, full] = [await shared.newDir(), await shared.newDir()];
+    expect((await snapshot(s, base)).code).toBe(0);
+    const random = new Random(6);
+    for (let i = 0; i < 12; i++) s.dataset.insert(1, random);
+    expect((await snapshot(s, full, '--full')).code).toBe(0);
+  });
 
   it('resumes after SIGKILL while the collections in doubt are read, and writes the bytes of a full run', async () => {
     const s = await serve(800, 67);
@@ -189,16 +206,13 @@ describe('an incremental snapshot', () => {
     ['the files are written', writing],
   ];
   it.each(phases)('resumes after SIGKILL while %s, and writes the bytes of a full run', async (_, when) => {
-    const s = await serve(400, 65);
-    const [base, full] = [await newDir(), await newDir()];
-    expect((await snapshot(s, base)).code).toBe(0);
-    const random = new Random(6);
-    for (let i = 0; i < 12; i++) s.dataset.insert(1, random);
+    const out = await newDir();
+    await cp(base, out, { recursive: true, verbatimSymlinks: true });
     const args = [
       '--base-url',
       s.url,
       '--out',
-      base,
+      out,
       '--snapshot',
       ...FORMATS,
       '--page-size',
@@ -206,14 +220,13 @@ describe('an incremental snapshot', () => {
       '--concurrency',
       '1',
     ];
-    const left = await killWhen(args, base, when(base));
+    const left = await killWhen(args, out, when(out));
     expect(left.some((e) => e.type === 'base')).toBe(true);
     const resumed = await runCli(args);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(await manifestOf(base)).toMatchObject({ kind: 'incremental', complete: true });
-    await expectExact(s, base);
-    expect((await snapshot(s, full, '--full')).code).toBe(0);
-    await expectSameDataFiles(base, full);
+    expect(await manifestOf(out)).toMatchObject({ kind: 'incremental', complete: true });
+    await expectExact(s, out);
+    await expectSameDataFiles(out, full);
   });
 });
 

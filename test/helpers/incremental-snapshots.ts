@@ -5,7 +5,7 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import type { Manifest } from '../../src/run/manifest.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from './expected-row.js';
@@ -21,16 +21,17 @@ export const BAD_IDS = [990_001, 990_002];
 export const FORMATS = ['--to', 'parquet,arrow,csv'];
 
 /**
- * Services and folders for one test file, closed and removed after each test: `serve` starts the real records, two
- * copies that break the schema (in rejects.ndjson) and `records` generated ones.
+ * Services and folders for one test file, closed and removed after each test (or, `'all'`, after the tests of the
+ * describe block it is called in): `serve` starts the real records, two copies that break the schema (in
+ * rejects.ndjson) and `records` generated ones.
  */
-export function incrementalFixture(): {
+export function incrementalFixture(after: 'each' | 'all' = 'each'): {
   serve: (records: number, seed: number) => Promise<RunningService>;
   newDir: () => Promise<string>;
 } {
   const services: RunningService[] = [];
   const dirs: string[] = [];
-  afterEach(async () => {
+  (after === 'each' ? afterEach : afterAll)(async () => {
     for (const s of services.splice(0)) await s.close();
     for (const d of dirs.splice(0)) await removeDir(d);
   });
