@@ -13,7 +13,9 @@
  * level would start the whole program again in the worker. dist/src/cli and dist/src/chunks are both two folders
  * below dist, as load-pipeline.ts expects of its own file.
  *
- * Not bundled, loaded from node_modules as before: parquet-wasm (it reads its .wasm file beside its own JavaScript),
+ * Not bundled, loaded from node_modules as before: apache-arrow (the Arrow objects img-etl hands a program must be of
+ * the copy the program imports: instanceof and tableToIPC of another copy do not take them), parquet-wasm (it reads its
+ * .wasm file beside its own JavaScript),
  * parquetjs-lite (loaded only for --parquet-engine parquetjs) and yargs (it reads its messages' locale files beside
  * its own). test/e2e/bundle.test.ts checks that the program imports nothing else from node_modules.
  */
@@ -42,7 +44,7 @@ await build({
   chunkNames: 'src/chunks/[name]-[hash]',
   bundle: true,
   splitting: true,
-  external: ['parquet-wasm', 'parquetjs-lite', 'yargs'],
+  external: ['apache-arrow', 'parquet-wasm', 'parquetjs-lite', 'yargs'],
   // undici is CommonJS: its require() of node's modules needs a require in an ES module.
   banner: {
     js:

@@ -2,6 +2,7 @@
  * The build bundles the program and the library with their packages (scripts/bundle.js, docs/development.md#the-build):
  * this checks that the bundle is what runs, and that a pipeline importing img-etl shares the program's modules.
  */
+import { execFile } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -13,7 +14,7 @@ import { CLI, runCli } from '../helpers/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The packages scripts/bundle.js leaves in node_modules. */
-const EXTERNAL = ['parquet-wasm', 'parquetjs-lite', 'yargs'];
+const EXTERNAL = ['apache-arrow', 'parquet-wasm', 'parquetjs-lite', 'yargs'];
 
 /**
  * Every module a built file loads: its static imports (esbuild writes them at the start of a line), its dynamic ones,
@@ -61,6 +62,8 @@ describe('a pipeline file of a project that installed img-etl', () => {
     cwd = await tempDir();
     await mkdir(join(cwd, 'node_modules'));
     await symlink(ROOT, join(cwd, 'node_modules', 'img-etl'), 'dir');
+    // As npm installs img-etl's packages beside it, where the project's own imports find them.
+    await symlink(join(ROOT, 'node_modules', 'apache-arrow'), join(cwd, 'node_modules', 'apache-arrow'), 'dir');
   });
   afterAll(async () => {
     await service.close();
@@ -87,4 +90,31 @@ describe('a pipeline file of a project that installed img-etl', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('same IMAGES: true\n');
   });
+
+  const interop =
+    'hands a program Arrow objects of the apache-arrow it imports itself: instanceof holds, tableToIPC takes them';
+  it(interop, async () => {
+    const program = [
+      "import { Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';",
+      "import { arrowSchema } from 'img-etl';",
+      'const schema = arrowSchema();',
+      'const back = tableFromIPC(tableToIPC(new Table(schema)));',
+      'const same = back.schema.fields.length === schema.fields.length;',
+      'process.stdout.write(`${schema instanceof Schema} ${same}\\n`);',
+    ].join('\n');
+    await writeFile(join(cwd, 'arrow-interop.mjs'), program);
+    const { stdout, stderr, code } = await runNode([join(cwd, 'arrow-interop.mjs')], cwd);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toBe('true true\n');
+  });
 });
+
+/** Runs node with `args` in `cwd`; resolves to its exit code and output. */
+function runNode(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, args, { cwd }, (error, stdout, stderr) =>
+      done({ code: error === null ? 0 : (error.code as number | null), stdout, stderr }),
+    );
+  });
+}
