@@ -34,10 +34,8 @@ export interface StagingCheck {
 export async function checkStaging(checkpoint: Checkpoint, options: PaginateOptions): Promise<StagingCheck> {
   const sample = sampleOf(checkpoint.entries.filter((e): e is JournalPage => e.type === 'page' && e.file !== null));
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
-  const client = new HttpClient(listUrlOf(baseUrl), {
-    connections: options.concurrency ?? DEFAULT_CONCURRENCY,
-    ...options.http,
-  });
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const client = new HttpClient(listUrlOf(baseUrl), { connections: concurrency, ...options.http });
   const gone: number[] = [];
   const changed: number[] = [];
   let requests = 0;
@@ -57,9 +55,7 @@ export async function checkStaging(checkpoint: Checkpoint, options: PaginateOpti
         else if (JSON.stringify(now.record) !== JSON.stringify(staged)) changed.push(id);
       }
     };
-    await Promise.all(
-      Array.from({ length: Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, sample.length)) }, worker),
-    );
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, sample.length)) }, worker));
   } finally {
     await client.close().catch(() => undefined);
   }

@@ -269,7 +269,7 @@ export interface JournalBase {
 }
 
 /**
- * The image list's `count` an incremental run holds its rows to, asked for once beside the collections list's second
+ * The image list's `count` an incremental run holds its rows to, asked for once after the collections list's second
  * read: a resumed run holds them to the same count, and so decides as the killed one did.
  */
 export interface JournalCount {

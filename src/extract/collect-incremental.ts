@@ -5,7 +5,9 @@
  * over from that snapshot (by the runner), and only new and changed collections are read, through their own id-ordered
  * lists. The collections list is read again at the end (a collection that changed meanwhile is read too), and the image
  * list's `count` (one request) must equal the rows the run ends with, less the records the earlier snapshot's service
- * counted and never served; when it does not, the caller makes a full pass instead: a run never publishes a guess.
+ * counted and never served; when it does not, the collections in doubt are read (those whose rows in the earlier
+ * snapshot are not their `number_of_images` now), and when it still does not, the caller makes a full pass instead: a
+ * run never publishes a guess.
  */
 import type { Checkpoint, JournalCount } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
@@ -80,9 +82,9 @@ export async function collectIncremental(
   const parts = [first, await read(listing, movedSince(before, listing, readIn([first])))];
   let rows = rowsHeld(base, listing, parts, index);
   // A count the rows do not meet: the collections whose carried rows disagree with their count are read too. A
-  // resumed run whose journal holds readings of collections read for no reason yet was killed while it read them: its
-  // rows, which hold what those readings staged, do not decide.
-  const begun = [...readEarlier(checkpoint)].filter((cid) => rows.carried.has(cid));
+  // resumed run whose index holds records an earlier process staged of collections read for no reason yet was killed
+  // while it read them: its rows, which hold those records, do not decide.
+  const begun = [...addedBefore.keys()].filter((cid) => rows.carried.has(cid));
   const doubt =
     rows.held === count - base.missing && begun.length === 0
       ? new Map<number, ReadReason>()
@@ -108,14 +110,6 @@ async function countOnce(options: PaginateOptions, checkpoint: Checkpoint, stats
   const count = await imageCount(options, stats);
   await checkpoint.mark({ type: 'count', count });
   return count;
-}
-
-/** The collections whose own lists an earlier process of the run read, or began to. */
-function readEarlier(checkpoint: Checkpoint): Set<number> {
-  const read = new Set<number>();
-  for (const e of checkpoint.entries)
-    if (e.type === 'collection-page' || e.type === 'collection-end') read.add(e.collection);
-  return read;
 }
 
 /** The collections read by these reconciliations. */

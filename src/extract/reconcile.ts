@@ -29,7 +29,8 @@ const UNREADABLE = [403, 404];
 
 /**
  * Why a collection is read: short of its `number_of_images`, changed while the pass ran (or since the snapshot an
- * incremental run builds on), not listed after it, or new since that snapshot.
+ * incremental run builds on), not listed after it, new since that snapshot, or in doubt (an incremental run's carried
+ * collection whose earlier rows are not its count, read when the image list's count disagrees).
  */
 export type ReadReason = 'short' | 'changed' | 'unlisted' | 'new' | 'doubt';
 

@@ -4,7 +4,6 @@
  * the snapshots' CSV: an empty field is null, text with a formula's first character gets a `'`). Each is written under
  * a temporary name and renamed into place once whole (AtomicFile).
  */
-import { settleAll } from '../text/settle-all.js';
 import { join } from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { AtomicFile } from '../load/atomic-file.js';
@@ -15,6 +14,7 @@ import { tee } from '../load/tee.js';
 import { writeArrowBatches } from '../load/to-arrow.js';
 import type { Format } from '../snapshot/formats.js';
 import { csvText } from '../schema/encoding/csv-field.js';
+import { settleAll } from '../text/settle-all.js';
 import type { FileRow } from './file-status.js';
 import { FILE_COLUMNS, FILES_TABLES, fileBatch, filesSchema } from './files-table.js';
 

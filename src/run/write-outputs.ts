@@ -1,7 +1,7 @@
-import { settleAll } from '../text/settle-all.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closeSource } from '../load/close-source.js';
+import { settleAll } from '../text/settle-all.js';
 import { LoadError } from '../text/load-error.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { tee } from '../load/tee.js';
@@ -106,7 +106,7 @@ async function writeColumnar(source: AsyncIterable<RowBatch>, options: WriteOutp
         : toArrow(streams[i]!, { path, metadata, table });
     });
     const tapped = taps.map((tap, i) => tap(arrowOf(streams[columnar.length + i]!)).then((): SinkResult[] => []));
-    return (await settleAll<(SinkResult | SinkResult[])[]>([...written, ...tapped], isRootFailure)).flat();
+    return (await settleAll<SinkResult | SinkResult[]>([...written, ...tapped], isRootFailure)).flat();
   } finally {
     // A sink that failed before reading closes a generator that never started, which cannot pass that on: release
     // this branch here, or the other sinks would wait for it forever.

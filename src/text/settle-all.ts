@@ -7,12 +7,12 @@
  * Resolves to every value once all `promises` settled; if any failed, throws a failure: the first that `root` accepts
  * (the cause rather than a sibling's echo of it), else the first.
  */
-export async function settleAll<T extends readonly unknown[]>(
-  promises: { [K in keyof T]: Promise<T[K]> },
+export async function settleAll<T>(
+  promises: readonly Promise<T>[],
   root: (error: unknown) => boolean = () => true,
-): Promise<T> {
+): Promise<T[]> {
   const settled = await Promise.allSettled(promises);
   const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
   if (failures.length > 0) throw failures.find(root) ?? failures[0];
-  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
