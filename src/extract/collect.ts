@@ -103,8 +103,7 @@ export async function collect(
  * records each collection's own list added, by collection.
  */
 function replayEarlier(earlier: readonly JournalEntry[], images: ImagePasses, index: RecordIndex): Map<number, number> {
-  for (const entry of earlier) if (entry.type === 'page') images.account(entry);
-  return replayReadings(earlier, index);
+  return replayReadings(earlier, index, (page) => images.account(page));
 }
 
 /** Where collection ended: what `collected` sums up. */

@@ -34,7 +34,10 @@ export interface CollectionsListing {
   expected: number;
   /** Passes made over the list. */
   passes: number;
-  /** Its staged pages, an earlier process's included, in journal order (the source of replayCollections). */
+  /**
+   * Its staged pages since the list last changed size (see ListingSoFar.add), an earlier process's included, in
+   * journal order (the source of replayCollections).
+   */
   pages: JournalCollectionsPage[];
   /** Requests and pages of this process. */
   stats: ExtractStats;
@@ -96,8 +99,17 @@ class ListingSoFar {
     readonly stats: ExtractStats,
   ) {}
 
-  /** Adds a staged page: its collections' sizes and modify dates, and its `count`. */
+  /**
+   * Adds a staged page: its collections' sizes and modify dates, and its `count`. A `count` other than the page before
+   * it says the list changed size between the two: a collection gone shifts the rest back past the offsets already
+   * read (one never seen) while the pages before still name it, so what was read before is forgotten, to be read again.
+   */
   add(page: JournalCollectionsPage): void {
+    if (this.pages.length > 0 && page.count !== this.expected) {
+      this.sizes.clear();
+      this.modified.clear();
+      this.pages.length = 0;
+    }
     this.pages.push(page);
     page.ids.forEach((id, position) => {
       if (id === null) return;

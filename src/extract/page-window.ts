@@ -48,6 +48,16 @@ export class PageWindow {
     return this.order.at(-1);
   }
 
+  /** Whether a page is still in flight (one forgotten by `drop` included): it holds room in the window. */
+  get busy(): boolean {
+    return this.running > 0;
+  }
+
+  /** Resolves once the next page in flight settles. */
+  settled(): Promise<void> {
+    return new Promise<void>((resolve) => (this.wake = () => resolve()));
+  }
+
   /** Forgets every page held (those still in flight count as running until they settle). */
   drop(): void {
     for (const offset of this.order) this.pages.delete(offset);

@@ -193,7 +193,15 @@ async function* pagesAfter(
       skipDone();
     }
     const headOffset = window.head;
-    if (headOffset === undefined) return;
+    if (headOffset === undefined) {
+      // None held, yet pages remain: the pages dropped after the first (the server pages at another size) still hold
+      // the room, the window having shrunk meanwhile (a 429). Wait for one to settle, then start the next.
+      if (nextOffset < maxCount && window.busy) {
+        await window.settled();
+        continue;
+      }
+      return;
+    }
     const batch = await window.takeHead();
     if (batch === undefined) continue;
     maxCount = Math.max(maxCount, batch.count);

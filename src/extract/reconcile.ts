@@ -8,7 +8,14 @@
  * record the run kept in it that the list no longer serves (deleted while the run paged) is left out. A collection that
  * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot.
  */
-import type { Checkpoint, JournalCollectionEnd, JournalCollectionPage, JournalEntry, RejectKey } from './checkpoint.js';
+import type {
+  Checkpoint,
+  JournalCollectionEnd,
+  JournalCollectionPage,
+  JournalEntry,
+  JournalPage,
+  RejectKey,
+} from './checkpoint.js';
 import { keptOfCollections, recordsOfCollections, type CollectionTally } from './collection-tally.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY } from './defaults.js';
 import { ExtractError } from './extract-error.js';
@@ -128,13 +135,20 @@ export function moved(cid: number, before: CollectionsListing, after: Collection
 }
 
 /**
- * Adds the pages of collections' own lists that earlier processes staged to the index, in journal order; returns the
- * records each collection's list added, by collection (a resumed reconciliation's `addedBefore`).
+ * Adds the pages of collections' own lists that earlier processes staged to the index, in journal order, handing each
+ * image-list page to `account` in its place among them (a page staged without a body, its records already held from a
+ * collection's list staged before it, must follow that list's page); returns the records each collection's list
+ * added, by collection (a resumed reconciliation's `addedBefore`).
  */
-export function replayReadings(earlier: readonly JournalEntry[], index: RecordIndex): Map<number, number> {
+export function replayReadings(
+  earlier: readonly JournalEntry[],
+  index: RecordIndex,
+  account?: (page: JournalPage) => void,
+): Map<number, number> {
   const addedBefore = new Map<number, number>();
   for (const entry of earlier)
-    if (entry.type === 'collection-page')
+    if (entry.type === 'page') account?.(entry);
+    else if (entry.type === 'collection-page')
       addedBefore.set(entry.collection, (addedBefore.get(entry.collection) ?? 0) + index.add(entry).added);
   return addedBefore;
 }

@@ -95,3 +95,32 @@ describe('the collections list, read when its size is believed', () => {
     expect(listing.expected).toBe(450);
   });
 });
+
+describe('the collections list, changed while it is paged', () => {
+  it('forgets what it read before a collection went (the rest shifted back past a page read), reads it', async () => {
+    // Collections 1…5, two a page; collection 1 is deleted once the first page is served: collection 3 moves to offset
+    // 1, behind the page read, and the next page (offset 2) serves 4 and 5. Counted with 1, four ids met the count 4.
+    const live = [1, 2, 3, 4, 5];
+    server = await startScriptedServer((req, res: ServerResponse, origin) => {
+      const url = new URL(req.url ?? '/', origin);
+      const limit = Number(url.searchParams.get('limit'));
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const link = (o: number) => `${origin}/api/collections/?limit=${limit}&offset=${o}`;
+      const count = live.length;
+      sendJson(res, {
+        count,
+        next: offset + limit >= count ? null : link(offset + limit),
+        previous: offset <= 0 ? null : link(Math.max(offset - limit, 0)),
+        results: live
+          .slice(offset, offset + limit)
+          .map((id) => ({ id, number_of_images: 1, modify_date: '2026-01-02T03:04:05.000006Z' })),
+      });
+      if (offset === 0 && live[0] === 1) live.splice(0, 1);
+    });
+    const listing = await read(server, { pageSize: 2, concurrency: 1 });
+    expect([...listing.sizes.keys()].sort()).toEqual([2, 3, 4, 5]);
+    expect(listing.expected).toBe(4);
+    expect(listing.passes).toBe(2);
+    expect(new Set(listing.pages.flatMap((p) => p.ids))).toEqual(new Set([2, 3, 4, 5]));
+  });
+});

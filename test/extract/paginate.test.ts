@@ -96,6 +96,34 @@ describe('paginate', () => {
     expect(stats.pageSize).toBe(7);
   });
 
+  it('pages on at the limit the server applied while the pages guessed beside the first are in flight', async () => {
+    // The first page is throttled once (the window halves), and the pages asked for beside it answer late: dropped,
+    // they still hold the window's room when the first page comes back.
+    let throttled = false;
+    server = await startScriptedServer((req, res: ServerResponse, origin) => {
+      const url = new URL(req.url ?? '/', origin);
+      const limit = Math.min(Number(url.searchParams.get('limit') ?? 100), 10);
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      if (offset === 0 && !throttled) {
+        throttled = true;
+        return sendJson(res, { detail: 'Request was throttled.' }, 429);
+      }
+      const link = (o: number) => `${origin}/api/images/?limit=${limit}&offset=${o}`;
+      const page = {
+        count: 60,
+        next: offset + limit >= 60 ? null : link(offset + limit),
+        previous: offset <= 0 ? null : link(Math.max(offset - limit, 0)),
+        results: range(60)
+          .slice(offset, offset + limit)
+          .map((id) => ({ id })),
+      };
+      void sleep(url.searchParams.get('limit') === '20' && offset > 0 ? 600 : 0).then(() => sendJson(res, page));
+    });
+    const retry = { baseDelayMs: 1, retryAfterFloorMs: 1 };
+    const pages = await collect(paginate({ baseUrl: server.origin, pageSize: 20, concurrency: 4, retry }));
+    expect(idsOf(pages)).toEqual(range(60));
+  });
+
   it('does not stop on a short page before the end', async () => {
     const s = await serveList({ ids: range(30), orphans: new Set([12, 13, 14]) });
     const pages = await collect(paginate({ baseUrl: s.origin, pageSize: 10, concurrency: 2 }));
