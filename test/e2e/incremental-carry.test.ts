@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../src/service/random.js';
 import type { RunningService } from '../../src/service/index.js';
-import { expectSameDataFiles, incrementalFixture, manifestOf } from '../helpers/incremental-snapshots.js';
+import {
+  BAD_IDS,
+  expectExact,
+  expectSameDataFiles,
+  incrementalFixture,
+  manifestOf,
+  snapshot,
+} from '../helpers/incremental-snapshots.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const { serve, newDir } = incrementalFixture();
@@ -45,5 +52,67 @@ describe('a base snapshot holding a data file its manifest does not list', () =>
     expect((await snap(s, full, 'arrow', '--full')).code).toBe(0);
     await expectSameDataFiles(base, full);
     expect(await manifestOf(base)).toMatchObject({ complete: true });
+  });
+});
+
+describe('rejects of the collections an incremental run reads', () => {
+  it('a reject edited, and one whose collection changed, are written as a full run writes them', async () => {
+    const s = await serve(600, 83);
+    const [base, full] = [await newDir(), await newDir()];
+    expect((await snapshot(s, base)).code).toBe(0);
+    const random = new Random(9);
+    s.dataset.editId(BAD_IDS[0]!, random);
+    const other = s.dataset.collectionIdOf(BAD_IDS[1]!)!;
+    const neighbour = s.servedIds().find((id) => id !== BAD_IDS[1] && s.dataset.collectionIdOf(id) === other);
+    if (neighbour !== undefined) s.dataset.editId(neighbour, random);
+    else s.dataset.editId(BAD_IDS[1]!, random);
+    const run = await snapshot(s, base);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await manifestOf(base)).toMatchObject({ kind: 'incremental', complete: true, rejects: 2 });
+    await expectExact(s, base);
+    expect((await snapshot(s, full, '--full')).code).toBe(0);
+    await expectSameDataFiles(base, full);
+  });
+});
+
+describe('the manifest of an incremental run', () => {
+  // The report's fill chart splits each column's nulls by these counts (docs/report.md): they describe the rows the
+  // snapshot holds, carried over or read. KNOWN TO FAIL (review-carry): an incremental run counts only the rows it
+  // read (carry-over.ts adds nothing for the carried ones, whose nulls' origin the base's files do not keep), so its
+  // manifest and report give far fewer sentinels and empty strings, and records_with_extra 0. Marked `fails` so the
+  // suite stays green; a fix turns it into a failure to flip back to `it`.
+  it.fails('gives the normalisation counts of a full run of the same service', async () => {
+    const s = await serve(600, 84);
+    const [base, full] = [await newDir(), await newDir()];
+    expect((await snapshot(s, base)).code).toBe(0);
+    s.dataset.edit(3, new Random(10));
+    const run = await snapshot(s, base);
+    expect(run.code, run.stderr).toBe(0);
+    const incremental = await manifestOf(base);
+    expect(incremental).toMatchObject({ kind: 'incremental', complete: true });
+    expect((await snapshot(s, full, '--full')).code).toBe(0);
+    const fromFull = await manifestOf(full);
+    expect(incremental.records_written).toBe(fromFull.records_written);
+    expect(incremental.normalisation).toEqual(fromFull.normalisation);
+  });
+});
+
+describe('an incremental run of a pipeline with a derived column', () => {
+  it('writes the bytes of a full run of that pipeline', async () => {
+    const s = await serve(600, 85);
+    const [base, full] = [await newDir(), await newDir()];
+    const options = ['--base-url', s.url, '--snapshot', '--page-size', '100'];
+    const run = (out: string, ...args: string[]) =>
+      runCli(['run', 'derived-columns', ...options, '--out', out, ...args]);
+    expect((await run(base)).code).toBe(0);
+    const random = new Random(11);
+    s.dataset.edit(3, random);
+    s.dataset.insert(3, random);
+    s.dataset.delete(2, random);
+    const again = await run(base);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await manifestOf(base)).toMatchObject({ kind: 'incremental', complete: true });
+    expect((await run(full, '--full')).code).toBe(0);
+    await expectSameDataFiles(base, full);
   });
 });
