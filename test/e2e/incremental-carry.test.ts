@@ -116,3 +116,38 @@ describe('an incremental run of a pipeline with a derived column', () => {
     await expectSameDataFiles(base, full);
   });
 });
+
+describe('a collection an incremental run read, changed again before the second read of the collections list', () => {
+  // The change is made before the run's second read of the collections list, which sees it (its modify_date moved):
+  // docs/completeness.md says what a run cannot see is a change made after that read. A full run reads such a
+  // collection after the second read. KNOWN TO FAIL (review-carry, src/extract/collect-incremental.ts, movedSince
+  // skips every collection read in the first part): the snapshot keeps the copy read before the edit, and its
+  // collections table the date after it, so the next incremental run carries the stale copy over too, until a full
+  // pass. Marked `fails` so the suite stays green.
+  it.fails('is read again: the snapshot holds the record as served at the end, and so does the next run', async () => {
+    const s = await serve(600, 86);
+    const base = await newDir();
+    expect((await snapshot(s, base)).code).toBe(0);
+    const random = new Random(12);
+    const [first] = s.dataset.edit(1, random);
+    const cid = s.dataset.collectionIdOf(first!)!;
+    let read = false;
+    let edited: number | undefined;
+    s.setFaults({
+      plan: ({ url }) => {
+        if (url.startsWith(`/api/collections/${cid}/images/`)) read = true;
+        else if (read && edited === undefined && url.startsWith('/api/collections/?'))
+          edited = s.dataset.editId(first!, random);
+        return undefined;
+      },
+    });
+    const run = await snapshot(s, base);
+    expect(run.code, run.stderr).toBe(0);
+    expect(edited).toBe(first); // edited after its collection was read, before the second read of the list
+    s.setFaults({ plan: () => undefined });
+    expect(await manifestOf(base)).toMatchObject({ kind: 'incremental', complete: true });
+    const next = await snapshot(s, base);
+    expect(next.code, next.stderr).toBe(0);
+    await expectExact(s, base);
+  });
+});
