@@ -112,6 +112,8 @@ function refusal(name: string, m: BaseManifest, wants: BaseWants): string | unde
   const lastFull = typeof m.last_full_at === 'string' ? m.last_full_at : m.started_at;
   const days = (wants.now.getTime() - Date.parse(String(lastFull))) / 86_400_000;
   const ago = Number.isFinite(days) ? days.toFixed(1) : '?';
+  // A date after now (a clock set ahead, a manifest edited) would be copied by every run built on it: never trusted.
+  if (days < 0) return `the last full pass is dated ${String(lastFull)}, in the future`;
   if (!(days < wants.fullEveryDays))
     return `the last full pass was ${ago} days ago (--full-every ${wants.fullEveryDays})`;
   return undefined;

@@ -3,7 +3,7 @@
  * lists them. A data file the base's manifest does not list (a file of someone's, another snapshot's copied in) is
  * never read as the base's rows or collections: the run writes what a `--full` run of the same service writes.
  */
-import { copyFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../src/service/random.js';
@@ -149,5 +149,24 @@ describe('a collection an incremental run read, changed again before the second 
     const next = await snapshot(s, base);
     expect(next.code, next.stderr).toBe(0);
     await expectExact(s, base);
+  });
+});
+
+describe('a base whose last full pass is dated in the future', () => {
+  // A clock set ahead during a full run (or a manifest edited): every incremental run copies last_full_at, so a date in
+  // the future would keep --full-every from ever making a full pass again.
+  it('is no base: a full pass, said in a line', async () => {
+    const s = await serve(300, 87);
+    const base = await newDir();
+    expect((await snapshot(s, base)).code).toBe(0);
+    const path = join(base, 'latest', 'manifest.json');
+    const manifest = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    await writeFile(path, JSON.stringify({ ...manifest, last_full_at: '2100-01-01T00:00:00.000Z' }));
+    const run = await snapshot(s, base, '--full-every', '1');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(
+      /img-etl: a full pass: the last full pass is dated 2100-01-01T00:00:00.000Z, in the future/,
+    );
+    expect(await manifestOf(base)).toMatchObject({ kind: 'full' });
   });
 });
