@@ -44,7 +44,7 @@ export interface BaseSnapshot extends IncrementalBase {
   dir: string;
   /** The sha256 of its manifest: a resumed run builds on the same one. */
   manifestSha256: string;
-  /** Its images file. */
+  /** Its images file, one its manifest lists: the rows carried over are read from it. */
   imagesFile: string;
   /** When its last full pass started (its own start for a full run), ISO 8601. */
   lastFullAt: string;
@@ -112,6 +112,8 @@ function refusal(name: string, m: BaseManifest, wants: BaseWants): string | unde
   const lastFull = typeof m.last_full_at === 'string' ? m.last_full_at : m.started_at;
   const days = (wants.now.getTime() - Date.parse(String(lastFull))) / 86_400_000;
   const ago = Number.isFinite(days) ? days.toFixed(1) : '?';
+  // A date after now (a clock set ahead, a manifest edited) would be copied by every run built on it: never trusted.
+  if (days < 0) return `the last full pass is dated ${String(lastFull)}, in the future`;
   if (!(days < wants.fullEveryDays))
     return `the last full pass was ${ago} days ago (--full-every ${wants.fullEveryDays})`;
   return undefined;
@@ -126,8 +128,12 @@ async function readBase(
   table: Table,
 ): Promise<BaseSnapshot> {
   const names = new Set((manifest.files ?? []).map((f) => f.name));
+  // Only the files its manifest lists (and so checks): a data file beside them it does not list is someone's.
   const imagesFile = join(dir, names.has(table.files.parquet) ? table.files.parquet : table.files.arrow);
-  const collections = await baseCollections(dir);
+  const collectionsName = [COLLECTIONS.files.parquet, COLLECTIONS.files.arrow].find((n) => names.has(n));
+  if (collectionsName === undefined)
+    throw new Error(`its manifest lists no ${COLLECTIONS.files.parquet} or ${COLLECTIONS.files.arrow}`);
+  const collections = await baseCollections(join(dir, collectionsName));
   const { unattributed } = await countRows(imagesFile, collections);
   const rejectsPath = join(dir, IMAGES.files.rejects);
   if (names.has(IMAGES.files.rejects)) await verifySnapshotFile(rejectsPath);
@@ -143,11 +149,14 @@ async function readBase(
   return { name, dir, manifestSha256, imagesFile, lastFullAt, rejects, collections, unattributed: alone, missing };
 }
 
-/** The base's collections table: each collection's modify_date and number_of_images, its rows not yet counted. */
-async function baseCollections(dir: string): Promise<Map<number, BaseCollection>> {
+/**
+ * The base's collections table (its data file at `path`): each collection's modify_date and number_of_images, its
+ * rows not yet counted.
+ */
+async function baseCollections(path: string): Promise<Map<number, BaseCollection>> {
   const columns = ['id', 'modify_date', 'number_of_images'];
   const collections = new Map<number, BaseCollection>();
-  const opened = await readSnapshotRows(dir, { table: COLLECTIONS, columns });
+  const opened = await readSnapshotRows(path, { columns });
   try {
     for await (const batch of opened.batches) {
       const [id, modified, size] = columns.map((c) => numbers(batch, c));

@@ -69,9 +69,12 @@ function isCarried(over: CarryOver, cid: unknown): boolean {
   return typeof cid !== 'number' || !over.base.collections.has(cid) || over.carried.has(cid);
 }
 
-/** The base's rows that are carried over, in its file's order (ascending id). */
+/**
+ * The base's rows that are carried over, in its file's order (ascending id): from the images file its manifest lists
+ * (which chooseBase counted), never another file beside it.
+ */
 async function* carriedRows(over: CarryOver, table: Table): AsyncIterable<Row> {
-  const opened = await readSnapshotRows(over.base.dir, { table });
+  const opened = await readSnapshotRows(over.base.imagesFile);
   try {
     for await (const batch of opened.batches)
       for (const row of rowsFromBatch(batch, table)) if (isCarried(over, row['collection_id'])) yield row;
