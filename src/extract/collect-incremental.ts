@@ -78,6 +78,11 @@ export async function collectIncremental(
   // The second read asks for as many pages at once as --concurrency allows: the image list's count follows it.
   const listing = await pageCollections(options, checkpoint, 2, believedSize(before));
   if (listing.status !== 200) return { fallback: `the collections list answered ${listing.status} at the end` };
+  // A collection read above that moved since: its reading may hold a copy from before the change, and a reading of
+  // it again would share the first one's journal. Rare (it changed twice within one run): a full pass.
+  const again = [...readIn([first])].filter((cid) => listing.sizes.has(cid) && moved(cid, before, listing));
+  if (again.length > 0)
+    return { fallback: `collections changed again after the run read them (${again.slice(0, 5).join(', ')})` };
   const count = await countOnce(options, checkpoint, stats);
   const parts = [first, await read(listing, movedSince(before, listing, readIn([first])))];
   let rows = rowsHeld(base, listing, parts, index);
