@@ -219,3 +219,18 @@ it('a file whose listed size changed, its new version failing once, is fetched b
   expect((await bytesOf(join(out, String(COLLECTION), 'map.nii.gz'))).equals(v2)).toBe(true);
   expect(last.code).toBe(0);
 });
+
+it("a sub-folder named as another file's .part: that link is failed, the run goes on", async () => {
+  const inFolder = niftiBytes(7, 4000);
+  const beside = niftiBytes(8, 3000);
+  const snap = await snapshotOfMade([
+    { name: 'a.part/b.nii.gz', fileSize: inFolder.length, answer: whole(inFolder) },
+    { name: 'a', fileSize: beside.length, answer: whole(beside) },
+  ]);
+  const out = join(root, 'out');
+  const run = await runCli(['files', snap, '--out', out, '--concurrency', '1', '--max-attempts', '1', ...FAST]);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(3);
+  const rows = await expectOkRowsOnDisk(out);
+  expect(rows.map((r) => r['status']).sort()).toEqual(['failed', 'ok']);
+});
