@@ -8,6 +8,7 @@
  * - A record with no file link whose `file_size` is 0 is lost on the server: no reason for exit code 3.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { bytesOf, niftiBytes, readFilesTable, sha256 } from '../helpers/files-run.js';
@@ -233,4 +234,24 @@ it("a sub-folder named as another file's .part: that link is failed, the run goe
   expect(run.code).toBe(3);
   const rows = await expectOkRowsOnDisk(out);
   expect(rows.map((r) => r['status']).sort()).toEqual(['failed', 'ok']);
+});
+
+it("a run with --to csv leaves no earlier run's files.parquet saying ok for a file it found failed", async () => {
+  const gz = niftiBytes(9, 4000);
+  const made: Made = { name: 'map.nii.gz', fileSize: gz.length, answer: whole(gz) };
+  const snap = await snapshotOfMade([made]);
+  const out = join(root, 'out');
+  const files = (...more: string[]) => runCli(['files', snap, '--out', out, '--max-attempts', '1', ...FAST, ...more]);
+  expect((await files()).code).toBe(0);
+  await rm(join(out, String(COLLECTION), 'map.nii.gz'));
+  made.answer = (_req, res) => void res.writeHead(503, { 'content-length': 0 }).end();
+  expect((await files('--to', 'csv')).code).toBe(3);
+  // Whatever files.parquet is there says what the folder holds: no ok row for a file that is not on disk.
+  if (
+    await stat(join(out, 'files.parquet')).then(
+      () => true,
+      () => false,
+    )
+  )
+    await expectOkRowsOnDisk(out);
 });
