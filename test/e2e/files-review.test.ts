@@ -255,3 +255,28 @@ it("a run with --to csv leaves no earlier run's files.parquet saying ok for a fi
   )
     await expectOkRowsOnDisk(out);
 });
+
+// Known, not fixed here: files.parquet lists only the last run's selection, so a run with another --where drops the
+// records that say which image a file on disk is of; a later run then takes a file of the same path and size as the
+// file of whichever image it selects. `it.fails`: remove `.fails` once a fix keeps that knowledge.
+it.fails("a file another --where's run left unlisted is not taken as another image's file of that path", async () => {
+  const a = niftiBytes(10, 4000);
+  const b = niftiBytes(11, 4000);
+  const c = niftiBytes(12, 3000);
+  const made: Made[] = [
+    { name: 'T.nii.gz', fileSize: a.length, answer: whole(a) },
+    { name: 'T.nii.gz?v=2', fileSize: b.length, answer: whole(b) },
+    { name: 'other.nii.gz', fileSize: c.length, answer: whole(c) },
+  ];
+  const snap = await snapshotOfMade(made);
+  const out = join(root, 'out');
+  const ids = [1_000_000, 1_000_001, 1_000_002];
+  const files = (id: number) =>
+    runCli(['files', snap, '--out', out, '--max-attempts', '1', ...FAST, '--where', `id = ${id}`]);
+  expect((await files(ids[0]!)).code).toBe(0);
+  expect((await files(ids[2]!)).code).toBe(0); // files.parquet now lists image 3's file alone
+  await files(ids[1]!);
+  const [row] = await readFilesTable(out);
+  expect(row!['id']).toBe(ids[1]);
+  expect(row!['status'] !== 'ok' || row!['sha256'] === sha256(b)).toBe(true);
+});
