@@ -221,12 +221,16 @@ async function continuedByte(
   const expected = task.expectedBytes;
   const url = task.fetchUrl;
   const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
-  const [start, total] = range === null ? [NaN, NaN] : [Number(range[1]), Number(range[3])];
+  const [start, end, total] = range === null ? [NaN, NaN, NaN] : [Number(range[1]), Number(range[2]), Number(range[3])];
   if (expected !== undefined && total === total && total !== expected) {
     response.discard();
     throw sizeMismatch(task, total);
   }
-  if (start !== have) {
+  // The range asked for runs to the end of the file (`bytes=<have>-`): one that stops short of it, or whose body has
+  // another length than the range, would leave a shorter file to be taken as whole (nothing else checks the length
+  // of a file the listing gives no size).
+  const length = Number(response.header('content-length') ?? end - start + 1);
+  if (start !== have || end !== total - 1 || length !== end - start + 1) {
     response.discard();
     await restart(part);
     const said = JSON.stringify(response.header('content-range') ?? '');
@@ -262,7 +266,7 @@ async function writeBody(
   const file = await open(part, from > 0 ? 'r+' : 'w');
   const onAbort = (): void => response.discard();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
-  const declared = Number(response.header('content-length') ?? NaN);
+  const declared = Number(response.header('content-length') ?? rangeLength(response));
   try {
     await file.truncate(from);
     const received = await copyChunks({ task, part, response, file, ctx, check }, chunks, from, declared);
@@ -280,6 +284,12 @@ async function writeBody(
     ctx.signal?.removeEventListener('abort', onAbort);
     await file.close();
   }
+}
+
+/** The length of a 206's Content-Range (its body, when it sends no Content-Length); NaN for another answer. */
+function rangeLength(response: FileResponse): number {
+  const range = /^bytes (\d+)-(\d+)\/\d+$/.exec(response.header('content-range') ?? '');
+  return response.status === 206 && range !== null ? Number(range[2]) - Number(range[1]) + 1 : NaN;
 }
 
 /** Where a body's chunks go: the open `.part`, and the inline check when there is one. */

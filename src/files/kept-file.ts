@@ -33,7 +33,13 @@ export async function keptFile(
   const mtimeNs = found.mtimeNs;
   const changed = listed !== undefined && size !== listed;
   if (record !== undefined) {
-    if (changed && record.bytes === size) return undefined; // the listing gives another size now: fetched again
+    if (changed && record.bytes === size) {
+      // The listing gives another size now: fetched again. Removed first, as a file whose digest no longer matches:
+      // left under its final name while that fetch fails, no record would vouch for it and the next run would refuse
+      // it as a file img-etl did not write.
+      await rm(path, { force: true });
+      return undefined;
+    }
     const same = record.bytes === size && record.mtimeNs === mtimeNs;
     if (same && !verify) return { bytes: record.bytes, sha256: record.sha256, mtimeNs };
     if (record.bytes === size && (await verifyImageFile(path)).sha256 === record.sha256)

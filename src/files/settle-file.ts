@@ -97,9 +97,15 @@ async function outcomeOf(
   run: SettleRun,
 ): Promise<Outcome & { path: string | null }> {
   const { image, url } = job;
-  if (url === null) return { path: null, ...notFetched('missing_on_server', 'the record has no file link') };
+  // A file the listing marks as lost (file_size 0) is that, whatever its link: never requested, never exit code 3.
+  if (url === null)
+    return {
+      path: null,
+      ...(listed === 0 ? lost(run) : notFetched('missing_on_server', 'the record has no file link')),
+    };
   const target = targetPath(run.outDir, image.collectionId, url, image.id);
-  if ('problem' in target) return { path: null, ...notFetched('failed', `files: ${target.problem}`) };
+  if ('problem' in target)
+    return { path: null, ...(listed === 0 ? lost(run) : notFetched('failed', `files: ${target.problem}`)) };
   return { path: target.path, ...(await outcomeAt(target.path, { ...job, url }, listed, run)) };
 }
 
@@ -114,10 +120,7 @@ async function outcomeAt(
   listed: number | undefined,
   run: SettleRun,
 ): Promise<Outcome> {
-  if (listed === 0) {
-    run.tally.lost++;
-    return notFetched('missing_on_server', 'file_size is 0: the server has lost the file');
-  }
+  if (listed === 0) return lost(run);
   const blocked = await pathInTheWay(run.outDir, path);
   if (blocked !== undefined) return notFetched('failed', `files: ${blocked}`);
   const taken = run.paths.claim(path); // after the last await before the fetch: no other file passes it meanwhile
@@ -184,6 +187,12 @@ function downloadContext(run: SettleRun): DownloadContext {
         reason: notice.error.reason,
       }),
   };
+}
+
+/** A file the listing marks as lost (`file_size` 0): counted as such, never requested. */
+function lost(run: SettleRun): Outcome {
+  run.tally.lost++;
+  return notFetched('missing_on_server', 'file_size is 0: the server has lost the file');
 }
 
 /** A file settled without a request. */

@@ -40,7 +40,9 @@ export function targetPath(
     return { problem: `${JSON.stringify(url)} is not a URL` };
   }
   const last = parts.length - 1;
-  const bad = parts.findIndex((part, i) => unusable(part) || (i === last && part.endsWith('.part')));
+  // A name ending as a download's own files do (`<name>.part`, `<name>.part.validator`) would be one of another file's:
+  // a file's, or a folder's that another file's download would then meet.
+  const bad = parts.findIndex((part) => unusable(part) || part.endsWith('.part') || part.endsWith(PART));
   if (bad !== -1) {
     const what = bad === last ? 'file name' : 'folder name';
     return { problem: `${url} names no usable ${what} (${JSON.stringify(parts[bad])})` };

@@ -4,6 +4,7 @@
  * the snapshots' CSV: an empty field is null, text with a formula's first character gets a `'`). Each is written under
  * a temporary name and renamed into place once whole (AtomicFile).
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { AtomicFile } from '../load/atomic-file.js';
@@ -40,7 +41,12 @@ export async function writeFilesTables(
   };
   const streams = tee(pages(), formats.length);
   const written = formats.map((format, i) => writeOne(format, streams[i]!, join(dir, FILES_TABLES[format]), schema));
-  return settleAll(written);
+  const tables = await settleAll(written);
+  // An earlier run's table in a format not written now would still say what that run found (ok for a file this run
+  // found gone, say), and a next run would read it as what vouches for the files.
+  for (const format of Object.keys(FILES_TABLES) as Format[])
+    if (!formats.includes(format)) await rm(join(dir, FILES_TABLES[format]), { force: true });
+  return tables;
 }
 
 /** Writes one format's file at `path` from the pages, publishing it once whole. */
