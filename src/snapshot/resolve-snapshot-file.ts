@@ -1,7 +1,8 @@
 /**
  * Finding the data file of a snapshot from what a user names: a snapshot folder, a `--snapshot` base folder or its
  * `latest` pointer (a symlink, or the one-line file written where symlinks are unavailable), or a data file itself.
- * Parquet is preferred to Arrow IPC when a folder holds both: it is a tenth of the bytes to read. Arrow IPC reads with
+ * Of the data files a folder's manifest lists (all of them without one: a folder of data files), Parquet is preferred
+ * to Arrow IPC when a folder holds both: it is a tenth of the bytes to read. Arrow IPC reads with
  * less memory and CPU (parquet-wasm decodes a whole row group at a time); name images.arrow to use it.
  */
 import { lstat, open, stat } from 'node:fs/promises';
@@ -9,6 +10,8 @@ import { isFolder } from '../load/path-kind.js';
 import { basename, dirname, join } from 'node:path';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
+import { FILE_NAMES } from './formats.js';
+import { readManifest } from './read-manifest.js';
 import { latestSnapshot } from './snapshot-names.js';
 import { DiffError } from './diff-error.js';
 
@@ -76,13 +79,15 @@ async function fromFile(path: string, current: string, table: Table, csvToo: boo
 }
 
 /**
- * A folder `current` (reached from `path`): a snapshot folder's data file (Parquet first), or a `--snapshot` base
- * folder's `latest` to follow; a DiffError naming `path` when it is neither.
+ * A folder `current` (reached from `path`): a snapshot folder's data file (Parquet first, of those its manifest lists
+ * when it has one), or a `--snapshot` base folder's `latest` to follow; a DiffError naming `path` when it is neither.
  */
 async function fromFolder(path: string, current: string, table: Table, csvToo: boolean): Promise<Step> {
   const names = table.files;
+  const listed = await listedNames(current);
   for (const format of ['parquet', 'arrow'] as const) {
     const file = join(current, names[format]);
+    if (listed !== undefined && !listed.has(names[format])) continue; // someone's file: its manifest cannot check it
     if ((await kindOf(file, file, true)) === 'file') return { file: { path: file, format } };
   }
   const latest = join(current, 'latest');
@@ -102,6 +107,12 @@ async function fromFolder(path: string, current: string, table: Table, csvToo: b
         '(snapshot with --to parquet or --to arrow)'
       : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
   });
+}
+
+/** The names of the files the img-etl manifest in `folder` lists, or undefined without one. */
+async function listedNames(folder: string): Promise<Set<string> | undefined> {
+  const manifest = await readManifest(join(folder, FILE_NAMES.manifest));
+  return manifest === undefined ? undefined : new Set(manifest.files.map((f) => f.name));
 }
 
 /** 'file', 'folder' or 'missing' (with `optional`; otherwise a missing path is an error naming `shown`). */

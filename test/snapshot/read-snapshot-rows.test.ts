@@ -5,6 +5,7 @@ import { DiffError } from '../../src/snapshot/diff-error.js';
 import { diffSnapshots } from '../../src/diff/diff-snapshots.js';
 import { readSnapshotRows, type SnapshotRows } from '../../src/snapshot/read-snapshot-rows.js';
 import { resolveSnapshotFile } from '../../src/snapshot/resolve-snapshot-file.js';
+import { TOOL_NAME } from '../../src/snapshot/tool.js';
 import { toArrowBatches } from '../../src/load/arrow-batches.js';
 import { toArrow } from '../../src/load/to-arrow.js';
 import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
@@ -183,6 +184,21 @@ describe('readSnapshotRows', () => {
 });
 
 describe('resolveSnapshotFile', () => {
+  it('takes the data file its manifest lists, never an unlisted images.parquet beside it', async () => {
+    // A --to arrow snapshot with someone's images.parquet beside it (another snapshot's, copied in): read, it would be
+    // diffed, reported and its files fetched as this snapshot's, unchecked (its manifest does not list it).
+    const folder = await writeSnapshot(join(dir, 'arrow'), 'arrow', snapshotBatches());
+    await writeSnapshot(folder, 'parquet', snapshotBatches().slice(0, 1));
+    const manifest = { tool: `${TOOL_NAME} 0.1.0`, files: [{ name: 'images.arrow', format: 'arrow' }] };
+    await writeFile(join(folder, 'manifest.json'), JSON.stringify(manifest));
+    expect(await resolveSnapshotFile(folder)).toEqual({ path: join(folder, 'images.arrow'), format: 'arrow' });
+    // Without a manifest (a folder of data files), Parquet first, as before.
+    expect(await resolveSnapshotFile(await writeSnapshot(join(dir, 'plain'), 'parquet', snapshotBatches()))).toEqual({
+      path: join(dir, 'plain', 'images.parquet'),
+      format: 'parquet',
+    });
+  });
+
   it('prefers images.parquet in a folder, falls back to images.arrow, and takes a data file as is', async () => {
     const both = await writeSnapshot(join(dir, 'both'), 'parquet', snapshotBatches());
     await writeSnapshot(both, 'arrow', snapshotBatches());
