@@ -278,6 +278,31 @@ describe('an incremental snapshot interrupted', () => {
     await expectExact(s, out);
     await expectSameDataFiles(out, full);
   });
+
+  it('a killed incremental run resumed with --full makes a full pass, as asked', async () => {
+    const out = await newDir();
+    await cp(base, out, { recursive: true, verbatimSymlinks: true });
+    const args = [
+      '--base-url',
+      s.url,
+      '--out',
+      out,
+      '--snapshot',
+      ...FORMATS,
+      '--page-size',
+      '5',
+      '--concurrency',
+      '1',
+    ];
+    const left = await killWhen(args, out, (e) => e.some((x) => x.type === 'collection-page'));
+    expect(left.some((e) => e.type === 'base')).toBe(true);
+    const again = await runCli([...args, '--full']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/--full: discarded the staging and started afresh/);
+    expect(await manifestOf(out)).toMatchObject({ kind: 'full', complete: true });
+    await expectExact(s, out);
+    await expectSameDataFiles(out, full);
+  });
 });
 
 /**
