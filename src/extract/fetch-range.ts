@@ -21,7 +21,9 @@ export async function fetchRange(lists: ListRequests, offset: number, limit: num
       fetchRange(lists, offset + half, limit - half),
     ]);
     const body = joinPageBodies(right.count, [left.body, right.body]);
-    return { source: { url, offset }, count: right.count, records: [...left.records, ...right.records], limit, body };
+    const skipped = (left.skipped ?? 0) + (right.skipped ?? 0);
+    const records = [...left.records, ...right.records];
+    return { source: { url, offset }, count: right.count, records, limit, body, ...(skipped > 0 ? { skipped } : {}) };
   }
 }
 
@@ -29,5 +31,5 @@ export async function fetchRange(lists: ListRequests, offset: number, limit: num
 function skipRecord(lists: ListRequests, url: string, offset: number, err: ExtractError): PageBatch {
   lists.stats.skippedOffsets.push(offset);
   lists.onEvent?.({ type: 'skip', url, offset, reason: err.reason });
-  return { source: { url, offset }, count: lists.stats.countAtEnd, records: [], limit: 1 };
+  return { source: { url, offset }, count: lists.stats.countAtEnd, records: [], limit: 1, skipped: 1 };
 }
