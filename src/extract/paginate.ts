@@ -162,7 +162,9 @@ async function* firstPage(
   for (let k = 1; k < lists.adaptive.max && k * asked < countHint; k++)
     window.start(k * asked, (offset) => fetchRange(lists, offset, asked));
   const { page, bytes } = await first;
-  const limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, asked);
+  // The server applies at most the limit asked for: a link stating more would make paging step over records.
+  const linked = limitOfLink(page.next) ?? limitOfLink(page.previous);
+  const limit = linked === undefined ? Math.max(page.results.length, asked) : Math.min(linked, asked);
   lists.stats.countAtStart = page.count;
   lists.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: page.results.length, count: page.count });
   yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };

@@ -84,3 +84,18 @@ describe('paging past records the server cannot serve', () => {
     expect(Math.max(...offsets)).toBeLessThan(60);
   });
 });
+
+describe('the page size a link states', () => {
+  it('never advances by more than the page size asked for, whatever the next link says', async () => {
+    const s = await serveList(
+      40,
+      () => false,
+      (page, offset, limit, origin) => {
+        if (page['next'] !== null)
+          page['next'] = `${origin}/api/images/?limit=${limit * 2}&offset=${offset + limit * 2}`;
+      },
+    );
+    const pages = await collect(paginate(options(s.origin)));
+    expect(idsOf(pages)).toEqual(range(40));
+  });
+});
