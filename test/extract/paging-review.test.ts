@@ -5,9 +5,12 @@ import type { PageBatch } from '../../src/schema/row.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let server: ScriptedServer | undefined;
+/** Headers of the 500s served by serveList. */
+let retryAfter: Record<string, string> = {};
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  retryAfter = {};
 });
 
 const range = (n: number, from = 1) => Array.from({ length: n }, (_, i) => from + i);
@@ -31,7 +34,7 @@ async function serveList(
     const limit = Number(url.searchParams.get('limit'));
     const offset = Number(url.searchParams.get('offset'));
     if (range(limit, offset).some((o) => o < n && poisoned(o))) {
-      res.writeHead(500, { 'content-type': 'text/html' });
+      res.writeHead(500, { 'content-type': 'text/html', ...retryAfter });
       res.end('<h1>Server Error (500)</h1>');
       return;
     }
@@ -97,5 +100,18 @@ describe('the page size a link states', () => {
     );
     const pages = await collect(paginate(options(s.origin)));
     expect(idsOf(pages)).toEqual(range(40));
+  });
+});
+
+describe('a 500 asking to wait longer than allowed', () => {
+  it('fails the page as a 429 would, instead of splitting it and skipping its records at once', async () => {
+    retryAfter = { 'retry-after': '3600' };
+    const s = await serveList(30, (o) => o >= 10 && o < 20);
+    const stats = newExtractStats();
+    await expect(collect(paginate({ ...options(s.origin), retry: { attempts: 3 } }, stats))).rejects.toThrow(
+      /offset=10 returned 500; retry-after 3600 s is longer than the 120 s allowed$/,
+    );
+    expect(stats.skippedOffsets).toEqual([]);
+    expect(s.requests.filter((r) => r.includes('offset=1')).length).toBeLessThan(3);
   });
 });
