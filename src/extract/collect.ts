@@ -127,7 +127,11 @@ function collected(ended: Ended): Collected {
   const { options, stats, index, images, before, listing, reconciliation } = ended;
   const { expected } = images;
   // One verdict whatever the method (a proven pass holds all it counts): the proof and the lines stating it give it.
-  const missing = reconciliation?.missing ?? missingOf({ unserved: 0, expected, received: index.received });
+  // Without collections to find them in, the records the last pass skipped count as missing, even where `count`
+  // came out even (a record deleted after it was read).
+  const missing =
+    reconciliation?.missing ??
+    Math.max(missingOf({ unserved: 0, expected, received: index.received }), images.lastSkipped);
   stats.countAtStart = images.countAtStart ?? 0;
   stats.countAtEnd = expected;
   const conflicts = index.conflicts;

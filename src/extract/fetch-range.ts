@@ -4,6 +4,7 @@ import { ExtractError } from './extract-error.js';
 import { fetchListPage, type ListRequests } from './fetch-list-page.js';
 import { joinPageBodies } from './join-page-bodies.js';
 import { pageUrl } from './page-url.js';
+import { retryDelay } from './retry.js';
 
 /** Fetches `limit` records at `offset`, splitting the range while the server answers 500. */
 export async function fetchRange(lists: ListRequests, offset: number, limit: number): Promise<PageBatch> {
@@ -14,6 +15,8 @@ export async function fetchRange(lists: ListRequests, offset: number, limit: num
     return { source: { url, offset }, count: page.count, records: page.results, limit, body: bytes, atEnd };
   } catch (err) {
     if (!(err instanceof ExtractError) || err.status !== 500 || lists.signal.aborted) throw err;
+    // The server asked to be left alone for longer than we wait: no part of the range would fare better now.
+    if (err.retryAfterMs !== undefined && retryDelay(1, err, lists.retry) === undefined) throw err;
     if (limit === 1) return skipRecord(lists, url, offset, err);
     const half = Math.ceil(limit / 2);
     const [left, right] = await Promise.all([
@@ -21,7 +24,9 @@ export async function fetchRange(lists: ListRequests, offset: number, limit: num
       fetchRange(lists, offset + half, limit - half),
     ]);
     const body = joinPageBodies(right.count, [left.body, right.body]);
-    return { source: { url, offset }, count: right.count, records: [...left.records, ...right.records], limit, body };
+    const skipped = (left.skipped ?? 0) + (right.skipped ?? 0);
+    const records = [...left.records, ...right.records];
+    return { source: { url, offset }, count: right.count, records, limit, body, ...(skipped > 0 ? { skipped } : {}) };
   }
 }
 
@@ -29,5 +34,5 @@ export async function fetchRange(lists: ListRequests, offset: number, limit: num
 function skipRecord(lists: ListRequests, url: string, offset: number, err: ExtractError): PageBatch {
   lists.stats.skippedOffsets.push(offset);
   lists.onEvent?.({ type: 'skip', url, offset, reason: err.reason });
-  return { source: { url, offset }, count: lists.stats.countAtEnd, records: [], limit: 1 };
+  return { source: { url, offset }, count: lists.stats.countAtEnd, records: [], limit: 1, skipped: 1 };
 }

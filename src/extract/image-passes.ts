@@ -37,6 +37,8 @@ export class ImagePasses {
   countAtStart: number | undefined;
   /** Records the service counts: `count` of the last image-list page staged. */
   expected: number;
+  /** Records the last pass this process paged skipped (each answered 500 alone): that pass never received them. */
+  lastSkipped = 0;
   private readonly summaries = new PassSummaries();
   private readonly ended: Set<number>;
   private readonly earlierPages: JournalPage[];
@@ -114,6 +116,7 @@ export class ImagePasses {
       this.expected = page.count;
     }
     mergeStats(this.run.stats, passStats);
+    this.lastSkipped = new Set(passStats.skippedOffsets).size;
     await checkpoint.endPass(pass);
   }
 

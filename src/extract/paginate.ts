@@ -9,6 +9,10 @@ import { limitOfLink, listUrlOf, pageUrl } from './page-url.js';
 import { PageWindow } from './page-window.js';
 import type { RetryOptions } from './retry.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from './defaults.js';
+import { ExtractError } from './extract-error.js';
+
+/** Pages in a row whose every record the server failed to serve before the pass stops: the service is failing. */
+const MAX_UNSERVED_PAGES = 3;
 
 export { newExtractStats, type ExtractStats } from './extract-stats.js';
 
@@ -158,7 +162,9 @@ async function* firstPage(
   for (let k = 1; k < lists.adaptive.max && k * asked < countHint; k++)
     window.start(k * asked, (offset) => fetchRange(lists, offset, asked));
   const { page, bytes } = await first;
-  const limit = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, asked);
+  // The server applies at most the limit asked for: a link stating more would make paging step over records.
+  const linked = limitOfLink(page.next) ?? limitOfLink(page.previous);
+  const limit = linked === undefined ? Math.max(page.results.length, asked) : Math.min(linked, asked);
   lists.stats.countAtStart = page.count;
   lists.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: page.results.length, count: page.count });
   yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };
@@ -171,7 +177,8 @@ async function* firstPage(
 /**
  * Yields the pages from `cursor` on in offset order, keeping the window full and skipping the offsets `done`, until
  * the list's end: its largest `count`, or an empty page with no next link, or three empty pages in a row (nothing lies
- * beyond, whatever `count` claims).
+ * beyond, whatever `count` claims). A page whose every record was skipped is not empty but unserved: it breaks a run
+ * of empty pages, and three unserved pages in a row stop the pass with an error (an outage is not the list's end).
  */
 async function* pagesAfter(
   lists: ListRequests,
@@ -182,6 +189,7 @@ async function* pagesAfter(
   const { limit } = cursor;
   let { maxCount, nextOffset } = cursor;
   let emptyRun = 0;
+  let unservedRun: string[] = [];
   const skipDone = () => {
     while (done.has(nextOffset)) nextOffset += limit;
   };
@@ -205,11 +213,30 @@ async function* pagesAfter(
     const batch = await window.takeHead();
     if (batch === undefined) continue;
     maxCount = Math.max(maxCount, batch.count);
-    emptyRun = batch.records.length === 0 ? emptyRun + 1 : 0;
+    // A page whose every record was skipped (each answered 500 alone) is no sign of the list's end, but of an outage.
+    const unserved = batch.records.length === 0 && (batch.skipped ?? 0) > 0;
+    unservedRun = unserved ? [...unservedRun, batch.source.url] : [];
+    if (unservedRun.length >= MAX_UNSERVED_PAGES) throw unservedError(unservedRun);
+    emptyRun = batch.records.length === 0 && !unserved ? emptyRun + 1 : 0;
     if (batch.atEnd === true) maxCount = Math.min(maxCount, headOffset);
     else if (emptyRun >= 3) maxCount = Math.min(maxCount, headOffset + limit);
     const { url } = batch.source;
     lists.onEvent?.({ type: 'page', url, offset: headOffset, records: batch.records.length, count: batch.count });
     yield batch;
   }
+}
+
+/** The error that stops a pass after pages in a row whose every record answered 500, naming the first of them. */
+function unservedError(urls: readonly string[]): ExtractError {
+  const reason =
+    `answered 500 for each of its records, and so did the ${urls.length - 1} pages after it: the service is ` +
+    'failing; stopping rather than skipping the rest of the list';
+  return new ExtractError({
+    code: 'HTTP_STATUS',
+    kind: 'status',
+    url: urls[0]!,
+    reason,
+    status: 500,
+    retryable: false,
+  });
 }

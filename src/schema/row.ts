@@ -52,6 +52,8 @@ export interface PageBatch {
   body?: Uint8Array;
   /** The server said nothing follows: `results` was empty and `next` null. */
   atEnd?: boolean;
+  /** Records of the range skipped after failing alone (fetch-range.ts); absent when none was. */
+  skipped?: number;
 }
 
 /** A staged page's records, to be encoded as the writers read them (page-columns.ts). */
