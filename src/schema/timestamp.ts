@@ -33,6 +33,23 @@ export function parseTimestampMicros(text: string): bigint | undefined {
   return Number.isSafeInteger(micros) ? BigInt(micros) : BigInt(seconds) * 1_000_000n + BigInt(fraction);
 }
 
+/**
+ * parseTimestampMicros, and also the extended-year form formatTimestampMicros writes for an instant outside years
+ * 0000-9999 (`+010000-01-01T13:59:59.999999Z`, `-000001-12-31T23:00:00.000000Z`): what reads back the CSV it writes.
+ */
+export function parseFormattedTimestampMicros(text: string): bigint | undefined {
+  const sign = text.charCodeAt(0);
+  if (sign !== 43 && sign !== 45) return parseTimestampMicros(text); // not '+' or '-'
+  const magnitude = digits(text, 1, 6);
+  const year = sign === 45 ? -magnitude : magnitude;
+  if (magnitude < 0 || (year >= 0 && year <= 9999)) return undefined; // a four-digit year is written as such
+  // The same text in a year of four digits with the same calendar (leap or not), moved by the days between the two.
+  const like = isLeapYear(year) ? 2000 : 2001;
+  const micros = parseTimestampMicros(`${like}${text.slice(7)}`);
+  if (micros === undefined) return undefined;
+  return micros + BigInt(daysFromCivil(year, 1, 1) - daysFromCivil(like, 1, 1)) * 86_400_000_000n;
+}
+
 /** Seconds from the epoch to the `YYYY-MM-DD[T ]HH:MM:SS` starting `text`, read as UTC; undefined when not one. */
 function localSeconds(text: string): number | undefined {
   const year = digits(text, 0, 4),
@@ -139,9 +156,9 @@ export function formatTimestampMicrosByDate(micros: bigint): string {
 }
 
 function daysInMonth(year: number, month: number): number {
-  return month === 2
-    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-      ? 29
-      : 28
-    : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  return month === 2 ? (isLeapYear(year) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+}
+
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }

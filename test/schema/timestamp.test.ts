@@ -5,6 +5,7 @@ import {
   formatTimestampMicrosByDate,
   parseTimestampMicros,
 } from '../../src/schema/timestamp.js';
+import { timestamp } from '../../src/schema/column-types/timestamp.js';
 
 describe('parseTimestampMicros', () => {
   it('keeps the exact instant and microseconds of a Berlin winter timestamp', () => {
@@ -126,6 +127,50 @@ describe('formatTimestampMicros outside years 0000-9999', () => {
         expect(readBack(formatTimestampMicros(micros))).toBe(micros);
       }),
       { numRuns: 5000 },
+    );
+  });
+});
+
+describe('the timestamp type reads back its CSV fields', () => {
+  // What reads a snapshot's CSV (report, diff) reads each field with the column type's fromCsv: it must read every
+  // field csvField writes, the extended-year form near the limits included, and nothing else of that shape.
+  const first = parseTimestampMicros('0000-01-01T00:00:00+23:59')!;
+  const last = parseTimestampMicros('9999-12-31T23:59:59.999999-23:59')!;
+
+  it('reads the extended-year form it writes outside years 0000-9999', () => {
+    for (const served of [
+      '9999-12-31T23:30:00-01:00',
+      '9999-12-31T23:59:59.999999-14:00',
+      '0000-01-01T00:30:00+01:00',
+    ]) {
+      const micros = parseTimestampMicros(served)!;
+      expect(timestamp.fromCsv(timestamp.csvField(micros, true))).toBe(micros);
+    }
+    expect(timestamp.fromCsv(timestamp.csvField(first, true))).toBe(first);
+    expect(timestamp.fromCsv(timestamp.csvField(last, true))).toBe(last);
+  });
+
+  it('reads back every field it writes for an instant a served timestamp can name (property)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: first - 86_400_000_000n, max: last + 86_400_000_000n }), (micros) => {
+        expect(timestamp.fromCsv(timestamp.csvField(micros, true))).toBe(micros);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses extended-year text that is not a date or that names a year 0000-9999', () => {
+    for (const text of [
+      '+010000-02-30T00:00:00.000000Z',
+      '-000001-02-29T00:00:00.000000Z', // year -1 is no leap year
+      '+002016-01-21T17:21:57.860138Z', // a four-digit year is written as such
+      '+10000-01-01T00:00:00.000000Z',
+      '+010000-01-01T24:00:00.000000Z',
+      '010000-01-01T00:00:00.000000Z',
+    ])
+      expect(timestamp.fromCsv(text)).toBeUndefined();
+    expect(timestamp.fromCsv('+010000-02-29T00:00:00.000000Z')).toBe(
+      timestamp.fromCsv('+010000-03-01T00:00:00.000000Z')! - 86_400_000_000n,
     );
   });
 });

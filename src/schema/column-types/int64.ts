@@ -24,7 +24,9 @@ function int64Type(nonNegative: boolean): ColumnType {
       const safe = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
       return nonNegative ? safe.min(0) : safe;
     },
-    normalise: (v) => v as number,
+    // JSON's -0 parses to negative zero, which an int64 column cannot hold (Arrow and Parquet write 0): the row holds 0
+    // too, so that CSV (written from the rows, or from the staged Arrow columns) and every other reader of rows agree.
+    normalise: (v) => (v as number) + 0,
     holds,
     expected: 'a safe integer',
     arrowType: (arrow) => new arrow.Int64(),

@@ -5,7 +5,7 @@
 import type { TimestampMicrosecond } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
 import { fillFixedWidth } from '../encoding/fixed-width-column.js';
-import { formatTimestampMicros, parseTimestampMicros } from '../timestamp.js';
+import { formatTimestampMicros, parseFormattedTimestampMicros, parseTimestampMicros } from '../timestamp.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -28,7 +28,7 @@ export const timestamp: ColumnType = {
     return arrow.makeData({ type: type as TimestampMicrosecond, length: data.length, ...nulls, data });
   },
   csvField: (v) => formatTimestampMicros(v as bigint), // digits, signs, `-:.TZ`: never quoted, never neutralised
-  fromCsv: (f) => parseTimestampMicros(f),
+  fromCsv: (f) => parseFormattedTimestampMicros(f), // the extended-year form csvField writes near the limits too
   parquetjs: 'TIMESTAMP_MICROS',
   dictionary: false,
   readers: { arrow: 'timestamp[us, tz=UTC]', duckdb: 'TIMESTAMP WITH TIME ZONE', pandas: 'datetime64[us, UTC]' },
