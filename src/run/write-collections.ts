@@ -3,9 +3,10 @@
  * collections list the run staged): checked, normalised and written like the images, to
  * `collections.parquet`/`.arrow`/`.csv`, and `collections-rejects.ndjson` for records that break its schema.
  */
+import { rejectKey } from '../extract/stage-page.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import type { PageBatch } from '../schema/row.js';
-import { validate } from '../transform/validate.js';
+import { validate, type ValidBatch } from '../transform/validate.js';
 import { writeTable, type TableOutput } from './write-table.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 
@@ -17,5 +18,23 @@ export function writeCollections(
   source: AsyncIterable<PageBatch>,
   options: Omit<WriteOutputsOptions, 'table'>,
 ): Promise<TableOutput> {
-  return writeTable(validate(source, COLLECTIONS), { ...options, table: COLLECTIONS });
+  return writeTable(withOwnUrls(validate(source, COLLECTIONS)), { ...options, table: COLLECTIONS });
+}
+
+/** The batches, each reject under its own URL, as the images' rejects.ndjson gives them. */
+async function* withOwnUrls(batches: AsyncIterable<ValidBatch>): AsyncIterable<ValidBatch> {
+  for await (const batch of batches) {
+    for (const reject of batch.rejects) reject.url = collectionUrl(reject.url, reject.record);
+    yield batch;
+  }
+}
+
+/** Where a collection can be fetched alone: `/api/collections/<id>/` when its id is usable, else the list's URL. */
+function collectionUrl(pageUrl: string, record: unknown): string {
+  const url = new URL(pageUrl);
+  url.pathname = url.pathname.replace(/\/api\/collections\/.*$/, '/api/collections/');
+  url.search = '';
+  url.hash = '';
+  const key = rejectKey(record);
+  return typeof key === 'number' ? `${url.href}${key}/` : url.href;
 }

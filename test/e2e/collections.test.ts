@@ -247,3 +247,39 @@ describe('collections as a scripted server serves them', () => {
     },
   );
 });
+
+describe('a collection that breaks the schema with a usable id', () => {
+  let server: ScriptedServer;
+  let out: string;
+  beforeAll(async () => {
+    out = await tempDir();
+    const image = JSON.stringify({ ...fixtureRecords[0]!, id: 1, collection_id: 3 });
+    const collections = ['{"id":3,"name":"Three"}', '{"id":9,"name":"Nine","owner":"twelve"}'];
+    server = await startScriptedServer((req, res, origin) => {
+      const path = new URL(req.url ?? '/', origin).pathname;
+      const page = (records: string[]) =>
+        `{"count":${records.length},"next":null,"previous":null,"results":[${records.join(',')}]}`;
+      const body =
+        path === '/api/images/'
+          ? page([image])
+          : path === '/api/collections/'
+            ? page(collections)
+            : '{"detail":"Not found."}';
+      res.writeHead(body.startsWith('{"detail"') ? 404 : 200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await removeDir(out);
+  });
+
+  it("is in collections-rejects.ndjson under its own URL, as an image's reject is", async () => {
+    const cli = await runCli(['--base-url', server.origin, '--out', out, '--to', 'parquet', '--quiet']);
+    expect([cli.code, cli.stderr]).toEqual([0, '']);
+    const [line] = (await readFile(join(out, 'collections-rejects.ndjson'), 'utf8')).trim().split('\n');
+    const reject = JSON.parse(line!) as { url: string; record: unknown };
+    expect(reject.url).toBe(`${server.origin}/api/collections/9/`);
+    expect(reject.record).toEqual({ id: 9, name: 'Nine', owner: 'twelve' });
+  });
+});
