@@ -152,6 +152,21 @@ describe('img-etl report', () => {
     expect(read.source).toBe(join(snaps.folders[1]!, 'images.parquet'));
   });
 
+  it('reads a snapshot named by `latest` (the folder it points at) to the numbers, title and history of its run', async () => {
+    const out = join(dir, 'out', 'latest.html');
+    const latest = join(snaps.base, 'latest');
+    const run = await runCli(['report', latest, '--against', snaps.folders[0]!, '--out', out]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const read = await readJson<ReportData>(join(dir, 'out', 'latest.json'));
+    const ran = reports.at(-1)!;
+    const unplaced = (r: ReportData) => ({ ...r, source: '', drift: { ...r.drift, against: '' } });
+    expect(read.history).toEqual(ran.history);
+    expect(unplaced(read)).toEqual(unplaced(ran));
+    const html = await readFile(out, 'utf8');
+    expect(html).toContain(`<h1>NeuroVault snapshot ${basename(snaps.folders.at(-1)!)}</h1>`);
+  });
+
   it("reads a snapshot of CSV only with the columns' types, to DuckDB's numbers from images.csv", async () => {
     const folder = join(dir, 'csv-only', basename(snaps.folders[1]!));
     await mkdir(folder, { recursive: true });
