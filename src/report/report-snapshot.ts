@@ -64,7 +64,7 @@ export async function reportSnapshot(path: string, options: ReportSnapshotOption
   const named = await realpath(folder).catch(() => folder);
   const base = dirname(named);
   const inBase = (await listSnapshots(base)).includes(basename(named));
-  const history = inBase ? (await snapshotHistory(base)).filter((h) => h.snapshot <= basename(named)) : [];
+  const history = inBase ? await snapshotHistory(base, basename(named)) : [];
   const inputs = { source: file.path, manifest: facts, owners, ownersNote: note, drift, driftNote, history };
   const data = buildReport(stats.gathered(), inputs);
   return { data, title: basename(named) };
