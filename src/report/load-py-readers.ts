@@ -37,7 +37,24 @@ def _utc(series):
     """UTC timestamps: microseconds as written from pandas 2 (datetime64[us, UTC]), nanoseconds in pandas 1.5."""
     if not _pandas_2():
         return pd.to_datetime(series, utc=True)
-    return pd.to_datetime(series, utc=True, format="ISO8601").astype("datetime64[us, UTC]")
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return pd.to_datetime(series, utc=True).astype("datetime64[us, UTC]")
+    # The CSV writes a year after 9999 or before 0000 as +YYYYYY or -YYYYYY, which pandas does not parse: such a
+    # value is read in a year a number of 400-year cycles (146097 days each, the calendar's period) away, then moved.
+    text = series.astype("string")
+    extended = text.str.match(r"[+-]\\d{6}-").fillna(False).astype(bool)
+    typed = pd.to_datetime(text.where(~extended), utc=True, format="ISO8601").astype("datetime64[us, UTC]")
+    if extended.any():
+        import numpy as np
+
+        micros = []
+        for value in text[extended]:
+            year = int(value[:7])
+            cycles = (year - 2000) // 400
+            moved = pd.to_datetime(f"{year - 400 * cycles:04d}{value[7:]}", utc=True, format="ISO8601")
+            micros.append(int(moved.asm8.astype("datetime64[us]").view("i8")) + cycles * 146_097 * 86_400_000_000)
+        typed[extended] = pd.to_datetime(np.array(micros, dtype="datetime64[us]"), utc=True)
+    return typed
 
 
 def _category(series, values, column):

@@ -72,17 +72,30 @@ function imagesView(inputs: LoaderInputs): string {
   if (inputs.files.has(FILE_NAMES.parquet)) {
     return `CREATE VIEW images AS SELECT\n${select}\nFROM read_parquet(${literal(FILE_NAMES.parquet)});`;
   } else if (inputs.files.has(FILE_NAMES.csv)) {
-    return `CREATE VIEW images AS SELECT\n${select}\nFROM ${readCsv(FILE_NAMES.csv, COLUMNS)};`;
+    const fromCsv = COLUMNS.map((c) => `  ${csvValue(c)}::${duckdbType(c)} AS ${ident(c.name)}`).join(',\n');
+    return `CREATE VIEW images AS SELECT\n${fromCsv}\nFROM ${readCsv(FILE_NAMES.csv, COLUMNS)};`;
   }
   return `-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with an extension: no view.`;
 }
 
 /**
- * `read_csv` of a CSV file img-etl wrote, every column of its type: as text where a cast follows (ENUM, JSON);
- * timestamps like 2016-01-21T17:21:57.860138Z parse as TIMESTAMPTZ.
+ * A column of a CSV file img-etl wrote, as read_csv gives it, made ready for the cast to its type: a timestamp is text,
+ * which TIMESTAMPTZ parses (2016-01-21T17:21:57.860138Z, and -000001-12-31T23:30:00.000000Z) but for the extended
+ * year after 9999 (+010000-01-01T04:00:00.000000Z), read without its `+` and leading zeros. read_csv typed
+ * TIMESTAMPTZ made such a value null without a word.
+ */
+function csvValue(c: Column): string {
+  const name = ident(c.name);
+  if (c.type.kind !== 'timestamp') return name;
+  return `(CASE WHEN starts_with(${name}, '+') THEN ltrim(${name}, '+0') ELSE ${name} END)`;
+}
+
+/**
+ * `read_csv` of a CSV file img-etl wrote, every column of its type: as text where a cast follows (ENUM, JSON,
+ * timestamps: csvValue).
  */
 function readCsv(file: string, columns: readonly Column[]): string {
-  const text = (c: Column) => c.type.kind === 'category' || c.type.kind === 'json';
+  const text = (c: Column) => c.type.kind === 'category' || c.type.kind === 'json' || c.type.kind === 'timestamp';
   const types = columns.map((c) => `${literal(c.name)}: ${literal(text(c) ? 'VARCHAR' : duckdbType(c))}`);
   const options = `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = ''`;
   return `read_csv(${literal(file)}, ${options},\n  columns = {${types.join(', ')}})`;
@@ -96,7 +109,9 @@ function collectionsView(inputs: LoaderInputs): string {
   const { parquet, csv } = COLLECTIONS.files;
   if (!inputs.files.has(csv) || inputs.files.has(parquet))
     return `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`;
-  return `CREATE VIEW collections AS SELECT * FROM ${readCsv(csv, COLLECTIONS.columns)};`;
+  const typed = (c: Column) => (c.type.kind === 'category' || c.type.kind === 'json' ? 'VARCHAR' : duckdbType(c));
+  const select = COLLECTIONS.columns.map((c) => `  ${csvValue(c)}::${typed(c)} AS ${ident(c.name)}`).join(',\n');
+  return `CREATE VIEW collections AS SELECT\n${select}\nFROM ${readCsv(csv, COLLECTIONS.columns)};`;
 }
 
 /** The `collections` view and, with an `images` view, their join; a comment when there is no collections table. */

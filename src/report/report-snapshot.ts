@@ -4,7 +4,7 @@
  * manifest and the collections table beside them when there, the drift against an older snapshot when one is named,
  * and the records of the snapshots beside it in a `--snapshot` folder.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readCsvRows } from '../diff/read-csv-rows.js';
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
@@ -60,12 +60,14 @@ export async function reportSnapshot(path: string, options: ReportSnapshotOption
   const comparable = against !== undefined && file.format !== 'csv';
   const drift = comparable ? await driftBetween(against, file.path) : undefined;
   const driftNote = against !== undefined && !comparable ? `no comparison with ${against}: ${csvOnly}` : undefined;
-  const base = dirname(folder);
-  const inBase = (await listSnapshots(base)).includes(basename(folder));
-  const history = inBase ? (await snapshotHistory(base)).filter((h) => h.snapshot <= basename(folder)) : [];
+  // A `latest` symlink names the snapshot folder it points at: its name is the title, its base the history's.
+  const named = await realpath(folder).catch(() => folder);
+  const base = dirname(named);
+  const inBase = (await listSnapshots(base)).includes(basename(named));
+  const history = inBase ? await snapshotHistory(base, basename(named)) : [];
   const inputs = { source: file.path, manifest: facts, owners, ownersNote: note, drift, driftNote, history };
   const data = buildReport(stats.gathered(), inputs);
-  return { data, title: basename(folder) };
+  return { data, title: basename(named) };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

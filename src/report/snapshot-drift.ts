@@ -43,10 +43,14 @@ export async function driftBetween(older: string, newer: string): Promise<Drift>
   }
 }
 
-/** The records of each snapshot folder in `baseDir` whose manifest img-etl wrote, oldest first (the newest 60). */
-export async function snapshotHistory(baseDir: string): Promise<HistoryPoint[]> {
+/**
+ * The records of each snapshot folder in `baseDir` whose manifest img-etl wrote, oldest first (the newest 60; of those
+ * named up to `upTo` when given).
+ */
+export async function snapshotHistory(baseDir: string, upTo?: string): Promise<HistoryPoint[]> {
   const points: HistoryPoint[] = [];
   for (const name of await listSnapshots(baseDir)) {
+    if (upTo !== undefined && name > upTo) break; // listed in order
     const manifest: Record<string, unknown> | undefined = await readManifest(join(baseDir, name, FILE_NAMES.manifest));
     if (manifest === undefined || typeof manifest['records_written'] !== 'number') continue;
     const startedAt = typeof manifest['started_at'] === 'string' ? manifest['started_at'] : '';

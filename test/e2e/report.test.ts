@@ -3,7 +3,7 @@
  * to what DuckDB computes from the snapshot's files, the drift equal to DuckDB's join of the two snapshots, and
  * `img-etl report` reading a snapshot back to the same numbers.
  */
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,6 +150,41 @@ describe('img-etl report', () => {
     const unplaced = (r: ReportData) => ({ ...r, source: '', drift: { ...r.drift, against: '' } });
     expect(unplaced(read)).toEqual(unplaced(ran));
     expect(read.source).toBe(join(snaps.folders[1]!, 'images.parquet'));
+  });
+
+  it('reads a snapshot named by `latest` to the numbers, title and history of the run that wrote it', async () => {
+    const out = join(dir, 'out', 'latest.html');
+    const latest = join(snaps.base, 'latest');
+    const run = await runCli(['report', latest, '--against', snaps.folders[0]!, '--out', out]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const read = await readJson<ReportData>(join(dir, 'out', 'latest.json'));
+    const ran = reports.at(-1)!;
+    const unplaced = (r: ReportData) => ({ ...r, source: '', drift: { ...r.drift, against: '' } });
+    expect(read.history).toEqual(ran.history);
+    expect(unplaced(read)).toEqual(unplaced(ran));
+    const html = await readFile(out, 'utf8');
+    expect(html).toContain(`<h1>NeuroVault snapshot ${basename(snaps.folders.at(-1)!)}</h1>`);
+  });
+
+  it('counts the snapshots up to the one read, not the newest 60 of its folder, in its history', async () => {
+    // The older snapshot, then 60 newer ones (a manifest each): its history is itself alone.
+    const base = join(dir, 'many');
+    const oldest = join(base, basename(snaps.folders[0]!));
+    await cp(snaps.folders[0]!, oldest, { recursive: true });
+    const manifest = await readJson<Record<string, unknown>>(join(oldest, 'manifest.json'));
+    for (let k = 0; k < 60; k++) {
+      const name = `20990101T0000${String(k).padStart(2, '0')}.000Z`;
+      await mkdir(join(base, name));
+      await writeFile(join(base, name, 'manifest.json'), JSON.stringify({ ...manifest, records_written: k }));
+    }
+    const out = join(dir, 'out', 'many.html');
+    const run = await runCli(['report', oldest, '--out', out]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const read = await readJson<ReportData>(join(dir, 'out', 'many.json'));
+    expect(read.history.map((h) => h.snapshot)).toEqual([basename(oldest)]);
+    expect(read.history[0]!.records).toBe(read.records);
   });
 
   it("reads a snapshot of CSV only with the columns' types, to DuckDB's numbers from images.csv", async () => {
