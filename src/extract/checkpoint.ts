@@ -604,7 +604,8 @@ interface BrokenPage {
 /**
  * Reads every staged page back and drops the journal lines of those that are missing or not the bytes their line's
  * checksum names (or that have none), with the marker that ends what they belong to (their pass, the collections list,
- * their collection's reading), so that it is fetched again; deletes their files.
+ * their collection's reading), so that it is fetched again; deletes their files. After a dropped page, the pages
+ * staged without a body (nothing new: their records were in pages before them) are dropped too.
  */
 async function dropBrokenPages(
   dir: string,
@@ -614,8 +615,15 @@ async function dropBrokenPages(
   const reopened = new Set<string>();
   const kept: JournalEntry[] = [];
   for (const entry of entries) {
-    if (!isPageEntry(entry) || entry.file === null) {
+    if (!isPageEntry(entry)) {
       kept.push(entry);
+      continue;
+    }
+    if (entry.file === null) {
+      // A page without a body held only records the run had: once a page before it is dropped, some of them may be
+      // in no staged body any more, so it is fetched again too.
+      if (broken.length === 0) kept.push(entry);
+      else reopened.add(endKeyOf(entry));
       continue;
     }
     const reason = await pageProblem(join(dir, entry.file), entry);
