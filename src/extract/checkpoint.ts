@@ -496,7 +496,18 @@ function isStagingFile(name: string): boolean {
  */
 async function emptyStaging(dir: string): Promise<void> {
   for (const name of await readdir(dir))
-    if (name !== LOCK && isStagingFile(name)) await rm(join(dir, name), { force: true });
+    if (name !== LOCK && isStagingFile(name)) await removeStaged(join(dir, name));
+}
+
+/**
+ * Removes a file img-etl writes in a staging folder, or an empty folder put in its place (rm refuses one); a folder
+ * that holds something is not img-etl's to delete: rmdir's error (ENOTEMPTY) names it.
+ */
+async function removeStaged(path: string): Promise<void> {
+  await rm(path, { force: true }).catch(async (err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_FS_EISDIR') throw err;
+    await rmdir(path);
+  });
 }
 
 /** Locks a staging folder for this process; resolves to why the stale lock it took over was stale, if it did. */
@@ -564,7 +575,11 @@ async function replaceFile(path: string, data: string | Uint8Array): Promise<voi
   const temp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(4).toString('hex')}`);
   try {
     await writeFile(temp, data);
-    await rename(temp, path);
+    await rename(temp, path).catch(async (err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
+      await removeStaged(path); // an empty folder in its place
+      await rename(temp, path);
+    });
   } catch (err) {
     await rm(temp, { force: true }).catch(() => undefined);
     throw err;
@@ -633,7 +648,7 @@ async function dropBrokenPages(
       reopened.add(endKeyOf(entry));
       for (const file of [entry.file, columnsFileOf(entry.file)])
         // never a journal's '../x'
-        if (isStagingFile(file)) await rm(join(dir, file), { force: true });
+        if (isStagingFile(file)) await removeStaged(join(dir, file));
     }
   }
   if (broken.length === 0) return { entries, broken };
