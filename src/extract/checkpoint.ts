@@ -495,8 +495,7 @@ function isStagingFile(name: string): boolean {
  * a scratch folder, or holding a file of someone's, loses nothing else.
  */
 async function emptyStaging(dir: string): Promise<void> {
-  for (const name of await readdir(dir))
-    if (name !== LOCK && isStagingFile(name)) await removeStaged(join(dir, name));
+  for (const name of await readdir(dir)) if (name !== LOCK && isStagingFile(name)) await removeStaged(join(dir, name));
 }
 
 /**
