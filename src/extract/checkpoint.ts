@@ -163,6 +163,8 @@ export interface JournalPage extends RecordPageFields {
   collections?: (number | null)[];
   /** The NIDM results packages its records name (`nidm_results`), with their collection: `[collection, url]`. */
   packages?: [number, string][];
+  /** Offsets of the records of its range skipped after failing alone (never served); absent when none was. */
+  skipped?: number[];
 }
 
 /** A fetched page of one collection's own list, `/api/collections/<id>/images/`, as the journal records it. */
@@ -771,7 +773,12 @@ function isJournalEntry(value: unknown): value is JournalEntry {
         isIntList(e['modified'], true)
       );
     case 'page':
-      return isRecordPage(e) && ints('pass') && (e['collections'] === undefined || isIntList(e['collections'], true));
+      return (
+        isRecordPage(e) &&
+        ints('pass') &&
+        (e['collections'] === undefined || isIntList(e['collections'], true)) &&
+        (e['skipped'] === undefined || isIntList(e['skipped'], false))
+      );
     case 'collection-page':
       return isRecordPage(e) && ints('collection', 'attempt');
     case 'count':
