@@ -105,3 +105,24 @@ describe('a staged page replaced while the run uses it is refused before a byte 
     }
   });
 });
+
+describe('a staging folder this process holds', () => {
+  it('is refused to a second run in the same process (LOCKED), and taken once the first closes it', async () => {
+    const staging = join(dir, 'staging');
+    const first = await Checkpoint.open(staging, identity);
+    await first.addPage<JournalPage>(entry, body);
+    const second = await Checkpoint.open(staging, identity).then(
+      async (checkpoint) => {
+        await checkpoint.close();
+        return 'opened';
+      },
+      (err: unknown) => (err as { code?: string }).code,
+    );
+    expect(second).toBe('LOCKED');
+    await first.close();
+    const third = await Checkpoint.open(staging, identity);
+    expect(third.notices).toEqual([]);
+    expect(third.pagesKept).toBe(1);
+    await third.remove();
+  });
+});
