@@ -119,6 +119,16 @@ describe('a staging folder this process holds', () => {
       (err: unknown) => (err as { code?: string }).code,
     );
     expect(second).toBe('LOCKED');
+    // the same folder by another name: a link to it
+    await symlink(staging, join(dir, 'link'));
+    const linked = await Checkpoint.open(join(dir, 'link'), identity).then(
+      async (checkpoint) => {
+        await checkpoint.close();
+        return 'opened';
+      },
+      (err: unknown) => (err as { code?: string }).code,
+    );
+    expect(linked).toBe('LOCKED');
     await first.close();
     const third = await Checkpoint.open(staging, identity);
     expect(third.notices).toEqual([]);
