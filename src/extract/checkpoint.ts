@@ -770,7 +770,7 @@ function isJournalEntry(value: unknown): value is JournalEntry {
         ints('round', 'pass') &&
         e['file'] !== null &&
         isIntList(e['sizes'], true) &&
-        isIntList(e['modified'], true)
+        isTimeList(e['modified'])
       );
     case 'page':
       return (
@@ -826,6 +826,14 @@ function isStamp(value: unknown): boolean {
     typeof stamp['checksum'] === 'string' &&
     Number.isSafeInteger(stamp['bytes'])
   );
+}
+
+/**
+ * `modified` of a collections page: UTC microseconds or null; whole, but past 2^53 for a date before 1685 or after 2254
+ * (modified-at.ts gives them as the nearest double), so any finite number.
+ */
+function isTimeList(value: unknown): boolean {
+  return Array.isArray(value) && value.every((v) => v === null || (typeof v === 'number' && Number.isFinite(v)));
 }
 
 function isIntList(value: unknown, nullable: boolean): boolean {
