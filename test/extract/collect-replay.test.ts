@@ -79,7 +79,7 @@ describe('a resumed run whose pass an earlier process ended', () => {
     const page = { ...whole, count: records.length, records, body, skipped: 1 };
     const earlier = await Checkpoint.open(staging, identity);
     const index = new RecordIndex();
-    const place = { type: 'page', pass: 1, skipped: [skipped] } as const;
+    const place = { type: 'page' as const, pass: 1, skipped: [skipped] };
     index.add(await stagePage(earlier, index, new PageCache(earlier), place, page, 1000));
     await earlier.endPass(1);
     await earlier.close();
