@@ -163,6 +163,8 @@ export interface JournalPage extends RecordPageFields {
   collections?: (number | null)[];
   /** The NIDM results packages its records name (`nidm_results`), with their collection: `[collection, url]`. */
   packages?: [number, string][];
+  /** Offsets of the records of its range skipped after failing alone (never served); absent when none was. */
+  skipped?: number[];
 }
 
 /** A fetched page of one collection's own list, `/api/collections/<id>/images/`, as the journal records it. */
@@ -495,8 +497,18 @@ function isStagingFile(name: string): boolean {
  * a scratch folder, or holding a file of someone's, loses nothing else.
  */
 async function emptyStaging(dir: string): Promise<void> {
-  for (const name of await readdir(dir))
-    if (name !== LOCK && isStagingFile(name)) await rm(join(dir, name), { force: true });
+  for (const name of await readdir(dir)) if (name !== LOCK && isStagingFile(name)) await removeStaged(join(dir, name));
+}
+
+/**
+ * Removes a file img-etl writes in a staging folder, or an empty folder put in its place (rm refuses one); a folder
+ * that holds something is not img-etl's to delete: rmdir's error (ENOTEMPTY) names it.
+ */
+async function removeStaged(path: string): Promise<void> {
+  await rm(path, { force: true }).catch(async (err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_FS_EISDIR') throw err;
+    await rmdir(path);
+  });
 }
 
 /** Locks a staging folder for this process; resolves to why the stale lock it took over was stale, if it did. */
@@ -564,7 +576,11 @@ async function replaceFile(path: string, data: string | Uint8Array): Promise<voi
   const temp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(4).toString('hex')}`);
   try {
     await writeFile(temp, data);
-    await rename(temp, path);
+    await rename(temp, path).catch(async (err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
+      await removeStaged(path); // an empty folder in its place
+      await rename(temp, path);
+    });
   } catch (err) {
     await rm(temp, { force: true }).catch(() => undefined);
     throw err;
@@ -604,7 +620,8 @@ interface BrokenPage {
 /**
  * Reads every staged page back and drops the journal lines of those that are missing or not the bytes their line's
  * checksum names (or that have none), with the marker that ends what they belong to (their pass, the collections list,
- * their collection's reading), so that it is fetched again; deletes their files.
+ * their collection's reading), so that it is fetched again; deletes their files. After a dropped page, the pages
+ * staged without a body (nothing new: their records were in pages before them) are dropped too.
  */
 async function dropBrokenPages(
   dir: string,
@@ -614,8 +631,15 @@ async function dropBrokenPages(
   const reopened = new Set<string>();
   const kept: JournalEntry[] = [];
   for (const entry of entries) {
-    if (!isPageEntry(entry) || entry.file === null) {
+    if (!isPageEntry(entry)) {
       kept.push(entry);
+      continue;
+    }
+    if (entry.file === null) {
+      // A page without a body held only records the run had: once a page before it is dropped, some of them may be
+      // in no staged body any more, so it is fetched again too.
+      if (broken.length === 0) kept.push(entry);
+      else reopened.add(endKeyOf(entry));
       continue;
     }
     const reason = await pageProblem(join(dir, entry.file), entry);
@@ -625,7 +649,7 @@ async function dropBrokenPages(
       reopened.add(endKeyOf(entry));
       for (const file of [entry.file, columnsFileOf(entry.file)])
         // never a journal's '../x'
-        if (isStagingFile(file)) await rm(join(dir, file), { force: true });
+        if (isStagingFile(file)) await removeStaged(join(dir, file));
     }
   }
   if (broken.length === 0) return { entries, broken };
@@ -746,10 +770,15 @@ function isJournalEntry(value: unknown): value is JournalEntry {
         ints('round', 'pass') &&
         e['file'] !== null &&
         isIntList(e['sizes'], true) &&
-        isIntList(e['modified'], true)
+        isTimeList(e['modified'])
       );
     case 'page':
-      return isRecordPage(e) && ints('pass') && (e['collections'] === undefined || isIntList(e['collections'], true));
+      return (
+        isRecordPage(e) &&
+        ints('pass') &&
+        (e['collections'] === undefined || isIntList(e['collections'], true)) &&
+        (e['skipped'] === undefined || isIntList(e['skipped'], false))
+      );
     case 'collection-page':
       return isRecordPage(e) && ints('collection', 'attempt');
     case 'count':
@@ -797,6 +826,14 @@ function isStamp(value: unknown): boolean {
     typeof stamp['checksum'] === 'string' &&
     Number.isSafeInteger(stamp['bytes'])
   );
+}
+
+/**
+ * `modified` of a collections page: UTC microseconds or null; whole, but past 2^53 for a date before 1685 or after 2254
+ * (modified-at.ts gives them as the nearest double), so any finite number.
+ */
+function isTimeList(value: unknown): boolean {
+  return Array.isArray(value) && value.every((v) => v === null || (typeof v === 'number' && Number.isFinite(v)));
 }
 
 function isIntList(value: unknown, nullable: boolean): boolean {

@@ -63,6 +63,7 @@ export class ImagePasses {
   /** Makes (or finishes) one pass over the image list and adds its summary. */
   async pass(pass: number): Promise<PassSummary> {
     if (!this.ended.has(pass)) await this.pagePass(pass);
+    else this.replaySkipped(pass);
     const summary = this.summaries.of(pass);
     // Inserts at the end of the list (new uploads) shift nothing; deletes shrink `count`, inserts before the cursor
     // repeat records.
@@ -101,16 +102,15 @@ export class ImagePasses {
       recordsDone: mine.reduce((n, p) => n + p.ids.length, 0),
     });
     const passStats = newExtractStats();
+    // The records an earlier process skipped in this pass were never served: they stay skipped.
+    passStats.skippedOffsets.push(...skippedIn(mine));
     const repeating = new RepeatingPages();
     for await (const batch of paginate(options, passStats, resume)) {
-      const page = (await stagePage(
-        checkpoint,
-        index,
-        cache,
-        { type: 'page', pass },
-        batch,
-        passStats.pageSize,
-      )) as JournalPage;
+      const from = batch.source.offset;
+      const to = from + (batch.limit ?? passStats.pageSize);
+      const skipped = (batch.skipped ?? 0) > 0 ? passStats.skippedOffsets.filter((o) => o >= from && o < to) : [];
+      const place = { type: 'page', pass, ...(skipped.length > 0 ? { skipped: [...new Set(skipped)] } : {}) } as const;
+      const page = (await stagePage(checkpoint, index, cache, place, batch, passStats.pageSize)) as JournalPage;
       repeating.add(page.url, this.account(page));
       this.countAtStart ??= page.count;
       this.expected = page.count;
@@ -118,6 +118,14 @@ export class ImagePasses {
     mergeStats(this.run.stats, passStats);
     this.lastSkipped = new Set(passStats.skippedOffsets).size;
     await checkpoint.endPass(pass);
+  }
+
+  /** Takes the records skipped in a pass an earlier process ended, as if this process had paged it. */
+  private replaySkipped(pass: number): void {
+    const skipped = skippedIn(this.earlierPages.filter((p) => p.pass === pass));
+    this.lastSkipped = new Set(skipped).size;
+    const stats = this.run.stats;
+    stats.skippedOffsets = [...new Set([...stats.skippedOffsets, ...skipped])].sort((a, b) => a - b);
   }
 
   private passEnded(summary: PassSummary): void {
@@ -144,4 +152,9 @@ function mergeStats(total: ExtractStats, pass: ExtractStats): void {
   total.countMax = Math.max(total.countMax, pass.countMax);
   // A record the server cannot serve is skipped again by every pass: report each offset once.
   total.skippedOffsets = [...new Set([...total.skippedOffsets, ...pass.skippedOffsets])].sort((a, b) => a - b);
+}
+
+/** The offsets of the records skipped in `pages` (each failed alone), as their journal lines record them. */
+function skippedIn(pages: readonly JournalPage[]): number[] {
+  return pages.flatMap((p) => p.skipped ?? []);
 }

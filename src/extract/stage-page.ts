@@ -15,7 +15,7 @@ import { MAX_PAGE_RECORDS, type RecordIndex } from './record-index.js';
 
 /** Where a page belongs: a pass over the image list, or a reading of one collection's list. */
 export type PagePlace =
-  Pick<JournalPage, 'type' | 'pass'> | Pick<JournalCollectionPage, 'type' | 'collection' | 'attempt'>;
+  Pick<JournalPage, 'type' | 'pass' | 'skipped'> | Pick<JournalCollectionPage, 'type' | 'collection' | 'attempt'>;
 
 /**
  * Stages a page and resolves to its journal line (not yet added to `index`). The body is the page as served

@@ -5,9 +5,9 @@
  * unless that pid is an img-etl run. A lock of another host is never judged from here: it holds.
  */
 import { randomBytes } from 'node:crypto';
-import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { bootId, isAlive, processIdentity } from './process-identity.js';
 
 /** What a lock file records (the older form: `pid` alone). */
@@ -30,10 +30,16 @@ export type RunLockResult = { taken: true; tookOver?: string } | { taken: false;
  * 42`, `pid 42 on host h; …`) when a live run does; throws the file system's error when it cannot be written.
  */
 export async function takeRunLock(path: string): Promise<RunLockResult> {
+  // A lock naming this process is another run's in it (a library caller's) while that run holds it, not stale.
+  const key = await heldKey(path);
+  if (held.has(key)) return { taken: false, holder: `pid ${process.pid}, a run in this process` };
   const mine = await ownLock();
   let tookOver: string | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (await createLock(path, mine)) return tookOver === undefined ? { taken: true } : { taken: true, tookOver };
+    if (await createLock(path, mine)) {
+      held.add(key);
+      return tookOver === undefined ? { taken: true } : { taken: true, tookOver };
+    }
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // released meanwhile
     const verdict = await judge(parseLock(text), path);
@@ -45,8 +51,18 @@ export async function takeRunLock(path: string): Promise<RunLockResult> {
 
 /** Deletes the lock file `path` when it is this process's (a lock another run took over is left to it). */
 export async function releaseRunLock(path: string): Promise<void> {
+  if (!held.delete(await heldKey(path))) return; // not taken by a run of this process: another run's
   const text = await readFile(path, 'utf8').catch(() => undefined);
   if (text === (await ownLock())) await rm(path, { force: true });
+}
+
+/** The lock files runs of this process hold, by heldKey. */
+const held = new Set<string>();
+
+/** A lock file's path with its folder's links resolved: one key however the folder is named. */
+async function heldKey(path: string): Promise<string> {
+  const folder = await realpath(dirname(path)).catch(() => resolve(dirname(path)));
+  return join(folder, basename(path));
 }
 
 let own: Promise<string> | undefined;

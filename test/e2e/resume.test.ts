@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -271,6 +271,7 @@ describe('a staged page changed on disk', () => {
       (path, page) => writeFile(path, padded(page, 1024)),
       'is \\d+ bytes; the journal says \\d+',
     ],
+    ['a folder', (path) => mkdir(path), 'is not a regular file \\(a folder\\)'],
   ];
 
   it.each(replacements)(
@@ -299,6 +300,8 @@ describe('a staged page changed on disk', () => {
   it.each([
     ['run.json', 'a symbolic link to /dev/zero', (path: string) => symlink('/dev/zero', path)],
     ['journal.ndjson', 'a FIFO', async (path: string) => void execFileSync('mkfifo', [path])],
+    ['journal.ndjson', 'a folder', (path: string) => mkdir(path)],
+    ['run.json', 'a folder', (path: string) => mkdir(path)],
   ])('%s replaced by %s: read no further, the run finishes with the files served', async (name, _, replace) => {
     const { out, staging } = await killedRun();
     await rm(join(staging, name));

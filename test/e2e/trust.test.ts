@@ -218,6 +218,42 @@ describe('staging of an earlier run', () => {
   });
 });
 
+describe('a staged page dropped on resume, and the pages without a body that repeated its records', () => {
+  it('a later page that held only repeats of the dropped page is fetched again too: the rerun finishes', async () => {
+    const records = madeRecords(10);
+    const repeats = [...records.slice(0, 5), ...records.slice(0, 5)];
+    let failing = true;
+    // Pass 1: offset 5 first serves the records of offset 0 again (staged without a body: nothing new); pass 2's
+    // page at offset 0 is all repeats too. The first run stops at pass 2's offset 5 (a 404).
+    server = await startListServer(records, {
+      records: (offset, asked) => (offset === 5 && asked === 1 ? repeats : records),
+      fail: (offset, asked) => (failing && offset === 5 && asked === 2 ? 404 : undefined),
+    });
+    const args = ['--base-url', server.origin, '--out', out, '--page-size', '5', '--concurrency', '1'];
+    const first = await runCli(args);
+    expect(first.code).toBe(1);
+    const staging = join(out, '.img-etl-staging');
+    const journal = (await readFile(join(staging, 'journal.ndjson'), 'utf8')).trim().split('\n');
+    const lines = journal.map((l) => JSON.parse(l) as { type: string; pass?: number; offset?: number; file?: unknown });
+    const pages = lines.filter((l) => l.type === 'page').map((l) => [l.pass, l.offset, l.file]);
+    expect(pages).toEqual([
+      [1, 0, 'p1-0-5.json'],
+      [1, 5, null],
+      [2, 0, null],
+    ]);
+    // The staged page of offset 0 edited on disk: the same size, other bytes.
+    const page = join(staging, 'p1-0-5.json');
+    const text = await readFile(page, 'utf8');
+    await writeFile(page, text.replace('made 1000001', 'made 1000009'));
+    failing = false;
+    const rerun = await runCli(args);
+    expect(rerun.stderr).toMatch(/could not be read back \(p1-0-5\.json: /);
+    expect(rerun.stderr).not.toContain('no staged body');
+    expect(rerun.code).toBe(0);
+    expectRowsMatch(await readParquetRows(out), expectedOf(records));
+  });
+});
+
 describe('a resume checks that the service still holds what was staged', () => {
   it(
     'a run interrupted, then the service changed, then resumed: the staging is discarded ' +

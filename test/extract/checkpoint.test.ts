@@ -3,7 +3,13 @@ import { constants } from 'node:fs';
 import { open, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Checkpoint, type JournalPage, type Unstaged } from '../../src/extract/checkpoint.js';
+import {
+  Checkpoint,
+  type JournalCollectionsPage,
+  type JournalPage,
+  type Unstaged,
+} from '../../src/extract/checkpoint.js';
+import { modifiedAt } from '../../src/extract/modified-at.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 
 let dir: string;
@@ -103,5 +109,69 @@ describe('a staged page replaced while the run uses it is refused before a byte 
     } finally {
       await reopened.remove();
     }
+  });
+});
+
+describe('a staging folder this process holds', () => {
+  it('is refused to a second run in the same process (LOCKED), and taken once the first closes it', async () => {
+    const staging = join(dir, 'staging');
+    const first = await Checkpoint.open(staging, identity);
+    await first.addPage<JournalPage>(entry, body);
+    const second = await Checkpoint.open(staging, identity).then(
+      async (checkpoint) => {
+        await checkpoint.close();
+        return 'opened';
+      },
+      (err: unknown) => (err as { code?: string }).code,
+    );
+    expect(second).toBe('LOCKED');
+    // the same folder by another name: a link to it
+    await symlink(staging, join(dir, 'link'));
+    const linked = await Checkpoint.open(join(dir, 'link'), identity).then(
+      async (checkpoint) => {
+        await checkpoint.close();
+        return 'opened';
+      },
+      (err: unknown) => (err as { code?: string }).code,
+    );
+    expect(linked).toBe('LOCKED');
+    await first.close();
+    const third = await Checkpoint.open(staging, identity);
+    expect(third.notices).toEqual([]);
+    expect(third.pagesKept).toBe(1);
+    await third.remove();
+  });
+});
+
+describe('a journal line of the collections list', () => {
+  it('with a modify_date far from now (microseconds past 2^53) is read back: the pages after it are kept', async () => {
+    const staging = join(dir, 'staging');
+    const first = await Checkpoint.open(staging, identity);
+    const collection = { id: 7, number_of_images: 1, modify_date: '0001-01-01T00:00:00Z' };
+    const listed = JSON.stringify({ count: 1, next: null, previous: null, results: [collection] });
+    const modified = modifiedAt(collection);
+    expect(Number.isSafeInteger(modified)).toBe(false); // guards the test
+    await first.addPage<JournalCollectionsPage>(
+      {
+        type: 'collections-page',
+        round: 1,
+        pass: 1,
+        offset: 0,
+        limit: 2,
+        url: 'http://x/api/collections/?limit=2&offset=0',
+        count: 1,
+        ids: [7],
+        sizes: [1],
+        modified: [modified],
+        at_end: true,
+      },
+      listed,
+    );
+    await first.addPage<JournalPage>(entry, body);
+    await first.close();
+    const again = await Checkpoint.open(staging, identity);
+    expect(again.pagesKept).toBe(2);
+    expect(again.entries[0]).toMatchObject({ type: 'collections-page', modified: [modified] });
+    await again.remove();
   });
 });

@@ -63,3 +63,35 @@ describe('a resumed full run', () => {
     }
   });
 });
+
+describe('a resumed run whose pass an earlier process ended', () => {
+  it('keeps the records that pass skipped: counted missing, their offsets in the stats', async () => {
+    service = await startFixtureService({ collectionEndpoints: false });
+    dir = await tempDir();
+    const staging = join(dir, 'staging');
+    const identity = { source_url: service.listUrl, page_size: 1000, started_at: new Date().toISOString() };
+    const whole = await batchOf(`${service.url}/api/images/?limit=1000&offset=0`, 0, 1000);
+    // What an earlier process left: the pass's one page, one record of whose range failed alone (skipped: the page
+    // as staged holds the others; the count is evened by a record deleted after it was read), then the pass's end.
+    const skipped = 3;
+    const records = whole.records.filter((_, i) => i !== skipped);
+    const body = Buffer.from(JSON.stringify({ count: records.length, next: null, previous: null, results: records }));
+    const page = { ...whole, count: records.length, records, body, skipped: 1 };
+    const earlier = await Checkpoint.open(staging, identity);
+    const index = new RecordIndex();
+    const place = { type: 'page' as const, pass: 1, skipped: [skipped] };
+    index.add(await stagePage(earlier, index, new PageCache(earlier), place, page, 1000));
+    await earlier.endPass(1);
+    await earlier.close();
+
+    const checkpoint = await Checkpoint.open(staging, identity);
+    try {
+      const collected = await collect({ baseUrl: service.url, pageSize: 1000 }, checkpoint);
+      expect(collected.index.received).toBe(collected.expected); // the count came out even
+      expect(collected.stats.skippedOffsets).toEqual([skipped]);
+      expect(collected.missing).toBe(1);
+    } finally {
+      await checkpoint.remove();
+    }
+  });
+});
