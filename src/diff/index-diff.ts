@@ -11,6 +11,10 @@ import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-r
 import { DiffError } from '../snapshot/diff-error.js';
 import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
 import { SnapshotIndexReader } from './snapshot-index-reader.js';
+import { join } from 'node:path';
+import { isFile } from '../load/path-kind.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
+import { verifySnapshotFile } from '../snapshot/verify-snapshot-file.js';
 
 /**
  * Rows per batch read from Parquet: read after the run wrote, while parquet-wasm still holds the memory it grew to;
@@ -110,13 +114,29 @@ export interface IndexedFolder {
 }
 
 /**
- * diffByIndex of two snapshot folders' indexes; undefined when either has no index this version reads (the reason is
- * not needed: the caller falls back to the full diff).
+ * Whether the index in `folder` may be trusted: its manifest lists it and its size and sha256 match, or there is no
+ * manifest beside it (a run's pending folder, before its manifest is written). A stale index (copied from another run)
+ * or a tampered one would otherwise give a drift of data it is not the index of.
+ */
+async function vouchedIndex(folder: string): Promise<boolean> {
+  try {
+    if ((await verifySnapshotFile(join(folder, FILE_NAMES.index))) !== undefined) return true;
+  } catch (error) {
+    if (error instanceof DiffError) return false;
+    throw error;
+  }
+  return !(await isFile(join(folder, FILE_NAMES.manifest)));
+}
+
+/**
+ * diffByIndex of two snapshot folders' indexes; undefined when either has no index this version reads or none its
+ * manifest vouches for (the reason is not needed: the caller falls back to the full diff).
  */
 export async function diffIndexedFolders(older: IndexedFolder, newer: IndexedFolder): Promise<DiffTotals | undefined> {
   const opened: SnapshotIndexReader[] = [];
   try {
     for (const side of [older, newer]) {
+      if (!(await vouchedIndex(side.folder))) return undefined;
       const index = await SnapshotIndexReader.open(side.folder);
       if ('none' in index) return undefined;
       opened.push(index);
