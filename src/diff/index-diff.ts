@@ -141,6 +141,8 @@ export async function diffIndexedFolders(older: IndexedFolder, newer: IndexedFol
       if ('none' in index) return undefined;
       opened.push(index);
     }
+    // Indexes of tables with other columns (a pipeline's derived ones) hash other values: the full diff compares them.
+    if (opened[0]!.schemaVersion !== opened[1]!.schemaVersion) return undefined;
     return await diffByIndex({ path: older.rows, index: opened[0]! }, { path: newer.rows, index: opened[1]! });
   } finally {
     for (const index of opened) await index.close();
