@@ -79,9 +79,10 @@ export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot
     newRows: newer.index.rows,
     fields: new Map(),
   };
-  if (merged.oldPositions.length === 0) return totals;
   const sides: SnapshotRows[] = [];
   try {
+    // Opened even when no hash differs: opening checks each data file against its manifest (and its rows against its
+    // index), as the full diff would; a damaged data file is not vouched for by its index.
     for (const [side, positions] of [
       [older, merged.oldPositions],
       [newer, merged.newPositions],
@@ -90,6 +91,7 @@ export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot
       sides.push(rows);
       if (rows.rows !== undefined && rows.rows !== side.index.rows) throw mismatch(rows.path, side.index.rows);
     }
+    if (merged.oldPositions.length === 0) return totals;
     const diff = diffSnapshots(sides[0]!, sides[1]!);
     for await (const entries of diff) void entries; // the totals are what is wanted
     const { changed, fields } = diff.totals;

@@ -69,3 +69,17 @@ describe('an index that does not match its manifest', () => {
     expect({ ...got, against: '' }).toEqual({ ...want, against: '' });
   });
 });
+
+describe('an index beside a data file that does not match its manifest', () => {
+  it('does not vouch for it: report --against fails as without the index, even when no record changed', async () => {
+    const older = join(dir, 'damaged', 'old');
+    await cp(snaps.folders[1]!, older, { recursive: true }); // the newer snapshot's copy: no hash differs
+    const path = join(older, 'images.parquet');
+    const bytes = await readFile(path);
+    bytes[bytes.length >> 1]! ^= 0xff; // the same size, other bytes
+    await writeFile(path, bytes);
+    const run = await runCli(['report', snaps.folders[1]!, '--against', older, '--out', join(dir, 'out', 'x.html')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${path} does not match its manifest`);
+  });
+});
