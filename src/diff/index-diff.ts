@@ -11,6 +11,10 @@ import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-r
 import { DiffError } from '../snapshot/diff-error.js';
 import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
 import { SnapshotIndexReader } from './snapshot-index-reader.js';
+import { join } from 'node:path';
+import { isFile } from '../load/path-kind.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
+import { verifySnapshotFile } from '../snapshot/verify-snapshot-file.js';
 
 /**
  * Rows per batch read from Parquet: read after the run wrote, while parquet-wasm still holds the memory it grew to;
@@ -75,9 +79,10 @@ export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot
     newRows: newer.index.rows,
     fields: new Map(),
   };
-  if (merged.oldPositions.length === 0) return totals;
   const sides: SnapshotRows[] = [];
   try {
+    // Opened even when no hash differs: opening checks each data file against its manifest (and its rows against its
+    // index), as the full diff would; a damaged data file is not vouched for by its index.
     for (const [side, positions] of [
       [older, merged.oldPositions],
       [newer, merged.newPositions],
@@ -86,6 +91,7 @@ export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot
       sides.push(rows);
       if (rows.rows !== undefined && rows.rows !== side.index.rows) throw mismatch(rows.path, side.index.rows);
     }
+    if (merged.oldPositions.length === 0) return totals;
     const diff = diffSnapshots(sides[0]!, sides[1]!);
     for await (const entries of diff) void entries; // the totals are what is wanted
     const { changed, fields } = diff.totals;
@@ -110,17 +116,35 @@ export interface IndexedFolder {
 }
 
 /**
- * diffByIndex of two snapshot folders' indexes; undefined when either has no index this version reads (the reason is
- * not needed: the caller falls back to the full diff).
+ * Whether the index in `folder` may be trusted: its manifest lists it and its size and sha256 match, or there is no
+ * manifest beside it (a run's pending folder, before its manifest is written). A stale index (copied from another run)
+ * or a tampered one would otherwise give a drift of data it is not the index of.
+ */
+async function vouchedIndex(folder: string): Promise<boolean> {
+  try {
+    if ((await verifySnapshotFile(join(folder, FILE_NAMES.index))) !== undefined) return true;
+  } catch (error) {
+    if (error instanceof DiffError) return false;
+    throw error;
+  }
+  return !(await isFile(join(folder, FILE_NAMES.manifest)));
+}
+
+/**
+ * diffByIndex of two snapshot folders' indexes; undefined when either has no index this version reads or none its
+ * manifest vouches for (the reason is not needed: the caller falls back to the full diff).
  */
 export async function diffIndexedFolders(older: IndexedFolder, newer: IndexedFolder): Promise<DiffTotals | undefined> {
   const opened: SnapshotIndexReader[] = [];
   try {
     for (const side of [older, newer]) {
+      if (!(await vouchedIndex(side.folder))) return undefined;
       const index = await SnapshotIndexReader.open(side.folder);
       if ('none' in index) return undefined;
       opened.push(index);
     }
+    // Indexes of tables with other columns (a pipeline's derived ones) hash other values: the full diff compares them.
+    if (opened[0]!.schemaVersion !== opened[1]!.schemaVersion) return undefined;
     return await diffByIndex({ path: older.rows, index: opened[0]! }, { path: newer.rows, index: opened[1]! });
   } finally {
     for (const index of opened) await index.close();

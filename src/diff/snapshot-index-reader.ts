@@ -2,7 +2,9 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FILE_NAMES } from '../snapshot/formats.js';
+import { ROW_HASH_VERSION } from '../run/row-hash.js';
 import {
+  align8,
   INDEX_CHUNK_ROWS,
   INDEX_ROW_WORDS,
   indexHeaderBytes,
@@ -26,6 +28,8 @@ export class SnapshotIndexReader {
     readonly rows: number,
     private readonly handle: FileHandle,
     private readonly start: number,
+    /** The schema version of the table whose rows it hashes: two indexes merge only when theirs are equal. */
+    readonly schemaVersion: string,
   ) {}
 
   /**
@@ -46,13 +50,15 @@ export class SnapshotIndexReader {
     };
     try {
       const { size } = await handle.stat();
-      const expected = indexHeaderBytes();
-      const head = Buffer.alloc(expected.length);
+      const schemaVersion = await readSchemaVersion(handle, size);
+      const expected = schemaVersion === undefined ? indexHeaderBytes() : indexHeaderBytes(schemaVersion);
+      const head = Buffer.alloc(Math.min(expected.length, size));
       await handle.read(head, 0, head.length, 0);
-      if (!head.equals(expected)) return await refuse(`its header is not ${JSON.stringify(head.toString('latin1'))}`);
+      if (schemaVersion === undefined || !head.equals(expected))
+        return await refuse(`its header is not ${JSON.stringify(expected.toString('latin1'))}`);
       const rows = (size - head.length) / 16;
       if (!Number.isInteger(rows)) return await refuse(`${size} bytes are not whole rows`);
-      return new SnapshotIndexReader(path, rows, handle, head.length);
+      return new SnapshotIndexReader(path, rows, handle, head.length, schemaVersion);
     } catch (cause) {
       return refuse(String(cause));
     }
@@ -108,5 +114,23 @@ export class SnapshotIndexReader {
   /** Closes the file. */
   async close(): Promise<void> {
     await this.handle.close();
+  }
+}
+
+/** The schema version an index's header names with this version's hash, or undefined when it names none. */
+async function readSchemaVersion(handle: FileHandle, size: number): Promise<string | undefined> {
+  if (size < 12) return undefined;
+  const start = Buffer.alloc(12);
+  await handle.read(start, 0, 12, 0);
+  const length = start.readUInt32LE(8);
+  if (start.toString('latin1', 0, 8) !== 'IMGETLIX' || align8(12 + length) > size) return undefined;
+  const json = Buffer.alloc(length);
+  await handle.read(json, 0, length, 12);
+  try {
+    const header = JSON.parse(json.toString('utf8')) as Record<string, unknown> | null;
+    const version = header?.['schema_version'];
+    return header?.['hash'] === ROW_HASH_VERSION && typeof version === 'string' ? version : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -6,7 +6,7 @@ import type { OpenRunTap, RunTap } from './run-tap.js';
 export function snapshotIndexTap(): RunTap {
   return {
     async open(run): Promise<OpenRunTap> {
-      const writer = await SnapshotIndexWriter.create(run.pending);
+      const writer = await SnapshotIndexWriter.create(run.pending, run.table);
       return {
         rows: async (batches) => {
           for await (const _ of writer.observe(batches));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AtomicFile } from '../load/atomic-file.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { IMAGES } from '../schema/columns.js';
+import type { Table } from '../schema/table.js';
 import type { RowBatch } from '../schema/row.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { RowHasher } from './row-hash.js';
@@ -10,7 +11,7 @@ import { INDEX_CHUNK_ROWS, INDEX_ROW_WORDS, indexHeaderBytes, littleEndianWords,
 
 /** Writes a run's index into a folder as the rows pass on their way to the writers; `finish` publishes it. */
 export class SnapshotIndexWriter {
-  private readonly hasher = new RowHasher(IMAGES);
+  private readonly hasher: RowHasher;
   private chunk = new Uint32Array(INDEX_ROW_WORDS * INDEX_CHUNK_ROWS);
   private inChunk = 0;
   private rows = 0;
@@ -18,13 +19,18 @@ export class SnapshotIndexWriter {
   /** Why the rows give no index (an id out of order), once one did. */
   private broken: string | undefined;
 
-  private constructor(private readonly file: AtomicFile) {}
+  private constructor(
+    private readonly file: AtomicFile,
+    table: Table,
+  ) {
+    this.hasher = new RowHasher(table);
+  }
 
-  /** Starts `dir`/images.index. */
-  static async create(dir: string): Promise<SnapshotIndexWriter> {
+  /** Starts `dir`/images.index of rows of `table` (default the images; a pipeline's adds its derived columns). */
+  static async create(dir: string, table: Table = IMAGES): Promise<SnapshotIndexWriter> {
     const file = await AtomicFile.create(join(dir, FILE_NAMES.index));
-    await file.write(indexHeaderBytes());
-    return new SnapshotIndexWriter(file);
+    await file.write(indexHeaderBytes(table.schemaVersion));
+    return new SnapshotIndexWriter(file, table);
   }
 
   /** A stage that passes batches through unchanged, adding their rows in order. */

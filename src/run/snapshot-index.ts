@@ -30,9 +30,12 @@ export function littleEndianWords(bytes: Uint8Array, hostBigEndian = endianness(
   return bytes;
 }
 
-/** The header's text, the same in every index this version writes. */
-export function indexHeaderBytes(): Buffer {
-  const json = Buffer.from(JSON.stringify({ hash: ROW_HASH_VERSION, schema_version: IMAGES.schemaVersion }), 'utf8');
+/**
+ * The header's text, the same in every index this version writes of a table of that schema version (the images', or a
+ * pipeline's with its derived columns, whose hashes cover those columns too).
+ */
+export function indexHeaderBytes(schemaVersion: string = IMAGES.schemaVersion): Buffer {
+  const json = Buffer.from(JSON.stringify({ hash: ROW_HASH_VERSION, schema_version: schemaVersion }), 'utf8');
   const head = Buffer.alloc(align8(12 + json.length));
   head.write(MAGIC, 0, 'latin1');
   head.writeUInt32LE(json.length, 8);
@@ -40,6 +43,6 @@ export function indexHeaderBytes(): Buffer {
   return head;
 }
 
-function align8(n: number): number {
+export function align8(n: number): number {
   return (n + 7) & ~7;
 }
