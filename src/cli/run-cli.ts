@@ -1,5 +1,6 @@
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';
+import { oneLine } from '../text/one-line.js';
 import { serveCommand } from './serve-command.js';
 import { demoCommand } from './demo-command.js';
 import { readmeCommand } from './readme-command.js';
@@ -33,7 +34,8 @@ export async function runCli(argv: string[]): Promise<number> {
     checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS }));
     await parserOf(argv, commands).parseAsync();
   } catch (err) {
-    process.stderr.write(`img-etl: ${err instanceof Error ? err.message : String(err)}\n`);
+    // one line, whatever a pipeline's own error holds (a stage's message, a stack pasted in)
+    process.stderr.write(`img-etl: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return err instanceof UsageError ? 2 : 1;
   }
   return exitCode;
