@@ -7,7 +7,7 @@ import { readmeCommand } from './readme-command.js';
 import { snapshotCommand } from './snapshot-command.js';
 import { diffCommand } from './diff-command.js';
 import { reportCommand } from './report-command.js';
-import { filesCommand } from './files-command.js';
+import { FILES_OPTIONS, filesCommand } from './files-command.js';
 import { pipelineNames } from './load-pipeline.js';
 import { runCommand } from './run-command.js';
 import { VERSION } from '../snapshot/tool.js';
@@ -31,7 +31,7 @@ export async function runCli(argv: string[]): Promise<number> {
   ] as never;
   try {
     // yargs reads --fresh=yes as false
-    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS }));
+    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS, ...FILES_OPTIONS }));
     await parserOf(argv, commands).parseAsync();
   } catch (err) {
     // one line, whatever a pipeline's own error holds (a stage's message, a stack pasted in)
