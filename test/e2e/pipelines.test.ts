@@ -125,4 +125,22 @@ describe('img-etl run', () => {
     expect(line).toMatchObject({ level: 'error', event: 'error', exit_code: 2 });
     expect(line['message']).toMatch(/^run: no pipeline named "nope"/);
   });
+  it("--dry-run estimates the sizes of what the pipeline writes: its stages' rows, its columns", async () => {
+    const plan = async (args: string[]) => {
+      const run = await runCli([...args, '--dry-run', '--summary', 'json', '--quiet', '--base-url', service.url]);
+      expect(run.code).toBe(0);
+      return (JSON.parse(run.stdout) as { estimated_bytes: { parquet: number } }).estimated_bytes.parquet;
+    };
+    const full = await plan(['run', 'full-snapshot', '--out', out]);
+    const kept = [...service.servedRecords()].filter(
+      (r) =>
+        r['analysis_level'] === 'group' &&
+        (r['map_type'] === 'Z map' || r['map_type'] === 'T map') &&
+        r['cognitive_paradigm_cogatlas'] !== null &&
+        r['cognitive_paradigm_cogatlas'] !== 'None / Other',
+    );
+    expect(kept.length).toBeLessThan(1500 / 2);
+    expect(await plan(['run', 'group-z-t-maps', '--out', out])).toBeLessThan(full / 2);
+    expect(await plan(['run', 'derived-columns', '--out', out])).toBeGreaterThan(full);
+  });
 });
