@@ -55,10 +55,25 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
     if (key === 'config') throw refuse(': a config file cannot name another one');
     const name = known.get(key);
     if (name === undefined) throw refuse(', which is not an option of this command');
-    const isBoolean = options[name]!.type === 'boolean';
-    if (isBoolean && typeof v !== 'boolean') throw refuse(` to ${JSON.stringify(v)}; expected true or false`);
+    const expected = wrongType(options[name]!, v);
+    if (expected !== undefined) throw refuse(` to ${JSON.stringify(v)}; expected ${expected}`);
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * What an option takes when `value` is not of its JSON type, else undefined: yargs would read `true` as the number 1
+ * (`"keep": true`, keeping one snapshot) and a list holding a number would fail as a crash, not a usage error.
+ */
+function wrongType(option: Options, value: unknown): string | undefined {
+  if (option.type === 'boolean') return typeof value === 'boolean' ? undefined : 'true or false';
+  // a number may be written as on the command line ("1e3"): yargs reads it, and the command checks the number
+  if (option.type === 'number') return typeof value === 'number' || typeof value === 'string' ? undefined : 'a number';
+  if (option.array === true) {
+    const texts = typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+    return texts ? undefined : 'text or a list of texts';
+  }
+  return typeof value === 'string' ? undefined : 'text';
 }
 
 /** The most a config file may hold: 1 MiB. */

@@ -220,14 +220,18 @@ async function writeSample(
   sourceUrl: string,
 ) {
   await mkdir(outDir);
+  // what the run writes: the pipeline's table (its derived columns) and the rows its stages keep
+  const table = options.table ?? IMAGES;
   const metadata = {
     'img-etl.source_url': sourceUrl,
-    'img-etl.schema_version': SCHEMA_VERSION,
+    'img-etl.schema_version': options.table === undefined ? SCHEMA_VERSION : table.schemaVersion,
     'img-etl.snapshot_time': new Date().toISOString(),
   };
-  const rows = normalise(validate(fromArray(batches)));
+  let rows = normalise(validate(fromArray(batches), table), undefined, table);
+  for (const stage of options.stages ?? []) rows = stage(rows);
   return writeOutputs(rows, {
     outDir,
+    table,
     formats,
     parquetEngine: options.parquetEngine,
     csvEngine: options.csvEngine,

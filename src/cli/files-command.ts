@@ -39,7 +39,7 @@ type FilesArgs = ArgumentsCamelCase<{
 }>;
 
 /** The options of `img-etl files`: on the command line or in a --config file (IMG_ETL_TOKEN: see tokenOption). */
-const FILES_OPTIONS = {
+export const FILES_OPTIONS = {
   out: {
     type: 'string',
     demandOption: true,

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../run/run-events.js';
 import type { Reporter } from './reporter.js';
+import { oneLine } from '../text/one-line.js';
 
 /** Severity of a log line. */
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -61,7 +62,7 @@ export class JsonLog implements Reporter {
       if (typeof code === 'string') fields['code'] ??= code;
       if (typeof url === 'string') fields['url'] ??= url;
     }
-    this.error(err instanceof Error ? err.message : String(err), 'error', fields);
+    this.error(oneLine(err instanceof Error ? err.message : String(err)), 'error', fields);
   }
 
   /** Nothing to clear: every line is complete. */

@@ -1,12 +1,13 @@
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';
+import { oneLine } from '../text/one-line.js';
 import { serveCommand } from './serve-command.js';
 import { demoCommand } from './demo-command.js';
 import { readmeCommand } from './readme-command.js';
 import { snapshotCommand } from './snapshot-command.js';
 import { diffCommand } from './diff-command.js';
 import { reportCommand } from './report-command.js';
-import { filesCommand } from './files-command.js';
+import { FILES_OPTIONS, filesCommand } from './files-command.js';
 import { pipelineNames } from './load-pipeline.js';
 import { runCommand } from './run-command.js';
 import { VERSION } from '../snapshot/tool.js';
@@ -30,10 +31,11 @@ export async function runCli(argv: string[]): Promise<number> {
   ] as never;
   try {
     // yargs reads --fresh=yes as false
-    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS }));
+    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS, ...FILES_OPTIONS }));
     await parserOf(argv, commands).parseAsync();
   } catch (err) {
-    process.stderr.write(`img-etl: ${err instanceof Error ? err.message : String(err)}\n`);
+    // one line, whatever a pipeline's own error holds (a stage's message, a stack pasted in)
+    process.stderr.write(`img-etl: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return err instanceof UsageError ? 2 : 1;
   }
   return exitCode;

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { loadPipeline } from './load-pipeline.js';
-import { handleSnapshotArgs, type SnapshotArgs } from './snapshot-command.js';
+import { loadPipeline, type LoadedPipeline } from './load-pipeline.js';
+import { handleSnapshotArgs, reportingErrors, type SnapshotArgs } from './snapshot-command.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { withEnvAndConfig } from './config-file.js';
 
@@ -30,7 +30,12 @@ export function runCommand(
         .example('$0 run group-z-t-maps --out maps', 'Only group-level Z and T maps with a known paradigm')
         .example('$0 run all-formats --snapshot --keep 7', 'Parquet, Arrow and CSV in a dated folder') as never,
     handler: async (args) => {
-      const { pipeline, options } = await loadPipeline(args.pipeline);
+      // a pipeline that cannot be loaded is told as the run's other errors, a JSON line with --log-format json
+      let loaded: LoadedPipeline | undefined;
+      const logFormat = args.logFormat === 'json' ? 'json' : 'text';
+      await reportingErrors(logFormat, setExitCode, async () => void (loaded = await loadPipeline(args.pipeline)));
+      if (loaded === undefined) return;
+      const { pipeline, options } = loaded;
       const given = ((args.to as (string | null)[] | undefined) ?? []).filter(
         (v): v is string => typeof v === 'string',
       );

@@ -169,6 +169,14 @@ async function printPlan(
   progress: ReturnType<typeof createReporter>,
 ): Promise<{ code: number }> {
   const { formatPlan, planSnapshot } = await import('./dry-run.js'); // loaded for --dry-run only
+  if (options.snapshot === true) {
+    // a latest the run would refuse before fetching anything is refused here too: the plan is of a run that can start
+    const { checkLatest } = await import('../run/snapshot-folders.js');
+    await checkLatest(options.outDir ?? 'output').catch((err: unknown) => {
+      progress.finish();
+      throw err;
+    });
+  }
   const plan = await planSnapshot(options, progress).finally(() => progress.finish());
   process.stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
   return { code: EXIT.OK };

@@ -4,8 +4,20 @@ import { UsageError } from './usage-error.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { CSV_ENGINES, PARQUET_ENGINES } from '../load/engine-names.js';
 
+/**
+ * `options` with each that takes one value (not a boolean, not a list) requiring it: yargs gives an option without its
+ * value its default, so `--out --snapshot` would write to ./output and `--page-size --quiet` ask for 1000.
+ */
+function valued<T extends Record<string, Options>>(options: T): T {
+  const entries = Object.entries(options).map(([name, option]) => {
+    const single = option.type !== 'boolean' && option.array !== true;
+    return [name, single ? { ...option, requiresArg: true } : option] as const;
+  });
+  return Object.fromEntries(entries) as T;
+}
+
 /** The options of a snapshot run, shared by the default command, `run` and `demo`. */
-export const SNAPSHOT_OPTIONS = {
+export const SNAPSHOT_OPTIONS = valued({
   to: {
     type: 'string',
     array: true,
@@ -113,13 +125,13 @@ export const SNAPSHOT_OPTIONS = {
       "CSV: prefix text starting with = + - @ tab or CR with ' so spreadsheets do not run " +
       'it (--no-neutralise-formulas: off)',
   },
-} as const satisfies Record<string, Options>;
+} as const satisfies Record<string, Options>);
 
 /**
  * How a run is shown: progress and errors on stderr, the summary on stdout; and `--dry-run`. Shared by every command
  * that runs a snapshot.
  */
-export const OUTPUT_OPTIONS = {
+export const OUTPUT_OPTIONS = valued({
   quiet: { type: 'boolean', default: false, describe: 'No progress on stderr, errors only (for cron)' },
   'log-format': {
     type: 'string',
@@ -145,7 +157,7 @@ export const OUTPUT_OPTIONS = {
       'Read the first page of the image and collections lists only and print the plan: count, pages, ' +
       'estimated time and sizes; writes nothing',
   },
-} as const satisfies Record<string, Options>;
+} as const satisfies Record<string, Options>);
 
 /** What OUTPUT_OPTIONS parse into. */
 export interface OutputChoices {

@@ -20,6 +20,9 @@ export function derivedColumn(
     origin: 'derived',
     doc,
     dictionary: type.dictionary,
-    derive: (record, row) => value(row, record),
+    // the source text of `value`: what a library pipeline's identity digests, not this wrapper's
+    derive: Object.assign((record: Readonly<Record<string, unknown>>, row: Readonly<Row>) => value(row, record), {
+      toString: () => String(value),
+    }),
   };
 }

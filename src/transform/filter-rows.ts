@@ -5,7 +5,9 @@ export type RowStage = (source: AsyncIterable<RowBatch>) => AsyncIterable<RowBat
 
 /** A stage that keeps only the rows for which `keep` is true (rejects pass through untouched). */
 export function filterRows(keep: (row: Row) => boolean): RowStage {
-  return async function* (source) {
+  const stage: RowStage = async function* (source) {
     for await (const batch of source) yield { ...batch, rows: batch.rows.filter(keep) };
   };
+  // the source text of `keep`: what a library pipeline's identity digests (pipeline-run-options.ts), not this wrapper's
+  return Object.assign(stage, { toString: () => `filterRows(${String(keep)})` });
 }

@@ -85,3 +85,43 @@ describe('a config file that is not a regular file of at most 1 MiB exits 2 befo
     expect(read.code).toBe(0);
   });
 });
+
+describe('a config value of the wrong JSON type is refused (exit 2, one line), not read as another value', () => {
+  const write = async (name: string, value: unknown) => {
+    const path = join(root, name);
+    await writeFile(path, JSON.stringify(value));
+    return path;
+  };
+
+  it('"keep": true is not read as --keep 1 (which would prune all but the newest snapshot)', async () => {
+    const path = await write('keep.json', { snapshot: true, keep: true });
+    const run = await snapshot(['--config', path]);
+    expect(run.stderr).toBe(refusal(path, 'sets "keep" to true; expected a number'));
+    expect(run.code).toBe(2);
+  });
+
+  it('"max-missing": true is not read as --max-missing 1', async () => {
+    const path = await write('missing.json', { maxMissing: true });
+    const run = await snapshot(['--config', path]);
+    expect(run.stderr).toBe(refusal(path, 'sets "maxMissing" to true; expected a number'));
+    expect(run.code).toBe(2);
+  });
+
+  it('"to" holding a number or null is a usage error, not a crash with exit 1', async () => {
+    const number = await write('to.json', { to: ['csv', 5] });
+    const run = await snapshot(['--config', number]);
+    expect(run.stderr).toBe(refusal(number, 'sets "to" to ["csv",5]; expected text or a list of texts'));
+    expect(run.code).toBe(2);
+    const nulls = await write('to-null.json', { to: [null] });
+    const other = await snapshot(['--config', nulls]);
+    expect(other.stderr).toBe(refusal(nulls, 'sets "to" to [null]; expected text or a list of texts'));
+    expect(other.code).toBe(2);
+  });
+
+  it('files: "concurrency": true is not read as --concurrency 1', async () => {
+    const path = await write('files.json', { out: join(root, 'maps'), concurrency: true });
+    const run = await runCli(['files', root, '--config', path], { timeoutMs: 30_000 });
+    expect(run.stderr).toBe(refusal(path, 'sets "concurrency" to true; expected a number'));
+    expect(run.code).toBe(2);
+  });
+});

@@ -186,3 +186,10 @@ it("--help's --config example is a file files accepts: run in a folder, it plans
   expect(run.code).toBe(0);
   expect(run.stdout).toMatch(/^img-etl files \(dry run\): \d+ files/);
 });
+
+it('--verify=yes is refused (exit 2), not read as --verify=false', async () => {
+  const out = fresh();
+  const run = await runCli(['files', snap, '--out', out, '--dry-run', '--verify=yes', '--base-url', service.url]);
+  expect(run.stderr).toBe('img-etl: --verify: expected true or false, got "yes"\n');
+  expect(run.code).toBe(2);
+});

@@ -89,4 +89,58 @@ describe('img-etl run', () => {
       'img-etl: run: no pipeline named "nope"; known: all-formats, derived-columns, full-snapshot, group-z-t-maps',
     );
   });
+  it('an error a pipeline throws is told in one line, also when its message holds line breaks', async () => {
+    const file = join(out, 'throws.mjs');
+    await writeFile(
+      file,
+      [
+        'export default {',
+        "  name: 'throws',",
+        "  description: 'A stage that fails',",
+        '  stages: [',
+        '    async function* (batches) {',
+        "      for await (const _ of batches) throw new Error('bad row\\n    at somewhere (file.js:1:1)');",
+        '    },',
+        '  ],',
+        '};',
+      ].join('\n'),
+    );
+    const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data'), '--quiet']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('img-etl: bad row at somewhere (file.js:1:1)\n');
+
+    const atImport = join(out, 'import-throws.mjs');
+    await writeFile(atImport, "throw new Error('first\\nsecond');\n");
+    const loaded = await runCli(['run', atImport, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(loaded.code).toBe(1);
+    expect(loaded.stderr).toBe('img-etl: first second\n');
+  });
+
+  it('with --log-format json, an unknown pipeline is a JSON error line too', async () => {
+    const run = await runCli(['run', 'nope', '--base-url', service.url, '--out', out, '--log-format', 'json']);
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 'error', event: 'error', exit_code: 2 });
+    expect(line['message']).toMatch(/^run: no pipeline named "nope"/);
+  });
+  it("--dry-run estimates the sizes of what the pipeline writes: its stages' rows, its columns", async () => {
+    const plan = async (args: string[]) => {
+      const run = await runCli([...args, '--dry-run', '--summary', 'json', '--quiet', '--base-url', service.url]);
+      expect(run.code).toBe(0);
+      return (JSON.parse(run.stdout) as { estimated_bytes: { parquet: number } }).estimated_bytes.parquet;
+    };
+    const full = await plan(['run', 'full-snapshot', '--out', out]);
+    const kept = [...service.servedRecords()].filter(
+      (r) =>
+        r['analysis_level'] === 'group' &&
+        (r['map_type'] === 'Z map' || r['map_type'] === 'T map') &&
+        r['cognitive_paradigm_cogatlas'] !== null &&
+        r['cognitive_paradigm_cogatlas'] !== 'None / Other',
+    );
+    expect(kept.length).toBeLessThan(1500 / 2);
+    expect(await plan(['run', 'group-z-t-maps', '--out', out])).toBeLessThan(full / 2);
+    expect(await plan(['run', 'derived-columns', '--out', out])).toBeGreaterThan(full);
+  });
 });

@@ -74,6 +74,17 @@ describe('--snapshot', () => {
     expect((await readdir(out)).filter((n) => n.startsWith('.latest'))).toEqual([]);
   });
 
+  it('--dry-run refuses a latest it did not write, as the run does, instead of planning a run', async () => {
+    await mkdir(join(out, 'latest'));
+    const dry = await runCli(['--snapshot', '--dry-run', '--quiet', '--base-url', service.url, '--out', out]);
+    expect(dry.stderr.trim()).toBe(
+      `img-etl: snapshot: cannot point ${join(out, 'latest')} at a snapshot: it is not a link img-etl made ` +
+        '(move it, or choose another --out)',
+    );
+    expect(dry.stdout).toBe('');
+    expect(dry.code).toBe(1);
+  });
+
   it('two runs against an unchanged service write byte-identical data files', async () => {
     for (let i = 0; i < 2; i++)
       expect(

@@ -49,6 +49,21 @@ describe('unknown commands and options', () => {
   });
 });
 
+describe('an option given without its value', () => {
+  // yargs would use the default: `--out --snapshot` snapshotting into ./output, `--page-size --quiet` asking 1000
+  it.each([
+    [['--out', '--snapshot'], 'out'],
+    [['--page-size', '--quiet'], 'page-size'],
+    [['run', 'full-snapshot', '--max-missing'], 'max-missing'],
+    [['--dry-run', '--summary'], 'summary'],
+  ])('%j is a usage error naming the option', async (args, name) => {
+    const run = await runCli([...args, '--base-url', 'http://127.0.0.1:9', '--max-attempts', '1'], { cwd: out });
+    expect(run.stderr).toBe(`img-etl: Not enough arguments following: ${name}\n`);
+    expect(run.code).toBe(2);
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
 describe('a --base-url that names another API path than the image list', () => {
   it.each([
     [[], '/api/image/', '/api/images/', '/'],
