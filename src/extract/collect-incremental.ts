@@ -80,11 +80,12 @@ export async function collectIncremental(
   if (listing.status !== 200) return { fallback: `the collections list answered ${listing.status} at the end` };
   // A collection read above that moved since: its reading may hold a copy from before the change, and a reading of
   // it again would share the first one's journal. Rare (it changed twice within one run): a full pass.
-  const again = [...readIn([first])].filter((cid) => listing.sizes.has(cid) && moved(cid, before, listing));
+  const readFirst = readIn([first]);
+  const again = [...readFirst].filter((cid) => listing.sizes.has(cid) && moved(cid, before, listing));
   if (again.length > 0)
     return { fallback: `collections changed again after the run read them (${again.slice(0, 5).join(', ')})` };
   const count = await countOnce(options, checkpoint, stats);
-  const parts = [first, await read(listing, movedSince(before, listing, readIn([first])))];
+  const parts = [first, await read(listing, movedSince(before, listing, readFirst))];
   let rows = rowsHeld(base, listing, parts, index);
   // A count the rows do not meet: the collections whose carried rows disagree with their count are read too. A
   // resumed run whose index holds records an earlier process staged of collections read for no reason yet was killed

@@ -124,8 +124,7 @@ export class ImagePasses {
   private replaySkipped(pass: number): void {
     const skipped = skippedIn(this.earlierPages.filter((p) => p.pass === pass));
     this.lastSkipped = new Set(skipped).size;
-    const stats = this.run.stats;
-    stats.skippedOffsets = [...new Set([...stats.skippedOffsets, ...skipped])].sort((a, b) => a - b);
+    this.run.stats.skippedOffsets = eachOnce(this.run.stats.skippedOffsets, skipped);
   }
 
   private passEnded(summary: PassSummary): void {
@@ -150,8 +149,12 @@ function mergeStats(total: ExtractStats, pass: ExtractStats): void {
   total.pageSize ||= pass.pageSize;
   total.countMin = Math.min(total.countMin, pass.countMin);
   total.countMax = Math.max(total.countMax, pass.countMax);
-  // A record the server cannot serve is skipped again by every pass: report each offset once.
-  total.skippedOffsets = [...new Set([...total.skippedOffsets, ...pass.skippedOffsets])].sort((a, b) => a - b);
+  total.skippedOffsets = eachOnce(total.skippedOffsets, pass.skippedOffsets);
+}
+
+/** Skipped offsets of two sources, each once, ascending: a record the server cannot serve is skipped by every pass. */
+function eachOnce(offsets: readonly number[], more: readonly number[]): number[] {
+  return [...new Set([...offsets, ...more])].sort((a, b) => a - b);
 }
 
 /** The offsets of the records skipped in `pages` (each failed alone), as their journal lines record them. */

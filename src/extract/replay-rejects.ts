@@ -32,13 +32,20 @@ export async function* replayRejects(
   if (rejects.length > 0) yield rejects;
 }
 
+/** The list a reject is of, and the paths of the pages it may be found on (a path prefix before `/api/` kept). */
+const REJECT_LISTS = {
+  images: { pages: /\/api\/(?:collections\/[^/]+\/)?images\/.*$/, list: '/api/images/' },
+  collections: { pages: /\/api\/collections\/.*$/, list: '/api/collections/' },
+} as const;
+
 /**
- * Where a reject can be fetched alone: its own URL under the image list when its id is usable, else the list's; from
- * the URL of the page it was found on, of the image list or of a collection's own list (a path prefix kept).
+ * Where a reject can be fetched alone: its own URL under its list (the images', or the collections') when its id is
+ * usable, else the list's; from the URL of the page it was found on (for an image, of the image list or of a
+ * collection's own list).
  */
-export function rejectUrl(pageUrl: string, key: RejectKey): string {
+export function rejectUrl(pageUrl: string, key: RejectKey, of: keyof typeof REJECT_LISTS = 'images'): string {
   const url = new URL(pageUrl);
-  url.pathname = url.pathname.replace(/\/api\/(?:collections\/[^/]+\/)?images\/.*$/, '/api/images/');
+  url.pathname = url.pathname.replace(REJECT_LISTS[of].pages, REJECT_LISTS[of].list);
   url.search = '';
   url.hash = '';
   return typeof key === 'number' ? `${url.href}${key}/` : url.href;

@@ -72,8 +72,7 @@ function imagesView(inputs: LoaderInputs): string {
   if (inputs.files.has(FILE_NAMES.parquet)) {
     return `CREATE VIEW images AS SELECT\n${select}\nFROM read_parquet(${literal(FILE_NAMES.parquet)});`;
   } else if (inputs.files.has(FILE_NAMES.csv)) {
-    const fromCsv = COLUMNS.map((c) => `  ${csvValue(c)}::${duckdbType(c)} AS ${ident(c.name)}`).join(',\n');
-    return `CREATE VIEW images AS SELECT\n${fromCsv}\nFROM ${readCsv(FILE_NAMES.csv, COLUMNS)};`;
+    return `CREATE VIEW images AS SELECT\n${csvSelect(COLUMNS, duckdbType)}\nFROM ${readCsv(FILE_NAMES.csv, COLUMNS)};`;
   }
   return `-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with an extension: no view.`;
 }
@@ -88,6 +87,11 @@ function csvValue(c: Column): string {
   const name = ident(c.name);
   if (c.type.kind !== 'timestamp') return name;
   return `(CASE WHEN starts_with(${name}, '+') THEN ltrim(${name}, '+0') ELSE ${name} END)`;
+}
+
+/** The select list of a view over a CSV file img-etl wrote: each column as csvValue gives it, cast to `typeOf` it. */
+function csvSelect(columns: readonly Column[], typeOf: (c: Column) => string): string {
+  return columns.map((c) => `  ${csvValue(c)}::${typeOf(c)} AS ${ident(c.name)}`).join(',\n');
 }
 
 /**
@@ -110,8 +114,8 @@ function collectionsView(inputs: LoaderInputs): string {
   if (!inputs.files.has(csv) || inputs.files.has(parquet))
     return `CREATE VIEW collections AS SELECT * FROM read_parquet(${literal(COLLECTIONS_FILE)});`;
   const typed = (c: Column) => (c.type.kind === 'category' || c.type.kind === 'json' ? 'VARCHAR' : duckdbType(c));
-  const select = COLLECTIONS.columns.map((c) => `  ${csvValue(c)}::${typed(c)} AS ${ident(c.name)}`).join(',\n');
-  return `CREATE VIEW collections AS SELECT\n${select}\nFROM ${readCsv(csv, COLLECTIONS.columns)};`;
+  const { columns } = COLLECTIONS;
+  return `CREATE VIEW collections AS SELECT\n${csvSelect(columns, typed)}\nFROM ${readCsv(csv, columns)};`;
 }
 
 /** The `collections` view and, with an `images` view, their join; a comment when there is no collections table. */

@@ -130,10 +130,7 @@ async function readBase(
   const names = new Set((manifest.files ?? []).map((f) => f.name));
   // Only the files its manifest lists (and so checks): a data file beside them it does not list is someone's.
   const imagesFile = join(dir, names.has(table.files.parquet) ? table.files.parquet : table.files.arrow);
-  const collectionsName = [COLLECTIONS.files.parquet, COLLECTIONS.files.arrow].find((n) => names.has(n));
-  if (collectionsName === undefined)
-    throw new Error(`its manifest lists no ${COLLECTIONS.files.parquet} or ${COLLECTIONS.files.arrow}`);
-  const collections = await baseCollections(join(dir, collectionsName));
+  const collections = await baseCollections(dir);
   const { unattributed } = await countRows(imagesFile, collections);
   const rejectsPath = join(dir, IMAGES.files.rejects);
   if (names.has(IMAGES.files.rejects)) await verifySnapshotFile(rejectsPath);
@@ -150,13 +147,13 @@ async function readBase(
 }
 
 /**
- * The base's collections table (its data file at `path`): each collection's modify_date and number_of_images, its
- * rows not yet counted.
+ * The base's collections table, from the data file its manifest lists (resolve-snapshot-file.ts): each collection's
+ * modify_date and number_of_images, its rows not yet counted.
  */
-async function baseCollections(path: string): Promise<Map<number, BaseCollection>> {
+async function baseCollections(dir: string): Promise<Map<number, BaseCollection>> {
   const columns = ['id', 'modify_date', 'number_of_images'];
   const collections = new Map<number, BaseCollection>();
-  const opened = await readSnapshotRows(path, { columns });
+  const opened = await readSnapshotRows(dir, { table: COLLECTIONS, columns });
   try {
     for await (const batch of opened.batches) {
       const [id, modified, size] = columns.map((c) => numbers(batch, c));

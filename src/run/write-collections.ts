@@ -3,6 +3,7 @@
  * collections list the run staged): checked, normalised and written like the images, to
  * `collections.parquet`/`.arrow`/`.csv`, and `collections-rejects.ndjson` for records that break its schema.
  */
+import { rejectUrl } from '../extract/replay-rejects.js';
 import { rejectKey } from '../extract/stage-page.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import type { PageBatch } from '../schema/row.js';
@@ -24,17 +25,7 @@ export function writeCollections(
 /** The batches, each reject under its own URL, as the images' rejects.ndjson gives them. */
 async function* withOwnUrls(batches: AsyncIterable<ValidBatch>): AsyncIterable<ValidBatch> {
   for await (const batch of batches) {
-    for (const reject of batch.rejects) reject.url = collectionUrl(reject.url, reject.record);
+    for (const reject of batch.rejects) reject.url = rejectUrl(reject.url, rejectKey(reject.record), 'collections');
     yield batch;
   }
-}
-
-/** Where a collection can be fetched alone: `/api/collections/<id>/` when its id is usable, else the list's URL. */
-function collectionUrl(pageUrl: string, record: unknown): string {
-  const url = new URL(pageUrl);
-  url.pathname = url.pathname.replace(/\/api\/collections\/.*$/, '/api/collections/');
-  url.search = '';
-  url.hash = '';
-  const key = rejectKey(record);
-  return typeof key === 'number' ? `${url.href}${key}/` : url.href;
 }
