@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import { COLUMNS, type ColumnKind } from '../../src/schema/columns.js';
+import { servedExtra } from './served-members.js';
 
 /** An expected output value: bigint for int64 and timestamps (microseconds UTC), number, boolean, string, or null. */
 export type Expected = bigint | number | boolean | string | null;
@@ -23,8 +24,11 @@ export function epochMicros(text: string): bigint {
   return BigInt(Math.floor(ms / 1000)) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
 }
 
-/** The expected output row of a served record, by column name. */
-export function expectedRow(record: Record<string, unknown>): Record<string, Expected> {
+/**
+ * The expected output row of a served record, by column name; `served`, the record's JSON text, gives `extra` each
+ * value as served (without it, `extra` is the parsed values' JSON text: `24` for a served `24.0`).
+ */
+export function expectedRow(record: Record<string, unknown>, served?: string): Record<string, Expected> {
   const row: Record<string, Expected> = {};
   for (const column of COLUMNS) {
     if (column.origin === 'derived') continue;
@@ -41,7 +45,8 @@ export function expectedRow(record: Record<string, unknown>): Record<string, Exp
   row['cognitive_contrast_is_other'] = pair('cognitive_contrast_cogatlas', 'cognitive_contrast_cogatlas_id');
   const known = new Set(COLUMNS.map((c) => c.name));
   const extra = Object.fromEntries(Object.entries(record).filter(([k]) => !known.has(k)));
-  row['extra'] = Object.keys(extra).length === 0 ? null : JSON.stringify(extra);
+  if (served !== undefined) row['extra'] = servedExtra(served, known);
+  else row['extra'] = Object.keys(extra).length === 0 ? null : JSON.stringify(extra);
   return row;
 }
 

@@ -28,10 +28,9 @@ export async function readArrowRows(outDir: string): Promise<Record<string, unkn
 /** The expected rows of the given ids as the service serves (or served) them, keyed by id. */
 export function expectedRowsOf(service: RunningService, ids: Iterable<number>): Map<bigint, Record<string, Expected>> {
   const rows = new Map<bigint, Record<string, Expected>>();
-  for (const id of ids)
-    rows.set(
-      BigInt(id),
-      expectedRow(JSON.parse(service.dataset.recordJson(id, service.url)) as Record<string, unknown>),
-    );
+  for (const id of ids) {
+    const served = service.dataset.recordJson(id, service.url);
+    rows.set(BigInt(id), expectedRow(JSON.parse(served) as Record<string, unknown>, served));
+  }
   return rows;
 }
