@@ -59,3 +59,12 @@ export async function snapshotHistory(baseDir: string, upTo?: string): Promise<H
   }
   return points.slice(-HISTORY);
 }
+
+/**
+ * The history of a run's report: the snapshots of `baseDir` before it (snapshotHistory up to its name, so the same
+ * points `img-etl report` reads back once it is published), then the run's own point; the newest 60 in all.
+ */
+export async function runHistory(baseDir: string, run: HistoryPoint): Promise<HistoryPoint[]> {
+  const before = (await snapshotHistory(baseDir, run.snapshot)).filter((h) => h.snapshot !== run.snapshot);
+  return [...before, run].slice(-HISTORY);
+}

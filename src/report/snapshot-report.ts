@@ -13,7 +13,7 @@ import { readCollectionOwners } from './collection-owners.js';
 import { categoryValues } from './loader-inputs.js';
 import { COLLECTIONS_FILE } from './optional-inputs.js';
 import type { ReportStats } from './report-stats.js';
-import { snapshotHistory } from './snapshot-drift.js';
+import { runHistory } from './snapshot-drift.js';
 import type { DriftOutcome } from './stream-drift.js';
 import { writeReportFiles } from './write-report-files.js';
 
@@ -44,9 +44,8 @@ export async function writeRunReport(options: RunReportOptions): Promise<SinkRes
   const gathered = stats.gathered();
   const { owners, note } = await readCollectionOwners(pending);
   const { drift, driftNote } = await options.drift();
-  const history = (await snapshotHistory(baseDir)).filter((h) => h.snapshot !== name);
   const { started_at, records_written: records, complete } = manifest;
-  history.push({ snapshot: name, started_at, records, complete });
+  const history = await runHistory(baseDir, { snapshot: name, started_at, records, complete });
   const facts = manifest as unknown as Record<string, unknown>;
   const inputs = { source: 'run', manifest: facts, owners, ownersNote: note, drift, driftNote, history };
   const data = buildReport(gathered, inputs);
