@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { niftiImage } from '../../src/service/nifti-gzip-file.js';
 import { madeRecords, startListServer } from './list-server.js';
-import { runCli } from './run-cli.js';
+import { snapshotOf } from './files-run.js';
 import type { ScriptedServer } from './scripted-server.js';
 
 /** One version of a served file: its bytes and the validators sent with them (none unless given). */
@@ -74,8 +74,7 @@ export async function startMediaService(
   });
   origin = server.origin;
   const snap = join(root, 'snap');
-  const run = await runCli(['--base-url', origin, '--out', snap, '--to', 'parquet', '--quiet']);
-  if (run.code !== 0) throw new Error(`snapshot of the media service exited ${run.code}: ${run.stderr}`);
+  await snapshotOf({ url: origin }, snap);
   return { server, snap, routes };
 }
 
