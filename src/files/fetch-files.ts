@@ -16,10 +16,11 @@ import { makeFolder } from '../load/make-folder.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { Format } from '../snapshot/formats.js';
-import type { FileStatus } from './file-status.js';
+import type { FileRow, FileStatus } from './file-status.js';
 import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables } from './files-table.js';
+import { readLedger, writeLedger } from './verified-ledger.js';
 import { writeFilesTables } from './write-files-tables.js';
 import { mapConcurrently } from './map-concurrently.js';
 import { onBase } from './on-base.js';
@@ -178,7 +179,8 @@ async function fetchPlanned(
 ): Promise<FilesResult> {
   options.onEvent?.({ type: 'plan', files: plan.files, bytes: plan.bytes });
   await removeStaleTables(options.outDir);
-  const verified = await readVerifiedFiles(options.outDir);
+  // the table vouches over the record of files it no longer lists
+  const verified = new Map([...(await readLedger(options.outDir)), ...(await readVerifiedFiles(options.outDir))]);
   const rows =
     selected === undefined
       ? await openSnapshot(options.snapshot, neededColumns(conditions(options.where), options.with))
@@ -191,7 +193,10 @@ async function fetchPlanned(
       rows === undefined ? [selected!] : selectImages(rows, conditions(options.where), extraKeys(options.with));
     const settled = mapConcurrently(jobsOf(batches), options.concurrency ?? 2, (job) => settleFile(job, run));
     const metadata = { 'img-etl.snapshot': path, 'img-etl.source_url': plan.baseUrl };
-    const tables = await writeFilesTables(pages(settled, 1000), options.outDir, metadata, options.formats);
+    const listedOk = new Set<string>();
+    const fileRows = okPaths(settled, options.outDir, listedOk);
+    const tables = await writeFilesTables(pages(fileRows, 1000), options.outDir, metadata, options.formats);
+    await writeLedger(options.outDir, verified, listedOk);
     return {
       counts: run.tally.counts,
       fetched: run.tally.fetched,
@@ -251,6 +256,14 @@ async function* jobsOf(batches: Iterable<SelectedImage[]> | AsyncIterable<Select
       yield { image, link: 'file', url: image.file };
       for (const extra of image.extras) yield { image, link: extra.key, url: extra.url };
     }
+  }
+}
+
+/** The rows as they pass, adding the path of each `ok` one (joined to `outDir`) to `into`. */
+async function* okPaths(rows: AsyncIterable<FileRow>, outDir: string, into: Set<string>): AsyncGenerator<FileRow> {
+  for await (const row of rows) {
+    if (row.status === 'ok' && row.path !== null) into.add(join(outDir, row.path));
+    yield row;
   }
 }
 
