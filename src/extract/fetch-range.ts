@@ -23,11 +23,18 @@ export async function fetchRange(lists: ListRequests, offset: number, limit: num
       fetchRange(lists, offset, half),
       fetchRange(lists, offset + half, limit - half),
     ]);
-    const body = joinPageBodies(right.count, [left.body, right.body]);
+    // the count a served part gave (a skipped record's is the run's last known one): the later part's when served
+    const count = isServed(right) ? right.count : left.count;
+    const body = joinPageBodies(count, [left.body, right.body]);
     const skipped = (left.skipped ?? 0) + (right.skipped ?? 0);
     const records = [...left.records, ...right.records];
-    return { source: { url, offset }, count: right.count, records, limit, body, ...(skipped > 0 ? { skipped } : {}) };
+    return { source: { url, offset }, count, records, limit, body, ...(skipped > 0 ? { skipped } : {}) };
   }
+}
+
+/** Whether the server served some part of the range (not every record of it skipped). */
+function isServed(batch: PageBatch): boolean {
+  return (batch.skipped ?? 0) < (batch.limit ?? 1);
 }
 
 /** Skips the single record at `offset` that the server could not serve: an empty page in its place. */

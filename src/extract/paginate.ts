@@ -161,6 +161,11 @@ async function* firstPage(
   const first = fetchListPage(lists, firstUrl);
   for (let k = 1; k < lists.adaptive.max && k * asked < countHint; k++)
     window.start(k * asked, (offset) => fetchRange(lists, offset, asked));
+  const split = await first.then(
+    () => undefined,
+    (err: unknown) => splitFirstPage(lists, err),
+  );
+  if (split !== undefined) return yield* splitFirst(lists, split, window);
   const { page, bytes } = await first;
   // The server applies at most the limit asked for: a link stating more would make paging step over records.
   const linked = limitOfLink(page.next) ?? limitOfLink(page.previous);
@@ -172,6 +177,35 @@ async function* firstPage(
   if (limit === asked) return { limit, maxCount: page.count, nextOffset: (window.last ?? 0) + limit };
   window.drop(); // the server pages at another size: drop the guesses
   return { limit, maxCount: page.count, nextOffset: limit };
+}
+
+/**
+ * The first page split as fetchRange splits any page whose records the server cannot all serve (a 500 after every
+ * attempt), when it is that; undefined when the first page came, and throws its error when it is another, or when no
+ * part of the page was served (no `count` to page up to: an outage, not a bad record).
+ */
+async function splitFirstPage(lists: ListRequests, err: unknown): Promise<PageBatch> {
+  if (!(err instanceof ExtractError) || err.status !== 500) throw err;
+  const batch = await fetchRange(lists, 0, lists.pageSize);
+  if (batch.records.length === 0) throw err;
+  return batch;
+}
+
+/**
+ * Yields the first page as split (every record but those skipped), and returns where paging goes on from: at the
+ * page size asked for, the server's own size being unknown (a split asks for less), up to the largest `count` served.
+ */
+function* splitFirst(
+  lists: ListRequests,
+  batch: PageBatch,
+  window: PageWindow,
+): Generator<PageBatch, Cursor | undefined> {
+  const { url } = batch.source;
+  lists.stats.countAtStart = batch.count;
+  lists.onEvent?.({ type: 'page', url, offset: 0, records: batch.records.length, count: batch.count });
+  yield batch;
+  if (batch.count <= lists.pageSize) return undefined;
+  return { limit: lists.pageSize, maxCount: batch.count, nextOffset: (window.last ?? 0) + lists.pageSize };
 }
 
 /**
