@@ -263,6 +263,8 @@ export async function handleSnapshotArgs(
     if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1))
       throw new UsageError({ message: `--keep: expected a whole number from 1, got ${String(args.keep)}` });
     if (args.keep !== undefined && !args.snapshot) throw new UsageError({ message: '--keep: only with --snapshot' });
+    if (args.full && !args.snapshot)
+      throw new UsageError({ message: '--full: only with --snapshot (without it, every run reads the whole list)' });
     setExitCode(
       (await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, { ...output, maxMissing, keep: args.keep }))
         .code,

@@ -125,10 +125,13 @@ describe('--snapshot', () => {
     expect(await readlink(join(out, 'latest'))).toBe(good);
   });
 
-  it('--keep without --snapshot is a usage error', async () => {
-    const run = await runCli(['--keep', '2', '--base-url', service.url, '--out', out]);
+  it.each([
+    [['--keep', '2'], '--keep: only with --snapshot'],
+    [['--full'], '--full: only with --snapshot (without it, every run reads the whole list)'],
+  ])('%j without --snapshot is a usage error', async (option, message) => {
+    const run = await runCli([...option, '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe('img-etl: --keep: only with --snapshot');
+    expect(run.stderr.trim()).toBe(`img-etl: ${message}`);
   });
 });
 
