@@ -29,6 +29,11 @@ const SERVE_OPTIONS = {
     default: false,
     describe: 'Serve POST /admin/change?kind=…&collections=K&seed=S, which changes K random collections (see docs)',
   },
+  'api-token': {
+    type: 'string',
+    array: true,
+    describe: 'An API token the service accepts (Authorization: Token …; repeatable); any other token gets 401',
+  },
   workers: {
     type: 'number',
     default: 0,
@@ -122,7 +127,9 @@ type ServeValue<O> = O extends { type: 'number' }
   ? number | undefined
   : O extends { type: 'boolean' }
     ? boolean | undefined
-    : string | undefined;
+    : O extends { array: true }
+      ? string[] | undefined
+      : string | undefined;
 type ServeArgs = ArgumentsCamelCase<{ [K in keyof ServeOption]: ServeValue<ServeOption[K]> }>;
 
 /** Turns parsed serve arguments into service options, failing with a one-line message on a bad value. */
@@ -166,6 +173,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     seed: integer('seed', args.seed),
     faults,
     admin: args.admin === true,
+    apiTokens: args.apiToken ?? [],
   };
 }
 

@@ -76,7 +76,8 @@ function makeCollectionTraits(seed: number, cid: number): CollectionTraits {
     subjects: rng.chance(0.5) ? null : rng.int(1, 400),
     extraKeys,
     thumbnailSuffix: rng.chance(0.3) ? '_1' : '',
-    nidmName: `${rng.pick(['spm', 'fsl', 'afni'])}_${String(cid % 100).padStart(4, '0')}`,
+    // NeuroVault names a package after its zip with `.nidm` (forms.py L1279-1289), the form its routes take.
+    nidmName: `${rng.pick(['spm', 'fsl', 'afni'])}_${String(cid % 100).padStart(4, '0')}.nidm`,
     // Some collections were touched by a bulk migration on one night (as on 2018-06-30).
     bulkUpdate: rng.chance(0.35) ? utcMicros(2018, 6, 30, 4, rng.int(0, 9), rng.int(0, 59), rng.int(0, 999_999)) : null,
   };

@@ -21,6 +21,7 @@ import { givenCollectionProfile } from './given-collections.js';
 import { InPlaceEdits } from './in-place-edits.js';
 import { ListedIds, type Mutation } from './listed-ids.js';
 import { PrivacyToggles } from './privacy-toggles.js';
+import { privateLinks } from './private-links.js';
 import { hash32, Random } from './random.js';
 import { RecordDeletes } from './record-deletes.js';
 import { RecordInserts } from './record-inserts.js';
@@ -156,7 +157,10 @@ export class Dataset {
     const json = given
       ? renderDataRecord(given, origin)
       : generateRecordJson(this.seed, id, origin, this.inserts.uploadedAt(id));
-    return this.edits.applyTo(id, json);
+    const edited = this.edits.applyTo(id, json);
+    // An image of a private collection is linked by its collection's token, whenever it is served.
+    const token = this.privateTokenOf(id);
+    return token === undefined ? edited : privateLinks(edited, origin, id, collectionOf(this.seed, id), token);
   }
 
   /** When a record inserted by the mutation knobs was uploaded (UTC microseconds, virtual clock); else undefined. */

@@ -18,6 +18,9 @@ function djangoPage(title: string, details: string): string {
 /** Django's 500 page, sent when a view raises (DEBUG off, no 500.html). */
 export const DJANGO_SERVER_ERROR = djangoPage('Server Error (500)', '');
 
+/** Django's 403 page, sent when a plain Django view raises PermissionDenied. */
+export const DJANGO_FORBIDDEN = djangoPage('403 Forbidden', '');
+
 /** Django's 404 page for a path no URL pattern matches. */
 export const DJANGO_NOT_FOUND = djangoPage('Not Found', 'The requested resource was not found on this server.');
 

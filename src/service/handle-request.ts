@@ -20,6 +20,7 @@ import { lastValue, parseQueryString, unquote } from './query-params.js';
 import { send, sendView } from './respond.js';
 import type { ViewRequest } from './serve-view.js';
 import { countStatus, type ServiceContext } from './service-context.js';
+import { authenticationFailure, TOKEN_CHALLENGE } from './token-authentication.js';
 
 /** What a write method gets: a status and DRF's body (500: Django's HTML page). */
 interface WriteAnswer {
@@ -47,7 +48,11 @@ interface Route {
 }
 
 // An anonymous write that gets as far as a permission check: NotAuthenticated, with TokenAuthentication's challenge.
-const UNAUTHENTICATED: WriteAnswer = { status: 401, json: NOT_AUTHENTICATED, headers: { 'WWW-Authenticate': 'Token' } };
+const UNAUTHENTICATED: WriteAnswer = {
+  status: 401,
+  json: NOT_AUTHENTICATED,
+  headers: { 'WWW-Authenticate': TOKEN_CHALLENGE },
+};
 const PK = '([^/.]+)';
 const SUFFIX = '(?:\\/|\\.([a-z0-9]+)\\/?)$';
 
@@ -153,6 +158,14 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
     const detail = negotiated.status === 404 ? 'Not found.' : 'Could not satisfy the request Accept header.';
     countStatus(ctx, negotiated.status);
     sendView(res, 'json', negotiated.status, JSON.stringify({ detail }), target, matched.route.view);
+    return;
+  }
+  // DRF authenticates after negotiating and before any handler: reads, OPTIONS and writes alike.
+  const refused = authenticationFailure(req.headers.authorization, ctx.apiTokens);
+  if (refused !== undefined) {
+    countStatus(ctx, 401);
+    const headers = { 'WWW-Authenticate': TOKEN_CHALLENGE };
+    sendView(res, negotiated.renderer, 401, JSON.stringify({ detail: refused }), target, matched.route.view, headers);
     return;
   }
   dispatch(ctx, req, res, { ...matched, pairs, renderer: negotiated.renderer, path, target });

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { collectionImageIds } from './collection-image-ids.js';
 import { extraFile } from './extra-file.js';
+import { DJANGO_FORBIDDEN } from './error-pages.js';
 import { decideFileFault } from './faults.js';
 import { niftiGzipFile } from './nifti-gzip-file.js';
 import { parseByteRange } from './byte-range.js';
@@ -16,12 +17,18 @@ import type { ServedFile } from './served-file.js';
 import { countStatus, type ServiceContext } from './service-context.js';
 import type { FileResponse } from './service-stats.js';
 
-const MEDIA = /^\/media\/images\/(\d+)\/./;
+// serve_image's collection part: a number or a private token (get_collection tells them apart).
+const MEDIA = /^\/media\/images\/(\d+|[A-Z]{8})\/./;
 /** The record keys whose links the media folder serves, besides `file`. */
 const EXTRA_LINKS = ['thumbnail', 'surface_left_file', 'surface_right_file', 'reduced_representation'] as const;
-const NGINX_PAGE = (status: string): string =>
-  `<html>\r\n<head><title>${status}</title></head>\r\n<body>\r\n<center><h1>${status}</h1></center>\r\n` +
-  '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+const NGINX_PAGE = (status: string): { type: string; text: string } => ({
+  type: 'text/html',
+  text:
+    `<html>\r\n<head><title>${status}</title></head>\r\n<body>\r\n<center><h1>${status}</h1></center>\r\n` +
+    '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+});
+/** Django's page for the PermissionDenied of get_collection (a private collection named by its number). */
+const FORBIDDEN_PAGE = { type: 'text/html; charset=utf-8', text: DJANGO_FORBIDDEN };
 /** Bytes a file written with the wrong-length fault differs by. */
 const WRONG_BY = 4096;
 
@@ -47,12 +54,14 @@ export async function serveMedia(
   path: string,
 ): Promise<void> {
   const method = req.method ?? 'GET';
-  if (method !== 'GET' && method !== 'HEAD') return void page(ctx, res, 405, '405 Not Allowed');
+  if (method !== 'GET' && method !== 'HEAD') return void page(ctx, res, 405, NGINX_PAGE('405 Not Allowed'));
   ctx.stats.files.requests++;
   const n = ++ctx.fileRequests;
-  const target = findTarget(ctx, path);
+  const collection = mediaCollection(ctx, path);
+  if (collection?.refused) return void page(ctx, res, 403, FORBIDDEN_PAGE, { path, method, n });
+  const target = collection === undefined ? undefined : findTarget(ctx, collection.cid, path);
   if (target === undefined || target.fileSize === 0)
-    return void page(ctx, res, 404, '404 Not Found', { path, method, n });
+    return void page(ctx, res, 404, NGINX_PAGE('404 Not Found'), { path, method, n });
   const range = req.headers.range;
   const { kind: fault, cutAt } = decideFileFault(ctx.faults, { method, path, range, n });
   const file = servedFile(target, fault, path.slice(path.lastIndexOf('/') + 1));
@@ -108,7 +117,8 @@ function unsatisfiable(
   size: number,
   request: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number },
 ): void {
-  page(ctx, res, 416, '416 Requested Range Not Satisfiable', request, { 'Content-Range': `bytes */${size}` });
+  const title = '416 Requested Range Not Satisfiable';
+  page(ctx, res, 416, NGINX_PAGE(title), request, { 'Content-Range': `bytes */${size}` });
 }
 
 /**
@@ -202,18 +212,18 @@ function drainOrClose(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Sends nginx's HTML page for a status, and logs it. */
+/** Sends an HTML page (nginx's, or Django's 403) for a status, and logs it. */
 function page(
   ctx: ServiceContext,
   res: ServerResponse,
   status: number,
-  title: string,
+  html: { type: string; text: string },
   logged?: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number },
   extra: Record<string, string> = {},
 ): void {
   countStatus(ctx, status);
-  const body = Buffer.from(NGINX_PAGE(title), 'utf8');
-  res.writeHead(status, { 'Content-Type': 'text/html', 'Content-Length': String(body.length), ...extra });
+  const body = Buffer.from(html.text, 'utf8');
+  res.writeHead(status, { 'Content-Type': html.type, 'Content-Length': String(body.length), ...extra });
   res.end(logged?.method === 'HEAD' ? undefined : body);
   if (logged !== undefined) {
     const { n: _n, ...rest } = logged;
@@ -224,11 +234,21 @@ function page(
 // Each collection's media paths, built on first use and rebuilt after the records change.
 const indexes = new WeakMap<ServiceContext, { version: number; byCollection: Map<number, Map<string, MediaTarget>> }>();
 
-/** The record link behind a media path, if any listed record (of the path's collection) has one. */
-function findTarget(ctx: ServiceContext, path: string): MediaTarget | undefined {
-  const match = MEDIA.exec(path);
-  if (match === null) return undefined;
-  const cid = Number(match[1]);
+/**
+ * The collection a media path names, as `get_collection(cid, mode="file")` finds it: by token, or by number, when it
+ * refuses a private collection (403, for everyone); undefined for none.
+ */
+function mediaCollection(ctx: ServiceContext, path: string): { cid: number; refused: boolean } | undefined {
+  const named = MEDIA.exec(path)?.[1];
+  if (named === undefined) return undefined;
+  const { collections } = ctx.dataset;
+  const entry = /^\d+$/.test(named) ? collections.get(Number(named)) : collections.byToken(named);
+  if (entry === undefined) return undefined;
+  return { cid: entry.cid, refused: entry.private && /^\d+$/.test(named) };
+}
+
+/** The record link behind a media path of collection `cid`, if any of its records has one. */
+function findTarget(ctx: ServiceContext, cid: number, path: string): MediaTarget | undefined {
   const version = ctx.dataset.mutations().length;
   let index = indexes.get(ctx);
   if (index === undefined || index.version !== version)

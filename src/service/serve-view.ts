@@ -91,7 +91,7 @@ function mutate(ctx: ServiceContext, decision: FaultDecision): void {
 
 function respond(ctx: ServiceContext, request: ViewRequest, decision: FaultDecision, built: ViewAnswer): void {
   const { req, res } = request;
-  const kind = decision.kind === 'truncate' && req.method === 'HEAD' ? 'reset' : decision.kind;
+  const kind = faultKind(decision.kind, req.method, built);
   if (kind !== 'none') ctx.stats.faults[kind]++;
   if (kind === 'truncate') return sendTruncated(ctx, request, built, decision.truncateAt);
   if (kind !== 'none') return sendFault(ctx, request, kind);
@@ -99,6 +99,13 @@ function respond(ctx: ServiceContext, request: ViewRequest, decision: FaultDecis
   const { contentType, body, headers } = answerOf(request, built);
   send(res, built.status, contentType, body, headers);
   built.onSent?.();
+}
+
+/** The fault a response shows: only a 200 is cut short, and a HEAD's (no body to cut) is reset instead. */
+function faultKind(kind: FaultDecision['kind'], method: string | undefined, built: ViewAnswer): FaultDecision['kind'] {
+  if (kind !== 'truncate') return kind;
+  if (built.status !== 200 || built.crash) return 'none';
+  return method === 'HEAD' ? 'reset' : 'truncate';
 }
 
 /** The answer cut short at `truncateAt` of its body (at least one byte, never all), then the connection dropped. */

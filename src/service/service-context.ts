@@ -18,6 +18,8 @@ export interface ServiceContext {
   collectionEndpoints: boolean;
   /** Whether `POST /admin/change` is routed. */
   admin: boolean;
+  /** The API tokens issued: any other `Token` key is refused with 401. */
+  apiTokens: ReadonlySet<string>;
   /** GET and HEAD requests on data views received so far (numbers the next one for the fault plan). */
   dataRequests: number;
   /** GET and HEAD requests for files under /media/ received so far (numbers the next one for the file faults). */

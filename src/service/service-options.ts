@@ -150,6 +150,11 @@ export interface ServiceOptions {
    * false answers 404 there, as any unknown path. Default false.
    */
   admin?: boolean;
+  /**
+   * API tokens the service has issued (`Authorization: Token <key>`); a request with another key gets 401 "Invalid
+   * token." on every API view, as DRF's TokenAuthentication answers. Default none.
+   */
+  apiTokens?: readonly string[];
 }
 
 /** Fault options with every default filled in. */

@@ -83,6 +83,7 @@ function serviceContext(options: ServiceOptions, host: string, closing: AbortSig
     closing,
     collectionEndpoints: options.collectionEndpoints ?? true,
     admin: options.admin ?? false,
+    apiTokens: new Set(options.apiTokens ?? []),
     dataRequests: 0,
     fileRequests: 0,
   };

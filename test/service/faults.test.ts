@@ -108,6 +108,19 @@ describe('broken connections', () => {
     expect(service.stats.faults.truncate).toBe(1);
   });
 
+  it('rateTruncate cuts only 200 bodies, as --help says: a 404 and a crashing view answer whole', async () => {
+    service.setFaults({ rateTruncate: 1 });
+    for (const [path, status] of [
+      ['/api/images/999999999/', '404'],
+      ['/api/collections/abc/', '500'],
+    ] as const) {
+      const exchange = await rawGet(service.url, path);
+      expect([path, exchange.bytes.subarray(9, 12).toString()]).toEqual([path, status]);
+      expect([path, exchange.bodyBytes]).toEqual([path, exchange.contentLength]);
+    }
+    expect(service.stats.faults.truncate).toBe(0);
+  });
+
   it('rateReset destroys the connection without a response', async () => {
     service.setFaults({ rateReset: 1 });
     const exchange = await rawGet(service.url, '/api/images/');

@@ -138,7 +138,8 @@ describe('the token form <TOKEN>-<id>', () => {
     expect(token).toMatch(/^[A-Z]{8}$/);
     const right = await fetchReply(detailUrl(service, `${token}-${id}`));
     expect(right.status).toBe(200);
-    expect(JSON.parse(right.text)).toMatchObject({ id, url: `${service.url}/images/${id}/` });
+    // Image.get_absolute_url names a private image by its collection's token (models.py L1151-1161).
+    expect(JSON.parse(right.text)).toMatchObject({ id, url: `${service.url}/collections/${token}/images/${id}/` });
     const wrong = await fetchReply(detailUrl(service, `${token === 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA'}-${id}`));
     expect(wrong.status).toBe(403);
     expect(wrong.text).toBe('{"detail":"You do not have permission to perform this action."}');

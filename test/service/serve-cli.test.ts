@@ -124,6 +124,14 @@ describe('img-etl serve', () => {
     }
   });
 
+  it('accepts the tokens given with --api-token and refuses any other with 401, as the real service', async () => {
+    const served = await serveForTest(['--records', '20', '--api-token', 'issued-key']);
+    const reply = (token: string) => fetchReply(served.listUrl, { headers: { authorization: `Token ${token}` } });
+    expect((await reply('issued-key')).status).toBe(200);
+    const refused = await reply('another-key');
+    expect([refused.status, refused.text]).toEqual([401, '{"detail":"Invalid token."}']);
+  });
+
   it('passes fault options to the service', async () => {
     const served = await serve(['--records', '20', '--rate-502', '1']);
     try {
