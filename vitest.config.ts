@@ -5,6 +5,10 @@ import { defineConfig } from 'vitest/config';
 // CI asks for a JSON report too (.ci/run checks that no test was skipped).
 const report = process.env['CI_TEST_REPORT_JSON'];
 
+// A developer's IMG_ETL_* variables (a token, options) never change what a test runs: the CLI the tests start reads
+// them, and the test processes and their children inherit this environment.
+for (const name of Object.keys(process.env)) if (name.startsWith('IMG_ETL_')) delete process.env[name];
+
 /**
  * The end-to-end files first, then the rest, each the larger first: the workers take files in this order, so the long
  * files start early and the short ones fill the end, and the workers finish together. The same order on every
