@@ -32,6 +32,7 @@ import {
   recoverPending,
 } from './publish-folder.js';
 import { listSnapshots, snapshotName } from '../snapshot/snapshot-names.js';
+import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './snapshot-folders.js';
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
 import { writeRows, type TableOutput } from './write-table.js';
@@ -94,10 +95,16 @@ export interface SnapshotOptions extends CollectOptions {
    * (run-tap.ts; the report is one, `reportTap`); default none.
    */
   taps?: readonly RunTap[];
+  /**
+   * With `snapshot`: once its folder is published, point `{outDir}/latest` at it and prune older snapshots (see
+   * SnapshotFinish), while the run still holds the output folder's lock, so that no other run publishes, links or
+   * prunes in between; default none: `latest` and older snapshots are left alone.
+   */
+  finish?: SnapshotFinish;
 }
 
 /** What a run produced. */
-export interface SnapshotResult {
+export interface SnapshotResult extends SnapshotFinished {
   /** The manifest, as written to `manifest.json`. */
   manifest: Manifest;
   /** Path of the manifest. */
@@ -142,8 +149,12 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     await commitManifest(dataDir, pending, manifest);
     published = true;
     await publishPending(dataDir);
+    const finished =
+      options.snapshot === true && options.finish !== undefined
+        ? await finishSnapshot(run.outDir, basename(dataDir), manifest.missing, options.finish)
+        : {};
     const manifestPath = join(dataDir, FILE_NAMES.manifest);
-    return { manifest, manifestPath, dataDir, preview: data.images.preview };
+    return { manifest, manifestPath, dataDir, preview: data.images.preview, ...finished };
   } finally {
     await closeRun(run, dataDir, checkpoint, published);
   }

@@ -15,12 +15,18 @@ import { latestSnapshot, listSnapshots, SNAPSHOT_NAME } from '../snapshot/snapsh
 
 /**
  * Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where
- * symlinks are unavailable. A refusal (a `latest` of someone's, see checkLatest) is a one-line LoadError naming it.
+ * symlinks are unavailable. A refusal (a `latest` of someone's, see checkLatest, or a folder that holds no published
+ * snapshot, such as one pruned meanwhile) is a one-line LoadError naming it.
  */
 export async function publishLatest(baseDir: string, name: string): Promise<'symlink' | 'file'> {
   const latest = join(baseDir, 'latest');
   const temp = join(baseDir, `.latest.tmp-${randomBytes(4).toString('hex')}`);
   await checkLatest(baseDir);
+  if (!SNAPSHOT_NAME.test(name) || (await readManifest(join(baseDir, name, FILE_NAMES.manifest))) === undefined)
+    throw new LoadError({
+      code: 'LOAD_INVALID_OPTION',
+      message: `snapshot: cannot point ${latest} at ${name}: it holds no snapshot img-etl published`,
+    });
   try {
     await removeLeftTemps(baseDir);
     return await pointLatest(latest, temp, name);
@@ -140,4 +146,36 @@ async function removeSnapshot(dir: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** What a `--snapshot` run does with its base folder once its own folder is published (runSnapshot's `finish`). */
+export interface SnapshotFinish {
+  /** Point `latest` at the run's folder when its manifest's `missing` is at most this many records. */
+  maxMissing: number;
+  /** Prune older snapshots keeping the newest N (pruneSnapshots); default: none pruned. */
+  keep?: number;
+}
+
+/** What finishing a published snapshot did: the folder `latest` now points at, and the folders pruned. */
+export interface SnapshotFinished {
+  /** The snapshot folder `latest` was pointed at, when it was. */
+  latest?: string;
+  /** The folders `keep` deleted, when it was given. */
+  pruned?: PrunedSnapshot[];
+}
+
+/** Points `latest` at the published snapshot folder `name` (unless it misses too many records), then prunes. */
+export async function finishSnapshot(
+  baseDir: string,
+  name: string,
+  missing: number,
+  finish: SnapshotFinish,
+): Promise<SnapshotFinished> {
+  const done: SnapshotFinished = {};
+  if (missing <= finish.maxMissing) {
+    await publishLatest(baseDir, name);
+    done.latest = name;
+  }
+  if (finish.keep !== undefined) done.pruned = await pruneSnapshots(baseDir, finish.keep);
+  return done;
 }

@@ -10,6 +10,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
+import { publishLatest } from '../../src/run/snapshot-folders.js';
 
 let service: RunningService;
 let out: string;
@@ -103,12 +104,23 @@ describe('--snapshot', () => {
     expect(kept(ma.files).map((f) => f.name)).toEqual(expect.arrayContaining(['load.sql', 'load.py']));
   });
 
-  it('--keep 2 keeps the two newest snapshots', async () => {
-    for (let i = 0; i < 3; i++)
+  it('--keep 2 keeps the two newest snapshots; latest never moves to a folder pruned meanwhile', async () => {
+    const pruned: string[] = [];
+    for (let i = 0; i < 3; i++) {
       expect((await runCli(['--snapshot', '--keep', '2', '--base-url', service.url, '--out', out])).code).toBe(0);
+      if (i === 0) pruned.push(...(await snapshotFolders()));
+    }
     const folders = await snapshotFolders();
     expect(folders).toHaveLength(2);
+    expect(folders).not.toContain(pruned[0]);
     expect(await readlink(join(out, 'latest'))).toBe(folders[1]);
+    // What a run that published the first folder does when it links it after the newer runs pruned it (its tail ran
+    // outside the lock until it was moved under it): refused in one line, latest left where it is.
+    const latest = join(out, 'latest');
+    await expect(publishLatest(out, pruned[0]!)).rejects.toThrow(
+      `snapshot: cannot point ${latest} at ${pruned[0]}: it holds no snapshot img-etl published`,
+    );
+    expect(await readlink(latest)).toBe(folders[1]);
   });
 
   it('does not move latest after an incomplete run', async () => {
