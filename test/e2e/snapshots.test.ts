@@ -2,6 +2,7 @@
  * Issue 5: scheduled snapshots — a folder per run, `latest` moved only after success, pruning, byte-identical
  * reruns — and options from the environment and a config file.
  */
+import { execFileSync } from 'node:child_process';
 import { lstat, mkdir, readFile, readdir, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -121,6 +122,17 @@ describe('--snapshot', () => {
       `snapshot: cannot point ${latest} at ${pruned[0]}: it holds no snapshot img-etl published`,
     );
     expect(await readlink(latest)).toBe(folders[1]);
+  });
+
+  it('--keep leaves a folder named like a snapshot whose manifest.json is a FIFO, never waiting on it', async () => {
+    const mine = join(out, '20000101T000000.000Z');
+    await mkdir(mine);
+    execFileSync('mkfifo', [join(mine, 'manifest.json')]); // opened for reading, it waits for a writer for ever
+    const args = ['--snapshot', '--keep', '1', '--quiet', '--base-url', service.url, '--out', out];
+    const run = await runCli(args, { timeoutMs: 30_000, killSignal: 'SIGKILL' });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(await snapshotFolders()).toHaveLength(2);
+    expect(await readdir(mine)).toEqual(['manifest.json']);
   });
 
   it('does not move latest after an incomplete run', async () => {
