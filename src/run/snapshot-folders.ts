@@ -127,9 +127,13 @@ export async function pruneSnapshots(baseDir: string, keep: number): Promise<Pru
     else if (!s.complete && !keptIncomplete.has(s.name))
       doomed.push({ ...s, reason: `incomplete, beyond the newest ${keep} incomplete` });
   }
-  for (const s of doomed)
-    if (!(await removeSnapshot(join(baseDir, s.name))))
-      s.reason += '; the folder stays for the files img-etl did not write in it';
+  for (const s of doomed) {
+    const dir = join(baseDir, s.name);
+    const removed = await removeSnapshot(dir).catch((cause: unknown) => {
+      throw fileSystemError({ stage: 'snapshot', action: 'prune', path: dir, cause });
+    });
+    if (!removed) s.reason += '; the folder stays for the files img-etl did not write in it';
+  }
   return doomed;
 }
 
