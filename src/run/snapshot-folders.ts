@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
-import { PENDING_DIR } from './publish-folder.js';
+import { PENDING_DIR, removeListedFile } from './publish-folder.js';
 import { readManifest } from '../snapshot/read-manifest.js';
 import { latestSnapshot, listSnapshots, SNAPSHOT_NAME } from '../snapshot/snapshot-names.js';
 
@@ -138,12 +138,13 @@ export async function pruneSnapshots(baseDir: string, keep: number): Promise<Pru
 }
 
 /**
- * Deletes what img-etl wrote in a snapshot folder (the files its manifest lists, a pending publication, the manifest
- * last), then the folder if that empties it; resolves to whether the folder went.
+ * Deletes what img-etl wrote in a snapshot folder (the files its manifest lists, a sink's only while it holds what was
+ * published; a pending publication; the manifest last), then the folder if that empties it; resolves to whether the
+ * folder went.
  */
 async function removeSnapshot(dir: string): Promise<boolean> {
   const manifest = await readManifest(join(dir, FILE_NAMES.manifest));
-  for (const { name } of manifest?.files ?? []) await rm(join(dir, name), { force: true });
+  for (const file of manifest?.files ?? []) await removeListedFile(dir, file);
   await rm(join(dir, PENDING_DIR), { recursive: true, force: true });
   await rm(join(dir, FILE_NAMES.manifest), { force: true });
   return rmdir(dir).then(

@@ -116,6 +116,19 @@ describe("a sink's file in the run's folder", () => {
     expect(await readFile(join(out, 'tmaps.csv'), 'utf8')).toBe('edited by hand\n');
   });
 
+  it("--keep prunes a snapshot's sink file only while it holds what img-etl published", async () => {
+    const out = join(dir, 'pruned');
+    const args = ['run', await pipelineFile('kept.mjs'), '--snapshot', '--base-url', service.url, '--out', out];
+    expect((await runCli([...args, '--quiet'])).code).toBe(0);
+    const [older] = (await readdir(out)).filter((n) => /^\d{8}T/.test(n));
+    await writeFile(join(out, older!, 'tmaps.csv'), 'edited by hand\n');
+    const run = await runCli([...args, '--keep', '1']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readdir(join(out, older!))).toEqual(['tmaps.csv']);
+    expect(await readFile(join(out, older!, 'tmaps.csv'), 'utf8')).toBe('edited by hand\n');
+    expect(run.stdout).toContain(`pruned    ${older} (beyond the newest 1 complete; the folder stays for the files`);
+  });
+
   it('written beside the run folder, unsaid, or under a name img-etl writes, is refused in one line', async () => {
     const out = join(dir, 'refused');
     const beside = await pipelineFile('beside.mjs', { where: 'run.dataDir' });
