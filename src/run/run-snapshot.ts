@@ -149,6 +149,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     await commitManifest(dataDir, pending, manifest);
     published = true;
     await publishPending(dataDir);
+    // Published: its staging goes now (a run killed from here on is not resumed), its lock only in closeRun.
+    await checkpoint.empty();
     const finished =
       options.snapshot === true && options.finish !== undefined
         ? await finishSnapshot(run.outDir, basename(dataDir), manifest.missing, options.finish)
