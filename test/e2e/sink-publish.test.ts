@@ -146,6 +146,20 @@ describe("a sink's file in the run's folder", () => {
         'resolved to it: a sink resolves to the files it writes into run.pending (a SinkResult, or an array of ' +
         'them) to have them published\n',
     );
+    // A sink that changes its file after toCsv resolved: the manifest would list bytes the file does not hold, and a
+    // later run would keep the file as someone's, not remove it with the rest of this run's.
+    const after = "await (await import('node:fs/promises')).appendFile(written.path, 'a line more\\n');";
+    const changed = await pipelineFile('changed.mjs', { after });
+    const moved = await runCli(['run', changed, '--base-url', service.url, '--out', join(dir, 'changed'), '--quiet']);
+    expect(moved.stderr).toMatch(
+      new RegExp(
+        `^img-etl: load: a sink's file ${join(dir, 'changed', '.img-etl-publish', 'tmaps.csv')} holds \\d+ bytes ` +
+          'of sha256 [0-9a-f]{8}…, not the \\d+ bytes of sha256 [0-9a-f]{8}… the sink resolved to: resolve to ' +
+          'the file as it is once written\n$',
+      ),
+    );
+    expect(moved.code).toBe(1);
+    expect((await readdir(join(dir, 'changed'))).filter((n) => n !== '.img-etl-staging')).toEqual([]);
     const named = await pipelineFile('named.mjs', { name: 'images.csv' });
     const clash = await runCli(['run', named, '--base-url', service.url, '--out', join(dir, 'clash'), '--quiet']);
     expect(clash.code).toBe(1);
