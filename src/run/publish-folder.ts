@@ -13,7 +13,7 @@ import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { readManifest, type ManifestEntry } from '../snapshot/read-manifest.js';
 import { digestOfFile } from '../load/file-digest.js';
-import { makeFolders } from '../load/make-folder.js';
+import { makeFolder } from '../load/make-folder.js';
 
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';
@@ -28,7 +28,7 @@ export type Recovery = 'none' | 'rolled-forward' | 'discarded';
 export async function preparePending(dataDir: string): Promise<{ pending: string; recovery: Recovery }> {
   const recovery = await recoverPending(dataDir);
   const pending = join(dataDir, PENDING_DIR);
-  await makeFolders(pending);
+  await makeFolder(pending);
   return { pending, recovery };
 }
 

@@ -23,14 +23,7 @@ import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from '../snapshot/formats.js';
 import type { RunEvent } from './run-events.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
-import {
-  checkPendingListed,
-  checkTargets,
-  PENDING_DIR,
-  preparePending,
-  publishPending,
-  recoverPending,
-} from './publish-folder.js';
+import { checkPendingListed, checkTargets, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from '../snapshot/snapshot-names.js';
 import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './snapshot-folders.js';
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
@@ -129,8 +122,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const dataDir =
     options.snapshot === true ? join(run.outDir, snapshotName(new Date(checkpoint.identity.started_at))) : run.outDir;
   let published = false;
+  let pending: string | undefined; // made by this run: removed unless published
   try {
-    const pending = await preparePublishing(run, dataDir);
+    pending = await preparePublishing(run, dataDir);
     // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
     const { collected, kind } = await extract(run, checkpoint, planned).catch((cause: unknown) => {
       throw stagingError(cause);
@@ -158,7 +152,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const manifestPath = join(dataDir, FILE_NAMES.manifest);
     return { manifest, manifestPath, dataDir, preview: data.images.preview, ...finished };
   } finally {
-    await closeRun(run, dataDir, checkpoint, published);
+    await closeRun(run, { dataDir, pending }, checkpoint, published);
   }
 }
 
@@ -421,8 +415,14 @@ async function commitManifest(dataDir: string, pending: string, manifest: Manife
  * Removes the staging of a published run, and of one that staged nothing; of any other, closes it. A run not published
  * removes what it left to publish, and the folders it created when they are empty (nothing staged).
  */
-async function closeRun(run: RunPlan, dataDir: string, checkpoint: Checkpoint, published: boolean): Promise<void> {
-  if (!published) await rm(join(dataDir, PENDING_DIR), { recursive: true, force: true }).catch(() => undefined);
+async function closeRun(
+  run: RunPlan,
+  { dataDir, pending }: { dataDir: string; pending?: string },
+  checkpoint: Checkpoint,
+  published: boolean,
+): Promise<void> {
+  // only the pending folder this run made: a file of that name it could not make it over is someone's
+  if (!published && pending !== undefined) await rm(pending, { recursive: true, force: true }).catch(() => undefined);
   await (published || checkpoint.pagesKept === 0 ? checkpoint.remove() : checkpoint.close());
   if (published) return;
   // only if empty: a folder holding staging (or anyone's file) stays
