@@ -1,7 +1,5 @@
 /** A user's own sink on a run: a function that consumes the images' row batches beside img-etl's writers. */
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { digestOfFile } from '../load/file-digest.js';
-import { fileSystemError } from '../load/file-system-error.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { rowsOnly, type RowBatch } from '../schema/row.js';
 import { isOwnFileName, isSinkFileName } from '../snapshot/read-manifest.js';
@@ -23,7 +21,6 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
       return Promise.resolve({
         rows: async (batches) => {
           published = sinkFiles(await write(rowsOnly(batches), run), run);
-          for (const file of published) await checkDigest(file);
         },
         afterImages: () => Promise.resolve(published),
       });
@@ -35,25 +32,6 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
 function sinkFiles(resolved: unknown, run: RunTapContext): SinkResult[] {
   const results = (Array.isArray(resolved) ? resolved : [resolved]).filter(isSinkResult);
   return results.filter((result) => publishable(result.path, run)).map((result) => ({ ...result, format: 'sink' }));
-}
-
-/**
- * Refuses a sink's file that does not hold what the sink resolved to (changed after its writer resolved): the manifest
- * would list other bytes, and a later run would keep the file as someone's instead of removing it with this run's.
- */
-async function checkDigest(file: SinkResult): Promise<void> {
-  const found = await digestOfFile(file.path).catch((cause: unknown) => {
-    throw fileSystemError({ stage: 'load', action: "read a sink's file", path: file.path, cause });
-  });
-  if (found.sha256 === file.sha256 && found.bytes === file.bytes) return;
-  const short = (sha256: string) => `${sha256.slice(0, 8)}…`;
-  throw new LoadError({
-    code: 'LOAD_INVALID_OPTION',
-    message:
-      `load: a sink's file ${file.path} holds ${found.bytes} bytes of sha256 ${short(found.sha256)}, not the ` +
-      `${file.bytes} bytes of sha256 ${short(file.sha256)} the sink resolved to: resolve to the file as it is once ` +
-      'written',
-  });
 }
 
 function isSinkResult(value: unknown): value is SinkResult {

@@ -25,6 +25,7 @@ import type { RunEvent } from './run-events.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkPendingListed, checkTargets, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from '../snapshot/snapshot-names.js';
+import { checkRunFiles } from './check-run-files.js';
 import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './snapshot-folders.js';
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
@@ -406,6 +407,7 @@ async function replayed(
 /** Writes the manifest into `pending` once no one else's file is where the run's would go. */
 async function commitManifest(dataDir: string, pending: string, manifest: Manifest): Promise<void> {
   const names = [...manifest.files.map((f) => f.name), FILE_NAMES.manifest];
+  await checkRunFiles(pending, manifest.files);
   await checkPendingListed(pending, names);
   await checkTargets(dataDir, names);
   await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)

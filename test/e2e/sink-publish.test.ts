@@ -160,6 +160,31 @@ describe("a sink's file in the run's folder", () => {
     );
     expect(moved.code).toBe(1);
     expect((await readdir(join(dir, 'changed'))).filter((n) => n !== '.img-etl-staging')).toEqual([]);
+    // Two sinks resolving to one file: the manifest would list it twice, once with bytes it does not hold.
+    const lib = pathToFileURL(join(CLI, '..', '..', 'index.js')).href;
+    const twice = join(dir, 'twice.mjs');
+    const sink = (map: string) =>
+      `rowSink((rows, run) => toCsv(only(rows, '${map}'), { path: join(run.pending, 'maps.csv'), ` +
+      'table: run.table }))';
+    await writeFile(
+      twice,
+      [
+        `import { join } from 'node:path';`,
+        `import { definePipeline, rowSink, toCsv } from '${lib}';`,
+        'async function* only(batches, map) {',
+        '  for await (const b of batches) yield { ...b, rows: b.rows.filter((r) => r.map_type === map) };',
+        '}',
+        `export default definePipeline({ name: 'twice', description: 'two sinks, one file',`,
+        `  sinks: [${sink('T map')}, ${sink('Z map')}] });`,
+      ].join('\n'),
+    );
+    const both = await runCli(['run', twice, '--base-url', service.url, '--out', join(dir, 'twice'), '--quiet']);
+    expect([both.code, both.stderr]).toEqual([
+      1,
+      `img-etl: load: ${join(dir, 'twice', '.img-etl-publish', 'maps.csv')} is resolved to twice (by two sinks, ` +
+        'or twice by one): each file of a run is published once (give each sink its own file)\n',
+    ]);
+    expect((await readdir(join(dir, 'twice'))).filter((n) => n !== '.img-etl-staging')).toEqual([]);
     const named = await pipelineFile('named.mjs', { name: 'images.csv' });
     const clash = await runCli(['run', named, '--base-url', service.url, '--out', join(dir, 'clash'), '--quiet']);
     expect(clash.code).toBe(1);
