@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import type { SnapshotOptions, SnapshotResult } from '../run/run-snapshot.js';
 import type { RunTap } from '../run/run-tap.js';
@@ -134,9 +134,11 @@ export async function runSnapshotCommand(
   };
   process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
   try {
-    const result = await runSnapshot({ ...options, taps, signal: aborter.signal, onEvent: progress.onEvent });
+    // latest and --keep under the run's lock: another run cannot publish, link or prune in between
+    const finish = options.snapshot === true ? { maxMissing: command.maxMissing ?? 0, keep: command.keep } : undefined;
+    const result = await runSnapshot({ ...options, taps, finish, signal: aborter.signal, onEvent: progress.onEvent });
     progress.finish();
-    return { code: await finishRun(result, options, command), result };
+    return { code: finishRun(result, options, command), result };
   } catch (err) {
     progress.finish();
     const staging = join(outDir, STAGING_DIR);
@@ -183,25 +185,16 @@ async function printPlan(
 }
 
 /**
- * After a run that published: points `latest` at a complete snapshot, prunes old ones (`--keep`), prints the summary;
- * resolves to the exit code (incomplete past `--max-missing`).
+ * After a run that published (and, with `--snapshot`, pointed `latest` at a complete snapshot and pruned old ones under
+ * its lock): prints the summary; resolves to the exit code (incomplete past `--max-missing`).
  */
-async function finishRun(
-  result: SnapshotResult,
-  options: SnapshotOptions,
-  command: SnapshotCommandOptions,
-): Promise<number> {
-  const { publishLatest, pruneSnapshots } = await import('../run/snapshot-folders.js');
+function finishRun(result: SnapshotResult, options: SnapshotOptions, command: SnapshotCommandOptions): number {
   const outDir = options.outDir ?? 'output';
   const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
   const extras: SummaryExtras = {};
-  if (options.snapshot === true && code === EXIT.OK) {
-    await publishLatest(outDir, basename(result.dataDir));
-    extras.latest = { link: join(outDir, 'latest'), target: basename(result.dataDir) };
-  }
+  if (result.latest !== undefined) extras.latest = { link: join(outDir, 'latest'), target: result.latest };
   // An incomplete snapshot is written too (exit 3); pruning then keeps incomplete ones from piling up.
-  if (options.snapshot === true && command.keep !== undefined)
-    extras.pruned = await pruneSnapshots(outDir, command.keep);
+  if (result.pruned !== undefined) extras.pruned = result.pruned;
   process.stdout.write(command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras));
   return code;
 }

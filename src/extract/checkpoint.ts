@@ -462,6 +462,15 @@ export class Checkpoint {
     this.notices.push(notice);
   }
 
+  /**
+   * Closes the journal and deletes the staged files, keeping the lock (a published run that still works in its output
+   * folder: `latest`, `--keep`); `remove` then releases it.
+   */
+  async empty(): Promise<void> {
+    await this.journal.close().catch(() => undefined);
+    await emptyStaging(this.dir);
+  }
+
   /** Closes the journal and releases the lock; the folder stays for a later resume (unless it holds no page). */
   async close(): Promise<void> {
     if (this.pagesKept === 0) return this.remove();
@@ -474,8 +483,7 @@ export class Checkpoint {
    * publish); a link to a folder elsewhere, and files img-etl did not write, stay.
    */
   async remove(): Promise<void> {
-    await this.journal.close().catch(() => undefined);
-    await emptyStaging(this.dir);
+    await this.empty();
     await releaseRunLock(join(this.dir, LOCK));
     await rmdir(this.dir).catch(() => undefined); // not empty (files of someone's) or a link: left as it is
   }

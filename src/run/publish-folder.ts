@@ -13,7 +13,7 @@ import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { readManifest, type ManifestEntry } from '../snapshot/read-manifest.js';
 import { digestOfFile } from '../load/file-digest.js';
-import { makeFolders } from '../load/make-folder.js';
+import { makeFolder } from '../load/make-folder.js';
 
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';
@@ -28,7 +28,7 @@ export type Recovery = 'none' | 'rolled-forward' | 'discarded';
 export async function preparePending(dataDir: string): Promise<{ pending: string; recovery: Recovery }> {
   const recovery = await recoverPending(dataDir);
   const pending = join(dataDir, PENDING_DIR);
-  await makeFolders(pending);
+  await makeFolder(pending);
   return { pending, recovery };
 }
 
@@ -127,15 +127,20 @@ async function movePending(dataDir: string): Promise<void> {
   // The files the previous run left here are those its manifest lists; a file it does not list is not img-etl's to
   // delete, nor a sink's file that no longer holds the bytes that run published (someone changed it since).
   const previous = await readManifest(join(dataDir, FILE_NAMES.manifest));
-  for (const file of previous?.files ?? []) {
-    if (names.has(file.name)) continue;
-    const path = join(dataDir, file.name);
-    if (file.format === 'sink' && !(await holdsListedBytes(path, file))) continue;
-    await rm(path, { force: true });
-  }
+  for (const file of previous?.files ?? []) if (!names.has(file.name)) await removeListedFile(dataDir, file);
   await rename(join(pending, FILE_NAMES.manifest), join(dataDir, FILE_NAMES.manifest));
   await syncFolder(dataDir);
   await rm(pending, { recursive: true, force: true });
+}
+
+/**
+ * Deletes a file of `dataDir` that its manifest lists (publishing a run that does not write it again, or pruning the
+ * folder); a sink's file only while it holds the bytes the manifest lists (else someone changed it since: theirs).
+ */
+export async function removeListedFile(dataDir: string, file: ManifestEntry): Promise<void> {
+  const path = join(dataDir, file.name);
+  if (file.format === 'sink' && !(await holdsListedBytes(path, file))) return;
+  await rm(path, { force: true });
 }
 
 /** Whether the file at `path` is still the one a manifest listed (its sha256); false when it is gone. */

@@ -23,15 +23,10 @@ import type { RowStage } from '../transform/filter-rows.js';
 import { FILE_NAMES, type Format } from '../snapshot/formats.js';
 import type { RunEvent } from './run-events.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
-import {
-  checkPendingListed,
-  checkTargets,
-  PENDING_DIR,
-  preparePending,
-  publishPending,
-  recoverPending,
-} from './publish-folder.js';
+import { checkPendingListed, checkTargets, preparePending, publishPending, recoverPending } from './publish-folder.js';
 import { listSnapshots, snapshotName } from '../snapshot/snapshot-names.js';
+import { checkRunFiles } from './check-run-files.js';
+import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './snapshot-folders.js';
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
 import { writeRows, type TableOutput } from './write-table.js';
@@ -94,10 +89,16 @@ export interface SnapshotOptions extends CollectOptions {
    * (run-tap.ts; the report is one, `reportTap`); default none.
    */
   taps?: readonly RunTap[];
+  /**
+   * With `snapshot`: once its folder is published, point `{outDir}/latest` at it and prune older snapshots (see
+   * SnapshotFinish), while the run still holds the output folder's lock, so that no other run publishes, links or
+   * prunes in between; default none: `latest` and older snapshots are left alone.
+   */
+  finish?: SnapshotFinish;
 }
 
 /** What a run produced. */
-export interface SnapshotResult {
+export interface SnapshotResult extends SnapshotFinished {
   /** The manifest, as written to `manifest.json`. */
   manifest: Manifest;
   /** Path of the manifest. */
@@ -122,8 +123,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const dataDir =
     options.snapshot === true ? join(run.outDir, snapshotName(new Date(checkpoint.identity.started_at))) : run.outDir;
   let published = false;
+  let pending: string | undefined; // made by this run: removed unless published
   try {
-    const pending = await preparePublishing(run, dataDir);
+    pending = await preparePublishing(run, dataDir);
     // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
     const { collected, kind } = await extract(run, checkpoint, planned).catch((cause: unknown) => {
       throw stagingError(cause);
@@ -142,10 +144,16 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     await commitManifest(dataDir, pending, manifest);
     published = true;
     await publishPending(dataDir);
+    // Published: its staging goes now (a run killed from here on is not resumed), its lock only in closeRun.
+    await checkpoint.empty();
+    const finished =
+      options.snapshot === true && options.finish !== undefined
+        ? await finishSnapshot(run.outDir, basename(dataDir), manifest.missing, options.finish)
+        : {};
     const manifestPath = join(dataDir, FILE_NAMES.manifest);
-    return { manifest, manifestPath, dataDir, preview: data.images.preview };
+    return { manifest, manifestPath, dataDir, preview: data.images.preview, ...finished };
   } finally {
-    await closeRun(run, dataDir, checkpoint, published);
+    await closeRun(run, { dataDir, pending }, checkpoint, published);
   }
 }
 
@@ -399,6 +407,7 @@ async function replayed(
 /** Writes the manifest into `pending` once no one else's file is where the run's would go. */
 async function commitManifest(dataDir: string, pending: string, manifest: Manifest): Promise<void> {
   const names = [...manifest.files.map((f) => f.name), FILE_NAMES.manifest];
+  await checkRunFiles(pending, manifest.files);
   await checkPendingListed(pending, names);
   await checkTargets(dataDir, names);
   await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
@@ -408,8 +417,14 @@ async function commitManifest(dataDir: string, pending: string, manifest: Manife
  * Removes the staging of a published run, and of one that staged nothing; of any other, closes it. A run not published
  * removes what it left to publish, and the folders it created when they are empty (nothing staged).
  */
-async function closeRun(run: RunPlan, dataDir: string, checkpoint: Checkpoint, published: boolean): Promise<void> {
-  if (!published) await rm(join(dataDir, PENDING_DIR), { recursive: true, force: true }).catch(() => undefined);
+async function closeRun(
+  run: RunPlan,
+  { dataDir, pending }: { dataDir: string; pending?: string },
+  checkpoint: Checkpoint,
+  published: boolean,
+): Promise<void> {
+  // only the pending folder this run made: a file of that name it could not make it over is someone's
+  if (!published && pending !== undefined) await rm(pending, { recursive: true, force: true }).catch(() => undefined);
   await (published || checkpoint.pagesKept === 0 ? checkpoint.remove() : checkpoint.close());
   if (published) return;
   // only if empty: a folder holding staging (or anyone's file) stays

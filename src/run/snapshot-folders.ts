@@ -9,18 +9,24 @@ import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
-import { PENDING_DIR } from './publish-folder.js';
+import { PENDING_DIR, removeListedFile } from './publish-folder.js';
 import { readManifest } from '../snapshot/read-manifest.js';
 import { latestSnapshot, listSnapshots, SNAPSHOT_NAME } from '../snapshot/snapshot-names.js';
 
 /**
  * Points `DIR/latest` at the snapshot folder `name`: a relative symlink, replaced atomically, or a one-line file where
- * symlinks are unavailable. A refusal (a `latest` of someone's, see checkLatest) is a one-line LoadError naming it.
+ * symlinks are unavailable. A refusal (a `latest` of someone's, see checkLatest, or a folder that holds no published
+ * snapshot, such as one pruned meanwhile) is a one-line LoadError naming it.
  */
 export async function publishLatest(baseDir: string, name: string): Promise<'symlink' | 'file'> {
   const latest = join(baseDir, 'latest');
   const temp = join(baseDir, `.latest.tmp-${randomBytes(4).toString('hex')}`);
   await checkLatest(baseDir);
+  if (!SNAPSHOT_NAME.test(name) || (await readManifest(join(baseDir, name, FILE_NAMES.manifest))) === undefined)
+    throw new LoadError({
+      code: 'LOAD_INVALID_OPTION',
+      message: `snapshot: cannot point ${latest} at ${name}: it holds no snapshot img-etl published`,
+    });
   try {
     await removeLeftTemps(baseDir);
     return await pointLatest(latest, temp, name);
@@ -121,23 +127,60 @@ export async function pruneSnapshots(baseDir: string, keep: number): Promise<Pru
     else if (!s.complete && !keptIncomplete.has(s.name))
       doomed.push({ ...s, reason: `incomplete, beyond the newest ${keep} incomplete` });
   }
-  for (const s of doomed)
-    if (!(await removeSnapshot(join(baseDir, s.name))))
-      s.reason += '; the folder stays for the files img-etl did not write in it';
+  for (const s of doomed) {
+    const dir = join(baseDir, s.name);
+    const removed = await removeSnapshot(dir).catch((cause: unknown) => {
+      throw fileSystemError({ stage: 'snapshot', action: 'prune', path: dir, cause });
+    });
+    if (!removed) s.reason += '; the folder stays for the files img-etl did not write in it';
+  }
   return doomed;
 }
 
 /**
- * Deletes what img-etl wrote in a snapshot folder (the files its manifest lists, a pending publication, the manifest
- * last), then the folder if that empties it; resolves to whether the folder went.
+ * Deletes what img-etl wrote in a snapshot folder (the files its manifest lists, a sink's only while it holds what was
+ * published; a pending publication; the manifest last), then the folder if that empties it; resolves to whether the
+ * folder went.
  */
 async function removeSnapshot(dir: string): Promise<boolean> {
   const manifest = await readManifest(join(dir, FILE_NAMES.manifest));
-  for (const { name } of manifest?.files ?? []) await rm(join(dir, name), { force: true });
+  for (const file of manifest?.files ?? []) await removeListedFile(dir, file);
   await rm(join(dir, PENDING_DIR), { recursive: true, force: true });
   await rm(join(dir, FILE_NAMES.manifest), { force: true });
   return rmdir(dir).then(
     () => true,
     () => false,
   );
+}
+
+/** What a `--snapshot` run does with its base folder once its own folder is published (runSnapshot's `finish`). */
+export interface SnapshotFinish {
+  /** Point `latest` at the run's folder when its manifest's `missing` is at most this many records. */
+  maxMissing: number;
+  /** Prune older snapshots keeping the newest N (pruneSnapshots); default: none pruned. */
+  keep?: number;
+}
+
+/** What finishing a published snapshot did: the folder `latest` now points at, and the folders pruned. */
+export interface SnapshotFinished {
+  /** The snapshot folder `latest` was pointed at, when it was. */
+  latest?: string;
+  /** The folders `keep` deleted, when it was given. */
+  pruned?: PrunedSnapshot[];
+}
+
+/** Points `latest` at the published snapshot folder `name` (unless it misses too many records), then prunes. */
+export async function finishSnapshot(
+  baseDir: string,
+  name: string,
+  missing: number,
+  finish: SnapshotFinish,
+): Promise<SnapshotFinished> {
+  const done: SnapshotFinished = {};
+  if (missing <= finish.maxMissing) {
+    await publishLatest(baseDir, name);
+    done.latest = name;
+  }
+  if (finish.keep !== undefined) done.pruned = await pruneSnapshots(baseDir, finish.keep);
+  return done;
 }

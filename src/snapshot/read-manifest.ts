@@ -2,7 +2,7 @@
  * A snapshot folder's manifest read back: img-etl's own, with only img-etl's own file names in its list, so that a
  * manifest edited by hand never makes a run move or delete anything else.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../load/read-regular-file.js';
 import type { TableFiles } from '../schema/table.js';
 import { FILE_NAMES, TABLES } from './formats.js';
 import { TOOL_NAME } from './tool.js';
@@ -21,10 +21,17 @@ export interface ManifestEntry {
   sha256?: unknown;
 }
 
-/** A manifest img-etl wrote, or undefined (no file, not JSON, another tool's). */
+/** The largest manifest read: one of 13,400 collections read again is some 5 MB. */
+const MANIFEST_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A manifest img-etl wrote, or undefined (no file, not JSON, another tool's, not a regular file: a FIFO of someone's
+ * named manifest.json is not waited on for ever).
+ */
 export async function readManifest(path: string): Promise<{ files: ManifestEntry[]; complete?: unknown } | undefined> {
   try {
-    const value = JSON.parse(await readFile(path, 'utf8')) as { tool?: unknown; files?: unknown };
+    const text = (await readRegularFile(path, { maxBytes: MANIFEST_MAX_BYTES, followLink: true })).toString('utf8');
+    const value = JSON.parse(text) as { tool?: unknown; files?: unknown };
     if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
       return undefined;
     // Only img-etl's own file names and plain names of a sink's files (which publish-folder.ts deletes only while

@@ -6,7 +6,7 @@
  * Every failure is one line naming the path and the reason, exit code 1, and leaves no temporary file behind.
  */
 import { execFile } from 'node:child_process';
-import { appendFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { STAGING_FORMAT } from '../../src/extract/checkpoint.js';
@@ -287,6 +287,27 @@ describe('file-system errors', () => {
       );
     },
   );
+
+  it('--keep on a snapshot folder it cannot delete: one line naming the file and why, latest moved', async () => {
+    expect(canMount, 'this test needs a read-only bind mount (root)').toBe(true);
+    service = await startFixtureService({ records: 50 });
+    const args = ['--snapshot', '--base-url', service.url, '--out', dir, '--quiet'];
+    expect((await runCli(args)).code).toBe(0);
+    const [old] = (await readdir(dir)).filter((name) => /^\d{8}T/.test(name));
+    const folder = join(dir, old!);
+    await run('mount', ['--bind', folder, folder]);
+    mounted.push(folder);
+    await run('mount', ['-o', 'remount,bind,ro', folder]);
+    const files = (await readdir(folder)).sort();
+    const result = await runCli([...args, '--keep', '1']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(`^img-etl: snapshot: cannot prune ${folder}/[a-z.]+: the file system is read-only \\(EROFS\\)\n$`),
+    );
+    const [, newer] = (await readdir(dir)).filter((name) => /^\d{8}T/.test(name)).sort();
+    expect(await readlink(join(dir, 'latest'))).toBe(newer);
+    expect((await readdir(folder)).sort()).toEqual(files);
+  });
 
   it(
     'a torn journal on a disk with no room to rewrite it: one line, no temporary file, the journal as it was, ' +

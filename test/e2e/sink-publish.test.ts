@@ -116,6 +116,19 @@ describe("a sink's file in the run's folder", () => {
     expect(await readFile(join(out, 'tmaps.csv'), 'utf8')).toBe('edited by hand\n');
   });
 
+  it("--keep prunes a snapshot's sink file only while it holds what img-etl published", async () => {
+    const out = join(dir, 'pruned');
+    const args = ['run', await pipelineFile('kept.mjs'), '--snapshot', '--base-url', service.url, '--out', out];
+    expect((await runCli([...args, '--quiet'])).code).toBe(0);
+    const [older] = (await readdir(out)).filter((n) => /^\d{8}T/.test(n));
+    await writeFile(join(out, older!, 'tmaps.csv'), 'edited by hand\n');
+    const run = await runCli([...args, '--keep', '1']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readdir(join(out, older!))).toEqual(['tmaps.csv']);
+    expect(await readFile(join(out, older!, 'tmaps.csv'), 'utf8')).toBe('edited by hand\n');
+    expect(run.stdout).toContain(`pruned    ${older} (beyond the newest 1 complete; the folder stays for the files`);
+  });
+
   it('written beside the run folder, unsaid, or under a name img-etl writes, is refused in one line', async () => {
     const out = join(dir, 'refused');
     const beside = await pipelineFile('beside.mjs', { where: 'run.dataDir' });
@@ -133,6 +146,45 @@ describe("a sink's file in the run's folder", () => {
         'resolved to it: a sink resolves to the files it writes into run.pending (a SinkResult, or an array of ' +
         'them) to have them published\n',
     );
+    // A sink that changes its file after toCsv resolved: the manifest would list bytes the file does not hold, and a
+    // later run would keep the file as someone's, not remove it with the rest of this run's.
+    const after = "await (await import('node:fs/promises')).appendFile(written.path, 'a line more\\n');";
+    const changed = await pipelineFile('changed.mjs', { after });
+    const moved = await runCli(['run', changed, '--base-url', service.url, '--out', join(dir, 'changed'), '--quiet']);
+    expect(moved.stderr).toMatch(
+      new RegExp(
+        `^img-etl: load: a sink's file ${join(dir, 'changed', '.img-etl-publish', 'tmaps.csv')} holds \\d+ bytes ` +
+          'of sha256 [0-9a-f]{8}…, not the \\d+ bytes of sha256 [0-9a-f]{8}… the sink resolved to: resolve to ' +
+          'the file as it is once written\n$',
+      ),
+    );
+    expect(moved.code).toBe(1);
+    expect((await readdir(join(dir, 'changed'))).filter((n) => n !== '.img-etl-staging')).toEqual([]);
+    // Two sinks resolving to one file: the manifest would list it twice, once with bytes it does not hold.
+    const lib = pathToFileURL(join(CLI, '..', '..', 'index.js')).href;
+    const twice = join(dir, 'twice.mjs');
+    const sink = (map: string) =>
+      `rowSink((rows, run) => toCsv(only(rows, '${map}'), { path: join(run.pending, 'maps.csv'), ` +
+      'table: run.table }))';
+    await writeFile(
+      twice,
+      [
+        `import { join } from 'node:path';`,
+        `import { definePipeline, rowSink, toCsv } from '${lib}';`,
+        'async function* only(batches, map) {',
+        '  for await (const b of batches) yield { ...b, rows: b.rows.filter((r) => r.map_type === map) };',
+        '}',
+        `export default definePipeline({ name: 'twice', description: 'two sinks, one file',`,
+        `  sinks: [${sink('T map')}, ${sink('Z map')}] });`,
+      ].join('\n'),
+    );
+    const both = await runCli(['run', twice, '--base-url', service.url, '--out', join(dir, 'twice'), '--quiet']);
+    expect([both.code, both.stderr]).toEqual([
+      1,
+      `img-etl: load: ${join(dir, 'twice', '.img-etl-publish', 'maps.csv')} is resolved to twice (by two sinks, ` +
+        'or twice by one): each file of a run is published once (give each sink its own file)\n',
+    ]);
+    expect((await readdir(join(dir, 'twice'))).filter((n) => n !== '.img-etl-staging')).toEqual([]);
     const named = await pipelineFile('named.mjs', { name: 'images.csv' });
     const clash = await runCli(['run', named, '--base-url', service.url, '--out', join(dir, 'clash'), '--quiet']);
     expect(clash.code).toBe(1);

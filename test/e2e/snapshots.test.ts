@@ -2,6 +2,7 @@
  * Issue 5: scheduled snapshots — a folder per run, `latest` moved only after success, pruning, byte-identical
  * reruns — and options from the environment and a config file.
  */
+import { execFileSync } from 'node:child_process';
 import { lstat, mkdir, readFile, readdir, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
+import { publishLatest } from '../../src/run/snapshot-folders.js';
 
 let service: RunningService;
 let out: string;
@@ -103,12 +105,34 @@ describe('--snapshot', () => {
     expect(kept(ma.files).map((f) => f.name)).toEqual(expect.arrayContaining(['load.sql', 'load.py']));
   });
 
-  it('--keep 2 keeps the two newest snapshots', async () => {
-    for (let i = 0; i < 3; i++)
+  it('--keep 2 keeps the two newest snapshots; latest never moves to a folder pruned meanwhile', async () => {
+    const pruned: string[] = [];
+    for (let i = 0; i < 3; i++) {
       expect((await runCli(['--snapshot', '--keep', '2', '--base-url', service.url, '--out', out])).code).toBe(0);
+      if (i === 0) pruned.push(...(await snapshotFolders()));
+    }
     const folders = await snapshotFolders();
     expect(folders).toHaveLength(2);
+    expect(folders).not.toContain(pruned[0]);
     expect(await readlink(join(out, 'latest'))).toBe(folders[1]);
+    // What a run that published the first folder does when it links it after the newer runs pruned it (its tail ran
+    // outside the lock until it was moved under it): refused in one line, latest left where it is.
+    const latest = join(out, 'latest');
+    await expect(publishLatest(out, pruned[0]!)).rejects.toThrow(
+      `snapshot: cannot point ${latest} at ${pruned[0]}: it holds no snapshot img-etl published`,
+    );
+    expect(await readlink(latest)).toBe(folders[1]);
+  });
+
+  it('--keep leaves a folder named like a snapshot whose manifest.json is a FIFO, never waiting on it', async () => {
+    const mine = join(out, '20000101T000000.000Z');
+    await mkdir(mine);
+    execFileSync('mkfifo', [join(mine, 'manifest.json')]); // opened for reading, it waits for a writer for ever
+    const args = ['--snapshot', '--keep', '1', '--quiet', '--base-url', service.url, '--out', out];
+    const run = await runCli(args, { timeoutMs: 30_000, killSignal: 'SIGKILL' });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(await snapshotFolders()).toHaveLength(2);
+    expect(await readdir(mine)).toEqual(['manifest.json']);
   });
 
   it('does not move latest after an incomplete run', async () => {

@@ -330,6 +330,19 @@ describe('files img-etl did not write', () => {
     expect(server.requests).toEqual([]);
   });
 
+  it('a file where the run would make its pending folder: one line naming it before a request, untouched', async () => {
+    server = await startListServer(madeRecords(10));
+    const pending = join(out, '.img-etl-publish');
+    await writeFile(pending, 'not a folder');
+    const run = await runCli(['--base-url', server.origin, '--out', out, '--quiet']);
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      `img-etl: load: cannot create folder ${pending}: a file is in the way\n`,
+    ]);
+    expect(await readFile(pending, 'utf8')).toBe('not a folder');
+    expect(server.requests).toEqual([]);
+  });
+
   it('a file the previous run did not list is refused, also one only known at the end (rejects.ndjson)', async () => {
     const records = madeRecords(10);
     server = await startListServer(records);
