@@ -1,6 +1,12 @@
 /** Small real-HTTP helpers for the service tests (undici over loopback, raw sockets for broken responses). */
 import { connect } from 'node:net';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
+
+/**
+ * A connection per request: a socket kept alive could be reused just as the service closes it for being idle (its
+ * keep-alive timeout running out while a loaded machine stalls this process), which fails a request with ECONNRESET.
+ */
+const oneConnectionEach = new Agent({ pipelining: 0 });
 
 /** A fully read response. */
 export interface Reply {
@@ -15,7 +21,8 @@ export async function fetchReply(
   url: string,
   options: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<Reply> {
-  const response = await request(url, { method: (options.method ?? 'GET') as 'GET', headers: options.headers });
+  const method = (options.method ?? 'GET') as 'GET';
+  const response = await request(url, { method, headers: options.headers, dispatcher: oneConnectionEach });
   const body = Buffer.from(await response.body.arrayBuffer());
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers))
