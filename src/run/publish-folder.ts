@@ -76,11 +76,22 @@ export async function checkTargets(dataDir: string, names: readonly string[]): P
 }
 
 /**
- * Checks that the pending folder holds only the files the manifest will list: a file a sink wrote there without
- * resolving to it would be removed with the folder, unpublished; the run stops instead, saying so.
+ * Checks that the pending folder holds only the files the manifest will list, each listed once: a file a sink wrote
+ * there without resolving to it would be removed with the folder, unpublished, and one two sinks resolved to holds
+ * the second's bytes under the first's entry too; the run stops instead, saying so.
  */
 export async function checkPendingListed(pending: string, names: readonly string[]): Promise<void> {
-  const listed = new Set(names);
+  const listed = new Set<string>();
+  for (const name of names) {
+    if (listed.has(name))
+      throw new LoadError({
+        code: 'LOAD_INVALID_OPTION',
+        message:
+          `load: two sinks resolved to ${name} in run.pending: the second replaced the first; ` +
+          'give each its own name',
+      });
+    listed.add(name);
+  }
   for (const name of await readdir(pending)) {
     if (listed.has(name)) continue;
     throw new LoadError({

@@ -64,7 +64,8 @@ function readingToEnd(batches: AsyncIterable<RowBatch>): { rows: AsyncIterable<R
 /** The files a sink resolved to that the run publishes (those in `run.pending`); a LoadError for a misplaced one. */
 function sinkFiles(resolved: unknown, run: RunTapContext): SinkResult[] {
   const results = (Array.isArray(resolved) ? resolved : [resolved]).filter(isSinkResult);
-  return results.filter((result) => publishable(result.path, run)).map((result) => ({ ...result, format: 'sink' }));
+  const once = [...new Map(results.map((result) => [resolve(result.path), result])).values()]; // one file, once
+  return once.filter((result) => publishable(result.path, run)).map((result) => ({ ...result, format: 'sink' }));
 }
 
 function isSinkResult(value: unknown): value is SinkResult {

@@ -6,7 +6,15 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { definePipeline, rowSink, runPipeline, startService, type Pipeline } from '../../src/index.js';
+import {
+  definePipeline,
+  filterRows,
+  rowSink,
+  runPipeline,
+  startService,
+  toCsv,
+  type Pipeline,
+} from '../../src/index.js';
 import type { RunningService } from '../../src/service/index.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 
@@ -53,6 +61,20 @@ describe('a sink that does not read its rows to the end', () => {
     expect(error.message).toBe(
       "load: a sink (rowSink) resolved before reading the run's rows to the end (it read 1 batch): " +
         'a sink reads every batch, or the run cannot write its files',
+    );
+    expect(files).toEqual(['.img-etl-staging']);
+  });
+});
+
+describe('two sinks that resolve to one file of run.pending', () => {
+  it('are refused in one line before anything is published, not listed twice in the manifest', async () => {
+    // each writes its own rows under one name: the second file replaces the first, whose manifest entry would be false
+    const csvOf = (keep: (row: Record<string, unknown>) => boolean) =>
+      rowSink((rows, run) => toCsv(filterRows(keep)(rows), { path: join(run.pending, 'maps.csv'), table: run.table }));
+    const sinks = [csvOf((row) => row['map_type'] === 'T map'), csvOf((row) => row['map_type'] === 'Z map')];
+    const { error, files } = await failure(withSink('twice', sinks));
+    expect(error.message).toBe(
+      'load: two sinks resolved to maps.csv in run.pending: the second replaced the first; give each its own name',
     );
     expect(files).toEqual(['.img-etl-staging']);
   });
