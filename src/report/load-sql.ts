@@ -111,12 +111,15 @@ function csvSelect(columns: readonly Column[], typeOf: (c: Column) => string): s
 
 /**
  * `read_csv` of a CSV file img-etl wrote, every column of its type: as text where a cast follows (ENUM, JSON,
- * timestamps: csvValue).
+ * timestamps: csvValue). An empty field is null, a quoted one (`""`) the empty string (a derived column's), as the
+ * CSV writers have them; read_csv's default reads both as null.
  */
 function readCsv(file: string, columns: readonly Column[]): string {
   const text = (c: Column) => c.type.kind === 'category' || c.type.kind === 'json' || c.type.kind === 'timestamp';
   const types = columns.map((c) => `${literal(c.name)}: ${literal(text(c) ? 'VARCHAR' : duckdbType(c))}`);
-  const options = `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = ''`;
+  const options =
+    `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = '', ` +
+    'allow_quoted_nulls = false';
   return `read_csv(${literal(file)}, ${options},\n  columns = {${types.join(', ')}})`;
 }
 

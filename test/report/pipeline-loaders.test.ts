@@ -8,19 +8,34 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import derivedColumns from '../../pipelines/derived-columns.js';
-import { category, definePipeline, derivedColumn, reportTap, runPipeline, startService } from '../../src/index.js';
+import {
+  category,
+  definePipeline,
+  derivedColumn,
+  reportTap,
+  runPipeline,
+  startService,
+  string,
+} from '../../src/index.js';
 import type { Format } from '../../src/snapshot/formats.js';
 import type { RunningService } from '../../src/service/index.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { missingTools, VENV_PYTHON } from '../helpers/test-tools.js';
 
-/** The bundled derived-columns pipeline (add_year, int64) with a derived category column beside it. */
+/** An empty string, null or text by the id: what a derived string column may hold. */
+const note = (id: number): string | null => ['', null, 'n'][id % 3] ?? null;
+
+/**
+ * The bundled derived-columns pipeline (add_year, int64) with a derived category column beside it, and a string one
+ * that holds empty strings (which the images' own columns never do: normalisation makes them null).
+ */
 const pipeline = definePipeline({
   ...derivedColumns,
   name: 'years-and-parity',
   columns: [
     ...(derivedColumns.columns ?? []),
     derivedColumn('parity', category, 'whether the id is even', (row) => ((row['id'] as number) % 2 ? 'odd' : 'even')),
+    derivedColumn('note', string, 'empty, null or n', (row) => note(row['id'] as number)),
   ],
 });
 
@@ -59,12 +74,10 @@ describe("load.sql of a pipeline's snapshot", () => {
       const db = await openDuckDB();
       await query(db, `SET file_search_path = ${sqlString(latest[format]!)}`);
       await db.run(await readFile(join(latest[format]!, 'load.sql'), 'utf8'));
-      const rows = await query(
-        db,
-        'SELECT id, CAST(add_year AS VARCHAR) AS y, CAST(parity AS VARCHAR) AS p FROM images',
-      );
-      const got = new Map(rows.map((r) => [Number(r['id']), [r['y'] ?? null, r['p']]]));
-      expect(got).toEqual(expected());
+      const select = 'SELECT id, CAST(add_year AS VARCHAR) AS y, CAST(parity AS VARCHAR) AS p, note FROM images';
+      const got = new Map((await query(db, select)).map((r) => [Number(r['id']), [r['y'] ?? null, r['p'], r['note']]]));
+      const want = new Map([...expected()].map(([id, values]) => [id, [...values, note(id)]]));
+      expect(got).toEqual(want);
     });
   }
 });
