@@ -1,5 +1,6 @@
 /** A user's own sink on a run: a function that consumes the images' row batches beside img-etl's writers. */
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { closeSource } from '../load/close-source.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { rowsOnly, type RowBatch } from '../schema/row.js';
 import { isOwnFileName, isSinkFileName } from '../snapshot/read-manifest.js';
@@ -21,9 +22,14 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
       return Promise.resolve({
         rows: async (batches) => {
           const reading = readingToEnd(rowsOnly(batches));
-          const resolved = await write(reading.rows, run);
-          await reading.check();
-          published = sinkFiles(resolved, run);
+          try {
+            const resolved = await write(reading.rows, run);
+            await reading.check();
+            published = sinkFiles(resolved, run);
+          } finally {
+            // a sink that failed before reading to the end would hold the writers at its batch (tee.ts)
+            await closeSource(batches);
+          }
         },
         afterImages: () => Promise.resolve(published),
       });
@@ -50,7 +56,6 @@ function readingToEnd(batches: AsyncIterable<RowBatch>): { rows: AsyncIterable<R
     const taken = read; // by the sink, not the look past them below
     if (!ended) await rows.next(); // at the end already (no batch, or every batch read), it ends here
     if (ended) return;
-    await rows.return(undefined); // releases the writers, which fail with a tee's echo of this
     throw new LoadError({
       code: 'LOAD_SINK_STOPPED',
       message:

@@ -53,6 +53,13 @@ describe('a sink that does not read its rows to the end', () => {
     expect(files).toEqual(['.img-etl-staging']); // kept for the next attempt; nothing half-published
   });
 
+  it('that throws before reading them fails the run with its own error, and publishes nothing', async () => {
+    const failing = rowSink(() => Promise.reject(new Error('the sink cannot open its database')));
+    const { error, files } = await failure(withSink('throws-first', [failing]));
+    expect(error.message).toBe('the sink cannot open its database');
+    expect(files).toEqual(['.img-etl-staging']);
+  });
+
   it('that stops part-way fails the run in the same line, not a tee of the writers', async () => {
     const stopping = rowSink(async (rows) => {
       for await (const _ of rows) break;
