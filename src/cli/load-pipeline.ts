@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Pipeline } from '../run/pipeline.js';
 import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
+import { formatsFault } from '../snapshot/formats.js';
 import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
 import { pipelineFileDigest } from './pipeline-file-digest.js';
 import { UsageError } from './usage-error.js';
@@ -55,6 +56,8 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
     });
   }
   const sha256 = await pipelineFileDigest(file);
+  const fault = pipeline.formats === undefined ? undefined : formatsFault(pipeline.formats);
+  if (fault !== undefined) throw new UsageError({ message: `run: ${file}: ${fault}` });
   try {
     return { pipeline: pipeline as Pipeline, options: pipelineRunOptions(pipeline as Pipeline, sha256) };
   } catch (error) {

@@ -116,6 +116,16 @@ describe('img-etl run', () => {
     expect(loaded.stderr).toBe('img-etl: first second\n');
   });
 
+  it("a pipeline file's formats not a list of img-etl's is a usage error naming the file, not --to", async () => {
+    const file = join(out, 'text-formats.mjs');
+    await writeFile(file, "export default { name: 'text', description: 'formats as text', formats: 'csv' };\n");
+    const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `img-etl: run: ${file}: formats must be a non-empty list of parquet, arrow, csv; got "csv"\n`,
+    );
+  });
+
   it('with --log-format json, an unknown pipeline is a JSON error line too', async () => {
     const run = await runCli(['run', 'nope', '--base-url', service.url, '--out', out, '--log-format', 'json']);
     expect(run.code).toBe(2);
