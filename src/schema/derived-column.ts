@@ -17,11 +17,22 @@ export function derivedColumn(
   value: (row: Readonly<Row>, record: Readonly<Record<string, unknown>>) => RowValue,
 ): Column {
   const derive = (record: Readonly<Record<string, unknown>>, row: Readonly<Row>) => {
+    let derived: RowValue;
     try {
-      return value(row, record);
+      derived = value(row, record);
     } catch (cause) {
       throw deriveFailed(name, row, cause);
     }
+    const promise = derived as unknown as PromiseLike<unknown> | null;
+    if (typeof promise?.then === 'function') {
+      promise.then(undefined, () => undefined); // its rejection, if any, is not the process's to crash on
+      throw deriveFailed(
+        name,
+        row,
+        'it returned a Promise (an async function?): a derived column gives its value at once',
+      );
+    }
+    return derived;
   };
   return {
     name,

@@ -3,7 +3,20 @@
  * service over loopback HTTP: the run fails in one line naming the column and the record (docs/library.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { definePipeline, derivedColumn, float64, runPipeline, startService } from '../../src/index.js';
+import {
+  definePipeline,
+  derivedColumn,
+  emptyNormalisationCounts,
+  float64,
+  IMAGES,
+  int64,
+  runPipeline,
+  startService,
+  withColumns,
+  type RowValue,
+} from '../../src/index.js';
+import { normaliseRecords } from '../../src/transform/normalise.js';
+import { fixtureRecords } from '../helpers/fixture-records.js';
 import type { RunningService } from '../../src/service/index.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 
@@ -35,6 +48,17 @@ describe('a derived column whose function throws for one record', () => {
     expect(error.message).toBe(
       `schema: derived column "ratio" failed for the record id ${bad}: ` +
         "Cannot read properties of undefined (reading 'x')",
+    );
+  });
+});
+
+describe('a derived column whose function is async', () => {
+  it("fails with the column's name and the record's id, saying it returned a Promise", () => {
+    const later = derivedColumn('later', int64, 'an async slip', (async () => 1) as unknown as () => RowValue);
+    const [record] = fixtureRecords;
+    expect(() => normaliseRecords([record!], emptyNormalisationCounts(), withColumns(IMAGES, [later]))).toThrow(
+      `schema: derived column "later" failed for the record id ${String(record!['id'])}: it returned a Promise ` +
+        '(an async function?): a derived column gives its value at once',
     );
   });
 });
