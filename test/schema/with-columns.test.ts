@@ -55,6 +55,18 @@ describe('withColumns', () => {
     );
   });
 
+  it('refuses a name that differs from one the table has only in case, which DuckDB takes for it', () => {
+    const upper = derivedColumn('ID', int64, 'id times 10', (row) => (row['id'] as number) * 10);
+    expect(() => withColumns(IMAGES, [upper])).toThrow(
+      'schema: column "ID" cannot be added: images has "id", which differs only in case (DuckDB reads the two as one ' +
+        'name); choose another',
+    );
+    const lower = derivedColumn('score', int64, 'a score', () => 1);
+    expect(() => withColumns(IMAGES, [lower, { ...lower, name: 'Score' }])).toThrow(
+      'schema: column "Score" cannot be added: images has "score", which differs only in case',
+    );
+  });
+
   it("refuses a column whose type is not a column type (a type's name, from a .mjs file), naming the column", () => {
     const named = derivedColumn('year', 'int64' as unknown as ColumnType, 'a year', () => 2020);
     expect(() => withColumns(IMAGES, [named])).toThrow(
