@@ -107,7 +107,7 @@ describe('img-etl run', () => {
     );
     const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data'), '--quiet']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('img-etl: bad row at somewhere (file.js:1:1)\n');
+    expect(run.stderr).toBe('img-etl: load: stage 1 failed: bad row at somewhere (file.js:1:1)\n');
 
     const atImport = join(out, 'import-throws.mjs');
     await writeFile(atImport, "throw new Error('first\\nsecond');\n");

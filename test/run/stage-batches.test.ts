@@ -28,6 +28,39 @@ async function failure(name: string, stages: RowStage[]): Promise<string> {
   );
 }
 
+describe('a stage that fails', () => {
+  it('with an error of its own: one line naming the stage and its reason', async () => {
+    const keepTMaps: RowStage = async function* keepTMaps(batches) {
+      for await (const b of batches) {
+        if (b.rows.length > 0) throw new Error('bad row');
+        yield b;
+      }
+    } as RowStage;
+    expect(await failure('throws', [keepTMaps])).toBe('load: stage 1 (keepTMaps) failed: bad row');
+  });
+
+  it('with an error without a message, after a stage that passes all: the second, and the error', async () => {
+    const same: RowStage = (batches) => batches;
+    const stages = [
+      same,
+      async function* (batches: AsyncIterable<{ rows: unknown[] }>) {
+        for await (const b of batches) {
+          if (b.rows.length > 0) throw new Error('');
+          yield b;
+        }
+      } as unknown as RowStage,
+    ];
+    expect(await failure('empty-message', stages)).toBe('load: stage 2 failed: Error');
+  });
+
+  it('that is not a function of the batches: one line naming the stage', async () => {
+    const notAStage = { name: 'keep' } as unknown as RowStage;
+    expect(await failure('not-a-function', [notAStage])).toBe(
+      'load: stage 1 is not a function of the batches that yields batches (an async generator function)',
+    );
+  });
+});
+
 describe('a stage that yields something other than a row batch', () => {
   it('a batch without its rejects: one line naming the stage', async () => {
     const keepTMaps: RowStage = async function* keepTMaps(batches) {
