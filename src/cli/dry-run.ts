@@ -15,6 +15,7 @@ import { withRetry } from '../extract/retry.js';
 import type { Format } from '../snapshot/formats.js';
 import type { SnapshotOptions } from '../run/run-snapshot.js';
 import { writeOutputs } from '../run/write-outputs.js';
+import { applyStages } from '../run/stage-batches.js';
 import { SCHEMA_VERSION } from '../schema/columns.js';
 import type { PageBatch } from '../schema/row.js';
 import { normalise } from '../transform/normalise.js';
@@ -227,8 +228,7 @@ async function writeSample(
     'img-etl.schema_version': options.table === undefined ? SCHEMA_VERSION : table.schemaVersion,
     'img-etl.snapshot_time': new Date().toISOString(),
   };
-  let rows = normalise(validate(fromArray(batches), table), undefined, table);
-  for (const stage of options.stages ?? []) rows = stage(rows);
+  const rows = applyStages(normalise(validate(fromArray(batches), table), undefined, table), options.stages ?? []);
   return writeOutputs(rows, {
     outDir,
     table,

@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Pipeline } from '../run/pipeline.js';
 import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
+import { formatsFault } from '../snapshot/formats.js';
 import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
+import { pipelineFileDigest } from './pipeline-file-digest.js';
 import { UsageError } from './usage-error.js';
 
 /** The compiled pipelines/ folder (dist/pipelines), found from this file in dist/src/cli. */
@@ -22,7 +23,10 @@ export async function pipelineNames(): Promise<string[]> {
     .sort();
 }
 
-/** A pipeline loaded from its file, with what it gives the runner (its identity names the file's sha256). */
+/**
+ * A pipeline loaded from its file, with what it gives the runner (its identity names the sha256 of the file and the
+ * local modules it imports: pipeline-file-digest.ts).
+ */
 export interface LoadedPipeline {
   pipeline: Pipeline;
   options: PipelineRunOptions;
@@ -51,9 +55,9 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
       message: `run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`,
     });
   }
-  const sha256 = createHash('sha256')
-    .update(await readFile(file))
-    .digest('hex');
+  const sha256 = await pipelineFileDigest(file);
+  const fault = pipeline.formats === undefined ? undefined : formatsFault(pipeline.formats);
+  if (fault !== undefined) throw new UsageError({ message: `run: ${file}: ${fault}` });
   try {
     return { pipeline: pipeline as Pipeline, options: pipelineRunOptions(pipeline as Pipeline, sha256) };
   } catch (error) {

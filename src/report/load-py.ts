@@ -18,7 +18,7 @@ const py = (value: unknown) => JSON.stringify(value); // JSON strings, lists and
 
 /** The text of load.py for a snapshot folder. */
 export function loadPy(inputs: LoaderInputs): string {
-  const tables = `TABLES = {\n${pyTable(IMAGES, inputs.categories)}\n${pyTable(COLLECTIONS)}\n}`;
+  const tables = `TABLES = {\n${pyTable(inputs.table ?? IMAGES, inputs.categories)}\n${pyTable(COLLECTIONS)}\n}`;
   const join = `JOIN = {"left_on": "collection_id", "right_on": ${py(COLLECTION_COLUMNS.id)}}`;
   return `${pyHeader()}\n\nHERE = Path(__file__).resolve().parent\n${tables}\n${join}\n\n\n${pyReaders()}\n`;
 }
@@ -46,7 +46,9 @@ function pyTable(table: Table, categories?: ReadonlyMap<string, readonly string[
   const of = (kind: Column['type']['kind']) => table.columns.filter((c) => c.type.kind === kind).map((c) => c.name);
   const plain = table.columns.filter((c) => c.type.kind !== 'category' && c.type.kind !== 'timestamp');
   const dtypes = plain.map((c) => `        ${py(c.name)}: ${py(c.type.readers.pandas)},`);
-  const known = of('category').map((name) => `        ${py(name)}: ${py(categories?.get(name) ?? [])},`);
+  // a category whose values the snapshot did not count (a pipeline's derived one) takes the values read
+  const counted = of('category').filter((name) => categories?.has(name) === true);
+  const known = counted.map((name) => `        ${py(name)}: ${py(categories!.get(name))},`);
   const { parquet, arrow, csv } = table.files;
   return `    ${py(table.name)}: {
         "files": ${py({ parquet, arrow, csv })},

@@ -5,7 +5,7 @@
  */
 import type { Column } from '../schema/column-type.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
-import { COLUMNS } from '../schema/columns.js';
+import { IMAGES } from '../schema/columns.js';
 import { TOOL } from '../snapshot/tool.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE } from './optional-inputs.js';
@@ -56,9 +56,22 @@ export function loadSql(inputs: LoaderInputs): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The images' columns, each with its type in the view: an ENUM for a category column whose values the snapshot
+ * counted (the images' own), VARCHAR for one it did not (a pipeline's derived category column).
+ */
+function imagesColumns(inputs: LoaderInputs): { columns: readonly Column[]; typeOf: (c: Column) => string } {
+  const columns = (inputs.table ?? IMAGES).columns;
+  const typeOf = (c: Column) =>
+    c.type.kind === 'category' && !inputs.categories.has(c.name) ? DUCKDB_TYPES.string : duckdbType(c);
+  return { columns, typeOf };
+}
+
 /** An ENUM type per category column, of the values this snapshot holds. */
 function enumTypes(inputs: LoaderInputs): string[] {
-  const categories = COLUMNS.filter((c) => c.type.kind === 'category');
+  const categories = imagesColumns(inputs).columns.filter(
+    (c) => c.type.kind === 'category' && inputs.categories.has(c.name),
+  );
   return categories.flatMap((c) => {
     const values = (inputs.categories.get(c.name) ?? []).map(literal).join(', ');
     const type = ident(enumName(c.name));
@@ -68,11 +81,13 @@ function enumTypes(inputs: LoaderInputs): string[] {
 
 /** The `images` view over the Parquet file, else the CSV file with every column typed; a comment for Arrow only. */
 function imagesView(inputs: LoaderInputs): string {
-  const select = COLUMNS.map((c) => `  ${ident(c.name)}::${duckdbType(c)} AS ${ident(c.name)}`).join(',\n');
+  const { columns, typeOf } = imagesColumns(inputs);
+  const select = columns.map((c) => `  ${ident(c.name)}::${typeOf(c)} AS ${ident(c.name)}`).join(',\n');
   if (inputs.files.has(FILE_NAMES.parquet)) {
     return `CREATE VIEW images AS SELECT\n${select}\nFROM read_parquet(${literal(FILE_NAMES.parquet)});`;
   } else if (inputs.files.has(FILE_NAMES.csv)) {
-    return `CREATE VIEW images AS SELECT\n${csvSelect(COLUMNS, duckdbType)}\nFROM ${readCsv(FILE_NAMES.csv, COLUMNS)};`;
+    const from = readCsv(FILE_NAMES.csv, columns);
+    return `CREATE VIEW images AS SELECT\n${csvSelect(columns, typeOf)}\nFROM ${from};`;
   }
   return `-- This snapshot holds ${FILE_NAMES.arrow} only, which DuckDB reads with an extension: no view.`;
 }
@@ -96,12 +111,15 @@ function csvSelect(columns: readonly Column[], typeOf: (c: Column) => string): s
 
 /**
  * `read_csv` of a CSV file img-etl wrote, every column of its type: as text where a cast follows (ENUM, JSON,
- * timestamps: csvValue).
+ * timestamps: csvValue). An empty field is null, a quoted one (`""`) the empty string (a derived column's), as the
+ * CSV writers have them; read_csv's default reads both as null.
  */
 function readCsv(file: string, columns: readonly Column[]): string {
   const text = (c: Column) => c.type.kind === 'category' || c.type.kind === 'json' || c.type.kind === 'timestamp';
   const types = columns.map((c) => `${literal(c.name)}: ${literal(text(c) ? 'VARCHAR' : duckdbType(c))}`);
-  const options = `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = ''`;
+  const options =
+    `header = true, auto_detect = false, delim = ',', quote = '"', escape = '"', nullstr = '', ` +
+    'allow_quoted_nulls = false';
   return `read_csv(${literal(file)}, ${options},\n  columns = {${types.join(', ')}})`;
 }
 

@@ -1,5 +1,9 @@
-/** What a snapshot's loaders are generated from, besides COLUMNS. */
+import type { Table } from '../schema/table.js';
+
+/** What a snapshot's loaders are generated from. */
 export interface LoaderInputs {
+  /** The images table the snapshot holds (a pipeline's derived columns included); default IMAGES. */
+  table?: Table;
   /** The data files the folder holds (`images.parquet`, `images.csv`, …). */
   files: ReadonlySet<string>;
   /** Every value of each category column in the data, sorted: the ENUM and the categories. */

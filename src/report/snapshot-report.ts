@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import type { SinkResult } from '../load/sink-result.js';
 import type { Manifest } from '../run/manifest.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
+import type { Table } from '../schema/table.js';
 import { buildReport } from './build-report.js';
 import { readCollectionOwners } from './collection-owners.js';
 import { categoryValues } from './loader-inputs.js';
@@ -29,6 +30,8 @@ export interface RunReportOptions {
   manifest: Manifest;
   /** The numbers gathered from the rows written. */
   stats: ReportStats;
+  /** The images table the run wrote (a pipeline's derived columns included): the loaders read its columns. */
+  table: Table;
   /**
    * The drift against the snapshot before (run-drift.ts), or why there is none; neither without one. Had after the
    * owners are read: it is the run's last use of parquet-wasm, which a trap on the older snapshot's bytes leaves
@@ -52,5 +55,5 @@ export async function writeRunReport(options: RunReportOptions): Promise<SinkRes
   const files = new Set([...manifest.files.map((f) => f.name), ...(owners === undefined ? [] : [COLLECTIONS_FILE])]);
   const categories = categoryValues(gathered.categories);
   const collections = [COLLECTIONS.files.parquet, COLLECTIONS.files.csv].some((f) => files.has(f));
-  return writeReportFiles(pending, data, name, { files, categories, collections });
+  return writeReportFiles(pending, data, name, { files, categories, collections, table: options.table });
 }

@@ -14,7 +14,10 @@ export interface Manifest {
   runtime: { node: string; flags: string[] };
   /** Version of the output schema (see COLUMNS); `<version>+<column>...` when a pipeline added columns. */
   schema_version: string;
-  /** The pipeline the run wrote, by name and the sha256 of its file (`img-etl` runs pipelines/full-snapshot). */
+  /**
+   * The pipeline the run wrote, by name and the sha256 of its file and its local imports (`img-etl` runs
+   * pipelines/full-snapshot).
+   */
   pipeline?: PipelineIdentity;
   /** The list endpoint that was paged. */
   source_url: string;

@@ -24,7 +24,11 @@ export function pipelineRunOptions(pipeline: Pipeline, sha256?: string): Pipelin
   };
 }
 
-/** The sha256 of what defines a pipeline that did not come from a file. */
+/**
+ * The sha256 of what defines a pipeline that did not come from a file. What its functions capture (a constant of
+ * another module, an environment variable) is not in their text, nor so in the digest: docs/library.md says to rename
+ * the pipeline when that changes.
+ */
 function definitionDigest(pipeline: Pipeline): string {
   const definition = {
     name: pipeline.name,

@@ -76,8 +76,9 @@ export async function checkTargets(dataDir: string, names: readonly string[]): P
 }
 
 /**
- * Checks that the pending folder holds only the files the manifest will list: a file a sink wrote there without
- * resolving to it would be removed with the folder, unpublished; the run stops instead, saying so.
+ * Checks that the pending folder holds only the files the manifest will list (each listed once: checkRunFiles): a
+ * file a sink wrote there without resolving to it would be removed with the folder, unpublished; the run stops
+ * instead, saying so.
  */
 export async function checkPendingListed(pending: string, names: readonly string[]): Promise<void> {
   const listed = new Set(names);

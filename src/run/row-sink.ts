@@ -1,5 +1,6 @@
 /** A user's own sink on a run: a function that consumes the images' row batches beside img-etl's writers. */
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { closeSource } from '../load/close-source.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { rowsOnly, type RowBatch } from '../schema/row.js';
 import { isOwnFileName, isSinkFileName } from '../snapshot/read-manifest.js';
@@ -9,10 +10,10 @@ import type { RunTap, RunTapContext } from './run-tap.js';
 /**
  * A tap that gives the run's row batches (id order, de-duplicated, after the pipeline's stages; `run.table` says their
  * columns) to `write`, e.g. `rowSink((rows, run) => toCsv(rows, { path: join(run.pending, 'tmaps.csv'), table:
- * run.table }))`. It must read the batches to the end, or the run's writers stop. A file it writes into `run.pending`
- * and resolves to (a SinkResult, as toCsv, toParquet and toArrow give, or an array of them) is published with the
- * run's files, atomically, and listed in the manifest (format `sink`); one it writes elsewhere is its own. A failure
- * of `write` fails the run, and nothing of it is published.
+ * run.table }))`. It reads the batches to the end: a sink that resolves before fails the run (LOAD_SINK_STOPPED). A
+ * file it writes into `run.pending` and resolves to (a SinkResult, as toCsv, toParquet and toArrow give, or an array
+ * of them) is published with the run's files, atomically, and listed in the manifest (format `sink`); one it writes
+ * elsewhere is its own. A failure of `write` fails the run, and nothing of it is published.
  */
 export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContext) => Promise<unknown>): RunTap {
   return {
@@ -20,7 +21,15 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
       let published: SinkResult[] = [];
       return Promise.resolve({
         rows: async (batches) => {
-          published = sinkFiles(await write(rowsOnly(batches), run), run);
+          const reading = readingToEnd(rowsOnly(batches));
+          try {
+            const resolved = await write(reading.rows, run);
+            await reading.check();
+            published = sinkFiles(resolved, run);
+          } finally {
+            // a sink that failed before reading to the end would hold the writers at its batch (tee.ts)
+            await closeSource(batches);
+          }
         },
         afterImages: () => Promise.resolve(published),
       });
@@ -28,10 +37,40 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
   };
 }
 
+/**
+ * The batches a sink reads, and a check once it resolved that it read them to their end. The writers take each batch
+ * only as every consumer does (tee.ts): a sink that resolved with batches unread would hold them forever, and one
+ * that stopped part-way would fail them with a tee's message that names no sink.
+ */
+function readingToEnd(batches: AsyncIterable<RowBatch>): { rows: AsyncIterable<RowBatch>; check: () => Promise<void> } {
+  let read = 0;
+  let ended = false;
+  const rows = (async function* () {
+    for await (const batch of batches) {
+      read++;
+      yield batch;
+    }
+    ended = true;
+  })();
+  const check = async () => {
+    const taken = read; // by the sink, not the look past them below
+    if (!ended) await rows.next(); // at the end already (no batch, or every batch read), it ends here
+    if (ended) return;
+    throw new LoadError({
+      code: 'LOAD_SINK_STOPPED',
+      message:
+        `load: a sink (rowSink) resolved before reading the run's rows to the end (it read ${taken} ` +
+        `batch${taken === 1 ? '' : 'es'}): a sink reads every batch, or the run cannot write its files`,
+    });
+  };
+  return { rows, check };
+}
+
 /** The files a sink resolved to that the run publishes (those in `run.pending`); a LoadError for a misplaced one. */
 function sinkFiles(resolved: unknown, run: RunTapContext): SinkResult[] {
   const results = (Array.isArray(resolved) ? resolved : [resolved]).filter(isSinkResult);
-  return results.filter((result) => publishable(result.path, run)).map((result) => ({ ...result, format: 'sink' }));
+  const once = [...new Map(results.map((result) => [resolve(result.path), result])).values()]; // one file, once
+  return once.filter((result) => publishable(result.path, run)).map((result) => ({ ...result, format: 'sink' }));
 }
 
 function isSinkResult(value: unknown): value is SinkResult {

@@ -20,7 +20,7 @@ import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import type { Row, RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
-import { FILE_NAMES, type Format } from '../snapshot/formats.js';
+import { checkFormats, FILE_NAMES, type Format } from '../snapshot/formats.js';
 import type { RunEvent } from './run-events.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import { checkPendingListed, checkTargets, preparePending, publishPending, recoverPending } from './publish-folder.js';
@@ -176,9 +176,9 @@ interface RunPlan {
 
 /** Settles where the run writes and what it fetches, and stops it early on someone else's file in the way. */
 async function planRun(options: SnapshotOptions): Promise<RunPlan> {
+  const formats: Format[] = [...new Set<Format>(checkFormats(options.formats ?? ['parquet']))];
   const startedAt = new Date();
   const outDir = options.outDir ?? 'output';
-  const formats: Format[] = [...new Set<Format>(options.formats ?? ['parquet'])];
   const created = await missingFolders(outDir);
   await makeFolder(outDir);
   // Someone else's file where this run would write stops it before anything is fetched or staged.

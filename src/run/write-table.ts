@@ -5,10 +5,11 @@
 import type { SinkResult } from '../load/sink-result.js';
 import { IMAGES } from '../schema/columns.js';
 import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
-import { rowCount, rowsOnly, type Row, type RowBatch } from '../schema/row.js';
+import { rowCount, type Row, type RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { normalise } from '../transform/normalise.js';
 import type { ValidBatch } from '../transform/validate.js';
+import { applyStages } from './stage-batches.js';
 import { writeOutputs, type WriteOutputsOptions } from './write-outputs.js';
 
 /** How to write a table: its files (WriteOutputsOptions), and what happens to the rows on the way. */
@@ -50,9 +51,7 @@ export async function writeRows(
 ): Promise<Omit<TableOutput, 'normalisation'>> {
   const preview: Row[] = [];
   const previewRows = options.previewRows ?? 0;
-  const stages = options.stages ?? [];
-  let rows = stages.length > 0 ? rowsOnly(source) : source;
-  for (const stage of stages) rows = stage(rows);
+  const rows = applyStages(source, options.stages ?? []);
   const counts = { written: 0, rejects: 0 };
   const counted = async function* (batches: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
     for await (const batch of batches) {

@@ -1,4 +1,5 @@
 /** A column a pipeline adds to a table, computed for each row from what the row already holds. */
+import { LoadError } from '../text/load-error.js';
 import type { Column, ColumnType } from './column-type.js';
 import type { Row, RowValue } from './row.js';
 
@@ -6,7 +7,8 @@ import type { Row, RowValue } from './row.js';
  * A derived column `name` of `type` (one of the column types, e.g. `int64`), described by `doc`, whose value is
  * `value(row, record)`: `row` holds the row's record columns normalised (timestamps as UTC microseconds, sentinels as
  * null) and the derived columns before it; `record` is the record as served. Give it to `withColumns` or a pipeline's
- * `columns`; a value that does not fit `type` fails the run with the column's name.
+ * `columns`; a value that does not fit `type` fails the run with the column's name, and so does a `value` that throws
+ * (LOAD_DERIVE_FAILED, with the record's id and the reason).
  */
 export function derivedColumn(
   name: string,
@@ -14,6 +16,24 @@ export function derivedColumn(
   doc: string,
   value: (row: Readonly<Row>, record: Readonly<Record<string, unknown>>) => RowValue,
 ): Column {
+  const derive = (record: Readonly<Record<string, unknown>>, row: Readonly<Row>) => {
+    let derived: RowValue;
+    try {
+      derived = value(row, record);
+    } catch (cause) {
+      throw deriveFailed(name, row, cause);
+    }
+    const promise = derived as unknown as PromiseLike<unknown> | null;
+    if (typeof promise?.then === 'function') {
+      promise.then(undefined, () => undefined); // its rejection, if any, is not the process's to crash on
+      throw deriveFailed(
+        name,
+        row,
+        'it returned a Promise (an async function?): a derived column gives its value at once',
+      );
+    }
+    return derived;
+  };
   return {
     name,
     type,
@@ -21,8 +41,16 @@ export function derivedColumn(
     doc,
     dictionary: type.dictionary,
     // the source text of `value`: what a library pipeline's identity digests, not this wrapper's
-    derive: Object.assign((record: Readonly<Record<string, unknown>>, row: Readonly<Row>) => value(row, record), {
-      toString: () => String(value),
-    }),
+    derive: Object.assign(derive, { toString: () => String(value) }),
   };
+}
+
+/** The error for a derived column's function that threw for `row`: its name, the row's id, the reason. */
+function deriveFailed(name: string, row: Readonly<Row>, cause: unknown): LoadError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new LoadError({
+    code: 'LOAD_DERIVE_FAILED',
+    message: `schema: derived column ${JSON.stringify(name)} failed for the record id ${String(row['id'])}: ${reason}`,
+    cause,
+  });
 }

@@ -1,21 +1,19 @@
 /** A table with columns added: what a pipeline that changes the table writes. */
-import type { Column } from './column-type.js';
+import type { Column, ColumnType } from './column-type.js';
 import { defineTable, type Table } from './table.js';
 
 /**
  * `table` with `columns` added after its own, before its `extra` column (which stays last), under the schema version
  * `<table's>+<added names>`; a column of a record key takes that key out of `extra`. Throws an Error naming the column
- * when a name is taken or a column would be a second `extra`.
+ * when a name is taken (in any case), a column would be a second `extra`, or its type is not a column type.
  */
 export function withColumns(table: Table, columns: readonly Column[]): Table {
   if (columns.length === 0) return table;
-  const taken = new Set(table.names);
+  // by lowercase name: DuckDB, the readers' first choice, tells no two names apart by case
+  const taken = new Map(table.names.map((name) => [name.toLowerCase(), name]));
   for (const column of columns) {
-    if (column.origin === 'unknown-keys')
-      throw new Error(`schema: column "${column.name}" cannot be added: ${table.name} has its extra column`);
-    if (taken.has(column.name))
-      throw new Error(`schema: column "${column.name}" cannot be added: ${table.name} already has one of that name`);
-    taken.add(column.name);
+    refuseColumn(table, column, taken.get(column.name.toLowerCase()));
+    taken.set(column.name.toLowerCase(), column.name);
   }
   const own = table.columns.filter((c) => c !== table.extraColumn);
   return defineTable({
@@ -26,4 +24,30 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
     diffFiles: table.diffFiles,
     ...(table.parquetRowGroupRows === undefined ? {} : { parquetRowGroupRows: table.parquetRowGroupRows }),
   });
+}
+
+/** Throws the Error for a column `table` cannot take, beside `near`, the name it has that matches in case or not. */
+function refuseColumn(table: Table, column: Column, near: string | undefined): void {
+  const refuse = (why: string) => {
+    throw new Error(`schema: column "${column.name}" cannot be added: ${why}`);
+  };
+  if (column.origin === 'unknown-keys') refuse(`${table.name} has its extra column`);
+  if (!isColumnType(column.type)) {
+    const type = JSON.stringify(column.type) ?? String(column.type);
+    refuse(
+      `its type ${type} is not a column type; give one the library exports ` +
+        '(int64, float64, string, boolean, timestamp, category, json)',
+    );
+  }
+  if (near === column.name) refuse(`${table.name} already has one of that name`);
+  if (near !== undefined)
+    refuse(
+      `${table.name} has "${near}", which differs only in case (DuckDB reads the two as one name); choose another`,
+    );
+}
+
+/** Whether `type` is a column type (a .mjs file may give a type's name, or anything): what every writer calls on it. */
+function isColumnType(type: unknown): type is ColumnType {
+  const t = type as Partial<ColumnType> | null | undefined;
+  return typeof t?.arrowType === 'function' && typeof t.holds === 'function' && typeof t.csvField === 'function';
 }

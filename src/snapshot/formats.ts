@@ -1,6 +1,7 @@
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
+import { LoadError } from '../text/load-error.js';
 
 /** The data file formats img-etl writes. */
 export const FORMATS = ['parquet', 'arrow', 'csv'] as const;
@@ -26,3 +27,20 @@ export const FILE_NAMES: Record<Format | 'rejects' | 'manifest' | ReportFile, st
   loadPy: 'load.py',
   index: 'images.index',
 };
+
+/** What is wrong with `value` as the formats of a run (a non-empty list of FORMATS); undefined when nothing is. */
+export function formatsFault(value: unknown): string | undefined {
+  const known = (f: unknown): f is Format => FORMATS.includes(f as Format);
+  if (Array.isArray(value) && value.length > 0 && value.every(known)) return undefined;
+  return `formats must be a non-empty list of ${FORMATS.join(', ')}; got ${JSON.stringify(value) ?? String(value)}`;
+}
+
+/**
+ * `value` as the formats of a run, else a LoadError in one line saying what it got (a program's or a pipeline file's
+ * formats are not checked by a type checker).
+ */
+export function checkFormats(value: unknown): Format[] {
+  const fault = formatsFault(value);
+  if (fault !== undefined) throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `run: ${fault}` });
+  return value as Format[];
+}

@@ -8,10 +8,13 @@ import { CodedError, type CodedErrorOptions } from './coded-error.js';
 export type LoadErrorCode =
   | 'LOAD_INVALID_OPTION' // an option is out of range
   | 'LOAD_INVALID_VALUE' // a row holds a value that does not fit its column's kind
+  | 'LOAD_DERIVE_FAILED' // a derived column's function threw for a record
+  | 'LOAD_STAGE_FAILED' // a pipeline's row stage threw
   | 'LOAD_NOT_OURS' // a file img-etl did not write is where it would write one
   | 'LOAD_WRITE_FAILED' // the file system refused a write, fsync, rename, remove or folder (outputs and staging alike)
   | 'LOAD_ENCODE_FAILED' // a format library failed or wrote something other than what it was given
-  | 'LOAD_TEE_CONSUMER_STOPPED'; // one consumer of a tee stopped early, so the others cannot go on
+  | 'LOAD_TEE_CONSUMER_STOPPED' // one consumer of a tee stopped early, so the others cannot go on
+  | 'LOAD_SINK_STOPPED'; // a user's sink resolved before reading the run's rows to the end
 
 /** What a LoadError is made of; its message is prefixed by stage (`load:`, `staging:`). */
 export type LoadErrorOptions = CodedErrorOptions<LoadErrorCode>;

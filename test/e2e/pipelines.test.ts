@@ -107,13 +107,23 @@ describe('img-etl run', () => {
     );
     const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data'), '--quiet']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('img-etl: bad row at somewhere (file.js:1:1)\n');
+    expect(run.stderr).toBe('img-etl: load: stage 1 failed: bad row at somewhere (file.js:1:1)\n');
 
     const atImport = join(out, 'import-throws.mjs');
     await writeFile(atImport, "throw new Error('first\\nsecond');\n");
     const loaded = await runCli(['run', atImport, '--base-url', service.url, '--out', join(out, 'data')]);
     expect(loaded.code).toBe(1);
     expect(loaded.stderr).toBe('img-etl: first second\n');
+  });
+
+  it("a pipeline file's formats not a list of img-etl's is a usage error naming the file, not --to", async () => {
+    const file = join(out, 'text-formats.mjs');
+    await writeFile(file, "export default { name: 'text', description: 'formats as text', formats: 'csv' };\n");
+    const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `img-etl: run: ${file}: formats must be a non-empty list of parquet, arrow, csv; got "csv"\n`,
+    );
   });
 
   it('with --log-format json, an unknown pipeline is a JSON error line too', async () => {

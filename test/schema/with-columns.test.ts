@@ -1,6 +1,7 @@
 /** Issue 24, item 2: the columns a pipeline adds to the images table (withColumns, derivedColumn). */
 import { describe, expect, it } from 'vitest';
 import { ArrowBatchBuilder } from '../../src/load/arrow-batches.js';
+import type { ColumnType } from '../../src/schema/column-type.js';
 import { record } from '../../src/schema/columns.js';
 import { IMAGES } from '../../src/schema/columns.js';
 import { int64 } from '../../src/schema/column-types/int64.js';
@@ -51,6 +52,26 @@ describe('withColumns', () => {
     );
     expect(() => withColumns(IMAGES, [{ ...idPlusOne, origin: 'unknown-keys' }])).toThrow(
       'schema: column "id_plus_one" cannot be added: images has its extra column',
+    );
+  });
+
+  it('refuses a name that differs from one the table has only in case, which DuckDB takes for it', () => {
+    const upper = derivedColumn('ID', int64, 'id times 10', (row) => (row['id'] as number) * 10);
+    expect(() => withColumns(IMAGES, [upper])).toThrow(
+      'schema: column "ID" cannot be added: images has "id", which differs only in case (DuckDB reads the two as one ' +
+        'name); choose another',
+    );
+    const lower = derivedColumn('score', int64, 'a score', () => 1);
+    expect(() => withColumns(IMAGES, [lower, { ...lower, name: 'Score' }])).toThrow(
+      'schema: column "Score" cannot be added: images has "score", which differs only in case',
+    );
+  });
+
+  it("refuses a column whose type is not a column type (a type's name, from a .mjs file), naming the column", () => {
+    const named = derivedColumn('year', 'int64' as unknown as ColumnType, 'a year', () => 2020);
+    expect(() => withColumns(IMAGES, [named])).toThrow(
+      'schema: column "year" cannot be added: its type "int64" is not a column type; give one the library exports ' +
+        '(int64, float64, string, boolean, timestamp, category, json)',
     );
   });
 
