@@ -67,7 +67,7 @@ async function snapshotOfMade(made: readonly Made[]): Promise<string> {
     });
   server = await startMediaServer(records, files);
   const snap = join(fresh(), 'snap');
-  await snapshotOf({ url: server.origin } as never, snap);
+  await snapshotOf({ url: server.origin }, snap);
   return snap;
 }
 

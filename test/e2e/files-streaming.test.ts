@@ -72,7 +72,7 @@ async function partReaches(part: string, bytes: number): Promise<number> {
 }
 
 it('writes a file to disk as its bytes arrive, byte-identical to what is served', async () => {
-  const snap = await snapshotOf({ url: server.origin } as never, join(root, 'snap'));
+  const snap = await snapshotOf({ url: server.origin }, join(root, 'snap'));
   const out = join(root, 'files');
   const run = runCli(['files', snap, '--out', out, '--quiet']);
   // While the server holds the second half, the first is on disk.

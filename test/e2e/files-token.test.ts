@@ -34,7 +34,7 @@ beforeAll(async () => {
       file_size: bytes.length,
     }));
   server = await startMediaServer(records, new Map([[FILE, bytes]]));
-  snap = await snapshotOf({ url: server.origin } as never, join(root, 'snap'));
+  snap = await snapshotOf({ url: server.origin }, join(root, 'snap'));
 });
 
 afterAll(async () => {
