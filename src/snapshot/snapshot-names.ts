@@ -15,12 +15,17 @@ export function snapshotName(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '');
 }
 
+/** The most a `latest` pointer file holds: a snapshot folder's name and a line break, with room to spare. */
+const POINTER_BYTES = 4096;
+
 /** The snapshot folder `DIR/latest` points at, if any. */
 export async function latestSnapshot(baseDir: string): Promise<string | undefined> {
   const latest = join(baseDir, 'latest');
   try {
     const stat = await lstat(latest);
     if (stat.isSymbolicLink()) return await readlink(latest);
+    // a pointer file names one folder; anything else (a FIFO would be waited on for ever) names none
+    if (!stat.isFile() || stat.size > POINTER_BYTES) return undefined;
     return (await readFile(latest, 'utf8')).trim();
   } catch {
     return undefined;
