@@ -181,11 +181,16 @@ async function* firstPage(
 
 /**
  * The first page split as fetchRange splits any page whose records the server cannot all serve (a 500 after every
- * attempt), when it is that; undefined when the first page came, and throws its error when it is another, or when no
- * part of the page was served (no `count` to page up to: an outage, not a bad record).
+ * attempt), when it is that; throws its error when it is another, when the record after the page is not served
+ * either, or when no part of the page was served (no `count` to page up to: an outage, not a bad record).
  */
 async function splitFirstPage(lists: ListRequests, err: unknown): Promise<PageBatch> {
   if (!(err instanceof ExtractError) || err.status !== 500) throw err;
+  // An outage answers 500 to every page: split only when the record after the page is served (one request, not the
+  // page's split into twice as many as it holds records, each with its retries).
+  await fetchListPage(lists, pageUrl(lists.listUrl, 1, lists.pageSize)).catch(() => {
+    throw err;
+  });
   const batch = await fetchRange(lists, 0, lists.pageSize);
   if (batch.records.length === 0) throw err;
   return batch;
