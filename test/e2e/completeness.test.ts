@@ -168,7 +168,7 @@ describe('completeness under faults', () => {
     },
   );
 
-  it('a service that answers 500 to every page (an outage) fails the run after the first page, not after splitting it', async () => {
+  it('a service that answers 500 to every page (an outage) fails the run after the first page, unsplit', async () => {
     service = await startFixtureService({
       records: 240,
       seed: 15,
