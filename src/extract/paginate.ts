@@ -3,7 +3,7 @@ import { AdaptiveLimit } from './adaptive-limit.js';
 import type { ExtractEvent } from './extract-events.js';
 import { newExtractStats, type ExtractStats } from './extract-stats.js';
 import { fetchListPage, type ListRequests } from './fetch-list-page.js';
-import { fetchRange } from './fetch-range.js';
+import { fetchRange, splitFailedRange } from './fetch-range.js';
 import { HttpClient, type HttpClientOptions } from './http-client.js';
 import { limitOfLink, listUrlOf, pageUrl } from './page-url.js';
 import { PageWindow } from './page-window.js';
@@ -180,18 +180,12 @@ async function* firstPage(
 }
 
 /**
- * The first page split as fetchRange splits any page whose records the server cannot all serve (a 500 after every
- * attempt), when it is that; throws its error when it is another, when the record after the page is not served
- * either, or when no part of the page was served (no `count` to page up to: an outage, not a bad record).
+ * The first page split as any page whose records the server cannot all serve (splitFailedRange), when its error
+ * `err` is that; throws `err` when it is another, when the service serves no page (an outage), or when no part of the
+ * page was served (no `count` to page up to).
  */
 async function splitFirstPage(lists: ListRequests, err: unknown): Promise<PageBatch> {
-  if (!(err instanceof ExtractError) || err.status !== 500) throw err;
-  // An outage answers 500 to every page: split only when the record after the page is served (one request, not the
-  // page's split into twice as many as it holds records, each with its retries).
-  await fetchListPage(lists, pageUrl(lists.listUrl, 1, lists.pageSize)).catch(() => {
-    throw err;
-  });
-  const batch = await fetchRange(lists, 0, lists.pageSize);
+  const batch = await splitFailedRange(lists, 0, lists.pageSize, err);
   if (batch.records.length === 0) throw err;
   return batch;
 }

@@ -185,6 +185,24 @@ describe('completeness under faults', () => {
     expect(service.stats.listRequests).toBeLessThanOrEqual(4);
   });
 
+  it('an outage after the first pages fails the run without splitting the pages it cannot serve', async () => {
+    let served = 0; // list requests answered before the outage
+    service = await startFixtureService({
+      records: 240,
+      seed: 15,
+      collectionEndpoints: false,
+      faults: { plan: ({ url }) => (url.startsWith('/api/images/') && served++ >= 2 ? '500' : undefined) },
+    });
+    const args = ['--base-url', service.url, '--out', out, '--page-size', '50', '--concurrency', '1'];
+    const run = await runCli([...args, '--max-attempts', '2', '--retry-delay', '0.01']);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(
+      /^img-etl: extract: GET \S+\/api\/images\/\?limit=50&offset=100 /,
+    );
+    // two pages, then the third and one page beside it, twice each; splitting the third would ask 99 pages twice each
+    expect(service.stats.listRequests).toBeLessThanOrEqual(6);
+  });
+
   // 3 and 49: on the list's first page, which tells the run the count and page size (it was not split: exit 1);
   // 49 is its last record, whose part of the split gives no count.
   it.each([137, 3, 49])(

@@ -82,9 +82,12 @@ describe('paging past records the server cannot serve', () => {
     await expect(collect(paginate(options(s.origin)))).rejects.toThrow(
       /offset=20 answered 500 for each of its records, and so did the 2 pages after it: the service is failing/,
     );
-    // nothing past the page in flight when the third came back
+    // nothing past the page in flight when the third came back (but the pages of no record that tell a bad record
+    // from an outage before a page is split, at an offset past any list)
     const offsets = s.requests.map((r) => Number(new URL(r, s.origin).searchParams.get('offset')));
-    expect(Math.max(...offsets)).toBeLessThan(60);
+    const probes = offsets.filter((o) => o === 2_147_483_647);
+    expect(probes.length).toBeGreaterThan(0);
+    expect(Math.max(...offsets.filter((o) => o !== 2_147_483_647))).toBeLessThan(60);
   });
 });
 
