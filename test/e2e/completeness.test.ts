@@ -181,7 +181,7 @@ describe('completeness under faults', () => {
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(
       /^img-etl: extract: GET \S+\/api\/images\/\?limit=50&offset=0 returned 500/,
     );
-    // the first page and one page beside it, twice each; splitting the first page would ask 99 pages twice each
+    // the first page and a page of no record, twice each; splitting the first page would ask 99 pages twice each
     expect(service.stats.listRequests).toBeLessThanOrEqual(4);
   });
 
@@ -199,7 +199,7 @@ describe('completeness under faults', () => {
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(
       /^img-etl: extract: GET \S+\/api\/images\/\?limit=50&offset=100 /,
     );
-    // two pages, then the third and one page beside it, twice each; splitting the third would ask 99 pages twice each
+    // two pages, then the third and a page of no record, twice each; splitting it would ask 99 pages twice each
     expect(service.stats.listRequests).toBeLessThanOrEqual(6);
   });
 
