@@ -208,7 +208,7 @@ async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
   const estimate = await estimateSeconds(plan, concurrency, run.timeoutMs, sendToken ? token : undefined);
   process.stdout.write(
     run.summary === 'json'
-      ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
+      ? `${JSON.stringify(planDocument(plan, concurrency, estimate), null, 2)}\n`
       : formatPlan(plan, concurrency, estimate),
   );
 }
@@ -338,6 +338,12 @@ async function estimateSeconds(
   } finally {
     await client.close();
   }
+}
+
+/** `--dry-run --summary json`: the plan with every field in snake_case, as the JSON log and summaries name them. */
+function planDocument(plan: FilesPlan, concurrency: number, estimate: number | null): Record<string, unknown> {
+  const { baseUrl, ...rest } = plan;
+  return { ...rest, base_url: baseUrl, concurrency, estimated_seconds: estimate };
 }
 
 function formatPlan(plan: FilesPlan, concurrency: number, estimate: number | null): string {
