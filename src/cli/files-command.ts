@@ -304,7 +304,7 @@ async function usageAsync<T>(body: () => Promise<T>): Promise<T> {
 
 function asUsage(err: unknown): unknown {
   if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
-    return new UsageError({ message: err.message });
+    return new UsageError({ message: err.message, cause: err }); // the JSON log's error line gives the cause's code
   return err;
 }
 
