@@ -107,7 +107,8 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
   const lines = [
     `img-etl: ${m.complete ? 'complete' : 'INCOMPLETE'} snapshot of ${m.source_url}`,
     `  records   ${recordsLine(m)}`,
-    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ${seconds.toFixed(1)} s (${rateOf(m, seconds)})`,
+    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ` +
+      `${seconds.toFixed(1)} s (${rateOf(m, seconds)})`,
     `  requests  ${requestsLine(m)}`,
     `  proof     ${proofLine(m)}`,
     ...m.completeness.unreadable.map((u) => `  left out  ${unreadableLine(u)}`),

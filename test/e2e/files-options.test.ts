@@ -112,7 +112,7 @@ it('--log-format json: the plan, each file settled and each retry as a JSON line
   expect(lines.map((l) => l['event']).filter((e) => !['plan', 'file', 'retry'].includes(e as string))).toEqual([]);
 });
 
-it('--log-format json: quiet writes nothing on success; a bad command line: one error line with its code, exit 2', async () => {
+it('--log-format json: quiet writes nothing on success; a bad command line: one coded error line, exit 2', async () => {
   const [record] = records.filter(small);
   const quiet = await runCli([
     'files',
