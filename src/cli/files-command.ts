@@ -208,7 +208,7 @@ async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
   const estimate = await estimateSeconds(plan, concurrency, run.timeoutMs, sendToken ? token : undefined);
   process.stdout.write(
     run.summary === 'json'
-      ? `${JSON.stringify({ ...plan, concurrency, estimated_seconds: estimate }, null, 2)}\n`
+      ? `${JSON.stringify(planDocument(plan, concurrency, estimate), null, 2)}\n`
       : formatPlan(plan, concurrency, estimate),
   );
 }
@@ -304,7 +304,7 @@ async function usageAsync<T>(body: () => Promise<T>): Promise<T> {
 
 function asUsage(err: unknown): unknown {
   if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
-    return new UsageError({ message: err.message });
+    return new UsageError({ message: err.message, cause: err }); // the JSON log's error line gives the cause's code
   return err;
 }
 
@@ -338,6 +338,12 @@ async function estimateSeconds(
   } finally {
     await client.close();
   }
+}
+
+/** `--dry-run --summary json`: the plan with every field in snake_case, as the JSON log and summaries name them. */
+function planDocument(plan: FilesPlan, concurrency: number, estimate: number | null): Record<string, unknown> {
+  const { baseUrl, ...rest } = plan;
+  return { ...rest, base_url: baseUrl, concurrency, estimated_seconds: estimate };
 }
 
 function formatPlan(plan: FilesPlan, concurrency: number, estimate: number | null): string {

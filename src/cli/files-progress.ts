@@ -11,9 +11,11 @@ export class FilesProgress {
   private total = 0;
   private files = 0;
   private settled = 0;
-  /** Bytes written to disk by this process. */
+  /** Bytes written to disk by this process (the rate's numerator). */
   private streamed = 0;
-  /** Listed bytes of the files settled without a fetch (on disk already, or reported). */
+  /** Of those, the bytes of the files fetched and settled: counted as their listed bytes instead. */
+  private streamedSettled = 0;
+  /** Listed bytes of the files settled (an extra link, such as a thumbnail, has none listed). */
   private settledListed = 0;
   private started = Date.now();
   private lastDraw = 0;
@@ -76,7 +78,8 @@ export class FilesProgress {
   /** A file settled: counted, and a line of its own when it ended badly. */
   private fileSettled(event: Extract<FilesEvent, { type: 'file' }>, now: number): void {
     this.settled++;
-    if (!event.fetched) this.settledListed += event.listedBytes;
+    this.settledListed += event.listedBytes;
+    if (event.fetched) this.streamedSettled += event.row.bytes ?? 0;
     if (event.row.status !== 'ok')
       this.line(`img-etl: ${event.row.status}: ${event.row.url ?? `image ${event.row.id}`}: ${event.row.reason ?? ''}`);
     else if (this.tty && now - this.lastDraw >= 100) this.draw(now);
@@ -101,8 +104,16 @@ export class FilesProgress {
     if (this.tty) this.draw(Date.now());
   }
 
+  /**
+   * Listed bytes done: those of the files settled, and the bytes in flight. (A settled file's own bytes leave the count
+   * for its listed size, so a thumbnail's, which the total never listed, do not push the share past what is done.)
+   */
+  private done(): number {
+    return Math.min(this.total, this.settledListed + Math.max(0, this.streamed - this.streamedSettled));
+  }
+
   private status(now: number): string {
-    const done = Math.min(this.total, this.settledListed + this.streamed);
+    const done = this.done();
     const seconds = Math.max((now - this.started) / 1000, 0.001);
     const rate = this.streamed / seconds;
     const share = this.total > 0 ? done / this.total : this.settled / Math.max(this.files, 1);
@@ -116,7 +127,7 @@ export class FilesProgress {
     if (!this.tty || this.files === 0) return;
     this.lastDraw = now;
     this.drawn = true;
-    const share = this.total > 0 ? Math.min(1, (this.settledListed + this.streamed) / this.total) : 0;
+    const share = this.total > 0 ? this.done() / this.total : 0;
     const bar = `[${'#'.repeat(Math.round(share * 24)).padEnd(24, '.')}]`;
     const width = Math.max(20, (this.out.columns || 80) - 1);
     this.out.write(`\r${`${bar} ${this.status(now)}`.slice(0, width)}\x1b[K`);

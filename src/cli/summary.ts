@@ -107,8 +107,8 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
   const lines = [
     `img-etl: ${m.complete ? 'complete' : 'INCOMPLETE'} snapshot of ${m.source_url}`,
     `  records   ${recordsLine(m)}`,
-    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ${seconds.toFixed(1)} s ` +
-      `(${Math.round(m.received / Math.max(seconds, 0.001))} records/s)`,
+    `  pages     ${pagesLine(m)}, ${plural(m.retries, 'retry', 'retries')}, ` +
+      `${seconds.toFixed(1)} s (${rateOf(m, seconds)})`,
     `  requests  ${requestsLine(m)}`,
     `  proof     ${proofLine(m)}`,
     ...m.completeness.unreadable.map((u) => `  left out  ${unreadableLine(u)}`),
@@ -157,6 +157,17 @@ function recordsLine(m: Manifest): string {
     `${m.records_written} written${stages}, ${m.rejects} rejected; ${counted}: ${m.missing} ` +
     `missing, ${plural(m.duplicates_dropped, 'duplicate', 'duplicates')} dropped`
   );
+}
+
+/**
+ * Records a second: of the records the run held, or for an incremental run of those it read (the rows it carried over
+ * from its base cost no request).
+ */
+function rateOf(m: Manifest, seconds: number): string {
+  const inc = m.completeness.incremental;
+  const read = inc === undefined ? m.received : Math.max(0, m.received - inc.carried_records);
+  const rate = `${Math.round(read / Math.max(seconds, 0.001))} records/s`;
+  return inc === undefined ? rate : `${plural(read, 'record', 'records')} read, ${rate}`;
 }
 
 /** Pages fetched, the page size when the server applied one, and the passes. */

@@ -1,4 +1,5 @@
 /** `--log-format json` on its own: one parseable object per line with ts, level and event; errors too. */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/run-events.js';
 import { ExtractError } from '../../src/extract/extract-error.js';
@@ -161,5 +162,78 @@ describe('JsonLog', () => {
       message: 'load: disk full',
       exit_code: 1,
     });
+  });
+});
+
+/** One event of each type a run emits: the record's type names every one, so a new event must be added here. */
+const ONE_OF_EACH: { [T in RunEvent['type']]: Extract<RunEvent, { type: T }> } = {
+  page: { type: 'page', url: 'http://h/api/images/?limit=100&offset=0', offset: 0, records: 100, count: 250 },
+  retry: { type: 'retry', url: 'http://h/api/images/', attempt: 1, delayMs: 250, reason: 'returned 502' },
+  skip: { type: 'skip', url: 'http://h/api/images/?limit=1&offset=150', offset: 150, reason: 'returned 500' },
+  'pass-start': {
+    type: 'pass-start',
+    pass: 1,
+    maxPasses: 3,
+    expected: 0,
+    received: 0,
+    missing: 0,
+    pagesDone: 0,
+    recordsDone: 0,
+  },
+  'pass-end': { type: 'pass-end', pass: 1, added: 1, duplicates: 0, expected: 1, received: 1, missing: 0, clean: true },
+  'collections-start': { type: 'collections-start', url: 'http://h/api/collections/', round: 1, pagesDone: 0 },
+  'collections-end': {
+    type: 'collections-end',
+    url: 'http://h/api/collections/',
+    round: 1,
+    status: 200,
+    expected: 2,
+    received: 2,
+    passes: 1,
+  },
+  'reconcile-start': { type: 'reconcile-start', collections: 1, changed: 1, unlisted: 0, new: 0, doubt: 0, done: 0 },
+  'collection-read': { type: 'collection-read', collection: 7, status: 200, count: 3, received: 3, added: 1 },
+  'reconcile-end': {
+    type: 'reconcile-end',
+    collections: 1,
+    added: 1,
+    unserved: 0,
+    expected: 3,
+    received: 2,
+    missing: 1,
+    dropped: 0,
+    removed: 1,
+  },
+  staging: { type: 'staging', message: 'discarded output/.img-etl-staging: too old' },
+  conflicts: { type: 'conflicts', count: 1, firstIds: [7] },
+  'run-kind': { type: 'run-kind', kind: 'full', why: 'there is no earlier snapshot in snaps to build on' },
+  'publish-start': { type: 'publish-start', records: 1, formats: ['parquet'] },
+  'publish-progress': { type: 'publish-progress', rows: 1, rejects: 0 },
+  'publish-end': { type: 'publish-end', rows: 1, rejects: 0, files: [] },
+};
+
+/** docs/json-log.md's table of the snapshot's events: each event's name and the text of its fields cell. */
+function documentedEvents(): Map<string, string> {
+  const doc = readFileSync(new URL('../../docs/json-log.md', import.meta.url), 'utf8');
+  const table = doc.split("## The snapshot's JSON log")[1]!.split('\n## ')[0]!;
+  const rows = table.split('\n').filter((line) => /^\| `[a-z-]+` \|/.test(line));
+  return new Map(rows.map((line) => [/^\| `([a-z-]+)`/.exec(line)![1]!, line.split(' | ').slice(2).join(' | ')]));
+}
+
+describe('docs/json-log.md', () => {
+  it('names every event a run writes to the JSON log, and each of its fields', () => {
+    const documented = documentedEvents();
+    const { stream, chunks } = fakeStream();
+    const log = new JsonLog(stream);
+    for (const event of Object.values(ONE_OF_EACH)) log.onEvent(event);
+    const undocumented = chunks.flatMap((chunk) => {
+      const { ts: _ts, level: _level, event, ...fields } = JSON.parse(chunk) as Record<string, unknown>;
+      const cell = documented.get(String(event));
+      if (cell === undefined) return [`event ${String(event)}`];
+      return Object.keys(fields)
+        .filter((field) => !cell.includes(`\`${field}\``))
+        .map((field) => `${String(event)}.${field}`);
+    });
+    expect(undocumented).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatSummary, formatSummaryJson, summaryDocument } from '../../src/cli/summary.js';
+import type { IncrementalProof } from '../../src/extract/completeness.js';
 import type { Manifest } from '../../src/run/manifest.js';
 import type { SnapshotResult } from '../../src/run/run-snapshot.js';
 
@@ -252,5 +253,36 @@ describe('summary lines stay true at the edges', () => {
       '+0 records, 5 missing (the collections read count 5 more than their own lists served); collections list',
     );
     expect(reconciled(0, 2)).not.toMatch(/(?<!\d)0 missing/);
+  });
+});
+
+describe('an incremental run', () => {
+  it('gives the rate of the records it read, not of the rows it carried over without a request', () => {
+    // 1,000 rows held in 12.5 s, 900 of them carried over from the base: 100 read, 8 a second (not 80).
+    const incremental: IncrementalProof = {
+      base: '20250228T100000Z',
+      carried_collections: 9,
+      carried_records: 900,
+      read_collections: 1,
+      vanished_collections: 0,
+      count: 1000,
+      base_missing: 0,
+    };
+    const text = formatSummary({
+      ...result,
+      manifest: {
+        ...manifest,
+        kind: 'incremental',
+        expected: 1000,
+        received: 1000,
+        missing: 0,
+        completeness: { ...manifest.completeness, method: 'reconciliation', incremental },
+      },
+    });
+    const pages = text.split('\n').find((line) => line.startsWith('  pages     '));
+    expect(pages).toBe(
+      '  pages     no pass over the image list: built on 20250228T100000Z, 900 rows of 9 collections carried over, ' +
+        '3 retries, 12.5 s (100 records read, 8 records/s)',
+    );
   });
 });

@@ -112,7 +112,7 @@ it('--log-format json: the plan, each file settled and each retry as a JSON line
   expect(lines.map((l) => l['event']).filter((e) => !['plan', 'file', 'retry'].includes(e as string))).toEqual([]);
 });
 
-it('--log-format json: quiet writes nothing on success; a bad command line: one error line, exit 2', async () => {
+it('--log-format json: quiet writes nothing on success; a bad command line: one coded error line, exit 2', async () => {
   const [record] = records.filter(small);
   const quiet = await runCli([
     'files',
@@ -130,7 +130,8 @@ it('--log-format json: quiet writes nothing on success; a bad command line: one 
   expect(bad.code).toBe(2);
   const [line, ...rest] = jsonLines(bad.stderr);
   expect(rest).toEqual([]);
-  expect(line).toMatchObject({ level: 'error', event: 'error', exit_code: 2 });
+  // docs/json-log.md: the files command's error line has `message`, `exit_code` and the stable `code`.
+  expect(line).toMatchObject({ level: 'error', event: 'error', exit_code: 2, code: 'FILES_BAD_WHERE' });
   expect(line!['message']).toContain('no column "no_such_column"');
 });
 

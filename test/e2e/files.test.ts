@@ -123,7 +123,7 @@ describe('a selection by --where', () => {
     }
   });
 
-  it('--dry-run counts the files and their listed bytes and fetches nothing', async () => {
+  it('--dry-run counts the files and their listed bytes, fields in snake_case, and fetches nothing', async () => {
     const expected = records.filter((r) => r['collection_id'] === records[0]!['collection_id']);
     const out = fresh();
     const run = await filesRun(out, [
@@ -138,6 +138,9 @@ describe('a selection by --where', () => {
     expect(plan.files).toBe(expected.length);
     expect(plan.bytes).toBe(expected.reduce((n, r) => n + (r['file_size'] as number), 0));
     expect(plan.missing).toBe(expected.filter((r) => r['file_size'] === 0).length);
+    // Every field in snake_case, as docs/json-log.md says of each JSON document img-etl prints.
+    expect(Object.keys(plan).filter((key) => /[A-Z]/.test(key))).toEqual([]);
+    expect(plan).toMatchObject({ base_url: new URL(service.url).origin });
     expect(existsSync(out)).toBe(false);
     expect(run.log.every((entry) => entry.method === 'GET' && entry.range === 'bytes=0-1048575')).toBe(true);
   });
