@@ -30,12 +30,17 @@ export async function splitFailedRange(
   limit: number,
   err: unknown,
 ): Promise<PageBatch> {
+  if (isSplittable(err, lists) && limit > 1)
+    await fetchListPage(lists, pageUrl(lists.listUrl, 1, PAST_ANY_LIST)).catch(() => {
+      throw err;
+    });
+  return splitOrSkip(lists, offset, limit, err);
+}
+
+/** The range whose fetch failed with `err` in halves (splitRange), or skipped when it is one record; else throws. */
+function splitOrSkip(lists: ListRequests, offset: number, limit: number, err: unknown): Promise<PageBatch> {
   if (!isSplittable(err, lists)) throw err;
-  if (limit === 1) return skipRecord(lists, pageUrl(lists.listUrl, limit, offset), offset, err);
-  await fetchListPage(lists, pageUrl(lists.listUrl, 1, PAST_ANY_LIST)).catch(() => {
-    throw err;
-  });
-  return splitRange(lists, offset, limit);
+  return limit === 1 ? Promise.resolve(skipRecord(lists, offset, err)) : splitRange(lists, offset, limit);
 }
 
 /**
@@ -63,10 +68,7 @@ function isSplittable(err: unknown, lists: ListRequests): err is ExtractError {
 async function splitRange(lists: ListRequests, offset: number, limit: number): Promise<PageBatch> {
   const half = Math.ceil(limit / 2);
   const part = (at: number, n: number) =>
-    fetchWhole(lists, at, n).catch((err: unknown) => {
-      if (!isSplittable(err, lists)) throw err;
-      return n === 1 ? skipRecord(lists, pageUrl(lists.listUrl, 1, at), at, err) : splitRange(lists, at, n);
-    });
+    fetchWhole(lists, at, n).catch((err: unknown) => splitOrSkip(lists, at, n, err));
   const [left, right] = await Promise.all([part(offset, half), part(offset + half, limit - half)]);
   // the count a served part gave (a skipped record's is the run's last known one): the later part's when served
   const count = isServed(right) ? right.count : left.count;
@@ -83,7 +85,8 @@ function isServed(batch: PageBatch): boolean {
 }
 
 /** Skips the single record at `offset` that the server could not serve: an empty page in its place. */
-function skipRecord(lists: ListRequests, url: string, offset: number, err: ExtractError): PageBatch {
+function skipRecord(lists: ListRequests, offset: number, err: ExtractError): PageBatch {
+  const url = pageUrl(lists.listUrl, 1, offset);
   lists.stats.skippedOffsets.push(offset);
   lists.onEvent?.({ type: 'skip', url, offset, reason: err.reason });
   return { source: { url, offset }, count: lists.stats.countAtEnd, records: [], limit: 1, skipped: 1 };

@@ -5,8 +5,9 @@
  * end of each run: the files the run's table does not list as `ok` that an earlier run verified and that are still on
  * disk.
  */
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
+import { isFile } from '../load/path-kind.js';
 import { writeTextAtomic } from '../load/write-text-atomic.js';
 import type { VerifiedFile } from './files-table.js';
 
@@ -51,14 +52,7 @@ export async function writeLedger(
 ): Promise<void> {
   const lines: string[] = [];
   for (const [path, file] of known) {
-    if (
-      listedOk.has(path) ||
-      !(await stat(path).then(
-        (s) => s.isFile(),
-        () => false,
-      ))
-    )
-      continue;
+    if (listedOk.has(path) || !(await isFile(path))) continue;
     const { id, link, bytes, sha256 } = file;
     const mtime = file.mtimeNs === undefined ? null : String(file.mtimeNs);
     lines.push(JSON.stringify({ path: relative(dir, path), id, link, bytes, sha256, mtime_ns: mtime }));

@@ -2,8 +2,9 @@
  * Where a base folder keeps its snapshots: each in a folder named by its UTC start time, and `latest` pointing at the
  * newest one that succeeded.
  */
-import { lstat, readFile, readdir, readlink } from 'node:fs/promises';
+import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularFile } from '../load/read-regular-file.js';
 
 /** A snapshot folder's name (snapshotName). */
 export const SNAPSHOT_NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
@@ -24,9 +25,8 @@ export async function latestSnapshot(baseDir: string): Promise<string | undefine
   try {
     const stat = await lstat(latest);
     if (stat.isSymbolicLink()) return await readlink(latest);
-    // a pointer file names one folder; anything else (a FIFO would be waited on for ever) names none
-    if (!stat.isFile() || stat.size > POINTER_BYTES) return undefined;
-    return (await readFile(latest, 'utf8')).trim();
+    // a pointer file names one folder; anything else (a FIFO would be waited on for ever) is refused unread
+    return (await readRegularFile(latest, { maxBytes: POINTER_BYTES })).toString('utf8').trim();
   } catch {
     return undefined;
   }
