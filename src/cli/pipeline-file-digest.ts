@@ -4,9 +4,10 @@
  * the pipeline is another, whose run must not resume or build on the rows the old helper computed.
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isFile } from '../load/path-kind.js';
 
 /**
  * The specifiers a module's text imports (static, re-exported, dynamic with a literal, required). Read by pattern, not
@@ -71,10 +72,6 @@ function localFile(importer: string, specifier: string): string | undefined {
   }
   const inLibrary = !relative(LIBRARY_DIR, file).startsWith('..');
   return inLibrary || file.split(sep).includes('node_modules') ? undefined : file;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isFile() ?? false;
 }
 
 function sha256(bytes: Buffer): string {
