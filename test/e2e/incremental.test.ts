@@ -249,6 +249,19 @@ describe('an incremental snapshot interrupted', () => {
   /** Whether a snapshot folder of `base` is publishing: its pending folder exists (the files are being written). */
   const writing = (base: string) => () =>
     readdirSync(base).some((name) => existsSync(join(base, name, '.img-etl-publish')));
+  /** The run killed and resumed: a copy of the base at `out`, pages of five read one at a time. */
+  const killedRunArgs = (out: string) => [
+    '--base-url',
+    s.url,
+    '--out',
+    out,
+    '--snapshot',
+    ...FORMATS,
+    '--page-size',
+    '5',
+    '--concurrency',
+    '1',
+  ];
   const phases: [string, (base: string) => (entries: JournalEntry[]) => boolean][] = [
     ['the first read of the collections list', () => (e) => roundStarted(e, 1) && !roundEnded(e, 1)],
     ['the second read of the collections list', () => (e) => roundStarted(e, 2) && !roundEnded(e, 2)],
@@ -258,18 +271,7 @@ describe('an incremental snapshot interrupted', () => {
   it.each(phases)('resumes after SIGKILL while %s, and writes the bytes of a full run', async (_, when) => {
     const out = await newDir();
     await cp(base, out, { recursive: true, verbatimSymlinks: true });
-    const args = [
-      '--base-url',
-      s.url,
-      '--out',
-      out,
-      '--snapshot',
-      ...FORMATS,
-      '--page-size',
-      '5',
-      '--concurrency',
-      '1',
-    ];
+    const args = killedRunArgs(out);
     const left = await killWhen(args, out, when(out));
     expect(left.some((e) => e.type === 'base')).toBe(true);
     const resumed = await runCli(args);
@@ -282,18 +284,7 @@ describe('an incremental snapshot interrupted', () => {
   it('a killed incremental run resumed with --full makes a full pass, as asked', async () => {
     const out = await newDir();
     await cp(base, out, { recursive: true, verbatimSymlinks: true });
-    const args = [
-      '--base-url',
-      s.url,
-      '--out',
-      out,
-      '--snapshot',
-      ...FORMATS,
-      '--page-size',
-      '5',
-      '--concurrency',
-      '1',
-    ];
+    const args = killedRunArgs(out);
     const left = await killWhen(args, out, (e) => e.some((x) => x.type === 'collection-page'));
     expect(left.some((e) => e.type === 'base')).toBe(true);
     const again = await runCli([...args, '--full']);
