@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { SnapshotResult } from '../run/run-snapshot.js';
 import type { Manifest } from '../run/manifest.js';
 import type { PrunedSnapshot } from '../run/snapshot-folders.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
 import { formatBytes } from './human-numbers.js';
 import { conflictLine, missingLine } from './progress.js';
 
@@ -133,10 +134,12 @@ export function formatSummary(result: SnapshotResult, extras: SummaryExtras = {}
 
 /**
  * A file's size and what it counts: a data file its rows, a report the rows written it covers; a loader (a script that
- * reads the data files) has no rows of its own.
+ * reads the data files) has no rows of its own; the normalisation counts one line per collection that has counts.
  */
 function fileCount(f: Manifest['files'][number], m: Manifest): string {
   if (f.format === 'loader') return formatBytes(f.bytes);
+  if (f.name === FILE_NAMES.normalisation)
+    return `${formatBytes(f.bytes)}, counts of ${plural(f.rows, 'collection', 'collections')}`;
   if (f.format === 'report')
     return `${formatBytes(f.bytes)}, covers the ${plural(m.records_written, 'row', 'rows')} written`;
   return `${formatBytes(f.bytes)}, ${plural(f.rows, 'row', 'rows')}`;

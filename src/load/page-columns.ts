@@ -29,6 +29,8 @@ export interface PageColumns {
   batch: arrow.RecordBatch;
   /** What normalisation replaced in a row, as JSON text; null when nothing. */
   replaced: (row: number) => string | null;
+  /** A row's `collection_id`; null when it has none. */
+  collection: (row: number) => number | null;
   /** Per row, when it was staged: its CSV record (LF-terminated), as the builtin CSV writer writes it. */
   csv?: { records: arrow.Data<arrow.Utf8>; neutraliseFormulas: boolean };
 }
@@ -101,28 +103,27 @@ export function decodePageColumns(table: Table, bytes: Uint8Array): PageColumns 
   const n = table.names.length;
   const read = valuesOf(batch.data.children[n]!);
   const replaced = (row: number) => read(row) as string | null;
-  if (csvField === undefined) return { batch, replaced };
+  const at = table.names.indexOf('collection_id');
+  const cid = at === -1 ? () => null : valuesOf(batch.data.children[at]!);
+  const collection = (row: number) => cid(row) as number | null;
+  if (csvField === undefined) return { batch, replaced, collection };
   const records = batch.data.children[n + 1] as arrow.Data<arrow.Utf8>;
-  return { batch, replaced, csv: { records, neutraliseFormulas: csvField === CSV.neutralised } };
+  return { batch, replaced, collection, csv: { records, neutraliseFormulas: csvField === CSV.neutralised } };
 }
 
 /** What one row's normalisation replaced, by its JSON text (rows repeat few such texts). */
 const parsed = new Map<string, NormalisationCounts>();
 
-/** Adds to `counts` what normalisation replaced in row `row` of a page's columns. */
-export function addReplaced(counts: NormalisationCounts, columns: PageColumns, row: number): void {
+/** What normalisation replaced in row `row` of a page's columns; undefined when nothing. */
+export function replacedIn(columns: PageColumns, row: number): NormalisationCounts | undefined {
   const text = columns.replaced(row);
-  if (text === null) return;
+  if (text === null) return undefined;
   let one = parsed.get(text);
   if (one === undefined) {
     one = JSON.parse(text) as NormalisationCounts;
     if (parsed.size < 10_000) parsed.set(text, one);
   }
-  for (const [column, n] of Object.entries(one.sentinelToNull))
-    counts.sentinelToNull[column] = (counts.sentinelToNull[column] ?? 0) + n;
-  for (const [column, n] of Object.entries(one.emptyToNull))
-    counts.emptyToNull[column] = (counts.emptyToNull[column] ?? 0) + n;
-  counts.recordsWithExtra += one.recordsWithExtra;
+  return one;
 }
 
 /** What one row's normalisation replaced, as JSON text; null when nothing. */

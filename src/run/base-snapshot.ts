@@ -17,6 +17,7 @@ import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { latestSnapshot } from '../snapshot/snapshot-names.js';
 import { verifySnapshotFile } from '../snapshot/verify-snapshot-file.js';
 import { carriedRejectsOf, type CarriedReject } from './carried-rejects.js';
+import { NormalisationByCollection } from './normalisation-by-collection.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
 
 /** Days a run trusts `modify_date` alone before it makes a full pass again; `--full-every`'s default. */
@@ -50,6 +51,8 @@ export interface BaseSnapshot extends IncrementalBase {
   lastFullAt: string;
   /** Its rejects, each with its collection (null when it has no usable one), in its file's order. */
   rejects: CarriedReject[];
+  /** What normalisation replaced in its rows, per collection: the counts of the rows carried over. */
+  normalisation: NormalisationByCollection;
 }
 
 /** The base, or why there is none (one line). */
@@ -108,6 +111,8 @@ function refusal(name: string, m: BaseManifest, wants: BaseWants): string | unde
   const names = new Set((m.files ?? []).map((f) => f.name));
   if (!names.has(wants.table.files.parquet) && !names.has(wants.table.files.arrow))
     return `${which} holds no ${wants.table.files.parquet} or ${wants.table.files.arrow} (CSV is not a lossless base)`;
+  if (!names.has(FILE_NAMES.normalisation))
+    return `${which} holds no ${FILE_NAMES.normalisation} (its carried rows' normalisation counts)`;
   if (typeof m.missing !== 'number') return `${which}'s manifest does not say what it missed`;
   const lastFull = typeof m.last_full_at === 'string' ? m.last_full_at : m.started_at;
   const days = (wants.now.getTime() - Date.parse(String(lastFull))) / 86_400_000;
@@ -141,9 +146,13 @@ async function readBase(
     if (collection === undefined) alone++;
     else collection.rows++;
   }
+  const normalisationPath = join(dir, FILE_NAMES.normalisation);
+  await verifySnapshotFile(normalisationPath);
+  const normalisation = await NormalisationByCollection.read(normalisationPath);
   const lastFullAt = String(typeof manifest.last_full_at === 'string' ? manifest.last_full_at : manifest.started_at);
   const missing = manifest.missing as number;
-  return { name, dir, manifestSha256, imagesFile, lastFullAt, rejects, collections, unattributed: alone, missing };
+  const base = { name, dir, manifestSha256, imagesFile, lastFullAt, rejects, collections, normalisation };
+  return { ...base, unattributed: alone, missing };
 }
 
 /**

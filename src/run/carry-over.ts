@@ -8,13 +8,13 @@ import type { Checkpoint } from '../extract/checkpoint.js';
 import type { RecordIndex } from '../extract/record-index.js';
 import { rejectUrl } from '../extract/replay-rejects.js';
 import { compareRejectKeys } from '../extract/record-index.js';
-import type { NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { Reject, Row, RowBatch } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { rowsFromBatch } from '../snapshot/rows-from-batch.js';
 import type { BaseSnapshot } from './base-snapshot.js';
 import type { CarriedReject } from './carried-rejects.js';
+import type { NormalisationByCollection } from './normalisation-by-collection.js';
 import { replayColumns } from './replay-columns.js';
 
 /** What the merge needs besides the staging. */
@@ -29,15 +29,23 @@ export interface CarryOver {
   batchSize?: number;
 }
 
-/** The run's images in id order, the carried rows and the staged ones, then the rejects of both; adds to `counts`. */
+/**
+ * The run's images in id order, the carried rows and the staged ones, then the rejects of both; adds to `counts` what
+ * normalisation replaced in the staged rows, and the base's counts of the collections carried over.
+ */
 export async function* carryOver(
   index: RecordIndex,
   checkpoint: Checkpoint,
   table: Table,
-  counts: NormalisationCounts,
+  counts: NormalisationByCollection,
   over: CarryOver,
 ): AsyncIterable<RowBatch> {
   const batchSize = over.batchSize ?? 1_000;
+  // A row read this run that the base held in a collection carried over would be counted twice; it cannot be in a
+  // completed incremental run: the base's rows of that collection and the rows read would then hold more rows than the
+  // image list counts, and collectIncremental makes a full pass when they disagree (collect-incremental.ts).
+  for (const key of over.base.normalisation.keys())
+    if (isCarried(over, key)) counts.add(key, over.base.normalisation.get(key)!);
   const stagedRejects: Reject[] = [];
   const staged = stagedRows(replayColumns(index, checkpoint, table, counts, { arrow: false }), stagedRejects);
   let rows: Row[] = [];

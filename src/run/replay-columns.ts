@@ -8,13 +8,13 @@ import type { RecordIndex } from '../extract/record-index.js';
 import { replayRejects } from '../extract/replay-rejects.js';
 import type { LoadBatch } from '../load/arrow-batches.js';
 import { ArrowGatherer } from '../load/arrow-gather.js';
-import { addReplaced } from '../load/page-columns.js';
+import { replacedIn } from '../load/page-columns.js';
 import { columnsBatch } from '../load/rows-of-batch.js';
 import type { CsvRecords } from '../load/csv-records.js';
 import type { Reject } from '../schema/row.js';
-import type { NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { Table } from '../schema/table.js';
 import { ColumnsCache } from './columns-cache.js';
+import type { NormalisationByCollection } from './normalisation-by-collection.js';
 
 /** How the write reads the staging folder. */
 export interface ReplayOptions {
@@ -32,13 +32,13 @@ export interface ReplayOptions {
 
 /**
  * Yields every valid record once as a row of `table`, ascending by id, then every reject once, each batch at most
- * `batchSize` long; adds to `counts` what normalisation replaced in the rows yielded.
+ * `batchSize` long; adds to `counts`, by collection, what normalisation replaced in the rows yielded.
  */
 export async function* replayColumns(
   index: RecordIndex,
   checkpoint: Checkpoint,
   table: Table,
-  counts: NormalisationCounts,
+  counts: NormalisationByCollection,
   options: ReplayOptions = {},
 ): AsyncIterable<LoadBatch> {
   const batchSize = options.batchSize ?? 1_000;
@@ -58,7 +58,8 @@ export async function* replayColumns(
     picks.rows.push(row);
     const csv = columns.csv?.neutraliseFormulas ?? 'mixed';
     picks.csv = picks.rows.length === 1 || picks.csv === csv ? csv : 'mixed';
-    addReplaced(counts, columns, row);
+    const replaced = replacedIn(columns, row);
+    if (replaced !== undefined) counts.add(columns.collection(row), replaced);
     if (picks.rows.length === batchSize) {
       yield batchOf();
       first += batchSize;

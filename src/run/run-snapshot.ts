@@ -30,7 +30,7 @@ import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './sn
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
 import { writeRows, type TableOutput } from './write-table.js';
-import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
+import { NormalisationByCollection } from './normalisation-by-collection.js';
 import type { WriteOutputsOptions } from './write-outputs.js';
 import type { StagedCsv } from '../load/page-columns.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
@@ -357,7 +357,7 @@ async function writeData(
     neutraliseFormulas: options.neutraliseFormulas,
     metadata: dataMetadata(run),
   };
-  const normalisation = emptyNormalisationCounts();
+  const normalisation = new NormalisationByCollection();
   const rows = await replayed(run, { collected, kind }, checkpoint, taps, normalisation);
   const written = await writeRows(rows, {
     ...writing,
@@ -370,7 +370,10 @@ async function writeData(
     for (const tap of taps) await tap.abort?.();
     throw error;
   });
-  const images = { ...written, normalisation };
+  const images = { ...written, normalisation: normalisation.totals(run.table) };
+  // What the next --snapshot run carries over needs its counts (normalisation-by-collection.ts).
+  if (run.options.snapshot === true)
+    images.files.push(await normalisation.write(join(pending, FILE_NAMES.normalisation), run.table));
   const tapFiles: SinkResult[] = [];
   for (const tap of taps) tapFiles.push(...((await tap.afterImages?.()) ?? []));
   // Before the taps' beforeCommit: the report reads the collections table back from the pending folder (owners).
@@ -383,14 +386,14 @@ async function writeData(
 
 /**
  * The images in id order: the staged ones as batches of staged columns, or in an incremental run merged with the rows
- * carried over from its base; adds what normalisation replaced (in the staged rows) to `counts`.
+ * carried over from its base; adds what normalisation replaced in them to `counts`.
  */
 async function replayed(
   run: RunPlan,
   { collected, kind }: { collected: Collected; kind: RunKind },
   checkpoint: Checkpoint,
   taps: readonly OpenRunTap[],
-  counts: NormalisationCounts,
+  counts: NormalisationByCollection,
 ): Promise<AsyncIterable<RowBatch>> {
   if ('base' in kind) {
     const { carryOver } = await import('./carry-over.js');

@@ -17,3 +17,12 @@ export interface NormalisationCounts {
 export function emptyNormalisationCounts(): NormalisationCounts {
   return { sentinelToNull: {}, emptyToNull: {}, recordsWithExtra: 0 };
 }
+
+/** Adds `from` into `into`. */
+export function addCounts(into: NormalisationCounts, from: NormalisationCounts): void {
+  for (const [column, n] of Object.entries(from.sentinelToNull))
+    into.sentinelToNull[column] = (into.sentinelToNull[column] ?? 0) + n;
+  for (const [column, n] of Object.entries(from.emptyToNull))
+    into.emptyToNull[column] = (into.emptyToNull[column] ?? 0) + n;
+  into.recordsWithExtra += from.recordsWithExtra;
+}

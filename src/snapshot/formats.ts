@@ -12,8 +12,11 @@ export type Format = (typeof FORMATS)[number];
 /** The tables a snapshot holds: the images, and the collections where the service lists them. */
 export const TABLES: readonly Table[] = [IMAGES, COLLECTIONS];
 
-/** The files of a snapshot folder besides the data: the report page, its numbers, the loaders and the index. */
-export type ReportFile = 'report' | 'reportJson' | 'loadSql' | 'loadPy' | 'index';
+/**
+ * The files of a snapshot folder besides the data: the report page, its numbers, the loaders, the index and the
+ * normalisation counts per collection.
+ */
+export type ReportFile = 'report' | 'reportJson' | 'loadSql' | 'loadPy' | 'index' | 'normalisation';
 
 /**
  * The file name each format of the images (and each other file img-etl writes) is written to inside the output folder.
@@ -26,6 +29,7 @@ export const FILE_NAMES: Record<Format | 'rejects' | 'manifest' | ReportFile, st
   loadSql: 'load.sql',
   loadPy: 'load.py',
   index: 'images.index',
+  normalisation: 'normalisation.json',
 };
 
 /** What is wrong with `value` as the formats of a run (a non-empty list of FORMATS); undefined when nothing is. */

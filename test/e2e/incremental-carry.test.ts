@@ -3,7 +3,7 @@
  * lists them. A data file the base's manifest does not list (a file of someone's, another snapshot's copied in) is
  * never read as the base's rows or collections: the run writes what a `--full` run of the same service writes.
  */
-import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Random } from '../../src/service/random.js';
@@ -77,11 +77,10 @@ describe('rejects of the collections an incremental run reads', () => {
 
 describe('the manifest of an incremental run', () => {
   // The report's fill chart splits each column's nulls by these counts (docs/report.md): they describe the rows the
-  // snapshot holds, carried over or read. KNOWN TO FAIL (review-carry): an incremental run counts only the rows it
-  // read (carry-over.ts adds nothing for the carried ones, whose nulls' origin the base's files do not keep), so its
-  // manifest and report give far fewer sentinels and empty strings, and records_with_extra 0. Marked `fails` so the
-  // suite stays green; a fix turns it into a failure to flip back to `it`.
-  // The runs are made and checked here, outside the `fails` case: only the comparison of the counts may fail in it.
+  // snapshot holds, carried over or read. Failed before (review-carry): an incremental run counted only the rows it
+  // read (the base's files keep the nulls, not whether each was served, a sentinel or an empty string), so its manifest
+  // and report gave far fewer sentinels and empty strings, and records_with_extra 0. A --snapshot run now keeps its
+  // counts per collection in normalisation.json, and the next run adds those of the collections it carries over.
   let incremental: Awaited<ReturnType<typeof manifestOf>>;
   let fromFull: Awaited<ReturnType<typeof manifestOf>>;
   beforeAll(async () => {
@@ -98,7 +97,7 @@ describe('the manifest of an incremental run', () => {
     expect(incremental.records_written).toBe(fromFull.records_written);
   });
 
-  it.fails('gives the normalisation counts of a full run of the same service', () => {
+  it('gives the normalisation counts of a full run of the same service', () => {
     expect(incremental.normalisation).toEqual(fromFull.normalisation);
   });
 });
@@ -176,5 +175,26 @@ describe('a base whose last full pass is dated in the future', () => {
       /img-etl: a full pass: the last full pass is dated 2100-01-01T00:00:00.000Z, in the future/,
     );
     expect(await manifestOf(base)).toMatchObject({ kind: 'full' });
+  });
+});
+
+describe('a base without normalisation.json (a snapshot of an earlier version)', () => {
+  // Its carried rows' normalisation counts are not known: building on it would give a manifest that counts only the
+  // rows read (what the manifest case above checks).
+  it('is no base: a full pass, said in a line, and the new snapshot has the file', async () => {
+    const s = await serve(300, 88);
+    const base = await newDir();
+    expect((await snapshot(s, base)).code).toBe(0);
+    const path = join(base, 'latest', 'manifest.json');
+    const manifest = JSON.parse(await readFile(path, 'utf8')) as { files: { name: string }[] };
+    const files = manifest.files.filter((f) => f.name !== 'normalisation.json');
+    expect(files).toHaveLength(manifest.files.length - 1);
+    await writeFile(path, JSON.stringify({ ...manifest, files }));
+    await rm(join(base, 'latest', 'normalisation.json'));
+    const run = await snapshot(s, base);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/img-etl: a full pass: the earlier snapshot \S+ holds no normalisation.json/);
+    expect(await manifestOf(base)).toMatchObject({ kind: 'full', complete: true });
+    expect((await manifestOf(base)).files.map((f) => f.name)).toContain('normalisation.json');
   });
 });

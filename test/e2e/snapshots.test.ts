@@ -43,7 +43,7 @@ describe('--snapshot', () => {
     expect((await lstat(join(out, 'latest'))).isSymbolicLink()).toBe(true);
     expect(await readlink(join(out, 'latest'))).toBe(name);
     const report = ['images.index', 'load.py', 'load.sql', 'report.html', 'report.json'];
-    const files = ['collections.parquet', 'images.parquet', ...report, 'manifest.json'].sort();
+    const files = ['collections.parquet', 'images.parquet', ...report, 'manifest.json', 'normalisation.json'].sort();
     expect((await readdir(join(out, 'latest'))).sort()).toEqual(files);
     expect(run.stdout).toContain(`latest    ${join(out, 'latest')} -> ${name}`);
   });

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { ArrowBatchBuilder } from '../../src/load/arrow-batches.js';
 import { ArrowGatherer } from '../../src/load/arrow-gather.js';
 import {
-  addReplaced,
   decodePageColumns,
   encodePageColumns,
+  replacedIn,
   type PageColumns,
   type StagedCsv,
 } from '../../src/load/page-columns.js';
@@ -13,7 +13,7 @@ import { formatCsvRows } from '../../src/load/csv-format.js';
 import { rowsOfBatch } from '../../src/load/rows-of-batch.js';
 import { IMAGES } from '../../src/schema/columns.js';
 import { derivedColumn } from '../../src/schema/derived-column.js';
-import { emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
+import { addCounts, emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
 import { withColumns } from '../../src/schema/with-columns.js';
 import { int64 } from '../../src/schema/column-types/int64.js';
 import type { Row } from '../../src/schema/row.js';
@@ -114,7 +114,10 @@ describe('ArrowGatherer over staged page columns', () => {
         batches: some.map(({ p }) => pages[p]!.columns.batch),
         rows: some.map((s) => s.row),
       });
-      for (const { p, row } of some) addReplaced(counts, pages[p]!.columns, row);
+      for (const { p, row } of some) {
+        const replaced = replacedIn(pages[p]!.columns, row);
+        if (replaced !== undefined) addCounts(counts, replaced);
+      }
       const back = rowsOfBatch(batch, table);
       const parsedExtra = (r: Row) => ({
         ...r,

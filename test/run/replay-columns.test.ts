@@ -5,7 +5,7 @@ import { rejectKey } from '../../src/extract/stage-page.js';
 import { encodePageColumns } from '../../src/load/page-columns.js';
 import { rowsOfBatch } from '../../src/load/rows-of-batch.js';
 import { IMAGES } from '../../src/schema/columns.js';
-import { emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
+import { NormalisationByCollection } from '../../src/run/normalisation-by-collection.js';
 import { replayColumns } from '../../src/run/replay-columns.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -46,10 +46,11 @@ async function replay() {
     const index = new RecordIndex();
     index.add(await checkpoint.addPage(entry, body, (JSON.parse(body) as { results: unknown[] }).results));
     const batches = [];
-    const counts = emptyNormalisationCounts();
+    const counts = new NormalisationByCollection();
     for await (const batch of replayColumns(index, checkpoint, IMAGES, counts)) batches.push(batch);
     const extras = batches.flatMap((b) => b.rows.map((r) => [r['id'], r['extra']]));
-    return { extras, rejects: batches.flatMap((b) => b.rejects.map((r) => r.text)), extra: counts.recordsWithExtra };
+    const extra = counts.totals(IMAGES).recordsWithExtra;
+    return { extras, rejects: batches.flatMap((b) => b.rejects.map((r) => r.text)), extra };
   } finally {
     await checkpoint.remove();
   }
@@ -85,7 +86,7 @@ describe('replayColumns without Arrow batches', () => {
       }
       const read = async (arrow: boolean) => {
         const batches = [];
-        const counts = emptyNormalisationCounts();
+        const counts = new NormalisationByCollection();
         for await (const batch of replayColumns(index, checkpoint, IMAGES, counts, { batchSize: 7, arrow }))
           batches.push(batch);
         return batches;
