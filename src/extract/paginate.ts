@@ -158,53 +158,47 @@ async function* firstPage(
 ): AsyncGenerator<PageBatch, Cursor | undefined> {
   const asked = lists.pageSize;
   const firstUrl = pageUrl(lists.listUrl, asked, 0);
-  const first = fetchListPage(lists, firstUrl);
+  const fetched = fetchListPage(lists, firstUrl);
   for (let k = 1; k < lists.adaptive.max && k * asked < countHint; k++)
     window.start(k * asked, (offset) => fetchRange(lists, offset, asked));
-  const split = await first.then(
-    () => undefined,
-    (err: unknown) => splitFirstPage(lists, err),
-  );
-  if (split !== undefined) return yield* splitFirst(lists, split, window);
-  const { page, bytes } = await first;
+  const { batch, limit, more } = await firstBatch(lists, firstUrl, fetched);
+  lists.stats.countAtStart = batch.count;
+  const { url } = batch.source;
+  lists.onEvent?.({ type: 'page', url, offset: 0, records: batch.records.length, count: batch.count });
+  yield batch;
+  if (!more) return undefined;
+  if (limit === asked) return { limit, maxCount: batch.count, nextOffset: (window.last ?? 0) + limit };
+  window.drop(); // the server pages at another size: drop the guesses
+  return { limit, maxCount: batch.count, nextOffset: limit };
+}
+
+/**
+ * The first page (`fetched` from `url`) as a batch, the page size the server applies and whether more follows it.
+ * When the server cannot serve all its records, it is split as any such page is (splitFailedRange), and paging goes on
+ * at the page size asked for (the server's own is unknown: a split asks for less) up to the largest `count` served.
+ * Throws the fetch's error when it is another, when the service serves no page (an outage), or when no part of the
+ * page was served (no `count` to page up to).
+ */
+async function firstBatch(
+  lists: ListRequests,
+  url: string,
+  fetched: ReturnType<typeof fetchListPage>,
+): Promise<{ batch: PageBatch; limit: number; more: boolean }> {
+  const asked = lists.pageSize;
+  let served: Awaited<typeof fetched>;
+  try {
+    served = await fetched;
+  } catch (err) {
+    const batch = await splitFailedRange(lists, 0, asked, err);
+    if (batch.records.length === 0) throw err;
+    return { batch, limit: asked, more: batch.count > asked };
+  }
+  const { page, bytes } = served;
   // The server applies at most the limit asked for: a link stating more would make paging step over records.
   const linked = limitOfLink(page.next) ?? limitOfLink(page.previous);
   const limit = linked === undefined ? Math.max(page.results.length, asked) : Math.min(linked, asked);
-  lists.stats.countAtStart = page.count;
-  lists.onEvent?.({ type: 'page', url: firstUrl, offset: 0, records: page.results.length, count: page.count });
-  yield { source: { url: firstUrl, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };
-  if (page.next === null) return undefined;
-  if (limit === asked) return { limit, maxCount: page.count, nextOffset: (window.last ?? 0) + limit };
-  window.drop(); // the server pages at another size: drop the guesses
-  return { limit, maxCount: page.count, nextOffset: limit };
-}
-
-/**
- * The first page split as any page whose records the server cannot all serve (splitFailedRange), when its error
- * `err` is that; throws `err` when it is another, when the service serves no page (an outage), or when no part of the
- * page was served (no `count` to page up to).
- */
-async function splitFirstPage(lists: ListRequests, err: unknown): Promise<PageBatch> {
-  const batch = await splitFailedRange(lists, 0, lists.pageSize, err);
-  if (batch.records.length === 0) throw err;
-  return batch;
-}
-
-/**
- * Yields the first page as split (every record but those skipped), and returns where paging goes on from: at the
- * page size asked for, the server's own size being unknown (a split asks for less), up to the largest `count` served.
- */
-function* splitFirst(
-  lists: ListRequests,
-  batch: PageBatch,
-  window: PageWindow,
-): Generator<PageBatch, Cursor | undefined> {
-  const { url } = batch.source;
-  lists.stats.countAtStart = batch.count;
-  lists.onEvent?.({ type: 'page', url, offset: 0, records: batch.records.length, count: batch.count });
-  yield batch;
-  if (batch.count <= lists.pageSize) return undefined;
-  return { limit: lists.pageSize, maxCount: batch.count, nextOffset: (window.last ?? 0) + lists.pageSize };
+  const batch = { source: { url, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };
+  return { batch, limit, more: page.next !== null };
 }
 
 /**

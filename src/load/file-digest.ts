@@ -40,3 +40,23 @@ export async function digestOfFile(path: string): Promise<Digest> {
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) digest.update(chunk as Buffer);
   return digest.digest();
 }
+
+/** What a file was found to hold, and whether that is what a listing of it gives. */
+export interface DigestCheck {
+  /** The file's size and SHA-256. */
+  found: Digest;
+  /** Whether both are those listed. */
+  holds: boolean;
+}
+
+/**
+ * Whether the file at `path` holds the bytes `listed` gives (a manifest's entry, a sink's result): its size and
+ * SHA-256, with what was found; rejects as digestOfFile does when the file cannot be read.
+ */
+export async function checkFileDigest(
+  path: string,
+  listed: { bytes?: unknown; sha256?: unknown },
+): Promise<DigestCheck> {
+  const found = await digestOfFile(path);
+  return { found, holds: found.bytes === listed.bytes && found.sha256 === listed.sha256 };
+}

@@ -5,7 +5,7 @@
  * someone's instead of removing it with this run's.
  */
 import { join } from 'node:path';
-import { digestOfFile } from '../load/file-digest.js';
+import { checkFileDigest } from '../load/file-digest.js';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
 
@@ -34,10 +34,10 @@ export async function checkRunFiles(pending: string, files: readonly RunFile[]):
 }
 
 async function checkDigest(path: string, file: RunFile): Promise<void> {
-  const found = await digestOfFile(path).catch((cause: unknown) => {
+  const { found, holds } = await checkFileDigest(path, file).catch((cause: unknown) => {
     throw fileSystemError({ stage: 'load', action: "read a sink's file", path, cause });
   });
-  if (found.sha256 === file.sha256 && found.bytes === file.bytes) return;
+  if (holds) return;
   const short = (sha256: string) => `${sha256.slice(0, 8)}…`;
   throw new LoadError({
     code: 'LOAD_INVALID_OPTION',

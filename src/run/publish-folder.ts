@@ -12,7 +12,7 @@ import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { readManifest, type ManifestEntry } from '../snapshot/read-manifest.js';
-import { digestOfFile } from '../load/file-digest.js';
+import { checkFileDigest } from '../load/file-digest.js';
 import { makeFolder } from '../load/make-folder.js';
 
 /** The pending folder inside an output folder. */
@@ -140,12 +140,7 @@ async function movePending(dataDir: string): Promise<void> {
  */
 export async function removeListedFile(dataDir: string, file: ManifestEntry): Promise<void> {
   const path = join(dataDir, file.name);
-  if (file.format === 'sink' && !(await holdsListedBytes(path, file))) return;
+  // a sink's file gone or unreadable is not one to delete either
+  if (file.format === 'sink' && (await checkFileDigest(path, file).catch(() => undefined))?.holds !== true) return;
   await rm(path, { force: true });
-}
-
-/** Whether the file at `path` is still the one a manifest listed (its sha256); false when it is gone. */
-async function holdsListedBytes(path: string, listed: ManifestEntry): Promise<boolean> {
-  const found = await digestOfFile(path).catch(() => undefined);
-  return found !== undefined && found.sha256 === listed.sha256;
 }

@@ -27,6 +27,7 @@ import { checkPendingListed, checkTargets, preparePending, publishPending, recov
 import { listSnapshots, snapshotName } from '../snapshot/snapshot-names.js';
 import { checkRunFiles } from './check-run-files.js';
 import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './snapshot-folders.js';
+import { finishPruning } from './prune-folder.js';
 import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
 import { writeCollections } from './write-collections.js';
 import { writeRows, type TableOutput } from './write-table.js';
@@ -462,8 +463,12 @@ async function discardIfStale(
   return check.requests;
 }
 
-/** Finishes or discards what a crash left half-published in any snapshot folder of `outDir`. */
+/**
+ * Finishes or discards what a crash left half-published in any snapshot folder of `outDir`, and finishes what a run
+ * killed while it pruned left (prune-folder.ts).
+ */
 async function recoverSnapshots(outDir: string): Promise<void> {
+  await finishPruning(outDir);
   for (const name of await listSnapshots(outDir)) await recoverPending(join(outDir, name));
 }
 

@@ -4,12 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Stats } from 'node:fs';
-import { lstat, readdir, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
-import { PENDING_DIR, removeListedFile } from './publish-folder.js';
+import { finishPruning, pruneFolder } from './prune-folder.js';
 import { readManifest } from '../snapshot/read-manifest.js';
 import { latestSnapshot, listSnapshots, SNAPSHOT_NAME } from '../snapshot/snapshot-names.js';
 
@@ -104,9 +104,12 @@ export interface PrunedSnapshot {
  * Deletes old snapshot folders that img-etl wrote (a folder without an img-etl manifest inside is never touched, and a
  * file of someone's inside one stays, with its folder):
  * complete ones beyond the newest `keep` (never the one `latest` points at); incomplete ones older than the newest
- * complete snapshot kept, and beyond the newest `keep` incomplete ones after it. Resolves to what it deleted.
+ * complete snapshot kept, and beyond the newest `keep` incomplete ones after it. Resolves to what it deleted. Each
+ * folder is moved aside before anything in it is deleted (prune-folder.ts), so a kill part-way leaves no snapshot
+ * half-deleted; what a killed pruning left is finished first.
  */
 export async function pruneSnapshots(baseDir: string, keep: number): Promise<PrunedSnapshot[]> {
+  await finishPruning(baseDir);
   const current = await latestSnapshot(baseDir);
   const ours: { name: string; complete: boolean }[] = [];
   for (const name of await listSnapshots(baseDir)) {
@@ -127,30 +130,10 @@ export async function pruneSnapshots(baseDir: string, keep: number): Promise<Pru
     else if (!s.complete && !keptIncomplete.has(s.name))
       doomed.push({ ...s, reason: `incomplete, beyond the newest ${keep} incomplete` });
   }
-  for (const s of doomed) {
-    const dir = join(baseDir, s.name);
-    const removed = await removeSnapshot(dir).catch((cause: unknown) => {
-      throw fileSystemError({ stage: 'snapshot', action: 'prune', path: dir, cause });
-    });
-    if (!removed) s.reason += '; the folder stays for the files img-etl did not write in it';
-  }
+  for (const s of doomed)
+    if (!(await pruneFolder(baseDir, s.name)))
+      s.reason += '; the folder stays for the files img-etl did not write in it';
   return doomed;
-}
-
-/**
- * Deletes what img-etl wrote in a snapshot folder (the files its manifest lists, a sink's only while it holds what was
- * published; a pending publication; the manifest last), then the folder if that empties it; resolves to whether the
- * folder went.
- */
-async function removeSnapshot(dir: string): Promise<boolean> {
-  const manifest = await readManifest(join(dir, FILE_NAMES.manifest));
-  for (const file of manifest?.files ?? []) await removeListedFile(dir, file);
-  await rm(join(dir, PENDING_DIR), { recursive: true, force: true });
-  await rm(join(dir, FILE_NAMES.manifest), { force: true });
-  return rmdir(dir).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** What a `--snapshot` run does with its base folder once its own folder is published (runSnapshot's `finish`). */

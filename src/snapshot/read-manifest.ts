@@ -18,6 +18,7 @@ const OWN_NAMES = new Set<string>([
 export interface ManifestEntry {
   name: string;
   format?: unknown;
+  bytes?: unknown;
   sha256?: unknown;
 }
 

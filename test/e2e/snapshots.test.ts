@@ -62,6 +62,24 @@ describe('--snapshot', () => {
     expect(await readlink(join(out, 'latest'))).toBe((await snapshotFolders())[0]);
   });
 
+  it('finishes the pruning a killed run left part-way; files of yours go back to their path', async () => {
+    // As a --keep killed part-way leaves them: a folder moved aside with some of its listed files deleted, and one
+    // emptied of img-etl's files (its manifest went last) but for a file of the user's.
+    const [half, emptied] = ['20200101T000000.000Z', '20200102T000000.000Z'].map((n) => `.img-etl-pruning-${n}`);
+    await mkdir(join(out, half!));
+    const listed = ['images.parquet', 'collections.parquet'].map((name) => ({ name, format: 'parquet' }));
+    await writeFile(join(out, half!, 'manifest.json'), JSON.stringify({ tool: 'img-etl 0.1.0', files: listed }));
+    await writeFile(join(out, half!, 'collections.parquet'), 'the file the kill left');
+    await mkdir(join(out, emptied!));
+    await writeFile(join(out, emptied!, 'notes.txt'), 'mine');
+    await writeFile(join(out, '.img-etl-pruning-mine'), 'a user file\n'); // not a name img-etl gives a folder
+    const run = await runCli(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect((await readdir(out)).filter((n) => n.startsWith('.img-etl-pruning-'))).toEqual(['.img-etl-pruning-mine']);
+    expect(await readdir(join(out, '20200102T000000.000Z'))).toEqual(['notes.txt']);
+    expect(await snapshotFolders()).toHaveLength(2);
+  });
+
   it('leaves a folder named latest that it did not write alone, and says so in one line (exit 1)', async () => {
     await mkdir(join(out, 'latest'));
     await writeFile(join(out, 'latest', 'mine.txt'), 'not img-etl\n');
