@@ -9,7 +9,7 @@ import { EXIT } from './exit-codes.js';
 import { withConfig } from './config-file.js';
 import { FilesJsonLog } from './files-json-log.js';
 import { FilesProgress } from './files-progress.js';
-import { formatBytes, formatDuration, thousands } from './human-numbers.js';
+import { counted, formatBytes, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
 import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, type OutputChoices } from './snapshot-options.js';
@@ -353,7 +353,11 @@ function formatPlan(plan: FilesPlan, concurrency: number, estimate: number | nul
     estimate === null
       ? 'no estimate (the sample file could not be fetched)'
       : `about ${formatDuration(estimate)} at ${concurrency} at a time`;
-  const listed = `${thousands(plan.files)} files, ${formatBytes(plan.bytes)} listed${missing}`;
+  const unsized =
+    plan.unsized > 0
+      ? `, not counting ${counted(plan.unsized, 'linked file')} of --with (the listing gives no size for them)`
+      : '';
+  const listed = `${thousands(plan.files)} files, ${formatBytes(plan.bytes)} listed${missing}${unsized}`;
   return `img-etl files (dry run): ${listed}; ${time}, from ${plan.baseUrl}\n`;
 }
 

@@ -13,10 +13,11 @@ export class FilesProgress {
   private settled = 0;
   /** Bytes written to disk by this process (the rate's numerator). */
   private streamed = 0;
-  /** Of those, the bytes of the files fetched and settled: counted as their listed bytes instead. */
-  private streamedSettled = 0;
-  /** Listed bytes of the files settled (an extra link, such as a thumbnail, has none listed). */
+  /** Listed bytes of the files settled ok (an extra link, such as a thumbnail, has none listed). */
   private settledListed = 0;
+  /** Of each file being fetched, by path, the listed bytes its `.part` holds; and their sum. */
+  private readonly inFlight = new Map<string, number>();
+  private inFlightBytes = 0;
   private started = Date.now();
   private lastDraw = 0;
   private drawn = false;
@@ -40,6 +41,7 @@ export class FilesProgress {
         return;
       case 'bytes':
         this.streamed += event.bytes;
+        this.holding(event.path, Math.min(event.held, event.listedBytes));
         if (this.tty && now - this.lastDraw >= 100) this.draw(now);
         return;
       case 'file':
@@ -75,11 +77,18 @@ export class FilesProgress {
     if (!this.tty) this.plain(now);
   }
 
-  /** A file settled: counted, and a line of its own when it ended badly. */
+  /** What the `.part` at `path` holds of its listed bytes now (0 once the file is settled). */
+  private holding(path: string, bytes: number): void {
+    this.inFlightBytes += bytes - (this.inFlight.get(path) ?? 0);
+    if (bytes > 0) this.inFlight.set(path, bytes);
+    else this.inFlight.delete(path);
+  }
+
+  /** A file settled: counted (its listed bytes done only when it is ok), and a line of its own when it ended badly. */
   private fileSettled(event: Extract<FilesEvent, { type: 'file' }>, now: number): void {
     this.settled++;
-    this.settledListed += event.listedBytes;
-    if (event.fetched) this.streamedSettled += event.row.bytes ?? 0;
+    if (event.row.path !== null) this.holding(event.row.path, 0);
+    if (event.row.status === 'ok') this.settledListed += event.listedBytes;
     if (event.row.status !== 'ok')
       this.line(`img-etl: ${event.row.status}: ${event.row.url ?? `image ${event.row.id}`}: ${event.row.reason ?? ''}`);
     else if (this.tty && now - this.lastDraw >= 100) this.draw(now);
@@ -105,11 +114,12 @@ export class FilesProgress {
   }
 
   /**
-   * Listed bytes done: those of the files settled, and the bytes in flight. (A settled file's own bytes leave the count
-   * for its listed size, so a thumbnail's, which the total never listed, do not push the share past what is done.)
+   * Listed bytes done: those of the files settled ok, and what the `.part`s of the files being fetched hold of theirs
+   * (not a thumbnail's, which the total never listed; not what a download restarted from byte 0 wrote before; none of
+   * a file that failed).
    */
   private done(): number {
-    return Math.min(this.total, this.settledListed + Math.max(0, this.streamed - this.streamedSettled));
+    return Math.min(this.total, this.settledListed + this.inFlightBytes);
   }
 
   private status(now: number): string {

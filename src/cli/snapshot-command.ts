@@ -41,7 +41,7 @@ export type SnapshotArgs = ArgumentsCamelCase<{
   maxResumeAge: number;
   snapshot: boolean;
   full: boolean;
-  fullEvery: number;
+  fullEvery?: number;
   keep?: number;
   quiet?: boolean;
   logFormat?: string;
@@ -82,7 +82,7 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     maxResumeAgeMs: positiveNumber('max-resume-age', args.maxResumeAge, 'hours') * 3_600_000,
     snapshot: args.snapshot,
     full: args.full,
-    fullEveryDays: nonNegativeNumber('full-every', args.fullEvery, 'days'),
+    fullEveryDays: args.fullEvery === undefined ? undefined : nonNegativeNumber('full-every', args.fullEvery, 'days'),
   };
 }
 
@@ -258,6 +258,10 @@ export async function handleSnapshotArgs(
     if (args.keep !== undefined && !args.snapshot) throw new UsageError({ message: '--keep: only with --snapshot' });
     if (args.full && !args.snapshot)
       throw new UsageError({ message: '--full: only with --snapshot (without it, every run reads the whole list)' });
+    if (args.fullEvery !== undefined && !args.snapshot) {
+      const message = '--full-every: only with --snapshot (without it, every run reads the whole list)';
+      throw new UsageError({ message });
+    }
     setExitCode(
       (await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, { ...output, maxMissing, keep: args.keep }))
         .code,

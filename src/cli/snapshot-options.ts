@@ -94,7 +94,8 @@ export const SNAPSHOT_OPTIONS = valued({
   },
   'full-every': {
     type: 'number',
-    default: 7,
+    // no default value, so that one given without --snapshot is seen; a run's default is DEFAULT_FULL_EVERY_DAYS
+    defaultDescription: '7',
     describe: 'With --snapshot: days after the last full pass when a run makes a full pass again',
   },
   fresh: {

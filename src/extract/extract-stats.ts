@@ -7,9 +7,9 @@ export interface ExtractStats {
   /** Smallest and largest `count` seen. */
   countMin: number;
   countMax: number;
-  /** Pages fetched (requests that returned a page). */
+  /** Pages of the list fetched (requests that returned one; not a page of no record asked before a split). */
   pagesFetched: number;
-  /** Requests sent, failed attempts included. */
+  /** Requests sent, failed attempts and the pages of no record asked before a split included. */
   requests: number;
   /** Failed attempts that were retried. */
   retries: number;

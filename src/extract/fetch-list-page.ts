@@ -30,8 +30,15 @@ export interface ListRequests {
   pageSize: number;
 }
 
-/** Fetches the page at `url`, retrying as `lists.retry` says, checks it, and counts it in the stats. */
-export async function fetchListPage(lists: ListRequests, url: string): Promise<FetchedPage> {
+/**
+ * Fetches the page at `url`, retrying as `lists.retry` says, checks it, and counts it in the stats: as a page of the
+ * list, or only as requests when it is a `probe` (a page of no record asked to tell a bad record from an outage).
+ */
+export async function fetchListPage(
+  lists: ListRequests,
+  url: string,
+  { probe = false }: { probe?: boolean } = {},
+): Promise<FetchedPage> {
   const { stats, adaptive } = lists;
   const fetched = await withRetry(
     () => {
@@ -49,7 +56,7 @@ export async function fetchListPage(lists: ListRequests, url: string): Promise<F
   const { listUrl, maxCount, pageSize } = lists;
   checkPage(url, fetched.page, { listUrl, countAtStart: stats.countAtStart, maxCount, pageSize });
   adaptive.succeeded();
-  stats.pagesFetched++;
+  if (!probe) stats.pagesFetched++;
   const { count } = fetched.page;
   stats.countAtEnd = count;
   stats.countMin = Math.min(stats.countMin, count);

@@ -31,7 +31,7 @@ export async function splitFailedRange(
   err: unknown,
 ): Promise<PageBatch> {
   if (isSplittable(err, lists) && limit > 1)
-    await fetchListPage(lists, pageUrl(lists.listUrl, 1, PAST_ANY_LIST)).catch(() => {
+    await fetchListPage(lists, pageUrl(lists.listUrl, 1, PAST_ANY_LIST), { probe: true }).catch(() => {
       throw err;
     });
   return splitOrSkip(lists, offset, limit, err);

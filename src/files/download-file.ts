@@ -37,8 +37,11 @@ export interface DownloadContext {
   retry?: RetryOptions;
   /** Stops the download (the `.part` is kept). */
   signal?: AbortSignal;
-  /** Told of each chunk written. */
-  onBytes?: (bytes: number) => void;
+  /**
+   * Told of each chunk written (`bytes`) and what the `.part` holds after it (`held`); told `(0, from)` when a body's
+   * writing starts at byte `from` (0: what the `.part` held is gone).
+   */
+  onBytes?: (bytes: number, held: number) => void;
   /** Told of each retry. */
   onRetry?: (notice: RetryNotice) => void;
 }
@@ -269,6 +272,7 @@ async function writeBody(
   const declared = Number(response.header('content-length') ?? rangeLength(response));
   try {
     await file.truncate(from);
+    ctx.onBytes?.(0, from);
     const received = await copyChunks({ task, part, response, file, ctx, check }, chunks, from, declared);
     if (declared === declared && received !== declared) {
       throw new ExtractError({
@@ -311,7 +315,7 @@ async function copyChunks(to: BodyTarget, chunks: Chunks, from: number, declared
     if ('error' in next) throw bodyFailure(to, next.error, received, declared);
     await writeChunk(to, next.chunk, from + received);
     received += next.chunk.length;
-    to.ctx.onBytes?.(next.chunk.length);
+    to.ctx.onBytes?.(next.chunk.length, from + received);
   }
 }
 

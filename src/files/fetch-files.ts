@@ -89,8 +89,12 @@ export interface FilesResult {
  * The selection of a snapshot without fetching: files, listed bytes, and how many are 0 bytes (missing on the server).
  */
 export interface FilesPlan {
+  /** Every file a run would fetch: the maps and their `--with` links. */
   files: number;
+  /** The maps' listed bytes (`file_size`): the listing gives no size for a `--with` link. */
   bytes: number;
+  /** The `--with` links among `files`, whose size is unknown and not in `bytes`. */
+  unsized: number;
   missing: number;
   /** The service the files come from. */
   baseUrl: string;
@@ -121,7 +125,7 @@ async function planSelection(
 ): Promise<{ plan: FilesPlan; path: string; images: SelectedImage[] | undefined }> {
   const where = conditions(options.where);
   const rows = await openSnapshot(options.snapshot, neededColumns(where, options.with));
-  const plan: FilesPlan = { files: 0, bytes: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
+  const plan: FilesPlan = { files: 0, bytes: 0, unsized: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
   let kept: SelectedImage[] | undefined = [];
   let largest = 0;
   try {
@@ -130,6 +134,7 @@ async function planSelection(
       else kept = undefined;
       for (const image of images) {
         plan.files += 1 + image.extras.length;
+        plan.unsized += image.extras.length;
         plan.bytes += image.fileSize ?? 0;
         if (image.fileSize === 0) plan.missing++;
         if ((image.fileSize ?? 0) > largest && image.file !== null) {

@@ -8,8 +8,11 @@ export type FilesEvent =
    * known yet.
    */
   | { type: 'plan'; files: number; bytes: number }
-  /** Bytes written to disk (any file). */
-  | { type: 'bytes'; bytes: number }
+  /**
+   * Bytes written to the `.part` of the file at `path` (as files.parquet gives it), which holds `held` bytes after
+   * them (fewer than before when a download starts again from byte 0); `listedBytes` as in the `file` event.
+   */
+  | { type: 'bytes'; bytes: number; path: string; held: number; listedBytes: number }
   /** One file is settled: fetched, found on disk, or reported; `listedBytes` is what the plan counted for it. */
   | { type: 'file'; row: FileRow; fetched: boolean; listedBytes: number }
   /** A stale lock on the output folder (its run ended) was taken over: one line saying whose and why. */

@@ -161,22 +161,25 @@ async function fetchedOutcome(url: string, path: string, listed: number | undefi
     return notFetched('failed', `files: ${url} is not on the service's host (${run.base.host}); refusing to fetch it`);
   const result = await downloadFile(
     { url, fetchUrl, path, ...(listed === undefined ? {} : { expectedBytes: listed }) },
-    downloadContext(run),
+    downloadContext(run, relative(run.outDir, path), listed ?? 0),
   );
   if (result.status !== 'ok') return { result, fetched: true };
   run.tally.fetched.files++;
   return { result: { ...result, mtimeNs: (await stat(path, { bigint: true })).mtimeNs }, fetched: true };
 }
 
-/** The run's client and retry policy for a download, its bytes and retries told as the run's events. */
-function downloadContext(run: SettleRun): DownloadContext {
+/**
+ * The run's client and retry policy for a download of the file at `path` (relative to the folder), its bytes and
+ * retries told as the run's events.
+ */
+function downloadContext(run: SettleRun, path: string, listedBytes: number): DownloadContext {
   return {
     client: run.client,
     ...(run.retry === undefined ? {} : { retry: run.retry }),
     ...(run.signal === undefined ? {} : { signal: run.signal }),
-    onBytes: (bytes) => {
+    onBytes: (bytes, held) => {
       run.tally.fetched.bytes += bytes;
-      run.onEvent({ type: 'bytes', bytes });
+      run.onEvent({ type: 'bytes', bytes, path, held, listedBytes });
     },
     onRetry: (notice) =>
       run.onEvent({

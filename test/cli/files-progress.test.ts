@@ -27,6 +27,39 @@ function settled(link: string, bytes: number, listedBytes: number): FilesEvent {
   return { type: 'file', row, fetched: true, listedBytes };
 }
 
+/** A file fetched that ended `failed`, its `.part` kept. */
+function failed(link: string, listedBytes: number): FilesEvent {
+  const row: FileRow = {
+    id: 1,
+    collection_id: 1,
+    link,
+    url: `http://h/media/images/1/${link}`,
+    path: `1/${link}`,
+    bytes: null,
+    sha256: null,
+    mtime_ns: null,
+    status: 'failed',
+    reason: 'files: GET http://h/media/images/1/a.nii.gz returned 503 after 3 attempts',
+  };
+  return { type: 'file', row, fetched: true, listedBytes };
+}
+
+/** `bytes` written to the `.part` of `link`, which holds `held` bytes after them. */
+function wrote(link: string, bytes: number, held: number, listedBytes: number): FilesEvent {
+  return { type: 'bytes', bytes, path: `1/${link}`, held, listedBytes };
+}
+
+/** The last plain line after the next tick of a progress of `plan` fed `events`. */
+function lastLine(plan: { files: number; bytes: number }, events: FilesEvent[]): string | undefined {
+  const { stream, text } = fakeStream(false);
+  const progress = new FilesProgress(stream, false, 1_000);
+  progress.onEvent({ type: 'plan', ...plan });
+  for (const event of events) progress.onEvent(event);
+  vi.advanceTimersByTime(1_000);
+  progress.finish();
+  return text().trimEnd().split('\n').at(-1);
+}
+
 beforeEach(() => {
   vi.useFakeTimers();
   vi.setSystemTime(0);
@@ -41,12 +74,30 @@ describe('FilesProgress', () => {
     const { stream, text } = fakeStream(false);
     const progress = new FilesProgress(stream, false, 1_000);
     progress.onEvent({ type: 'plan', files: 2, bytes: 1000 });
-    progress.onEvent({ type: 'bytes', bytes: 600 });
+    progress.onEvent(wrote('thumbnail', 600, 600, 0));
     progress.onEvent(settled('thumbnail', 600, 0));
-    progress.onEvent({ type: 'bytes', bytes: 200 });
+    progress.onEvent(wrote('a.nii.gz', 200, 200, 1000));
     vi.advanceTimersByTime(1_000);
     progress.finish();
     const lines = text().trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(/^img-etl: files: 20\.0% 200 B\/1\.0 kB, 1\/2 files, /);
+  });
+
+  it("counts none of a failed file's bytes as done, neither its listed size nor what it wrote", () => {
+    // Two files of 500 listed bytes: 300 of the first written, then it fails.
+    const line = lastLine({ files: 2, bytes: 1000 }, [wrote('a.nii.gz', 300, 300, 500), failed('a.nii.gz', 500)]);
+    expect(line).toMatch(/^img-etl: files: 0\.0% 0 B\/1\.0 kB, 1\/2 files, /);
+  });
+
+  it('counts what the .part holds after a download restarted from byte 0, not the bytes written before', () => {
+    // 400 bytes written, then a 200 to the Range that continues them: the .part is cut to 0 and rewritten.
+    const restarted = [
+      wrote('a.nii.gz', 400, 400, 1000),
+      wrote('a.nii.gz', 0, 0, 1000),
+      wrote('a.nii.gz', 100, 100, 1000),
+    ];
+    expect(lastLine({ files: 1, bytes: 1000 }, restarted)).toMatch(
+      /^img-etl: files: 10\.0% 100 B\/1\.0 kB, 0\/1 files, /,
+    );
   });
 });

@@ -125,24 +125,47 @@ describe('a selection by --where', () => {
 
   it('--dry-run counts the files and their listed bytes, fields in snake_case, and fetches nothing', async () => {
     const expected = records.filter((r) => r['collection_id'] === records[0]!['collection_id']);
+    const thumbnails = expected.filter((r) => typeof r['thumbnail'] === 'string').length;
+    expect(thumbnails).toBeGreaterThan(0);
     const out = fresh();
     const run = await filesRun(out, [
       '--where',
       `collection_id = ${String(records[0]!['collection_id'])}`,
+      '--with',
+      'thumbnail',
       '--dry-run',
       '--summary',
       'json',
     ]);
     expect(run.code).toBe(0);
-    const plan = JSON.parse(run.stdout) as { files: number; bytes: number; missing: number };
-    expect(plan.files).toBe(expected.length);
+    const plan = JSON.parse(run.stdout) as { files: number; bytes: number; missing: number; unsized: number };
+    expect(plan.files).toBe(expected.length + thumbnails);
+    // the listing gives no size for a linked file: the bytes are the maps' file_size, the linked files counted apart
     expect(plan.bytes).toBe(expected.reduce((n, r) => n + (r['file_size'] as number), 0));
+    expect(plan.unsized).toBe(thumbnails);
     expect(plan.missing).toBe(expected.filter((r) => r['file_size'] === 0).length);
     // Every field in snake_case, as docs/json-log.md says of each JSON document img-etl prints.
     expect(Object.keys(plan).filter((key) => /[A-Z]/.test(key))).toEqual([]);
     expect(plan).toMatchObject({ base_url: new URL(service.url).origin });
     expect(existsSync(out)).toBe(false);
     expect(run.log.every((entry) => entry.method === 'GET' && entry.range === 'bytes=0-1048575')).toBe(true);
+  });
+
+  it('--dry-run --with says the linked files are not in the bytes it lists, their size unknown', async () => {
+    const collection = records[0]!['collection_id'];
+    const thumbnails = records.filter((r) => r['collection_id'] === collection && typeof r['thumbnail'] === 'string');
+    const run = await filesRun(fresh(), [
+      '--where',
+      `collection_id = ${String(collection)}`,
+      '--with',
+      'thumbnail',
+      '--dry-run',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^img-etl files \(dry run\): \d+ files, [\d.]+ [kMGT]?B listed/);
+    const linked = thumbnails.length === 1 ? '1 linked file' : `${thumbnails.length} linked files`;
+    const note = `, not counting ${linked} of --with (the listing gives no size for them); `;
+    expect(run.stdout).toContain(note);
   });
 });
 

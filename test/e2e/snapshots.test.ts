@@ -170,6 +170,7 @@ describe('--snapshot', () => {
   it.each([
     [['--keep', '2'], '--keep: only with --snapshot'],
     [['--full'], '--full: only with --snapshot (without it, every run reads the whole list)'],
+    [['--full-every', '3'], '--full-every: only with --snapshot (without it, every run reads the whole list)'],
   ])('%j without --snapshot is a usage error', async (option, message) => {
     const run = await runCli([...option, '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(2);

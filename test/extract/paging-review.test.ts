@@ -91,6 +91,22 @@ describe('paging past records the server cannot serve', () => {
   });
 });
 
+describe('the page of no record asked before a failing page is split', () => {
+  it('counts as a request, not as a page of the list', async () => {
+    const s = await serveList(30, (o) => o === 15);
+    const stats = newExtractStats();
+    const pages = await collect(paginate(options(s.origin), stats));
+    expect(stats.skippedOffsets).toEqual([15]);
+    expect(idsOf(pages)).toEqual(range(30).filter((id) => id !== 16)); // id 16 is at offset 15
+    const asked = s.requests.map((r) => new URL(r, s.origin).searchParams);
+    const isProbe = (q: URLSearchParams) => q.get('offset') === '2147483647';
+    const failed = (q: URLSearchParams) => range(Number(q.get('limit')), Number(q.get('offset'))).includes(15);
+    expect(asked.filter(isProbe)).toHaveLength(1);
+    expect(stats.requests).toBe(asked.length);
+    expect(stats.pagesFetched).toBe(asked.filter((q) => !isProbe(q) && !failed(q)).length);
+  });
+});
+
 describe('the page size a link states', () => {
   it('never advances by more than the page size asked for, whatever the next link says', async () => {
     const s = await serveList(
