@@ -272,7 +272,10 @@ describe('an incremental snapshot interrupted', () => {
     const out = await newDir();
     await cp(base, out, { recursive: true, verbatimSymlinks: true });
     const args = killedRunArgs(out);
-    const left = await killWhen(args, out, when(out));
+    // Each page held 20 ms, so that a phase lasts several polls of the journal on a loaded machine (without it, the
+    // second read of the collections list could end between two polls, and the run with it: seen once).
+    s.setFaults({ pageLatencyMs: 20 });
+    const left = await killWhen(args, out, when(out)).finally(() => s.setFaults({ pageLatencyMs: 0 }));
     expect(left.some((e) => e.type === 'base')).toBe(true);
     const resumed = await runCli(args);
     expect(resumed.code, resumed.stderr).toBe(0);
