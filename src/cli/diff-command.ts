@@ -1,7 +1,8 @@
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { DiffError } from '../snapshot/diff-error.js';
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from '../diff/diff-formats.js';
-import type { DiffTotals } from '../diff/diff-snapshots.js';
+import type { DiffTotals, SnapshotDiff } from '../diff/diff-snapshots.js';
+import type { StagedDiff } from '../diff/write-diff.js';
 import type { SchemaDiff } from '../diff/plan-columns.js';
 import type { SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { makeFolder } from '../load/make-folder.js';
@@ -9,6 +10,7 @@ import type { SinkResult } from '../load/sink-result.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
+import { EXIT } from './exit-codes.js';
 import { folderOption } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -49,10 +51,36 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
   };
 }
 
-/** Opens both snapshots' tables, compares them, writes the diff files and prints the summary; closes what it opened. */
+/**
+ * Opens both snapshots' tables, compares them, writes the diff files and prints the summary; closes what it opened.
+ * The first SIGINT or SIGTERM stops the diff, its files unpublished (exit 130); the second exits at once.
+ */
 async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Promise<void> {
   const formats = parseDiffFormats(args.to);
   const out = folderOption('out', args.out);
+  const aborter = new AbortController();
+  const onSignal = (): void => {
+    if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);
+    aborter.abort();
+  };
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  try {
+    const lines = await withPairs(args, (images, collections) =>
+      diffTables(args, images, collections, { out, formats, signal: aborter.signal }),
+    );
+    process.stdout.write(lines.join('\n') + '\n');
+    setExitCode(EXIT.OK);
+  } catch (error) {
+    if (!aborter.signal.aborted) throw error;
+    process.stderr.write('img-etl: diff: interrupted; nothing was written\n');
+    setExitCode(EXIT.INTERRUPTED);
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
+}
+
+/** Runs `use` with both snapshots' images and collections (or why the collections are not compared); closes them. */
+async function withPairs<T>(args: DiffArgs, use: (images: Pair, collections: Pair | string) => Promise<T>): Promise<T> {
   const images = await openPair(args.old, args.new, IMAGES);
   try {
     // The collections are compared where both sides are snapshot folders that hold them.
@@ -61,9 +89,7 @@ async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Pro
       throw error;
     });
     try {
-      const lines = await diffTables(args, images, collections, out, formats);
-      process.stdout.write(lines.join('\n') + '\n');
-      setExitCode(0);
+      return await use(images, collections);
     } finally {
       if (typeof collections !== 'string') await closePair(collections);
     }
@@ -72,37 +98,47 @@ async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Pro
   }
 }
 
+/** Where and how the diff files are written, and what stops the diff. */
+interface DiffOutput {
+  out: string;
+  formats: DiffFormat[];
+  signal: AbortSignal;
+}
+
 /**
  * Writes the images' diff files into `out` and the collections' (unless `collections` says why they are not compared),
- * and returns the summary's lines.
+ * published together once both are whole, and returns the summary's lines.
  */
-async function diffTables(
-  args: DiffArgs,
-  images: Pair,
-  collections: Pair | string,
-  out: string,
-  formats: DiffFormat[],
-): Promise<string[]> {
+async function diffTables(args: DiffArgs, images: Pair, collections: Pair | string, output: DiffOutput) {
   // Loaded for this command only.
-  const [{ diffSnapshots }, { writeDiff }] = await Promise.all([
+  const [{ diffSnapshots }, { stageDiff }] = await Promise.all([
     import('../diff/diff-snapshots.js'),
     import('../diff/write-diff.js'),
   ]);
+  const { out, formats, signal } = output;
   await makeFolder(out, 'diff');
-  const compare = async (pair: Pair, table: Table): Promise<string[]> => {
-    const diff = diffSnapshots(pair.old, pair.new, { table });
+  const staged: { pair: Pair; diff: SnapshotDiff; files: StagedDiff }[] = [];
+  const stage = async (pair: Pair, table: Table): Promise<void> => {
+    const diff = diffSnapshots(pair.old, pair.new, { table, signal });
     const metadata = { 'img-etl.diff_old': pair.old.path, 'img-etl.diff_new': pair.new.path };
-    const files = await writeDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
-    return tableSummary(pair, diff.totals, diff.schema, files);
+    const files = await stageDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
+    staged.push({ pair, diff, files });
   };
-  const lines = await compare(images, IMAGES);
-  lines[0] = `img-etl diff: ${args.old} -> ${args.new}: ${lines[0]}`;
-  if (typeof collections === 'string') lines.push(`collections: not compared: ${collections}`);
-  else {
-    const collectionLines = await compare(collections, COLLECTIONS);
-    lines.push(`collections: ${collectionLines[0]}`, ...collectionLines.slice(1));
+  try {
+    await stage(images, IMAGES);
+    if (typeof collections !== 'string') await stage(collections, COLLECTIONS);
+    const summaries: string[][] = [];
+    for (const { pair, diff, files } of staged)
+      summaries.push(tableSummary(pair, diff.totals, diff.schema, await files.commit()));
+    const [lines, collectionLines] = summaries as [string[], string[] | undefined];
+    lines[0] = `img-etl diff: ${args.old} -> ${args.new}: ${lines[0]}`;
+    if (typeof collections === 'string') lines.push(`collections: not compared: ${collections}`);
+    else lines.push(`collections: ${collectionLines![0]}`, ...collectionLines!.slice(1));
+    return lines;
+  } catch (error) {
+    for (const { files } of staged) await files.abort();
+    throw error;
   }
-  return lines;
 }
 
 /** The two sides of one table. */
