@@ -4,6 +4,7 @@ import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from '../diff/diff-for
 import type { DiffTotals, SnapshotDiff } from '../diff/diff-snapshots.js';
 import type { StagedDiff } from '../diff/write-diff.js';
 import type { SchemaDiff } from '../diff/plan-columns.js';
+import type { ManifestGaps } from '../snapshot/manifest-gaps.js';
 import type { SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { makeFolder } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
@@ -11,6 +12,7 @@ import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { EXIT } from './exit-codes.js';
+import { counted, thousands } from './human-numbers.js';
 import { folderOption } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -111,25 +113,27 @@ interface DiffOutput {
  */
 async function diffTables(args: DiffArgs, images: Pair, collections: Pair | string, output: DiffOutput) {
   // Loaded for this command only.
-  const [{ diffSnapshots }, { stageDiff }] = await Promise.all([
+  const [{ diffSnapshots }, { stageDiff }, { manifestGaps }] = await Promise.all([
     import('../diff/diff-snapshots.js'),
     import('../diff/write-diff.js'),
+    import('../snapshot/manifest-gaps.js'),
   ]);
   const { out, formats, signal } = output;
   await makeFolder(out, 'diff');
-  const staged: { pair: Pair; diff: SnapshotDiff; files: StagedDiff }[] = [];
+  const staged: { pair: Pair; diff: SnapshotDiff; files: StagedDiff; gaps: Gaps }[] = [];
   const stage = async (pair: Pair, table: Table): Promise<void> => {
+    const gaps: Gaps = [await manifestGaps(pair.old.path, table), await manifestGaps(pair.new.path, table)];
     const diff = diffSnapshots(pair.old, pair.new, { table, signal });
     const metadata = { 'img-etl.diff_old': pair.old.path, 'img-etl.diff_new': pair.new.path };
     const files = await stageDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
-    staged.push({ pair, diff, files });
+    staged.push({ pair, diff, files, gaps });
   };
   try {
     await stage(images, IMAGES);
     if (typeof collections !== 'string') await stage(collections, COLLECTIONS);
     const summaries: string[][] = [];
-    for (const { pair, diff, files } of staged)
-      summaries.push(tableSummary(pair, diff.totals, diff.schema, await files.commit()));
+    for (const { pair, diff, files, gaps } of staged)
+      summaries.push(tableSummary(pair, diff.totals, diff.schema, await files.commit(), gaps));
     const [lines, collectionLines] = summaries as [string[], string[] | undefined];
     lines[0] = `img-etl diff: ${args.old} -> ${args.new}: ${lines[0]}`;
     if (typeof collections === 'string') lines.push(`collections: not compared: ${collections}`);
@@ -140,6 +144,9 @@ async function diffTables(args: DiffArgs, images: Pair, collections: Pair | stri
     throw error;
   }
 }
+
+/** What each side's manifest says its table lacks (old, new). */
+type Gaps = [ManifestGaps | undefined, ManifestGaps | undefined];
 
 /** The two sides of one table. */
 interface Pair {
@@ -201,13 +208,22 @@ export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
  * One table's part of the one-screen summary: the counts (first line), the sides, the most changed fields, schema
  * differences, the files.
  */
-function tableSummary(pair: Pair, totals: DiffTotals, schema: SchemaDiff, files: SinkResult[]): string[] {
+function tableSummary(
+  pair: Pair,
+  totals: DiffTotals,
+  schema: SchemaDiff,
+  files: SinkResult[],
+  [oldGaps, newGaps]: Gaps,
+): string[] {
   const n = (x: number) => x.toLocaleString('en-US');
   const { added, removed, changed, unchanged } = totals;
   const lines = [`${n(added)} added, ${n(removed)} removed, ${n(changed)} changed, ${n(unchanged)} unchanged`];
   const row = (label: string, text: string) => lines.push(`  ${label.padEnd(9)} ${text}`);
   row('old', `${pair.old.path}  ${n(totals.oldRows)} rows`);
   row('new', `${pair.new.path}  ${n(totals.newRows)} rows`);
+  // Records a snapshot lacks were not removed from (or added to) the service: say so beside the counts.
+  if (oldGaps !== undefined) row('old', `${gapsText(oldGaps)}: where the new snapshot has them, they read as added`);
+  if (newGaps !== undefined) row('new', `${gapsText(newGaps)}: where the old snapshot has them, they read as removed`);
   if (totals.fields.size > 0) {
     const ranked = [...totals.fields].sort((a, b) => b[1] - a[1]); // stable: ties keep column order
     const shown = ranked.slice(0, TOP_FIELDS).map(([name, count]) => `${name} ${n(count)}`);
@@ -222,6 +238,15 @@ function tableSummary(pair: Pair, totals: DiffTotals, schema: SchemaDiff, files:
   for (const r of schema.retyped) row('schema', `${r.name} changed type ${r.old} -> ${r.new} (${everyRow})`);
   for (const file of files) row(file.format, `${file.path}  ${n(file.rows)} rows, ${formatBytes(file.bytes)}`);
   return lines;
+}
+
+/** `<manifest> gives 3 records missing (incomplete), 1 rejected`, the counts that are not 0. */
+function gapsText({ manifest, missing, rejects }: ManifestGaps): string {
+  const counts = [
+    ...(missing > 0 ? [`${counted(missing, 'record')} missing (incomplete)`] : []),
+    ...(rejects > 0 ? [`${thousands(rejects)} rejected`] : []),
+  ];
+  return `${manifest} gives ${counts.join(', ')}`;
 }
 
 function formatBytes(bytes: number): string {

@@ -49,6 +49,18 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
+describe('img-etl diff, what it says', () => {
+  it('says that an incomplete snapshot lacks records and rejected some, which read as removed', async () => {
+    const run = await runCli(['diff', complete, incomplete, '--out', join(dir, 'incomplete-diff')]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const removed = Number(/(\d+) removed/.exec(run.stdout)![1]);
+    expect(removed).toBe(missing + 1);
+    const why = `${join(incomplete, 'manifest.json')} gives ${missing} records missing (incomplete), 1 rejected`;
+    expect(run.stdout).toContain(`  new       ${why}: where the old snapshot has them, they read as removed\n`);
+    expect(run.stdout).not.toContain('  old       ' + join(complete, 'manifest.json'));
+  });
+});
+
 describe('img-etl diff, what it leaves in --out', () => {
   it('publishes neither table when the collections fail after the images were diffed', async () => {
     const out = join(dir, 'mixed-out');
