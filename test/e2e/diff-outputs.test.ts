@@ -59,6 +59,16 @@ describe('img-etl diff, what it says', () => {
     expect(run.stdout).toContain(`  new       ${why}: where the old snapshot has them, they read as removed\n`);
     expect(run.stdout).not.toContain('  old       ' + join(complete, 'manifest.json'));
   });
+
+  it('says that an Arrow IPC file it cannot parse is damaged, not what apache-arrow tripped on alone', async () => {
+    const cut = join(dir, 'cut.arrow'); // no manifest beside it: nothing checks it before it is read
+    const bytes = await readFile(join(complete, 'images.arrow'));
+    await writeFile(cut, bytes.subarray(0, bytes.length >> 1));
+    const run = await runCli(['diff', cut, complete, '--out', join(dir, 'cut-diff')]);
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    const why = /apache-arrow failed on its bytes \((TypeError|RangeError): [^\n]+\): the file is damaged or cut short/;
+    expect(run.stderr).toMatch(new RegExp(`^img-etl: diff: cannot read ${cut}: ${why.source}\n$`));
+  });
 });
 
 describe('img-etl diff, what it leaves in --out', () => {
