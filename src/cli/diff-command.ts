@@ -13,6 +13,7 @@ import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { EXIT } from './exit-codes.js';
 import { counted, thousands } from './human-numbers.js';
+import { interruptSignal } from './interrupt-signal.js';
 import { folderOption } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -60,24 +61,19 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
 async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Promise<void> {
   const formats = parseDiffFormats(args.to);
   const out = folderOption('out', args.out);
-  const aborter = new AbortController();
-  const onSignal = (): void => {
-    if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);
-    aborter.abort();
-  };
-  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  const { signal, release } = interruptSignal();
   try {
     const lines = await withPairs(args, (images, collections) =>
-      diffTables(args, images, collections, { out, formats, signal: aborter.signal }),
+      diffTables(args, images, collections, { out, formats, signal }),
     );
     process.stdout.write(lines.join('\n') + '\n');
     setExitCode(EXIT.OK);
   } catch (error) {
-    if (!aborter.signal.aborted) throw error;
+    if (!signal.aborted) throw error;
     process.stderr.write('img-etl: diff: interrupted; nothing was written\n');
     setExitCode(EXIT.INTERRUPTED);
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    release();
   }
 }
 
