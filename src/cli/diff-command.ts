@@ -45,6 +45,7 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
         .option('to', {
           type: 'string',
           array: true,
+          nargs: 1, // one value per --to: `diff --to csv OLD NEW` leaves the snapshots to the positionals
           default: ['parquet'],
           describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}`,
         })

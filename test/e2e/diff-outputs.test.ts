@@ -71,6 +71,15 @@ describe('img-etl diff, what it says', () => {
   });
 });
 
+describe('img-etl diff, its command line', () => {
+  it('takes one value after --to, so that the snapshots may follow it', async () => {
+    const out = join(dir, 'to-first');
+    const run = await runCli(['diff', '--to', 'csv', complete, complete, '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(await readdir(out)).toEqual(['collections-diff.csv', 'diff.csv']);
+  });
+});
+
 describe('img-etl diff, what it leaves in --out', () => {
   it('publishes neither table when the collections fail after the images were diffed', async () => {
     const out = join(dir, 'mixed-out');
