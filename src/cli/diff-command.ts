@@ -1,14 +1,19 @@
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { DiffError } from '../snapshot/diff-error.js';
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from '../diff/diff-formats.js';
-import type { DiffTotals } from '../diff/diff-snapshots.js';
+import type { DiffTotals, SnapshotDiff } from '../diff/diff-snapshots.js';
+import type { StagedDiff } from '../diff/write-diff.js';
 import type { SchemaDiff } from '../diff/plan-columns.js';
+import type { ManifestGaps } from '../snapshot/manifest-gaps.js';
 import type { SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { makeFolder } from '../load/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
+import { EXIT } from './exit-codes.js';
+import { counted, thousands } from './human-numbers.js';
+import { interruptSignal } from './interrupt-signal.js';
 import { folderOption } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
 
@@ -40,6 +45,7 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
         .option('to', {
           type: 'string',
           array: true,
+          nargs: 1, // one value per --to: `diff --to csv OLD NEW` leaves the snapshots to the positionals
           default: ['parquet'],
           describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}`,
         })
@@ -49,10 +55,31 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
   };
 }
 
-/** Opens both snapshots' tables, compares them, writes the diff files and prints the summary; closes what it opened. */
+/**
+ * Opens both snapshots' tables, compares them, writes the diff files and prints the summary; closes what it opened.
+ * The first SIGINT or SIGTERM stops the diff, its files unpublished (exit 130); the second exits at once.
+ */
 async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Promise<void> {
   const formats = parseDiffFormats(args.to);
   const out = folderOption('out', args.out);
+  const { signal, release } = interruptSignal();
+  try {
+    const lines = await withPairs(args, (images, collections) =>
+      diffTables(args, images, collections, { out, formats, signal }),
+    );
+    process.stdout.write(lines.join('\n') + '\n');
+    setExitCode(EXIT.OK);
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    process.stderr.write('img-etl: diff: interrupted; nothing was written\n');
+    setExitCode(EXIT.INTERRUPTED);
+  } finally {
+    release();
+  }
+}
+
+/** Runs `use` with both snapshots' images and collections (or why the collections are not compared); closes them. */
+async function withPairs<T>(args: DiffArgs, use: (images: Pair, collections: Pair | string) => Promise<T>): Promise<T> {
   const images = await openPair(args.old, args.new, IMAGES);
   try {
     // The collections are compared where both sides are snapshot folders that hold them.
@@ -61,9 +88,7 @@ async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Pro
       throw error;
     });
     try {
-      const lines = await diffTables(args, images, collections, out, formats);
-      process.stdout.write(lines.join('\n') + '\n');
-      setExitCode(0);
+      return await use(images, collections);
     } finally {
       if (typeof collections !== 'string') await closePair(collections);
     }
@@ -72,38 +97,53 @@ async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Pro
   }
 }
 
+/** Where and how the diff files are written, and what stops the diff. */
+interface DiffOutput {
+  out: string;
+  formats: DiffFormat[];
+  signal: AbortSignal;
+}
+
 /**
  * Writes the images' diff files into `out` and the collections' (unless `collections` says why they are not compared),
- * and returns the summary's lines.
+ * published together once both are whole, and returns the summary's lines.
  */
-async function diffTables(
-  args: DiffArgs,
-  images: Pair,
-  collections: Pair | string,
-  out: string,
-  formats: DiffFormat[],
-): Promise<string[]> {
+async function diffTables(args: DiffArgs, images: Pair, collections: Pair | string, output: DiffOutput) {
   // Loaded for this command only.
-  const [{ diffSnapshots }, { writeDiff }] = await Promise.all([
+  const [{ diffSnapshots }, { stageDiff }, { manifestGaps }] = await Promise.all([
     import('../diff/diff-snapshots.js'),
     import('../diff/write-diff.js'),
+    import('../snapshot/manifest-gaps.js'),
   ]);
+  const { out, formats, signal } = output;
   await makeFolder(out, 'diff');
-  const compare = async (pair: Pair, table: Table): Promise<string[]> => {
-    const diff = diffSnapshots(pair.old, pair.new, { table });
+  const staged: { pair: Pair; diff: SnapshotDiff; files: StagedDiff; gaps: Gaps }[] = [];
+  const stage = async (pair: Pair, table: Table): Promise<void> => {
+    const gaps: Gaps = [await manifestGaps(pair.old.path, table), await manifestGaps(pair.new.path, table)];
+    const diff = diffSnapshots(pair.old, pair.new, { table, signal });
     const metadata = { 'img-etl.diff_old': pair.old.path, 'img-etl.diff_new': pair.new.path };
-    const files = await writeDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
-    return tableSummary(pair, diff.totals, diff.schema, files);
+    const files = await stageDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
+    staged.push({ pair, diff, files, gaps });
   };
-  const lines = await compare(images, IMAGES);
-  lines[0] = `img-etl diff: ${args.old} -> ${args.new}: ${lines[0]}`;
-  if (typeof collections === 'string') lines.push(`collections: not compared: ${collections}`);
-  else {
-    const collectionLines = await compare(collections, COLLECTIONS);
-    lines.push(`collections: ${collectionLines[0]}`, ...collectionLines.slice(1));
+  try {
+    await stage(images, IMAGES);
+    if (typeof collections !== 'string') await stage(collections, COLLECTIONS);
+    const summaries: string[][] = [];
+    for (const { pair, diff, files, gaps } of staged)
+      summaries.push(tableSummary(pair, diff.totals, diff.schema, await files.commit(), gaps));
+    const [lines, collectionLines] = summaries as [string[], string[] | undefined];
+    lines[0] = `img-etl diff: ${args.old} -> ${args.new}: ${lines[0]}`;
+    if (typeof collections === 'string') lines.push(`collections: not compared: ${collections}`);
+    else lines.push(`collections: ${collectionLines![0]}`, ...collectionLines!.slice(1));
+    return lines;
+  } catch (error) {
+    for (const { files } of staged) await files.abort();
+    throw error;
   }
-  return lines;
 }
+
+/** What each side's manifest says its table lacks (old, new). */
+type Gaps = [ManifestGaps | undefined, ManifestGaps | undefined];
 
 /** The two sides of one table. */
 interface Pair {
@@ -165,13 +205,22 @@ export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
  * One table's part of the one-screen summary: the counts (first line), the sides, the most changed fields, schema
  * differences, the files.
  */
-function tableSummary(pair: Pair, totals: DiffTotals, schema: SchemaDiff, files: SinkResult[]): string[] {
+function tableSummary(
+  pair: Pair,
+  totals: DiffTotals,
+  schema: SchemaDiff,
+  files: SinkResult[],
+  [oldGaps, newGaps]: Gaps,
+): string[] {
   const n = (x: number) => x.toLocaleString('en-US');
   const { added, removed, changed, unchanged } = totals;
   const lines = [`${n(added)} added, ${n(removed)} removed, ${n(changed)} changed, ${n(unchanged)} unchanged`];
   const row = (label: string, text: string) => lines.push(`  ${label.padEnd(9)} ${text}`);
   row('old', `${pair.old.path}  ${n(totals.oldRows)} rows`);
   row('new', `${pair.new.path}  ${n(totals.newRows)} rows`);
+  // Records a snapshot lacks were not removed from (or added to) the service: say so beside the counts.
+  if (oldGaps !== undefined) row('old', `${gapsText(oldGaps)}: where the new snapshot has them, they read as added`);
+  if (newGaps !== undefined) row('new', `${gapsText(newGaps)}: where the old snapshot has them, they read as removed`);
   if (totals.fields.size > 0) {
     const ranked = [...totals.fields].sort((a, b) => b[1] - a[1]); // stable: ties keep column order
     const shown = ranked.slice(0, TOP_FIELDS).map(([name, count]) => `${name} ${n(count)}`);
@@ -186,6 +235,15 @@ function tableSummary(pair: Pair, totals: DiffTotals, schema: SchemaDiff, files:
   for (const r of schema.retyped) row('schema', `${r.name} changed type ${r.old} -> ${r.new} (${everyRow})`);
   for (const file of files) row(file.format, `${file.path}  ${n(file.rows)} rows, ${formatBytes(file.bytes)}`);
   return lines;
+}
+
+/** `<manifest> gives 3 records missing (incomplete), 1 rejected`, the counts that are not 0. */
+function gapsText({ manifest, missing, rejects }: ManifestGaps): string {
+  const counts = [
+    ...(missing > 0 ? [`${counted(missing, 'record')} missing (incomplete)`] : []),
+    ...(rejects > 0 ? [`${thousands(rejects)} rejected`] : []),
+  ];
+  return `${manifest} gives ${counts.join(', ')}`;
 }
 
 function formatBytes(bytes: number): string {

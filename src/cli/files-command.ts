@@ -10,6 +10,7 @@ import { withConfig } from './config-file.js';
 import { FilesJsonLog } from './files-json-log.js';
 import { FilesProgress } from './files-progress.js';
 import { counted, formatBytes, formatDuration, thousands } from './human-numbers.js';
+import { interruptSignal } from './interrupt-signal.js';
 import type { Reporter } from './reporter.js';
 import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, type OutputChoices } from './snapshot-options.js';
@@ -219,14 +220,9 @@ async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
  */
 async function fetchSelection(run: FilesRun, args: FilesArgs, setExitCode: (code: number) => void): Promise<void> {
   const { fetchFiles } = await import('../files/fetch-files.js');
-  const aborter = new AbortController();
-  const onSignal = (): void => {
-    if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED);
-    aborter.abort();
-  };
-  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  const { signal, release } = interruptSignal();
   try {
-    const result = await usageAsync(() => fetchFiles(fetchOptions(run, args, aborter.signal)));
+    const result = await usageAsync(() => fetchFiles(fetchOptions(run, args, signal)));
     run.progress.finish();
     process.stdout.write(
       run.summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
@@ -234,7 +230,7 @@ async function fetchSelection(run: FilesRun, args: FilesArgs, setExitCode: (code
     setExitCode(complete(result) ? EXIT.OK : EXIT.INCOMPLETE);
   } catch (err) {
     run.progress.finish();
-    if (aborter.signal.aborted) {
+    if (signal.aborted) {
       run.progress.error(
         'interrupted; partial files are kept as .part: run the same command again to resume',
         'interrupted',
@@ -244,7 +240,7 @@ async function fetchSelection(run: FilesRun, args: FilesArgs, setExitCode: (code
     }
     throw err;
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    release();
   }
 }
 

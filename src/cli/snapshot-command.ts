@@ -6,6 +6,7 @@ import type { RunTap } from '../run/run-tap.js';
 import type { CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { EXIT } from './exit-codes.js';
+import { interruptSignal } from './interrupt-signal.js';
 import { JsonLog } from './json-log.js';
 import { createReporter, type LogFormat } from './create-reporter.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, folderOption, outputChoicesFrom, parseFormats } from './snapshot-options.js';
@@ -127,16 +128,11 @@ export async function runSnapshotCommand(
   const { checkLatest } = await import('../run/snapshot-folders.js');
   const taps = await runTaps(options);
   if (options.snapshot === true) await checkLatest(outDir); // before anything is fetched
-  const aborter = new AbortController();
-  const onSignal = () => {
-    if (aborter.signal.aborted) process.exit(EXIT.INTERRUPTED); // a second Ctrl-C: stop now
-    aborter.abort();
-  };
-  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  const { signal, release } = interruptSignal();
   try {
     // latest and --keep under the run's lock: another run cannot publish, link or prune in between
     const finish = options.snapshot === true ? { maxMissing: command.maxMissing ?? 0, keep: command.keep } : undefined;
-    const result = await runSnapshot({ ...options, taps, finish, signal: aborter.signal, onEvent: progress.onEvent });
+    const result = await runSnapshot({ ...options, taps, finish, signal, onEvent: progress.onEvent });
     progress.finish();
     return { code: finishRun(result, options, command), result };
   } catch (err) {
@@ -144,16 +140,16 @@ export async function runSnapshotCommand(
     const staging = join(outDir, STAGING_DIR);
     const kept = await stagedPages(staging);
     const resume =
-      kept > 0 && (aborter.signal.aborted || rerunMayHelp(err))
+      kept > 0 && (signal.aborted || rerunMayHelp(err))
         ? `; ${kept} pages are kept in ${staging}: run the same command again to resume`
         : '';
-    if (aborter.signal.aborted) {
+    if (signal.aborted) {
       progress.error(`interrupted${resume}`, 'interrupted', { pages_kept: kept });
       return { code: EXIT.INTERRUPTED };
     }
     throw new Error(`${err instanceof Error ? err.message : String(err)}${resume}`, { cause: err });
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    release();
   }
 }
 

@@ -47,6 +47,8 @@ export interface DiffOptions {
   batchSize?: number;
   /** The table both sides are of, which orders the changed fields; default the images. */
   table?: Table;
+  /** Stops the diff between two batches of a side: the iteration throws the signal's reason; default none. */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -76,6 +78,7 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
     private readonly newSide: DiffSide,
     private readonly batchSize: number,
     table: Table = IMAGES,
+    private readonly signal?: AbortSignal,
   ) {
     const { schema, plan } = planColumns(oldSide, newSide, table);
     this.schema = schema;
@@ -101,6 +104,7 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
     let pending: DiffEntry[] = [];
     try {
       for (;;) {
+        this.signal?.throwIfAborted();
         const oldLive = old.row < old.length || (await old.fill());
         const newLive = now.row < now.length || (await now.fill());
         if (!oldLive && !newLive) break;
@@ -180,5 +184,5 @@ export function diffSnapshots(oldSide: DiffSide, newSide: DiffSide, options: Dif
       code: 'DIFF_INVALID_OPTION',
       message: `diff: batchSize must be a positive integer, got ${batchSize}`,
     });
-  return new SnapshotDiff(oldSide, newSide, batchSize, options.table);
+  return new SnapshotDiff(oldSide, newSide, batchSize, options.table, options.signal);
 }

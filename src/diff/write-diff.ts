@@ -49,23 +49,51 @@ const CSV_HEADER = ['id', 'change', 'changed_fields'];
  * written; resolves to what was written, in `formats` order.
  */
 export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<SinkResult[]> {
+  return (await stageDiff(source, options)).commit();
+}
+
+/** A diff written whole under temporary names: `commit` publishes its files, `abort` removes them. */
+export interface StagedDiff {
+  /** Publishes the files; resolves to what was written, in `formats` order. On failure, removes what is left. */
+  commit(): Promise<SinkResult[]>;
+  /** Removes the files not yet published; safe to call more than once. */
+  abort(): Promise<void>;
+}
+
+/**
+ * writeDiff up to the publishing, so that the files of several diffs are published together once all are whole (or
+ * none, when one fails): every entry of `source` written under temporary names in `options.dir`, and flushed.
+ */
+export async function stageDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<StagedDiff> {
   const { formats, rowGroupSize } = checkedOptions(options);
   const files = new Map<DiffFormat, AtomicFile>();
+  const abort = async (): Promise<void> => {
+    for (const file of files.values()) await file.abort();
+  };
   const iterator = source[Symbol.asyncIterator]();
+  let rows: number;
   try {
     const names = options.files ?? DIFF_FILE_NAMES;
     for (const format of formats) files.set(format, await AtomicFile.create(join(options.dir, names[format])));
-    const rows = await writeEntries(iterator, files, options.metadata ?? {}, rowGroupSize);
-    const results: SinkResult[] = [];
+    rows = await writeEntries(iterator, files, options.metadata ?? {}, rowGroupSize);
     for (const file of files.values()) await file.flush(); // every write error before any file is published
-    for (const [format, file] of files) results.push({ format, path: file.path, rows, ...(await file.commit()) });
-    return results;
   } catch (error) {
-    for (const file of files.values()) await file.abort();
+    await abort();
     throw error;
   } finally {
     await iterator.return?.(); // stops the diff (and releases its files) when writing failed part way
   }
+  const commit = async (): Promise<SinkResult[]> => {
+    try {
+      const results: SinkResult[] = [];
+      for (const [format, file] of files) results.push({ format, path: file.path, rows, ...(await file.commit()) });
+      return results;
+    } catch (error) {
+      await abort();
+      throw error;
+    }
+  };
+  return { commit, abort };
 }
 
 /** The formats (once each) and row group size of `options`, checked; a DiffError for a bad one. */

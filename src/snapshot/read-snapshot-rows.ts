@@ -265,7 +265,7 @@ async function openArrowFile(path: string) {
     await reader.open();
   } catch (cause) {
     await handle.close().catch(() => undefined);
-    throw unreadable(path, cause);
+    throw arrowUnreadable(path, cause);
   }
   const release = async (): Promise<void> => {
     await reader.return().catch(() => undefined);
@@ -289,7 +289,7 @@ async function* arrowBatches(
       try {
         next = await iterator.next();
       } catch (cause) {
-        throw unreadable(path, cause);
+        throw arrowUnreadable(path, cause);
       }
       if (next.done) break;
       rows += next.value.numRows;
@@ -333,5 +333,16 @@ function unreadable(path: string, cause: unknown): DiffError {
     : cause instanceof Error
       ? cause.message
       : String(cause);
+  return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${detail}`, cause });
+}
+
+/**
+ * unreadable, for apache-arrow's reader: on bytes it cannot parse it trips over them (a TypeError or RangeError such as
+ * `Cannot read properties of null (reading 'fieldsLength')`), which says nothing to a reader unless told so.
+ */
+function arrowUnreadable(path: string, cause: unknown): DiffError {
+  const tripped = (cause instanceof TypeError || cause instanceof RangeError) && !('code' in cause); // not Node's own
+  if (!tripped) return unreadable(path, cause);
+  const detail = `apache-arrow failed on its bytes (${cause.name}: ${cause.message}): the file is damaged or cut short`;
   return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${detail}`, cause });
 }

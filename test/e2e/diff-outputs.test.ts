@@ -1,0 +1,126 @@
+/**
+ * What `img-etl diff` leaves in `--out` and says when things go wrong: snapshot folders made in process by runSnapshot
+ * from the bundled service over loopback HTTP (or data files built with apache-arrow), diffed by the real CLI.
+ */
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSnapshot } from '../../src/index.js';
+import { startService } from '../../src/service/index.js';
+import { fixtureLines } from '../helpers/fixture-service.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { cliArgv, runCli } from '../helpers/run-cli.js';
+
+let dir: string;
+/** A complete snapshot of the fixture records, in Parquet and Arrow. */
+let complete: string;
+/** A snapshot of the same service where 1 record breaks the schema and some are counted but never served. */
+let incomplete: string;
+let missing: number;
+
+beforeAll(async () => {
+  dir = await tempDir();
+  const lines = fixtureLines();
+  const service = await startService({ data: lines });
+  try {
+    complete = join(dir, 'complete');
+    await runSnapshot({ baseUrl: service.url, outDir: complete, formats: ['parquet', 'arrow'] });
+  } finally {
+    await service.close();
+  }
+  const broken = JSON.parse(lines[3]!) as Record<string, unknown>;
+  broken['file_size'] = 'large'; // not an integer: a reject
+  const served = lines.map((line, i) => (i === 3 ? JSON.stringify(broken) : line));
+  const orphans = await startService({ data: served, faults: { orphanRate: 0.1, faultSeed: 3 } });
+  try {
+    incomplete = join(dir, 'incomplete');
+    const { manifest } = await runSnapshot({ baseUrl: orphans.url, outDir: incomplete, formats: ['parquet'] });
+    missing = manifest.missing;
+    expect([manifest.complete, manifest.rejects, missing > 0]).toEqual([false, 1, true]);
+  } finally {
+    await orphans.close();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await removeDir(dir);
+});
+
+describe('img-etl diff, what it says', () => {
+  it('says that an incomplete snapshot lacks records and rejected some, which read as removed', async () => {
+    const run = await runCli(['diff', complete, incomplete, '--out', join(dir, 'incomplete-diff')]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const removed = Number(/(\d+) removed/.exec(run.stdout)![1]);
+    expect(removed).toBe(missing + 1);
+    const why = `${join(incomplete, 'manifest.json')} gives ${missing} records missing (incomplete), 1 rejected`;
+    expect(run.stdout).toContain(`  new       ${why}: where the old snapshot has them, they read as removed\n`);
+    expect(run.stdout).not.toContain('  old       ' + join(complete, 'manifest.json'));
+  });
+
+  it('says that an Arrow IPC file it cannot parse is damaged, not what apache-arrow tripped on alone', async () => {
+    const cut = join(dir, 'cut.arrow'); // no manifest beside it: nothing checks it before it is read
+    const bytes = await readFile(join(complete, 'images.arrow'));
+    await writeFile(cut, bytes.subarray(0, bytes.length >> 1));
+    const run = await runCli(['diff', cut, complete, '--out', join(dir, 'cut-diff')]);
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    const why = /apache-arrow failed on its bytes \((TypeError|RangeError): [^\n]+\): the file is damaged or cut short/;
+    expect(run.stderr).toMatch(new RegExp(`^img-etl: diff: cannot read ${cut}: ${why.source}\n$`));
+  });
+});
+
+describe('img-etl diff, its command line', () => {
+  it('takes one value after --to, so that the snapshots may follow it', async () => {
+    const out = join(dir, 'to-first');
+    const run = await runCli(['diff', '--to', 'csv', complete, complete, '--out', out]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(await readdir(out)).toEqual(['collections-diff.csv', 'diff.csv']);
+  });
+});
+
+describe('img-etl diff, what it leaves in --out', () => {
+  it('publishes neither table when the collections fail after the images were diffed', async () => {
+    const out = join(dir, 'mixed-out');
+    expect((await runCli(['diff', complete, complete, '--out', out])).code).toBe(0);
+    const before = { images: await readFile(join(out, 'diff.parquet')), names: await readdir(out) };
+    // A folder without a manifest: its collections hold every id twice, which only reading them finds.
+    const doubled = join(dir, 'doubled');
+    await mkdir(doubled);
+    await copyFile(join(incomplete, 'images.parquet'), join(doubled, 'images.parquet'));
+    const collections = tableFromIPC(await readFile(join(complete, 'collections.arrow')));
+    await writeFile(join(doubled, 'collections.arrow'), tableToIPC(collections.concat(collections), 'file'));
+    const run = await runCli(['diff', doubled, complete, '--out', out]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^img-etl: diff: .*collections\.arrow is not in ascending id order: .*\n$/);
+    expect(await readdir(out)).toEqual(before.names);
+    expect((await readFile(join(out, 'diff.parquet'))).equals(before.images)).toBe(true);
+  });
+
+  it('stops on SIGTERM with exit code 130 and one line, leaving no file in --out', async () => {
+    // Every row of the old file is removed in the new one: seconds of entries to write.
+    const rows = 2_000_000;
+    const old = join(dir, 'many.arrow');
+    const ids = BigInt64Array.from({ length: rows }, (_, i) => BigInt(i));
+    await writeFile(old, tableToIPC(tableFromArrays({ id: ids }), 'file'));
+    const now = join(dir, 'one.arrow');
+    await writeFile(now, tableToIPC(tableFromArrays({ id: new BigInt64Array([-1n]) }), 'file'));
+    const out = join(dir, 'interrupted');
+    const child = spawn(process.execPath, cliArgv(['diff', old, now, '--out', out, '--to', 'parquet,csv']));
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const ended = new Promise<[number | null, string | null]>((resolve) =>
+      child.on('exit', (code, signal) => resolve([code, signal])),
+    );
+    // Once the files are being written (their temporary names appear), the diff is under way.
+    for (let i = 0; i < 5000 && child.exitCode === null; i++) {
+      if ((await readdir(out).catch(() => [])).length > 0) break;
+      await sleep(5);
+    }
+    child.kill('SIGTERM');
+    expect(await ended).toEqual([130, null]);
+    expect(stderr).toBe('img-etl: diff: interrupted; nothing was written\n');
+    expect(await readdir(out)).toEqual([]);
+  });
+});
