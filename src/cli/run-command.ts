@@ -25,6 +25,7 @@ export function runCommand(
         .option('to', {
           type: 'string',
           array: true,
+          nargs: 1, // one value per --to: `run --to csv NAME` leaves the pipeline to the positional
           describe: `${SNAPSHOT_OPTIONS.to.describe} (default: the pipeline's formats)`,
         })
         .example('$0 run group-z-t-maps --out maps', 'Only group-level Z and T maps with a known paradigm')

@@ -21,6 +21,7 @@ export const SNAPSHOT_OPTIONS = valued({
   to: {
     type: 'string',
     array: true,
+    nargs: 1, // one value per --to: `files --to csv SNAPSHOT` leaves the snapshot to the positional
     default: ['parquet'],
     describe: `Output format, repeatable or comma-separated: ${FORMATS.join(', ')}`,
   },

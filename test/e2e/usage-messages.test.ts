@@ -131,3 +131,17 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+describe('--to before a positional argument', () => {
+  // --to is an array option: yargs gave it every word after it, so the pipeline or snapshot given next was taken for a
+  // format ("Not enough non-option arguments"). One value per --to, as documented (repeated or comma-separated).
+  it.each([
+    [['run', '--to', 'csv', 'no-such-pipeline'], /no-such-pipeline/],
+    [['files', '--to', 'csv', 'no-such-folder', '--out', 'maps'], /no-such-folder/],
+  ])('leaves the positional to its command: %j', async (args, named) => {
+    const run = await runCli(args, { cwd: out });
+    expect(run.code).toBe(2);
+    expect(run.stderr).not.toMatch(/non-option arguments/);
+    expect(run.stderr).toMatch(named);
+  });
+});
