@@ -80,10 +80,13 @@ async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Pro
 
 /** Runs `use` with both snapshots' images and collections (or why the collections are not compared); closes them. */
 async function withPairs<T>(args: DiffArgs, use: (images: Pair, collections: Pair | string) => Promise<T>): Promise<T> {
-  const images = await openPair(args.old, args.new, IMAGES);
+  // Each side's `latest` followed once: its images and collections are of one snapshot, whatever a run publishes
+  const { pinSnapshot } = await import('../snapshot/resolve-snapshot-file.js');
+  const [older, newer] = [await pinSnapshot(args.old), await pinSnapshot(args.new)];
+  const images = await openPair(older, newer, IMAGES);
   try {
     // The collections are compared where both sides are snapshot folders that hold them.
-    const collections = await openPair(args.old, args.new, COLLECTIONS).catch((error: unknown) => {
+    const collections = await openPair(older, newer, COLLECTIONS).catch((error: unknown) => {
       if (error instanceof UsageError) return error.message.replace(/^diff: /, '');
       throw error;
     });

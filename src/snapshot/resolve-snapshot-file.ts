@@ -5,7 +5,7 @@
  * to Arrow IPC when a folder holds both: it is a tenth of the bytes to read. Arrow IPC reads with
  * less memory and CPU (parquet-wasm decodes a whole row group at a time); name images.arrow to use it.
  */
-import { lstat, open, stat } from 'node:fs/promises';
+import { lstat, open, realpath, stat } from 'node:fs/promises';
 import { isFolder } from '../load/path-kind.js';
 import { basename, dirname, join } from 'node:path';
 import { IMAGES } from '../schema/columns.js';
@@ -43,6 +43,18 @@ export async function resolveSnapshotFileOrCsv(
   table: Table = IMAGES,
 ): Promise<{ path: string; format: SnapshotFileFormat | 'csv' }> {
   return resolve(path, table, true);
+}
+
+/**
+ * `path` as the snapshot it names now: a folder (one reached through `latest` pointers included) as its real path, so
+ * that every table read from the result is of that one snapshot, however `latest` moves meanwhile; a data file named
+ * directly, and a path that names no snapshot (reading it says why), as they are.
+ */
+export async function pinSnapshot(path: string): Promise<string> {
+  const named = await stat(path).catch(() => undefined);
+  if (named === undefined || (named.isFile() && basename(path) !== 'latest')) return path;
+  const found = await resolve(path, IMAGES, true).catch(() => undefined);
+  return found === undefined ? path : realpath(dirname(found.path)).catch(() => path);
 }
 
 /** A data file found, CSV included. */
