@@ -10,7 +10,7 @@ import type { Manifest } from '../../src/run/manifest.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from './expected-row.js';
 import { fixtureLines } from './fixture-service.js';
-import { runAsCli } from './library-run.js';
+import { runAsCli, type CliLikeOptions } from './library-run.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from './read-snapshot.js';
 import { removeDir, tempDir } from './readers.js';
 import { runCli } from './run-cli.js';
@@ -61,13 +61,13 @@ export const snapshot = (s: RunningService, base: string, ...args: string[]) =>
 
 /**
  * What `snapshot(s, base, ...)` makes, taken by the library in this process as the CLI takes it (library-run.ts): for a
- * snapshot another command only reads or builds on. `pageSize` defaults to 100, as `snapshot`'s. Throws unless the
- * snapshot is complete; resolves to its manifest.
+ * snapshot another command only reads or builds on. Every format and 100 records a page by default, as `snapshot`'s.
+ * Throws unless the snapshot is complete; resolves to its manifest.
  */
 export async function snapshotInProcess(
   s: Pick<RunningService, 'url'>,
   base: string,
-  options: { full?: boolean; pageSize?: number; concurrency?: number } = {},
+  options: Omit<CliLikeOptions, 'baseUrl' | 'outDir' | 'snapshot'> = {},
 ): Promise<Manifest> {
   const run = { baseUrl: s.url, outDir: base, formats: ['parquet', 'arrow', 'csv'] as const, snapshot: true };
   const result = await runAsCli({ ...run, pageSize: 100, ...options });
