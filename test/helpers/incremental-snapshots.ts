@@ -10,7 +10,7 @@ import type { Manifest } from '../../src/run/manifest.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from './expected-row.js';
 import { fixtureLines } from './fixture-service.js';
-import { runAsCli, type CliLikeOptions } from './library-run.js';
+import type { CliLikeOptions } from './library-run.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from './read-snapshot.js';
 import { removeDir, tempDir } from './readers.js';
 import { runCli } from './run-cli.js';
@@ -70,6 +70,8 @@ export async function snapshotInProcess(
   options: Omit<CliLikeOptions, 'baseUrl' | 'outDir' | 'snapshot'> = {},
 ): Promise<Manifest> {
   const run = { baseUrl: s.url, outDir: base, formats: ['parquet', 'arrow', 'csv'] as const, snapshot: true };
+  // imported here: the files of this helper that take no snapshot in process do not load the library for it
+  const { runAsCli } = await import('./library-run.js');
   const result = await runAsCli({ ...run, pageSize: 100, ...options });
   if (!result.manifest.complete) throw new Error(`snapshot into ${base} is incomplete`);
   return result.manifest;
