@@ -1,6 +1,7 @@
 /**
  * Review of `img-etl files`: cases the other files tests leave open. A loopback server lists made-up records and
- * answers their files as each case scripts (ranges, lengths, names); the real CLI snapshots it and fetches the files.
+ * answers their files as each case scripts (ranges, lengths, names); the library snapshots it, the real CLI fetches
+ * the files.
  * - A link whose name is another selected file's name plus `.part.validator` (where a download keeps its validator)
  *   must not have its verified file removed by the other file's download while files.parquet calls it ok.
  * - A 206 whose Content-Range does not reach the end of the file, or whose Content-Length is not the range's length,
@@ -11,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bytesOf, niftiBytes, readFilesTable, sha256 } from '../helpers/files-run.js';
+import { bytesOf, niftiBytes, readFilesTable, sha256, snapshotOf } from '../helpers/files-run.js';
 import { madeRecords, startListServer } from '../helpers/list-server.js';
 import { niiBytes } from '../helpers/media-routes.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -40,7 +41,10 @@ interface Made {
   answer?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-/** Serves `made` and snapshots it with the real CLI into `<root>/snap`; the snapshot folder. */
+/**
+ * Serves `made` and snapshots it into `<root>/snap` with the library in this process (snapshotOf: what
+ * `img-etl --to parquet` runs; these tests start from a snapshot, they do not test how it is taken); the folder.
+ */
 async function snapshotOfMade(made: readonly Made[]): Promise<string> {
   let origin = '';
   const records = madeRecords(made.length).map((record, i) => ({ record, made: made[i]! }));
@@ -65,10 +69,7 @@ async function snapshotOfMade(made: readonly Made[]): Promise<string> {
     },
   });
   origin = server.origin;
-  const snap = join(root, 'snap');
-  const run = await runCli(['--base-url', origin, '--out', snap, '--to', 'parquet', '--quiet']);
-  if (run.code !== 0) throw new Error(`snapshot exited ${run.code}: ${run.stderr}`);
-  return snap;
+  return snapshotOf({ url: origin }, join(root, 'snap'));
 }
 
 /** Answers the whole body, 200, with `etag`. */
@@ -211,7 +212,7 @@ it('a file whose listed size changed, its new version failing once, is fetched b
   made.fileSize = v2.length;
   made.answer = (_req, res) => void res.writeHead(503, { 'content-length': 0 }).end();
   const snap2 = join(root, 'snap2');
-  expect((await runCli(['--base-url', server!.origin, '--out', snap2, '--to', 'parquet', '--quiet'])).code).toBe(0);
+  await snapshotOf({ url: server!.origin }, snap2); // throws unless complete
   expect((await files(snap2)).code).toBe(3);
   made.answer = whole(v2, '"v2"');
   const last = await files(snap2);

@@ -23,6 +23,7 @@ import {
   incrementalFixture,
   manifestOf,
   snapshot,
+  snapshotInProcess,
 } from '../helpers/incremental-snapshots.js';
 import { killWhen, type JournalEntry } from '../helpers/kill-when.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -81,9 +82,9 @@ describe('an incremental snapshot', () => {
   );
 
   it('a base unlike its manifest, --full and --full-every 0 make a full pass, said in a line', async () => {
-    const s = await serve(800, 62);
+    const s = await serve(300, 62);
     const base = await newDir();
-    expect((await snapshot(s, base)).code).toBe(0);
+    await snapshotInProcess(s, base); // the base the runs below read
     const fullEvery = await snapshot(s, base, '--full-every', '0');
     expect(fullEvery.code).toBe(0);
     expect(fullEvery.stderr).toMatch(/img-etl: a full pass: the last full pass was [\d.]+ days ago \(--full-every 0\)/);
@@ -103,9 +104,9 @@ describe('an incremental snapshot', () => {
   });
 
   it('the image list counting other than the rows it would hold makes a full pass instead, exact', async () => {
-    const s = await serve(800, 63);
+    const s = await serve(300, 63);
     const base = await newDir();
-    expect((await snapshot(s, base)).code).toBe(0);
+    await snapshotInProcess(s, base); // the base the run below reads
     // A base that says its service counted one record it never served: the count no longer agrees.
     const path = join(base, 'latest', 'manifest.json');
     const manifest = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
@@ -122,7 +123,7 @@ describe('an incremental snapshot', () => {
   it(doubtful, async () => {
     const s = await serve(800, 66);
     const [base, full] = [await newDir(), await newDir()];
-    expect((await snapshot(s, base)).code).toBe(0);
+    await snapshotInProcess(s, base); // the base the run below builds on
     // The earlier snapshot lost a row of one collection (its images.arrow edited, its manifest made to agree;
     // images.parquet gone): nothing changed on the service since, so no collection's date or count moved.
     const latest = join(base, 'latest');
@@ -169,7 +170,7 @@ describe('an incremental snapshot', () => {
       '--concurrency',
       '1',
     ];
-    expect((await runCli(args)).code).toBe(0);
+    await snapshotInProcess(s, base, { pageSize: 5, concurrency: 1 }); // the base the run below builds on
     s.resetStats();
     s.setFaults({ pageLatencyMs: 400 });
     let ended = false;
@@ -204,7 +205,7 @@ describe('an incremental snapshot interrupted', () => {
   beforeAll(async () => {
     s = await shared.serve(400, 65);
     [base, full] = [await shared.newDir(), await shared.newDir()];
-    expect((await snapshot(s, base)).code).toBe(0);
+    await snapshotInProcess(s, base); // the base each phase resumes a copy of
     const random = new Random(6);
     for (let i = 0; i < 12; i++) s.dataset.insert(1, random);
     expect((await snapshot(s, full, '--full')).code).toBe(0);
@@ -213,7 +214,7 @@ describe('an incremental snapshot interrupted', () => {
   it('resumes after SIGKILL while the collections in doubt are read, and writes the bytes of a full run', async () => {
     const s = await serve(800, 67);
     const [base, full] = [await newDir(), await newDir()];
-    expect((await snapshot(s, base)).code).toBe(0);
+    await snapshotInProcess(s, base); // the base the killed run builds on
     // Not the first record of its collection's id-ordered list: the killed run stages only that first one.
     const lost = secondOfACollection(s);
     await dropRow(join(base, 'latest'), lost);

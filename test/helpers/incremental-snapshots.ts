@@ -10,6 +10,7 @@ import type { Manifest } from '../../src/run/manifest.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from './expected-row.js';
 import { fixtureLines } from './fixture-service.js';
+import type { CliLikeOptions } from './library-run.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from './read-snapshot.js';
 import { removeDir, tempDir } from './readers.js';
 import { runCli } from './run-cli.js';
@@ -57,6 +58,24 @@ export function incrementalFixture(after: 'each' | 'all' = 'each'): {
 /** A `--snapshot` run into `base`, 100 records a page. */
 export const snapshot = (s: RunningService, base: string, ...args: string[]) =>
   runCli(['--base-url', s.url, '--out', base, '--snapshot', ...FORMATS, '--page-size', '100', ...args]);
+
+/**
+ * What `snapshot(s, base, ...)` makes, taken by the library in this process as the CLI takes it (library-run.ts): for a
+ * snapshot another command only reads or builds on. Every format and 100 records a page by default, as `snapshot`'s.
+ * Throws unless the snapshot is complete; resolves to its manifest.
+ */
+export async function snapshotInProcess(
+  s: Pick<RunningService, 'url'>,
+  base: string,
+  options: Omit<CliLikeOptions, 'baseUrl' | 'outDir' | 'snapshot'> = {},
+): Promise<Manifest> {
+  const run = { baseUrl: s.url, outDir: base, formats: ['parquet', 'arrow', 'csv'] as const, snapshot: true };
+  // imported here: the files of this helper that take no snapshot in process do not load the library for it
+  const { runAsCli } = await import('./library-run.js');
+  const result = await runAsCli({ ...run, pageSize: 100, ...options });
+  if (!result.manifest.complete) throw new Error(`snapshot into ${base} is incomplete`);
+  return result.manifest;
+}
 
 export async function manifestOf(base: string): Promise<Manifest> {
   return JSON.parse(await readFile(join(base, 'latest', 'manifest.json'), 'utf8')) as Manifest;
