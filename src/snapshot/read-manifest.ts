@@ -31,8 +31,7 @@ const MANIFEST_MAX_BYTES = 256 * 1024 * 1024;
  */
 export async function readManifest(path: string): Promise<{ files: ManifestEntry[]; complete?: unknown } | undefined> {
   try {
-    const text = (await readRegularFile(path, { maxBytes: MANIFEST_MAX_BYTES, followLink: true })).toString('utf8');
-    const value = JSON.parse(text) as { tool?: unknown; files?: unknown };
+    const value = (await manifestJson(path)) as { tool?: unknown; files?: unknown };
     if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
       return undefined;
     // Only img-etl's own file names and plain names of a sink's files (which publish-folder.ts deletes only while
@@ -45,6 +44,26 @@ export async function readManifest(path: string): Promise<{ files: ManifestEntry
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Why the regular file at `path` does not read as JSON (cut short, edited, damaged), or undefined when it does, or when
+ * there is none there to read (no file, a FIFO, a folder: no manifest, as readManifest takes it). A reader that would
+ * take such a manifest for none would read the data files beside it unchecked.
+ */
+export async function manifestJsonFault(path: string): Promise<string | undefined> {
+  try {
+    await manifestJson(path);
+    return undefined;
+  } catch (error) {
+    return error instanceof SyntaxError ? error.message : undefined;
+  }
+}
+
+/** The JSON value of the regular file at `path`; throws the system's error, RegularFileError or SyntaxError. */
+async function manifestJson(path: string): Promise<unknown> {
+  const bytes = await readRegularFile(path, { maxBytes: MANIFEST_MAX_BYTES, followLink: true });
+  return JSON.parse(bytes.toString('utf8')) as unknown;
 }
 
 /** A name a sink's file may have in a snapshot folder: a plain file name, not hidden, not one img-etl writes. */

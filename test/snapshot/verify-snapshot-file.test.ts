@@ -89,3 +89,23 @@ describe('listedFile checks the manifest counts', () => {
     );
   });
 });
+
+describe('a manifest.json that does not read as JSON', () => {
+  // Taken for no manifest before: the data files beside a manifest cut short or damaged were read unchecked.
+  it("is refused in one line naming it, where another tool's JSON, or no file, is no manifest", async () => {
+    const path = join(dir, 'cut-short');
+    await mkdir(path);
+    const text = JSON.stringify(manifest());
+    await writeFile(join(path, 'manifest.json'), text.slice(0, text.length / 2));
+    await expect(listedFile(join(path, 'images.parquet'))).rejects.toThrow(
+      new RegExp(
+        `^diff: ${path}/manifest\\.json does not read as JSON \\(.+\\): the files beside it cannot be checked$`,
+      ),
+    );
+    await writeFile(join(path, 'manifest.json'), JSON.stringify({ name: 'another tool', files: [] }));
+    expect(await listedFile(join(path, 'images.parquet'))).toBeUndefined();
+    const none = join(dir, 'no-manifest');
+    await mkdir(none);
+    expect(await listedFile(join(none, 'images.parquet'))).toBeUndefined();
+  });
+});
