@@ -9,7 +9,7 @@ import { IMAGES } from '../schema/columns.js';
 import { TOOL } from '../snapshot/tool.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE } from './optional-inputs.js';
-import type { LoaderInputs } from './loader-inputs.js';
+import { csvCategoryValues, type LoaderInputs } from './loader-inputs.js';
 
 const DUCKDB_TYPES: Record<Exclude<Column['type']['kind'], 'category'>, string> = {
   int64: 'BIGINT',
@@ -67,13 +67,18 @@ function imagesColumns(inputs: LoaderInputs): { columns: readonly Column[]; type
   return { columns, typeOf };
 }
 
-/** An ENUM type per category column, of the values this snapshot holds. */
+/**
+ * An ENUM type per category column, of the values this snapshot holds: as the CSV file has them (a `'` before one
+ * that starts like a formula) when the view reads the CSV file.
+ */
 function enumTypes(inputs: LoaderInputs): string[] {
   const categories = imagesColumns(inputs).columns.filter(
     (c) => c.type.kind === 'category' && inputs.categories.has(c.name),
   );
+  const fromCsv = !inputs.files.has(FILE_NAMES.parquet) && inputs.files.has(FILE_NAMES.csv);
+  const held = (fromCsv ? csvCategoryValues(inputs) : undefined) ?? inputs.categories;
   return categories.flatMap((c) => {
-    const values = (inputs.categories.get(c.name) ?? []).map(literal).join(', ');
+    const values = (held.get(c.name) ?? []).map(literal).join(', ');
     const type = ident(enumName(c.name));
     return [`DROP TYPE IF EXISTS ${type};`, `CREATE TYPE ${type} AS ENUM (${values});`];
   });
