@@ -58,13 +58,19 @@ export function loadSql(inputs: LoaderInputs): string {
 
 /**
  * The images' columns, each with its type in the view: an ENUM for a category column whose values the snapshot
- * counted (the images' own), VARCHAR for one it did not (a pipeline's derived category column).
+ * counted (the images' own), VARCHAR for one it did not (a pipeline's derived category column) or that holds none
+ * (null everywhere, or no rows): DuckDB makes an ENUM of no values, but `ORDER BY` such a column fails.
  */
 function imagesColumns(inputs: LoaderInputs): { columns: readonly Column[]; typeOf: (c: Column) => string } {
   const columns = (inputs.table ?? IMAGES).columns;
   const typeOf = (c: Column) =>
-    c.type.kind === 'category' && !inputs.categories.has(c.name) ? DUCKDB_TYPES.string : duckdbType(c);
+    c.type.kind === 'category' && !enumerated(inputs, c) ? DUCKDB_TYPES.string : duckdbType(c);
   return { columns, typeOf };
+}
+
+/** Whether a category column is an ENUM in the view: the snapshot counted its values, and it holds one at least. */
+function enumerated(inputs: LoaderInputs, c: Column): boolean {
+  return (inputs.categories.get(c.name)?.length ?? 0) > 0;
 }
 
 /**
@@ -72,9 +78,7 @@ function imagesColumns(inputs: LoaderInputs): { columns: readonly Column[]; type
  * that starts like a formula) when the view reads the CSV file.
  */
 function enumTypes(inputs: LoaderInputs): string[] {
-  const categories = imagesColumns(inputs).columns.filter(
-    (c) => c.type.kind === 'category' && inputs.categories.has(c.name),
-  );
+  const categories = imagesColumns(inputs).columns.filter((c) => c.type.kind === 'category' && enumerated(inputs, c));
   const fromCsv = !inputs.files.has(FILE_NAMES.parquet) && inputs.files.has(FILE_NAMES.csv);
   const held = (fromCsv ? csvCategoryValues(inputs) : undefined) ?? inputs.categories;
   return categories.flatMap((c) => {
