@@ -68,14 +68,15 @@ def _category(series, values, column):
     return typed
 
 
-def _typed(frame, table):
-    """The frame with the table's dtypes, its columns in the table's order."""
+def _typed(frame, table, csv=False):
+    """The frame with the table's dtypes, its columns in the table's order; the categories as the CSV has them."""
     spec = TABLES[table]
     frame = frame.astype(spec["dtypes"])
     for column in spec["timestamps"]:
         frame[column] = _utc(frame[column])
+    values = spec.get("csv_category_values", spec["category_values"]) if csv else spec["category_values"]
     for column in spec["categories"]:
-        frame[column] = _category(frame[column], spec["category_values"].get(column), column)
+        frame[column] = _category(frame[column], values.get(column), column)
     return frame[spec["columns"]]`;
 }
 
@@ -120,7 +121,7 @@ def read_csv(path=None, table="images"):
         float_precision="round_trip",
         dtype={**spec["dtypes"], **text},
     )
-    return _typed(frame, table)`;
+    return _typed(frame, table, csv=True)`;
 }
 
 /** images(), collections() and their join: whichever file the folder has. */

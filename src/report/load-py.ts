@@ -11,14 +11,15 @@ import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { TOOL } from '../snapshot/tool.js';
 import { COLLECTION_COLUMNS } from './optional-inputs.js';
-import type { LoaderInputs } from './loader-inputs.js';
+import { csvCategoryValues, type LoaderInputs } from './loader-inputs.js';
 import { pyReaders } from './load-py-readers.js';
 
 const py = (value: unknown) => JSON.stringify(value); // JSON strings, lists and objects are Python literals too
 
 /** The text of load.py for a snapshot folder. */
 export function loadPy(inputs: LoaderInputs): string {
-  const tables = `TABLES = {\n${pyTable(inputs.table ?? IMAGES, inputs.categories)}\n${pyTable(COLLECTIONS)}\n}`;
+  const images = pyTable(inputs.table ?? IMAGES, inputs.categories, csvCategoryValues(inputs));
+  const tables = `TABLES = {\n${images}\n${pyTable(COLLECTIONS)}\n}`;
   const join = `JOIN = {"left_on": "collection_id", "right_on": ${py(COLLECTION_COLUMNS.id)}}`;
   return `${pyHeader()}\n\nHERE = Path(__file__).resolve().parent\n${tables}\n${join}\n\n\n${pyReaders()}\n`;
 }
@@ -40,15 +41,22 @@ import pandas as pd`;
 
 /**
  * A table's entry of TABLES: its files, columns in order, the pandas dtype of each plain column, its timestamp and
- * category columns, and the values of the categories where this snapshot knows them (else they are the file's).
+ * category columns, and the values of the categories where this snapshot knows them (else they are the file's), and
+ * as the CSV file has them where that differs (`inCsvFile`: a `'` before a value that starts like a formula).
  */
-function pyTable(table: Table, categories?: ReadonlyMap<string, readonly string[]>): string {
+function pyTable(
+  table: Table,
+  categories?: ReadonlyMap<string, readonly string[]>,
+  inCsvFile?: ReadonlyMap<string, readonly string[]>,
+): string {
   const of = (kind: Column['type']['kind']) => table.columns.filter((c) => c.type.kind === kind).map((c) => c.name);
   const plain = table.columns.filter((c) => c.type.kind !== 'category' && c.type.kind !== 'timestamp');
   const dtypes = plain.map((c) => `        ${py(c.name)}: ${py(c.type.readers.pandas)},`);
   // a category whose values the snapshot did not count (a pipeline's derived one) takes the values read
   const counted = of('category').filter((name) => categories?.has(name) === true);
-  const known = counted.map((name) => `        ${py(name)}: ${py(categories!.get(name))},`);
+  const values = (of: ReadonlyMap<string, readonly string[]>) =>
+    `{\n${counted.map((name) => `        ${py(name)}: ${py(of.get(name))},`).join('\n')}\n        },`;
+  const inCsv = inCsvFile === undefined ? '' : `\n        "csv_category_values": ${values(inCsvFile)}`;
   const { parquet, arrow, csv } = table.files;
   return `    ${py(table.name)}: {
         "files": ${py({ parquet, arrow, csv })},
@@ -58,6 +66,6 @@ ${dtypes.join('\n')}
         },
         "timestamps": ${py(of('timestamp'))},
         "categories": ${py(of('category'))},
-        "category_values": {${categories === undefined ? '},' : `\n${known.join('\n')}\n        },`}
+        "category_values": ${categories === undefined ? '{},' : values(categories)}${inCsv}
     },`;
 }

@@ -9,7 +9,7 @@ import { IMAGES } from '../schema/columns.js';
 import { TOOL } from '../snapshot/tool.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE } from './optional-inputs.js';
-import type { LoaderInputs } from './loader-inputs.js';
+import { csvCategoryValues, type LoaderInputs } from './loader-inputs.js';
 
 const DUCKDB_TYPES: Record<Exclude<Column['type']['kind'], 'category'>, string> = {
   int64: 'BIGINT',
@@ -58,22 +58,31 @@ export function loadSql(inputs: LoaderInputs): string {
 
 /**
  * The images' columns, each with its type in the view: an ENUM for a category column whose values the snapshot
- * counted (the images' own), VARCHAR for one it did not (a pipeline's derived category column).
+ * counted (the images' own), VARCHAR for one it did not (a pipeline's derived category column) or that holds none
+ * (null everywhere, or no rows): DuckDB makes an ENUM of no values, but `ORDER BY` such a column fails.
  */
 function imagesColumns(inputs: LoaderInputs): { columns: readonly Column[]; typeOf: (c: Column) => string } {
   const columns = (inputs.table ?? IMAGES).columns;
   const typeOf = (c: Column) =>
-    c.type.kind === 'category' && !inputs.categories.has(c.name) ? DUCKDB_TYPES.string : duckdbType(c);
+    c.type.kind === 'category' && !enumerated(inputs, c) ? DUCKDB_TYPES.string : duckdbType(c);
   return { columns, typeOf };
 }
 
-/** An ENUM type per category column, of the values this snapshot holds. */
+/** Whether a category column is an ENUM in the view: the snapshot counted its values, and it holds one at least. */
+function enumerated(inputs: LoaderInputs, c: Column): boolean {
+  return (inputs.categories.get(c.name)?.length ?? 0) > 0;
+}
+
+/**
+ * An ENUM type per category column, of the values this snapshot holds: as the CSV file has them (a `'` before one
+ * that starts like a formula) when the view reads the CSV file.
+ */
 function enumTypes(inputs: LoaderInputs): string[] {
-  const categories = imagesColumns(inputs).columns.filter(
-    (c) => c.type.kind === 'category' && inputs.categories.has(c.name),
-  );
+  const categories = imagesColumns(inputs).columns.filter((c) => c.type.kind === 'category' && enumerated(inputs, c));
+  const fromCsv = !inputs.files.has(FILE_NAMES.parquet) && inputs.files.has(FILE_NAMES.csv);
+  const held = (fromCsv ? csvCategoryValues(inputs) : undefined) ?? inputs.categories;
   return categories.flatMap((c) => {
-    const values = (inputs.categories.get(c.name) ?? []).map(literal).join(', ');
+    const values = (held.get(c.name) ?? []).map(literal).join(', ');
     const type = ident(enumName(c.name));
     return [`DROP TYPE IF EXISTS ${type};`, `CREATE TYPE ${type} AS ENUM (${values});`];
   });

@@ -33,9 +33,9 @@ async function openReport(run: RunTapContext): Promise<OpenRunTap> {
     },
     beforeCommit: async (manifest) => {
       const { writeRunReport } = await import('./snapshot-report.js'); // loaded for runs with a report only
-      const { pending, dataDir, baseDir, table } = run;
+      const { pending, dataDir, baseDir, table, neutraliseFormulas } = run;
       const outcome = async () => (await drift?.outcome(pending, indexed)) ?? {};
-      return writeRunReport({ pending, dataDir, baseDir, manifest, stats, table, drift: outcome });
+      return writeRunReport({ pending, dataDir, baseDir, manifest, stats, table, neutraliseFormulas, drift: outcome });
     },
     abort: () => index.abort!(),
   };

@@ -32,6 +32,8 @@ export interface RunReportOptions {
   stats: ReportStats;
   /** The images table the run wrote (a pipeline's derived columns included): the loaders read its columns. */
   table: Table;
+  /** Whether the CSV files put a `'` before text that starts like a formula: the loaders read them so. */
+  neutraliseFormulas: boolean;
   /**
    * The drift against the snapshot before (run-drift.ts), or why there is none; neither without one. Had after the
    * owners are read: it is the run's last use of parquet-wasm, which a trap on the older snapshot's bytes leaves
@@ -55,5 +57,6 @@ export async function writeRunReport(options: RunReportOptions): Promise<SinkRes
   const files = new Set([...manifest.files.map((f) => f.name), ...(owners === undefined ? [] : [COLLECTIONS_FILE])]);
   const categories = categoryValues(gathered.categories);
   const collections = [COLLECTIONS.files.parquet, COLLECTIONS.files.csv].some((f) => files.has(f));
-  return writeReportFiles(pending, data, name, { files, categories, collections, table: options.table });
+  const { table, neutraliseFormulas } = options;
+  return writeReportFiles(pending, data, name, { files, categories, collections, table, neutraliseFormulas });
 }

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
+import { AtomicFile } from '../load/atomic-file.js';
+import { isFolder } from '../load/path-kind.js';
 import { writeTextAtomic } from '../load/write-text-atomic.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
+import { LoadError } from '../text/load-error.js';
 import { loadPy } from './load-py.js';
 import { loadSql } from './load-sql.js';
 import type { LoaderInputs } from './loader-inputs.js';
@@ -12,12 +15,38 @@ async function writeFile(path: string, text: string, format: SinkResult['format'
   return { format, path, rows, ...(await writeTextAtomic(path, text)) };
 }
 
-/** The report as `htmlPath` and its numbers as `jsonPath`. */
+/**
+ * The report as `html` and its numbers as `json`, published together: both written whole, and neither published
+ * when a folder is in the way of either (the one thing that fails a rename once the files are written), so that a
+ * report that cannot be finished leaves no page without its numbers.
+ */
 export async function writeReport(data: ReportData, title: string, html: string, json: string): Promise<SinkResult[]> {
-  return [
-    await writeFile(html, renderReportHtml(data, title), 'report', data.records),
-    await writeFile(json, JSON.stringify(data, null, 2) + '\n', 'report', data.records),
-  ];
+  const texts = [
+    [html, renderReportHtml(data, title)],
+    [json, JSON.stringify(data, null, 2) + '\n'],
+  ] as const;
+  const files: AtomicFile[] = [];
+  try {
+    for (const [path, text] of texts) {
+      files.push(await AtomicFile.create(path));
+      await files.at(-1)!.write(text);
+    }
+    for (const [path] of texts) if (await isFolder(path)) throw folderInTheWay(path);
+    const results: SinkResult[] = [];
+    for (const file of files)
+      results.push({ format: 'report', path: file.path, rows: data.records, ...(await file.commit()) });
+    return results;
+  } catch (error) {
+    for (const file of files) await file.abort();
+    throw error;
+  }
+}
+
+function folderInTheWay(path: string): LoadError {
+  return new LoadError({
+    code: 'LOAD_WRITE_FAILED',
+    message: `load: cannot publish ${path}: a folder is in the way (EISDIR)`,
+  });
 }
 
 /** report.html, report.json, load.sql and load.py into a snapshot folder; `title` names the snapshot on the page. */

@@ -135,7 +135,9 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const records = incremental === undefined ? collected.index.received : images.received;
     options.onEvent?.({ type: 'publish-start', records, formats: run.formats });
     const { table } = run;
-    const taps = await openTaps(run, { pending, dataDir, baseDir: run.outDir, formats: run.formats, table });
+    const neutraliseFormulas = options.neutraliseFormulas ?? true;
+    const where = { pending, dataDir, baseDir: run.outDir, formats: run.formats, table, neutraliseFormulas };
+    const taps = await openTaps(run, where);
     const data = await writeData(run, { collected, kind }, checkpoint, pending, taps);
     const { sourceUrl, startedAt } = run;
     const { pipeline } = options;

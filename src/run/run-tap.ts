@@ -24,6 +24,8 @@ export interface RunTapContext {
   name: string;
   /** The images table the run writes (a pipeline's columns included): what the row batches are rows of. */
   table: Table;
+  /** Whether the CSV files put a `'` before text that starts like a formula (csv-field.ts). */
+  neutraliseFormulas: boolean;
 }
 
 /**

@@ -12,9 +12,14 @@ const QUOTES = /"/g;
 /** A text field: `""` when empty, `'` before a formula start, quoted (quotes doubled) if it holds `,` `"` CR or LF. */
 export function csvText(s: string, neutraliseFormulas: boolean): string {
   if (s === '') return '""';
-  const field = neutraliseFormulas && startsLikeFormula(s.charCodeAt(0)) ? `'${s}` : s;
+  const field = neutraliseFormulas ? neutraliseFormula(s) : s;
   if (!NEEDS_QUOTES.test(s)) return field;
   return `"${s.includes('"') ? field.replace(QUOTES, '""') : field}"`;
+}
+
+/** `s` with a `'` in front when it starts like a formula, as formula neutralisation writes it (before quoting). */
+export function neutraliseFormula(s: string): string {
+  return startsLikeFormula(s.charCodeAt(0)) ? `'${s}` : s;
 }
 
 /** A number field: `String(n)`, but `-0` for negative zero (as the csv-stringify engine's cast); never neutralised. */

@@ -1,0 +1,38 @@
+/**
+ * Where `img-etl report` writes: the page and its numbers are published together, so that a report it cannot finish
+ * leaves neither file, not a page without its numbers.
+ */
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService } from '../../src/service/index.js';
+import { fixtureLines } from '../helpers/fixture-service.js';
+import { runAsCli } from '../helpers/library-run.js';
+import { removeDir, tempDir } from '../helpers/readers.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let dir: string;
+let snapshot: string;
+beforeAll(async () => {
+  dir = await tempDir();
+  const service = await startService({ data: fixtureLines().slice(0, 12), records: 0 });
+  try {
+    snapshot = (await runAsCli({ baseUrl: service.url, outDir: join(dir, 'snaps'), snapshot: true })).dataDir;
+  } finally {
+    await service.close();
+  }
+});
+afterAll(async () => {
+  await removeDir(dir);
+});
+
+describe('img-etl report --out', () => {
+  it('writes no page when its numbers cannot be written (a folder where report.json goes)', async () => {
+    const out = join(dir, 'out');
+    await mkdir(join(out, 'r.json'), { recursive: true });
+    const run = await runCli(['report', snapshot, '--out', join(out, 'r.html')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`img-etl: load: cannot publish ${join(out, 'r.json')}: a folder is in the way (EISDIR)\n`);
+    expect((await readdir(out)).sort()).toEqual(['r.json']);
+  });
+});
