@@ -21,6 +21,7 @@ const REASONS: Record<string, string> = {
   EIO: 'input/output error',
   EBUSY: 'it is busy',
   EXDEV: 'it is on another file system',
+  ELOOP: 'its links go round in a circle',
 };
 
 /** Why a file-system call failed: `the disk is full (ENOSPC)`; an error without a known code gives its own message. */

@@ -6,6 +6,7 @@
  * less memory and CPU (parquet-wasm decodes a whole row group at a time); name images.arrow to use it.
  */
 import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { fileSystemReason } from '../load/file-system-error.js';
 import { isFolder } from '../load/path-kind.js';
 import { basename, dirname, join } from 'node:path';
 import { IMAGES } from '../schema/columns.js';
@@ -152,7 +153,7 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
     }
     throw new DiffError({
       code: 'DIFF_UNREADABLE',
-      message: `diff: cannot read ${shown}: ${(cause as Error).message}`,
+      message: `diff: cannot read ${shown}: ${fileSystemReason(cause)}`,
       cause,
     });
   }
