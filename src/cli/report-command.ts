@@ -1,6 +1,7 @@
-import { dirname, extname } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { DiffError } from '../snapshot/diff-error.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
 import { makeFolder } from '../load/make-folder.js';
 import { UsageError } from './usage-error.js';
 
@@ -41,6 +42,7 @@ async function runReport(args: ReportArgs, setExitCode: (code: number) => void):
     throw new UsageError({ message: '--against: give one snapshot' });
   }
   const json = extname(out) === '.html' ? `${out.slice(0, -'.html'.length)}.json` : `${out}.json`;
+  for (const path of [out, json]) await refuseListedFile(path);
   const [{ reportSnapshot }, { writeReport }] = await Promise.all([
     import('../report/report-snapshot.js'), // loaded for this command only
     import('../report/write-report-files.js'),
@@ -59,4 +61,17 @@ async function runReport(args: ReportArgs, setExitCode: (code: number) => void):
     process.stdout.write(`img-etl report: wrote ${file.path} (${file.bytes.toLocaleString('en-US')} bytes)\n`);
   }
   setExitCode(0);
+}
+
+/**
+ * A usage error when an img-etl manifest beside `path` lists it: writing over a snapshot's own file would leave its
+ * manifest's sha256 stale (`img-etl report .` in a snapshot folder, or `--out` into one).
+ */
+async function refuseListedFile(path: string): Promise<void> {
+  const { readManifest } = await import('../snapshot/read-manifest.js');
+  const folder = resolve(dirname(path));
+  const manifest = await readManifest(join(folder, FILE_NAMES.manifest));
+  if (manifest?.files.some((f) => f.name === basename(path)) !== true) return;
+  const why = `is a file of the snapshot ${folder} (its manifest lists it)`;
+  throw new UsageError({ message: `report: --out: ${path} ${why}; give another --out` });
 }

@@ -2,7 +2,7 @@
  * Where `img-etl report` writes: the page and its numbers are published together, so that a report it cannot finish
  * leaves neither file, not a page without its numbers.
  */
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service/index.js';
@@ -34,5 +34,16 @@ describe('img-etl report --out', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`img-etl: load: cannot publish ${join(out, 'r.json')}: a folder is in the way (EISDIR)\n`);
     expect((await readdir(out)).sort()).toEqual(['r.json']);
+  });
+
+  it("refuses to write over a file a snapshot's manifest lists (its sha256 would go stale)", async () => {
+    const listed = await readFile(join(snapshot, 'report.html'));
+    const run = await runCli(['report', snapshot, '--out', join(snapshot, 'report.html')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `img-etl: report: --out: ${join(snapshot, 'report.html')} is a file of the snapshot ${snapshot} ` +
+        '(its manifest lists it); give another --out\n',
+    );
+    expect((await readFile(join(snapshot, 'report.html'))).equals(listed)).toBe(true);
   });
 });
