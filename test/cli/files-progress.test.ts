@@ -10,25 +10,8 @@ function fakeStream(tty: boolean) {
   return { stream: stream as unknown as NodeJS.WriteStream, text: () => chunks.join('') };
 }
 
-/** A file settled ok, fetched, of `bytes` bytes. */
-function settled(link: string, bytes: number, listedBytes: number): FilesEvent {
-  const row: FileRow = {
-    id: 1,
-    collection_id: 1,
-    link,
-    url: `http://h/media/images/1/${link}`,
-    path: `1/${link}`,
-    bytes,
-    sha256: 'a'.repeat(64),
-    mtime_ns: null,
-    status: 'ok',
-    reason: null,
-  };
-  return { type: 'file', row, fetched: true, listedBytes };
-}
-
-/** A file fetched that ended `failed`, its `.part` kept. */
-function failed(link: string, listedBytes: number): FilesEvent {
+/** A file fetched and settled, its row as files.parquet has it; `fields` give what differs from an ok file. */
+function fileEvent(link: string, listedBytes: number, fields: Partial<FileRow>): FilesEvent {
   const row: FileRow = {
     id: 1,
     collection_id: 1,
@@ -38,10 +21,22 @@ function failed(link: string, listedBytes: number): FilesEvent {
     bytes: null,
     sha256: null,
     mtime_ns: null,
-    status: 'failed',
-    reason: 'files: GET http://h/media/images/1/a.nii.gz returned 503 after 3 attempts',
+    status: 'ok',
+    reason: null,
+    ...fields,
   };
   return { type: 'file', row, fetched: true, listedBytes };
+}
+
+/** A file settled ok, fetched, of `bytes` bytes. */
+function settled(link: string, bytes: number, listedBytes: number): FilesEvent {
+  return fileEvent(link, listedBytes, { bytes, sha256: 'a'.repeat(64) });
+}
+
+/** A file fetched that ended `failed`, its `.part` kept. */
+function failed(link: string, listedBytes: number): FilesEvent {
+  const reason = `files: GET http://h/media/images/1/${link} returned 503 after 3 attempts`;
+  return fileEvent(link, listedBytes, { status: 'failed', reason });
 }
 
 /** `bytes` written to the `.part` of `link`, which holds `held` bytes after them. */
