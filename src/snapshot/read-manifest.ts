@@ -25,45 +25,41 @@ export interface ManifestEntry {
 /** The largest manifest read: one of 13,400 collections read again is some 5 MB. */
 const MANIFEST_MAX_BYTES = 256 * 1024 * 1024;
 
+/** A manifest as read: img-etl's own, with only img-etl's file names in its list. */
+export type ReadManifest = { files: ManifestEntry[]; complete?: unknown };
+
 /**
  * A manifest img-etl wrote, or undefined (no file, not JSON, another tool's, not a regular file: a FIFO of someone's
  * named manifest.json is not waited on for ever).
  */
-export async function readManifest(path: string): Promise<{ files: ManifestEntry[]; complete?: unknown } | undefined> {
-  try {
-    const value = (await manifestJson(path)) as { tool?: unknown; files?: unknown };
-    if (typeof value.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
-      return undefined;
-    // Only img-etl's own file names and plain names of a sink's files (which publish-folder.ts deletes only while
-    // they hold the bytes listed): a manifest edited by hand never makes a run move or delete anything else.
-    const files = value.files.filter((f: unknown): f is ManifestEntry => {
-      const { name, format } = (f ?? {}) as { name?: unknown; format?: unknown };
-      return typeof name === 'string' && (OWN_NAMES.has(name) || (format === 'sink' && isSinkFileName(name)));
-    });
-    return { ...value, files };
-  } catch {
-    return undefined;
-  }
+export async function readManifest(path: string): Promise<ReadManifest | undefined> {
+  return (await readManifestOrFault(path)).manifest;
 }
 
 /**
- * Why the regular file at `path` does not read as JSON (cut short, edited, damaged), or undefined when it does, or when
- * there is none there to read (no file, a FIFO, a folder: no manifest, as readManifest takes it). A reader that would
- * take such a manifest for none would read the data files beside it unchecked.
+ * readManifest, with why the regular file at `path` does not read as JSON (cut short, edited, damaged) when it does
+ * not: `fault` is undefined for a manifest, for no file there (or a FIFO, a folder) and for another tool's JSON. A
+ * reader that took a manifest that does not read for none would read the data files beside it unchecked.
  */
-export async function manifestJsonFault(path: string): Promise<string | undefined> {
+export async function readManifestOrFault(
+  path: string,
+): Promise<{ manifest: ReadManifest | undefined; fault: string | undefined }> {
+  let value: { tool?: unknown; files?: unknown };
   try {
-    await manifestJson(path);
-    return undefined;
+    const bytes = await readRegularFile(path, { maxBytes: MANIFEST_MAX_BYTES, followLink: true });
+    value = JSON.parse(bytes.toString('utf8')) as { tool?: unknown; files?: unknown };
   } catch (error) {
-    return error instanceof SyntaxError ? error.message : undefined;
+    return { manifest: undefined, fault: error instanceof SyntaxError ? error.message : undefined };
   }
-}
-
-/** The JSON value of the regular file at `path`; throws the system's error, RegularFileError or SyntaxError. */
-async function manifestJson(path: string): Promise<unknown> {
-  const bytes = await readRegularFile(path, { maxBytes: MANIFEST_MAX_BYTES, followLink: true });
-  return JSON.parse(bytes.toString('utf8')) as unknown;
+  if (typeof value?.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
+    return { manifest: undefined, fault: undefined };
+  // Only img-etl's own file names and plain names of a sink's files (which publish-folder.ts deletes only while
+  // they hold the bytes listed): a manifest edited by hand never makes a run move or delete anything else.
+  const files = value.files.filter((f: unknown): f is ManifestEntry => {
+    const { name, format } = (f ?? {}) as { name?: unknown; format?: unknown };
+    return typeof name === 'string' && (OWN_NAMES.has(name) || (format === 'sink' && isSinkFileName(name)));
+  });
+  return { manifest: { ...value, files }, fault: undefined };
 }
 
 /** A name a sink's file may have in a snapshot folder: a plain file name, not hidden, not one img-etl writes. */

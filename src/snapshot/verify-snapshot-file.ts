@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { digestOfFile } from '../load/file-digest.js';
 import { FILE_NAMES, FORMATS } from './formats.js';
-import { manifestJsonFault, readManifest } from './read-manifest.js';
+import { readManifestOrFault } from './read-manifest.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import { DiffError } from './diff-error.js';
@@ -64,16 +64,14 @@ function mismatch(path: string, listed: ListedFile, says: string, found: string)
  */
 export async function listedFile(path: string): Promise<ListedFile | undefined> {
   const manifest = join(dirname(path), FILE_NAMES.manifest);
-  const facts = (await readManifest(manifest)) as Record<string, unknown> | undefined;
-  if (facts === undefined) {
-    const fault = await manifestJsonFault(manifest);
-    if (fault !== undefined)
-      throw new DiffError({
-        code: 'DIFF_MISMATCH',
-        message: `diff: ${manifest} does not read as JSON (${fault}): the files beside it cannot be checked`,
-      });
-    return undefined;
-  }
+  const read = await readManifestOrFault(manifest);
+  if (read.fault !== undefined)
+    throw new DiffError({
+      code: 'DIFF_MISMATCH',
+      message: `diff: ${manifest} does not read as JSON (${read.fault}): the files beside it cannot be checked`,
+    });
+  const facts = read.manifest as Record<string, unknown> | undefined;
+  if (facts === undefined) return undefined;
   const entry = (facts['files'] as Record<string, unknown>[] | undefined)?.find((f) => f['name'] === basename(path));
   if (entry === undefined) return undefined;
   const { rows, bytes, sha256 } = entry;
