@@ -36,5 +36,7 @@ export default defineConfig({
     // that outlive it): importing them again for each of the 136 files cost a third of the unit tests' time.
     isolate: false,
     sequence: { sequencer: EndToEndFirst },
+    // The built program (dist/) is node's to load, as the program loads it: runCliHere runs it in the test's process.
+    server: { deps: { external: [/\/dist\//] } },
   },
 });

@@ -4,8 +4,9 @@
  * hundred files instead of some 580 modules: a run that fails at its first request took 0.99 CPU-s, 0.51 bundled; a
  * snapshot of 200 records 1.17 CPU-s, 0.79 (docs/development.md, The build).
  *
- * Entries, written where tsc would write them: the program (dist/src/cli/main.js, its first line kept), the library
- * (dist/src/index.js, what `import … from 'img-etl'` loads) and the diff's worker
+ * Entries, written where tsc would write them: the program (dist/src/cli/main.js, its first line kept), its command
+ * line without the process (dist/src/cli/run-cli.js: what main.js runs, for the tests that run it in their own
+ * process), the library (dist/src/index.js, what `import … from 'img-etl'` loads) and the diff's worker
  * (dist/src/diff/read-rows-in-worker.js). What two of them share is in dist/src/chunks/, one file loaded once: a
  * pipeline file that imports img-etl (those of pipelines/ too, compiled one file each) gets the very modules the
  * program runs, so a class is one class on both sides. The worker starts the file that holds its own code
@@ -40,7 +41,7 @@ for (const dir of ['dist/src', 'dist/pipelines']) removeJavaScript(dir);
 const common = { outdir: 'dist', outbase: '.', format: 'esm', platform: 'node', target: 'node20.19' };
 await build({
   ...common,
-  entryPoints: ['src/cli/main.ts', 'src/index.ts', 'src/diff/read-rows-in-worker.ts'],
+  entryPoints: ['src/cli/main.ts', 'src/cli/run-cli.ts', 'src/index.ts', 'src/diff/read-rows-in-worker.ts'],
   chunkNames: 'src/chunks/[name]-[hash]',
   bundle: true,
   splitting: true,

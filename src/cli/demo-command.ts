@@ -1,3 +1,4 @@
+import type { CommandIo } from './command-io.js';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,7 @@ function fixturePath(): string | undefined {
  * `img-etl demo`: serves the bundled service on a free loopback port, snapshots it, prints the summary and the first
  * rows, and stops the service.
  */
-export function demoCommand(setExitCode: (code: number) => void): CommandModule<object, DemoArgs> {
+export function demoCommand(io: CommandIo): CommandModule<object, DemoArgs> {
   return {
     command: 'demo',
     describe: 'Run the whole job against the bundled service (no network): real and generated records into output/demo',
@@ -44,12 +45,12 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
           describe: 'Formats to write',
         })
         .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }),
-    handler: (args) => runDemo(args, setExitCode),
+    handler: (args) => runDemo(args, io),
   };
 }
 
 /** Serves the bundled service's records, snapshots them, prints the first rows, and stops the service. */
-async function runDemo(args: DemoArgs, setExitCode: (code: number) => void): Promise<void> {
+async function runDemo(args: DemoArgs, io: CommandIo): Promise<void> {
   const outDir = folderOption('out', args.out);
   const formats = parseFormats(args.to);
   const file = fixturePath();
@@ -60,19 +61,23 @@ async function runDemo(args: DemoArgs, setExitCode: (code: number) => void): Pro
     seed: 1,
   });
   try {
-    process.stderr.write(
+    io.stderr.write(
       `img-etl demo: bundled service listening on ${service.listUrl} (${service.dataset.size} records)\n`,
     );
-    const { code, result } = await runSnapshotCommand({
-      baseUrl: service.url,
-      outDir,
-      formats,
-      concurrency: 4,
-      previewRows: positiveInt('rows', args.rows, 1000),
-    });
+    const { code, result } = await runSnapshotCommand(
+      {
+        baseUrl: service.url,
+        outDir,
+        formats,
+        concurrency: 4,
+        previewRows: positiveInt('rows', args.rows, 1000),
+      },
+      {},
+      io,
+    );
     if (result !== undefined)
-      process.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
-    setExitCode(code);
+      io.stdout.write(`\nfirst ${result.preview.length} rows:\n${formatPreview(result.preview)}`);
+    io.setExitCode(code);
   } finally {
     await service.close();
   }

@@ -1,3 +1,4 @@
+import type { CommandIo } from './command-io.js';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { DiffError } from '../snapshot/diff-error.js';
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from '../diff/diff-formats.js';
@@ -23,7 +24,7 @@ type DiffArgs = ArgumentsCamelCase<{ old: string; new: string; out: string; to: 
 const TOP_FIELDS = 10;
 
 /** `img-etl diff OLD NEW`: compares two snapshots by id, writes diff.parquet (and diff.csv) and prints a summary. */
-export function diffCommand(setExitCode: (code: number) => void): CommandModule<object, DiffArgs> {
+export function diffCommand(io: CommandIo): CommandModule<object, DiffArgs> {
   return {
     command: 'diff <old> <new>',
     describe: 'Compare two snapshots by id: added, removed and changed records with the names of the changed fields',
@@ -51,7 +52,7 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
         })
         .example('$0 diff snaps/20261120T020000.000Z snaps/latest', 'What changed since the snapshot of 20 November')
         .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
-    handler: (args) => runDiff(args, setExitCode),
+    handler: (args) => runDiff(args, io),
   };
 }
 
@@ -59,7 +60,7 @@ export function diffCommand(setExitCode: (code: number) => void): CommandModule<
  * Opens both snapshots' tables, compares them, writes the diff files and prints the summary; closes what it opened.
  * The first SIGINT or SIGTERM stops the diff, its files unpublished (exit 130); the second exits at once.
  */
-async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Promise<void> {
+async function runDiff(args: DiffArgs, io: CommandIo): Promise<void> {
   const formats = parseDiffFormats(args.to);
   const out = folderOption('out', args.out);
   const { signal, release } = interruptSignal();
@@ -67,12 +68,12 @@ async function runDiff(args: DiffArgs, setExitCode: (code: number) => void): Pro
     const lines = await withPairs(args, (images, collections) =>
       diffTables(args, images, collections, { out, formats, signal }),
     );
-    process.stdout.write(lines.join('\n') + '\n');
-    setExitCode(EXIT.OK);
+    io.stdout.write(lines.join('\n') + '\n');
+    io.setExitCode(EXIT.OK);
   } catch (error) {
     if (!signal.aborted) throw error;
-    process.stderr.write('img-etl: diff: interrupted; nothing was written\n');
-    setExitCode(EXIT.INTERRUPTED);
+    io.stderr.write('img-etl: diff: interrupted; nothing was written\n');
+    io.setExitCode(EXIT.INTERRUPTED);
   } finally {
     release();
   }

@@ -1,3 +1,4 @@
+import type { CommandIo } from './command-io.js';
 import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
 import type { FetchFilesOptions, FilesPlan, FilesResult } from '../files/fetch-files.js';
 import type { FilesEvent } from '../files/files-events.js';
@@ -107,7 +108,7 @@ export const FILES_OPTIONS = {
 /**
  * `img-etl files <snapshot> --out DIR`: fetches the image files a snapshot selects, verified, and writes files.parquet.
  */
-export function filesCommand(setExitCode: (code: number) => void): CommandModule<object, FilesArgs> {
+export function filesCommand(io: CommandIo): CommandModule<object, FilesArgs> {
   return {
     command: 'files <snapshot>',
     describe:
@@ -130,20 +131,20 @@ export function filesCommand(setExitCode: (code: number) => void): CommandModule
         ) as never,
     handler: async (args) => {
       const output = outputChoicesFrom(args);
-      await reportingErrors(output.logFormat, setExitCode, () => runFiles(args, output, setExitCode));
+      await reportingErrors(output.logFormat, io, () => runFiles(args, output, io));
     },
   };
 }
 
 /** Runs `img-etl files` with checked output choices; sets the exit code. */
-async function runFiles(args: FilesArgs, output: OutputChoices, setExitCode: (code: number) => void): Promise<void> {
-  const run = await checkedRun(args, output);
+async function runFiles(args: FilesArgs, output: OutputChoices, io: CommandIo): Promise<void> {
+  const run = await checkedRun(args, output, io);
   if (output.dryRun) {
     await printPlan(run, args.baseUrl !== undefined);
-    setExitCode(EXIT.OK);
+    io.setExitCode(EXIT.OK);
     return;
   }
-  await fetchSelection(run, args, setExitCode);
+  await fetchSelection(run, args, io);
 }
 
 /** A files run's checked command line, and the reporter of its events. */
@@ -158,10 +159,12 @@ interface FilesRun {
   timeoutMs: number;
   summary: OutputChoices['summary'];
   progress: Reporter<FilesEvent>;
+  /** Where the plan or the summary goes. */
+  stdout: NodeJS.WriteStream;
 }
 
 /** Checks the command line (a usage error for a bad value) and makes the reporter `--log-format` asks for. */
-async function checkedRun(args: FilesArgs, output: OutputChoices): Promise<FilesRun> {
+async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo): Promise<FilesRun> {
   const summary = output.summary;
   const out = folderOption('out', args.out);
   const formats = parseFormats(args.to);
@@ -179,9 +182,9 @@ async function checkedRun(args: FilesArgs, output: OutputChoices): Promise<Files
   };
   const progress: Reporter<FilesEvent> =
     output.logFormat === 'json'
-      ? new FilesJsonLog(process.stderr, output.quiet)
-      : new FilesProgress(process.stderr, output.quiet, output.progressIntervalMs);
-  return { selection, out, formats, concurrency, token, timeoutMs, summary, progress };
+      ? new FilesJsonLog(io.stderr, output.quiet)
+      : new FilesProgress(io.stderr, output.quiet, output.progressIntervalMs);
+  return { selection, out, formats, concurrency, token, timeoutMs, summary, progress, stdout: io.stdout };
 }
 
 /** `--token`, else IMG_ETL_TOKEN; a usage error when it is not one token of visible ASCII characters. */
@@ -207,7 +210,7 @@ async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
   const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, baseUrlGiven);
   if (token !== undefined && !sendToken) run.progress.onEvent({ type: 'token-withheld', baseUrl: plan.baseUrl });
   const estimate = await estimateSeconds(plan, concurrency, run.timeoutMs, sendToken ? token : undefined);
-  process.stdout.write(
+  run.stdout.write(
     run.summary === 'json'
       ? `${JSON.stringify(planDocument(plan, concurrency, estimate), null, 2)}\n`
       : formatPlan(plan, concurrency, estimate),
@@ -218,16 +221,16 @@ async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
  * Fetches the selection and prints the summary; sets the exit code. The first SIGINT or SIGTERM stops the run (its
  * `.part` files kept), the second exits at once.
  */
-async function fetchSelection(run: FilesRun, args: FilesArgs, setExitCode: (code: number) => void): Promise<void> {
+async function fetchSelection(run: FilesRun, args: FilesArgs, io: CommandIo): Promise<void> {
   const { fetchFiles } = await import('../files/fetch-files.js');
   const { signal, release } = interruptSignal();
   try {
     const result = await usageAsync(() => fetchFiles(fetchOptions(run, args, signal)));
     run.progress.finish();
-    process.stdout.write(
+    run.stdout.write(
       run.summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
     );
-    setExitCode(complete(result) ? EXIT.OK : EXIT.INCOMPLETE);
+    io.setExitCode(complete(result) ? EXIT.OK : EXIT.INCOMPLETE);
   } catch (err) {
     run.progress.finish();
     if (signal.aborted) {
@@ -235,7 +238,7 @@ async function fetchSelection(run: FilesRun, args: FilesArgs, setExitCode: (code
         'interrupted; partial files are kept as .part: run the same command again to resume',
         'interrupted',
       );
-      setExitCode(EXIT.INTERRUPTED);
+      io.setExitCode(EXIT.INTERRUPTED);
       return;
     }
     throw err;

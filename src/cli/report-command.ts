@@ -1,3 +1,4 @@
+import type { CommandIo } from './command-io.js';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { DiffError } from '../snapshot/diff-error.js';
@@ -8,7 +9,7 @@ import { UsageError } from './usage-error.js';
 type ReportArgs = ArgumentsCamelCase<{ snapshot: string; against?: string; out: string }>;
 
 /** `img-etl report SNAPSHOT [--against OLDER] [--out FILE]`: the report page of a snapshot, and its numbers as JSON. */
-export function reportCommand(setExitCode: (code: number) => void): CommandModule<object, ReportArgs> {
+export function reportCommand(io: CommandIo): CommandModule<object, ReportArgs> {
   return {
     command: 'report <snapshot>',
     describe: 'Write the report page of a snapshot (report.html, one offline file) and its numbers (report.json)',
@@ -28,12 +29,12 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
           '$0 report snaps/latest --against snaps/20261120T031700.000Z',
           'The newest snapshot, and what changed since 20 November',
         ) as never,
-    handler: (args) => runReport(args, setExitCode),
+    handler: (args) => runReport(args, io),
   };
 }
 
 /** Reads the snapshot (and the older one), writes the report page and its numbers, and prints what it wrote. */
-async function runReport(args: ReportArgs, setExitCode: (code: number) => void): Promise<void> {
+async function runReport(args: ReportArgs, io: CommandIo): Promise<void> {
   const out = args.out as unknown;
   if (typeof out !== 'string' || out === '') {
     throw new UsageError({ message: `--out: expected one file name, got ${JSON.stringify(out)}` });
@@ -58,9 +59,9 @@ async function runReport(args: ReportArgs, setExitCode: (code: number) => void):
   await makeFolder(dirname(out) === '' ? '.' : dirname(out), 'report');
   const files = await writeReport(report.data, report.title, out, json);
   for (const file of files) {
-    process.stdout.write(`img-etl report: wrote ${file.path} (${file.bytes.toLocaleString('en-US')} bytes)\n`);
+    io.stdout.write(`img-etl report: wrote ${file.path} (${file.bytes.toLocaleString('en-US')} bytes)\n`);
   }
-  setExitCode(0);
+  io.setExitCode(0);
 }
 
 /**

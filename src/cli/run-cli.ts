@@ -1,3 +1,4 @@
+import type { CliStreams, CommandIo } from './command-io.js';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';
 import { oneLine } from '../text/one-line.js';
@@ -15,34 +16,40 @@ import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
 import { unknownArgumentsMessage } from './unknown-arguments.js';
 
-/** Runs the img-etl command line with the given arguments and resolves to the process exit code. */
-export async function runCli(argv: string[]): Promise<number> {
+/**
+ * Runs the img-etl command line with the given arguments, writing to `streams` (the process's stdout and stderr by
+ * default), and resolves to the exit code. yargs writes `--help` and `--version` to the process's console.
+ */
+export async function runCli(
+  argv: string[],
+  streams: CliStreams = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   let exitCode = 0;
-  const setExitCode = (code: number) => (exitCode = code);
+  const io: CommandIo = { ...streams, setExitCode: (code) => (exitCode = code) };
   const commands: CommandModule<object, never>[] = [
-    snapshotCommand(setExitCode),
-    serveCommand(setExitCode),
-    demoCommand(setExitCode),
-    diffCommand(setExitCode),
-    reportCommand(setExitCode),
-    filesCommand(setExitCode),
-    runCommand(setExitCode, await pipelineNames()),
+    snapshotCommand(io),
+    serveCommand(io),
+    demoCommand(io),
+    diffCommand(io),
+    reportCommand(io),
+    filesCommand(io),
+    runCommand(io, await pipelineNames()),
     readmeCommand(),
   ] as never;
   try {
     // yargs reads --fresh=yes as false
     checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS, ...FILES_OPTIONS }));
-    await parserOf(argv, commands).parseAsync();
+    await parserOf(argv, commands, streams.stdout).parseAsync();
   } catch (err) {
     // one line, whatever a pipeline's own error holds (a stage's message, a stack pasted in)
-    process.stderr.write(`img-etl: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
+    streams.stderr.write(`img-etl: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return err instanceof UsageError ? 2 : 1;
   }
   return exitCode;
 }
 
 /** The yargs parser of `argv` with `commands`; its failures are one-line usage errors. */
-function parserOf(argv: string[], commands: CommandModule<object, never>[]): Argv {
+function parserOf(argv: string[], commands: CommandModule<object, never>[], stdout: NodeJS.WriteStream): Argv {
   let current = '$0'; // the command whose builder ran last: the one being parsed
   const parser = commands
     .reduce((y, module) => y.command(tracked(module, (name) => (current = name))), yargs(argv))
@@ -50,7 +57,7 @@ function parserOf(argv: string[], commands: CommandModule<object, never>[]): Arg
     .strict()
     .help()
     .version(VERSION)
-    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .wrap(Math.min(110, stdout.columns ?? 110))
     .fail((msg, err) => {
       // yargs' own errors (bad config file, parse errors) are usage errors; a command's errors pass through.
       if (err !== undefined && err !== null && err.name !== 'YError') throw err;

@@ -1,3 +1,4 @@
+import type { CommandIo } from './command-io.js';
 import type { CommandModule } from 'yargs';
 import { loadPipeline, type LoadedPipeline } from './load-pipeline.js';
 import { handleSnapshotArgs, reportingErrors, type SnapshotArgs } from './snapshot-command.js';
@@ -11,7 +12,7 @@ const { to: _to, ...SNAPSHOT_OPTIONS_BUT_TO } = SNAPSHOT_OPTIONS;
  * `img-etl run <pipeline>`: runs a pipeline from pipelines/ (or a .js file exporting one), with every snapshot option.
  */
 export function runCommand(
-  setExitCode: (code: number) => void,
+  io: CommandIo,
   names: readonly string[],
 ): CommandModule<object, SnapshotArgs & { pipeline: string }> {
   return {
@@ -34,14 +35,14 @@ export function runCommand(
       // a pipeline that cannot be loaded is told as the run's other errors, a JSON line with --log-format json
       let loaded: LoadedPipeline | undefined;
       const logFormat = args.logFormat === 'json' ? 'json' : 'text';
-      await reportingErrors(logFormat, setExitCode, async () => void (loaded = await loadPipeline(args.pipeline)));
+      await reportingErrors(logFormat, io, async () => void (loaded = await loadPipeline(args.pipeline)));
       if (loaded === undefined) return;
       const { pipeline, options } = loaded;
       const given = ((args.to as (string | null)[] | undefined) ?? []).filter(
         (v): v is string => typeof v === 'string',
       );
       const to = given.length > 0 ? given : [...(pipeline.formats ?? ['parquet'])];
-      await handleSnapshotArgs({ ...args, to }, setExitCode, options);
+      await handleSnapshotArgs({ ...args, to }, io, options);
     },
   };
 }

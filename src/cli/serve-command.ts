@@ -1,3 +1,4 @@
+import type { CommandIo } from './command-io.js';
 import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
 import { readNdjsonLines } from '../service/data-records.js';
 import type { FaultOptions, ServiceOptions } from '../service/service-options.js';
@@ -178,7 +179,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
 }
 
 /** `img-etl serve`: the bundled Image Listing Service, up until SIGINT or SIGTERM. */
-export function serveCommand(setExitCode: (code: number) => void): CommandModule<object, ServeArgs> {
+export function serveCommand(io: CommandIo): CommandModule<object, ServeArgs> {
   return {
     command: 'serve',
     describe:
@@ -197,17 +198,17 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
           '$0 serve --workers 4 --page-latency 500 --rate-502 0.05',
           'Slow and flaky, like the real service on a bad day',
         ) as never,
-    handler: (args) => runServe(args, setExitCode),
+    handler: (args) => runServe(args, io),
   };
 }
 
 /** Starts the service, says where it serves, and closes it on SIGINT or SIGTERM with its counts. */
-async function runServe(args: ServeArgs, setExitCode: (code: number) => void): Promise<void> {
+async function runServe(args: ServeArgs, io: CommandIo): Promise<void> {
   const { startService } = await import('../service/start-service.js'); // the service's code for this command only
   const service = await startService(serveOptionsFrom(args));
   const records = service.dataset.size.toLocaleString('en-US');
   const snapshotIt = `snapshot it with: img-etl --base-url ${service.url}`;
-  process.stdout.write(`img-etl serve: serving ${records} records at ${service.listUrl}; ${snapshotIt}\n`);
+  io.stdout.write(`img-etl serve: serving ${records} records at ${service.listUrl}; ${snapshotIt}\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     const stop = (received: NodeJS.Signals): void => {
       process.off('SIGINT', stop);
@@ -219,10 +220,8 @@ async function runServe(args: ServeArgs, setExitCode: (code: number) => void): P
   });
   await service.close();
   const { requests, pagesServed } = service.stats;
-  process.stdout.write(
-    `img-etl serve: stopped on ${signal} after ${requests} requests (${pagesServed} pages served)\n`,
-  );
-  setExitCode(0);
+  io.stdout.write(`img-etl serve: stopped on ${signal} after ${requests} requests (${pagesServed} pages served)\n`);
+  io.setExitCode(0);
 }
 
 function integer(flag: string, value: number | undefined): number | undefined {

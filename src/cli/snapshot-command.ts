@@ -1,3 +1,4 @@
+import type { CliStreams, CommandIo } from './command-io.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
@@ -118,11 +119,12 @@ export interface SnapshotCommandOptions {
  */
 export async function runSnapshotCommand(
   options: SnapshotOptions,
-  command: SnapshotCommandOptions = {},
+  command: SnapshotCommandOptions,
+  streams: CliStreams,
 ): Promise<{ code: number; result?: SnapshotResult }> {
   const outDir = options.outDir ?? 'output';
-  const progress = createReporter(process.stderr, { ...command, stages: (options.stages?.length ?? 0) > 0 });
-  if (command.dryRun === true) return printPlan(options, command, progress);
+  const progress = createReporter(streams.stderr, { ...command, stages: (options.stages?.length ?? 0) > 0 });
+  if (command.dryRun === true) return printPlan(options, command, progress, streams.stdout);
   // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
   const { runSnapshot, STAGING_DIR } = await import('../run/run-snapshot.js');
   const { checkLatest } = await import('../run/snapshot-folders.js');
@@ -134,7 +136,7 @@ export async function runSnapshotCommand(
     const finish = options.snapshot === true ? { maxMissing: command.maxMissing ?? 0, keep: command.keep } : undefined;
     const result = await runSnapshot({ ...options, taps, finish, signal, onEvent: progress.onEvent });
     progress.finish();
-    return { code: finishRun(result, options, command), result };
+    return { code: finishRun(result, options, command, streams.stdout), result };
   } catch (err) {
     progress.finish();
     const staging = join(outDir, STAGING_DIR);
@@ -165,6 +167,7 @@ async function printPlan(
   options: SnapshotOptions,
   command: SnapshotCommandOptions,
   progress: ReturnType<typeof createReporter>,
+  stdout: NodeJS.WriteStream,
 ): Promise<{ code: number }> {
   const { formatPlan, planSnapshot } = await import('./dry-run.js'); // loaded for --dry-run only
   if (options.snapshot === true) {
@@ -176,7 +179,7 @@ async function printPlan(
     });
   }
   const plan = await planSnapshot(options, progress).finally(() => progress.finish());
-  process.stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+  stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
   return { code: EXIT.OK };
 }
 
@@ -184,14 +187,19 @@ async function printPlan(
  * After a run that published (and, with `--snapshot`, pointed `latest` at a complete snapshot and pruned old ones under
  * its lock): prints the summary; resolves to the exit code (incomplete past `--max-missing`).
  */
-function finishRun(result: SnapshotResult, options: SnapshotOptions, command: SnapshotCommandOptions): number {
+function finishRun(
+  result: SnapshotResult,
+  options: SnapshotOptions,
+  command: SnapshotCommandOptions,
+  stdout: NodeJS.WriteStream,
+): number {
   const outDir = options.outDir ?? 'output';
   const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
   const extras: SummaryExtras = {};
   if (result.latest !== undefined) extras.latest = { link: join(outDir, 'latest'), target: result.latest };
   // An incomplete snapshot is written too (exit 3); pruning then keeps incomplete ones from piling up.
   if (result.pruned !== undefined) extras.pruned = result.pruned;
-  process.stdout.write(command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras));
+  stdout.write(command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras));
   return code;
 }
 
@@ -220,18 +228,14 @@ async function stagedPages(staging: string): Promise<number> {
  * Runs a command's body; with `--log-format json` an error that ends it is written as a JSON line (exit code 2 for a
  * bad command line, 1 otherwise) instead of the plain line the CLI prints.
  */
-export async function reportingErrors(
-  logFormat: LogFormat,
-  setExitCode: (code: number) => void,
-  body: () => Promise<void>,
-): Promise<void> {
+export async function reportingErrors(logFormat: LogFormat, io: CommandIo, body: () => Promise<void>): Promise<void> {
   if (logFormat !== 'json') return body();
   try {
     await body();
   } catch (err) {
     const code = err instanceof UsageError ? EXIT.USAGE : EXIT.FAILED;
-    new JsonLog(process.stderr).exception(err, code);
-    setExitCode(code);
+    new JsonLog(io.stderr).exception(err, code);
+    io.setExitCode(code);
   }
 }
 
@@ -241,11 +245,11 @@ export async function reportingErrors(
  */
 export async function handleSnapshotArgs(
   args: SnapshotArgs,
-  setExitCode: (code: number) => void,
+  io: CommandIo,
   extra: Partial<SnapshotOptions> = {},
 ): Promise<void> {
   const output = outputChoicesFrom(args);
-  await reportingErrors(output.logFormat, setExitCode, async () => {
+  await reportingErrors(output.logFormat, io, async () => {
     const maxMissing = args.maxMissing;
     if (!Number.isInteger(maxMissing) || maxMissing < 0)
       throw new UsageError({ message: `--max-missing: expected a whole number from 0, got ${String(maxMissing)}` });
@@ -258,10 +262,8 @@ export async function handleSnapshotArgs(
       const message = '--full-every: only with --snapshot (without it, every run reads the whole list)';
       throw new UsageError({ message });
     }
-    setExitCode(
-      (await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, { ...output, maxMissing, keep: args.keep }))
-        .code,
-    );
+    const command = { ...output, maxMissing, keep: args.keep };
+    io.setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, command, io)).code);
   });
 }
 
@@ -269,7 +271,7 @@ export async function handleSnapshotArgs(
 export const DEFAULT_PIPELINE = 'full-snapshot';
 
 /** The default command: `img-etl [--to parquet|arrow|csv]... [--base-url URL] [--out DIR] ...`. */
-export function snapshotCommand(setExitCode: (code: number) => void): CommandModule<object, SnapshotArgs> {
+export function snapshotCommand(io: CommandIo): CommandModule<object, SnapshotArgs> {
   return {
     command: '$0',
     describe: 'Snapshot every record of {base-url}/api/images/ into Parquet, Arrow IPC and/or CSV',
@@ -290,7 +292,7 @@ export function snapshotCommand(setExitCode: (code: number) => void): CommandMod
         ) as never,
     handler: async (args) => {
       // The default job is a pipeline like any other (pipelines/full-snapshot.ts); --to decides the formats.
-      await handleSnapshotArgs(args, setExitCode, (await loadPipeline(DEFAULT_PIPELINE)).options);
+      await handleSnapshotArgs(args, io, (await loadPipeline(DEFAULT_PIPELINE)).options);
     },
   };
 }

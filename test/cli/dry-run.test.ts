@@ -7,7 +7,7 @@ import type { DryRunPlan } from '../../src/cli/dry-run.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let dir: string;
@@ -32,7 +32,7 @@ describe('--dry-run', () => {
       'time and sizes; writes nothing',
     async () => {
       service = await startFixtureService({ records: 500, seed: 31 });
-      const run = await runCli([
+      const run = await runCliHere([
         '--base-url',
         service.url,
         '--out',
@@ -93,7 +93,7 @@ describe('--dry-run', () => {
 
   it('--summary json prints the plan as one document, with estimates close to what a real run writes', async () => {
     service = await startFixtureService({ records: 2000, seed: 32 });
-    const dry = await runCli([
+    const dry = await runCliHere([
       '--base-url',
       service.url,
       '--out',
@@ -134,7 +134,7 @@ describe('--dry-run', () => {
     expect(Object.keys(plan.estimated_bytes).sort()).toEqual(['arrow', 'csv']);
     expect(plan.estimated_json_bytes).toBe(Math.round((plan.first_page.bytes / 100) * 2059));
     // The real run: CSV and Arrow grow with the records, so the first page predicts them within a quarter.
-    const real = await runCli(['--base-url', service.url, '--out', out, '--to', 'csv,arrow', '--quiet']);
+    const real = await runCliHere(['--base-url', service.url, '--out', out, '--to', 'csv,arrow', '--quiet']);
     expect(real.code).toBe(0);
     for (const [format, name] of [
       ['csv', 'images.csv'],
@@ -157,7 +157,7 @@ describe('--dry-run', () => {
         results: [],
       });
     });
-    const run = await runCli([
+    const run = await runCliHere([
       '--base-url',
       server.origin,
       '--out',
@@ -183,7 +183,15 @@ describe('--dry-run', () => {
   });
 
   it('fails with exit code 1 and one line when the first page cannot be read, and writes nothing', async () => {
-    const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--dry-run', '--max-attempts', '1']);
+    const run = await runCliHere([
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--out',
+      out,
+      '--dry-run',
+      '--max-attempts',
+      '1',
+    ]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(

@@ -2,7 +2,7 @@
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 
 let out: string;
 beforeEach(async () => {
@@ -67,7 +67,7 @@ describe('output options', () => {
   });
 
   it('with --log-format json, a bad value of another option is a JSON line with exit code 2', async () => {
-    const run = await runCli([
+    const run = await runCliHere([
       '--log-format',
       'json',
       '--max-missing',

@@ -15,7 +15,7 @@ import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { cliArgv, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCli, runCliHere } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
@@ -100,7 +100,7 @@ describe('options that cannot work', () => {
     service = await startFixtureService({ records: 10 });
     const path = join(out, 'config.json');
     await writeFile(path, JSON.stringify(config));
-    const run = await runCli(['--base-url', service.url, '--out', join(out, 'snap'), '--config', path]);
+    const run = await runCliHere(['--base-url', service.url, '--out', join(out, 'snap'), '--config', path]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(`img-etl: --config: ${path} ${reason}\n`);
     expect(service.stats.requests).toBe(0);
@@ -132,7 +132,7 @@ describe('--base-url', () => {
     async (which) => {
       service = await startFixtureService({ records: 120, seed: 4 });
       const baseUrl = which === 'the list URL' ? service.listUrl : service.listUrl.slice(0, -1);
-      const run = await runCli(['--base-url', baseUrl, '--out', out, '--quiet', '--page-size', '50']);
+      const run = await runCliHere(['--base-url', baseUrl, '--out', out, '--quiet', '--page-size', '50']);
       expect(run.code, run.stderr).toBe(0);
       const manifest = await manifestOf();
       expect(manifest).toMatchObject({

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordsIn, startCollectionsServer } from '../helpers/collections-server.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli, type CliRun } from '../helpers/run-cli.js';
+import { runCliHere, type CliRun } from '../helpers/run-cli.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 
 let out: string;
@@ -47,7 +47,7 @@ async function readShortCollection(status: number, body: { type: string; body: s
     count: (offset) => (offset === 0 ? 30 : 20),
     answer: (collection) => (collection === 2 ? { status, ...body } : undefined),
   });
-  return runCli([
+  return runCliHere([
     ...['--base-url', server.origin, '--out', out, '--page-size', '10'],
     ...['--retry-delay', '0.01', '--max-attempts', '3', '--quiet'],
   ]);

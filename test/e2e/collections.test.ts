@@ -20,7 +20,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { listDir, openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { allPages } from '../service/http.js';
 
@@ -72,7 +72,7 @@ describe('collections of the bundled service', () => {
   beforeAll(async () => {
     service = await startFixtureService({ records: 3000, seed: 23 });
     out = await tempDir();
-    run = await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,arrow,csv', '--quiet']);
+    run = await runCliHere(['--base-url', service.url, '--out', out, '--to', 'parquet,arrow,csv', '--quiet']);
     const pages = await allPages(`${service.url}/api/collections/?limit=1000`);
     const served = pages.flatMap((p) => p.results);
     expected = new Map(served.map((r) => [BigInt(r['id'] as number), expectedCollectionRow(r)]));
@@ -185,7 +185,7 @@ describe('collections as a scripted server serves them', () => {
   it('keeps unknown keys in extra as served, empty strings as null, and rejects a record without an id', async () => {
     collectionsStatus = 200;
     const dir = join(out, 'served');
-    const cli = await runCli(['--base-url', server.origin, '--out', dir, '--to', 'parquet,csv', '--quiet']);
+    const cli = await runCliHere(['--base-url', server.origin, '--out', dir, '--to', 'parquet,csv', '--quiet']);
     expect([cli.code, cli.stderr]).toEqual([0, '']);
     const rows = await select(
       dir,
@@ -235,7 +235,7 @@ describe('collections as a scripted server serves them', () => {
     async () => {
       collectionsStatus = 404;
       const dir = join(out, 'absent');
-      const cli = await runCli(['--base-url', server.origin, '--out', dir, '--to', 'parquet,arrow,csv', '--quiet']);
+      const cli = await runCliHere(['--base-url', server.origin, '--out', dir, '--to', 'parquet,arrow,csv', '--quiet']);
       expect([cli.code, cli.stderr]).toEqual([0, '']);
       expect(await listDir(dir)).toEqual(['images.arrow', 'images.csv', 'images.parquet', 'manifest.json']);
       const manifest = await readManifest(dir);
@@ -275,7 +275,7 @@ describe('a collection that breaks the schema with a usable id', () => {
   });
 
   it("is in collections-rejects.ndjson under its own URL, as an image's reject is", async () => {
-    const cli = await runCli(['--base-url', server.origin, '--out', out, '--to', 'parquet', '--quiet']);
+    const cli = await runCliHere(['--base-url', server.origin, '--out', out, '--to', 'parquet', '--quiet']);
     expect([cli.code, cli.stderr]).toEqual([0, '']);
     const [line] = (await readFile(join(out, 'collections-rejects.ndjson'), 'utf8')).trim().split('\n');
     const reject = JSON.parse(line!) as { url: string; record: unknown };

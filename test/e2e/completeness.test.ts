@@ -9,7 +9,7 @@ import { expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
 
 let out: string;
@@ -43,7 +43,7 @@ describe('completeness under faults', () => {
           faultSeed: 5,
         },
       });
-      const run = await runCli([
+      const run = await runCliHere([
         '--base-url',
         service.url,
         '--out',
@@ -86,7 +86,7 @@ describe('completeness under faults', () => {
         seed: 12,
         faults: { insertRate: 0.3, insertCount: 3, deleteRate: 0.3, deleteCount: 3, faultSeed: 9 },
       });
-      const run = await runCli([
+      const run = await runCliHere([
         '--base-url',
         service.url,
         '--out',
@@ -124,7 +124,7 @@ describe('completeness under faults', () => {
       seed: 13,
       faults: { unstableOrderRate: 0.5, unstableOrderMode: 'rotate', faultSeed: 3 },
     });
-    const run = await runCli([
+    const run = await runCliHere([
       '--base-url',
       service.url,
       '--out',
@@ -152,9 +152,9 @@ describe('completeness under faults', () => {
       service = await startFixtureService({ records: 300, seed: 14, faults: { orphanRate: 0.02, faultSeed: 2 } });
       const orphans = service.dataset.ids().filter((id) => service!.isOrphan(id)).length;
       expect(orphans).toBeGreaterThan(0);
-      const strict = await runCli(['--base-url', service.url, '--out', out, ...FAST_RETRIES]);
+      const strict = await runCliHere(['--base-url', service.url, '--out', out, ...FAST_RETRIES]);
       expect(strict.code).toBe(3);
-      const lenient = await runCli([
+      const lenient = await runCliHere([
         '--base-url',
         service.url,
         '--out',
@@ -176,7 +176,7 @@ describe('completeness under faults', () => {
       faults: { plan: ({ url }) => (url.startsWith('/api/images/') ? '500' : undefined) },
     });
     const args = ['--base-url', service.url, '--out', out, '--page-size', '50', '--concurrency', '1'];
-    const run = await runCli([...args, '--max-attempts', '2', '--retry-delay', '0.01']);
+    const run = await runCliHere([...args, '--max-attempts', '2', '--retry-delay', '0.01']);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(
       /^img-etl: extract: GET \S+\/api\/images\/\?limit=50&offset=0 returned 500/,
@@ -194,7 +194,7 @@ describe('completeness under faults', () => {
       faults: { plan: ({ url }) => (url.startsWith('/api/images/') && served++ >= 2 ? '500' : undefined) },
     });
     const args = ['--base-url', service.url, '--out', out, '--page-size', '50', '--concurrency', '1'];
-    const run = await runCli([...args, '--max-attempts', '2', '--retry-delay', '0.01']);
+    const run = await runCliHere([...args, '--max-attempts', '2', '--retry-delay', '0.01']);
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n').at(-1)).toMatch(
       /^img-etl: extract: GET \S+\/api\/images\/\?limit=50&offset=100 /,
@@ -227,7 +227,7 @@ describe('completeness under faults', () => {
       });
       poisoned = bad;
       const badId = service.dataset.idAt(poisoned);
-      const run = await runCli([
+      const run = await runCliHere([
         '--base-url',
         service.url,
         '--out',

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli, type CliOptions } from '../helpers/run-cli.js';
+import { runCli, runCliHere, type CliOptions } from '../helpers/run-cli.js';
 
 const MIB = 1024 * 1024;
 let root: string;
@@ -80,7 +80,7 @@ describe('a config file that is not a regular file of at most 1 MiB exits 2 befo
 
     const limit = join(root, 'limit.json');
     await writeFile(limit, padded(MIB));
-    const read = await runCli(['--config', limit, '--out', out, '--quiet']);
+    const read = await runCliHere(['--config', limit, '--out', out, '--quiet']);
     expect(read.stderr).toBe('');
     expect(read.code).toBe(0);
   });

@@ -14,7 +14,7 @@ import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { killWhen } from '../helpers/kill-when.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { CLI, runCliHere } from '../helpers/run-cli.js';
 
 const services: RunningService[] = [];
 const dirs: string[] = [];
@@ -93,7 +93,7 @@ describe('img-etl run derived-columns', () => {
   it('under an unstable order: every image, exact, with add_year after the own columns, complete', async () => {
     const service = await unstableService(61);
     const out = await newDir();
-    const run = await runCli(['run', 'derived-columns', ...common(service, out)]);
+    const run = await runCliHere(['run', 'derived-columns', ...common(service, out)]);
     expect(run.code, run.stderr).toBe(0);
     const manifest = await readManifest(out);
     expect(manifest.completeness.reconciliation.added).toBeGreaterThan(0); // the order did move under the run
@@ -107,7 +107,7 @@ describe('img-etl run derived-columns', () => {
     const args = ['run', 'derived-columns', ...common(service, out)];
     await killAfterPages(args, out, 8);
     service.resetStats();
-    const resumed = await runCli(args);
+    const resumed = await runCliHere(args);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/resuming pass 1: \d+ pages \(\d+ records\) were fetched by an earlier attempt/);
     // The pages staged before the kill were not fetched again.
@@ -129,14 +129,14 @@ describe('img-etl run derived-columns', () => {
     await writeFile(file, source);
     await killAfterPages(['run', file, ...common(service, out)], out, 4);
 
-    const other = await runCli(common(service, out)); // the default job: pipeline full-snapshot
+    const other = await runCliHere(common(service, out)); // the default job: pipeline full-snapshot
     expect(other.code).toBe(1);
     expect(other.stderr).toBe(
       `img-etl: staging: ${staging} holds an unfinished run of ${service.listUrl} with page size ${PAGE} by ` +
         'pipeline derived-columns; run that command again to finish it, or add --fresh to discard it\n',
     );
     await writeFile(file, source.replace('Every image with add_year', 'Each image with add_year'));
-    const changed = await runCli(['run', file, ...common(service, out)]);
+    const changed = await runCliHere(['run', file, ...common(service, out)]);
     expect(changed.code).toBe(1);
     expect(changed.stderr).toBe(
       `img-etl: staging: ${staging} holds an unfinished run of ${service.listUrl} with page size ${PAGE} by ` +
@@ -144,7 +144,7 @@ describe('img-etl run derived-columns', () => {
         'discard it\n',
     );
     // With --fresh the changed pipeline starts afresh and is complete.
-    const fresh = await runCli(['run', file, '--fresh', ...common(service, out)]);
+    const fresh = await runCliHere(['run', file, '--fresh', ...common(service, out)]);
     expect(fresh.code).toBe(0);
     await expectEveryImageWithAddYear(service, out);
   });
@@ -152,7 +152,14 @@ describe('img-etl run derived-columns', () => {
   it('takes every option of the default snapshot: --snapshot, --to csv beside Parquet, the report', async () => {
     const service = await unstableService(64);
     const out = await newDir();
-    const run = await runCli(['run', 'derived-columns', ...common(service, out), '--snapshot', '--to', 'parquet,csv']);
+    const run = await runCliHere([
+      'run',
+      'derived-columns',
+      ...common(service, out),
+      '--snapshot',
+      '--to',
+      'parquet,csv',
+    ]);
     expect(run.code).toBe(0);
     const latest = join(out, 'latest');
     await expectEveryImageWithAddYear(service, latest);
@@ -161,7 +168,7 @@ describe('img-etl run derived-columns', () => {
     const manifest = await readManifest(latest);
     expect(manifest.files.map((f) => f.name)).toEqual(expect.arrayContaining(['report.html', 'images.csv']));
     // A second run of the same pipeline over the same data writes byte-identical data files.
-    const again = await runCli([
+    const again = await runCliHere([
       'run',
       'derived-columns',
       ...common(service, out),

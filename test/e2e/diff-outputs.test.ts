@@ -12,7 +12,7 @@ import { runSnapshot } from '../../src/index.js';
 import { startService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { cliArgv, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 /** A complete snapshot of the fixture records, in Parquet and Arrow. */
@@ -51,7 +51,7 @@ afterAll(async () => {
 
 describe('img-etl diff, what it says', () => {
   it('says that an incomplete snapshot lacks records and rejected some, which read as removed', async () => {
-    const run = await runCli(['diff', complete, incomplete, '--out', join(dir, 'incomplete-diff')]);
+    const run = await runCliHere(['diff', complete, incomplete, '--out', join(dir, 'incomplete-diff')]);
     expect([run.code, run.stderr]).toEqual([0, '']);
     const removed = Number(/(\d+) removed/.exec(run.stdout)![1]);
     expect(removed).toBe(missing + 1);
@@ -64,7 +64,7 @@ describe('img-etl diff, what it says', () => {
     const cut = join(dir, 'cut.arrow'); // no manifest beside it: nothing checks it before it is read
     const bytes = await readFile(join(complete, 'images.arrow'));
     await writeFile(cut, bytes.subarray(0, bytes.length >> 1));
-    const run = await runCli(['diff', cut, complete, '--out', join(dir, 'cut-diff')]);
+    const run = await runCliHere(['diff', cut, complete, '--out', join(dir, 'cut-diff')]);
     expect([run.code, run.stdout]).toEqual([1, '']);
     const why = /apache-arrow failed on its bytes \((TypeError|RangeError): [^\n]+\): the file is damaged or cut short/;
     expect(run.stderr).toMatch(new RegExp(`^img-etl: diff: cannot read ${cut}: ${why.source}\n$`));
@@ -74,7 +74,7 @@ describe('img-etl diff, what it says', () => {
 describe('img-etl diff, its command line', () => {
   it('takes one value after --to, so that the snapshots may follow it', async () => {
     const out = join(dir, 'to-first');
-    const run = await runCli(['diff', '--to', 'csv', complete, complete, '--out', out]);
+    const run = await runCliHere(['diff', '--to', 'csv', complete, complete, '--out', out]);
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(await readdir(out)).toEqual(['collections-diff.csv', 'diff.csv']);
   });
@@ -83,7 +83,7 @@ describe('img-etl diff, its command line', () => {
 describe('img-etl diff, what it leaves in --out', () => {
   it('publishes neither table when the collections fail after the images were diffed', async () => {
     const out = join(dir, 'mixed-out');
-    expect((await runCli(['diff', complete, complete, '--out', out])).code).toBe(0);
+    expect((await runCliHere(['diff', complete, complete, '--out', out])).code).toBe(0);
     const before = { images: await readFile(join(out, 'diff.parquet')), names: await readdir(out) };
     // A folder without a manifest: its collections hold every id twice, which only reading them finds.
     const doubled = join(dir, 'doubled');
@@ -91,7 +91,7 @@ describe('img-etl diff, what it leaves in --out', () => {
     await copyFile(join(incomplete, 'images.parquet'), join(doubled, 'images.parquet'));
     const collections = tableFromIPC(await readFile(join(complete, 'collections.arrow')));
     await writeFile(join(doubled, 'collections.arrow'), tableToIPC(collections.concat(collections), 'file'));
-    const run = await runCli(['diff', doubled, complete, '--out', out]);
+    const run = await runCliHere(['diff', doubled, complete, '--out', out]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^img-etl: diff: .*collections\.arrow is not in ascending id order: .*\n$/);
     expect(await readdir(out)).toEqual(before.names);

@@ -10,7 +10,7 @@ import { Random, startService, type RunningService } from '../../src/service/ind
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
-import { runCli, type CliRun } from '../helpers/run-cli.js';
+import { runCliHere, type CliRun } from '../helpers/run-cli.js';
 import { startScriptedServer } from '../helpers/scripted-server.js';
 
 const GENERATED = 200;
@@ -27,7 +27,7 @@ let expected: { id: number; change: string; changed_fields: string[] }[];
 let served: number;
 
 async function snapshot(service: RunningService, out: string, ...extra: string[]): Promise<string> {
-  const run = await runCli(['--base-url', service.url, '--out', out, '--page-size', '100', '--quiet', ...extra]);
+  const run = await runCliHere(['--base-url', service.url, '--out', out, '--page-size', '100', '--quiet', ...extra]);
   if (run.code !== 0) throw new Error(`snapshot into ${out} exited ${run.code}: ${run.stderr}`);
   return out;
 }
@@ -132,7 +132,7 @@ describe('img-etl diff', () => {
     'finds nothing between two runs against an unchanged service (parquet-wasm against ' + 'parquetjs-lite files)',
     async () => {
       const out = join(dir, 'same');
-      const run = await runCli(['diff', first, second, '--out', out]);
+      const run = await runCliHere(['diff', first, second, '--out', out]);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       expect(run.stdout.split('\n')[0]).toBe(
@@ -150,7 +150,7 @@ describe('img-etl diff', () => {
     expect(expected.filter((e) => e.change === 'removed').length).toBeGreaterThan(0);
     expect(expected.filter((e) => e.change === 'changed').length).toBe(3);
     const out = join(dir, 'changes');
-    const run = await runCli(['diff', first, changed, '--out', out, '--to', 'parquet', '--to', 'csv']);
+    const run = await runCliHere(['diff', first, changed, '--out', out, '--to', 'parquet', '--to', 'csv']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const files = ['collections-diff.csv', 'collections-diff.parquet', 'diff.csv', 'diff.parquet'];
@@ -174,7 +174,7 @@ describe('img-etl diff', () => {
 
   it('writes diff.csv alone with --to csv', async () => {
     const out = join(dir, 'csv');
-    const run = await runCli(['diff', first, changed, '--out', out, '--to', 'csv']);
+    const run = await runCliHere(['diff', first, changed, '--out', out, '--to', 'csv']);
     expect(run.code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['collections-diff.csv', 'diff.csv']);
     const rows = await query(
@@ -197,7 +197,7 @@ describe('img-etl diff', () => {
     await symlink(first, join(base, '20261120T020000Z'), 'dir');
     await symlink('20261120T020000Z', join(base, 'latest'), 'dir');
     const out = join(dir, 'latest-out');
-    const run = await runCli(['diff', join(base, 'latest'), changed, '--out', out]);
+    const run = await runCliHere(['diff', join(base, 'latest'), changed, '--out', out]);
     expect(run.code).toBe(0);
     // The side is pinned to the folder latest names when the diff starts (its real path: here the folder the
     // snapshot's own link points at), so that its images and collections are of one snapshot.
@@ -208,13 +208,17 @@ describe('img-etl diff', () => {
   it('fails with one line and exit code 2 for a path that holds no snapshot, and writes nothing', async () => {
     const out = join(dir, 'bad');
     const missing = join(dir, 'no-such-snapshot');
-    expectOneLineError(await runCli(['diff', missing, changed, '--out', out]), 2, `diff: ${missing} does not exist`);
     expectOneLineError(
-      await runCli(['diff', first, changed, '--out', out, '--to', 'arrow']),
+      await runCliHere(['diff', missing, changed, '--out', out]),
+      2,
+      `diff: ${missing} does not exist`,
+    );
+    expectOneLineError(
+      await runCliHere(['diff', first, changed, '--out', out, '--to', 'arrow']),
       2,
       '--to: unknown diff format "arrow"; choose from parquet, csv',
     );
-    const usage = await runCli(['diff', first]);
+    const usage = await runCliHere(['diff', first]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/Not enough non-option arguments/);
     await expect(readdir(out)).rejects.toThrow(/ENOENT/);
@@ -225,7 +229,7 @@ describe('img-etl diff', () => {
     await mkdir(broken);
     await copyFile(join(first, 'images.parquet'), join(broken, 'images.parquet'));
     await truncate(join(broken, 'images.parquet'), 100);
-    const run = await runCli(['diff', broken, changed, '--out', join(dir, 'broken-out')]);
+    const run = await runCliHere(['diff', broken, changed, '--out', join(dir, 'broken-out')]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr.startsWith(`img-etl: diff: cannot read ${join(broken, 'images.parquet')}: `)).toBe(true);
@@ -264,7 +268,7 @@ describe('img-etl diff of the collections', () => {
     });
     try {
       const out = join(dir, name);
-      const run = await runCli(['--base-url', server.origin, '--out', out, '--to', format, '--quiet']);
+      const run = await runCliHere(['--base-url', server.origin, '--out', out, '--to', format, '--quiet']);
       expect([run.code, run.stderr]).toEqual([0, '']);
       return out;
     } finally {
@@ -276,7 +280,7 @@ describe('img-etl diff of the collections', () => {
     const old = await collectionsSnapshot('collections-old', 'parquet', before);
     const now = await collectionsSnapshot('collections-new', 'arrow', after);
     const out = join(dir, 'collections-diff');
-    const run = await runCli(['diff', old, now, '--out', out, '--to', 'parquet,csv']);
+    const run = await runCliHere(['diff', old, now, '--out', out, '--to', 'parquet,csv']);
     expect([run.code, run.stderr]).toEqual([0, '']);
     const want = [
       { id: 1, change: 'removed', changed_fields: [] },
@@ -306,7 +310,7 @@ describe('img-etl diff of the collections', () => {
     const old = await collectionsSnapshot('collections-none', 'parquet', undefined);
     const now = await collectionsSnapshot('collections-some', 'parquet', after);
     const out = join(dir, 'collections-none-diff');
-    const run = await runCli(['diff', old, now, '--out', out]);
+    const run = await runCliHere(['diff', old, now, '--out', out]);
     expect([run.code, run.stderr]).toEqual([0, '']);
     const why = `${old} holds no collections.parquet or collections.arrow`;
     expect(run.stdout.split('\n')).toContain(`collections: not compared: ${why}`);

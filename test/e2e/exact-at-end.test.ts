@@ -12,7 +12,7 @@ import { expectRowsMatch } from '../helpers/expected-row.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from '../helpers/read-snapshot.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let out: string;
 let service: RunningService | undefined;
@@ -27,7 +27,7 @@ afterEach(async () => {
 
 /** Runs the CLI into `out`, Parquet and Arrow, 100 records a page. */
 const snapshot = (target: RunningService, ...args: string[]) =>
-  runCli(['--base-url', target.url, '--out', out, '--to', 'parquet,arrow', '--page-size', '100', ...args]);
+  runCliHere(['--base-url', target.url, '--out', out, '--to', 'parquet,arrow', '--page-size', '100', ...args]);
 
 /** A Random whose every draw of a row is `row`: a change at a chosen place in the list. */
 class AtRow extends Random {

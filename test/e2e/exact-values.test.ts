@@ -13,7 +13,7 @@ import { arrowValues } from '../helpers/arrow-values.js';
 import { epochMicros } from '../helpers/expected-row.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 let out: string;
@@ -55,7 +55,7 @@ async function serveTexts(records: string[], limit: number, split = false): Prom
 
 /** Runs the CLI against the server into `dir`; expects exit code 0 and nothing on stderr. */
 async function snapshot(dir: string, ...args: string[]): Promise<void> {
-  const run = await runCli(['--base-url', server!.origin, '--out', dir, '--quiet', ...args]);
+  const run = await runCliHere(['--base-url', server!.origin, '--out', dir, '--quiet', ...args]);
   expect([run.code, run.stderr]).toEqual([0, '']);
 }
 

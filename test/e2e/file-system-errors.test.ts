@@ -18,7 +18,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 import { fetchReply } from '../service/http.js';
 
 const run = promisify(execFile);
@@ -107,10 +107,10 @@ describe('file-system errors', () => {
     service = await startFixtureService({ records: 50 });
     const file = join(dir, 'not-a-folder');
     await writeFile(file, 'x');
-    const result = await runCli(['--base-url', service.url, '--out', file, '--quiet']);
+    const result = await runCliHere(['--base-url', service.url, '--out', file, '--quiet']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`img-etl: load: cannot create folder ${file}: a file is in the way\n`);
-    const below = await runCli(['--base-url', service.url, '--out', join(file, 'snap'), '--quiet']);
+    const below = await runCliHere(['--base-url', service.url, '--out', join(file, 'snap'), '--quiet']);
     expect(below.code).toBe(1);
     expect(below.stderr).toBe(
       `img-etl: load: cannot create folder ${join(file, 'snap')}: ${file} is a file, not a folder\n`,
@@ -143,12 +143,12 @@ describe('file-system errors', () => {
     if (canMount) {
       const readOnly = join(dir, 'ro');
       await mountTmpfs(readOnly, 1 << 20, true);
-      const inside = await runCli(['--base-url', service.url, '--out', join(readOnly, 'snap'), '--quiet']);
+      const inside = await runCliHere(['--base-url', service.url, '--out', join(readOnly, 'snap'), '--quiet']);
       expect(inside.code).toBe(1);
       expect(inside.stderr).toBe(
         `img-etl: load: cannot create folder ${join(readOnly, 'snap')}: the file system is read-only (EROFS)\n`,
       );
-      const itself = await runCli(['--base-url', service.url, '--out', readOnly, '--quiet']);
+      const itself = await runCliHere(['--base-url', service.url, '--out', readOnly, '--quiet']);
       expect(itself.code).toBe(1);
       expect(itself.stderr).toBe(
         `img-etl: staging: cannot create folder ${join(readOnly, '.img-etl-staging')}: the ` +
@@ -157,7 +157,7 @@ describe('file-system errors', () => {
     } else {
       // No mount here: a file where the staging folder would go is the folder that cannot be created.
       await writeFile(join(dir, '.img-etl-staging'), 'x');
-      const result = await runCli(['--base-url', service.url, '--out', dir, '--quiet']);
+      const result = await runCliHere(['--base-url', service.url, '--out', dir, '--quiet']);
       expect(result.code).toBe(1);
       expect(result.stderr).toBe(
         `img-etl: staging: cannot create folder ${join(dir, '.img-etl-staging')}: a file is in the way\n`,
@@ -200,7 +200,7 @@ describe('file-system errors', () => {
         );
       }
       for (let attempt = 1; attempt <= 3; attempt++) {
-        const result = await runCli([
+        const result = await runCliHere([
           '--base-url',
           service.url,
           '--out',
@@ -240,7 +240,7 @@ describe('file-system errors', () => {
         expected = `load: cannot publish ${join(out, 'images.csv')}: a folder is in the way (EISDIR)`;
       }
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const result = await runCli([
+        const result = await runCliHere([
           '--base-url',
           service.url,
           '--out',
@@ -264,7 +264,7 @@ describe('file-system errors', () => {
       if (canMount) await run('mount', ['-o', 'remount,size=64m', out]);
       else await removeDir(join(out, 'images.csv'));
       const served = service.stats.pagesServed;
-      const result = await runCli([
+      const result = await runCliHere([
         '--base-url',
         service.url,
         '--out',
@@ -292,14 +292,14 @@ describe('file-system errors', () => {
     expect(canMount, 'this test needs a read-only bind mount (root)').toBe(true);
     service = await startFixtureService({ records: 50 });
     const args = ['--snapshot', '--base-url', service.url, '--out', dir, '--quiet'];
-    expect((await runCli(args)).code).toBe(0);
+    expect((await runCliHere(args)).code).toBe(0);
     const [old] = (await readdir(dir)).filter((name) => /^\d{8}T/.test(name));
     const folder = join(dir, old!);
     await run('mount', ['--bind', folder, folder]);
     mounted.push(folder);
     await run('mount', ['-o', 'remount,bind,ro', folder]);
     const files = (await readdir(folder)).sort();
-    const result = await runCli([...args, '--keep', '1']);
+    const result = await runCliHere([...args, '--keep', '1']);
     expect(result.code).toBe(1);
     // A mount point cannot be renamed: the folder is moved aside before anything in it is deleted (prune-folder.ts).
     const aside = join(dir, `.img-etl-pruning-${old!}`);
@@ -323,7 +323,7 @@ describe('file-system errors', () => {
       const sizes = await pageSizes(service);
       const collections = (await collectionPageSizes(service)).reduce((sum, n) => sum + onDisk(n), 0);
       await mountTmpfs(out, collections + onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
-      const first = await runCli([...args, '--concurrency', '1']);
+      const first = await runCliHere([...args, '--concurrency', '1']);
       expect(first.code, first.stderr).toBe(1);
       // A crash tore the journal's last line; then the disk filled up to one page (4 KiB): room for the run's lock
       // file, not for the journal written again (more than a page).
@@ -331,7 +331,7 @@ describe('file-system errors', () => {
       const before = await readFile(journal, 'utf8');
       const { stdout } = await run('df', ['--output=used', '-B1', out]);
       await run('mount', ['-o', `remount,size=${Number(stdout.trim().split('\n').at(-1)) + 4096}`, out]);
-      const second = await runCli(args);
+      const second = await runCliHere(args);
       expect(second.code, second.stderr).toBe(1);
       expect(lastLine(second.stderr)).toMatch(
         new RegExp(
@@ -341,7 +341,7 @@ describe('file-system errors', () => {
       expect(await temporaries(out)).toEqual([]);
       expect(await readFile(journal, 'utf8')).toBe(before);
       await run('mount', ['-o', 'remount,size=64m', out]);
-      const third = await runCli(args);
+      const third = await runCliHere(args);
       expect(third.code, third.stderr).toBe(0);
       expect(await temporaries(out)).toEqual([]);
       const db = await openDuckDB();

@@ -19,7 +19,7 @@ import {
   startSnapshottedService,
 } from '../helpers/files-run.js';
 import { openDuckDB, query, removeDir, sqlString } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let root: string;
@@ -42,7 +42,16 @@ afterAll(async () => {
 /** Runs `files` for one record; the paths the service was asked for come back too. */
 async function filesRun(out: string, record: Rec, ...more: string[]) {
   service.resetStats();
-  const run = await runCli(['files', snap, '--out', out, '--where', `id = ${String(record['id'])}`, ...FAST, ...more]);
+  const run = await runCliHere([
+    'files',
+    snap,
+    '--out',
+    out,
+    '--where',
+    `id = ${String(record['id'])}`,
+    ...FAST,
+    ...more,
+  ]);
   return { ...run, asked: service.stats.files.log.map((e) => [e.path, e.status]) };
 }
 

@@ -21,7 +21,7 @@ import {
   whereIds,
 } from '../helpers/files-run.js';
 import { listDir, openDuckDB, query, removeDir, sqlString } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let root: string;
@@ -78,7 +78,7 @@ async function readTable(path: string): Promise<Map<string, Record<string, strin
 }
 
 const files = (out: string, ...more: string[]) =>
-  runCli(['files', snap, '--out', out, ...whereIds(chosen), '--summary', 'json', '--quiet', ...more]);
+  runCliHere(['files', snap, '--out', out, ...whereIds(chosen), '--summary', 'json', '--quiet', ...more]);
 
 describe('img-etl files --to', () => {
   it('writes the table in every format asked, each read back equal to what was served and landed', async () => {

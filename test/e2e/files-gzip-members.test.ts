@@ -11,7 +11,7 @@ import { niftiImage } from '../../src/service/nifti-gzip-file.js';
 import { bytesOf, readFilesTable, sha256 } from '../helpers/files-run.js';
 import { startMediaService, type MediaService } from '../helpers/media-routes.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 const image = gzipSync(Buffer.concat([niftiImage(7), Buffer.alloc(50_000, 3)]));
 const junk = gzipSync(Buffer.from('junk after the image, in a gzip member of its own'));
@@ -39,7 +39,7 @@ afterAll(async () => {
 
 it('a second gzip member or bytes after the member: corrupt, the reason names them; one member: ok', async () => {
   const out = join(root, 'files');
-  const run = await runCli(['files', media.snap, '--out', out, '--max-attempts', '2', '--retry-delay', '0.01']);
+  const run = await runCliHere(['files', media.snap, '--out', out, '--max-attempts', '2', '--retry-delay', '0.01']);
   expect(run.code).toBe(3);
   const rows = await readFilesTable(out);
   expect(rows.map((r) => [r['path'], r['status'], r['sha256']])).toEqual(

@@ -25,7 +25,7 @@ import {
   whereIds,
 } from '../helpers/files-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 
 /** What the proxy does with a file's path: `upgrade` (http → https), `downgrade` (https → http), `hop` (to another
  * path on the host), `away` (to the bundled service's own origin: another host). */
@@ -108,7 +108,7 @@ it('sends the token (--token or IMG_ETL_TOKEN) with every file request, a same-h
   scripts.set(new URL(hopped!['file'] as string).pathname, 'hop');
   const out = fresh();
   const named = ['--base-url', origin('http', proxy.port)]; // the token goes to a service the user names
-  const run = await runCli([
+  const run = await runCliHere([
     'files',
     snap,
     '--out',
@@ -144,7 +144,17 @@ it('refuses a redirect to another host: the file is failed, that host never aske
   service.resetStats();
   const out = fresh();
   const named = ['--base-url', origin('http', proxy.port)];
-  const run = await runCli(['files', snap, '--out', out, ...named, ...whereIds([record]), '--token', TOKEN, '--quiet']);
+  const run = await runCliHere([
+    'files',
+    snap,
+    '--out',
+    out,
+    ...named,
+    ...whereIds([record]),
+    '--token',
+    TOKEN,
+    '--quiet',
+  ]);
   expect(run.code).toBe(3);
   expect(fileRequests(record)).toEqual([['http', `Token ${TOKEN}`]]);
   expect(service.stats.files.log.filter((e) => e.path === path)).toEqual([]);
@@ -201,7 +211,7 @@ it('--dry-run times its sample range request with the token too, and fetches not
   const record = records[7]!;
   const out = fresh();
   const named = ['--base-url', origin('http', proxy.port)];
-  const run = await runCli([
+  const run = await runCliHere([
     'files',
     snap,
     '--out',

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { bytesOf, readFilesTable, sha256 } from '../helpers/files-run.js';
 import { niiBytes, startMediaService, type FileVersion, type MediaService } from '../helpers/media-routes.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 const SIZE = 300_000;
 const FAST = ['--retry-delay', '0.01', '--quiet'];
@@ -39,7 +39,7 @@ async function changedBetweenRuns(first: FileVersion, second: FileVersion, honou
   const path = join(out, String(route.record['collection_id']), 'map.nii');
   const args = ['files', media.snap, '--out', out, ...FAST];
   route.cuts = 1;
-  const cut = await runCli([...args, '--max-attempts', '1']);
+  const cut = await runCliHere([...args, '--max-attempts', '1']);
   expect(cut.code).toBe(3);
   expect((await bytesOf(`${path}.part`)).equals(first.body.subarray(0, SIZE / 2))).toBe(true);
   const kept = first.etag ?? first.lastModified;
@@ -51,7 +51,7 @@ async function changedBetweenRuns(first: FileVersion, second: FileVersion, honou
   route.version = second;
   route.honourIfRange = honourIfRange;
   const seen = media.server.seen.length;
-  const again = await runCli([...args, '--max-attempts', '3']);
+  const again = await runCliHere([...args, '--max-attempts', '3']);
   const requests = media.server.seen.slice(seen).filter((r) => r.url === route.path);
   return { again, requests, path, out };
 }

@@ -20,7 +20,7 @@ import {
   whereIds,
 } from '../helpers/files-run.js';
 import { removeDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let root: string;
@@ -45,7 +45,7 @@ it('a file of file_size 0 is missing_on_server, counted and said, never requeste
   const chosen = [...good, ...lost].sort(byId);
   const files = chosen.length;
   service.resetStats();
-  const run = await runCli(['files', snap, '--out', join(root, 'lost'), ...whereIds(chosen), ...FAST, '--quiet']);
+  const run = await runCliHere(['files', snap, '--out', join(root, 'lost'), ...whereIds(chosen), ...FAST, '--quiet']);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   expect(run.stdout.split('\n')[0]).toBe(
@@ -64,7 +64,7 @@ it('a file of file_size 0 is missing_on_server, counted and said, never requeste
     ]),
   );
 
-  const json = await runCli(['files', snap, '--out', join(root, 'lost'), ...whereIds(chosen), '--summary', 'json']);
+  const json = await runCliHere(['files', snap, '--out', join(root, 'lost'), ...whereIds(chosen), '--summary', 'json']);
   expect(json.code).toBe(0);
   const summary = JSON.parse(json.stdout) as { complete: boolean; lost: number; counts: Record<string, number> };
   expect([summary.complete, summary.lost, summary.counts['missing_on_server'], summary.counts['ok']]).toEqual([
@@ -90,7 +90,7 @@ it('path is relative to --out, whichever folder the command ran in; a rerun else
     ).toBe(true);
 
   service.resetStats();
-  const again = await runCli(['files', snap, '--out', out, ...whereIds(chosen), '--summary', 'json']);
+  const again = await runCliHere(['files', snap, '--out', out, ...whereIds(chosen), '--summary', 'json']);
   expect(again.code).toBe(0);
   expect((JSON.parse(again.stdout) as { kept: number }).kept).toBe(chosen.length);
   expect(service.stats.files.requests).toBe(0);
@@ -104,7 +104,7 @@ it('a 404 for a file the listing gives a size is missing_on_server and still exi
   // the same address now serves other records: the snapshot's link is a path no record there links to
   service = await startService({ records: 20, seed: 99, port });
   expect(await statusOf(record['file'] as string)).toBe(404);
-  const run = await runCli(['files', snap, '--out', join(root, 'gone'), ...whereIds([record]), ...FAST, '--quiet']);
+  const run = await runCliHere(['files', snap, '--out', join(root, 'gone'), ...whereIds([record]), ...FAST, '--quiet']);
   expect(run.code).toBe(3);
   expect(run.stdout.split('\n')[0]).toBe('img-etl files: INCOMPLETE: 0 of 1 files ok');
   const [row] = await readFilesTable(join(root, 'gone'));

@@ -17,7 +17,7 @@ import {
   whereIds,
 } from '../helpers/files-run.js';
 import { removeDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let root: string;
@@ -58,7 +58,7 @@ it('--log-format json: the plan, each file settled and each retry as a JSON line
   });
   const out = fresh();
   const chosen = [...good, lost];
-  const run = await runCli([
+  const run = await runCliHere([
     'files',
     snap,
     '--out',
@@ -114,7 +114,7 @@ it('--log-format json: the plan, each file settled and each retry as a JSON line
 
 it('--log-format json: quiet writes nothing on success; a bad command line: one coded error line, exit 2', async () => {
   const [record] = records.filter(small);
-  const quiet = await runCli([
+  const quiet = await runCliHere([
     'files',
     snap,
     '--out',
@@ -126,7 +126,16 @@ it('--log-format json: quiet writes nothing on success; a bad command line: one 
   ]);
   expect(quiet.code).toBe(0);
   expect(quiet.stderr).toBe('');
-  const bad = await runCli(['files', snap, '--out', fresh(), '--where', 'no_such_column = 1', '--log-format', 'json']);
+  const bad = await runCliHere([
+    'files',
+    snap,
+    '--out',
+    fresh(),
+    '--where',
+    'no_such_column = 1',
+    '--log-format',
+    'json',
+  ]);
   expect(bad.code).toBe(2);
   const [line, ...rest] = jsonLines(bad.stderr);
   expect(rest).toEqual([]);
@@ -141,7 +150,7 @@ it('--config: options from a JSON file, the command line winning; an unknown key
   const out = fresh();
   const where = `id in (${chosen.map((r) => String(r['id'])).join(', ')})`;
   await writeFile(config, JSON.stringify({ out, where: [where], concurrency: 3, summary: 'json', quiet: true }));
-  const run = await runCli(['files', snap, '--config', config]);
+  const run = await runCliHere(['files', snap, '--config', config]);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   const summary = JSON.parse(run.stdout) as { complete: boolean; selected: { files: number } };
@@ -151,7 +160,7 @@ it('--config: options from a JSON file, the command line winning; an unknown key
   for (const row of table)
     expect(row['sha256']).toBe(sha256(await servedBytes(chosen.find((r) => r['id'] === row['id'])!['file'] as string)));
 
-  const text = await runCli(['files', snap, '--config', config, '--summary', 'text']);
+  const text = await runCliHere(['files', snap, '--config', config, '--summary', 'text']);
   expect(text.code).toBe(0);
   expect(text.stdout).toContain('img-etl files: complete: 3 of 3 files ok');
   expect(text.stdout).toContain('3 kept from disk'); // the same --out, from the file
@@ -165,7 +174,7 @@ it('--config: options from a JSON file, the command line winning; an unknown key
 
   const unknown = join(root, 'unknown.json');
   await writeFile(unknown, JSON.stringify({ out: fresh(), 'page-size': 10 }));
-  const refused = await runCli(['files', snap, '--config', unknown]);
+  const refused = await runCliHere(['files', snap, '--config', unknown]);
   expect(refused.code).toBe(2);
   expect(refused.stderr.trim().split('\n')).toEqual([
     `img-etl: --config: ${unknown} sets "page-size", which is not an option of this command`,
@@ -190,7 +199,7 @@ it("--help's --config example is a file files accepts: run in a folder, it plans
 
 it('--verify=yes is refused (exit 2), not read as --verify=false', async () => {
   const out = fresh();
-  const run = await runCli(['files', snap, '--out', out, '--dry-run', '--verify=yes', '--base-url', service.url]);
+  const run = await runCliHere(['files', snap, '--out', out, '--dry-run', '--verify=yes', '--base-url', service.url]);
   expect(run.stderr).toBe('img-etl: --verify: expected true or false, got "yes"\n');
   expect(run.code).toBe(2);
 });

@@ -20,7 +20,7 @@ import {
 } from '../helpers/files-run.js';
 import { madeRecords } from '../helpers/list-server.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 
 let root: string;
@@ -72,7 +72,7 @@ async function snapshotOfMade(made: readonly Made[]): Promise<string> {
 }
 
 async function files(snap: string, out: string, ...args: string[]) {
-  return runCli(['files', snap, '--out', out, '--max-attempts', '2', '--retry-delay', '0.01', '--quiet', ...args]);
+  return runCliHere(['files', snap, '--out', out, '--max-attempts', '2', '--retry-delay', '0.01', '--quiet', ...args]);
 }
 
 describe('sub-folders below /media/images/<collection_id>/', () => {

@@ -16,7 +16,7 @@ import { bytesOf, niftiBytes, readFilesTable, sha256, snapshotOf } from '../help
 import { madeRecords, startListServer } from '../helpers/list-server.js';
 import { niiBytes } from '../helpers/media-routes.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 
 const COLLECTION = 77;
@@ -99,7 +99,7 @@ it("a link named as another file's .part.validator: no ok row whose file another
     { name: 'map.nii.gz', fileSize: gz.length, answer: whole(gz) },
   ]);
   const out = join(root, 'out');
-  const run = await runCli(['files', snap, '--out', out, '--concurrency', '1', '--max-attempts', '1', ...FAST]);
+  const run = await runCliHere(['files', snap, '--out', out, '--concurrency', '1', '--max-attempts', '1', ...FAST]);
   const rows = await expectOkRowsOnDisk(out);
   // The gz is fetched and ok; the other may be refused (failed), never ok without its file.
   expect(rows.map((r) => [r['path'], r['status']])).toContainEqual([`${COLLECTION}/map.nii.gz`, 'ok']);
@@ -135,8 +135,8 @@ async function continuedBy(
   const snap = await snapshotOfMade([{ name: 'map.nii', fileSize, answer }]);
   const out = join(root, 'out');
   const args = ['files', snap, '--out', out, ...FAST];
-  expect((await runCli([...args, '--max-attempts', '1'])).code).toBe(3);
-  const again = await runCli([...args, '--max-attempts', '3']);
+  expect((await runCliHere([...args, '--max-attempts', '1'])).code).toBe(3);
+  const again = await runCliHere([...args, '--max-attempts', '3']);
   const rows = await expectOkRowsOnDisk(out);
   return { again, rows, body, path: join(out, String(COLLECTION), 'map.nii') };
 }
@@ -181,7 +181,7 @@ it('a 206 to a request without Range, of the first bytes only: never a shorter f
     },
   ]);
   const out = join(root, 'out');
-  await runCli(['files', snap, '--out', out, '--max-attempts', '2', ...FAST]);
+  await runCliHere(['files', snap, '--out', out, '--max-attempts', '2', ...FAST]);
   const rows = await expectOkRowsOnDisk(out);
   expect(rows[0]!['status'] !== 'ok' || rows[0]!['bytes'] === body.length).toBe(true);
 });
@@ -194,7 +194,7 @@ it('a record with no usable file link and file_size 0 is lost on the server: mis
     { name: 'map.nii.gz', fileSize: gz.length, answer: whole(gz) },
   ]);
   const out = join(root, 'out');
-  const run = await runCli(['files', snap, '--out', out, '--max-attempts', '1', ...FAST]);
+  const run = await runCliHere(['files', snap, '--out', out, '--max-attempts', '1', ...FAST]);
   const rows = await readFilesTable(out);
   expect(rows.map((r) => r['status'])).toEqual(['missing_on_server', 'missing_on_server', 'ok']);
   expect(run.code).toBe(0);
@@ -206,7 +206,7 @@ it('a file whose listed size changed, its new version failing once, is fetched b
   const made: Made = { name: 'map.nii.gz', fileSize: v1.length, answer: whole(v1) };
   const snap = await snapshotOfMade([made]);
   const out = join(root, 'out');
-  const files = (from: string) => runCli(['files', from, '--out', out, '--max-attempts', '1', ...FAST]);
+  const files = (from: string) => runCliHere(['files', from, '--out', out, '--max-attempts', '1', ...FAST]);
   expect((await files(snap)).code).toBe(0);
   // The listing now gives the new version's size; the server fails the first request for it.
   made.fileSize = v2.length;
@@ -230,7 +230,7 @@ it("a sub-folder named as another file's .part: that link is failed, the run goe
     { name: 'a', fileSize: beside.length, answer: whole(beside) },
   ]);
   const out = join(root, 'out');
-  const run = await runCli(['files', snap, '--out', out, '--concurrency', '1', '--max-attempts', '1', ...FAST]);
+  const run = await runCliHere(['files', snap, '--out', out, '--concurrency', '1', '--max-attempts', '1', ...FAST]);
   expect(run.stderr).toBe('');
   expect(run.code).toBe(3);
   const rows = await expectOkRowsOnDisk(out);
@@ -242,7 +242,8 @@ it("a run with --to csv leaves no earlier run's files.parquet saying ok for a fi
   const made: Made = { name: 'map.nii.gz', fileSize: gz.length, answer: whole(gz) };
   const snap = await snapshotOfMade([made]);
   const out = join(root, 'out');
-  const files = (...more: string[]) => runCli(['files', snap, '--out', out, '--max-attempts', '1', ...FAST, ...more]);
+  const files = (...more: string[]) =>
+    runCliHere(['files', snap, '--out', out, '--max-attempts', '1', ...FAST, ...more]);
   expect((await files()).code).toBe(0);
   await rm(join(out, String(COLLECTION), 'map.nii.gz'));
   made.answer = (_req, res) => void res.writeHead(503, { 'content-length': 0 }).end();
@@ -278,7 +279,7 @@ describe("a file another --where's run left unlisted", () => {
     const snap = await snapshotOfMade(made);
     const out = join(dir, 'out');
     const files = (id: number) =>
-      runCli(['files', snap, '--out', out, '--max-attempts', '1', ...FAST, '--where', `id = ${id}`]);
+      runCliHere(['files', snap, '--out', out, '--max-attempts', '1', ...FAST, '--where', `id = ${id}`]);
     expect((await files(ids[0]!)).code).toBe(0);
     expect((await files(ids[2]!)).code).toBe(0); // files.parquet now lists image 3's file alone
     const third = await files(ids[1]!);

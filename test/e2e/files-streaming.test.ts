@@ -20,7 +20,7 @@ import {
 } from '../helpers/files-run.js';
 import { madeRecords, startListServer } from '../helpers/list-server.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 
 const SIZE = 24 * 1024 * 1024;
@@ -74,7 +74,7 @@ async function partReaches(part: string, bytes: number): Promise<number> {
 it('writes a file to disk as its bytes arrive, byte-identical to what is served', async () => {
   const snap = await snapshotOf({ url: server.origin }, join(root, 'snap'));
   const out = join(root, 'files');
-  const run = runCli(['files', snap, '--out', out, '--quiet']);
+  const run = runCliHere(['files', snap, '--out', out, '--quiet']);
   // While the server holds the second half, the first is on disk.
   expect(await partReaches(join(out, `${landingPath(record)}.part`), HELD_AT)).toBe(HELD_AT);
   release();

@@ -23,7 +23,7 @@ import {
   whereIds,
 } from '../helpers/files-run.js';
 import { removeDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let root: string;
@@ -64,7 +64,7 @@ async function filesRun(
   });
   service.resetStats();
   try {
-    const run = await runCli(['files', snap, '--out', out, ...args]);
+    const run = await runCliHere(['files', snap, '--out', out, ...args]);
     return { ...run, log: service.stats.files.log };
   } finally {
     service.setFaults({ filePlan: undefined, fileBytesPerSecond: 0 });
@@ -116,7 +116,7 @@ describe('a selection by --where', () => {
       ['is_valid > true', 'is boolean'],
       ["add_date < 'yesterday'", 'is a timestamp'],
     ] as const) {
-      const run = await runCli(['files', snap, '--out', fresh(), '--where', where]);
+      const run = await runCliHere(['files', snap, '--out', fresh(), '--where', where]);
       expect(run.code, where).toBe(2);
       expect(run.stderr.trim().split('\n'), where).toHaveLength(1);
       expect(run.stderr, where).toContain(says);
@@ -172,13 +172,13 @@ describe('a selection by --where', () => {
 describe('a snapshot of CSV only', () => {
   it('is refused with exit code 2 and one line of the files stage that names no other command', async () => {
     const csvOnly = join(root, 'csv-only');
-    const snapshot = await runCli(['--base-url', service.url, '--out', csvOnly, '--to', 'csv', '--quiet']);
+    const snapshot = await runCliHere(['--base-url', service.url, '--out', csvOnly, '--to', 'csv', '--quiet']);
     expect(snapshot.code).toBe(0);
     for (const [path, says] of [
       [csvOnly, `${csvOnly} holds only images.csv`],
       [join(csvOnly, 'images.csv'), `${join(csvOnly, 'images.csv')} is neither a parquet nor an arrow file`],
     ] as const) {
-      const run = await runCli(['files', path, '--out', fresh(), '--dry-run']);
+      const run = await runCliHere(['files', path, '--out', fresh(), '--dry-run']);
       expect(run.code, path).toBe(2);
       expect(run.stderr.trim().split('\n'), path).toHaveLength(1);
       expect(run.stderr.startsWith(`img-etl: files: ${says}`), run.stderr).toBe(true);
@@ -214,7 +214,7 @@ describe('--with', () => {
         `${String(record['id'])} ${link}`,
       ).toBe(true);
     }
-    expect((await runCli(['files', snap, '--out', fresh(), '--with', 'pictures'])).code).toBe(2);
+    expect((await runCliHere(['files', snap, '--out', fresh(), '--with', 'pictures'])).code).toBe(2);
   });
 });
 
@@ -322,7 +322,7 @@ describe('faults end in the right status', () => {
     expect(chosen).toHaveLength(3);
     service.setFaults({ fileBytesPerSecond: 200_000 });
     const out = fresh();
-    const run = await runCli(['files', snap, '--out', out, ...whereIds(chosen), ...FAST]);
+    const run = await runCliHere(['files', snap, '--out', out, ...whereIds(chosen), ...FAST]);
     service.setFaults({ fileBytesPerSecond: 0 });
     expect(run.code).toBe(0);
     for (const record of chosen) {
@@ -351,13 +351,13 @@ describe('reruns', () => {
       const snapOf = async (): Promise<string> => snapshotOf(local, join(base, `snap-${local.dataset.size}`));
       const older = await snapOf();
       const files = join(base, 'files');
-      const run1 = await runCli(['files', older, '--out', files, ...where, ...FAST]);
+      const run1 = await runCliHere(['files', older, '--out', files, ...where, ...FAST]);
       expect(run1.code).toBe(0);
       const { Random } = await import('../../src/service/index.js');
       const added = local.dataset.insert(30, new Random(3));
       const newer = await snapOf();
       local.resetStats();
-      const run2 = await runCli(['files', newer, '--out', files, ...where, ...FAST]);
+      const run2 = await runCliHere(['files', newer, '--out', files, ...where, ...FAST]);
       expect(run2.code).toBe(0);
       const fetchedPaths = local.stats.files.log.map((e) => e.path).sort();
       const newRecords = added

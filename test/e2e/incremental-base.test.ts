@@ -10,7 +10,7 @@ import type { RunningService } from '../../src/service/index.js';
 import type { Manifest } from '../../src/run/manifest.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let first: RunningService;
 let second: RunningService;
@@ -27,7 +27,7 @@ afterAll(async () => {
 
 /** A `--snapshot` run into `out` (`command`: e.g. `['run', 'derived-columns']` before the options). */
 const snapshot = (s: RunningService, out: string, extra: string[] = [], command: string[] = []) =>
-  runCli([...command, '--base-url', s.url, '--out', out, '--snapshot', '--page-size', '100', ...extra]);
+  runCliHere([...command, '--base-url', s.url, '--out', out, '--snapshot', '--page-size', '100', ...extra]);
 const manifestOf = async (out: string) =>
   JSON.parse(await readFile(join(out, 'latest', 'manifest.json'), 'utf8')) as Manifest;
 

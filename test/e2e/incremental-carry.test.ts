@@ -17,13 +17,13 @@ import {
   snapshot,
   snapshotInProcess,
 } from '../helpers/incremental-snapshots.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 const { serve, newDir } = incrementalFixture();
 
 /** A `--snapshot` run into `base` writing `to`. */
 const snap = (s: RunningService, base: string, to: string, ...args: string[]) =>
-  runCli(['--base-url', s.url, '--out', base, '--snapshot', '--to', to, '--page-size', '100', ...args]);
+  runCliHere(['--base-url', s.url, '--out', base, '--snapshot', '--to', to, '--page-size', '100', ...args]);
 
 describe('a base snapshot holding a data file its manifest does not list', () => {
   it('an images.parquet beside the images.arrow it lists is not read as its rows', async () => {
@@ -111,7 +111,7 @@ describe('an incremental run of a pipeline with a derived column', () => {
     const [base, full] = [await newDir(), await newDir()];
     const options = ['--base-url', s.url, '--snapshot', '--page-size', '100'];
     const run = (out: string, ...args: string[]) =>
-      runCli(['run', 'derived-columns', ...options, '--out', out, ...args]);
+      runCliHere(['run', 'derived-columns', ...options, '--out', out, ...args]);
     expect((await run(base)).code).toBe(0);
     const random = new Random(11);
     s.dataset.edit(3, random);

@@ -26,7 +26,7 @@ import {
   snapshotInProcess,
 } from '../helpers/incremental-snapshots.js';
 import { killWhen, type JournalEntry } from '../helpers/kill-when.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 const { serve, newDir } = incrementalFixture();
 
@@ -174,7 +174,7 @@ describe('an incremental snapshot', () => {
     s.resetStats();
     s.setFaults({ pageLatencyMs: 400 });
     let ended = false;
-    const running = runCli(args).finally(() => (ended = true));
+    const running = runCliHere(args).finally(() => (ended = true));
     const firstRead = Math.ceil(list.results.length / 5); // the first read's pages; the next request is the second's
     // The service builds a page as its request arrives, then holds it 400 ms: a timer of this process seeing the
     // request counted runs after that page was built and before it is sent, so the delete falls between the second
@@ -190,7 +190,7 @@ describe('an incremental snapshot', () => {
     await expectExact(s, base); // record 1140's extra holds 24.0, as served
     const full = await newDir();
     const fullArgs = args.map((a) => (a === base ? full : a));
-    expect((await runCli([...fullArgs, '--full'])).code).toBe(0);
+    expect((await runCliHere([...fullArgs, '--full'])).code).toBe(0);
     await expectSameDataFiles(base, full);
   });
 });
@@ -235,7 +235,7 @@ describe('an incremental snapshot interrupted', () => {
     // One record of the collection staged: with the base's rows of it, the count would seem met.
     expect(left.filter(isCollectionPage)).toHaveLength(1);
     s.setFaults({ pageLatencyMs: 0 });
-    const resumed = await runCli(args);
+    const resumed = await runCliHere(args);
     expect(resumed.code, resumed.stderr).toBe(0);
     const manifest = await manifestOf(base);
     expect(manifest).toMatchObject({ kind: 'incremental', complete: true });
@@ -278,7 +278,7 @@ describe('an incremental snapshot interrupted', () => {
     s.setFaults({ pageLatencyMs: 20 });
     const left = await killWhen(args, out, when(out)).finally(() => s.setFaults({ pageLatencyMs: 0 }));
     expect(left.some((e) => e.type === 'base')).toBe(true);
-    const resumed = await runCli(args);
+    const resumed = await runCliHere(args);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await manifestOf(out)).toMatchObject({ kind: 'incremental', complete: true });
     await expectExact(s, out);
@@ -291,7 +291,7 @@ describe('an incremental snapshot interrupted', () => {
     const args = killedRunArgs(out);
     const left = await killWhen(args, out, (e) => e.some((x) => x.type === 'collection-page'));
     expect(left.some((e) => e.type === 'base')).toBe(true);
-    const again = await runCli([...args, '--full']);
+    const again = await runCliHere([...args, '--full']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/--full: discarded the staging and started afresh/);
     expect(await manifestOf(out)).toMatchObject({ kind: 'full', complete: true });

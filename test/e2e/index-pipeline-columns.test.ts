@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportData } from '../../src/report/report-data.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { CLI, runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 let service: RunningService;
@@ -42,7 +42,7 @@ async function tagPipeline(value: string): Promise<string> {
 
 /** Runs `args` as a --snapshot run into `base`; the snapshot folders, oldest first. */
 async function snapshot(base: string, args: string[]): Promise<string[]> {
-  const run = await runCli([...args, '--base-url', service.url, '--out', base, '--snapshot', '--full', '--quiet']);
+  const run = await runCliHere([...args, '--base-url', service.url, '--out', base, '--snapshot', '--full', '--quiet']);
   expect([run.code, run.stderr]).toEqual([0, '']);
   return (await readdir(base))
     .filter((n) => /^\d{8}T/.test(n))
@@ -52,7 +52,7 @@ async function snapshot(base: string, args: string[]): Promise<string[]> {
 
 /** The counts `img-etl diff` prints for two snapshot folders. */
 async function diffCounts(older: string, newer: string) {
-  const run = await runCli(['diff', older, newer, '--out', join(dir, 'diff'), '--to', 'csv']);
+  const run = await runCliHere(['diff', older, newer, '--out', join(dir, 'diff'), '--to', 'csv']);
   expect(run.code).toBe(0);
   const [, added, removed, changed, unchanged] = /(\d+) added, (\d+) removed, (\d+) changed, (\d+) unchanged/
     .exec(run.stdout)!
@@ -62,7 +62,7 @@ async function diffCounts(older: string, newer: string) {
 
 /** The drift `report newer --against older` gives. */
 async function reportDrift(older: string, newer: string, name: string) {
-  const run = await runCli(['report', newer, '--against', older, '--out', join(dir, `${name}.html`)]);
+  const run = await runCliHere(['report', newer, '--against', older, '--out', join(dir, `${name}.html`)]);
   expect([run.code, run.stderr]).toEqual([0, '']);
   return (await readJson<ReportData>(join(dir, `${name}.json`))).drift!;
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportData } from '../../src/report/report-data.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 let snaps: ReportSnapshots;
@@ -31,7 +31,7 @@ function rowsStart(bytes: Buffer): number {
 /** The drift `report newer --against older` gives, into `name`.json. */
 async function driftOf(older: string, newer: string, name: string) {
   const out = join(dir, 'out', `${name}.html`);
-  const run = await runCli(['report', newer, '--against', older, '--out', out]);
+  const run = await runCliHere(['report', newer, '--against', older, '--out', out]);
   expect([run.code, run.stderr]).toEqual([0, '']);
   return (await readJson<ReportData>(join(dir, 'out', `${name}.json`))).drift;
 }
@@ -78,7 +78,14 @@ describe('an index beside a data file that does not match its manifest', () => {
     const bytes = await readFile(path);
     bytes[bytes.length >> 1]! ^= 0xff; // the same size, other bytes
     await writeFile(path, bytes);
-    const run = await runCli(['report', snaps.folders[1]!, '--against', older, '--out', join(dir, 'out', 'x.html')]);
+    const run = await runCliHere([
+      'report',
+      snaps.folders[1]!,
+      '--against',
+      older,
+      '--out',
+      join(dir, 'out', 'x.html'),
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`${path} does not match its manifest`);
   });

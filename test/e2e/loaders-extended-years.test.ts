@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import { missingTools, VENV_PYTHON } from '../helpers/test-tools.js';
 
 let dir: string;
@@ -37,7 +37,7 @@ beforeAll(async () => {
   try {
     for (const to of ['csv', 'parquet']) {
       const args = ['--base-url', service.url, '--out', join(dir, to), '--snapshot', '--to', to, '--quiet'];
-      const run = await runCli(args);
+      const run = await runCliHere(args);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
     }

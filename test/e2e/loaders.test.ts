@@ -17,7 +17,7 @@ import { startService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { openDuckDB, PANDAS_DTYPES, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import { DEBIAN_PYTHON, missingTools } from '../helpers/test-tools.js';
 
 let dir: string;
@@ -50,7 +50,7 @@ beforeAll(async () => {
   try {
     for (const to of ['csv', 'parquet']) {
       const args = ['--base-url', service.url, '--out', join(dir, to), '--snapshot', '--to', to, '--quiet'];
-      const run = await runCli(args);
+      const run = await runCliHere(args);
       expect(run.code).toBe(0);
     }
   } finally {
@@ -134,7 +134,7 @@ describe('load.sql in DuckDB', () => {
     });
     // img-etl report reads the owners from it: each owner's maps as DuckDB joins them.
     const out = join(dir, 'owners.html');
-    expect((await runCli(['report', folder, '--out', out])).code).toBe(0);
+    expect((await runCliHere(['report', folder, '--out', out])).code).toBe(0);
     const read = JSON.parse(await readFile(join(dir, 'owners.json'), 'utf8')) as ReportData;
     const owners = await query(
       db,

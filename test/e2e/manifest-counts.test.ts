@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportData } from '../../src/report/report-data.js';
 import { startService } from '../../src/service/index.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 let base: string;
@@ -20,7 +20,16 @@ let folders: string[];
 async function snapshot(seed: number): Promise<void> {
   const service = await startService({ records: 30, seed });
   try {
-    const run = await runCli(['--base-url', service.url, '--out', base, '--snapshot', '--to', 'parquet', '--quiet']);
+    const run = await runCliHere([
+      '--base-url',
+      service.url,
+      '--out',
+      base,
+      '--snapshot',
+      '--to',
+      'parquet',
+      '--quiet',
+    ]);
     expect([run.code, run.stderr]).toEqual([0, '']);
   } finally {
     await service.close();

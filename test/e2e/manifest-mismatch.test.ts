@@ -12,7 +12,7 @@ import type { ReportData } from '../../src/report/report-data.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 type Manifest = {
   records_written: number;
@@ -46,7 +46,7 @@ beforeAll(async () => {
   small = join(dir, 'small');
   const service = await startFixtureService(); // the 59 real records
   try {
-    const run = await runCli(['--base-url', service.url, '--out', small, '--quiet']);
+    const run = await runCliHere(['--base-url', service.url, '--out', small, '--quiet']);
     expect([run.code, run.stderr]).toEqual([0, '']);
   } finally {
     await service.close();
@@ -86,19 +86,19 @@ describe('a snapshot whose images.parquet does not match its manifest', () => {
     );
 
   it('makes report exit 1 with one line: the rows the manifest gives and the rows found', async () => {
-    const run = await runCli(['report', snaps.folders[0]!, '--out', join(dir, 'r.html')]);
+    const run = await runCliHere(['report', snaps.folders[0]!, '--out', join(dir, 'r.html')]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(oneLine('report'));
   });
 
   it('makes diff exit 1 with one line', async () => {
-    const run = await runCli(['diff', snaps.folders[0]!, snaps.folders[1]!, '--out', join(dir, 'diff')]);
+    const run = await runCliHere(['diff', snaps.folders[0]!, snaps.folders[1]!, '--out', join(dir, 'diff')]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(oneLine('diff'));
   });
 
   it('makes files exit 1 with one line, before anything is fetched', async () => {
-    const run = await runCli(['files', snaps.folders[0]!, '--out', join(dir, 'maps'), '--quiet']);
+    const run = await runCliHere(['files', snaps.folders[0]!, '--out', join(dir, 'maps'), '--quiet']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(oneLine('files'));
   });
@@ -114,7 +114,7 @@ describe('a snapshot whose images.parquet does not match its manifest', () => {
       ['diff', snaps.folders[0]!, snaps.folders[1]!, '--out', join(dir, 'diff2')],
       ['files', snaps.folders[0]!, '--out', join(dir, 'maps2'), '--quiet'],
     ]) {
-      const run = await runCli([command!, ...args]);
+      const run = await runCliHere([command!, ...args]);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(
         new RegExp(`^img-etl: ${command}: [^\\n]*images\\.parquet does not match its manifest: `),

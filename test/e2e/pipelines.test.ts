@@ -8,7 +8,7 @@ import { expectedRow, expectRowsMatch } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { CLI, runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let out: string;
@@ -27,7 +27,7 @@ afterEach(async () => {
 
 describe('img-etl run', () => {
   it('group-z-t-maps keeps exactly the group-level Z and T maps with a known paradigm', async () => {
-    const run = await runCli(['run', 'group-z-t-maps', '--base-url', service.url, '--out', out]);
+    const run = await runCliHere(['run', 'group-z-t-maps', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(0);
     const wanted = [...service.servedRecords()].filter(
       // NIDM maps have no paradigm field at all: unknown, like null.
@@ -45,15 +45,15 @@ describe('img-etl run', () => {
   });
 
   it('all-formats writes Parquet, Arrow and CSV; --to on the command line wins over the pipeline', async () => {
-    expect((await runCli(['run', 'all-formats', '--base-url', service.url, '--out', out])).code).toBe(0);
+    expect((await runCliHere(['run', 'all-formats', '--base-url', service.url, '--out', out])).code).toBe(0);
     expect((await readdir(out)).sort()).toEqual([
       ...['collections.arrow', 'collections.csv', 'collections.parquet'],
       ...['images.arrow', 'images.csv', 'images.parquet', 'manifest.json'],
     ]);
     const only = join(out, 'csv-only');
-    expect((await runCli(['run', 'all-formats', '--to', 'csv', '--base-url', service.url, '--out', only])).code).toBe(
-      0,
-    );
+    expect(
+      (await runCliHere(['run', 'all-formats', '--to', 'csv', '--base-url', service.url, '--out', only])).code,
+    ).toBe(0);
     expect((await readdir(only)).sort()).toEqual(['collections.csv', 'images.csv', 'manifest.json']);
   });
 
@@ -72,7 +72,7 @@ describe('img-etl run', () => {
         '});',
       ].join('\n'),
     );
-    const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
+    const run = await runCliHere(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
     expect(run.code).toBe(0);
     const atlases = [...service.servedRecords()].filter((r) => r['image_type'] === 'atlas');
     expect(atlases.length).toBeGreaterThan(0);
@@ -83,7 +83,7 @@ describe('img-etl run', () => {
   });
 
   it('an unknown pipeline is a usage error naming the known ones', async () => {
-    const run = await runCli(['run', 'nope', '--base-url', service.url, '--out', out]);
+    const run = await runCliHere(['run', 'nope', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe(
       'img-etl: run: no pipeline named "nope"; known: all-formats, derived-columns, full-snapshot, group-z-t-maps',
@@ -105,13 +105,13 @@ describe('img-etl run', () => {
         '};',
       ].join('\n'),
     );
-    const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data'), '--quiet']);
+    const run = await runCliHere(['run', file, '--base-url', service.url, '--out', join(out, 'data'), '--quiet']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('img-etl: load: stage 1 failed: bad row at somewhere (file.js:1:1)\n');
 
     const atImport = join(out, 'import-throws.mjs');
     await writeFile(atImport, "throw new Error('first\\nsecond');\n");
-    const loaded = await runCli(['run', atImport, '--base-url', service.url, '--out', join(out, 'data')]);
+    const loaded = await runCliHere(['run', atImport, '--base-url', service.url, '--out', join(out, 'data')]);
     expect(loaded.code).toBe(1);
     expect(loaded.stderr).toBe('img-etl: first second\n');
   });
@@ -119,7 +119,7 @@ describe('img-etl run', () => {
   it("a pipeline file's formats not a list of img-etl's is a usage error naming the file, not --to", async () => {
     const file = join(out, 'text-formats.mjs');
     await writeFile(file, "export default { name: 'text', description: 'formats as text', formats: 'csv' };\n");
-    const run = await runCli(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
+    const run = await runCliHere(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       `img-etl: run: ${file}: formats must be a non-empty list of parquet, arrow, csv; got "csv"\n`,
@@ -127,7 +127,7 @@ describe('img-etl run', () => {
   });
 
   it('with --log-format json, an unknown pipeline is a JSON error line too', async () => {
-    const run = await runCli(['run', 'nope', '--base-url', service.url, '--out', out, '--log-format', 'json']);
+    const run = await runCliHere(['run', 'nope', '--base-url', service.url, '--out', out, '--log-format', 'json']);
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -137,7 +137,7 @@ describe('img-etl run', () => {
   });
   it("--dry-run estimates the sizes of what the pipeline writes: its stages' rows, its columns", async () => {
     const plan = async (args: string[]) => {
-      const run = await runCli([...args, '--dry-run', '--summary', 'json', '--quiet', '--base-url', service.url]);
+      const run = await runCliHere([...args, '--dry-run', '--summary', 'json', '--quiet', '--base-url', service.url]);
       expect(run.code).toBe(0);
       return (JSON.parse(run.stdout) as { estimated_bytes: { parquet: number } }).estimated_bytes.parquet;
     };

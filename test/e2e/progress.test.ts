@@ -13,7 +13,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { readManifest } from '../helpers/read-manifest.js';
-import { cliArgv, runCli, type CliRun } from '../helpers/run-cli.js';
+import { cliArgv, runCliHere, type CliRun } from '../helpers/run-cli.js';
 
 let out: string;
 let service: RunningService | undefined;
@@ -113,7 +113,7 @@ describe('progress on stderr', () => {
     'in a pipe: a plain line at the first page and then one every --progress-interval, ' + 'never a carriage return',
     async () => {
       const s = await slowService();
-      const run = await runCli([...slowArgs(s), '--to', 'csv', '--progress-interval', '0.2']);
+      const run = await runCliHere([...slowArgs(s), '--to', 'csv', '--progress-interval', '0.2']);
       expect(run.code).toBe(0);
       expect(run.stderr).not.toMatch(/[\r\x1b]/);
       const lines = run.stderr.trimEnd().split('\n');
@@ -133,7 +133,7 @@ describe('progress on stderr', () => {
     'in a pipe, by default: a line at the first page, then one every 10 s (none in a run ' + 'of about a second)',
     async () => {
       const s = await slowService();
-      const run = await runCli([...slowArgs(s), '--to', 'csv']);
+      const run = await runCliHere([...slowArgs(s), '--to', 'csv']);
       expect(run.code).toBe(0);
       expect(run.stderr).toMatch(
         /^img-etl: pass 1: 1\.9% 20\/1,059 records, 1\/53 pages, [\d,]+ rec\/s, eta (\d+ s|-)\nimg-etl: reading the collections list http:\/\/127\.0\.0\.1:\d+\/api\/collections\/ again\nimg-etl: 34 of 34 collections listed in 1 pass\nimg-etl: writing 1,059 records as csv\n$/,
@@ -143,7 +143,7 @@ describe('progress on stderr', () => {
 
   it('--quiet: nothing on stderr when the run succeeds; the summary still goes to stdout', async () => {
     service = await startFixtureService({ records: 1000, seed: 21 });
-    const run = await runCli([
+    const run = await runCliHere([
       '--base-url',
       service.url,
       '--out',
@@ -162,7 +162,7 @@ describe('progress on stderr', () => {
   });
 
   it('--quiet still reports the error that ends a run', async () => {
-    const run = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--quiet', '--max-attempts', '1']);
+    const run = await runCliHere(['--base-url', 'http://127.0.0.1:9', '--out', out, '--quiet', '--max-attempts', '1']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/,
@@ -176,7 +176,7 @@ describe('progress on stderr', () => {
       // alone (no collection endpoints to reconcile through) proves completeness by passes.
       const faults = { workers: 1, pageLatencyMs: 5, deleteRate: 0.3, faultSeed: 3 };
       service = await startFixtureService({ records: 600, seed: 22, collectionEndpoints: false, faults });
-      const run = await runCli([
+      const run = await runCliHere([
         '--base-url',
         service.url,
         '--out',
@@ -242,7 +242,7 @@ describe('progress on stderr', () => {
   );
 
   it('--log-format json: the error that ends the run is a JSON line too', async () => {
-    const run = await runCli([
+    const run = await runCliHere([
       '--base-url',
       'http://127.0.0.1:9',
       '--out',
@@ -275,7 +275,7 @@ describe('summary on stdout', () => {
     '--summary json: one document with records, files (name, bytes, rows, sha256), ' + 'duration and completeness',
     async () => {
       service = await startFixtureService({ records: 300, seed: 23 });
-      const run = await runCli([
+      const run = await runCliHere([
         '--base-url',
         service.url,
         '--out',
@@ -325,7 +325,16 @@ describe('summary on stdout', () => {
 
   it('--summary json with --snapshot names the latest link', async () => {
     service = await startFixtureService({ records: 10, seed: 24 });
-    const run = await runCli(['--base-url', service.url, '--out', out, '--snapshot', '--summary', 'json', '--quiet']);
+    const run = await runCliHere([
+      '--base-url',
+      service.url,
+      '--out',
+      out,
+      '--snapshot',
+      '--summary',
+      'json',
+      '--quiet',
+    ]);
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout) as SummaryDocument;
     const latest = summary.latest!;

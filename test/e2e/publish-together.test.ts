@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import { mountTmpfs, type Tmpfs } from '../helpers/tmpfs.js';
 import { readManifest } from '../helpers/read-manifest.js';
 
@@ -60,7 +60,7 @@ describe('publishing all files together', () => {
       '--quiet',
       '--fresh',
     ];
-    expect((await runCli(args(first.url))).code).toBe(0);
+    expect((await runCliHere(args(first.url))).code).toBe(0);
     const before = await expectOneRun(out);
     await mkdir(join(disk.dir, 'backup'));
     for (const name of await readdir(out)) await link(join(out, name), join(disk.dir, 'backup', name));
@@ -71,7 +71,7 @@ describe('publishing all files together', () => {
     const failed = new Set<number>(); // pages more on which a run failed
     const attempt = async (pages: number) => {
       disk!.resize((used + pages) * page);
-      const run = await runCli(args(changed.url));
+      const run = await runCliHere(args(changed.url));
       if (run.code !== 0) {
         expect(run.code).toBe(1);
         expect(await expectOneRun(out)).toEqual(before);
@@ -122,7 +122,7 @@ describe('publishing all files together', () => {
       '500',
       '--quiet',
     ];
-    expect((await runCli(args(first.url))).code).toBe(0);
+    expect((await runCliHere(args(first.url))).code).toBe(0);
     const before = await expectOneRun(out);
     const outputs = before.filter((f) => f.name.startsWith('images.') && f.name !== 'images.parquet').length;
     expect(outputs).toBe(2);
@@ -133,12 +133,12 @@ describe('publishing all files together', () => {
     const sizes = await Promise.all(before.map(async (f) => (await readFile(join(out, f.name))).length));
     disk.resize(disk.used() + staging + Math.round(sizes.reduce((a, b) => a + b, 0) / 2));
     for (let attempt = 0; attempt < 2; attempt++) {
-      const run = await runCli(args(changed.url));
+      const run = await runCliHere(args(changed.url));
       expect(run.code).toBe(1);
       expect(await expectOneRun(out)).toEqual(before);
     }
     disk.resize(64 << 20);
-    expect((await runCli(args(changed.url))).code).toBe(0);
+    expect((await runCliHere(args(changed.url))).code).toBe(0);
     const after = await expectOneRun(out);
     expect(after.map((f) => f.sha256)).not.toEqual(before.map((f) => f.sha256));
   });
@@ -153,17 +153,17 @@ describe('a publication cut between two renames', () => {
     services.push(service);
     try {
       const args = ['--base-url', service.url, '--out', out, '--to', 'parquet,csv', '--quiet'];
-      expect((await runCli(args)).code).toBe(0);
+      expect((await runCliHere(args)).code).toBe(0);
       const old = await expectOneRun(out);
       // The state a crash leaves after the first rename: a new run's files in .img-etl-publish, one of them moved.
       const next = join(out, 'next');
-      expect((await runCli(['--base-url', service.url, '--out', next, '--to', 'parquet,arrow', '--quiet'])).code).toBe(
-        0,
-      );
+      expect(
+        (await runCliHere(['--base-url', service.url, '--out', next, '--to', 'parquet,arrow', '--quiet'])).code,
+      ).toBe(0);
       const pending = join(out, '.img-etl-publish');
       await rename(next, pending);
       await rename(join(pending, 'images.parquet'), join(out, 'images.parquet'));
-      const repaired = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '1']);
+      const repaired = await runCliHere(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '1']);
       expect(repaired.code).toBe(1);
       const now = await expectOneRun(out);
       // The csvs of the run before are gone.
@@ -184,11 +184,13 @@ describe('a publication cut between two renames', () => {
       const service = await startFixtureService({ records: 100, seed: 4 });
       services.push(service);
       try {
-        expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet'])).code).toBe(0);
+        expect((await runCliHere(['--base-url', service.url, '--out', out, '--to', 'csv', '--quiet'])).code).toBe(0);
         const old = await expectOneRun(out);
         await makeDir(join(out, '.img-etl-publish'));
         await writeFile(join(out, '.img-etl-publish', 'images.csv'), 'half a file');
-        expect((await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '1'])).code).toBe(1);
+        expect((await runCliHere(['--base-url', 'http://127.0.0.1:9', '--out', out, '--max-attempts', '1'])).code).toBe(
+          1,
+        );
         expect(await expectOneRun(out)).toEqual(old);
       } finally {
         await rm(out, { recursive: true, force: true });

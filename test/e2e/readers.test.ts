@@ -21,7 +21,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { landingPath, type Rec, servedBytes, sha256 } from '../helpers/files-run.js';
 import { expectedRowsOf } from '../helpers/read-snapshot.js';
 import { PANDAS_DTYPES, removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import { DEBIAN_PYTHON, missingTools, VENV_PYTHON } from '../helpers/test-tools.js';
 
 const READ_OUTPUTS = fileURLToPath(new URL('../helpers/read-outputs.py', import.meta.url));
@@ -220,7 +220,7 @@ beforeAll(async () => {
   service = await startFixtureService({ records: 1_200, seed: 26 }); // two record batches of the write
   root = await tempDir();
   const snapshot = async (out: string, to: string) => {
-    const run = await runCli(['--base-url', service.url, '--out', out, '--snapshot', '--to', to, '--quiet']);
+    const run = await runCliHere(['--base-url', service.url, '--out', out, '--snapshot', '--to', to, '--quiet']);
     expect(run.code, run.stderr).toBe(0);
     return join(out, 'latest');
   };
@@ -233,7 +233,7 @@ beforeAll(async () => {
   const picked = [...service.servedRecords()].filter((r) => (r['file_size'] as number) > 0).slice(0, 6);
   const where = ['--where', `id in (${picked.map((r) => String(r['id'])).join(', ')})`];
   const args = ['files', folders.all, '--out', folders.files, '--to', 'parquet,arrow,csv', '--quiet', ...where];
-  const files = await runCli(args);
+  const files = await runCliHere(args);
   expect(files.code, files.stderr).toBe(0);
   jobs = plan(folders);
   outcomes = readAll(jobs, await expectedRows(picked, folders.files));

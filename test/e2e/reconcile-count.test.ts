@@ -11,7 +11,7 @@ import { recordsIn, startCollectionsServer, type CollectionsScript } from '../he
 import { readManifest } from '../helpers/read-manifest.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli, type CliRun } from '../helpers/run-cli.js';
+import { runCliHere, type CliRun } from '../helpers/run-cli.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 
 let out: string;
@@ -34,7 +34,17 @@ const tenEach = (): Record<string, unknown>[] => {
 /** Runs the CLI against the script, ten records a page, into `out`. */
 async function snapshot(script: CollectionsScript): Promise<CliRun> {
   server = await startCollectionsServer(script);
-  return runCli(['--base-url', server.origin, '--out', out, '--page-size', '10', '--retry-delay', '0.01', '--quiet']);
+  return runCliHere([
+    '--base-url',
+    server.origin,
+    '--out',
+    out,
+    '--page-size',
+    '10',
+    '--retry-delay',
+    '0.01',
+    '--quiet',
+  ]);
 }
 
 /** The ids written, ascending. */
@@ -113,7 +123,16 @@ describe('every line that states the proof gives the missing records the records
   it.each(SHORT_RUNS)('$name: progress, summary and manifest say which count was short', async (c) => {
     const missing = c.count - c.held;
     server = await startCollectionsServer(c.script());
-    const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '10', '--retry-delay', '0.01']);
+    const run = await runCliHere([
+      '--base-url',
+      server.origin,
+      '--out',
+      out,
+      '--page-size',
+      '10',
+      '--retry-delay',
+      '0.01',
+    ]);
     expect(run.code).toBe(3);
     const why =
       `${missing} missing (the image list counts ${c.count} at the end, ` +
@@ -132,7 +151,7 @@ describe('every line that states the proof gives the missing records the records
     expect(JSON.stringify(manifest.completeness)).not.toMatch(/"missing":0\b/);
     // The report page says the proof's missing records in words (its JSON stays in report.json and the manifest).
     const page = join(out, 'page.html');
-    expect((await runCli(['report', out, '--out', page])).code).toBe(0);
+    expect((await runCliHere(['report', out, '--out', page])).code).toBe(0);
     const html = await readFile(page, 'utf8');
     const stillMissing = /<th scope="row">still missing<\/th><td>([^<]*)<\/td>/.exec(html)?.[1];
     expect(stillMissing).toBe(`${missing} ${missing === 1 ? 'record' : 'records'} the proof cannot account for`);

@@ -11,7 +11,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let out: string;
 let service: RunningService | undefined;
@@ -32,7 +32,7 @@ const PAGE = 100;
 /** Runs the CLI into `out`, Parquet and Arrow, PAGE records a page unless `args` say otherwise. */
 const snapshot = (target: RunningService, ...args: string[]) => {
   const defaults = [['--page-size', String(PAGE)], ...FAST_RETRIES].filter(([name]) => !args.includes(name!)).flat();
-  return runCli(['--base-url', target.url, '--out', out, '--to', 'parquet,arrow', ...defaults, ...args]);
+  return runCliHere(['--base-url', target.url, '--out', out, '--to', 'parquet,arrow', ...defaults, ...args]);
 };
 const manifestOf = () => readManifest(out);
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { madeRecords, startListServer } from '../helpers/list-server.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
 
 const servers: ScriptedServer[] = [];
@@ -34,7 +34,7 @@ async function rejectsOf(records: unknown[]): Promise<{ text: string; origin: st
   servers.push(server);
   const out = await tempDir();
   dirs.push(out);
-  const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '7', '--quiet']);
+  const run = await runCliHere(['--base-url', server.origin, '--out', out, '--page-size', '7', '--quiet']);
   expect([run.code, run.stderr]).toEqual([0, '']);
   return { text: await readFile(join(out, 'rejects.ndjson'), 'utf8'), origin: server.origin };
 }

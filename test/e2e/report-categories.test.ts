@@ -11,7 +11,7 @@ import { CHARTED_CATEGORIES } from '../../src/report/report-stats.js';
 import { startService } from '../../src/service/index.js';
 import { fixtureRecords } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 const RECORDS = 3000;
 const LIMIT = 200_000;
@@ -32,7 +32,7 @@ beforeAll(async () => {
   dir = await tempDir();
   const service = await startService({ data: distinctRecords(), records: 0 });
   try {
-    const run = await runCli(['--base-url', service.url, '--out', join(dir, 'snaps'), '--snapshot', '--quiet']);
+    const run = await runCliHere(['--base-url', service.url, '--out', join(dir, 'snaps'), '--snapshot', '--quiet']);
     expect([run.code, run.stderr]).toEqual([0, '']);
   } finally {
     await service.close();
@@ -64,7 +64,7 @@ describe('a snapshot of 3,000 distinct values in each category column', () => {
 
   it('has img-etl report write a report.html under 200 kB', async () => {
     const out = join(dir, 'read', 'report.html');
-    const run = await runCli(['report', join(dir, 'snaps', 'latest'), '--out', out]);
+    const run = await runCliHere(['report', join(dir, 'snaps', 'latest'), '--out', out]);
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect((await stat(out)).size).toBeLessThan(LIMIT);
     expect(categoryMarks(await readFile(out, 'utf8'))).toEqual(CHARTED_CATEGORIES.map(() => 21));

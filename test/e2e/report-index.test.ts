@@ -13,7 +13,7 @@ import { COLUMNS } from '../../src/schema/columns.js';
 import { expectedDrift } from '../helpers/report-expected.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 let db: DuckDBConnection;
@@ -113,10 +113,10 @@ describe('the drift', () => {
 
   it('of img-etl report --against is the same by the index as by the full diff', async () => {
     const out = (name: string) => join(dir, 'out', `${name}.html`);
-    const byIndex = await runCli(['report', few.folders[1]!, '--against', few.folders[0]!, '--out', out('index')]);
+    const byIndex = await runCliHere(['report', few.folders[1]!, '--against', few.folders[0]!, '--out', out('index')]);
     expect([byIndex.code, byIndex.stderr]).toEqual([0, '']);
     await rm(join(few.folders[0]!, 'images.index'));
-    const byDiff = await runCli(['report', few.folders[1]!, '--against', few.folders[0]!, '--out', out('diff')]);
+    const byDiff = await runCliHere(['report', few.folders[1]!, '--against', few.folders[0]!, '--out', out('diff')]);
     expect([byDiff.code, byDiff.stderr]).toEqual([0, '']);
     const [a, b] = await Promise.all(['index', 'diff'].map((n) => readJson<ReportData>(join(dir, 'out', `${n}.json`))));
     expect(a!.drift).toEqual(b!.drift);

@@ -9,7 +9,7 @@ import { startService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { runAsCli } from '../helpers/library-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 let snapshot: string;
@@ -30,7 +30,7 @@ describe('img-etl report --out', () => {
   it('writes no page when its numbers cannot be written (a folder where report.json goes)', async () => {
     const out = join(dir, 'out');
     await mkdir(join(out, 'r.json'), { recursive: true });
-    const run = await runCli(['report', snapshot, '--out', join(out, 'r.html')]);
+    const run = await runCliHere(['report', snapshot, '--out', join(out, 'r.html')]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`img-etl: load: cannot publish ${join(out, 'r.json')}: a folder is in the way (EISDIR)\n`);
     expect((await readdir(out)).sort()).toEqual(['r.json']);
@@ -38,7 +38,7 @@ describe('img-etl report --out', () => {
 
   it("refuses to write over a file a snapshot's manifest lists (its sha256 would go stale)", async () => {
     const listed = await readFile(join(snapshot, 'report.html'));
-    const run = await runCli(['report', snapshot, '--out', join(snapshot, 'report.html')]);
+    const run = await runCliHere(['report', snapshot, '--out', join(snapshot, 'report.html')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(
       `img-etl: report: --out: ${join(snapshot, 'report.html')} is a file of the snapshot ${snapshot} ` +

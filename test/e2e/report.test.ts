@@ -11,7 +11,7 @@ import type { ReportData } from '../../src/report/report-data.js';
 import { expectedDrift, expectedReport } from '../helpers/report-expected.js';
 import { makeReportSnapshots, type ReportSnapshots } from '../helpers/report-snapshots.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 let snaps: ReportSnapshots;
@@ -141,7 +141,7 @@ describe('the report of a --snapshot run', () => {
 describe('img-etl report', () => {
   it('reads a snapshot back to the numbers the run gathered, with the drift against the older one', async () => {
     const out = join(dir, 'out', 'page.html');
-    const run = await runCli(['report', snaps.folders[1]!, '--against', snaps.folders[0]!, '--out', out]);
+    const run = await runCliHere(['report', snaps.folders[1]!, '--against', snaps.folders[0]!, '--out', out]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const read = await readJson<ReportData>(join(dir, 'out', 'page.json'));
@@ -155,7 +155,7 @@ describe('img-etl report', () => {
   it('reads a snapshot named by `latest` to the numbers, title and history of the run that wrote it', async () => {
     const out = join(dir, 'out', 'latest.html');
     const latest = join(snaps.base, 'latest');
-    const run = await runCli(['report', latest, '--against', snaps.folders[0]!, '--out', out]);
+    const run = await runCliHere(['report', latest, '--against', snaps.folders[0]!, '--out', out]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const read = await readJson<ReportData>(join(dir, 'out', 'latest.json'));
@@ -179,7 +179,7 @@ describe('img-etl report', () => {
       await writeFile(join(base, name, 'manifest.json'), JSON.stringify({ ...manifest, records_written: k }));
     }
     const out = join(dir, 'out', 'many.html');
-    const run = await runCli(['report', oldest, '--out', out]);
+    const run = await runCliHere(['report', oldest, '--out', out]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const read = await readJson<ReportData>(join(dir, 'out', 'many.json'));
@@ -193,7 +193,7 @@ describe('img-etl report', () => {
     for (const name of ['images.csv', 'manifest.json', 'collections.parquet'])
       await copyFile(join(snaps.folders[1]!, name), join(folder, name));
     const out = join(dir, 'out', 'csv.html');
-    const run = await runCli(['report', folder, '--against', snaps.folders[0]!, '--out', out]);
+    const run = await runCliHere(['report', folder, '--against', snaps.folders[0]!, '--out', out]);
     expect([run.code, run.stderr]).toEqual([0, '']);
     const read = await readJson<ReportData>(join(dir, 'out', 'csv.json'));
     const want = await expectedReport(db, join(folder, 'images.csv'));
@@ -218,7 +218,7 @@ describe('img-etl report', () => {
   });
 
   it('refuses a path that holds no snapshot with exit code 2 and one line', async () => {
-    const run = await runCli(['report', join(dir, 'nowhere')]);
+    const run = await runCliHere(['report', join(dir, 'nowhere')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^img-etl: report: .*nowhere does not exist\n$/);
   });

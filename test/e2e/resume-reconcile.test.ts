@@ -11,7 +11,7 @@ import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { killWhen } from '../helpers/kill-when.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 const services: RunningService[] = [];
 const dirs: string[] = [];
@@ -70,7 +70,7 @@ describe('resume inside the collections phases', () => {
       expect(left.some((e) => e.type === 'collections-end')).toBe(false);
       const staged = left.filter((e) => e.type === 'collections-page');
       const requests = recordRequests(service);
-      const resumed = await runCli(args(service, out));
+      const resumed = await runCliHere(args(service, out));
       expect(resumed.code).toBe(0);
       // The image list once, the collections list's pages not staged before the kill once, then the whole list again
       // after the pass (what changed while it ran), nothing else.
@@ -103,7 +103,7 @@ describe('resume inside the collections phases', () => {
     const staged = left.filter((e) => e.type === 'collection-page');
     expect(staged.length).toBeGreaterThanOrEqual(3);
     const requests = recordRequests(service);
-    const resumed = await runCli(args(service, out));
+    const resumed = await runCliHere(args(service, out));
     expect(resumed.code).toBe(0);
     // The pass and both reads of the collections list were done: none of it is fetched again, nor any staged page.
     expect(service.stats.listRequests).toBe(0);

@@ -15,7 +15,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { cliArgv, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCli, runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let reference: string;
@@ -41,7 +41,7 @@ beforeAll(async () => {
   // Slow enough that a run can be caught in the middle: two workers, 15 ms a page.
   service = await startFixtureService({ records: 1200, seed: 21, faults: { workers: 2, pageLatencyMs: 15 } });
   reference = await tempDir();
-  const run = await runCli(args(reference));
+  const run = await runCliHere(args(reference));
   expect(run.code).toBe(0);
   referenceCsv = await readFile(join(reference, 'images.csv'));
   referenceRows = await readParquetRows(reference);
@@ -116,7 +116,7 @@ describe('resume', () => {
     expect(killed.signal).toBe('SIGKILL');
     const sampled = Math.min(20, stagedRecords(await journal(out)));
     service.resetStats();
-    const resumed = await runCli(args(out));
+    const resumed = await runCliHere(args(out));
     expect(resumed.code).toBe(0);
     // Each page not staged before the kill is fetched exactly once, and no staged page again; before resuming, a
     // sample of the staged records is fetched again by id to check the service still holds them.
@@ -137,7 +137,7 @@ describe('resume', () => {
     expect((await journal(out))[0]).toMatch(/^\{"type":"base","name":null/);
     const sampled = Math.min(20, stagedRecords(await journal(out)));
     service.resetStats();
-    const resumed = await runCli([...args(out), '--snapshot']);
+    const resumed = await runCliHere([...args(out), '--snapshot']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(service.stats.listRequests).toBe(PAGES - killed.imagePages);
     expect(service.stats.detailRequests).toBe(sampled);
@@ -154,7 +154,7 @@ describe('resume', () => {
         `${join(out, '.img-etl-staging')}: run the same command again to resume`,
     );
     expect(await readdir(out)).toEqual(['.img-etl-staging']);
-    const resumed = await runCli(args(out));
+    const resumed = await runCliHere(args(out));
     expect(resumed.code).toBe(0);
     await expectSameAsReference(out);
   });
@@ -163,10 +163,10 @@ describe('resume', () => {
     const out = await tempDir();
     dirs.push(out);
     await interrupt(out, (lines) => lines.length >= 2, 'SIGKILL');
-    const other = await runCli(['--base-url', 'http://127.0.0.1:9', '--out', out]);
+    const other = await runCliHere(['--base-url', 'http://127.0.0.1:9', '--out', out]);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain(`holds an unfinished run of ${service.listUrl} with page size 40`);
-    const fresh = await runCli([...args(out), '--fresh']);
+    const fresh = await runCliHere([...args(out), '--fresh']);
     expect(fresh.code).toBe(0);
     await expectSameAsReference(out);
   });
@@ -236,7 +236,7 @@ describe('a staged page changed on disk', () => {
       await editName(join(staging, imagePage), same);
       await editName(join(staging, collectionsPage), same);
       service.resetStats();
-      const resumed = await runCli(args(out));
+      const resumed = await runCliHere(args(out));
       expect(resumed.stderr).toMatch(
         new RegExp(
           `img-etl: staging: 2 staged pages in .* could not be read back ` +
@@ -320,7 +320,7 @@ describe('a staged page changed on disk', () => {
       return rest;
     });
     service.resetStats();
-    const resumed = await runCli(args(out));
+    const resumed = await runCliHere(args(out));
     expect(resumed.stderr).toMatch(
       new RegExp(`could not be read back \\(${imagePage.replaceAll('.', '\\.')}: the journal has no checksum of it`),
     );
@@ -338,7 +338,7 @@ describe('a staged page changed on disk', () => {
       return rest;
     });
     service.resetStats();
-    const resumed = await runCli(args(out));
+    const resumed = await runCliHere(args(out));
     expect(resumed.stderr).toContain(
       `img-etl: staging: ${staging} was written by another version of img-etl ` +
         `(staging format 3, this one reads ${STAGING_FORMAT}); discarded it and started afresh`,

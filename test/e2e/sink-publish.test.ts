@@ -12,7 +12,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { CLI, runCli } from '../helpers/run-cli.js';
+import { CLI, runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let dir: string;
@@ -77,7 +77,7 @@ const tMapIds = () =>
 describe("a sink's file in the run's folder", () => {
   it('is published with the run and listed in the manifest; a failing sink publishes nothing', async () => {
     const out = join(dir, 'published');
-    const run = await runCli(['run', await pipelineFile('good.mjs'), '--base-url', service.url, '--out', out]);
+    const run = await runCliHere(['run', await pipelineFile('good.mjs'), '--base-url', service.url, '--out', out]);
     expect(run.code, run.stderr).toBe(0);
     const files = await folder(out);
     expect(Object.keys(files)).toEqual(['collections.parquet', 'images.parquet', 'manifest.json', 'tmaps.csv']);
@@ -95,7 +95,7 @@ describe("a sink's file in the run's folder", () => {
 
     // A sink that fails after writing its file: exit 1, one line, the folder as it was.
     const failing = await pipelineFile('failing.mjs', { after: "throw new Error('the sink broke');" });
-    const failed = await runCli(['run', failing, '--base-url', service.url, '--out', out, '--quiet']);
+    const failed = await runCliHere(['run', failing, '--base-url', service.url, '--out', out, '--quiet']);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/^img-etl: .*the sink broke\n$/);
     expect(await folder(out)).toEqual(files);
@@ -105,24 +105,24 @@ describe("a sink's file in the run's folder", () => {
     const out = join(dir, 'later');
     const good = await pipelineFile('good.mjs');
     const args = ['--base-url', service.url, '--out', out, '--quiet'];
-    expect((await runCli(['run', good, ...args])).code).toBe(0);
+    expect((await runCliHere(['run', good, ...args])).code).toBe(0);
     expect(await readdir(out)).toContain('tmaps.csv');
-    expect((await runCli(['run', 'full-snapshot', '--fresh', ...args])).code).toBe(0);
+    expect((await runCliHere(['run', 'full-snapshot', '--fresh', ...args])).code).toBe(0);
     expect((await readdir(out)).sort()).toEqual(['collections.parquet', 'images.parquet', 'manifest.json']);
 
-    expect((await runCli(['run', good, ...args])).code).toBe(0);
+    expect((await runCliHere(['run', good, ...args])).code).toBe(0);
     await writeFile(join(out, 'tmaps.csv'), 'edited by hand\n');
-    expect((await runCli(['run', 'full-snapshot', '--fresh', ...args])).code).toBe(0);
+    expect((await runCliHere(['run', 'full-snapshot', '--fresh', ...args])).code).toBe(0);
     expect(await readFile(join(out, 'tmaps.csv'), 'utf8')).toBe('edited by hand\n');
   });
 
   it("--keep prunes a snapshot's sink file only while it holds what img-etl published", async () => {
     const out = join(dir, 'pruned');
     const args = ['run', await pipelineFile('kept.mjs'), '--snapshot', '--base-url', service.url, '--out', out];
-    expect((await runCli([...args, '--quiet'])).code).toBe(0);
+    expect((await runCliHere([...args, '--quiet'])).code).toBe(0);
     const [older] = (await readdir(out)).filter((n) => /^\d{8}T/.test(n));
     await writeFile(join(out, older!, 'tmaps.csv'), 'edited by hand\n');
-    const run = await runCli([...args, '--keep', '1']);
+    const run = await runCliHere([...args, '--keep', '1']);
     expect(run.code, run.stderr).toBe(0);
     expect(await readdir(join(out, older!))).toEqual(['tmaps.csv']);
     expect(await readFile(join(out, older!, 'tmaps.csv'), 'utf8')).toBe('edited by hand\n');
@@ -132,14 +132,14 @@ describe("a sink's file in the run's folder", () => {
   it('written beside the run folder, unsaid, or under a name img-etl writes, is refused in one line', async () => {
     const out = join(dir, 'refused');
     const beside = await pipelineFile('beside.mjs', { where: 'run.dataDir' });
-    const run = await runCli(['run', beside, '--base-url', service.url, '--out', out, '--quiet']);
+    const run = await runCliHere(['run', beside, '--base-url', service.url, '--out', out, '--quiet']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `img-etl: load: a sink wrote ${join(out, 'tmaps.csv')}, in the output folder but not in run.pending ` +
         `(${join(out, '.img-etl-publish')}): write it there to publish it with the run\n`,
     );
     const unsaid = await pipelineFile('unsaid.mjs', { returns: 'undefined' });
-    const lost = await runCli(['run', unsaid, '--base-url', service.url, '--out', join(dir, 'unsaid'), '--quiet']);
+    const lost = await runCliHere(['run', unsaid, '--base-url', service.url, '--out', join(dir, 'unsaid'), '--quiet']);
     expect(lost.code).toBe(1);
     expect(lost.stderr).toBe(
       `img-etl: load: ${join(dir, 'unsaid', '.img-etl-publish', 'tmaps.csv')} is in the run's folder but no sink ` +
@@ -150,7 +150,15 @@ describe("a sink's file in the run's folder", () => {
     // later run would keep the file as someone's, not remove it with the rest of this run's.
     const after = "await (await import('node:fs/promises')).appendFile(written.path, 'a line more\\n');";
     const changed = await pipelineFile('changed.mjs', { after });
-    const moved = await runCli(['run', changed, '--base-url', service.url, '--out', join(dir, 'changed'), '--quiet']);
+    const moved = await runCliHere([
+      'run',
+      changed,
+      '--base-url',
+      service.url,
+      '--out',
+      join(dir, 'changed'),
+      '--quiet',
+    ]);
     expect(moved.stderr).toMatch(
       new RegExp(
         `^img-etl: load: a sink's file ${join(dir, 'changed', '.img-etl-publish', 'tmaps.csv')} holds \\d+ bytes ` +
@@ -178,7 +186,7 @@ describe("a sink's file in the run's folder", () => {
         `  sinks: [${sink('T map')}, ${sink('Z map')}] });`,
       ].join('\n'),
     );
-    const both = await runCli(['run', twice, '--base-url', service.url, '--out', join(dir, 'twice'), '--quiet']);
+    const both = await runCliHere(['run', twice, '--base-url', service.url, '--out', join(dir, 'twice'), '--quiet']);
     expect([both.code, both.stderr]).toEqual([
       1,
       `img-etl: load: ${join(dir, 'twice', '.img-etl-publish', 'maps.csv')} is resolved to twice (by two sinks, ` +
@@ -186,7 +194,7 @@ describe("a sink's file in the run's folder", () => {
     ]);
     expect((await readdir(join(dir, 'twice'))).filter((n) => n !== '.img-etl-staging')).toEqual([]);
     const named = await pipelineFile('named.mjs', { name: 'images.csv' });
-    const clash = await runCli(['run', named, '--base-url', service.url, '--out', join(dir, 'clash'), '--quiet']);
+    const clash = await runCliHere(['run', named, '--base-url', service.url, '--out', join(dir, 'clash'), '--quiet']);
     expect(clash.code).toBe(1);
     expect(clash.stderr).toBe(
       'img-etl: load: a sink cannot publish images.csv: img-etl writes a file of that name (choose another)\n',

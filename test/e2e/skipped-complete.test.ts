@@ -6,7 +6,7 @@ import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { madeRecords } from '../helpers/list-server.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';
@@ -44,7 +44,7 @@ it('a record skipped in every pass, another deleted after it was read: the run i
     },
   });
   badId = service.dataset.idAt(137);
-  const run = await runCli([
+  const run = await runCliHere([
     '--base-url',
     service.url,
     '--out',
@@ -88,7 +88,7 @@ it('a resumed run keeps the records an earlier process skipped: incomplete, thei
   try {
     const args = ['--base-url', server.origin, '--out', out, '--page-size', '5', '--concurrency', '1'];
     const retries = ['--max-attempts', '2', '--retry-delay', '0.01'];
-    const first = await runCli([...args, ...retries]);
+    const first = await runCliHere([...args, ...retries]);
     expect(first.code, first.stderr).toBe(1);
     const journal = await readFile(join(out, '.img-etl-staging', 'journal.ndjson'), 'utf8');
     const offsets = journal
@@ -99,7 +99,7 @@ it('a resumed run keeps the records an earlier process skipped: incomplete, thei
       .map((e) => e.offset);
     expect(offsets).toEqual([0, 5]);
     failing = false;
-    const rerun = await runCli([...args, ...retries]);
+    const rerun = await runCliHere([...args, ...retries]);
     expect(await readManifest(out)).toMatchObject({ complete: false, missing: 1, skipped_offsets: [bad] });
     expect(rerun.code, rerun.stderr).toBe(3);
   } finally {

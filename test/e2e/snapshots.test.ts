@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { publishLatest } from '../../src/run/snapshot-folders.js';
 
@@ -34,7 +34,7 @@ const DATA = ['images.arrow', 'images.csv', 'images.parquet'];
 describe('--snapshot', () => {
   it('writes each run to DIR/<UTC time>/ and points DIR/latest at it', async () => {
     const before = Date.now();
-    const run = await runCli(['--snapshot', '--base-url', service.url, '--out', out]);
+    const run = await runCliHere(['--snapshot', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(0);
     const [name] = await snapshotFolders();
     expect(name).toBeDefined();
@@ -53,7 +53,7 @@ describe('--snapshot', () => {
     await writeFile(join(out, '.latest.tmp-0a1b2c3e'), '20260101T000000.000Z\n'); // its file where links fail
     await mkdir(join(out, '.latest.tmp-0a1b2c3f')); // a folder of that name is not one of img-etl's
     await writeFile(join(out, '.latest.tmp-mine'), 'a user file\n');
-    const run = await runCli(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
+    const run = await runCliHere(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(0);
     expect((await readdir(out)).filter((n) => n.startsWith('.latest')).sort()).toEqual([
       '.latest.tmp-0a1b2c3f',
@@ -73,7 +73,7 @@ describe('--snapshot', () => {
     await mkdir(join(out, emptied!));
     await writeFile(join(out, emptied!, 'notes.txt'), 'mine');
     await writeFile(join(out, '.img-etl-pruning-mine'), 'a user file\n'); // not a name img-etl gives a folder
-    const run = await runCli(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
+    const run = await runCliHere(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect((await readdir(out)).filter((n) => n.startsWith('.img-etl-pruning-'))).toEqual(['.img-etl-pruning-mine']);
     expect(await readdir(join(out, '20200102T000000.000Z'))).toEqual(['notes.txt']);
@@ -83,7 +83,7 @@ describe('--snapshot', () => {
   it('leaves a folder named latest that it did not write alone, and says so in one line (exit 1)', async () => {
     await mkdir(join(out, 'latest'));
     await writeFile(join(out, 'latest', 'mine.txt'), 'not img-etl\n');
-    const run = await runCli(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
+    const run = await runCliHere(['--snapshot', '--quiet', '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toBe(
       `img-etl: snapshot: cannot point ${join(out, 'latest')} at a snapshot: it is not a link img-etl made ` +
@@ -96,7 +96,7 @@ describe('--snapshot', () => {
 
   it('--dry-run refuses a latest it did not write, as the run does, instead of planning a run', async () => {
     await mkdir(join(out, 'latest'));
-    const dry = await runCli(['--snapshot', '--dry-run', '--quiet', '--base-url', service.url, '--out', out]);
+    const dry = await runCliHere(['--snapshot', '--dry-run', '--quiet', '--base-url', service.url, '--out', out]);
     expect(dry.stderr.trim()).toBe(
       `img-etl: snapshot: cannot point ${join(out, 'latest')} at a snapshot: it is not a link img-etl made ` +
         '(move it, or choose another --out)',
@@ -108,7 +108,7 @@ describe('--snapshot', () => {
   it('two runs against an unchanged service write byte-identical data files', async () => {
     for (let i = 0; i < 2; i++)
       expect(
-        (await runCli(['--snapshot', '--to', 'parquet,arrow,csv', '--base-url', service.url, '--out', out])).code,
+        (await runCliHere(['--snapshot', '--to', 'parquet,arrow,csv', '--base-url', service.url, '--out', out])).code,
       ).toBe(0);
     const [a, b] = await snapshotFolders();
     expect(a).not.toBe(b);
@@ -126,7 +126,7 @@ describe('--snapshot', () => {
   it('--keep 2 keeps the two newest snapshots; latest never moves to a folder pruned meanwhile', async () => {
     const pruned: string[] = [];
     for (let i = 0; i < 3; i++) {
-      expect((await runCli(['--snapshot', '--keep', '2', '--base-url', service.url, '--out', out])).code).toBe(0);
+      expect((await runCliHere(['--snapshot', '--keep', '2', '--base-url', service.url, '--out', out])).code).toBe(0);
       if (i === 0) pruned.push(...(await snapshotFolders()));
     }
     const folders = await snapshotFolders();
@@ -154,11 +154,11 @@ describe('--snapshot', () => {
   });
 
   it('does not move latest after an incomplete run', async () => {
-    expect((await runCli(['--snapshot', '--base-url', service.url, '--out', out])).code).toBe(0);
+    expect((await runCliHere(['--snapshot', '--base-url', service.url, '--out', out])).code).toBe(0);
     const [good] = await snapshotFolders();
     const lossy = await startFixtureService({ records: 400, seed: 31, faults: { orphanRate: 0.05, faultSeed: 4 } });
     try {
-      const run = await runCli(['--snapshot', '--base-url', lossy.url, '--out', out, '--retry-delay', '0.01']);
+      const run = await runCliHere(['--snapshot', '--base-url', lossy.url, '--out', out, '--retry-delay', '0.01']);
       expect(run.code).toBe(3);
     } finally {
       await lossy.close();
@@ -172,7 +172,7 @@ describe('--snapshot', () => {
     [['--full'], '--full: only with --snapshot (without it, every run reads the whole list)'],
     [['--full-every', '3'], '--full-every: only with --snapshot (without it, every run reads the whole list)'],
   ])('%j without --snapshot is a usage error', async (option, message) => {
-    const run = await runCli([...option, '--base-url', service.url, '--out', out]);
+    const run = await runCliHere([...option, '--base-url', service.url, '--out', out]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe(`img-etl: ${message}`);
   });
@@ -197,7 +197,7 @@ describe('options from the environment and a config file', () => {
   it('a --config JSON file sets options, and the command line wins over it', async () => {
     const config = join(out, 'img-etl.json');
     await writeFile(config, JSON.stringify({ to: ['arrow'], 'page-size': 25, 'base-url': service.url }));
-    const run = await runCli(['--config', config, '--page-size', '40', '--out', join(out, 'data')]);
+    const run = await runCliHere(['--config', config, '--page-size', '40', '--out', join(out, 'data')]);
     expect(run.code).toBe(0);
     expect((await readdir(join(out, 'data'))).sort()).toEqual(['collections.arrow', 'images.arrow', 'manifest.json']);
     expect((await readManifest(join(out, 'data'))).page_size).toBe(40);
@@ -213,19 +213,19 @@ describe('options from the environment and a config file', () => {
   ])('a config file with %s fails with exit code 2 and one line', async (_, body, message) => {
     const config = join(out, 'bad.json');
     await writeFile(config, JSON.stringify(body));
-    const run = await runCli(['--config', config, '--base-url', service.url, '--out', join(out, 'data')]);
+    const run = await runCliHere(['--config', config, '--base-url', service.url, '--out', join(out, 'data')]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe(message(config));
   });
 
   it('an unreadable or invalid config file fails with exit code 2 naming the file', async () => {
-    const missing = await runCli(['--config', join(out, 'nope.json')]);
+    const missing = await runCliHere(['--config', join(out, 'nope.json')]);
     expect([missing.code, missing.stderr.trim()]).toEqual([
       2,
       `img-etl: --config: cannot read ${join(out, 'nope.json')} (ENOENT)`,
     ]);
     await writeFile(join(out, 'bad.json'), '{nope');
-    const invalid = await runCli(['--config', join(out, 'bad.json')]);
+    const invalid = await runCliHere(['--config', join(out, 'bad.json')]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain(`img-etl: --config: ${join(out, 'bad.json')} is not valid JSON`);
   });

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { madeRecords, startListServer } from '../helpers/list-server.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
-import { runCli } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let server: ScriptedServer;
 let failing = false; // while true, the list answers 404 from offset 1,200: the run stops with 30 pages staged
@@ -45,7 +45,7 @@ const args = (out: string, ...more: string[]) => [
 /** images.csv of a fresh run with `more`. */
 async function freshCsv(...more: string[]): Promise<Buffer> {
   const out = await newDir();
-  const run = await runCli(args(out, ...more));
+  const run = await runCliHere(args(out, ...more));
   expect(run.code, run.stderr).toBe(0);
   return readFile(join(out, 'images.csv'));
 }
@@ -54,9 +54,9 @@ async function freshCsv(...more: string[]): Promise<Buffer> {
 async function resumedCsv(first: string[], then: string[]): Promise<Buffer> {
   const out = await newDir();
   failing = true;
-  expect((await runCli(args(out, ...first))).code).toBe(1);
+  expect((await runCliHere(args(out, ...first))).code).toBe(1);
   failing = false;
-  const resumed = await runCli(args(out, ...then));
+  const resumed = await runCliHere(args(out, ...then));
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).not.toMatch(/discarded/); // it did resume
   return readFile(join(out, 'images.csv'));

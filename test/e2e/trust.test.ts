@@ -20,7 +20,7 @@ import { madeRecords, startListServer } from '../helpers/list-server.js';
 import { runAsCli } from '../helpers/library-run.js';
 import { expectedRowsOf, readParquetRows } from '../helpers/read-snapshot.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { cliArgv, runCli } from '../helpers/run-cli.js';
+import { cliArgv, runCliHere } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 import { readManifest } from '../helpers/read-manifest.js';
 
@@ -60,7 +60,16 @@ describe('completeness counts distinct records', () => {
       const records = [...valid];
       bad.forEach((record, i) => records.splice(10 + 20 * i, 0, record as Record<string, unknown>));
       server = await startListServer(records, { count: 102 }); // two records counted are never sent
-      const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '25', '--max-passes', '3']);
+      const run = await runCliHere([
+        '--base-url',
+        server.origin,
+        '--out',
+        out,
+        '--page-size',
+        '25',
+        '--max-passes',
+        '3',
+      ]);
       expect(run.code).toBe(3);
       expect(await manifestOf()).toMatchObject({
         complete: false,
@@ -85,7 +94,7 @@ describe('completeness counts distinct records', () => {
     server = await startScriptedServer((req, res) =>
       sendJson(res, { count: records.length, next: null, previous: null, results: records }),
     );
-    const run = await runCli(['--base-url', server.origin, '--out', out, '--to', 'parquet', '--quiet']);
+    const run = await runCliHere(['--base-url', server.origin, '--out', out, '--to', 'parquet', '--quiet']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expectRowsMatch(await readParquetRows(out), expectedOf(records));
@@ -107,7 +116,7 @@ describe('a record served twice with different content', () => {
     const firstLook = [...made.slice(0, 4), fiveOld, fiveNew, sixA, ...made.slice(6, 9)];
     const secondLook = [...made.slice(0, 4), fiveNew, sixB, ...made.slice(6, 10)];
     server = await startListServer([], { records: (_, asked) => (asked === 1 ? firstLook : secondLook) });
-    const run = await runCli(['--base-url', server.origin, '--out', out, '--page-size', '5']);
+    const run = await runCliHere(['--base-url', server.origin, '--out', out, '--page-size', '5']);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(
       'img-etl: 2 records came back changed while the list was paged (id 5, 6); the copy newer by modify_date is kept',
@@ -141,7 +150,7 @@ describe('staging of an earlier run', () => {
   it('a staged page cut short is dropped with a notice (by its size, unread) and fetched again', async () => {
     await interruptedRun();
     await truncate(join(out, '.img-etl-staging', 'p1-0-20.json'), 100);
-    const rerun = await runCli(args());
+    const rerun = await runCliHere(args());
     expect(rerun.stderr).toMatch(
       /img-etl: staging: 1 staged page in .* could not be read back \(p1-0-20\.json: is 100 bytes; the journal says \d+\); fetching it again/,
     );
@@ -154,7 +163,7 @@ describe('staging of an earlier run', () => {
   it('a staged page that is gone is fetched again', async () => {
     await interruptedRun();
     await writeFile(join(out, '.img-etl-staging', 'p1-20-20.json'), '');
-    const rerun = await runCli(args());
+    const rerun = await runCliHere(args());
     expect(rerun.code).toBe(0);
     expect(requestsFor(20)).toBe(2);
     expectRowsMatch(await readParquetRows(out), expectedOf(records));
@@ -166,7 +175,7 @@ describe('staging of an earlier run', () => {
     const identity = JSON.parse(await readFile(runJson, 'utf8')) as CheckpointIdentity;
     const twoDaysAgo = new Date(Date.now() - 48 * 3600 * 1000).toISOString();
     await writeFile(runJson, JSON.stringify({ ...identity, started_at: twoDaysAgo }));
-    const old = await runCli(args());
+    const old = await runCliHere(args());
     expect(old.stderr).toContain(
       `img-etl: staging: ${join(out, '.img-etl-staging')} holds a run started ${twoDaysAgo}, ` +
         `48.0 h ago, past the resume limit of 12 h; discarded it and started afresh`,
@@ -182,7 +191,7 @@ describe('staging of an earlier run', () => {
       runJson,
       JSON.stringify({ ...JSON.parse(await readFile(runJson, 'utf8')), started_at: twoDaysAgo }),
     );
-    const within = await runCli([...args(), '--max-resume-age', '72']);
+    const within = await runCliHere([...args(), '--max-resume-age', '72']);
     expect(within.stderr).not.toContain('discarded');
     expect(within.code).toBe(0);
     expect(requestsFor(0)).toBe(1);
@@ -196,7 +205,7 @@ describe('staging of an earlier run', () => {
     await writeFile(join(staging, 'run.json'), JSON.stringify({ ...identity, started_at: twoDaysAgo }));
     const other = await startListServer(madeRecords(10));
     try {
-      const run = await runCli(['--base-url', other.origin, '--out', out, '--page-size', '20']);
+      const run = await runCliHere(['--base-url', other.origin, '--out', out, '--page-size', '20']);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(
         `img-etl: staging: ${staging} holds an unfinished run of ${identity.source_url} with page size 20 by ` +
@@ -207,7 +216,7 @@ describe('staging of an earlier run', () => {
       await other.close();
     }
     expect(existsSync(join(staging, 'p1-20-20.json'))).toBe(true);
-    const within = await runCli([...args(), '--max-resume-age', '72']); // its own command still resumes it
+    const within = await runCliHere([...args(), '--max-resume-age', '72']); // its own command still resumes it
     expect(within.code).toBe(0);
     expect(requestsFor(20)).toBe(1);
   });
@@ -215,7 +224,7 @@ describe('staging of an earlier run', () => {
   it('a failure a rerun cannot fix gets no resume hint', async () => {
     await interruptedRun();
     failing = true; // the 404 stays
-    const rerun = await runCli(args());
+    const rerun = await runCliHere(args());
     expect(rerun.code).toBe(1);
     expect(rerun.stderr.trim().split('\n').at(-1)).toMatch(/offset=60 returned 404/);
     expect(rerun.stderr).not.toContain('run the same command again');
@@ -251,7 +260,7 @@ describe('a staged page dropped on resume, and the pages without a body that rep
     const text = await readFile(page, 'utf8');
     await writeFile(page, text.replace('made 1000001', 'made 1000009'));
     failing = false;
-    const rerun = await runCli(args);
+    const rerun = await runCliHere(args);
     expect(rerun.stderr).toMatch(/could not be read back \(p1-0-5\.json: /);
     expect(rerun.stderr).not.toContain('no staged body');
     expect(rerun.code).toBe(0);
@@ -275,7 +284,7 @@ describe('a resume checks that the service still holds what was staged', () => {
       await exited;
       await service.close();
       service = await startService({ records: 5000, seed: 2, port }); // another list at the same address
-      const resumed = await runCli(args);
+      const resumed = await runCliHere(args);
       expect(resumed.stderr).toMatch(
         /^img-etl: staging: \d+ of 20 staged records fetched again are .*; the service changed: discarded the staging and started afresh$/m,
       );
@@ -299,10 +308,10 @@ describe('the output folder holds one run', () => {
       service = await startFixtureService({ records: 50, seed: 3 });
       const user = join(out, 'images.arrow'); // the user's own file, before any img-etl run here
       await writeFile(user, 'mine');
-      expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet,csv'])).code).toBe(0);
+      expect((await runCliHere(['--base-url', service.url, '--out', out, '--to', 'parquet,csv'])).code).toBe(0);
       const csvRun = ['collections.csv', 'collections.parquet', 'images.arrow', 'images.csv', 'images.parquet'];
       expect((await readdir(out)).sort()).toEqual([...csvRun, 'manifest.json']);
-      expect((await runCli(['--base-url', service.url, '--out', out, '--to', 'parquet'])).code).toBe(0);
+      expect((await runCliHere(['--base-url', service.url, '--out', out, '--to', 'parquet'])).code).toBe(0);
       const parquetRun = ['collections.parquet', 'images.arrow', 'images.parquet', 'manifest.json'];
       expect((await readdir(out)).sort()).toEqual(parquetRun);
       expect(await readFile(user, 'utf8')).toBe('mine');
@@ -323,7 +332,7 @@ describe('files img-etl did not write', () => {
       const dir = join(out, name.replace('.', '-'));
       await mkdir(dir);
       await writeFile(join(dir, name), text);
-      const run = await runCli(['--base-url', server.origin, '--out', dir, '--to', 'parquet,csv']);
+      const run = await runCliHere(['--base-url', server.origin, '--out', dir, '--to', 'parquet,csv']);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(
         `img-etl: load: cannot publish ${join(dir, name)}: a file img-etl did not write is in the way ` +
@@ -339,7 +348,7 @@ describe('files img-etl did not write', () => {
     server = await startListServer(madeRecords(10));
     const pending = join(out, '.img-etl-publish');
     await writeFile(pending, 'not a folder');
-    const run = await runCli(['--base-url', server.origin, '--out', out, '--quiet']);
+    const run = await runCliHere(['--base-url', server.origin, '--out', out, '--quiet']);
     expect([run.code, run.stderr]).toEqual([
       1,
       `img-etl: load: cannot create folder ${pending}: a file is in the way\n`,
@@ -358,12 +367,12 @@ describe('files img-etl did not write', () => {
     const refusal = (name: string) =>
       `img-etl: load: cannot publish ${join(out, name)}: a file img-etl did not write is in the way ` +
       '(move it, or choose another --out)\n';
-    const csv = await runCli([...args, '--to', 'csv']);
+    const csv = await runCliHere([...args, '--to', 'csv']);
     expect([csv.code, csv.stderr]).toEqual([1, refusal('images.csv')]);
 
     await writeFile(join(out, 'rejects.ndjson'), 'my rejects');
     records.push({ ...records[0], id: 'abc' }); // a reject: this run writes rejects.ndjson
-    const rejects = await runCli(args);
+    const rejects = await runCliHere(args);
     expect([rejects.code, rejects.stderr]).toEqual([1, refusal('rejects.ndjson')]);
     expect(await readFile(join(out, 'images.csv'), 'utf8')).toBe('my csv');
     expect(await readFile(join(out, 'rejects.ndjson'), 'utf8')).toBe('my rejects');
@@ -380,7 +389,7 @@ describe('files img-etl did not write', () => {
     await mkdir(dir);
     await symlink(scratch, join(dir, '.img-etl-staging'));
     const args = ['--base-url', server.origin, '--out', dir, '--page-size', '10', '--quiet'];
-    expect((await runCli(args)).code).toBe(1);
+    expect((await runCliHere(args)).code).toBe(1);
     expect((await readdir(scratch)).sort()).toEqual([
       'journal.ndjson',
       'p1-0-10.arrow',
@@ -391,7 +400,7 @@ describe('files img-etl did not write', () => {
       'thesis.txt',
     ]);
     failing = false;
-    expect((await runCli([...args, '--fresh'])).code).toBe(0);
+    expect((await runCliHere([...args, '--fresh'])).code).toBe(0);
     expect(requestsFor(0)).toBe(2);
     expect(await readdir(scratch)).toEqual(['thesis.txt']); // img-etl's staged files removed, the user's kept
     expect(await readFile(join(scratch, 'thesis.txt'), 'utf8')).toBe('years of work');
@@ -412,7 +421,7 @@ describe('files img-etl did not write', () => {
       const latest = join(dir, 'latest');
       await make(latest);
       const before = (await lstat(latest)).isSymbolicLink() ? await readlink(latest) : await readFile(latest, 'utf8');
-      const run = await runCli(['--base-url', server.origin, '--out', dir, '--snapshot']);
+      const run = await runCliHere(['--base-url', server.origin, '--out', dir, '--snapshot']);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe(
         `img-etl: snapshot: cannot point ${latest} at a snapshot: it is not a link img-etl made ` +
@@ -437,7 +446,7 @@ describe('--keep', () => {
       await mkdir(thesis);
       await writeFile(join(thesis, 'thesis.docx'), 'years of work');
       const snap = (...extra: string[]) =>
-        runCli([
+        runCliHere([
           '--base-url',
           server!.origin,
           '--out',
@@ -475,7 +484,7 @@ describe('--keep and files of the user inside a snapshot folder', () => {
   it("deletes the files img-etl wrote there and keeps the folder with the user's files, saying so", async () => {
     server = await startListServer(madeRecords(10));
     const snap = (...extra: string[]) =>
-      runCli(['--base-url', server!.origin, '--out', out, '--snapshot', '--quiet', '--summary', 'json', ...extra]);
+      runCliHere(['--base-url', server!.origin, '--out', out, '--snapshot', '--quiet', '--summary', 'json', ...extra]);
     // The first snapshot, pruned by the runs below: taken by the library as the CLI takes it with snap()'s arguments.
     expect((await runAsCli({ baseUrl: server.origin, outDir: out, snapshot: true })).manifest.complete).toBe(true);
     const [first] = await readdir(out);

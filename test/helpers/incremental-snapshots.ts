@@ -13,7 +13,7 @@ import { fixtureLines } from './fixture-service.js';
 import type { CliLikeOptions } from './library-run.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from './read-snapshot.js';
 import { removeDir, tempDir } from './readers.js';
-import { runCli } from './run-cli.js';
+import { runCliHere } from './run-cli.js';
 
 /** The ids of the two records that break the schema. */
 export const BAD_IDS = [990_001, 990_002];
@@ -57,7 +57,7 @@ export function incrementalFixture(after: 'each' | 'all' = 'each'): {
 
 /** A `--snapshot` run into `base`, 100 records a page. */
 export const snapshot = (s: RunningService, base: string, ...args: string[]) =>
-  runCli(['--base-url', s.url, '--out', base, '--snapshot', ...FORMATS, '--page-size', '100', ...args]);
+  runCliHere(['--base-url', s.url, '--out', base, '--snapshot', ...FORMATS, '--page-size', '100', ...args]);
 
 /**
  * What `snapshot(s, base, ...)` makes, taken by the library in this process as the CLI takes it (library-run.ts): for a

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { Random, startService, type FaultOptions, type RunningService } from '../../src/service/index.js';
 import { fixtureLines } from './fixture-service.js';
-import { runCli } from './run-cli.js';
+import { runCliHere } from './run-cli.js';
 
 /** The two snapshots and what the second service served. */
 export interface ReportSnapshots {
@@ -63,7 +63,7 @@ export async function makeReportSnapshots(
   // never does), so an incremental run would carry the edited records over; these tests compare two full snapshots.
   const run = async (service: RunningService) => {
     const args = ['--base-url', service.url, '--out', base, '--snapshot', '--full', '--to', to, '--quiet'];
-    const result = await runCli(args);
+    const result = await runCliHere(args);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
   };

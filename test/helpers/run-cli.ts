@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 
@@ -52,4 +53,39 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
       },
     );
   });
+}
+
+/** The built command line without its process (dist/src/cli/run-cli.js): what the program runs. */
+const RUN_CLI = new URL('../../dist/src/cli/run-cli.js', import.meta.url).href;
+
+/**
+ * Runs the built command line in the test's process, its stdout and stderr collected: the code the program runs
+ * (main.js calls this runCli and exits with its code), without a node process's start (about 0.6 CPU-s a run).
+ * For the runs whose subject is not the process: it shares the test process's environment, folder, signals and
+ * node flags, and yargs writes `--help` and `--version` to the test's console. Those, a killed run, a run that makes
+ * parquet-wasm trap, and what the process itself does (its exit, its output through a pipe) are runCli's.
+ */
+export async function runCliHere(args: string[]): Promise<CliRun> {
+  const { runCli: run } = (await import(/* @vite-ignore */ RUN_CLI)) as {
+    runCli: (argv: string[], streams: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }) => Promise<number>;
+  };
+  const stdout = new TextSink();
+  const stderr = new TextSink();
+  const code = await run(args, { stdout: stdout.stream, stderr: stderr.stream });
+  // After a WebAssembly trap parquet-wasm is unusable in that process (src/snapshot/wasm-trap.ts): every later run in
+  // this test process would fail. A run that meets one is a process's own.
+  if (/\(RuntimeError: /.test(stderr.text))
+    throw new Error(`runCliHere: parquet-wasm trapped in the test's process; run this with runCli: ${stderr.text}`);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A writable stream that keeps what is written to it as text (not a terminal, as a pipe is not). */
+class TextSink {
+  text = '';
+  readonly stream = new Writable({
+    write: (chunk: Buffer | string, _encoding, done) => {
+      this.text += chunk.toString();
+      done();
+    },
+  }) as unknown as NodeJS.WriteStream;
 }
