@@ -5,6 +5,7 @@
  * Columns are matched by the header's names: a column the file lacks is null, a column the table lacks is skipped.
  */
 import { createReadStream } from 'node:fs';
+import { fileSystemReason } from '../load/file-system-error.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Row, RowValue } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
@@ -43,7 +44,11 @@ export async function* readCsvRows(path: string, table: Table = IMAGES): AsyncGe
     if (batch.length > 0) yield batch;
   } catch (cause) {
     if (cause instanceof DiffError) throw cause;
-    throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${String(cause)}`, cause });
+    throw new DiffError({
+      code: 'DIFF_UNREADABLE',
+      message: `diff: cannot read ${path}: ${fileSystemReason(cause)}`,
+      cause,
+    });
   } finally {
     stream.destroy();
   }

@@ -24,18 +24,30 @@ const REASONS: Record<string, string> = {
   ELOOP: 'its links go round in a circle',
 };
 
+/**
+ * The system's code of a file-system error: its `code`, or for one of Node's own (`fs.rm` of a folder throws
+ * ERR_FS_EISDIR) the system code it wraps (`info.code`: EISDIR).
+ */
+function systemCode(cause: unknown): string | undefined {
+  const { code, info } = (cause ?? {}) as { code?: unknown; info?: { code?: unknown } };
+  const wrapped = typeof code === 'string' && code.startsWith('ERR_FS_') ? info?.code : undefined;
+  const own = typeof wrapped === 'string' ? wrapped : code;
+  return typeof own === 'string' ? own : undefined;
+}
+
 /** Why a file-system call failed: `the disk is full (ENOSPC)`; an error without a known code gives its own message. */
 export function fileSystemReason(cause: unknown): string {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === 'string' && REASONS[code] !== undefined) return `${REASONS[code]} (${code})`;
+  const code = systemCode(cause);
+  if (code !== undefined && REASONS[code] !== undefined) return `${REASONS[code]} (${code})`;
   return cause instanceof Error ? cause.message : String(cause);
 }
 
 /** True for an error of a Node file-system call: it names its system call and has a file-system code. */
 export function isFileSystemError(cause: unknown): cause is NodeJS.ErrnoException {
-  const { syscall, code } = cause instanceof Error ? (cause as NodeJS.ErrnoException) : {};
+  const { syscall } = cause instanceof Error ? (cause as NodeJS.ErrnoException) : {};
+  const code = systemCode(cause);
   // A known code, not just a system call: a socket's ECONNRESET names one too (`read`).
-  return typeof syscall === 'string' && typeof code === 'string' && REASONS[code] !== undefined;
+  return typeof syscall === 'string' && code !== undefined && REASONS[code] !== undefined;
 }
 
 /** What `fileSystemError` reports. */

@@ -8,6 +8,7 @@ import { openAsBlob } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { RecordBatchReader, tableFromIPC, type RecordBatch, type Schema } from 'apache-arrow';
 import * as parquetWasm from 'parquet-wasm/node';
+import { fileSystemReason } from '../load/file-system-error.js';
 import type { Table } from '../schema/table.js';
 import { DiffError } from './diff-error.js';
 import { resolveSnapshotFile, type SnapshotFileFormat } from './resolve-snapshot-file.js';
@@ -330,9 +331,7 @@ function unreadable(path: string, cause: unknown): DiffError {
   if (cause instanceof DiffError) return cause;
   const detail = isTrap(cause)
     ? `parquet-wasm failed on its bytes (${cause.name}: ${cause.message}): the file is damaged`
-    : cause instanceof Error
-      ? cause.message
-      : String(cause);
+    : fileSystemReason(cause);
   return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${detail}`, cause });
 }
 

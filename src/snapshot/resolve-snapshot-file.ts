@@ -184,7 +184,7 @@ async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
   } catch (cause) {
     throw new DiffError({
       code: 'DIFF_UNREADABLE',
-      message: `diff: cannot read ${path}: ${(cause as Error).message}`,
+      message: `diff: cannot read ${path}: ${fileSystemReason(cause)}`,
       cause,
     });
   }

@@ -8,6 +8,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { digestOfFile } from '../load/file-digest.js';
+import { fileSystemReason } from '../load/file-system-error.js';
 import { FILE_NAMES, FORMATS } from './formats.js';
 import { readManifestOrFault } from './read-manifest.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
@@ -36,7 +37,7 @@ export async function verifySnapshotFile(path: string): Promise<ListedFile | und
     found = { bytes: (await stat(path)).size };
     if (found.bytes === listed.bytes) found = await digestOfFile(path);
   } catch (cause) {
-    const why = `diff: cannot read ${path}: ${cause instanceof Error ? cause.message : String(cause)}`;
+    const why = `diff: cannot read ${path}: ${fileSystemReason(cause)}`;
     throw new DiffError({ code: 'DIFF_UNREADABLE', message: why, cause });
   }
   if (found.bytes !== listed.bytes) throw mismatch(path, listed, `${listed.bytes} bytes`, `${found.bytes} bytes`);

@@ -153,6 +153,19 @@ describe('--snapshot', () => {
     expect(await readdir(mine)).toEqual(['manifest.json']);
   });
 
+  it('--keep meeting a folder where a listed file of a pruned snapshot is: one line naming it, in words', async () => {
+    const old = join(out, '20000101T000000.000Z');
+    await mkdir(join(old, 'images.parquet'), { recursive: true }); // a folder where the manifest lists a file
+    const files = [{ name: 'images.parquet', format: 'parquet', rows: 1, bytes: 1, sha256: '0'.repeat(64) }];
+    await writeFile(join(old, 'manifest.json'), JSON.stringify({ tool: 'img-etl 0.1.0', complete: true, files }));
+    const run = await runCliHere(['--snapshot', '--keep', '1', '--quiet', '--base-url', service.url, '--out', out]);
+    const aside = join(out, '.img-etl-pruning-20000101T000000.000Z', 'images.parquet');
+    expect([run.code, run.stderr]).toEqual([
+      1,
+      `img-etl: snapshot: cannot prune ${aside}: a folder is in the way (EISDIR)\n`,
+    ]);
+  });
+
   it('does not move latest after an incomplete run', async () => {
     expect((await runCliHere(['--snapshot', '--base-url', service.url, '--out', out])).code).toBe(0);
     const [good] = await snapshotFolders();
