@@ -6,6 +6,7 @@
 import type { Column } from '../schema/column-type.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
+import { COLLECTION_RECORD } from '../schema/loader-names.js';
 import { TOOL } from '../snapshot/tool.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE } from './optional-inputs.js';
@@ -152,10 +153,10 @@ function collectionsViews(inputs: LoaderInputs): string[] {
     const id = ident(COLLECTION_COLUMNS.id);
     return [
       collectionsView(inputs),
-      "-- Each image with its collection's row as one struct column, `collection_record` (null for an image whose",
+      `-- Each image with its collection's row as one struct column, \`${COLLECTION_RECORD}\` (null for an image whose`,
       '-- collection is not in the table).',
       'CREATE VIEW images_with_collection AS SELECT i.*,',
-      `  CASE WHEN c.${id} IS NULL THEN NULL ELSE c END AS collection_record`,
+      `  CASE WHEN c.${id} IS NULL THEN NULL ELSE c END AS ${COLLECTION_RECORD}`,
       `FROM images AS i LEFT JOIN collections AS c ON c.${id} = i."collection_id";`,
     ];
   } else if (inputs.collections) {

@@ -1,11 +1,14 @@
 /** A table with columns added: what a pipeline that changes the table writes. */
 import type { Column, ColumnType } from './column-type.js';
+import { COLUMN_NAME, COLUMN_NAME_RULE } from './column-name.js';
+import { LOADER_NAMES } from './loader-names.js';
 import { defineTable, type Table } from './table.js';
 
 /**
  * `table` with `columns` added after its own, before its `extra` column (which stays last), under the schema version
  * `<table's>+<added names>`; a column of a record key takes that key out of `extra`. Throws an Error naming the column
- * when a name is taken (in any case), a column would be a second `extra`, or its type is not a column type.
+ * when a name is not of COLUMN_NAME (column-name.ts) or is taken (in any case, a loader's names too:
+ * loader-names.ts), a column would be a second `extra`, or its type is not a column type.
  */
 export function withColumns(table: Table, columns: readonly Column[]): Table {
   if (columns.length === 0) return table;
@@ -29,8 +32,9 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
 /** Throws the Error for a column `table` cannot take, beside `near`, the name it has that matches in case or not. */
 function refuseColumn(table: Table, column: Column, near: string | undefined): void {
   const refuse = (why: string) => {
-    throw new Error(`schema: column "${column.name}" cannot be added: ${why}`);
+    throw new Error(`schema: column ${String(JSON.stringify(column.name))} cannot be added: ${why}`);
   };
+  if (typeof column.name !== 'string' || !COLUMN_NAME.test(column.name)) refuse(COLUMN_NAME_RULE);
   if (column.origin === 'unknown-keys') refuse(`${table.name} has its extra column`);
   if (!isColumnType(column.type)) {
     const type = JSON.stringify(column.type) ?? String(column.type);
@@ -40,6 +44,8 @@ function refuseColumn(table: Table, column: Column, near: string | undefined): v
     );
   }
   if (near === column.name) refuse(`${table.name} already has one of that name`);
+  const loaders = LOADER_NAMES[table.name]?.[column.name.toLowerCase()];
+  if (loaders !== undefined) refuse(`${loaders}; choose another`);
   if (near !== undefined)
     refuse(
       `${table.name} has "${near}", which differs only in case (DuckDB reads the two as one name); choose another`,

@@ -10,6 +10,7 @@ import { RecordBatchReader, tableFromIPC, type RecordBatch, type Schema } from '
 import * as parquetWasm from 'parquet-wasm/node';
 import { fileSystemReason } from '../load/file-system-error.js';
 import type { Table } from '../schema/table.js';
+import { arrowCutShort } from './arrow-cut-short.js';
 import { DiffError } from './diff-error.js';
 import { resolveSnapshotFile, type SnapshotFileFormat } from './resolve-snapshot-file.js';
 import { checkListedRows, verifySnapshotFile, type ListedFile } from './verify-snapshot-file.js';
@@ -252,7 +253,10 @@ async function openArrow(path: string, listed: ListedFile | undefined): Promise<
   return opened(path, 'arrow', reader.schema, undefined, arrowBatches(path, reader, listed, release), release);
 }
 
-/** An apache-arrow reader of the IPC file at `path`, opened on a file handle, and the release of both. */
+/**
+ * An apache-arrow reader of the IPC file at `path`, opened on a file handle once its framing is found whole
+ * (arrow-cut-short.ts), and the release of both.
+ */
 async function openArrowFile(path: string) {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -262,6 +266,9 @@ async function openArrowFile(path: string) {
   }
   let reader: Awaited<ReturnType<typeof RecordBatchReader.from>>;
   try {
+    const cut = await arrowCutShort(handle); // apache-arrow would take the cut for the end of the rows
+    if (cut !== undefined)
+      throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${cut}` });
     reader = await RecordBatchReader.from(handle);
     await reader.open();
   } catch (cause) {

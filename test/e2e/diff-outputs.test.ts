@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { Table, tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSnapshot } from '../../src/index.js';
 import { startService } from '../../src/service/index.js';
@@ -63,11 +63,73 @@ describe('img-etl diff, what it says', () => {
   it('says that an Arrow IPC file it cannot parse is damaged, not what apache-arrow tripped on alone', async () => {
     const cut = join(dir, 'cut.arrow'); // no manifest beside it: nothing checks it before it is read
     const bytes = await readFile(join(complete, 'images.arrow'));
-    await writeFile(cut, bytes.subarray(0, bytes.length >> 1));
+    bytes.writeInt32LE(bytes.readInt32LE(bytes.length - 10) + 24, bytes.length - 10); // its footer's length, wrong
+    await writeFile(cut, bytes);
     const run = await runCliHere(['diff', cut, complete, '--out', join(dir, 'cut-diff')]);
     expect([run.code, run.stdout]).toEqual([1, '']);
     const why = /apache-arrow failed on its bytes \((TypeError|RangeError): [^\n]+\): the file is damaged or cut short/;
     expect(run.stderr).toMatch(new RegExp(`^img-etl: diff: cannot read ${cut}: ${why.source}\n$`));
+  });
+});
+
+describe('img-etl diff of an Arrow IPC file named directly and cut short', () => {
+  /** The complete snapshot's images as an Arrow IPC stream of two record batches, and where its second one starts. */
+  async function twoBatchStream(): Promise<{ bytes: Uint8Array; boundary: number }> {
+    const images = tableFromIPC(await readFile(join(complete, 'images.arrow')));
+    const [first, second] = [images.slice(0, 20), images.slice(20)];
+    const bytes = tableToIPC(new Table([...first.batches, ...second.batches]), 'stream');
+    const head = tableToIPC(first, 'stream');
+    const boundary = head.length - 8; // without the end-of-stream marker of the first batch's own stream
+    expect(Buffer.from(bytes.subarray(0, boundary)).equals(Buffer.from(head.subarray(0, boundary)))).toBe(true);
+    return { bytes, boundary };
+  }
+
+  /** diff of `bytes` written to `name` against the complete snapshot. */
+  async function diffAgainstComplete(name: string, bytes: Uint8Array) {
+    const file = join(dir, name);
+    await writeFile(file, bytes);
+    return { file, run: await runCliHere(['diff', file, complete, '--out', join(dir, `${name}-diff`)]) };
+  }
+
+  it('reads a whole stream (it ends with its end-of-stream marker) as the snapshot it holds', async () => {
+    const { bytes } = await twoBatchStream();
+    const { run } = await diffAgainstComplete('whole.arrows', bytes);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toContain('0 added, 0 removed, 0 changed, 59 unchanged');
+  });
+
+  it('refuses a stream cut at a message boundary: it lacks its end-of-stream marker', async () => {
+    const { bytes, boundary } = await twoBatchStream();
+    const { file, run } = await diffAgainstComplete('boundary.arrows', bytes.subarray(0, boundary));
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    expect(run.stderr).toBe(
+      `img-etl: diff: cannot read ${file}: the Arrow IPC stream ends without its end-of-stream marker: ` +
+        'it is cut short (Arrow writers end a stream with one)\n',
+    );
+  });
+
+  it('refuses a stream cut within a message', async () => {
+    const { bytes, boundary } = await twoBatchStream();
+    for (const at of [boundary + 4, boundary + 12, bytes.length - 20]) {
+      const { file, run } = await diffAgainstComplete(`inside-${at}.arrows`, bytes.subarray(0, at));
+      expect([run.code, run.stdout]).toEqual([1, '']);
+      expect(run.stderr).toMatch(
+        new RegExp(`^img-etl: diff: cannot read ${file}: the Arrow IPC stream is cut short within a message \\(`),
+      );
+      expect(run.stderr.split('\n')).toHaveLength(2);
+    }
+  });
+
+  it('refuses a file-format file cut short, its footer lost', async () => {
+    const bytes = await readFile(join(complete, 'images.arrow'));
+    for (const at of [bytes.length - 4, bytes.length - 100]) {
+      const { file, run } = await diffAgainstComplete(`cut-${at}.arrow`, bytes.subarray(0, at));
+      expect([run.code, run.stdout]).toEqual([1, '']);
+      expect(run.stderr).toBe(
+        `img-etl: diff: cannot read ${file}: the Arrow IPC file does not end with its footer and ARROW1: ` +
+          'it is cut short\n',
+      );
+    }
   });
 });
 

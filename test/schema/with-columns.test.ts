@@ -55,6 +55,16 @@ describe('withColumns', () => {
     );
   });
 
+  it("refuses a name outside [A-Za-z_][A-Za-z0-9_]*: a comma would make diff.csv's changed_fields ambiguous", () => {
+    // "score,rank" changed and "score" with "rank" changed would both read `score,rank` in changed_fields
+    for (const name of ['score,rank', 'two words', '1st', '', 'année', 'a"b'])
+      expect(() => withColumns(IMAGES, [derivedColumn(name, int64, 'a name', () => 1)])).toThrow(
+        `schema: column ${JSON.stringify(name)} cannot be added: a column name is letters, digits and _, ` +
+          'not starting with a digit (/^[A-Za-z_][A-Za-z0-9_]*$/)',
+      );
+    expect(withColumns(IMAGES, [derivedColumn('_Score2', int64, 'a name', () => 1)]).names).toContain('_Score2');
+  });
+
   it('refuses a name that differs from one the table has only in case, which DuckDB takes for it', () => {
     const upper = derivedColumn('ID', int64, 'id times 10', (row) => (row['id'] as number) * 10);
     expect(() => withColumns(IMAGES, [upper])).toThrow(
