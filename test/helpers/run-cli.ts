@@ -96,7 +96,11 @@ let trappedBy: string[] | undefined;
 function untilUncaught<T>(running: Promise<T>): Promise<T> {
   let fail: (error: unknown) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => (fail = reject));
-  const onError = (error: unknown): void => fail(error);
+  // A WebAssembly trap is the run's to take (src/snapshot/wasm-trap.ts): it fails the read, and the guard above then
+  // refuses the run.
+  const onError = (error: unknown): void => {
+    if (!(error instanceof Error && error.name === 'RuntimeError')) fail(error);
+  };
   process.on('uncaughtException', onError).on('unhandledRejection', onError);
   return Promise.race([running, failed]).finally(() =>
     process.off('uncaughtException', onError).off('unhandledRejection', onError),
