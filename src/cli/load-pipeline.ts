@@ -74,8 +74,9 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
 const imported = new Map<string, string>();
 
 /**
- * Imports a pipeline file as it is now (its digest `sha256`). A file outside a project that installed img-etl cannot import it (node resolves `img-etl`
- * from the file's folder, not from the running program): that is a one-line usage error saying how to install it.
+ * Imports a pipeline file as it is now (its digest `sha256`). A file outside a project that installed img-etl cannot
+ * import it (node resolves `img-etl` from the file's folder, not from the running program): that is a one-line usage
+ * error saying how to install it.
  */
 async function importPipelineFile(
   file: string,

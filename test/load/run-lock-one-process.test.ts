@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { releaseRunLock, takeRunLock } from '../../src/load/run-lock.js';
 
-it('three runs of one process taking one lock at once: one takes it, the others are told a run in it holds it', async () => {
+it('three runs of one process take one lock at once: one takes it, the others hear a run in it holds it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'img-etl-lock-'));
   try {
     const path = join(dir, '.lock');
