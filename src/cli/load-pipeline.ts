@@ -49,13 +49,13 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
         : `run: no pipeline named ${JSON.stringify(nameOrPath)}; known: ${known.join(', ')}`,
     });
   }
-  const pipeline = (await importPipelineFile(file, nameOrPath)).default;
+  const sha256 = await pipelineFileDigest(file);
+  const pipeline = (await importPipelineFile(file, sha256, nameOrPath)).default;
   if (pipeline === undefined || typeof pipeline.name !== 'string' || typeof pipeline.description !== 'string') {
     throw new UsageError({
       message: `run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`,
     });
   }
-  const sha256 = await pipelineFileDigest(file);
   const fault = pipeline.formats === undefined ? undefined : formatsFault(pipeline.formats);
   if (fault !== undefined) throw new UsageError({ message: `run: ${file}: ${fault}` });
   try {
@@ -66,12 +66,28 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
 }
 
 /**
- * Imports a pipeline file. A file outside a project that installed img-etl cannot import it (node resolves `img-etl`
- * from the file's folder, not from the running program): that is a one-line usage error saying how to install it.
+ * The digest of each pipeline file as this process first imported it. node keeps a module it imported, by its URL: a
+ * file changed since (a second run of the command line in one process, a library user's) is imported again under a
+ * URL naming its digest, so that the run runs the file its identity names. (A local module it imports is node's to
+ * keep: its change makes the file's digest new, not the module.)
  */
-async function importPipelineFile(file: string, given: string): Promise<{ default?: Partial<Pipeline> }> {
+const imported = new Map<string, string>();
+
+/**
+ * Imports a pipeline file as it is now (its digest `sha256`). A file outside a project that installed img-etl cannot
+ * import it (node resolves `img-etl` from the file's folder, not from the running program): that is a one-line usage
+ * error saying how to install it.
+ */
+async function importPipelineFile(
+  file: string,
+  sha256: string,
+  given: string,
+): Promise<{ default?: Partial<Pipeline> }> {
+  const url = pathToFileURL(file);
+  if (!imported.has(file)) imported.set(file, sha256);
+  else if (imported.get(file) !== sha256) url.search = `sha256=${sha256}`;
   try {
-    return (await import(pathToFileURL(file).href)) as { default?: Partial<Pipeline> };
+    return (await import(url.href)) as { default?: Partial<Pipeline> };
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes(`Cannot find package '${TOOL_NAME}'`)) throw error;

@@ -33,13 +33,24 @@ export async function takeRunLock(path: string): Promise<RunLockResult> {
   // A lock naming this process is another run's in it (a library caller's) while that run holds it, not stale.
   const key = await heldKey(path);
   if (held.has(key)) return { taken: false, holder: `pid ${process.pid}, a run in this process` };
+  // Claimed in this process before anything is awaited: another run of it taking the lock meanwhile would otherwise
+  // find this run's lock file, naming this process, and take it over as stale.
+  held.add(key);
+  let result: RunLockResult | undefined;
+  try {
+    result = await takeLockFile(path);
+    return result;
+  } finally {
+    if (result?.taken !== true) held.delete(key);
+  }
+}
+
+/** Creates the lock file `path`, or takes over a stale one; who holds it when a live run does. */
+async function takeLockFile(path: string): Promise<RunLockResult> {
   const mine = await ownLock();
   let tookOver: string | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (await createLock(path, mine)) {
-      held.add(key);
-      return tookOver === undefined ? { taken: true } : { taken: true, tookOver };
-    }
+    if (await createLock(path, mine)) return tookOver === undefined ? { taken: true } : { taken: true, tookOver };
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) continue; // released meanwhile
     const verdict = await judge(parseLock(text), path);

@@ -13,7 +13,7 @@ import { arrowValues } from '../helpers/arrow-values.js';
 import { epochMicros, expectedRow, expectRowsMatch, isoMicros, type Expected } from '../helpers/expected-row.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { runCliHere, type CliRun } from '../helpers/run-cli.js';
+import { runCli, type CliRun } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
 
 const DUCKDB_TYPE: Record<ColumnKind, string> = {
@@ -37,7 +37,9 @@ beforeAll(async () => {
   served = [...service.servedRecords()];
   expected = new Map(served.map((r) => [BigInt(r['id'] as number), expectedRow(r)]));
   out = await tempDir();
-  run = await runCliHere([
+  // A child process: its stderr is the program's whole stderr, node's own stack traces and warnings included (in the
+  // test's process they would go to the worker's stderr, not to run.stderr, and the first test's check would be empty).
+  run = await runCli([
     '--base-url',
     service.url,
     '--to',

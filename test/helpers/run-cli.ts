@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 
@@ -66,26 +67,64 @@ const RUN_CLI = new URL('../../dist/src/cli/run-cli.js', import.meta.url).href;
  * parquet-wasm trap, and what the process itself does (its exit, its output through a pipe) are runCli's.
  */
 export async function runCliHere(args: string[]): Promise<CliRun> {
+  // After a trap parquet-wasm refuses every read in this process: a later run is refused here, naming the first.
+  if (trappedBy !== undefined)
+    throw new Error(`runCliHere: parquet-wasm trapped in the test's process (img-etl ${trappedBy.join(' ')}) before`);
   const { runCli: run } = (await import(/* @vite-ignore */ RUN_CLI)) as {
     runCli: (argv: string[], streams: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }) => Promise<number>;
   };
   const stdout = new TextSink();
   const stderr = new TextSink();
-  const code = await run(args, { stdout: stdout.stream, stderr: stderr.stream });
+  const code = await untilUncaught(run(args, { stdout: stdout.stream, stderr: stderr.stream }));
   // After a WebAssembly trap parquet-wasm is unusable in that process (src/snapshot/wasm-trap.ts): every later run in
   // this test process would fail. A run that meets one is a process's own.
-  if (/\(RuntimeError: /.test(stderr.text))
+  if (/RuntimeError\b/.test(stderr.text)) {
+    trappedBy = args;
     throw new Error(`runCliHere: parquet-wasm trapped in the test's process; run this with runCli: ${stderr.text}`);
+  }
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-/** A writable stream that keeps what is written to it as text (not a terminal, as a pipe is not). */
-class TextSink {
-  text = '';
+/** The arguments of the run of runCliHere that made parquet-wasm trap in this process. */
+let trappedBy: string[] | undefined;
+
+/**
+ * `running`, or rejected with an exception nothing caught or a rejection nothing handled while it runs: in a child
+ * process that ends the run (exit 1, a stack trace), here the run's promise might never settle and the test would
+ * wait for its time limit. (vitest reports the error as well.)
+ */
+function untilUncaught<T>(running: Promise<T>): Promise<T> {
+  let fail: (error: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  // A WebAssembly trap is the run's to take (src/snapshot/wasm-trap.ts): it fails the read, and the guard above then
+  // refuses the run.
+  const onError = (error: unknown): void => {
+    if (!(error instanceof Error && error.name === 'RuntimeError')) fail(error);
+  };
+  process.on('uncaughtException', onError).on('unhandledRejection', onError);
+  return Promise.race([running, failed]).finally(() =>
+    process.off('uncaughtException', onError).off('unhandledRejection', onError),
+  );
+}
+
+/**
+ * A writable stream that keeps what is written to it as text (not a terminal, as a pipe is not): strings as given,
+ * bytes decoded as one UTF-8 text (a character split between two writes is whole).
+ */
+export class TextSink {
+  private readonly decoder = new StringDecoder('utf8');
+  private written = '';
   readonly stream = new Writable({
+    decodeStrings: false,
     write: (chunk: Buffer | string, _encoding, done) => {
-      this.text += chunk.toString();
+      this.written += typeof chunk === 'string' ? this.decoder.end() + chunk : this.decoder.write(chunk);
       done();
     },
   }) as unknown as NodeJS.WriteStream;
+
+  /** What was written; read once the writes are done (a character cut short at the end reads as U+FFFD). */
+  get text(): string {
+    this.written += this.decoder.end();
+    return this.written;
+  }
 }
