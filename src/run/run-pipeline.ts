@@ -23,7 +23,12 @@ export function runPipeline(pipeline: Pipeline, options: SnapshotOptions = {}): 
       'not from its options';
     return Promise.reject(new LoadError({ code: 'LOAD_INVALID_OPTION', message }));
   }
-  const own = pipelineRunOptions(pipeline);
+  let own: ReturnType<typeof pipelineRunOptions>;
+  try {
+    own = pipelineRunOptions(pipeline);
+  } catch (error) {
+    return Promise.reject(error as Error); // a Promise-returning function fails as a rejection, never at its call
+  }
   const taps = [...own.taps, ...(options.taps ?? [])];
   const formats = options.formats ?? pipeline.formats ?? ['parquet'];
   return runSnapshot({ ...options, ...own, formats, taps });

@@ -56,7 +56,12 @@ describe('a stage that fails', () => {
   it('that is not a function of the batches: one line naming the stage', async () => {
     const notAStage = { name: 'keep' } as unknown as RowStage;
     expect(await failure('not-a-function', [notAStage])).toBe(
-      'load: stage 1 is not a function of the batches that yields batches (an async generator function)',
+      'pipeline "not-a-function": stages must be a list of stage functions (async generator functions of the ' +
+        'batches); item 1 is {"name":"keep"}',
+    );
+    const noBatches = (() => 5) as unknown as RowStage;
+    expect(await failure('no-batches', [noBatches])).toBe(
+      'load: stage 1 (noBatches) is not a function of the batches that yields batches (an async generator function)',
     );
   });
 });
