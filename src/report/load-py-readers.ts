@@ -3,6 +3,7 @@
  * categories, is TABLES: load-py.ts): one function per format giving a frame of a table's dtypes, one per table
  * choosing the format, and the command line.
  */
+import { JOIN_SUFFIX } from '../schema/loader-names.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 
 /** The Python text of the readers, after TABLES and JOIN. */
@@ -159,9 +160,9 @@ def collections(folder=HERE, format=None):
 
 
 def images_with_collection(folder=HERE, format=None):
-    """Each image with its collection's columns (suffixed _collection where names clash)."""
+    """Each image with its collection's columns (suffixed ${JOIN_SUFFIX} where names clash)."""
     return images(folder, format).merge(
-        collections(folder, format), how="left", suffixes=("", "_collection"), **JOIN
+        collections(folder, format), how="left", suffixes=("", ${JSON.stringify(JOIN_SUFFIX)}), **JOIN
     )`;
 }
 
