@@ -112,13 +112,16 @@ def read_arrow(path=None, table="images"):
 
 
 def read_csv(path=None, table="images"):
-    """A table's CSV file (default this folder's images.csv): only an empty field is null, floats exactly as written."""
+    """A table's CSV file (default this folder's images.csv): only an empty field is null, floats exactly as written.
+
+    A float written NaN (which only a pipeline's derived column holds) is missing, as pandas reads it from Parquet."""
     spec = TABLES[table]
     text = {column: "string" for column in spec["timestamps"] + spec["categories"]}
+    na = {column: ["", "NaN"] if spec["dtypes"].get(column) == "Float64" else [""] for column in spec["columns"]}
     frame = pd.read_csv(
         _path(path, table, "csv"),
         keep_default_na=False,
-        na_values=[""],
+        na_values=na,
         float_precision="round_trip",
         dtype={**spec["dtypes"], **text},
     )
