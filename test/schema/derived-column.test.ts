@@ -10,6 +10,7 @@ import {
   float64,
   IMAGES,
   int64,
+  json,
   runPipeline,
   startService,
   withColumns,
@@ -59,6 +60,25 @@ describe('a derived column whose function is async', () => {
     expect(() => normaliseRecords([record!], emptyNormalisationCounts(), withColumns(IMAGES, [later]))).toThrow(
       `schema: derived column "later" failed for the record id ${String(record!['id'])}: it returned a Promise ` +
         '(an async function?): a derived column gives its value at once',
+    );
+  });
+});
+
+describe('a derived json column whose value is not JSON text', () => {
+  it("fails the run with the column's name and the record's id, where load.sql's JSON cast would fail", async () => {
+    const ids = [...service.servedRecords()].map((r) => r['id'] as number);
+    const bad = ids[7]!;
+    const note = derivedColumn('note', json, 'a JSON note', (row) =>
+      row['id'] === bad ? 'not json' : JSON.stringify({ id: row['id'] }),
+    );
+    const pipeline = definePipeline({ name: 'notes', description: 'every image, a note', columns: [note] });
+    const error = await runPipeline(pipeline, { baseUrl: service.url, outDir: `${outDir}/notes` }).then(
+      () => new Error('the run succeeded'),
+      (e: unknown) => e as Error,
+    );
+    expect(error.message).toBe(
+      `schema: derived column "note" failed for the record id ${bad}: it returned "not json", which is not JSON ` +
+        "text (a json column holds JSON.stringify of a value), and the loaders' JSON reading of it would fail",
     );
   });
 });
