@@ -32,6 +32,15 @@ export function derivedColumn(
         'it returned a Promise (an async function?): a derived column gives its value at once',
       );
     }
+    if (typeof derived === 'string' && LONE_SURROGATE.test(derived)) {
+      const at = derived.search(LONE_SURROGATE);
+      throw deriveFailed(
+        name,
+        row,
+        `it returned text with a lone surrogate (\\u${derived.charCodeAt(at).toString(16)} at ${at}), which UTF-8 ` +
+          'cannot hold: every format would write U+FFFD in its place',
+      );
+    }
     if (type.kind === 'json' && typeof derived === 'string' && !isJsonText(derived)) {
       const shown = JSON.stringify(derived.length > 60 ? `${derived.slice(0, 60)}…` : derived);
       throw deriveFailed(
@@ -53,6 +62,9 @@ export function derivedColumn(
     derive: Object.assign(derive, { toString: () => String(value) }),
   };
 }
+
+/** A UTF-16 code unit of a surrogate pair without its other half (in a `u` pattern, a pair is one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Whether `text` is JSON text (what a json column holds: load.sql casts it to DuckDB's JSON). */
 function isJsonText(text: string): boolean {
