@@ -15,20 +15,16 @@ const PIPELINE_OWN = ['stages', 'table', 'pipeline'] as const;
  * `options.outDir`; `options.formats` overrides the pipeline's own; `options.taps` (e.g. `reportTap()`) come after the
  * pipeline's sinks. `options` giving `stages`, `table` or `pipeline`, which the pipeline sets, is refused.
  */
-export function runPipeline(pipeline: Pipeline, options: SnapshotOptions = {}): Promise<SnapshotResult> {
+export async function runPipeline(pipeline: Pipeline, options: SnapshotOptions = {}): Promise<SnapshotResult> {
+  // async: a pipeline refused (pipelineRunOptions throws) is a rejection, never an error thrown at the call
   const given = PIPELINE_OWN.find((key) => options[key] !== undefined);
   if (given !== undefined) {
     const message =
       `run: runPipeline takes ${given} from the pipeline (definePipeline's stages and columns), ` +
       'not from its options';
-    return Promise.reject(new LoadError({ code: 'LOAD_INVALID_OPTION', message }));
+    throw new LoadError({ code: 'LOAD_INVALID_OPTION', message });
   }
-  let own: ReturnType<typeof pipelineRunOptions>;
-  try {
-    own = pipelineRunOptions(pipeline);
-  } catch (error) {
-    return Promise.reject(error as Error); // a Promise-returning function fails as a rejection, never at its call
-  }
+  const own = pipelineRunOptions(pipeline);
   const taps = [...own.taps, ...(options.taps ?? [])];
   const formats = options.formats ?? pipeline.formats ?? ['parquet'];
   return runSnapshot({ ...options, ...own, formats, taps });

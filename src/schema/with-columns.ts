@@ -8,7 +8,8 @@ import { defineTable, type Table } from './table.js';
  * `table` with `columns` added after its own, before its `extra` column (which stays last), under the schema version
  * `<table's>+<added names>`; a column of a record key takes that key out of `extra`. Throws an Error naming the column
  * when a name is not of COLUMN_NAME (column-name.ts) or is taken (in any case, a loader's names too:
- * loader-names.ts, load.py's join suffix among them), a column would be a second `extra`, or its type is not a column type.
+ * loader-names.ts, load.py's join suffix among them), a column would be a second `extra`, or its type is not a column
+ * type.
  */
 export function withColumns(table: Table, columns: readonly Column[]): Table {
   if (columns.length === 0) return table;

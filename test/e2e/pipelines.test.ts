@@ -124,7 +124,7 @@ describe('img-etl run', () => {
     );
   });
 
-  it("a pipeline file's stages or sinks not a list is a usage error naming the file, before anything is fetched", async () => {
+  it("a pipeline file's stages or sinks not a list: a usage error naming the file, before any fetch", async () => {
     const file = join(out, 'text-stages.mjs');
     await writeFile(file, "export default { name: 'text', description: 'a stage as text', stages: 'keep' };\n");
     service.resetStats();

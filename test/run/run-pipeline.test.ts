@@ -13,7 +13,6 @@ import {
   runPipeline,
   startService,
   string,
-  type Pipeline,
 } from '../../src/index.js';
 import type { RunningService } from '../../src/service/index.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -66,12 +65,15 @@ describe("runPipeline's options", () => {
     await expect(promise).rejects.toThrow('schema: column "map_type" cannot be added: images already has one');
   });
 
-  it('refuses stages, sinks or columns that are not lists of what they hold, before it fetches, naming the item', async () => {
+  it('refuses stages, sinks or columns not lists of what they hold, before it fetches, naming the item', async () => {
     const refused = (fields: object) =>
-      runPipeline({ name: 'odd', description: 'odd lists', ...fields } as Pipeline, {
-        baseUrl: service.url,
-        outDir: join(dir, 'odd'),
-      }).then(
+      runPipeline(
+        { name: 'odd', description: 'odd lists', ...fields },
+        {
+          baseUrl: service.url,
+          outDir: join(dir, 'odd'),
+        },
+      ).then(
         () => 'the run succeeded',
         (e: unknown) => (e as Error).message,
       );

@@ -99,7 +99,7 @@ describe('a stage that breaks the id order (which the files, images.index, diff 
   const order =
     ': a stage keeps the rows in ascending id order, each once (it may drop rows, not repeat or reorder them)';
 
-  it('rows repeated, reversed or without an id: one line naming the stage and the row, and nothing published', async () => {
+  it('rows repeated, reversed or without an id: one line naming the stage and the row, nothing published', async () => {
     const repeat: RowStage = async function* repeat(batches) {
       for await (const b of batches) yield { ...b, rows: [...b.rows, ...b.rows] };
     };
