@@ -17,7 +17,7 @@ import type { SnapshotOptions } from '../run/run-snapshot.js';
 import { writeOutputs } from '../run/write-outputs.js';
 import { applyStages } from '../run/stage-batches.js';
 import { SCHEMA_VERSION } from '../schema/columns.js';
-import type { PageBatch } from '../schema/row.js';
+import type { PageBatch, RowBatch } from '../schema/row.js';
 import { normalise } from '../transform/normalise.js';
 import { validate } from '../transform/validate.js';
 import { counted, formatBytes, formatDuration, thousands } from './human-numbers.js';
@@ -212,6 +212,22 @@ async function estimateSizes(
   }
 }
 
+/**
+ * The sample's rows as a run gives them to the stages (stage-batches.ts refuses any other order): one batch, in
+ * ascending id order, each id once.
+ */
+async function* inIdOrder(source: AsyncIterable<RowBatch>): AsyncIterable<RowBatch> {
+  const batches: RowBatch[] = [];
+  for await (const batch of source) batches.push(batch);
+  if (batches.length === 0) return;
+  const seen = new Set<unknown>();
+  const rows = batches
+    .flatMap((b) => b.rows)
+    .filter((row) => !seen.has(row['id']) && seen.add(row['id']))
+    .sort((a, b) => (a['id'] as number) - (b['id'] as number));
+  yield { source: batches[0]!.source, rows, rejects: batches.flatMap((b) => b.rejects) };
+}
+
 /** Writes `batches` in `formats` into a new folder `outDir` as a snapshot would; what was written. */
 async function writeSample(
   outDir: string,
@@ -228,7 +244,8 @@ async function writeSample(
     'img-etl.schema_version': options.table === undefined ? SCHEMA_VERSION : table.schemaVersion,
     'img-etl.snapshot_time': new Date().toISOString(),
   };
-  const rows = applyStages(normalise(validate(fromArray(batches), table), undefined, table), options.stages ?? []);
+  const sample = inIdOrder(normalise(validate(fromArray(batches), table), undefined, table));
+  const rows = applyStages(sample, options.stages ?? []);
   return writeOutputs(rows, {
     outDir,
     table,

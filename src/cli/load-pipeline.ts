@@ -74,9 +74,10 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
 const imported = new Map<string, string>();
 
 /**
- * Imports a pipeline file as it is now (its digest `sha256`). A file outside a project that installed img-etl cannot
- * import it (node resolves `img-etl` from the file's folder, not from the running program): that is a one-line usage
- * error saying how to install it.
+ * Imports a pipeline file as it is now (its digest `sha256`); an error of its own (a syntax error, a throw at its top
+ * level) fails in one line naming the file. A file outside a project that installed img-etl cannot import it (node
+ * resolves `img-etl` from the file's folder, not from the running program): that is a one-line usage error saying how
+ * to install it.
  */
 async function importPipelineFile(
   file: string,
@@ -90,11 +91,19 @@ async function importPipelineFile(
     return (await import(url.href)) as { default?: Partial<Pipeline> };
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes(`Cannot find package '${TOOL_NAME}'`)) throw error;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes(`Cannot find package '${TOOL_NAME}'`))
+      throw new Error(`run: ${file} failed as it was imported: ${importFailure(error)}`, { cause: error });
     throw new UsageError({
       message:
         `run: ${file} imports ${TOOL_NAME}, which is not installed in its project: install it there ` +
         `(npm i ${TOOL_NAME}, or npm i /path/to/${TOOL_NAME}-${VERSION}.tgz), then run npx ${TOOL_NAME} run ${given}`,
     });
   }
+}
+
+/** Why importing a pipeline file failed: its error's message, after the name of its class when not a plain Error. */
+function importFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const message = error.message || '(no message)';
+  return error.name === 'Error' || error.name === '' ? message : `${error.name}: ${message}`;
 }

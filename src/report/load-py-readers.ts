@@ -3,6 +3,7 @@
  * categories, is TABLES: load-py.ts): one function per format giving a frame of a table's dtypes, one per table
  * choosing the format, and the command line.
  */
+import { JOIN_SUFFIX } from '../schema/loader-names.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 
 /** The Python text of the readers, after TABLES and JOIN. */
@@ -111,13 +112,16 @@ def read_arrow(path=None, table="images"):
 
 
 def read_csv(path=None, table="images"):
-    """A table's CSV file (default this folder's images.csv): only an empty field is null, floats exactly as written."""
+    """A table's CSV file (default this folder's images.csv): only an empty field is null, floats exactly as written.
+
+    A float written NaN (which only a pipeline's derived column holds) is missing, as pandas reads it from Parquet."""
     spec = TABLES[table]
     text = {column: "string" for column in spec["timestamps"] + spec["categories"]}
+    na = {column: ["", "NaN"] if spec["dtypes"].get(column) == "Float64" else [""] for column in spec["columns"]}
     frame = pd.read_csv(
         _path(path, table, "csv"),
         keep_default_na=False,
-        na_values=[""],
+        na_values=na,
         float_precision="round_trip",
         dtype={**spec["dtypes"], **text},
     )
@@ -159,9 +163,9 @@ def collections(folder=HERE, format=None):
 
 
 def images_with_collection(folder=HERE, format=None):
-    """Each image with its collection's columns (suffixed _collection where names clash)."""
+    """Each image with its collection's columns (suffixed ${JOIN_SUFFIX} where names clash)."""
     return images(folder, format).merge(
-        collections(folder, format), how="left", suffixes=("", "_collection"), **JOIN
+        collections(folder, format), how="left", suffixes=("", ${JSON.stringify(JOIN_SUFFIX)}), **JOIN
     )`;
 }
 

@@ -1,8 +1,11 @@
 /** What a pipeline gives the runner: its images table, its stages, its sinks and its identity. */
 import { createHash } from 'node:crypto';
+import { LoadError } from '../text/load-error.js';
 import { pipelineTable, type Pipeline } from './pipeline.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
 import type { SnapshotOptions } from './run-snapshot.js';
+import type { RunTap } from './run-tap.js';
+import type { Column } from '../schema/column-type.js';
 
 /**
  * The runner's options that a pipeline sets: its images table, its stages, its sinks and its identity. Its `formats`
@@ -15,6 +18,12 @@ export type PipelineRunOptions = Required<Pick<SnapshotOptions, 'table' | 'stage
  * its definition (its name, formats, columns and the source text of its functions).
  */
 export function pipelineRunOptions(pipeline: Pipeline, sha256?: string): PipelineRunOptions {
+  const fault = pipelineFault(pipeline);
+  if (fault !== undefined)
+    throw new LoadError({
+      code: 'LOAD_INVALID_OPTION',
+      message: `pipeline ${String(JSON.stringify(pipeline.name))}: ${fault}`,
+    });
   const identity: PipelineIdentity = { name: pipeline.name, sha256: sha256 ?? definitionDigest(pipeline) };
   return {
     table: pipelineTable(pipeline),
@@ -22,6 +31,31 @@ export function pipelineRunOptions(pipeline: Pipeline, sha256?: string): Pipelin
     pipeline: identity,
     taps: pipeline.sinks ?? [],
   };
+}
+
+/**
+ * What is wrong with the lists of `pipeline` (a .mjs file or a program is not type-checked): its stages, sinks and
+ * columns, each a list of what it holds; undefined when nothing is. Checked before the run fetches anything.
+ */
+function pipelineFault(pipeline: Pipeline): string | undefined {
+  const lists: [keyof Pipeline, string, (item: unknown) => boolean][] = [
+    ['stages', 'stage functions (async generator functions of the batches)', (s) => typeof s === 'function'],
+    [
+      'sinks',
+      'sinks (rowSink(…), objects with an open function)',
+      (s) => typeof (s as RunTap | null)?.open === 'function',
+    ],
+    ['columns', 'columns (derivedColumn(…))', (c) => typeof (c as Column | null)?.name === 'string'],
+  ];
+  for (const [key, what, holds] of lists) {
+    const value: unknown = pipeline[key];
+    if (value === undefined) continue;
+    const got = (v: unknown) => (typeof v === 'function' ? 'a function' : (JSON.stringify(v) ?? String(v)));
+    if (!Array.isArray(value)) return `${key} must be a list of ${what}; got ${got(value)}`;
+    const at = value.findIndex((item) => !holds(item));
+    if (at >= 0) return `${key} must be a list of ${what}; item ${at + 1} is ${got(value[at])}`;
+  }
+  return undefined;
 }
 
 /**

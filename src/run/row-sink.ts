@@ -13,7 +13,8 @@ import type { RunTap, RunTapContext } from './run-tap.js';
  * run.table }))`. It reads the batches to the end: a sink that resolves before fails the run (LOAD_SINK_STOPPED). A
  * file it writes into `run.pending` and resolves to (a SinkResult, as toCsv, toParquet and toArrow give, or an array
  * of them) is published with the run's files, atomically, and listed in the manifest (format `sink`); one it writes
- * elsewhere is its own. A failure of `write` fails the run, and nothing of it is published.
+ * elsewhere is its own. A failure of `write` fails the run in one line naming the sink (LOAD_SINK_FAILED), and nothing
+ * of it is published.
  */
 export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContext) => Promise<unknown>): RunTap {
   return {
@@ -23,7 +24,9 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
         rows: async (batches) => {
           const reading = readingToEnd(rowsOnly(batches));
           try {
-            const resolved = await write(reading.rows, run);
+            const resolved = await write(reading.rows, run).catch((error: unknown) => {
+              throw reading.passing.has(error as object) ? error : sinkFailed(write, error);
+            });
             await reading.check();
             published = sinkFiles(resolved, run);
           } finally {
@@ -42,13 +45,23 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
  * only as every consumer does (tee.ts): a sink that resolved with batches unread would hold them forever, and one
  * that stopped part-way would fail them with a tee's message that names no sink.
  */
-function readingToEnd(batches: AsyncIterable<RowBatch>): { rows: AsyncIterable<RowBatch>; check: () => Promise<void> } {
+function readingToEnd(batches: AsyncIterable<RowBatch>): {
+  rows: AsyncIterable<RowBatch>;
+  check: () => Promise<void>;
+  passing: WeakSet<object>;
+} {
   let read = 0;
   let ended = false;
+  const passing = new WeakSet<object>(); // the run's errors, which reach the sink through its rows: not the sink's
   const rows = (async function* () {
-    for await (const batch of batches) {
-      read++;
-      yield batch;
+    try {
+      for await (const batch of batches) {
+        read++;
+        yield batch;
+      }
+    } catch (error) {
+      if (typeof error === 'object' && error !== null) passing.add(error);
+      throw error;
     }
     ended = true;
   })();
@@ -63,7 +76,18 @@ function readingToEnd(batches: AsyncIterable<RowBatch>): { rows: AsyncIterable<R
         `batch${taken === 1 ? '' : 'es'}): a sink reads every batch, or the run cannot write its files`,
     });
   };
-  return { rows, check };
+  return { rows, check, passing };
+}
+
+/** The error of a sink's `write` that failed: one line naming the sink (its function's name, when it has one). */
+function sinkFailed(write: { name: string }, error: unknown): LoadError {
+  const reason = error instanceof Error ? error.message || error.name : String(error);
+  const which = write.name === '' ? 'rowSink' : `rowSink ${write.name}`;
+  return new LoadError({
+    code: 'LOAD_SINK_FAILED',
+    message: `load: a sink (${which}) failed: ${reason}`,
+    cause: error,
+  });
 }
 
 /** The files a sink resolved to that the run publishes (those in `run.pending`); a LoadError for a misplaced one. */

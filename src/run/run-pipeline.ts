@@ -15,13 +15,14 @@ const PIPELINE_OWN = ['stages', 'table', 'pipeline'] as const;
  * `options.outDir`; `options.formats` overrides the pipeline's own; `options.taps` (e.g. `reportTap()`) come after the
  * pipeline's sinks. `options` giving `stages`, `table` or `pipeline`, which the pipeline sets, is refused.
  */
-export function runPipeline(pipeline: Pipeline, options: SnapshotOptions = {}): Promise<SnapshotResult> {
+export async function runPipeline(pipeline: Pipeline, options: SnapshotOptions = {}): Promise<SnapshotResult> {
+  // async: a pipeline refused (pipelineRunOptions throws) is a rejection, never an error thrown at the call
   const given = PIPELINE_OWN.find((key) => options[key] !== undefined);
   if (given !== undefined) {
     const message =
       `run: runPipeline takes ${given} from the pipeline (definePipeline's stages and columns), ` +
       'not from its options';
-    return Promise.reject(new LoadError({ code: 'LOAD_INVALID_OPTION', message }));
+    throw new LoadError({ code: 'LOAD_INVALID_OPTION', message });
   }
   const own = pipelineRunOptions(pipeline);
   const taps = [...own.taps, ...(options.taps ?? [])];

@@ -3,7 +3,7 @@
  * function of the batches or yields something other than a row batch fails the run in one line naming the stage (its
  * place, and its name when it has one) and the reason, not with its bare message or a TypeError of the runner's.
  */
-import { rowsOnly, type RowBatch } from '../schema/row.js';
+import { rowsOnly, type Row, type RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { LoadError } from '../text/load-error.js';
 
@@ -35,6 +35,7 @@ async function* watched(
       `load: ${where} is not a function of the batches that yields batches (an async generator function)`,
       passing,
     );
+  let lastId = -Infinity; // the rows come in ascending id order, each id once: what the files and the index hold
   try {
     for await (const batch of batches!) {
       const fault = faultOf(batch);
@@ -44,6 +45,9 @@ async function* watched(
             'e.g. { ...batch, rows }',
           passing,
         );
+      const order = idOrder(batch.rows, lastId);
+      if (typeof order === 'string') throw stageError(`load: ${where} yielded a ${order}`, passing);
+      lastId = order;
       yield batch;
     }
   } catch (error) {
@@ -74,6 +78,22 @@ function stageError(message: string, passing: WeakSet<object>, cause?: unknown):
   const error = new LoadError({ code, message, ...(cause === undefined ? {} : { cause }) });
   passing.add(error);
   return error;
+}
+
+/**
+ * The last id of `rows` when they keep the id order after `lastId` (ascending, each id once, each an integer), else
+ * what breaks it: the snapshot's files, its images.index, `diff` and the next run read the rows so.
+ */
+function idOrder(rows: readonly Row[], lastId: number): number | string {
+  const order =
+    ': a stage keeps the rows in ascending id order, each once (it may drop rows, not repeat or reorder them)';
+  for (const row of rows) {
+    const id = (row as Partial<Row> | null)?.['id'];
+    if (typeof id !== 'number' || !Number.isSafeInteger(id)) return `row whose id is ${String(id)}${order}`;
+    if (id <= lastId) return `row of id ${id} after the row of id ${lastId}${order}`;
+    lastId = id;
+  }
+  return lastId;
 }
 
 /** What is wrong with a batch a stage yielded; undefined when nothing is. */

@@ -7,8 +7,8 @@ import type { Row, RowValue } from './row.js';
  * A derived column `name` of `type` (one of the column types, e.g. `int64`), described by `doc`, whose value is
  * `value(row, record)`: `row` holds the row's record columns normalised (timestamps as UTC microseconds, sentinels as
  * null) and the derived columns before it; `record` is the record as served. Give it to `withColumns` or a pipeline's
- * `columns`; a value that does not fit `type` fails the run with the column's name, and so does a `value` that throws
- * (LOAD_DERIVE_FAILED, with the record's id and the reason).
+ * `columns`; a value that does not fit `type` fails the run with the column's name (for `json`, text that is not JSON),
+ * and so does a `value` that throws (LOAD_DERIVE_FAILED, with the record's id and the reason).
  */
 export function derivedColumn(
   name: string,
@@ -32,6 +32,24 @@ export function derivedColumn(
         'it returned a Promise (an async function?): a derived column gives its value at once',
       );
     }
+    if (typeof derived === 'string' && LONE_SURROGATE.test(derived)) {
+      const at = derived.search(LONE_SURROGATE);
+      throw deriveFailed(
+        name,
+        row,
+        `it returned text with a lone surrogate (\\u${derived.charCodeAt(at).toString(16)} at ${at}), which UTF-8 ` +
+          'cannot hold: every format would write U+FFFD in its place',
+      );
+    }
+    if (type.kind === 'json' && typeof derived === 'string' && !isJsonText(derived)) {
+      const shown = JSON.stringify(derived.length > 60 ? `${derived.slice(0, 60)}…` : derived);
+      throw deriveFailed(
+        name,
+        row,
+        `it returned ${shown}, which is not JSON text (a json column holds JSON.stringify of a value), ` +
+          "and the loaders' JSON reading of it would fail",
+      );
+    }
     return derived;
   };
   return {
@@ -43,6 +61,19 @@ export function derivedColumn(
     // the source text of `value`: what a library pipeline's identity digests, not this wrapper's
     derive: Object.assign(derive, { toString: () => String(value) }),
   };
+}
+
+/** A UTF-16 code unit of a surrogate pair without its other half (in a `u` pattern, a pair is one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Whether `text` is JSON text (what a json column holds: load.sql casts it to DuckDB's JSON). */
+function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The error for a derived column's function that threw for `row`: its name, the row's id, the reason. */

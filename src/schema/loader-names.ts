@@ -1,8 +1,11 @@
 /**
  * Names the generated loaders give beside a table's columns, which no column added to that table may take: load.sql's
  * images_with_collection view selects every images column and adds `collection_record`, so a column of that name
- * would stand where a reader looks for the struct of the image's collection.
+ * would stand where a reader looks for the struct of the image's collection; load.py's images_with_collection() merges
+ * the collections' columns beside the images', suffixing a name both have, so a column of that suffixed name would be
+ * two columns of one name (pandas refuses the merge).
  */
+import { COLLECTIONS } from './collection-columns.js';
 
 /** The struct column of load.sql's images_with_collection view: each image's row of the collections table. */
 export const COLLECTION_RECORD = 'collection_record';
@@ -13,3 +16,20 @@ export const LOADER_NAMES: Readonly<Record<string, Readonly<Record<string, strin
     [COLLECTION_RECORD]: "load.sql's images_with_collection view gives that name to each image's collection",
   },
 };
+
+/** What load.py's images_with_collection() appends to a collections column's name that the images have too. */
+export const JOIN_SUFFIX = '_collection';
+
+/**
+ * Why an images table of `names` cannot have the column `name`, which load.py's join would give a collections column
+ * too (`<a name both tables have>_collection`); undefined when it can.
+ */
+export function joinSuffixClash(table: string, name: string, names: readonly string[]): string | undefined {
+  if (table !== 'images' || !name.endsWith(JOIN_SUFFIX)) return undefined;
+  const shared = name.slice(0, -JOIN_SUFFIX.length);
+  if (!COLLECTIONS.names.includes(shared) || !names.includes(shared)) return undefined;
+  return (
+    `load.py's images_with_collection() gives that name to the collections' ${JSON.stringify(shared)}, ` +
+    `which the images have too; choose another`
+  );
+}

@@ -1,14 +1,15 @@
 /** A table with columns added: what a pipeline that changes the table writes. */
 import type { Column, ColumnType } from './column-type.js';
 import { COLUMN_NAME, COLUMN_NAME_RULE } from './column-name.js';
-import { LOADER_NAMES } from './loader-names.js';
+import { joinSuffixClash, LOADER_NAMES } from './loader-names.js';
 import { defineTable, type Table } from './table.js';
 
 /**
  * `table` with `columns` added after its own, before its `extra` column (which stays last), under the schema version
  * `<table's>+<added names>`; a column of a record key takes that key out of `extra`. Throws an Error naming the column
  * when a name is not of COLUMN_NAME (column-name.ts) or is taken (in any case, a loader's names too:
- * loader-names.ts), a column would be a second `extra`, or its type is not a column type.
+ * loader-names.ts, load.py's join suffix among them), a column would be a second `extra`, or its type is not a column
+ * type.
  */
 export function withColumns(table: Table, columns: readonly Column[]): Table {
   if (columns.length === 0) return table;
@@ -17,6 +18,11 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
   for (const column of columns) {
     refuseColumn(table, column, taken.get(column.name.toLowerCase()));
     taken.set(column.name.toLowerCase(), column.name);
+  }
+  const names = [...table.names, ...columns.map((c) => c.name)];
+  for (const column of columns) {
+    const clash = joinSuffixClash(table.name, column.name, names);
+    if (clash !== undefined) throw new Error(`schema: column ${JSON.stringify(column.name)} cannot be added: ${clash}`);
   }
   const own = table.columns.filter((c) => c !== table.extraColumn);
   return defineTable({

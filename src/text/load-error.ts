@@ -14,7 +14,8 @@ export type LoadErrorCode =
   | 'LOAD_WRITE_FAILED' // the file system refused a write, fsync, rename, remove or folder (outputs and staging alike)
   | 'LOAD_ENCODE_FAILED' // a format library failed or wrote something other than what it was given
   | 'LOAD_TEE_CONSUMER_STOPPED' // one consumer of a tee stopped early, so the others cannot go on
-  | 'LOAD_SINK_STOPPED'; // a user's sink resolved before reading the run's rows to the end
+  | 'LOAD_SINK_STOPPED' // a user's sink resolved before reading the run's rows to the end
+  | 'LOAD_SINK_FAILED'; // a user's sink failed with an error of its own (not the run's)
 
 /** What a LoadError is made of; its message is prefixed by stage (`load:`, `staging:`). */
 export type LoadErrorOptions = CodedErrorOptions<LoadErrorCode>;

@@ -113,7 +113,37 @@ describe('img-etl run', () => {
     await writeFile(atImport, "throw new Error('first\\nsecond');\n");
     const loaded = await runCliHere(['run', atImport, '--base-url', service.url, '--out', join(out, 'data')]);
     expect(loaded.code).toBe(1);
-    expect(loaded.stderr).toBe('img-etl: first second\n');
+    expect(loaded.stderr).toBe(`img-etl: run: ${atImport} failed as it was imported: first second\n`);
+
+    const cut = join(out, 'cut-short.mjs');
+    await writeFile(cut, "export default { name: 'cut',\n");
+    const syntax = await runCliHere(['run', cut, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(syntax.code).toBe(1);
+    expect(syntax.stderr).toBe(
+      `img-etl: run: ${cut} failed as it was imported: SyntaxError: Unexpected end of input\n`,
+    );
+  });
+
+  it("a pipeline file's stages or sinks not a list: a usage error naming the file, before any fetch", async () => {
+    const file = join(out, 'text-stages.mjs');
+    await writeFile(file, "export default { name: 'text', description: 'a stage as text', stages: 'keep' };\n");
+    service.resetStats();
+    const run = await runCliHere(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `img-etl: run: ${file}: pipeline "text": stages must be a list of stage functions (async generator functions ` +
+        'of the batches); got "keep"\n',
+    );
+    expect(service.stats.listRequests).toBe(0);
+    const sinks = join(out, 'text-sinks.mjs');
+    await writeFile(sinks, "export default { name: 'text', description: 'a sink as text', sinks: ['out.csv'] };\n");
+    const sinkRun = await runCliHere(['run', sinks, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(sinkRun.code).toBe(2);
+    expect(sinkRun.stderr).toBe(
+      `img-etl: run: ${sinks}: pipeline "text": sinks must be a list of sinks (rowSink(…), objects with an open ` +
+        'function); item 1 is "out.csv"\n',
+    );
+    expect(await readdir(out)).not.toContain('data');
   });
 
   it("a pipeline file's formats not a list of img-etl's is a usage error naming the file, not --to", async () => {

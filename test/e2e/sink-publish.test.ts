@@ -97,7 +97,7 @@ describe("a sink's file in the run's folder", () => {
     const failing = await pipelineFile('failing.mjs', { after: "throw new Error('the sink broke');" });
     const failed = await runCliHere(['run', failing, '--base-url', service.url, '--out', out, '--quiet']);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/^img-etl: .*the sink broke\n$/);
+    expect(failed.stderr).toMatch(/^img-etl: load: a sink \(rowSink\) failed: the sink broke\n$/);
     expect(await folder(out)).toEqual(files);
   });
 

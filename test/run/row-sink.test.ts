@@ -53,11 +53,31 @@ describe('a sink that does not read its rows to the end', () => {
     expect(files).toEqual(['.img-etl-staging']); // kept for the next attempt; nothing half-published
   });
 
-  it('that throws before reading them fails the run with its own error, and publishes nothing', async () => {
+  it('that throws before reading them fails the run in one line naming the sink, and publishes nothing', async () => {
     const failing = rowSink(() => Promise.reject(new Error('the sink cannot open its database')));
     const { error, files } = await failure(withSink('throws-first', [failing]));
-    expect(error.message).toBe('the sink cannot open its database');
+    expect(error.message).toBe('load: a sink (rowSink) failed: the sink cannot open its database');
     expect(files).toEqual(['.img-etl-staging']);
+    const named = rowSink(async function tmapsDatabase(rows) {
+      for await (const _ of rows) throw new Error('disk full');
+    });
+    expect((await failure(withSink('throws-named', [named]))).error.message).toBe(
+      'load: a sink (rowSink tmapsDatabase) failed: disk full',
+    );
+  });
+
+  it("the run's own error, which reaches a sink through its rows, fails the run as it is", async () => {
+    const breaking: Pipeline['stages'] = [
+      // eslint-disable-next-line require-yield -- it fails at its first batch
+      async function* breaking(batches) {
+        for await (const _ of batches) throw new Error('the stage broke');
+      },
+    ];
+    const reading = rowSink(async (rows) => {
+      for await (const _ of rows);
+    });
+    const pipeline = definePipeline({ ...withSink('run-fails', [reading]), stages: breaking });
+    expect((await failure(pipeline)).error.message).toBe('load: stage 1 (breaking) failed: the stage broke');
   });
 
   it('that stops part-way fails the run in the same line, not a tee of the writers', async () => {

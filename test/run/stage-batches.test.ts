@@ -3,8 +3,10 @@
  * bundled service over loopback HTTP: the run fails in one line naming the stage and what it yielded, not with the
  * runner's own TypeError.
  */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { definePipeline, runPipeline, startService, type RowStage } from '../../src/index.js';
+import { definePipeline, runPipeline, startService, STAGING_DIR, type RowStage } from '../../src/index.js';
 import type { RunningService } from '../../src/service/index.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 
@@ -56,7 +58,12 @@ describe('a stage that fails', () => {
   it('that is not a function of the batches: one line naming the stage', async () => {
     const notAStage = { name: 'keep' } as unknown as RowStage;
     expect(await failure('not-a-function', [notAStage])).toBe(
-      'load: stage 1 is not a function of the batches that yields batches (an async generator function)',
+      'pipeline "not-a-function": stages must be a list of stage functions (async generator functions of the ' +
+        'batches); item 1 is {"name":"keep"}',
+    );
+    const noBatches = (() => 5) as unknown as RowStage;
+    expect(await failure('no-batches', [noBatches])).toBe(
+      'load: stage 1 (noBatches) is not a function of the batches that yields batches (an async generator function)',
     );
   });
 });
@@ -85,5 +92,43 @@ describe('a stage that yields something other than a row batch', () => {
       'load: stage 2 yielded a batch whose rows is not an array: a stage yields row batches ' +
         '{ source, rows, rejects }, e.g. { ...batch, rows }',
     );
+  });
+});
+
+describe('a stage that breaks the id order (which the files, images.index, diff and the next run read)', () => {
+  const order =
+    ': a stage keeps the rows in ascending id order, each once (it may drop rows, not repeat or reorder them)';
+
+  it('rows repeated, reversed or without an id: one line naming the stage and the row, nothing published', async () => {
+    const repeat: RowStage = async function* repeat(batches) {
+      for await (const b of batches) yield { ...b, rows: [...b.rows, ...b.rows] };
+    };
+    const reverse: RowStage = async function* reverse(batches) {
+      for await (const b of batches) yield { ...b, rows: [...b.rows].reverse() };
+    };
+    const noId: RowStage = async function* noId(batches) {
+      for await (const b of batches) yield { ...b, rows: b.rows.map((r) => ({ ...r, id: null })) };
+    };
+    const ids = service.servedIds().sort((a, b) => a - b);
+    const [first, second, last] = [ids[0]!, ids[1]!, ids.at(-1)!];
+    expect(await failure('repeat', [repeat])).toBe(
+      `load: stage 1 (repeat) yielded a row of id ${first} after the row of id ${last}${order}`,
+    );
+    expect(await failure('reverse', [(batches) => batches, reverse])).toBe(
+      `load: stage 2 (reverse) yielded a row of id ${ids.at(-2)!} after the row of id ${last}${order}`,
+    );
+    expect(await failure('no-id', [noId])).toBe(`load: stage 1 (noId) yielded a row whose id is null${order}`);
+    for (const name of ['repeat', 'reverse', 'no-id']) expect(await readdir(join(dir, name))).toEqual([STAGING_DIR]);
+    expect(second).toBeGreaterThan(first);
+  });
+
+  it('rows dropped, or every row: the run writes the rows kept', async () => {
+    const everyOther: RowStage = async function* everyOther(batches) {
+      for await (const b of batches) yield { ...b, rows: b.rows.filter((r) => (r['id'] as number) % 2 === 0) };
+    };
+    const pipeline = definePipeline({ name: 'even', description: 'even ids', stages: [everyOther] });
+    const result = await runPipeline(pipeline, { baseUrl: service.url, outDir: join(dir, 'even') });
+    const even = service.servedIds().filter((id) => id % 2 === 0);
+    expect(result.manifest.records_written).toBe(even.length);
   });
 });
