@@ -1,4 +1,5 @@
 import type { Argv, Options } from 'yargs';
+import { fileSystemReason } from '../load/file-system-error.js';
 import { readRegularFileSync, RegularFileError } from '../load/read-regular-file.js';
 import { booleanNames, camelCase, checkBooleanEnv } from './strict-booleans.js';
 import { UsageError } from './usage-error.js';
@@ -91,7 +92,6 @@ function readConfigText(path: string): string {
     return readRegularFileSync(path, { maxBytes: MAX_CONFIG_BYTES, sizeProblem, followLink: true }).toString('utf8');
   } catch (err) {
     if (err instanceof RegularFileError) throw new UsageError({ message: `--config: ${path} ${err.message}` });
-    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new UsageError({ message: `--config: cannot read ${path} (${reason})` });
+    throw new UsageError({ message: `--config: cannot read ${path}: ${fileSystemReason(err)}` });
   }
 }

@@ -235,7 +235,7 @@ describe('options from the environment and a config file', () => {
     const missing = await runCliHere(['--config', join(out, 'nope.json')]);
     expect([missing.code, missing.stderr.trim()]).toEqual([
       2,
-      `img-etl: --config: cannot read ${join(out, 'nope.json')} (ENOENT)`,
+      `img-etl: --config: cannot read ${join(out, 'nope.json')}: no such file or folder (ENOENT)`,
     ]);
     await writeFile(join(out, 'bad.json'), '{nope');
     const invalid = await runCliHere(['--config', join(out, 'bad.json')]);
