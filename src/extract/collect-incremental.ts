@@ -85,7 +85,17 @@ export async function collectIncremental(
   if (again.length > 0)
     return { fallback: `collections changed again after the run read them (${again.slice(0, 5).join(', ')})` };
   const count = await countOnce(options, checkpoint, stats);
-  const parts = [first, await read(listing, movedSince(before, listing, readFirst))];
+  const parts = [first, await read(listing, movedSince(before, listing, readFirst, base))];
+  // A collection of the base the first read showed and the second does not is gone only if its own list says so: one
+  // deleted between two pages of the second read shifts the next behind it, and one created meanwhile keeps the
+  // list's count, so the read names the deleted one and not the one shifted. One still served: a full pass.
+  const shown = parts[1]!.readings.filter((r) => r.reason === 'unlisted' && r.status === 200).map((r) => r.collection);
+  if (shown.length > 0)
+    return {
+      fallback:
+        `the second read of the collections list left out collections their own lists still serve ` +
+        `(${shown.slice(0, 5).join(', ')}): the list changed while it was read`,
+    };
   let rows = rowsHeld(base, listing, parts, index);
   // A count the rows do not meet: the collections whose carried rows disagree with their count are read too. A
   // resumed run whose index holds records an earlier process staged of collections read for no reason yet was killed
@@ -164,16 +174,22 @@ export function since(base: IncrementalBase, listing: CollectionsListing): Map<n
   return new Map([...plan].sort((a, b) => a[0] - b[0]));
 }
 
-/** The collections not read yet that moved between two reads of the list, or that the second no longer holds. */
+/**
+ * The collections not read yet that moved between two reads of the list, and the base's collections the first read
+ * showed that the second no longer holds (`unlisted`: its own list says whether it is gone).
+ */
 function movedSince(
   before: CollectionsListing,
   after: CollectionsListing,
   read: ReadonlySet<number>,
+  base: IncrementalBase,
 ): Map<number, ReadReason> {
   const plan = new Map<number, ReadReason>();
   for (const cid of after.sizes.keys()) {
     if (!read.has(cid) && moved(cid, before, after)) plan.set(cid, before.sizes.has(cid) ? 'changed' : 'new');
   }
+  for (const cid of before.sizes.keys())
+    if (!read.has(cid) && !after.sizes.has(cid) && base.collections.has(cid)) plan.set(cid, 'unlisted');
   return new Map([...plan].sort((a, b) => a[0] - b[0]));
 }
 
