@@ -174,7 +174,7 @@ export class Progress implements Reporter {
     this.enterCollections();
     if (event.round === 1 && event.pagesDone === 0) return;
     this.message(
-      `img-etl: reading the collections list ${event.url}${event.round === 2 ? ' again' : ''}` +
+      `img-etl: reading the collections list ${event.url}${event.round >= 2 ? ' again' : ''}` +
         (event.pagesDone > 0 ? ` (${thousands(event.pagesDone)} pages kept from an earlier attempt)` : ''),
     );
   }

@@ -84,18 +84,75 @@ export async function collect(
   const afterFirst = { expected: images.expected, received: index.received };
   // A pass that repeated nothing while `count` never moved, and received all it counts, skipped nothing either.
   const proven = first.duplicates === 0 && first.countMin === first.countMax && index.received >= images.expected;
-  let listing = before;
+  let reads = [before];
   let reconciliation: Reconciliation | undefined;
   if (before.status !== 200) await images.passAgain(first);
   else {
     // The list again, whatever the pass proved: a collection whose images changed while it ran is read in id order.
-    listing = await pageCollections(options, checkpoint, 2, believedSize(before));
-    if (listing.status !== 200) throw collectionsGone(listing);
+    reads = await settledReads(options, checkpoint, before);
+    const listing = reads.at(-1)!;
     const expected = images.expected;
     const input = { checkpoint, index, cache, tally, before, listing, addedBefore, expected, proven };
     reconciliation = await reconcile(options, input);
   }
-  return collected({ options, stats, index, images, before, listing, reconciliation, afterFirst, proven });
+  return collected({ options, stats, index, images, before, reads, reconciliation, afterFirst, proven });
+}
+
+/** Reads of the collections list a run makes at most (the one before the pass and the one after it included). */
+export const MAX_COLLECTION_ROUNDS = 4;
+
+/**
+ * The reads of the collections list, `before` the pass first, then after it until the last two list the same
+ * collections, each read whole (MAX_COLLECTION_ROUNDS reads at most). A read whose ids differ from the one before may
+ * be one a change disturbed: a collection deleted between two of its pages and another created meanwhile keep the
+ * list's `count`, so the read is not begun again, and the deleted one's going shifts the next behind it: the read names
+ * the deleted collection and not the live one. Two reads in a row that agree were not disturbed alike. With no change
+ * during the run, the read after the pass agrees with the one before it: no read more.
+ */
+async function settledReads(
+  options: CollectOptions,
+  checkpoint: Checkpoint,
+  before: CollectionsListing,
+): Promise<CollectionsListing[]> {
+  const reads = [before];
+  for (let round = 2; round <= MAX_COLLECTION_ROUNDS; round++) {
+    const last = reads.at(-1)!;
+    if (round > 2 && agree(reads.at(-2)!, last)) break;
+    const listing = await pageCollections(options, checkpoint, round, believedSize(last));
+    if (listing.status !== 200) throw collectionsGone(listing);
+    reads.push(listing);
+  }
+  return reads;
+}
+
+/** Whether two reads of the collections list are each whole and list the same collections. */
+function agree(a: CollectionsListing, b: CollectionsListing): boolean {
+  return whole(a) && whole(b) && a.sizes.size === b.sizes.size && [...a.sizes.keys()].every((id) => b.sizes.has(id));
+}
+
+/** Whether a read of the collections list holds as many collections as its `count` names. */
+function whole(listing: CollectionsListing): boolean {
+  return held(listing) >= listing.expected;
+}
+
+/** The records a read of the collections list holds: each collection once, and each served without a usable id. */
+function held(listing: CollectionsListing): number {
+  return listing.sizes.size + listing.pages.reduce((n, p) => n + p.ids.filter((id) => id === null).length, 0);
+}
+
+/**
+ * The collections the run cannot vouch for: what the last read lacks of its `count`, and, when it and the read before
+ * it still disagree, each collection only one of them lists.
+ */
+function unsettled(reads: readonly CollectionsListing[]): number {
+  const last = reads.at(-1)!;
+  const short = Math.max(0, last.expected - held(last));
+  if (reads.length < 2 || agree(reads.at(-2)!, last)) return short;
+  const previous = reads.at(-2)!;
+  const onlyOne =
+    [...previous.sizes.keys()].filter((id) => !last.sizes.has(id)).length +
+    [...last.sizes.keys()].filter((id) => !previous.sizes.has(id)).length;
+  return Math.max(short, onlyOne);
 }
 
 /**
@@ -112,9 +169,9 @@ interface Ended {
   stats: ExtractStats;
   index: RecordIndex;
   images: ImagePasses;
-  /** The collections list before the first pass, and as last read. */
+  /** The collections list before the first pass, then each read after it, the last the one the run goes by. */
   before: CollectionsListing;
-  listing: CollectionsListing;
+  reads: CollectionsListing[];
   reconciliation: Reconciliation | undefined;
   /** What the first pass counted and received. */
   afterFirst: { expected: number; received: number };
@@ -124,20 +181,24 @@ interface Ended {
 
 /** What extraction gathered, with the one verdict on completeness whatever the method; tells of conflicting ids. */
 function collected(ended: Ended): Collected {
-  const { options, stats, index, images, before, listing, reconciliation } = ended;
+  const { options, stats, index, images, reads, reconciliation } = ended;
+  const listing = reads.at(-1)!;
   const { expected } = images;
   // One verdict whatever the method (a proven pass holds all it counts): the proof and the lines stating it give it.
   // Without collections to find them in, the records the last pass skipped count as missing, even where `count`
-  // came out even (a record deleted after it was read).
+  // came out even (a record deleted after it was read). A collections list the run could not settle (never read
+  // whole, or its last two reads disagree) leaves each collection in doubt counted missing: the run vouches for
+  // neither its collections table nor the rows of those collections.
   const missing =
-    reconciliation?.missing ??
-    Math.max(missingOf({ unserved: 0, expected, received: index.received }), images.lastSkipped);
+    reconciliation === undefined
+      ? Math.max(missingOf({ unserved: 0, expected, received: index.received }), images.lastSkipped)
+      : reconciliation.missing + unsettled(reads);
   stats.countAtStart = images.countAtStart ?? 0;
   stats.countAtEnd = expected;
   const conflicts = index.conflicts;
   if (conflicts.length > 0)
     options.onEvent?.({ type: 'conflicts', count: conflicts.length, firstIds: conflicts.slice(0, MAX_CONFLICT_IDS) });
-  const rounds = listing === before ? 1 : 2;
+  const rounds = reads.length;
   const completeness = completenessOf({
     ...ended.afterFirst,
     proven: ended.proven,
@@ -147,7 +208,7 @@ function collected(ended: Ended): Collected {
     passes: images.made.length,
     missing,
   });
-  const requests = requestCounts(ended, rounds);
+  const requests = requestCounts(ended);
   return {
     index,
     passes: images.made,
@@ -162,10 +223,10 @@ function collected(ended: Ended): Collected {
   };
 }
 
-/** Requests this process sent per endpoint, the collections list's of both rounds when it was read twice. */
-function requestCounts(ended: Ended, rounds: number): RequestCounts {
-  const { stats, before, listing, reconciliation } = ended;
-  const collections = before.stats.requests + (rounds === 2 ? listing.stats.requests : 0);
+/** Requests this process sent per endpoint, the collections list's of every read of it. */
+function requestCounts(ended: Ended): RequestCounts {
+  const { stats, reads, reconciliation } = ended;
+  const collections = reads.reduce((n, read) => n + read.stats.requests, 0);
   return {
     images: stats.requests,
     collections,

@@ -42,7 +42,8 @@ export interface Completeness {
   images: { expected: number; received: number; proven: boolean };
   /**
    * The collections list (as read last: after the pass when it was read again): the status it answered, public
-   * collections counted and distinct ones received, passes over it, and how many times it was read (1 or 2).
+   * collections counted and distinct ones received, passes over it, and how many times it was read (1; 2; more when
+   * the reads after the pass disagreed: see collect.ts settledReads).
    */
   collections: {
     status: number;
@@ -103,7 +104,7 @@ export interface CompletenessInput {
   proven: boolean;
   listing: CollectionsListing;
   reconciliation?: Reconciliation;
-  /** Times the collections list was read: 1 (before the pass), 2 (and after it). */
+  /** Times the collections list was read: 1 (before the pass), 2 (and after it), more (reads after it disagreed). */
   rounds: number;
   /** Passes made over the image list. */
   passes: number;

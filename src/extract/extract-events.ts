@@ -83,7 +83,7 @@ export interface CollectionsStartEvent {
   type: 'collections-start';
   /** The list's URL. */
   url: string;
-  /** 1 or 2. */
+  /** 1 before the pass over the images, 2 after it, 3 and on while the reads after it disagree. */
   round: number;
   /** Pages of it an earlier process of the run already fetched (kept, not fetched again). */
   pagesDone: number;
@@ -94,7 +94,7 @@ export interface CollectionsEndEvent {
   type: 'collections-end';
   /** The list's URL. */
   url: string;
-  /** 1 or 2. */
+  /** 1 before the pass over the images, 2 after it, 3 and on while the reads after it disagree. */
   round: number;
   /** 200, or what the list answered (404: the service has no collection endpoints; passes over the images follow). */
   status: number;

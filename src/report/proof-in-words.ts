@@ -87,7 +87,8 @@ function reasonsWords(reconciled: ReconciledCollection[]): string {
 function collectionsListWords(c: Completeness['collections']): string {
   if (c.status !== 200) return `answered ${c.status}: no collections table`;
   const got = `${formatNumber(c.received)} of ${formatNumber(c.expected)} collections listed`;
-  return `${got}, read ${c.rounds === 2 ? 'before and after the pass' : 'before the pass'}`;
+  const after = c.rounds > 2 ? `before the pass and ${c.rounds - 1} times after it` : 'before and after the pass';
+  return `${got}, read ${c.rounds >= 2 ? after : 'before the pass'}`;
 }
 
 function unreadableWords(u: Completeness['unreadable'][number]): string {
