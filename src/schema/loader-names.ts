@@ -10,26 +10,20 @@ import { COLLECTIONS } from './collection-columns.js';
 /** The struct column of load.sql's images_with_collection view: each image's row of the collections table. */
 export const COLLECTION_RECORD = 'collection_record';
 
-/** By table name, the names its loaders give beside its columns, and why a column cannot take each (lowercase). */
-export const LOADER_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  images: {
-    [COLLECTION_RECORD]: "load.sql's images_with_collection view gives that name to each image's collection",
-  },
-};
-
 /** What load.py's images_with_collection() appends to a collections column's name that the images have too. */
 export const JOIN_SUFFIX = '_collection';
 
 /**
- * Why an images table of `names` cannot have the column `name`, which load.py's join would give a collections column
- * too (`<a name both tables have>_collection`); undefined when it can.
+ * Why an images table of `names` cannot have the column `name`, a name its loaders give beside its columns:
+ * `collection_record` (in any case) or `<a name both tables have>_collection`; undefined when it can.
  */
-export function joinSuffixClash(table: string, name: string, names: readonly string[]): string | undefined {
-  if (table !== 'images' || !name.endsWith(JOIN_SUFFIX)) return undefined;
+export function loaderNameClash(table: string, name: string, names: readonly string[]): string | undefined {
+  if (table !== 'images') return undefined;
+  if (name.toLowerCase() === COLLECTION_RECORD)
+    return "load.sql's images_with_collection view gives that name to each image's collection";
+  if (!name.endsWith(JOIN_SUFFIX)) return undefined;
   const shared = name.slice(0, -JOIN_SUFFIX.length);
   if (!COLLECTIONS.names.includes(shared) || !names.includes(shared)) return undefined;
-  return (
-    `load.py's images_with_collection() gives that name to the collections' ${JSON.stringify(shared)}, ` +
-    `which the images have too; choose another`
-  );
+  const why = `load.py's images_with_collection() gives that name to the collections' ${JSON.stringify(shared)}`;
+  return `${why}, which the images have too`;
 }

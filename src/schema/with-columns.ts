@@ -1,7 +1,7 @@
 /** A table with columns added: what a pipeline that changes the table writes. */
 import type { Column, ColumnType } from './column-type.js';
 import { COLUMN_NAME, COLUMN_NAME_RULE } from './column-name.js';
-import { joinSuffixClash, LOADER_NAMES } from './loader-names.js';
+import { loaderNameClash } from './loader-names.js';
 import { defineTable, type Table } from './table.js';
 
 /**
@@ -15,14 +15,10 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
   if (columns.length === 0) return table;
   // by lowercase name: DuckDB, the readers' first choice, tells no two names apart by case
   const taken = new Map(table.names.map((name) => [name.toLowerCase(), name]));
-  for (const column of columns) {
-    refuseColumn(table, column, taken.get(column.name.toLowerCase()));
-    taken.set(column.name.toLowerCase(), column.name);
-  }
   const names = [...table.names, ...columns.map((c) => c.name)];
   for (const column of columns) {
-    const clash = joinSuffixClash(table.name, column.name, names);
-    if (clash !== undefined) throw new Error(`schema: column ${JSON.stringify(column.name)} cannot be added: ${clash}`);
+    refuseColumn(table, column, taken.get(column.name.toLowerCase()), names);
+    taken.set(column.name.toLowerCase(), column.name);
   }
   const own = table.columns.filter((c) => c !== table.extraColumn);
   return defineTable({
@@ -35,8 +31,11 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
   });
 }
 
-/** Throws the Error for a column `table` cannot take, beside `near`, the name it has that matches in case or not. */
-function refuseColumn(table: Table, column: Column, near: string | undefined): void {
+/**
+ * Throws the Error for a column `table` cannot take, beside `near`, the name it has that matches in case or not, and
+ * `names`, every name of the table with the columns added.
+ */
+function refuseColumn(table: Table, column: Column, near: string | undefined, names: readonly string[]): void {
   const refuse = (why: string) => {
     throw new Error(`schema: column ${String(JSON.stringify(column.name))} cannot be added: ${why}`);
   };
@@ -50,7 +49,7 @@ function refuseColumn(table: Table, column: Column, near: string | undefined): v
     );
   }
   if (near === column.name) refuse(`${table.name} already has one of that name`);
-  const loaders = LOADER_NAMES[table.name]?.[column.name.toLowerCase()];
+  const loaders = loaderNameClash(table.name, column.name, names);
   if (loaders !== undefined) refuse(`${loaders}; choose another`);
   if (near !== undefined)
     refuse(
