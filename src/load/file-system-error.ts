@@ -73,3 +73,11 @@ export function fileSystemError(options: FileSystemErrorOptions): unknown {
   const message = `${stage}: cannot ${action} ${path}: ${fileSystemReason(cause)}`;
   return new LoadError({ code: 'LOAD_WRITE_FAILED', message, cause });
 }
+
+/** The error for a folder standing where the file `path` is to be published (found before the rename would fail). */
+export function folderInTheWay(path: string): LoadError {
+  return new LoadError({
+    code: 'LOAD_WRITE_FAILED',
+    message: `load: cannot publish ${path}: ${REASONS['EISDIR']} (EISDIR)`,
+  });
+}

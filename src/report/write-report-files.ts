@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { AtomicFile } from '../load/atomic-file.js';
+import { folderInTheWay } from '../load/file-system-error.js';
 import { isFolder } from '../load/path-kind.js';
 import { writeTextAtomic } from '../load/write-text-atomic.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
-import { LoadError } from '../text/load-error.js';
 import { loadPy } from './load-py.js';
 import { loadSql } from './load-sql.js';
 import type { LoaderInputs } from './loader-inputs.js';
@@ -40,13 +40,6 @@ export async function writeReport(data: ReportData, title: string, html: string,
     for (const file of files) await file.abort();
     throw error;
   }
-}
-
-function folderInTheWay(path: string): LoadError {
-  return new LoadError({
-    code: 'LOAD_WRITE_FAILED',
-    message: `load: cannot publish ${path}: a folder is in the way (EISDIR)`,
-  });
 }
 
 /** report.html, report.json, load.sql and load.py into a snapshot folder; `title` names the snapshot on the page. */

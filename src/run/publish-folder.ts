@@ -8,7 +8,7 @@
 import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncFolder } from '../load/atomic-file.js';
-import { fileSystemError } from '../load/file-system-error.js';
+import { fileSystemError, folderInTheWay } from '../load/file-system-error.js';
 import { LoadError } from '../text/load-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { readManifest, type ManifestEntry } from '../snapshot/read-manifest.js';
@@ -58,12 +58,7 @@ export async function checkTargets(dataDir: string, names: readonly string[]): P
   for (const name of names) {
     const path = join(dataDir, name);
     const stat = await lstat(path).catch(() => undefined);
-    if (stat?.isDirectory() === true) {
-      throw new LoadError({
-        code: 'LOAD_WRITE_FAILED',
-        message: `load: cannot publish ${path}: a folder is in the way (EISDIR)`,
-      });
-    }
+    if (stat?.isDirectory() === true) throw folderInTheWay(path);
     if (stat !== undefined && !ours.has(name)) {
       throw new LoadError({
         code: 'LOAD_NOT_OURS',
