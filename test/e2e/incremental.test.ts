@@ -8,7 +8,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { cp, readFile, rm, writeFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { type Int64, Table, tableFromIPC, tableToIPC, type Vector } from 'apache-arrow';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +21,7 @@ import {
   FORMATS,
   incrementalFixture,
   manifestOf,
+  raceTheSecondRead,
   snapshot,
   snapshotInProcess,
 } from '../helpers/incremental-snapshots.js';
@@ -146,43 +146,12 @@ describe('an incremental snapshot', () => {
   });
 
   it('a collection deleted while the second read of the collections list pages it is not carried over', async () => {
-    // Seed 74: collection 3 (on the list's first page of five) and 7 (the first of its second) hold as many images.
     // Deleted once the second read has asked for its first page, 3's going shifts 7 back onto that page, behind the
     // read: counted with 3, the ids read met the list's count, so 3's rows were carried over and 7's left out, and the
     // image list's count (less 3's images) agreed. Published complete, one collection's images for another's.
     const s = await serve(400, 74);
     const base = await newDir();
-    const list = (await (await fetch(`${s.url}/api/collections/?limit=100`)).json()) as {
-      results: { id: number; number_of_images: number }[];
-    };
-    const shifted = list.results[5]!;
-    const gone = list.results.slice(0, 5).find((c) => c.number_of_images === shifted.number_of_images)!;
-    expect([gone.id, shifted.id]).toEqual([3, 7]);
-    const args = [
-      '--base-url',
-      s.url,
-      '--out',
-      base,
-      '--snapshot',
-      ...FORMATS,
-      '--page-size',
-      '5',
-      '--concurrency',
-      '1',
-    ];
-    await snapshotInProcess(s, base, { pageSize: 5, concurrency: 1 }); // the base the run below builds on
-    s.resetStats();
-    s.setFaults({ pageLatencyMs: 400 });
-    let ended = false;
-    const running = runCliHere(args).finally(() => (ended = true));
-    const firstRead = Math.ceil(list.results.length / 5); // the first read's pages; the next request is the second's
-    // The service builds a page as its request arrives, then holds it 400 ms: a timer of this process seeing the
-    // request counted runs after that page was built and before it is sent, so the delete falls between the second
-    // read's first page and its next, whatever the machine's load.
-    while (!ended && s.stats.collectionRequests <= firstRead) await sleep(1);
-    s.dataset.deleteCollection(gone.id);
-    const run = await running;
-    s.setFaults({ pageLatencyMs: 0 });
+    const { run, args } = await raceTheSecondRead(s, base, (gone) => s.dataset.deleteCollection(gone));
     expect(run.code, run.stderr).toBe(0);
     const manifest = await manifestOf(base);
     expect(manifest).toMatchObject({ kind: 'incremental', complete: true });

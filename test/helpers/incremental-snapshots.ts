@@ -4,6 +4,7 @@
  * service serves, and with a `--full` run's data files.
  */
 import { readFile, readdir } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect } from 'vitest';
 import type { Manifest } from '../../src/run/manifest.js';
@@ -13,7 +14,7 @@ import { fixtureLines } from './fixture-service.js';
 import type { CliLikeOptions } from './library-run.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from './read-snapshot.js';
 import { removeDir, tempDir } from './readers.js';
-import { runCliHere } from './run-cli.js';
+import { runCliHere, type CliRun } from './run-cli.js';
 
 /** The ids of the two records that break the schema. */
 export const BAD_IDS = [990_001, 990_002];
@@ -105,4 +106,45 @@ export async function expectExact(s: RunningService, base: string): Promise<void
   expect(new Set(ids)).toEqual(new Set(valid));
   expectRowsMatch(parquet, expectedRowsOf(s, ids));
   expectRowsMatch(await readArrowRows(out), expectedRowsOf(s, ids));
+}
+
+/** What raceTheSecondRead gives: the run, its arguments, and the collection deleted and the one shifted behind. */
+export interface SecondReadRace {
+  run: CliRun;
+  args: string[];
+  gone: number;
+  shifted: number;
+}
+
+/**
+ * Seed 74's race with the second read of the collections list (`s` serving 400 records at seed 74): collection 3 (on
+ * the list's first page of five) and 7 (the first of its second) hold as many images. A base snapshot into `base`,
+ * then an incremental run (pages of five, one at a time) during which `change(3)` is made once the second read has
+ * asked for its first page: 3's going shifts 7 back onto that page, behind the read. The service builds a page as its
+ * request arrives, then holds it 400 ms: a timer of this process seeing the request counted runs after that page was
+ * built and before it is sent, so the change falls between the second read's first page and its next, whatever the
+ * machine's load.
+ */
+export async function raceTheSecondRead(
+  s: RunningService,
+  base: string,
+  change: (gone: number) => void,
+): Promise<SecondReadRace> {
+  const list = (await (await fetch(`${s.url}/api/collections/?limit=100`)).json()) as {
+    results: { id: number; number_of_images: number }[];
+  };
+  const shifted = list.results[5]!;
+  const gone = list.results.slice(0, 5).find((c) => c.number_of_images === shifted.number_of_images)!;
+  expect([gone.id, shifted.id]).toEqual([3, 7]);
+  const args = ['--base-url', s.url, '--out', base, '--snapshot', ...FORMATS, '--page-size', '5', '--concurrency', '1'];
+  await snapshotInProcess(s, base, { pageSize: 5, concurrency: 1 }); // the base the run below builds on
+  s.resetStats();
+  s.setFaults({ pageLatencyMs: 400 });
+  let ended = false;
+  const running = runCliHere(args).finally(() => (ended = true));
+  const firstRead = Math.ceil(list.results.length / 5); // the first read's pages; the next request is the second's
+  while (!ended && s.stats.collectionRequests <= firstRead) await sleep(1);
+  change(gone.id);
+  s.setFaults({ pageLatencyMs: 0 }); // the page in flight is still held; the rest need not be
+  return { run: await running, args, gone: gone.id, shifted: shifted.id };
 }
