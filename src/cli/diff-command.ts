@@ -13,7 +13,7 @@ import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
 import { EXIT } from './exit-codes.js';
-import { counted, thousands } from './human-numbers.js';
+import { counted, formatBytes, thousands } from './human-numbers.js';
 import { interruptSignal } from './interrupt-signal.js';
 import { folderOption } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
@@ -248,10 +248,4 @@ function gapsText({ manifest, missing, rejects }: ManifestGaps): string {
     ...(rejects > 0 ? [`${thousands(rejects)} rejected`] : []),
   ];
   return `${manifest} gives ${counts.join(', ')}`;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }

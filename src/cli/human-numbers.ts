@@ -16,14 +16,15 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }
 
-/** Bytes as a short size in SI units: `812 B`, `12.3 MB`. */
+/** Bytes as a short size in SI units: `812 B`, `12.3 MB` (999,960 bytes are `1.0 MB`, never `1000.0 kB`). */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'kB', 'MB', 'GB', 'TB'];
   let value = bytes;
   let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
+  const shown = () => (unit === 0 ? String(Math.round(value)) : value.toFixed(1));
+  while (Number(shown()) >= 1000 && unit < units.length - 1) {
     value /= 1000;
     unit++;
   }
-  return `${unit === 0 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+  return `${shown()} ${units[unit]}`;
 }

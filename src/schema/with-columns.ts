@@ -17,7 +17,7 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
   const taken = new Map(table.names.map((name) => [name.toLowerCase(), name]));
   const names = [...table.names, ...columns.map((c) => c.name)];
   for (const column of columns) {
-    refuseColumn(table, column, taken.get(column.name.toLowerCase()), names);
+    refuseColumn(table, column, taken, names);
     taken.set(column.name.toLowerCase(), column.name);
   }
   const own = table.columns.filter((c) => c !== table.extraColumn);
@@ -32,14 +32,20 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
 }
 
 /**
- * Throws the Error for a column `table` cannot take, beside `near`, the name it has that matches in case or not, and
- * `names`, every name of the table with the columns added.
+ * Throws the Error for a column `table` cannot take, beside `taken`, the names it has by their lowercase, and `names`,
+ * every name of the table with the columns added. The name is checked first: a .mjs pipeline may give anything.
  */
-function refuseColumn(table: Table, column: Column, near: string | undefined, names: readonly string[]): void {
+function refuseColumn(
+  table: Table,
+  column: Column,
+  taken: ReadonlyMap<string, string>,
+  names: readonly string[],
+): void {
   const refuse = (why: string) => {
     throw new Error(`schema: column ${String(JSON.stringify(column.name))} cannot be added: ${why}`);
   };
   if (typeof column.name !== 'string' || !COLUMN_NAME.test(column.name)) refuse(COLUMN_NAME_RULE);
+  const near = taken.get(column.name.toLowerCase());
   if (column.origin === 'unknown-keys') refuse(`${table.name} has its extra column`);
   if (!isColumnType(column.type)) {
     const type = JSON.stringify(column.type) ?? String(column.type);

@@ -65,6 +65,16 @@ describe('withColumns', () => {
     expect(withColumns(IMAGES, [derivedColumn('_Score2', int64, 'a name', () => 1)]).names).toContain('_Score2');
   });
 
+  it('refuses a name that is not text (a .mjs pipeline may give anything) with the same message, not a TypeError', () => {
+    for (const name of [42, null, undefined, { name: 'x' }]) {
+      const column = { ...derivedColumn('placeholder', int64, 'a name', () => 1), name } as never;
+      expect(() => withColumns(IMAGES, [column])).toThrow(
+        `schema: column ${String(JSON.stringify(name))} cannot be added: a column name is letters, digits and _, ` +
+          'not starting with a digit (/^[A-Za-z_][A-Za-z0-9_]*$/)',
+      );
+    }
+  });
+
   it('refuses a name that differs from one the table has only in case, which DuckDB takes for it', () => {
     const upper = derivedColumn('ID', int64, 'id times 10', (row) => (row['id'] as number) * 10);
     expect(() => withColumns(IMAGES, [upper])).toThrow(
