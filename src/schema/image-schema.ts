@@ -8,7 +8,8 @@ import { IMAGES } from './columns.js';
 import type { RecordIssue } from './record-issue.js';
 import type { Table } from './table.js';
 
-const schemas = new Map<Table, z.ZodType>();
+// Weak: a long-lived program that builds tables (withColumns, per pipeline run) does not keep each one and its schema.
+const schemas = new WeakMap<Table, z.ZodType>();
 
 /** The zod schema of a record of `table`: every known key optional but typed, required ones present; made once. */
 export function recordSchema(table: Table): z.ZodType {
