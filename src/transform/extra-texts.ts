@@ -25,7 +25,7 @@ export function attachExtraTexts(
   positions: readonly number[],
   known: ReadonlySet<string>,
 ): void {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
+  const bytes = bufferOf(body);
   const found = searchedExtraTexts(bytes, records, positions, known);
   if (found !== undefined) {
     for (const [position, text] of found) attachExtraText(records[position] as object, text);
@@ -33,6 +33,11 @@ export function attachExtraTexts(
   }
   const texts = new RecordTexts(bytes);
   for (const position of positions) attachRecordText(records[position] as object, texts.at(position));
+}
+
+/** A page's body as a Buffer: its bytes as they are, or a text's UTF-8 bytes. */
+export function bufferOf(body: Uint8Array | string): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
 }
 
 /**

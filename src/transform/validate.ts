@@ -1,10 +1,11 @@
 import { RecordTexts } from '../schema/record-texts.js';
 import { IMAGES } from '../schema/columns.js';
 import { recordIssues } from '../schema/image-schema.js';
-import { attachRecordText, recordTextOf } from '../schema/record-text.js';
+import { attachExtraText, attachRecordText, recordTextOf } from '../schema/record-text.js';
 import type { PageBatch, Reject } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { checkRecord } from './check-record.js';
+import { bufferOf, searchedExtraTexts } from './extra-texts.js';
 
 /** A page whose records were checked: valid records, and the rejects with their zod issues. */
 export interface ValidBatch extends Omit<PageBatch, 'records'> {
@@ -16,9 +17,10 @@ export interface ValidBatch extends Omit<PageBatch, 'records'> {
 
 /**
  * Splits each page's records into valid records of `table` and rejects (raw record, page URL, zod issues); never
- * throws on bad data. Where the page has its body, a reject keeps its served text, and so does a valid record with keys
- * the schema does not know (for `extra`); the body is scanned only for a page that holds such a record. A record that
- * already carries its served text (record-text.ts) keeps it.
+ * throws on bad data. Where the page has its body, a reject keeps its served text, and a valid record with keys the
+ * schema does not know keeps the served text of those members (for `extra`), found as the staging finds them
+ * (extra-texts.ts: the keys searched for, the page scanned only when that cannot be sure). A record that already
+ * carries its served text (record-text.ts) keeps it.
  */
 export async function* validate(source: AsyncIterable<PageBatch>, table: Table = IMAGES): AsyncIterable<ValidBatch> {
   for await (const page of source) yield validatePage(page, table);
@@ -36,13 +38,12 @@ export function validatePage(page: PageBatch, table: Table = IMAGES): ValidBatch
     }
     return texts?.at(position);
   };
+  const extra: number[] = [];
   page.records.forEach((raw, position) => {
     const check = checkRecord(raw, table);
     if (check !== 'invalid') {
-      const record = raw as Record<string, unknown>;
-      const text = check === 'valid-with-extra' ? textAt(position) : undefined;
-      if (text !== undefined) attachRecordText(record, text);
-      records.push(record);
+      if (check === 'valid-with-extra' && recordTextOf(raw as object) === undefined) extra.push(position);
+      records.push(raw as Record<string, unknown>);
       return;
     }
     const unexplained = [{ path: [], message: 'rejected by the fast check but not by the schema' }];
@@ -52,5 +53,29 @@ export function validatePage(page: PageBatch, table: Table = IMAGES): ValidBatch
     if (text !== undefined) reject.text = text;
     rejects.push(reject);
   });
+  if (extra.length > 0) attachExtra(page, extra, table, textAt);
   return { source: page.source, count: page.count, records, rejects };
+}
+
+/**
+ * Gives the valid records at `positions` (with keys `table` does not know) the served text of their extra members,
+ * searched for in the page's body; where the search cannot be sure, each record's whole text (`textAt`), as before.
+ */
+function attachExtra(
+  page: PageBatch,
+  positions: readonly number[],
+  table: Table,
+  textAt: (position: number) => string | undefined,
+): void {
+  const body = page.body === undefined ? undefined : bufferOf(page.body);
+  const found = body === undefined ? undefined : searchedExtraTexts(body, page.records, positions, table.knownKeys);
+  for (const position of positions) {
+    const record = page.records[position] as object;
+    const extraText = found?.get(position);
+    if (extraText !== undefined) attachExtraText(record, extraText);
+    else {
+      const text = textAt(position);
+      if (text !== undefined) attachRecordText(record, text);
+    }
+  }
 }

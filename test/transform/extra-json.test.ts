@@ -49,4 +49,31 @@ describe('extra', () => {
     const rows = normaliseRecords(valid.records, emptyNormalisationCounts());
     expect(rows.map((r) => r['extra'])).toEqual(['{"CIAS":47.0}', null]);
   });
+
+  it('is exact through validate when the key search cannot be sure: a key also nested, a repeated key, escapes', () => {
+    const texts = [
+      `${open},"CIAS":1.0,"data":{"CIAS":2E0}}`, // CIAS twice in the page's bytes for one record that has it
+      `${open.replace('14225', '14226')},"k":1,"\\u006b":-0}`, // a key written with an escape, repeated
+      `${open.replace('14225', '14227')}}`,
+    ];
+    const body = Buffer.from(`{"count":3,"next":null,"previous":null,"results":[${texts.join(',')}]}`);
+    const records = (JSON.parse(body.toString()) as { results: unknown[] }).results;
+    const page: PageBatch = { source: { url: 'http://x/api/images/', offset: 0 }, count: 3, records, body };
+    const rows = normaliseRecords(validatePage(page).records, emptyNormalisationCounts());
+    expect(rows.map((r) => r['extra'])).toEqual(['{"CIAS":1.0,"data":{"CIAS":2E0}}', '{"\\u006b":-0}', null]);
+  });
+
+  it('gives every unknown member as served through validate when the search is sure, on a page of many records', () => {
+    const texts = Array.from({ length: 50 }, (_, i) => {
+      const id = String(14225 + i);
+      return i % 3 === 0 ? `${open.replace('14225', id)}}` : `${open.replace('14225', id)},"CIAS":${i}.0,"TR":1E${i}}`;
+    });
+    const body = Buffer.from(`{"count":50,"next":null,"previous":null,"results":[${texts.join(',')}]}`);
+    const records = (JSON.parse(body.toString()) as { results: unknown[] }).results;
+    const page: PageBatch = { source: { url: 'http://x/api/images/', offset: 0 }, count: 50, records, body };
+    const rows = normaliseRecords(validatePage(page).records, emptyNormalisationCounts());
+    expect(rows.map((r) => r['extra'])).toEqual(
+      texts.map((_, i) => (i % 3 === 0 ? null : `{"CIAS":${i}.0,"TR":1E${i}}`)),
+    );
+  });
 });
