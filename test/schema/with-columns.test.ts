@@ -65,7 +65,7 @@ describe('withColumns', () => {
     expect(withColumns(IMAGES, [derivedColumn('_Score2', int64, 'a name', () => 1)]).names).toContain('_Score2');
   });
 
-  it('refuses a name that is not text (a .mjs pipeline may give anything) with the same message, not a TypeError', () => {
+  it('refuses a name that is not text (a .mjs pipeline may give anything) as it refuses 1st, not a TypeError', () => {
     for (const name of [42, null, undefined, { name: 'x' }]) {
       const column = { ...derivedColumn('placeholder', int64, 'a name', () => 1), name } as never;
       expect(() => withColumns(IMAGES, [column])).toThrow(
