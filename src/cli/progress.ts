@@ -12,7 +12,7 @@ import type {
   SkipEvent,
   StagingEvent,
 } from '../extract/extract-events.js';
-import type { PublishEndEvent, PublishStartEvent, RunEvent, RunKindEvent } from '../run/run-events.js';
+import type { PruneEvent, PublishEndEvent, PublishStartEvent, RunEvent, RunKindEvent } from '../run/run-events.js';
 import type { Shortfall } from '../extract/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
@@ -120,6 +120,7 @@ export class Progress implements Reporter {
       case 'skip':
       case 'run-kind':
       case 'staging':
+      case 'prune':
       case 'conflicts':
         this.message(`img-etl: ${noticeLine(event)}`);
         return;
@@ -390,9 +391,12 @@ function collectionReadLine(event: CollectionReadEvent): string {
   );
 }
 
-/** Events that are a line of their own: retries, skips, the run's kind, reconciliation's end, staging, conflicts. */
+/**
+ * Events that are a line of their own: retries, skips, the run's kind, reconciliation's end, staging, a pruning left
+ * unfinished, conflicts.
+ */
 function noticeLine(
-  event: RetryEvent | SkipEvent | RunKindEvent | ReconcileEndEvent | StagingEvent | ConflictsEvent,
+  event: RetryEvent | SkipEvent | RunKindEvent | ReconcileEndEvent | StagingEvent | PruneEvent | ConflictsEvent,
 ): string {
   switch (event.type) {
     case 'run-kind':
@@ -409,6 +413,7 @@ function noticeLine(
         (event.removed > 0 ? `, ${thousands(event.removed)} deleted while the run paged left out` : '')
       );
     case 'staging':
+    case 'prune':
       return event.message;
     case 'conflicts':
       return conflictLine(event.count, event.firstIds);

@@ -2,13 +2,15 @@
  * Deleting one snapshot folder so that a kill at any point leaves none half-deleted under a snapshot's name: the folder
  * is first renamed, atomically in the same parent, to `.img-etl-pruning-<name>` (a name no reader takes for a
  * snapshot: snapshot-names.ts lists only snapshot names), and only then is what img-etl wrote in it deleted. The next
- * `--snapshot` run finishes what a killed one left there (finishPruning), under its lock.
+ * `--snapshot` run finishes what a killed or failed one left there (finishPruning), under its lock; one it cannot
+ * finish stays beside the snapshots, said in one line, and never stops the run.
  */
 import { readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileSystemError } from '../load/file-system-error.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { readManifest } from '../snapshot/read-manifest.js';
+import { oneLine } from '../text/one-line.js';
 import { SNAPSHOT_NAME } from '../snapshot/snapshot-names.js';
 import { PENDING_DIR, removeListedFile } from './publish-folder.js';
 
@@ -29,15 +31,22 @@ export async function pruneFolder(baseDir: string, name: string): Promise<boolea
 }
 
 /**
- * Finishes each pruning a run killed part-way left in `baseDir` (a folder `.img-etl-pruning-<snapshot name>`): what
- * img-etl wrote in it is deleted, and a folder left holding files of someone's goes back to its snapshot name.
+ * Finishes each pruning a run killed or a failure stopped part-way left in `baseDir` (a folder
+ * `.img-etl-pruning-<snapshot name>`): what img-etl wrote in it is deleted, and a folder left holding files of
+ * someone's goes back to its snapshot name. Resolves to a line for each it could not finish (the path and the reason,
+ * and that it stays): such a folder is never taken for a snapshot, so a run goes on beside it; the next tries again.
  */
-export async function finishPruning(baseDir: string): Promise<void> {
+export async function finishPruning(baseDir: string): Promise<string[]> {
+  const stays: string[] = [];
   for (const entry of await readdir(baseDir, { withFileTypes: true }).catch(() => [])) {
     const name = entry.name.slice(PRUNING_PREFIX.length);
-    if (entry.isDirectory() && entry.name.startsWith(PRUNING_PREFIX) && SNAPSHOT_NAME.test(name))
-      await finishFolder(baseDir, name);
+    if (!entry.isDirectory() || !entry.name.startsWith(PRUNING_PREFIX) || !SNAPSHOT_NAME.test(name)) continue;
+    await finishFolder(baseDir, name).catch((error: unknown) => {
+      const why = oneLine(error instanceof Error ? error.message : String(error));
+      stays.push(`${why}; ${join(baseDir, entry.name)} stays, to be pruned again by the next --snapshot run`);
+    });
   }
+  return stays;
 }
 
 /** Deletes what img-etl wrote in the folder `name` moved aside; one that still holds files goes back to `name`. */

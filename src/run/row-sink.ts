@@ -1,9 +1,12 @@
 /** A user's own sink on a run: a function that consumes the images' row batches beside img-etl's writers. */
-import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { closeSource } from '../load/close-source.js';
+import { checkFileDigest } from '../load/file-digest.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { rowsOnly, type RowBatch } from '../schema/row.js';
-import { isOwnFileName, isSinkFileName } from '../snapshot/read-manifest.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
+import { isOwnFileName, isSinkFileName, readManifest } from '../snapshot/read-manifest.js';
 import { LoadError } from '../text/load-error.js';
 import type { RunTap, RunTapContext } from './run-tap.js';
 
@@ -13,8 +16,8 @@ import type { RunTap, RunTapContext } from './run-tap.js';
  * run.table }))`. It reads the batches to the end: a sink that resolves before fails the run (LOAD_SINK_STOPPED). A
  * file it writes into `run.pending` and resolves to (a SinkResult, as toCsv, toParquet and toArrow give, or an array
  * of them) is published with the run's files, atomically, and listed in the manifest (format `sink`); one it writes
- * elsewhere is its own. A failure of `write` fails the run in one line naming the sink (LOAD_SINK_FAILED), and nothing
- * of it is published.
+ * elsewhere is its own, but one in the output folder outside `run.pending` is refused and removed (removeRefused). A
+ * failure of `write` fails the run in one line naming the sink (LOAD_SINK_FAILED), and nothing of it is published.
  */
 export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContext) => Promise<unknown>): RunTap {
   return {
@@ -28,7 +31,7 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
               throw reading.passing.has(error as object) ? error : sinkFailed(write, error);
             });
             await reading.check();
-            published = sinkFiles(resolved, run);
+            published = await sinkFiles(resolved, run);
           } finally {
             // a sink that failed before reading to the end would hold the writers at its batch (tee.ts)
             await closeSource(batches);
@@ -91,10 +94,12 @@ function sinkFailed(write: { name: string }, error: unknown): LoadError {
 }
 
 /** The files a sink resolved to that the run publishes (those in `run.pending`); a LoadError for a misplaced one. */
-function sinkFiles(resolved: unknown, run: RunTapContext): SinkResult[] {
+async function sinkFiles(resolved: unknown, run: RunTapContext): Promise<SinkResult[]> {
   const results = (Array.isArray(resolved) ? resolved : [resolved]).filter(isSinkResult);
   const once = [...new Map(results.map((result) => [resolve(result.path), result])).values()]; // one file, once
-  return once.filter((result) => publishable(result.path, run)).map((result) => ({ ...result, format: 'sink' }));
+  const published: SinkResult[] = [];
+  for (const result of once) if (await publishable(result, run)) published.push({ ...result, format: 'sink' });
+  return published;
 }
 
 function isSinkResult(value: unknown): value is SinkResult {
@@ -102,9 +107,12 @@ function isSinkResult(value: unknown): value is SinkResult {
   return typeof r?.path === 'string' && typeof r.sha256 === 'string' && typeof r.bytes === 'number';
 }
 
-/** Whether the run publishes the sink's file at `path` (in `run.pending`); throws where it cannot be published. */
-function publishable(path: string, run: RunTapContext): boolean {
-  const file = resolve(path);
+/**
+ * Whether the run publishes the sink's file `result` (in `run.pending`); throws where it cannot be published, having
+ * removed it from the output folder when it was the sink's to remove (removeRefused).
+ */
+async function publishable(result: SinkResult, run: RunTapContext): Promise<boolean> {
+  const file = resolve(result.path);
   const pending = resolve(run.pending);
   const refuse = (why: string) => {
     throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: a sink ${why}` });
@@ -116,13 +124,32 @@ function publishable(path: string, run: RunTapContext): boolean {
     return true;
   }
   if (inside(file, pending)) refuse(`wrote ${file} in a folder inside run.pending: only its own files are published`);
-  if (inside(file, resolve(run.baseDir)))
+  if (inside(file, resolve(run.baseDir))) {
     // the data folder is the output folder or inside it
+    const removed = await removeRefused(file, result);
     refuse(
       `wrote ${file}, in the output folder but not in run.pending (${pending}): write it there to publish it ` +
-        'with the run',
+        `with the run${removed ? '; it was removed' : ''}`,
     );
+  }
   return false; // the user's own file, elsewhere
+}
+
+/**
+ * Removes a sink's file refused in the output folder, so that the failed run leaves no file among an earlier run's
+ * (the promise of publish-folder.ts): only while it holds the bytes the sink resolved to (else it is not the file the
+ * sink wrote) and under a name neither img-etl nor the manifest beside it gives (an earlier run's file stays).
+ * Resolves to whether it went.
+ */
+async function removeRefused(path: string, result: SinkResult): Promise<boolean> {
+  const name = basename(path);
+  const manifest = await readManifest(join(dirname(path), FILE_NAMES.manifest));
+  if (isOwnFileName(name) || manifest?.files.some((file) => file.name === name) === true) return false;
+  if ((await checkFileDigest(path, result).catch(() => undefined))?.holds !== true) return false;
+  return rm(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 function inside(path: string, folder: string): boolean {

@@ -43,5 +43,16 @@ export interface RunKindEvent {
   why?: string;
 }
 
+/**
+ * A `--snapshot` run could not finish what an earlier run's pruning left (`.img-etl-pruning-<name>`, prune-folder.ts):
+ * the folder stays, and the run goes on.
+ */
+export interface PruneEvent {
+  type: 'prune';
+  /** One line: the path that could not be removed, why, and the folder that stays. */
+  message: string;
+}
+
 /** What a run tells its caller while it runs: extraction's events (extract-events.ts), then publishing's. */
-export type RunEvent = ExtractEvent | RunKindEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;
+export type RunEvent =
+  ExtractEvent | RunKindEvent | PruneEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;

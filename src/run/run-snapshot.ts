@@ -302,7 +302,7 @@ async function extract(
 /** Makes the data folder (finishing what a crash left half-published) and its pending folder, resolved to. */
 async function preparePublishing(run: RunPlan, dataDir: string): Promise<string> {
   await makeFolder(dataDir);
-  if (run.options.snapshot === true) await recoverSnapshots(run.outDir);
+  if (run.options.snapshot === true) await recoverSnapshots(run.outDir, run.options);
   const { pending } = await preparePending(dataDir);
   return pending;
 }
@@ -467,10 +467,10 @@ async function discardIfStale(
 
 /**
  * Finishes or discards what a crash left half-published in any snapshot folder of `outDir`, and finishes what a run
- * killed while it pruned left (prune-folder.ts).
+ * killed or failed while it pruned left (prune-folder.ts): one it cannot finish is a `prune` event, never a failure.
  */
-async function recoverSnapshots(outDir: string): Promise<void> {
-  await finishPruning(outDir);
+async function recoverSnapshots(outDir: string, options: SnapshotOptions): Promise<void> {
+  for (const message of await finishPruning(outDir)) options.onEvent?.({ type: 'prune', message });
   for (const name of await listSnapshots(outDir)) await recoverPending(join(outDir, name));
 }
 

@@ -106,7 +106,8 @@ export interface PrunedSnapshot {
  * complete ones beyond the newest `keep` (never the one `latest` points at); incomplete ones older than the newest
  * complete snapshot kept, and beyond the newest `keep` incomplete ones after it. Resolves to what it deleted. Each
  * folder is moved aside before anything in it is deleted (prune-folder.ts), so a kill part-way leaves no snapshot
- * half-deleted; what a killed pruning left is finished first.
+ * half-deleted; what a killed or failed pruning left is finished first, and one that cannot be stays beside the
+ * snapshots (the run said so as it started: runSnapshot's `prune` event).
  */
 export async function pruneSnapshots(baseDir: string, keep: number): Promise<PrunedSnapshot[]> {
   await finishPruning(baseDir);

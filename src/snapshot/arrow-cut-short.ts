@@ -5,7 +5,8 @@
  * format (https://arrow.apache.org/docs/format/Columnar.html#ipc-streaming-format): a stream is messages, each a
  * continuation marker (0xFFFFFFFF), the length of its metadata, the metadata (giving the length of its body) and the
  * body, ended by an end-of-stream marker (0xFFFFFFFF, then 0); the spec lets a writer leave that marker out, but
- * Arrow's writers (apache-arrow, Arrow C++ and so pyarrow, polars) all write it. A file is `ARROW1`, padding, such a
+ * Arrow's writers (apache-arrow, Arrow C++ and so pyarrow, polars) all write it. Nothing follows the marker: a reader
+ * stops there, so bytes after it (a second stream appended) would go unread. A file is `ARROW1`, padding, such a
  * stream, the footer, its length and `ARROW1` again.
  */
 import type { FileHandle } from 'node:fs/promises';
@@ -50,7 +51,7 @@ async function streamCutShort(handle: FileHandle, size: number): Promise<string 
     const length = prefix.readInt32LE(4);
     if (prefix.readUInt32LE(0) !== CONTINUATION || length < 0)
       return `the Arrow IPC stream is damaged: byte ${at} does not start a message (message ${message})`;
-    if (length === 0) return undefined; // the end-of-stream marker
+    if (length === 0) return afterTheEnd(at + PREFIX, size); // the end-of-stream marker
     if (at + PREFIX + length > size) return within(at + PREFIX + length);
     let body: number;
     try {
@@ -62,6 +63,18 @@ async function streamCutShort(handle: FileHandle, size: number): Promise<string 
     if (end > size) return within(end);
     at = end;
   }
+}
+
+/**
+ * Bytes after a stream's end-of-stream marker (which ends at `end`): apache-arrow's reader stops at the marker, so a
+ * second stream written after the first (`cat a.arrows b.arrows`) would read as the first one's rows alone.
+ */
+function afterTheEnd(end: number, size: number): string | undefined {
+  if (end === size) return undefined;
+  return (
+    `the Arrow IPC stream goes on after its end-of-stream marker (at byte ${end - PREFIX}, ${size - end} bytes ` +
+    'follow it): a second stream or other bytes, which would not be read (one stream is read whole, not two)'
+  );
 }
 
 /** `length` bytes of the file from `position` (fewer at its end). */

@@ -205,6 +205,12 @@ const ONE_OF_EACH: { [T in RunEvent['type']]: Extract<RunEvent, { type: T }> } =
     removed: 1,
   },
   staging: { type: 'staging', message: 'discarded output/.img-etl-staging: too old' },
+  prune: {
+    type: 'prune',
+    message:
+      'snapshot: cannot prune snaps/.img-etl-pruning-20261101T000000.000Z/images.parquet: it is busy (EBUSY); ' +
+      'snaps/.img-etl-pruning-20261101T000000.000Z stays, to be pruned again by the next --snapshot run',
+  },
   conflicts: { type: 'conflicts', count: 1, firstIds: [7] },
   'run-kind': { type: 'run-kind', kind: 'full', why: 'there is no earlier snapshot in snaps to build on' },
   'publish-start': { type: 'publish-start', records: 1, formats: ['parquet'] },

@@ -120,6 +120,18 @@ describe('img-etl diff of an Arrow IPC file named directly and cut short', () =>
     }
   });
 
+  it('refuses two streams one after the other (cat a.arrows b.arrows), not the first read as the whole', async () => {
+    const images = tableFromIPC(await readFile(join(complete, 'images.arrow')));
+    const [first, second] = [tableToIPC(images.slice(0, 20), 'stream'), tableToIPC(images.slice(20), 'stream')];
+    const { file, run } = await diffAgainstComplete('two.arrows', Buffer.concat([first, second]));
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    expect(run.stderr).toBe(
+      `img-etl: diff: cannot read ${file}: the Arrow IPC stream goes on after its end-of-stream marker ` +
+        `(at byte ${first.length - 8}, ${second.length} bytes follow it): a second stream or other bytes, ` +
+        'which would not be read (one stream is read whole, not two)\n',
+    );
+  });
+
   it('refuses a file-format file cut short, its footer lost', async () => {
     const bytes = await readFile(join(complete, 'images.arrow'));
     for (const at of [bytes.length - 4, bytes.length - 100]) {

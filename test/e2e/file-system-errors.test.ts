@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { appendFile, mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { STAGING_FORMAT } from '../../src/extract/checkpoint.js';
 import { encodePageColumns } from '../../src/load/page-columns.js';
@@ -307,6 +307,48 @@ describe('file-system errors', () => {
     const [, newer] = (await readdir(dir)).filter((name) => /^\d{8}T/.test(name)).sort();
     expect(await readlink(join(dir, 'latest'))).toBe(newer);
     expect((await readdir(folder)).sort()).toEqual(files);
+  });
+
+  it('a pruning that failed part-way never blocks a later run: it says in one line what stays, and why', async () => {
+    expect(canMount, 'this test needs a tmpfs mount (root)').toBe(true);
+    service = await startFixtureService({ records: 50 });
+    const args = ['--snapshot', '--base-url', service.url, '--out', dir];
+    const snapshots = async () => (await readdir(dir)).filter((name) => /^\d{8}T/.test(name)).sort();
+    expect((await runCliHere([...args, '--quiet'])).code).toBe(0);
+    const [old] = await snapshots();
+    await writeFile(join(dir, old!, 'notes.txt'), 'mine\n'); // a file of the user's, kept whatever happens
+    // What rm cannot remove: a mount point (a listed file bind-mounted on itself; unlinking it is EBUSY).
+    const listed = join(dir, old!, 'images.parquet');
+    await run('mount', ['--bind', listed, listed]);
+    mounted.push(listed);
+    const aside = join(dir, `.img-etl-pruning-${old!}`);
+    const busy = join(aside, 'images.parquet');
+    const pruning = await runCliHere([...args, '--quiet', '--keep', '1']);
+    mounted = [(await readdir(dir)).includes(basename(aside)) ? busy : listed]; // the mount moves with its folder
+    expect([pruning.code, pruning.stderr]).toEqual([
+      1,
+      `img-etl: snapshot: cannot prune ${busy}: it is busy (EBUSY)\n`,
+    ]);
+
+    // The next run snapshots as ever, tries the leftover again and says in one line what stays and why.
+    const later = await runCliHere(args);
+    expect(later.code, later.stderr).toBe(0);
+    const [second, third] = await snapshots(); // the first is aside
+    expect(await readlink(join(dir, 'latest'))).toBe(third);
+    const notice =
+      `img-etl: snapshot: cannot prune ${busy}: it is busy (EBUSY); ` +
+      `${aside} stays, to be pruned again by the next --snapshot run`;
+    expect(later.stderr.split('\n').filter((line) => line.includes('prune'))).toEqual([notice]);
+    expect(second).toBeDefined();
+    expect(await readFile(join(aside, 'notes.txt'), 'utf8')).toBe('mine\n');
+
+    // Once the obstacle is gone, a run finishes the pruning: the user's file goes back under the folder's name.
+    await run('umount', [busy]);
+    mounted = [];
+    const finished = await runCliHere([...args, '--quiet']);
+    expect([finished.code, finished.stderr]).toEqual([0, '']);
+    expect((await readdir(dir)).filter((name) => name.startsWith('.img-etl-pruning-'))).toEqual([]);
+    expect(await readdir(join(dir, old!))).toEqual(['notes.txt']);
   });
 
   it(

@@ -129,6 +129,37 @@ describe("a sink's file in the run's folder", () => {
     expect(run.stdout).toContain(`pruned    ${older} (beyond the newest 1 complete; the folder stays for the files`);
   });
 
+  it("written beside the run folder and refused: the file goes, the earlier run's files stay as they are", async () => {
+    const out = join(dir, 'refused-left');
+    const args = ['--base-url', service.url, '--out', out, '--quiet'];
+    expect((await runCliHere(['run', 'full-snapshot', ...args])).code).toBe(0);
+    const before = await folder(out);
+    const beside = await pipelineFile('beside-left.mjs', { where: 'run.dataDir' });
+    const refused = await runCliHere(['run', beside, ...args]);
+    expect(refused.code).toBe(1);
+    expect(await folder(out)).toEqual(before);
+    expect(refused.stderr).toBe(
+      `img-etl: load: a sink wrote ${join(out, 'tmaps.csv')}, in the output folder but not in run.pending ` +
+        `(${join(out, '.img-etl-publish')}): write it there to publish it with the run; it was removed\n`,
+    );
+    // In a --snapshot run the sink's file was in the run's own folder: no folder named like a snapshot stays.
+    const snapshots = join(dir, 'refused-snapshots');
+    const snap = await runCliHere(['run', beside, '--snapshot', '--base-url', service.url, '--out', snapshots]);
+    expect(snap.code).toBe(1);
+    expect((await readdir(snapshots)).filter((n) => n !== '.img-etl-staging' && n !== '.img-etl-lock')).toEqual([]);
+    // A file of that name the sink did not write this run (it holds other bytes) is not img-etl's to remove.
+    await writeFile(join(out, 'tmaps.csv'), 'edited by hand\n');
+    const returns = "{ ...written, path: join(run.dataDir, 'tmaps.csv') }"; // a file it did not write
+    const kept = await pipelineFile('beside-kept.mjs', { name: 'own.csv', returns });
+    const notOurs = await runCliHere(['run', kept, '--fresh', ...args]);
+    expect([notOurs.code, notOurs.stderr]).toEqual([
+      1,
+      `img-etl: load: a sink wrote ${join(out, 'tmaps.csv')}, in the output folder but not in run.pending ` +
+        `(${join(out, '.img-etl-publish')}): write it there to publish it with the run\n`,
+    ]);
+    expect(await readFile(join(out, 'tmaps.csv'), 'utf8')).toBe('edited by hand\n');
+  });
+
   it('written beside the run folder, unsaid, or under a name img-etl writes, is refused in one line', async () => {
     const out = join(dir, 'refused');
     const beside = await pipelineFile('beside.mjs', { where: 'run.dataDir' });
@@ -136,7 +167,7 @@ describe("a sink's file in the run's folder", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `img-etl: load: a sink wrote ${join(out, 'tmaps.csv')}, in the output folder but not in run.pending ` +
-        `(${join(out, '.img-etl-publish')}): write it there to publish it with the run\n`,
+        `(${join(out, '.img-etl-publish')}): write it there to publish it with the run; it was removed\n`,
     );
     const unsaid = await pipelineFile('unsaid.mjs', { returns: 'undefined' });
     const lost = await runCliHere(['run', unsaid, '--base-url', service.url, '--out', join(dir, 'unsaid'), '--quiet']);
