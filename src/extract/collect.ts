@@ -9,6 +9,7 @@ import type { Checkpoint, JournalEntry } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
 import { completenessOf, type Completeness } from './completeness.js';
 import { ExtractError } from './extract-error.js';
+import { imageCount } from './image-count.js';
 import { ImagePasses } from './image-passes.js';
 import { missingOf } from './missing-of.js';
 import { PageCache } from './page-cache.js';
@@ -46,7 +47,10 @@ export interface Collected {
   index: RecordIndex;
   /** Each pass made over the image list. */
   passes: PassSummary[];
-  /** Records the service counts: `count` of the last image-list page fetched. */
+  /**
+   * Records the service counts: `count` of the last image-list page fetched (at the end of the pass, or asked again
+   * after a collection read was gone, never less than that less the gone collections' records: see countAfterGone).
+   */
   expected: number;
   /** `count` of the run's first page. */
   countAtStart: number;
@@ -92,7 +96,8 @@ export async function collect(
     reads = await settledReads(options, checkpoint, before);
     const listing = reads.at(-1)!;
     const expected = images.expected;
-    const input = { checkpoint, index, cache, tally, before, listing, addedBefore, expected, proven };
+    const recount = () => imageCount(options, stats);
+    const input = { checkpoint, index, cache, tally, before, listing, addedBefore, expected, proven, recount };
     reconciliation = await reconcile(options, input);
   }
   return collected({ options, stats, index, images, before, reads, reconciliation, afterFirst, proven });
@@ -183,7 +188,7 @@ interface Ended {
 function collected(ended: Ended): Collected {
   const { options, stats, index, images, reads, reconciliation } = ended;
   const listing = reads.at(-1)!;
-  const { expected } = images;
+  const expected = reconciliation?.expected ?? images.expected;
   // One verdict whatever the method (a proven pass holds all it counts): the proof and the lines stating it give it.
   // Without collections to find them in, the records the last pass skipped count as missing, even where `count`
   // came out even (a record deleted after it was read). A collections list the run could not settle (never read

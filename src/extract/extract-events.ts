@@ -151,7 +151,10 @@ export interface ReconcileEndEvent {
   added: number;
   /** Records their counts name that their lists did not serve. */
   unserved: number;
-  /** The image list's `count` at the end of the pass, and the distinct records the run holds. */
+  /**
+   * The image list's `count` the run is held to (at the end of the pass, or asked once more after a collection was
+   * found gone: see countAfterGone), and the distinct records the run holds.
+   */
   expected: number;
   received: number;
   /** Records the run lacks: the larger of `unserved` and `expected - received` (see missingOf). */

@@ -6,7 +6,8 @@
  * it counts too). Each is read in full through its own list (`/api/collections/<id>/images/`, ordered by id), which is
  * the authority for it: its records go through the same index as the list's, its `count` says what it holds, and a
  * record the run kept in it that the list no longer serves (deleted while the run paged) is left out. A collection that
- * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot.
+ * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot, and the image list's count
+ * is asked once more (count-after-gone.ts): the count at the end of the pass still names them.
  */
 import type {
   Checkpoint,
@@ -17,6 +18,7 @@ import type {
   RejectKey,
 } from './checkpoint.js';
 import { keptOfCollections, recordsOfCollections, type CollectionTally } from './collection-tally.js';
+import { countAfterGone, type Recount } from './count-after-gone.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY } from './defaults.js';
 import { ExtractError } from './extract-error.js';
 import { HttpClient } from './http-client.js';
@@ -80,9 +82,11 @@ export interface Reconciliation {
   /** Records the run had that their collection's list no longer served, left out (CollectionReading.removed). */
   removed: number;
   /**
-   * Records the run still lacks after it: the larger of `unserved` and the image list's `count` at the end of the pass
-   * less the distinct records held (see missingOf).
+   * The image list's `count` the run holds its records to: the one at the end of the pass, or, when a collection read
+   * was gone, the one asked after it (see countAfterGone).
    */
+  expected: number;
+  /** Records the run still lacks after it: the larger of `unserved` and `expected` less the distinct records held. */
   missing: number;
   /** Requests and pages of this process. */
   stats: ExtractStats;
@@ -101,6 +105,11 @@ export interface ReconcileInput {
   addedBefore: ReadonlyMap<number, number>;
   /** The image list's `count` at the end of the pass: the run must hold as many distinct records. */
   expected: number;
+  /**
+   * Asks the image list for its `count` now: given (a full run), it is asked when a collection read is gone and the run
+   * holds fewer records than `expected` (see countAfterGone).
+   */
+  recount?: Recount;
   /** Whether the pass proved itself complete: then only the collections that changed are read. */
   proven: boolean;
   /** The collections to read and why, when the caller decided (an incremental run); default collectionsToRead's. */
@@ -175,7 +184,13 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
   } finally {
     await client.close().catch(() => undefined);
   }
-  return summarise(run);
+  const { index } = input;
+  const dropped = dropUnreadable([...readings.values()], index);
+  dropUnlisted(run);
+  return summarise(
+    run,
+    await countAfterGone({ dropped, expected: input.expected, received: index.received }, input.recount),
+  );
 }
 
 /** What the readings of one reconciliation share. */
@@ -280,16 +295,14 @@ async function readToEnd(run: ReconcileRun, cid: number, reading: CollectionRead
   }
 }
 
-/** Leaves out the unreadable collections' records and emits `reconcile-end` with the totals it returns. */
-function summarise(run: ReconcileRun): Reconciliation {
+/** Emits `reconcile-end` with the totals it returns, the run's records held to `expected`. */
+function summarise(run: ReconcileRun, expected: number): Reconciliation {
   const { options, input, stats } = run;
   const index = input.index;
-  dropUnreadable([...run.readings.values()], index);
-  dropUnlisted(run);
   const list = [...run.readings.values()].sort((a, b) => a.collection - b.collection);
   const added = list.reduce((n, r) => n + r.added, 0);
   const unserved = list.reduce((n, r) => n + (r.status === 200 ? Math.max(0, r.count - r.received) : 0), 0);
-  const shortfall = { unserved, expected: input.expected, received: index.received };
+  const shortfall = { unserved, expected, received: index.received };
   const missing = missingOf(shortfall);
   const dropped = list.reduce((n, r) => n + r.dropped, 0);
   const removed = list.reduce((n, r) => n + r.removed, 0);
@@ -302,7 +315,7 @@ function summarise(run: ReconcileRun): Reconciliation {
     dropped,
     removed,
   });
-  return { readings: list, added, unserved, missing, removed, stats };
+  return { readings: list, added, unserved, expected, missing, removed, stats };
 }
 
 /** Which reading of which collection, with its pages an earlier process staged and its reading so far. */
@@ -371,14 +384,17 @@ async function finish(
   return end;
 }
 
-/** Leaves out of the run every record of the collections that could not be read; counts them on their reading. */
-function dropUnreadable(readings: CollectionReading[], index: RecordIndex): void {
+/**
+ * Leaves out of the run every record of the collections that could not be read; counts them on their reading, and
+ * returns how many.
+ */
+function dropUnreadable(readings: CollectionReading[], index: RecordIndex): number {
   const gone = readings.filter((r) => r.status !== 200);
-  if (gone.length === 0) return;
   for (const reading of gone) {
     for (const key of recordsOfCollections(index.pages, new Set([reading.collection])))
       if (index.drop(key)) reading.dropped++;
   }
+  return gone.reduce((n, r) => n + r.dropped, 0);
 }
 
 /**

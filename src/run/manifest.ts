@@ -35,7 +35,10 @@ export interface Manifest {
   finished_at: string;
   /** Whether the completeness proof accounts for every record (`missing` is 0). */
   complete: boolean;
-  /** Records expected: `count` of the last image-list page fetched. */
+  /**
+   * Records expected: `count` of the last image-list page fetched (asked once more after a collection was found gone,
+   * never less than the count at the end of the pass less its records: see countAfterGone).
+   */
   expected: number;
   /** Unique records received (written plus rejected). */
   received: number;
