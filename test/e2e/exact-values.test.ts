@@ -273,4 +273,13 @@ describe('values a loader of the snapshot would not read back', () => {
       recordText({ ...fixtureRecords[1]!, id: 2 }, { map_type: '"T\\u0000map"' }),
     ]);
   });
+
+  it('an unknown key or value with a lone surrogate escape is a reject (load.sql failed on every query)', async () => {
+    // DuckDB's JSON, which load.sql casts `extra` to, refuses a lone surrogate: any query reading extra failed.
+    await expectRejectedAndRest([
+      `${recordText({ ...fixtureRecords[1]!, id: 2 }).slice(0, -1)},"lone":"\\ud800 half"}`,
+      `${recordText({ ...fixtureRecords[2]!, id: 3 }).slice(0, -1)},"\\udc00":1}`,
+      `${recordText({ ...fixtureRecords[0]!, id: 5 }).slice(0, -1)},"deep":{"a":["\\ud83e"]}}`,
+    ]);
+  });
 });
