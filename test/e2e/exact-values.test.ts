@@ -283,3 +283,37 @@ describe('values a loader of the snapshot would not read back', () => {
     ]);
   });
 });
+
+describe('a number whose value as parsed is not the one its text says', () => {
+  const exactTexts = { number_of_subjects: '20.0', file_size: '1E3', age: '-0.0' };
+  // JSON.parse turns 1e-400 into 0 and 9007199254740990.5 into an integer: an int64 column took them as integers,
+  // a float64 column took 1e-400 as 0, and every format held the changed value.
+  const served = [
+    recordText({ ...fixtureRecords[0]!, id: 1 }, { number_of_subjects: '1e-400' }),
+    recordText({ ...fixtureRecords[1]!, id: 2 }, { file_size: '9007199254740990.5' }),
+    recordText({ ...fixtureRecords[2]!, id: 3 }, { age: '1e-400' }),
+    recordText({ ...fixtureRecords[3]!, id: 4 }, { BMI: '-2.5E-400', collection_id: '1.00000000000000001' }),
+    // Exact: an integer with a zero fraction or an exponent, -0.0 (float64 keeps it), and 1e-400 in extra (its text).
+    `${recordText({ ...fixtureRecords[4]!, id: 5 }, exactTexts).slice(0, -1)},"tiny":1e-400}`,
+  ];
+
+  it('is a reject with its text as served; an integer written 20.0 or 1E3 is that integer', async () => {
+    await serveTexts(served, 10);
+    await snapshot(out, '--to', 'parquet,csv');
+    const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trimEnd().split('\n');
+    const rejects = lines.map((line) => JSON.parse(line) as { issues: { path: string[] }[] });
+    const record = (line: string) => line.slice(line.indexOf(',"record":') + ',"record":'.length, -1);
+    expect(lines.map(record)).toEqual(served.slice(0, 4));
+    expect(rejects.map((r) => r.issues.map((i) => i.path.join('.')))).toEqual([
+      ['number_of_subjects'],
+      ['file_size'],
+      ['age'],
+      ['collection_id', 'BMI'],
+    ]);
+    const columns = 'id, number_of_subjects, file_size, age::VARCHAR AS age, extra';
+    const want = { id: 5n, number_of_subjects: 20n, file_size: 1000n, age: '-0.0', extra: '{"tiny":1e-400}' };
+    expect(await select(columns, 'images.parquet')).toEqual([want]);
+    const csv = await select('id, number_of_subjects, file_size, age, extra', 'images.csv');
+    expect(csv).toEqual([{ ...want, id: '5', number_of_subjects: '20', file_size: '1000', age: '-0' }]);
+  });
+});
