@@ -3,7 +3,9 @@
  * the schema refused it, and where it can be fetched alone (the write's source after the records: replay-columns.ts).
  * Nothing of where it was found goes into them, so the rejects file depends only on the records.
  */
+import { IMAGES } from '../schema/columns.js';
 import type { Reject } from '../schema/row.js';
+import { inexactNumberIssues } from '../transform/inexact-numbers.js';
 import type { Checkpoint, RejectKey } from './checkpoint.js';
 import { PageCache } from './page-cache.js';
 import type { RecordIndex } from './record-index.js';
@@ -23,7 +25,10 @@ export async function* replayRejects(
     // zod, loaded only when there are rejects to explain
     const { imageIssues } = await import('../schema/image-schema.js');
     const url = rejectUrl(page.url, key);
-    rejects.push({ url, record: raw, text: texts!.get(position)!, issues: imageIssues(raw) ?? [] });
+    const text = texts!.get(position)!;
+    // a record the schema takes was refused for a number its text says otherwise than its value (stage-page.ts)
+    const issues = imageIssues(raw) ?? inexactNumberIssues(text, IMAGES);
+    rejects.push({ url, record: raw, text, issues });
     if (rejects.length >= batchSize) {
       yield rejects;
       rejects = [];

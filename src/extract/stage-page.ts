@@ -5,7 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { PageBatch } from '../schema/row.js';
+import { IMAGES } from '../schema/columns.js';
 import { checkRecord } from '../transform/check-record.js';
+import { inexactRecordPositions } from '../transform/inexact-numbers.js';
 import type { Checkpoint, JournalCollectionPage, JournalPage, RejectKey, StagedPage } from './checkpoint.js';
 import { collectionRuns, packagesOf } from './collection-runs.js';
 import { ExtractError } from './extract-error.js';
@@ -39,7 +41,7 @@ export async function stagePage(
       reason: `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`,
     });
   }
-  const { ids, rejected, extra } = checkRecords(batch.records);
+  const { ids, rejected, extra } = checkRecords(batch.records, batch.body);
   const { replaced, conflicts } = await compareRepeats(index, cache, batch.records, ids);
   const fresh = index.countNew(ids, rejected) > 0 || replaced.length > 0;
   const body = fresh
@@ -56,15 +58,20 @@ export async function stagePage(
 }
 
 /**
- * Each record of a page checked: its id (null for a record that broke the schema), the rejects' keys, and the
- * positions of the valid records with keys the schema does not know.
+ * Each record of a page checked: its id (null for a record that broke the schema, or whose served text has a number
+ * its column would not hold exactly: inexact-numbers.ts), the rejects' keys, and the positions of the valid records
+ * with keys the schema does not know.
  */
-function checkRecords(records: readonly unknown[]): { ids: (number | null)[]; rejected: RejectKey[]; extra: number[] } {
+function checkRecords(
+  records: readonly unknown[],
+  body: Uint8Array | undefined,
+): { ids: (number | null)[]; rejected: RejectKey[]; extra: number[] } {
   const ids: (number | null)[] = [];
   const rejected: RejectKey[] = [];
   const extra: number[] = [];
+  const inexact = inexactRecordPositions(body, records.length, IMAGES);
   records.forEach((record, position) => {
-    const check = checkRecord(record);
+    const check = inexact.has(position) ? 'invalid' : checkRecord(record);
     if (check !== 'invalid') {
       ids.push((record as Record<string, unknown>)['id'] as number);
       if (check === 'valid-with-extra') extra.push(position);

@@ -20,7 +20,17 @@ export function recordSchema(table: Table): z.ZodType {
       const type = column.type.zod(z);
       shape[column.name] = column.required ? type : type.nullable().optional();
     }
-    schema = z.object(shape).catchall(table.extraColumn.type.zod(z));
+    const extra = table.extraColumn.type;
+    // An unknown key is in `extra`'s JSON text too: a JSON string the type must accept (no lone surrogate).
+    schema = z
+      .object(shape)
+      .catchall(extra.zod(z))
+      .superRefine((record, ctx) => {
+        for (const key of Object.keys(record)) {
+          if (table.recordColumnByName.has(key) || extra.accepts(key)) continue;
+          ctx.addIssue({ code: 'custom', path: [key], message: 'expected a key without a lone UTF-16 surrogate' });
+        }
+      });
     schemas.set(table, schema);
   }
   return schema;

@@ -32,7 +32,8 @@ export function checkRecord(raw: unknown, table: Table = IMAGES): RecordCheck {
     const v = record[key];
     const column = recordColumnByName.get(key);
     if (column === undefined) {
-      if (!extraColumn.type.accepts(v)) return 'invalid';
+      // the key is in `extra`'s JSON text too: a JSON string its type must accept (no lone surrogate)
+      if (!extraColumn.type.accepts(v) || !extraColumn.type.accepts(key)) return 'invalid';
       extra = true;
     } else if (v !== null && v !== undefined) {
       if (!column.type.accepts(v)) return 'invalid';

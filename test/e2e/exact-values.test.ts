@@ -2,6 +2,7 @@
  * Values do not change on the way: the real CLI against a scripted loopback server whose page text the test writes
  * byte by byte, every output read back by DuckDB and apache-arrow and compared with what was served.
  */
+import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
@@ -15,6 +16,7 @@ import { fixtureRecords } from '../helpers/fixture-records.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
 import { runCliHere } from '../helpers/run-cli.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
+import { missingTools, VENV_PYTHON } from '../helpers/test-tools.js';
 
 let out: string;
 let server: ScriptedServer | undefined;
@@ -228,5 +230,90 @@ describe('an integer served as -0', () => {
     expect(await select(columns, 'images.parquet', 'ORDER BY id')).toEqual(expected);
     const csv = await select(columns, 'images.csv', 'ORDER BY id::BIGINT');
     expect(csv).toEqual(expected.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)]))));
+  });
+});
+
+describe('values a loader of the snapshot would not read back', () => {
+  /** A record every loader reads: a CRLF in its name, "NA" as its description (CSV's hard cases). */
+  const kept = recordText({ ...fixtureRecords[3]!, id: 4 }, { name: '"crlf\\r\\nin a name"', description: '"NA"' });
+
+  /**
+   * Snapshots `rejected` and `kept` (Parquet and CSV, and CSV only): rejects.ndjson must hold `rejected` as served,
+   * load.sql (DuckDB, over either) and load.py (pandas, from either) must read the kept record's values exactly.
+   */
+  async function expectRejectedAndRest(rejected: string[]): Promise<void> {
+    await serveTexts([...rejected, kept], 10);
+    await snapshot(out, '--snapshot', '--to', 'parquet,csv');
+    const rejects = (await readFile(join(out, 'latest', 'rejects.ndjson'), 'utf8')).trimEnd().split('\n');
+    const record = (line: string) => line.slice(line.indexOf(',"record":') + ',"record":'.length, -1);
+    expect(rejects.map(record)).toEqual(rejected);
+
+    const csvOnly = join(out, 'csv');
+    await snapshot(csvOnly, '--snapshot', '--to', 'csv');
+    for (const folder of [join(out, 'latest'), join(csvOnly, 'latest')]) {
+      const db = await openDuckDB();
+      await query(db, `SET file_search_path = ${sqlString(folder)}`);
+      await db.run(await readFile(join(folder, 'load.sql'), 'utf8'));
+      const rows = await query(db, 'SELECT id, name, description, extra::VARCHAR AS extra FROM images ORDER BY id');
+      expect(rows).toEqual([{ id: 4n, name: 'crlf\r\nin a name', description: 'NA', extra: null }]);
+    }
+    const unavailable = missingTools(['venv']);
+    if (unavailable !== undefined) return console.warn(`exact-values: load.py not run: ${unavailable}`);
+    for (const format of ['parquet', 'csv']) {
+      const script = `import json, load; f = load.images(format="${format}"); print(json.dumps(list(f["name"])))`;
+      const run = spawnSync(VENV_PYTHON, ['-c', script], { cwd: join(out, 'latest'), encoding: 'utf8' });
+      expect([format, run.stderr, run.stdout]).toEqual([format, '', '["crlf\\r\\nin a name"]\n']);
+    }
+  }
+
+  it('text with a NUL character is a reject (pandas read it from CSV cut at the NUL)', async () => {
+    // load.py read "nul \0 inside" from images.csv as "nul ": pandas' CSV reader ends a field at a NUL.
+    await expectRejectedAndRest([
+      recordText({ ...fixtureRecords[0]!, id: 1 }, { name: '"nul \\u0000 inside"' }),
+      recordText({ ...fixtureRecords[1]!, id: 2 }, { map_type: '"T\\u0000map"' }),
+    ]);
+  });
+
+  it('an unknown key or value with a lone surrogate escape is a reject (load.sql failed on every query)', async () => {
+    // DuckDB's JSON, which load.sql casts `extra` to, refuses a lone surrogate: any query reading extra failed.
+    await expectRejectedAndRest([
+      `${recordText({ ...fixtureRecords[1]!, id: 2 }).slice(0, -1)},"lone":"\\ud800 half"}`,
+      `${recordText({ ...fixtureRecords[2]!, id: 3 }).slice(0, -1)},"\\udc00":1}`,
+      `${recordText({ ...fixtureRecords[0]!, id: 5 }).slice(0, -1)},"deep":{"a":["\\ud83e"]}}`,
+    ]);
+  });
+});
+
+describe('a number whose value as parsed is not the one its text says', () => {
+  const exactTexts = { number_of_subjects: '20.0', file_size: '1E3', age: '-0.0' };
+  // JSON.parse turns 1e-400 into 0 and 9007199254740990.5 into an integer: an int64 column took them as integers,
+  // a float64 column took 1e-400 as 0, and every format held the changed value.
+  const served = [
+    recordText({ ...fixtureRecords[0]!, id: 1 }, { number_of_subjects: '1e-400' }),
+    recordText({ ...fixtureRecords[1]!, id: 2 }, { file_size: '9007199254740990.5' }),
+    recordText({ ...fixtureRecords[2]!, id: 3 }, { age: '1e-400' }),
+    recordText({ ...fixtureRecords[3]!, id: 4 }, { BMI: '-2.5E-400', collection_id: '1.00000000000000001' }),
+    // Exact: an integer with a zero fraction or an exponent, -0.0 (float64 keeps it), and 1e-400 in extra (its text).
+    `${recordText({ ...fixtureRecords[4]!, id: 5 }, exactTexts).slice(0, -1)},"tiny":1e-400}`,
+  ];
+
+  it('is a reject with its text as served; an integer written 20.0 or 1E3 is that integer', async () => {
+    await serveTexts(served, 10);
+    await snapshot(out, '--to', 'parquet,csv');
+    const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trimEnd().split('\n');
+    const rejects = lines.map((line) => JSON.parse(line) as { issues: { path: string[] }[] });
+    const record = (line: string) => line.slice(line.indexOf(',"record":') + ',"record":'.length, -1);
+    expect(lines.map(record)).toEqual(served.slice(0, 4));
+    expect(rejects.map((r) => r.issues.map((i) => i.path.join('.')))).toEqual([
+      ['number_of_subjects'],
+      ['file_size'],
+      ['age'],
+      ['collection_id', 'BMI'],
+    ]);
+    const columns = 'id, number_of_subjects, file_size, age::VARCHAR AS age, extra';
+    const want = { id: 5n, number_of_subjects: 20n, file_size: 1000n, age: '-0.0', extra: '{"tiny":1e-400}' };
+    expect(await select(columns, 'images.parquet')).toEqual([want]);
+    const csv = await select('id, number_of_subjects, file_size, age, extra', 'images.csv');
+    expect(csv).toEqual([{ ...want, id: '5', number_of_subjects: '20', file_size: '1000', age: '-0' }]);
   });
 });
