@@ -6,6 +6,7 @@ import type { PageBatch, Reject } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { checkRecord } from './check-record.js';
 import { bufferOf, searchedExtraTexts } from './extra-texts.js';
+import { inexactNumberIssues, inexactRecordPositions } from './inexact-numbers.js';
 
 /** A page whose records were checked: valid records, and the rejects with their zod issues. */
 export interface ValidBatch extends Omit<PageBatch, 'records'> {
@@ -20,7 +21,8 @@ export interface ValidBatch extends Omit<PageBatch, 'records'> {
  * throws on bad data. Where the page has its body, a reject keeps its served text, and a valid record with keys the
  * schema does not know keeps the served text of those members (for `extra`), found as the staging finds them
  * (extra-texts.ts: the keys searched for, the page scanned only when that cannot be sure). A record that already
- * carries its served text (record-text.ts) keeps it.
+ * carries its served text (record-text.ts) keeps it. A record whose int64 or float64 value as parsed is not the one
+ * its text says (inexact-numbers.ts) is a reject, as the snapshot's staging makes it.
  */
 export async function* validate(source: AsyncIterable<PageBatch>, table: Table = IMAGES): AsyncIterable<ValidBatch> {
   for await (const page of source) yield validatePage(page, table);
@@ -39,16 +41,19 @@ export function validatePage(page: PageBatch, table: Table = IMAGES): ValidBatch
     return texts?.at(position);
   };
   const extra: number[] = [];
+  // a number whose value as parsed is not the one its text says is refused, as the snapshot's staging refuses it
+  const inexact = inexactRecordPositions(page.body, page.records.length, table);
   page.records.forEach((raw, position) => {
-    const check = checkRecord(raw, table);
+    const check = inexact.has(position) ? 'invalid' : checkRecord(raw, table);
     if (check !== 'invalid') {
       if (check === 'valid-with-extra' && recordTextOf(raw as object) === undefined) extra.push(position);
       records.push(raw as Record<string, unknown>);
       return;
     }
     const unexplained = [{ path: [], message: 'rejected by the fast check but not by the schema' }];
-    const issues = recordIssues(raw, table) ?? unexplained;
     const text = textAt(position) ?? (typeof raw === 'object' && raw !== null ? recordTextOf(raw) : undefined);
+    const inexactIssues = inexact.has(position) && text !== undefined ? inexactNumberIssues(text, table) : [];
+    const issues = recordIssues(raw, table) ?? (inexactIssues.length > 0 ? inexactIssues : unexplained);
     const reject: Reject = { url: page.source.url, record: raw, issues };
     if (text !== undefined) reject.text = text;
     rejects.push(reject);

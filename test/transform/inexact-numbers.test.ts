@@ -38,3 +38,20 @@ describe('inexactNumberIssues', () => {
     );
   });
 });
+
+describe('the library stage validate', () => {
+  it('rejects a record whose number its text says otherwise than its value, as the snapshot does', async () => {
+    const { validatePage } = await import('../../src/transform/validate.js');
+    const { fixtureRecords } = await import('../helpers/fixture-records.js');
+    const open = (id: number) => JSON.stringify({ ...fixtureRecords[0], id, file_size: undefined }).slice(0, -1);
+    const texts = [`${open(1)},"file_size":9007199254740990.5}`, `${open(2)},"file_size":1E3}`];
+    const body = Buffer.from(`{"count":2,"next":null,"previous":null,"results":[${texts.join(',')}]}`);
+    const records = (JSON.parse(body.toString()) as { results: unknown[] }).results;
+    const page = { source: { url: 'http://x/api/images/', offset: 0 }, count: 2, records, body };
+    const valid = validatePage(page);
+    expect(valid.records.map((r) => r['id'])).toEqual([2]);
+    expect(valid.rejects.map((r) => [r.text, r.issues.map((i) => i.path.join('.'))])).toEqual([
+      [texts[0], ['file_size']],
+    ]);
+  });
+});
