@@ -392,8 +392,8 @@ function collectionReadLine(event: CollectionReadEvent): string {
 }
 
 /**
- * Events that are a line of their own: retries, skips, the run's kind, reconciliation's end, staging, a pruning left
- * unfinished, conflicts.
+ * Events that are a line of their own: retries, skips, the run's kind, reconciliation's end, staging, an earlier run's
+ * pruning or publication left unfinished, conflicts.
  */
 function noticeLine(
   event: RetryEvent | SkipEvent | RunKindEvent | ReconcileEndEvent | StagingEvent | PruneEvent | ConflictsEvent,

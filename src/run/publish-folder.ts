@@ -14,6 +14,7 @@ import { FILE_NAMES } from '../snapshot/formats.js';
 import { readManifest, type ManifestEntry } from '../snapshot/read-manifest.js';
 import { checkFileDigest } from '../load/file-digest.js';
 import { makeFolder } from '../load/make-folder.js';
+import { oneLine } from '../text/one-line.js';
 
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';
@@ -34,7 +35,7 @@ export async function preparePending(dataDir: string): Promise<{ pending: string
 
 /**
  * Finishes a publication a crash interrupted (its manifest was written: roll forward) or discards one that never got
- * that far.
+ * that far. One it cannot finish or discard (a mount point in it, say) is a one-line LoadError naming the path and why.
  */
 export async function recoverPending(dataDir: string): Promise<Recovery> {
   const pending = join(dataDir, PENDING_DIR);
@@ -44,8 +45,29 @@ export async function recoverPending(dataDir: string): Promise<Recovery> {
     await publishPending(dataDir);
     return 'rolled-forward';
   }
-  await rm(pending, { recursive: true, force: true });
+  await rm(pending, { recursive: true, force: true }).catch((cause: unknown) => {
+    throw fileSystemError({
+      stage: 'load',
+      action: "remove an earlier run's unfinished publication",
+      path: pending,
+      cause,
+    });
+  });
   return 'discarded';
+}
+
+/**
+ * recoverPending for a snapshot folder other than the one a run publishes into (`publishing`): one it cannot finish
+ * or discard stays as it is (its folder's files with it, as a crash would leave them) and resolves to a line saying
+ * what stays and why; the run goes on, and the next `--snapshot` run tries again.
+ */
+export async function recoverBeside(dataDir: string, publishing: string): Promise<string | undefined> {
+  return recoverPending(dataDir).then(
+    () => undefined,
+    (error: unknown) =>
+      `${oneLine(error instanceof Error ? error.message : String(error))}; it stays, to be tried again by the next ` +
+      `--snapshot run (this run publishes into ${publishing})`,
+  );
 }
 
 /**

@@ -44,12 +44,13 @@ export interface RunKindEvent {
 }
 
 /**
- * A `--snapshot` run could not finish what an earlier run's pruning left (`.img-etl-pruning-<name>`, prune-folder.ts):
- * the folder stays, and the run goes on.
+ * A `--snapshot` run could not finish what an earlier run left beside the folder it publishes into: a pruning
+ * (`.img-etl-pruning-<name>`, prune-folder.ts) or an unfinished publication in another snapshot folder
+ * (`.img-etl-publish`, publish-folder.ts): it stays, and the run goes on.
  */
 export interface PruneEvent {
   type: 'prune';
-  /** One line: the path that could not be removed, why, and the folder that stays. */
+  /** One line: the path that could not be removed or finished, why, and what stays. */
   message: string;
 }
 

@@ -23,7 +23,7 @@ import type { RowStage } from '../transform/filter-rows.js';
 import { checkFormats, FILE_NAMES, type Format } from '../snapshot/formats.js';
 import type { RunEvent } from './run-events.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
-import { checkPendingListed, checkTargets, preparePending, publishPending, recoverPending } from './publish-folder.js';
+import { checkPendingListed, checkTargets, preparePending, publishPending, recoverBeside } from './publish-folder.js';
 import { listSnapshots, snapshotName } from '../snapshot/snapshot-names.js';
 import { checkRunFiles } from './check-run-files.js';
 import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './snapshot-folders.js';
@@ -302,7 +302,7 @@ async function extract(
 /** Makes the data folder (finishing what a crash left half-published) and its pending folder, resolved to. */
 async function preparePublishing(run: RunPlan, dataDir: string): Promise<string> {
   await makeFolder(dataDir);
-  if (run.options.snapshot === true) await recoverSnapshots(run.outDir, run.options);
+  if (run.options.snapshot === true) await recoverSnapshots(run.outDir, dataDir, run.options);
   const { pending } = await preparePending(dataDir);
   return pending;
 }
@@ -466,12 +466,17 @@ async function discardIfStale(
 }
 
 /**
- * Finishes or discards what a crash left half-published in any snapshot folder of `outDir`, and finishes what a run
- * killed or failed while it pruned left (prune-folder.ts): one it cannot finish is a `prune` event, never a failure.
+ * Finishes what a run killed or failed while it pruned left (prune-folder.ts), and finishes or discards what a crash
+ * left half-published in the snapshot folders of `outDir` other than `dataDir` (the run's own: preparePending's). One
+ * it cannot finish is a `prune` event, never a failure: it is in a folder this run does not publish into.
  */
-async function recoverSnapshots(outDir: string, options: SnapshotOptions): Promise<void> {
+async function recoverSnapshots(outDir: string, dataDir: string, options: SnapshotOptions): Promise<void> {
   for (const message of await finishPruning(outDir)) options.onEvent?.({ type: 'prune', message });
-  for (const name of await listSnapshots(outDir)) await recoverPending(join(outDir, name));
+  for (const name of await listSnapshots(outDir)) {
+    if (name === basename(dataDir)) continue;
+    const message = await recoverBeside(join(outDir, name), dataDir);
+    if (message !== undefined) options.onEvent?.({ type: 'prune', message });
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
  * What `img-etl diff` leaves in `--out` and says when things go wrong: snapshot folders made in process by runSnapshot
  * from the bundled service over loopback HTTP (or data files built with apache-arrow), diffed by the real CLI.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +12,7 @@ import { runSnapshot } from '../../src/index.js';
 import { startService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
+import { missingTools, VENV_PYTHON } from '../helpers/test-tools.js';
 import { cliArgv, runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
@@ -141,6 +142,64 @@ describe('img-etl diff of an Arrow IPC file named directly and cut short', () =>
         `img-etl: diff: cannot read ${file}: the Arrow IPC file does not end with its footer and ARROW1: ` +
           'it is cut short\n',
       );
+    }
+  });
+});
+
+describe('img-etl diff of an Arrow IPC file-format file named directly: one file, its footer its own', () => {
+  /** diff of `bytes` written to `name` against the complete snapshot. */
+  async function diffAgainstComplete(name: string, bytes: Uint8Array) {
+    const file = join(dir, name);
+    await writeFile(file, bytes);
+    return { file, run: await runCliHere(['diff', file, complete, '--out', join(dir, `${name}-diff`)]) };
+  }
+
+  it('refuses two files in one (cat a.arrow b.arrow): its second footer points into the first', async () => {
+    const whole = await readFile(join(complete, 'images.arrow'));
+    const images = tableFromIPC(whole);
+    const [first, second] = [tableToIPC(images.slice(0, 20), 'file'), tableToIPC(images.slice(20), 'file')];
+    for (const [name, a, b] of [
+      ['split', first, second],
+      ['twice', whole, whole],
+    ] as const) {
+      const { file, run } = await diffAgainstComplete(`${name}.arrow`, Buffer.concat([a, b]));
+      expect([run.code, run.stdout]).toEqual([1, '']);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^img-etl: diff: cannot read ${file}: the Arrow IPC file is not one whole file: [^\n]+: two files one ` +
+            'after the other \\(cat a\\.arrow b\\.arrow\\) or other bytes, which would be read wrong ' +
+            '\\(one file is read whole, not two\\)\n$',
+        ),
+      );
+    }
+  });
+
+  it('reads the files of Arrow writers whole: ours, apache-arrow, pyarrow, polars', async (ctx) => {
+    const images = tableFromIPC(await readFile(join(complete, 'images.arrow')));
+    const batches = new Table([...images.slice(0, 20).batches, ...images.slice(20).batches]);
+    const ours = await diffAgainstComplete('ours.arrow', await readFile(join(complete, 'images.arrow')));
+    const apache = await diffAgainstComplete('apache.arrow', tableToIPC(batches, 'file'));
+    for (const { run } of [ours, apache]) {
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect(run.stdout).toContain('0 added, 0 removed, 0 changed, 59 unchanged');
+    }
+    const missing = missingTools(['venv']);
+    if (missing !== undefined) ctx.skip(missing);
+    const source = join(complete, 'images.arrow');
+    const write = [
+      'import sys, pyarrow.ipc as ipc, polars as pl',
+      'table = ipc.open_file(sys.argv[1]).read_all()',
+      'with ipc.new_file(sys.argv[2], table.schema) as w: w.write_table(table, max_chunksize=20)',
+      'legacy = ipc.IpcWriteOptions(use_legacy_format=True)  # the prefix of Arrow before 0.15',
+      'with ipc.new_file(sys.argv[4], table.schema, options=legacy) as w: w.write_table(table, max_chunksize=20)',
+      'pl.read_ipc(sys.argv[1]).write_ipc(sys.argv[3], compat_level=pl.CompatLevel.oldest())',
+    ].join('\n');
+    const files = ['pyarrow', 'polars', 'pyarrow-legacy'].map((name) => join(dir, `${name}.arrow`));
+    execFileSync(VENV_PYTHON, ['-c', write, source, ...files]);
+    for (const file of files) {
+      const run = await runCliHere(['diff', file, complete, '--out', `${file}-diff`]);
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect(run.stdout).toMatch(/0 added, 0 removed, \d+ changed, \d+ unchanged/); // all 59 rows read
     }
   });
 });

@@ -351,6 +351,78 @@ describe('file-system errors', () => {
     expect(await readdir(join(dir, old!))).toEqual(['notes.txt']);
   });
 
+  it('a publication left unfinished in another snapshot folder, not removable: one line, the run goes on', async () => {
+    expect(canMount, 'this test needs a tmpfs mount (root)').toBe(true);
+    service = await startFixtureService({ records: 50 });
+    const args = ['--snapshot', '--base-url', service.url, '--out', dir];
+    const snapshots = async () => (await readdir(dir)).filter((name) => /^\d{8}T/.test(name)).sort();
+    expect((await runCliHere([...args, '--quiet'])).code).toBe(0);
+    const [old] = await snapshots();
+    const published = await readdir(join(dir, old!));
+    const bytes = await Promise.all(published.map((name) => readFile(join(dir, old!, name))));
+    // A publication killed before its manifest, whose folder cannot be removed: a mount point (rmdir is EBUSY).
+    const pending = join(dir, old!, '.img-etl-publish');
+    await mountTmpfs(pending, 64 * 1024);
+    await writeFile(join(pending, 'images.parquet'), 'never published\n');
+
+    const later = await runCliHere(args);
+    expect(later.code, later.stderr).toBe(0);
+    const [, second] = await snapshots();
+    expect(await readlink(join(dir, 'latest'))).toBe(second);
+    expect(later.stderr.split('\n').filter((line) => line.includes('.img-etl-publish'))).toEqual([
+      `img-etl: load: cannot remove an earlier run's unfinished publication ${pending}: it is busy (EBUSY); ` +
+        `it stays, to be tried again by the next --snapshot run (this run publishes into ${join(dir, second!)})`,
+    ]);
+    // The complete snapshot beside it is as it was: every file its manifest lists, byte for byte.
+    expect((await readdir(join(dir, old!))).sort()).toEqual([...published, '.img-etl-publish'].sort());
+    for (const [i, name] of published.entries()) expect(await readFile(join(dir, old!, name))).toEqual(bytes[i]);
+
+    // Once the obstacle is gone, a run removes the leftover without a word.
+    await run('umount', [pending]);
+    mounted = [];
+    const finished = await runCliHere([...args, '--quiet']);
+    expect([finished.code, finished.stderr]).toEqual([0, '']);
+    expect((await readdir(join(dir, old!))).sort()).toEqual([...published].sort());
+  });
+
+  it('an unfinished publication that cannot be removed where a resumed run publishes: one line naming it', async () => {
+    expect(canMount, 'this test needs a tmpfs mount (root)').toBe(true);
+    let down = true; // an outage after two pages: the first run fails with its staging kept
+    let served = 0;
+    service = await startFixtureService({
+      records: 240,
+      seed: 15,
+      collectionEndpoints: false,
+      faults: { plan: ({ url }) => (down && url.startsWith('/api/images/') && served++ >= 2 ? '500' : undefined) },
+    });
+    const args = ['--snapshot', '--base-url', service.url, '--out', dir, '--page-size', '50', '--quiet'];
+    const first = await runCliHere([...args, '--concurrency', '1', '--max-attempts', '2', '--retry-delay', '0.01']);
+    expect(first.code, first.stderr).toBe(1);
+    const staged = JSON.parse(await readFile(join(dir, '.img-etl-staging', 'run.json'), 'utf8')) as {
+      started_at: string;
+    };
+    const name = new Date(staged.started_at).toISOString().replace(/[-:]/g, ''); // a resumed run keeps this name
+    const pending = join(dir, name, '.img-etl-publish');
+    await mountTmpfs(pending, 64 * 1024);
+    down = false;
+
+    const blocked = await runCliHere(args);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toMatch(
+      new RegExp(
+        `^img-etl: load: cannot remove an earlier run's unfinished publication ${pending}: it is busy \\(EBUSY\\)` +
+          '(; [^\\n]*)?\n$',
+      ),
+    );
+
+    await run('umount', [pending]);
+    mounted = [];
+    const resumed = await runCliHere(args);
+    expect([resumed.code, resumed.stderr]).toEqual([0, '']);
+    expect(await readlink(join(dir, 'latest'))).toBe(name);
+    expect(await readdir(join(dir, name))).not.toContain('.img-etl-publish');
+  });
+
   it(
     'a torn journal on a disk with no room to rewrite it: one line, no temporary file, the journal as it was, ' +
       'and a rerun with room finishes',
