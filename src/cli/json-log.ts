@@ -15,7 +15,7 @@ export interface LogRecord {
   [field: string]: unknown;
 }
 
-const WARNINGS = new Set<RunEvent['type']>(['retry', 'skip', 'staging', 'prune', 'conflicts']);
+const WARNINGS = new Set<RunEvent['type']>(['retry', 'skip', 'staging', 'leftover', 'conflicts']);
 
 /**
  * Whether an event is a warning: those above, and a collection that could not be read or a service without collections.

@@ -12,7 +12,7 @@ import type {
   SkipEvent,
   StagingEvent,
 } from '../extract/extract-events.js';
-import type { PruneEvent, PublishEndEvent, PublishStartEvent, RunEvent, RunKindEvent } from '../run/run-events.js';
+import type { LeftoverEvent, PublishEndEvent, PublishStartEvent, RunEvent, RunKindEvent } from '../run/run-events.js';
 import type { Shortfall } from '../extract/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
 import type { Reporter } from './reporter.js';
@@ -120,7 +120,7 @@ export class Progress implements Reporter {
       case 'skip':
       case 'run-kind':
       case 'staging':
-      case 'prune':
+      case 'leftover':
       case 'conflicts':
         this.message(`img-etl: ${noticeLine(event)}`);
         return;
@@ -396,7 +396,7 @@ function collectionReadLine(event: CollectionReadEvent): string {
  * pruning or publication left unfinished, conflicts.
  */
 function noticeLine(
-  event: RetryEvent | SkipEvent | RunKindEvent | ReconcileEndEvent | StagingEvent | PruneEvent | ConflictsEvent,
+  event: RetryEvent | SkipEvent | RunKindEvent | ReconcileEndEvent | StagingEvent | LeftoverEvent | ConflictsEvent,
 ): string {
   switch (event.type) {
     case 'run-kind':
@@ -413,7 +413,7 @@ function noticeLine(
         (event.removed > 0 ? `, ${thousands(event.removed)} deleted while the run paged left out` : '')
       );
     case 'staging':
-    case 'prune':
+    case 'leftover':
       return event.message;
     case 'conflicts':
       return conflictLine(event.count, event.firstIds);

@@ -48,12 +48,12 @@ export interface RunKindEvent {
  * (`.img-etl-pruning-<name>`, prune-folder.ts) or an unfinished publication in another snapshot folder
  * (`.img-etl-publish`, publish-folder.ts): it stays, and the run goes on.
  */
-export interface PruneEvent {
-  type: 'prune';
+export interface LeftoverEvent {
+  type: 'leftover';
   /** One line: the path that could not be removed or finished, why, and what stays. */
   message: string;
 }
 
 /** What a run tells its caller while it runs: extraction's events (extract-events.ts), then publishing's. */
 export type RunEvent =
-  ExtractEvent | RunKindEvent | PruneEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;
+  ExtractEvent | RunKindEvent | LeftoverEvent | PublishStartEvent | PublishProgressEvent | PublishEndEvent;

@@ -468,14 +468,14 @@ async function discardIfStale(
 /**
  * Finishes what a run killed or failed while it pruned left (prune-folder.ts), and finishes or discards what a crash
  * left half-published in the snapshot folders of `outDir` other than `dataDir` (the run's own: preparePending's). One
- * it cannot finish is a `prune` event, never a failure: it is in a folder this run does not publish into.
+ * it cannot finish is a `leftover` event, never a failure: it is in a folder this run does not publish into.
  */
 async function recoverSnapshots(outDir: string, dataDir: string, options: SnapshotOptions): Promise<void> {
-  for (const message of await finishPruning(outDir)) options.onEvent?.({ type: 'prune', message });
+  for (const message of await finishPruning(outDir)) options.onEvent?.({ type: 'leftover', message });
   for (const name of await listSnapshots(outDir)) {
     if (name === basename(dataDir)) continue;
     const message = await recoverBeside(join(outDir, name), dataDir);
-    if (message !== undefined) options.onEvent?.({ type: 'prune', message });
+    if (message !== undefined) options.onEvent?.({ type: 'leftover', message });
   }
 }
 

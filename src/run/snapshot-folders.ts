@@ -107,7 +107,7 @@ export interface PrunedSnapshot {
  * complete snapshot kept, and beyond the newest `keep` incomplete ones after it. Resolves to what it deleted. Each
  * folder is moved aside before anything in it is deleted (prune-folder.ts), so a kill part-way leaves no snapshot
  * half-deleted; what a killed or failed pruning left is finished first, and one that cannot be stays beside the
- * snapshots (the run said so as it started: runSnapshot's `prune` event).
+ * snapshots (the run said so as it started: runSnapshot's `leftover` event).
  */
 export async function pruneSnapshots(baseDir: string, keep: number): Promise<PrunedSnapshot[]> {
   await finishPruning(baseDir);

@@ -205,8 +205,8 @@ const ONE_OF_EACH: { [T in RunEvent['type']]: Extract<RunEvent, { type: T }> } =
     removed: 1,
   },
   staging: { type: 'staging', message: 'discarded output/.img-etl-staging: too old' },
-  prune: {
-    type: 'prune',
+  leftover: {
+    type: 'leftover',
     message:
       'snapshot: cannot prune snaps/.img-etl-pruning-20261101T000000.000Z/images.parquet: it is busy (EBUSY); ' +
       'snaps/.img-etl-pruning-20261101T000000.000Z stays, to be pruned again by the next --snapshot run',
