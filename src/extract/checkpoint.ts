@@ -609,7 +609,11 @@ function staleness(existing: CheckpointIdentity, options: CheckpointOpenOptions)
   const started = Date.parse(existing.started_at);
   if (!Number.isFinite(started)) return 'does not say when its run started';
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_RESUME_AGE_MS;
-  const ageMs = (options.now ?? new Date()).getTime() - started;
+  const now = options.now ?? new Date();
+  const ageMs = now.getTime() - started;
+  // Dated after now (the clock was moved back since, or run.json came from elsewhere): its age is unknown.
+  if (ageMs < 0)
+    return `holds a run started ${existing.started_at}, after the time now (${now.toISOString()}): its age is unknown`;
   if (ageMs > maxAgeMs)
     return (
       `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume ` +

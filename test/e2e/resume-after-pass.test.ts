@@ -1,7 +1,10 @@
 /**
  * Sixteenth session (resume): a run killed after its second read of the collections list (while it writes), resumed
- * after the service changed, holds the service as it stands at the resumed run's end, not as the killed run left it.
+ * after the service changed, holds the service as it stands at the resumed run's end, not as the killed run left it;
+ * and staging dated after the time now (the clock moved back) is not resumed, its age being unknown.
  */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
@@ -60,5 +63,23 @@ describe('a run killed after its second read of the collections list, resumed af
     // Before: the edited record in its old copy, the deleted one kept, the inserted one missing, and complete.
     expect(ids.slice().sort((a, b) => a - b)).toEqual(service.servedIds().sort((a, b) => a - b));
     expectRowsMatch(rows, expectedRowsOf(service, ids));
+  });
+});
+
+describe('staging dated after the time now (the clock moved back since it was written)', () => {
+  it('is discarded with a notice and the run starts afresh: its age is unknown', async () => {
+    const { service, out } = await start();
+    await killWhen(args(service, out), out, (e) => e.filter((x) => x.type === 'page').length >= 6);
+    const runJson = join(out, '.img-etl-staging', 'run.json');
+    const identity = JSON.parse(await readFile(runJson, 'utf8')) as { started_at: string };
+    await writeFile(runJson, JSON.stringify({ ...identity, started_at: '2099-01-01T00:00:00.000Z' }) + '\n');
+    service.resetStats();
+    const rerun = await runCliHere(args(service, out));
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toContain('holds a run started 2099-01-01T00:00:00.000Z, after the time now (');
+    expect(rerun.stderr).toMatch(/its age is unknown; discarded it and started afresh/);
+    // Before: resumed, its staged pages taken as they were.
+    expect(service.stats.listRequests).toBe(Math.ceil(service.dataset.size / 20));
+    expect(service.stats.detailRequests).toBe(0);
   });
 });
