@@ -335,7 +335,8 @@ export class Checkpoint {
    * Opens (or creates) a staging folder and locks it for this process. `fresh` discards what an earlier run left;
    * so does staging older than `maxAgeMs` or written by another staging format, with a notice. Staged pages that
    * no longer read back as the journal says (missing, or not the bytes its checksum names) are dropped (with a
-   * notice) so that the run fetches them again. A stale lock (its run ended, or its pid is another process's now) is
+   * notice) so that the run fetches them again; so is what was read after the pass over the images (see
+   * dropReadsAfterPass). A stale lock (its run ended, or its pid is another process's now) is
    * taken over with a notice. Throws CheckpointError when a live img-etl run holds it, or when it belongs to another
    * source or page size.
    */
@@ -352,9 +353,12 @@ export class Checkpoint {
       const kept = await keptIdentity(dir, identity, options, notices);
       const journalPath = join(dir, JOURNAL);
       const read = await readJournal(journalPath);
-      const { entries, broken } = await dropBrokenPages(dir, read.entries);
+      const checked = await dropBrokenPages(dir, read.entries);
+      const { broken } = checked;
       if (broken.length > 0) notices.push(brokenPagesNotice(dir, broken));
-      if (read.torn || broken.length > 0) await rewriteJournal(journalPath, entries);
+      const entries = await dropReadsAfterPass(dir, checked.entries);
+      if (read.torn || broken.length > 0 || entries.length < checked.entries.length)
+        await rewriteJournal(journalPath, entries);
       const journal = await open(journalPath, 'a');
       return new Checkpoint(dir, kept, entries, journal, notices, options.columns);
     } catch (err) {
@@ -605,7 +609,11 @@ function staleness(existing: CheckpointIdentity, options: CheckpointOpenOptions)
   const started = Date.parse(existing.started_at);
   if (!Number.isFinite(started)) return 'does not say when its run started';
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_RESUME_AGE_MS;
-  const ageMs = (options.now ?? new Date()).getTime() - started;
+  const now = options.now ?? new Date();
+  const ageMs = now.getTime() - started;
+  // Dated after now (the clock was moved back since, or run.json came from elsewhere): its age is unknown.
+  if (ageMs < 0)
+    return `holds a run started ${existing.started_at}, after the time now (${now.toISOString()}): its age is unknown`;
   if (ageMs > maxAgeMs)
     return (
       `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume ` +
@@ -662,6 +670,23 @@ async function dropBrokenPages(
   }
   if (broken.length === 0) return { entries, broken };
   return { entries: kept.filter((e) => isPageEntry(e) || !reopened.has(endKeyOf(e))), broken };
+}
+
+/**
+ * The journal up to the first read of the collections list after the pass over the images (round 2), whose pages and
+ * whatever followed them (the collections' own lists, later reads, the image list's count) are deleted: a resumed
+ * run reads them again, so that what changed between the kill and the resume (a record edited, deleted or added)
+ * shows against the read before the pass, as it does in a run not interrupted. The pass's own pages are kept.
+ */
+async function dropReadsAfterPass(dir: string, entries: JournalEntry[]): Promise<JournalEntry[]> {
+  const cut = entries.findIndex((e) => (e.type === 'collections-page' || e.type === 'collections-end') && e.round >= 2);
+  if (cut === -1) return entries;
+  for (const entry of entries.slice(cut)) {
+    if (!isPageEntry(entry) || entry.file === null) continue;
+    for (const file of [entry.file, columnsFileOf(entry.file)])
+      if (isStagingFile(file)) await removeStaged(join(dir, file)); // never a journal's '../x'
+  }
+  return entries.slice(0, cut);
 }
 
 /** What a page belongs to and its marker ends: a pass, the collections list, a collection's reading. */

@@ -1,7 +1,8 @@
 /**
  * Issue 14, item 2: a run killed with SIGKILL inside the collections phase or inside the reading of the collections
- * that came up short resumes inside that phase: no staged page is fetched again, and the snapshot is complete and
- * exact.
+ * that came up short resumes inside that phase: no staged page of the image list or of the collections list's read
+ * before the pass is fetched again, and the snapshot is complete and exact. What was read after the pass (the
+ * collections list again, the collections' own lists) is read again by the resumed run (sixteenth session).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
@@ -83,7 +84,10 @@ describe('resume inside the collections phases', () => {
     },
   );
 
-  it('SIGKILL while the short collections are read: the same command reads only what was not staged', async () => {
+  const shortKill =
+    'SIGKILL while the short collections are read: the same command fetches no page of the image list again, and ' +
+    'reads the collections list and their own lists again (the service may have changed since)';
+  it(shortKill, async () => {
     const faults = {
       workers: 2,
       pageLatencyMs: 15,
@@ -105,11 +109,12 @@ describe('resume inside the collections phases', () => {
     const requests = recordRequests(service);
     const resumed = await runCliHere(args(service, out));
     expect(resumed.code).toBe(0);
-    // The pass and both reads of the collections list were done: none of it is fetched again, nor any staged page.
+    // The pass was done: no page of it is fetched again. The read of the collections list after it, and the
+    // collections' own lists read after that, are made again: a change while the run was stopped shows in them.
     expect(service.stats.listRequests).toBe(0);
-    expect(requests.filter((t) => t.startsWith('/api/collections/?'))).toEqual([]);
-    expect(staged.map((e) => target(e.url)).filter((t) => requests.includes(t))).toEqual([]);
-    expect(requests.some((t) => /^\/api\/collections\/\d+\/images\/\?/.test(t))).toBe(true);
+    const collectionPages = Math.ceil(service.dataset.collections.publicCount / PAGE);
+    expect(requests.filter((t) => t.startsWith('/api/collections/?')).length).toBeGreaterThanOrEqual(collectionPages);
+    expect(staged.map((e) => target(e.url)).filter((t) => requests.includes(t)).length).toBeGreaterThan(0);
     const manifest = await readManifest(out);
     expect(manifest.completeness.reconciliation.added).toBeGreaterThan(0);
     await expectCompleteAndExact(service, out);
