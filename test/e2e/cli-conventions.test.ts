@@ -278,3 +278,39 @@ describe('output piped to a slow reader', () => {
     expect(new Set(ids).size).toBe(1000);
   });
 });
+
+/**
+ * Runs the CLI with its stdout a pipe whose reader has gone (as `img-etl … | head -0`: the reader closed its end
+ * before anything was written), stderr collected.
+ */
+function runIntoClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const cli = spawn(process.execPath, cliArgv(args), { stdio: ['ignore', 'pipe', 'pipe'] });
+  cli.stdout.destroy(); // the reader's end, closed: the CLI's first write to stdout fails with EPIPE
+  const chunks: Buffer[] = [];
+  cli.stderr.on('data', (c: Buffer) => chunks.push(c));
+  return new Promise((resolve) =>
+    cli.on('close', (code) => resolve({ code, stderr: Buffer.concat(chunks).toString('utf8') })),
+  );
+}
+
+describe('stdout closed by its reader (img-etl … | head -0)', () => {
+  it('a complete snapshot still exits 0, with no Node stack trace: the reader wanted no more of the summary', async () => {
+    service = await startFixtureService();
+    const run = await runIntoClosedStdout(['--base-url', service.url, '--out', out, '--quiet']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect((await manifestOf()).complete).toBe(true);
+  });
+
+  it('diff and files --dry-run exit as they would, with no Node stack trace', async () => {
+    service = await startFixtureService();
+    expect((await runCliHere(['--base-url', service.url, '--out', out, '--quiet'])).code).toBe(0);
+    for (const args of [
+      ['diff', out, out, '--out', join(out, 'diff')],
+      ['files', out, '--out', join(out, 'maps'), '--dry-run', '--where', 'id = 0'],
+    ]) {
+      const run = await runIntoClosedStdout(args);
+      expect({ args, stderr: run.stderr, code: run.code }).toEqual({ args, stderr: '', code: 0 });
+    }
+  });
+});
