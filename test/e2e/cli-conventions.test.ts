@@ -94,6 +94,8 @@ describe('options that cannot work', () => {
     [{ config: 'other.json' }, 'sets "config": a config file cannot name another one'],
     [{ out: 'x', bogus: 1 }, 'sets "bogus", which is not an option of this command'],
     [{ extends: './base.json' }, 'sets "extends", which is not an option of this command'],
+    [{ concurency: 2 }, 'sets "concurency", which is not an option of this command: did you mean "concurrency"?'],
+    [{ maxPases: 2 }, 'sets "maxPases", which is not an option of this command: did you mean "maxPasses"?'],
     [{ fresh: 'yes' }, 'sets "fresh" to "yes"; expected true or false'],
     [{ dryRun: 1 }, 'sets "dryRun" to 1; expected true or false'],
   ])('refuses a config file %j with exit code 2 and one line naming it', async (config, reason) => {
