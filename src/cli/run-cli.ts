@@ -1,6 +1,7 @@
 import type { CliStreams, CommandIo } from './command-io.js';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';
+import { withOptionSource } from './option-source.js';
 import { oneLine } from '../text/one-line.js';
 import { serveCommand } from './serve-command.js';
 import { demoCommand } from './demo-command.js';
@@ -25,7 +26,7 @@ export async function runCli(
   streams: CliStreams = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   let exitCode = 0;
-  const io: CommandIo = { ...streams, setExitCode: (code) => (exitCode = code) };
+  const io: CommandIo = { ...streams, setExitCode: (code) => (exitCode = code), argv };
   const commands: CommandModule<object, never>[] = [
     snapshotCommand(io),
     serveCommand(io),
@@ -40,7 +41,8 @@ export async function runCli(
     // yargs reads --fresh=yes as false
     checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS, ...FILES_OPTIONS }));
     await parserOf(argv, commands, streams.stdout).parseAsync();
-  } catch (err) {
+  } catch (caught) {
+    const err = withOptionSource(caught, argv); // a value from IMG_ETL_* or --config: said so
     // one line, whatever a pipeline's own error holds (a stage's message, a stack pasted in)
     streams.stderr.write(`img-etl: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return err instanceof UsageError ? 2 : 1;

@@ -80,8 +80,9 @@ describe('options that cannot work', () => {
       ] as const) {
         const run = await runCli(['--base-url', service.url, '--out', out, ...args], { env });
         expect(run.code).toBe(2);
+        const source = args.length === 0 ? ', set by IMG_ETL_TOKEN' : '';
         expect(run.stderr).toBe(
-          'img-etl: --token: expected one token of visible ASCII characters, without spaces or ' +
+          `img-etl: --token${source}: expected one token of visible ASCII characters, without spaces or ` +
             'control characters (not shown here)\n',
         );
         if (token !== '') expect(run.stderr).not.toContain(token);
@@ -105,6 +106,29 @@ describe('options that cannot work', () => {
     const run = await runCliHere(['--base-url', service.url, '--out', join(out, 'snap'), '--config', path]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(`img-etl: --config: ${path} ${reason}\n`);
+    expect(service.stats.requests).toBe(0);
+  });
+
+  it('names the IMG_ETL_* variable or the config file a refused value came from, not only the option', async () => {
+    service = await startFixtureService({ records: 10 });
+    const config = join(out, 'config.json');
+    await writeFile(config, JSON.stringify({ 'page-size': 0, to: 'xlsx' }));
+    const base = ['--base-url', service.url, '--out', join(out, 'snap')];
+    const says = (source: string, rest: string) => `img-etl: --concurrency, set by ${source}: ${rest}\n`;
+    const notANumber = 'expected a whole number from 1 to 64, got something that is not a number';
+    const env = { IMG_ETL_CONCURRENCY: 'abc' };
+    expect(await runCli(base, { env })).toMatchObject({ code: 2, stderr: says('IMG_ETL_CONCURRENCY', notANumber) });
+    const json = await runCli([...base, '--log-format', 'json'], { env });
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      message: `--concurrency, set by IMG_ETL_CONCURRENCY: ${notANumber}`,
+    });
+    const fromFile = await runCli([...base, '--config', config, '--to', 'csv']);
+    expect(fromFile.stderr).toBe(
+      `img-etl: --page-size, set by --config ${config}: expected a whole number from 1 to 1000, got 0\n`,
+    );
+    // given on the command line, the option is named as ever
+    const given = await runCli([...base, '--concurrency', '0'], { env });
+    expect(given.stderr).toBe('img-etl: --concurrency: expected a whole number from 1 to 64, got 0\n');
     expect(service.stats.requests).toBe(0);
   });
 
@@ -296,7 +320,7 @@ function runIntoClosedStdout(args: string[]): Promise<{ code: number | null; std
 }
 
 describe('stdout closed by its reader (img-etl … | head -0)', () => {
-  it('a complete snapshot still exits 0, with no Node stack trace: the reader wanted no more of the summary', async () => {
+  it('a complete snapshot still exits 0, with no Node stack trace: the reader wanted no more', async () => {
     service = await startFixtureService();
     const run = await runIntoClosedStdout(['--base-url', service.url, '--out', out, '--quiet']);
     expect(run.stderr).toBe('');
