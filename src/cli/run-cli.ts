@@ -16,6 +16,7 @@ import { VERSION } from '../snapshot/tool.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
 import { unknownArgumentsMessage } from './unknown-arguments.js';
+import { missingArgumentsMessage } from './missing-arguments.js';
 
 /**
  * Runs the img-etl command line with the given arguments, writing to `streams` (the process's stdout and stderr by
@@ -65,7 +66,8 @@ function parserOf(argv: string[], commands: CommandModule<object, never>[], stdo
       if (err !== undefined && err !== null && err.name !== 'YError') throw err;
       const known = { command: current, commands: visibleNames(commands), options: optionNames(parser) };
       const unknown = msg === null ? undefined : unknownArgumentsMessage(msg, argv, known);
-      throw new UsageError({ message: unknown ?? err?.message ?? msg });
+      const missing = msg === null ? undefined : missingArgumentsMessage(msg, current, usageOf(commands, current));
+      throw new UsageError({ message: unknown ?? missing ?? err?.message ?? msg });
     });
   return parser;
 }
@@ -83,6 +85,13 @@ function visibleNames(commands: readonly CommandModule<object, never>[]): string
     .filter((c) => c.describe !== false)
     .map(commandName)
     .filter((name) => name !== '$0');
+}
+
+/** The usage line of the command `name` (`diff <old> <new>`), as its module declares it. */
+function usageOf(commands: readonly CommandModule<object, never>[], name: string): string {
+  const module = commands.find((c) => commandName(c) === name);
+  const command: unknown = Array.isArray(module?.command) ? module.command[0] : module?.command;
+  return typeof command === 'string' ? command : name;
 }
 
 function commandName(module: CommandModule<object, never>): string {
