@@ -9,6 +9,8 @@ export interface CommandIo {
   readonly stderr: NodeJS.WriteStream;
   /** Sets the exit code the command line resolves to. */
   setExitCode(code: number): void;
+  /** The command line's arguments, to say where a refused value came from (option-source.ts); default none. */
+  readonly argv?: readonly string[];
 }
 
 /** The streams of a run of the command line; by default the process's own. */

@@ -1,5 +1,6 @@
 import type { Argv, Options } from 'yargs';
 import { fileSystemReason } from '../load/file-system-error.js';
+import { nearestName } from '../text/nearest-name.js';
 import { readRegularFileSync, RegularFileError } from '../load/read-regular-file.js';
 import { booleanNames, camelCase, checkBooleanEnv } from './strict-booleans.js';
 import { UsageError } from './usage-error.js';
@@ -55,7 +56,11 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
     // yargs would ignore a "config" key, and read "extends" as another file to load: one file, no chains.
     if (key === 'config') throw refuse(': a config file cannot name another one');
     const name = known.get(key);
-    if (name === undefined) throw refuse(', which is not an option of this command');
+    if (name === undefined) {
+      const nearest = nearestName(key, [...known.keys()]);
+      const hint = nearest === undefined ? '' : `: did you mean "${nearest}"?`;
+      throw refuse(`, which is not an option of this command${hint}`);
+    }
     const expected = wrongType(options[name]!, v);
     if (expected !== undefined) throw refuse(` to ${JSON.stringify(v)}; expected ${expected}`);
   }

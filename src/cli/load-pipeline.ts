@@ -6,6 +6,7 @@ import type { Pipeline } from '../run/pipeline.js';
 import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
 import { formatsFault } from '../snapshot/formats.js';
 import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
+import { isFolder } from '../load/path-kind.js';
 import { pipelineFileDigest } from './pipeline-file-digest.js';
 import { UsageError } from './usage-error.js';
 
@@ -49,6 +50,8 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
         : `run: no pipeline named ${JSON.stringify(nameOrPath)}; known: ${known.join(', ')}`,
     });
   }
+  if (await isFolder(file))
+    throw new UsageError({ message: `run: ${file} is a folder, not a pipeline file (a .js or .mjs module)` });
   const sha256 = await pipelineFileDigest(file);
   const pipeline = (await importPipelineFile(file, sha256, nameOrPath)).default;
   if (pipeline === undefined || typeof pipeline.name !== 'string' || typeof pipeline.description !== 'string') {

@@ -65,14 +65,21 @@ async function runReport(args: ReportArgs, io: CommandIo): Promise<void> {
 }
 
 /**
- * A usage error when an img-etl manifest beside `path` lists it: writing over a snapshot's own file would leave its
- * manifest's sha256 stale (`img-etl report .` in a snapshot folder, or `--out` into one).
+ * A usage error when an img-etl manifest beside `path` lists it, or `path` is that manifest: writing over a snapshot's
+ * own file would leave its manifest's sha256 stale (`img-etl report .` in a snapshot folder, or `--out` into one), and
+ * over its manifest would leave the snapshot unreadable.
  */
 async function refuseListedFile(path: string): Promise<void> {
   const { readManifest } = await import('../snapshot/read-manifest.js');
   const folder = resolve(dirname(path));
   const manifest = await readManifest(join(folder, FILE_NAMES.manifest));
-  if (manifest?.files.some((f) => f.name === basename(path)) !== true) return;
-  const why = `is a file of the snapshot ${folder} (its manifest lists it)`;
-  throw new UsageError({ message: `report: --out: ${path} ${why}; give another --out` });
+  if (manifest === undefined) return;
+  // The manifest lists every file but itself: written over, the snapshot could no longer be read.
+  const why =
+    basename(path) === FILE_NAMES.manifest
+      ? `is the manifest of the snapshot ${folder}`
+      : manifest.files.some((f) => f.name === basename(path))
+        ? `is a file of the snapshot ${folder} (its manifest lists it)`
+        : undefined;
+  if (why !== undefined) throw new UsageError({ message: `report: --out: ${path} ${why}; give another --out` });
 }

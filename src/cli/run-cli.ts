@@ -1,6 +1,7 @@
 import type { CliStreams, CommandIo } from './command-io.js';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';
+import { withOptionSource } from './option-source.js';
 import { oneLine } from '../text/one-line.js';
 import { serveCommand } from './serve-command.js';
 import { demoCommand } from './demo-command.js';
@@ -15,6 +16,7 @@ import { VERSION } from '../snapshot/tool.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
 import { unknownArgumentsMessage } from './unknown-arguments.js';
+import { missingArgumentsMessage } from './missing-arguments.js';
 
 /**
  * Runs the img-etl command line with the given arguments, writing to `streams` (the process's stdout and stderr by
@@ -25,7 +27,7 @@ export async function runCli(
   streams: CliStreams = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   let exitCode = 0;
-  const io: CommandIo = { ...streams, setExitCode: (code) => (exitCode = code) };
+  const io: CommandIo = { ...streams, setExitCode: (code) => (exitCode = code), argv };
   const commands: CommandModule<object, never>[] = [
     snapshotCommand(io),
     serveCommand(io),
@@ -40,7 +42,8 @@ export async function runCli(
     // yargs reads --fresh=yes as false
     checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS, ...FILES_OPTIONS }));
     await parserOf(argv, commands, streams.stdout).parseAsync();
-  } catch (err) {
+  } catch (caught) {
+    const err = withOptionSource(caught, argv); // a value from IMG_ETL_* or --config: said so
     // one line, whatever a pipeline's own error holds (a stage's message, a stack pasted in)
     streams.stderr.write(`img-etl: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
     return err instanceof UsageError ? 2 : 1;
@@ -63,7 +66,8 @@ function parserOf(argv: string[], commands: CommandModule<object, never>[], stdo
       if (err !== undefined && err !== null && err.name !== 'YError') throw err;
       const known = { command: current, commands: visibleNames(commands), options: optionNames(parser) };
       const unknown = msg === null ? undefined : unknownArgumentsMessage(msg, argv, known);
-      throw new UsageError({ message: unknown ?? err?.message ?? msg });
+      const missing = msg === null ? undefined : missingArgumentsMessage(msg, current, usageOf(commands, current));
+      throw new UsageError({ message: unknown ?? missing ?? err?.message ?? msg });
     });
   return parser;
 }
@@ -81,6 +85,13 @@ function visibleNames(commands: readonly CommandModule<object, never>[]): string
     .filter((c) => c.describe !== false)
     .map(commandName)
     .filter((name) => name !== '$0');
+}
+
+/** The usage line of the command `name` (`diff <old> <new>`), as its module declares it. */
+function usageOf(commands: readonly CommandModule<object, never>[], name: string): string {
+  const module = commands.find((c) => commandName(c) === name);
+  const command: unknown = Array.isArray(module?.command) ? module.command[0] : module?.command;
+  return typeof command === 'string' ? command : name;
 }
 
 function commandName(module: CommandModule<object, never>): string {

@@ -4,6 +4,7 @@ import { readNdjsonLines } from '../service/data-records.js';
 import type { FaultOptions, ServiceOptions } from '../service/service-options.js';
 import { describeNumber } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
+import { fileSystemReason } from '../load/file-system-error.js';
 
 /** Generated records when neither --data nor --records is given. */
 const DEFAULT_RECORDS = 10_000;
@@ -133,9 +134,21 @@ type ServeValue<O> = O extends { type: 'number' }
       : string | undefined;
 type ServeArgs = ArgumentsCamelCase<{ [K in keyof ServeOption]: ServeValue<ServeOption[K]> }>;
 
+/** The records' lines of the --data file; a one-line usage error naming it and why when it cannot be read. */
+function dataLines(path: string): string[] {
+  try {
+    return readNdjsonLines(path);
+  } catch (err) {
+    const cause = (err as Error).cause ?? err;
+    if ((cause as NodeJS.ErrnoException).code === 'EISDIR')
+      throw new UsageError({ message: `--data: ${path} is a folder; give an NDJSON file of records` });
+    throw new UsageError({ message: `--data: cannot read ${path}: ${fileSystemReason(cause)}` });
+  }
+}
+
 /** Turns parsed serve arguments into service options, failing with a one-line message on a bad value. */
 export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
-  const data = args.data === undefined ? undefined : readNdjsonLines(args.data);
+  const data = args.data === undefined ? undefined : dataLines(args.data);
   const faults: FaultOptions = {
     workers: integer('workers', args.workers),
     pageLatencyMs: nonNegative('page-latency', args.pageLatency),

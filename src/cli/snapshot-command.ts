@@ -14,6 +14,7 @@ import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS, folderOption, outputChoicesFrom, pars
 import { positiveInt, positiveNumber, positiveSeconds } from './snapshot-options.js';
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
+import { withOptionSource } from './option-source.js';
 import { baseUrlOption } from './base-url-option.js';
 import { CheckpointError } from '../extract/checkpoint.js';
 import { ExtractError } from '../extract/extract-error.js';
@@ -232,7 +233,8 @@ export async function reportingErrors(logFormat: LogFormat, io: CommandIo, body:
   if (logFormat !== 'json') return body();
   try {
     await body();
-  } catch (err) {
+  } catch (caught) {
+    const err = io.argv === undefined ? caught : withOptionSource(caught, io.argv);
     const code = err instanceof UsageError ? EXIT.USAGE : EXIT.FAILED;
     new JsonLog(io.stderr).exception(err, code);
     io.setExitCode(code);

@@ -2,7 +2,7 @@
  * yargs' "Unknown argument: reprot" rewritten to point at the mistake: what the unknown word is (a command, an
  * option, a stray argument), the nearest known name, and the `--help` that lists them, on one line.
  */
-import { nearestName } from './nearest-name.js';
+import { nearestName } from '../text/nearest-name.js';
 
 /** What the command line offered where an unknown argument was found. */
 export interface KnownArguments {

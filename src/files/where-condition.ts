@@ -7,6 +7,7 @@
 import type { Column } from '../schema/column-type.js';
 import { COLUMNS } from '../schema/columns.js';
 import { parseTimestampMicros } from '../schema/timestamp.js';
+import { nearestName } from '../text/nearest-name.js';
 import { FilesError } from './files-error.js';
 import { likePattern, matchesLike, type LikePattern, type LikeSteps } from './like-pattern.js';
 
@@ -41,7 +42,11 @@ export function parseWhere(text: string): WhereCondition {
     throw bad('expected "<column> <op> <value>" with op one of = != < <= > >= in like, is null, is not null');
   const [, name, rawOp, rest] = match as unknown as [string, string, string, string];
   const column = BY_NAME.get(name);
-  if (column === undefined) throw bad(`no column ${JSON.stringify(name)} in the output schema`);
+  if (column === undefined) {
+    const nearest = nearestName(name, [...BY_NAME.keys()]);
+    const hint = nearest === undefined ? '' : `: did you mean ${nearest}?`;
+    throw bad(`no column ${JSON.stringify(name)} in the output schema${hint}`);
+  }
   const op = rawOp.toLowerCase().replace(/\s+/g, ' ').replace('<>', '!=') as WhereCondition['op'] | 'not in';
   if (op === 'not in') throw bad('not in is not supported; use several != conditions');
   if (op === 'is null' || op === 'is not null') {

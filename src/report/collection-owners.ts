@@ -1,5 +1,6 @@
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { isFile } from '../load/path-kind.js';
+import { COLLECTIONS } from '../schema/collection-columns.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE, collectionsPath } from './optional-inputs.js';
 
 /** Each collection's owner, from a snapshot folder's collections table; no owners and the reason when there is none. */
@@ -9,7 +10,7 @@ export async function readCollectionOwners(folder: string): Promise<{ owners?: M
     const why = `owners need the collections table (${COLLECTIONS_FILE}), which this snapshot does not have`;
     return { note: `${why}; collection sizes are counted from images.collection_id` };
   }
-  const table = await readSnapshotRows(path);
+  const table = await readSnapshotRows(path, { table: COLLECTIONS });
   try {
     const names = new Set(table.schema.fields.map((f) => f.name));
     const owner = COLLECTION_COLUMNS.owner.find((name) => names.has(name));

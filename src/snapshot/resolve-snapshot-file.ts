@@ -11,7 +11,7 @@ import { isFolder } from '../load/path-kind.js';
 import { basename, dirname, join } from 'node:path';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
-import { FILE_NAMES } from './formats.js';
+import { FILE_NAMES, TABLES } from './formats.js';
 import { readManifest } from './read-manifest.js';
 import { latestSnapshot } from './snapshot-names.js';
 import { DiffError } from './diff-error.js';
@@ -32,7 +32,8 @@ const MAX_HOPS = 8;
 
 /**
  * The data file of `table` (default the images) behind `path` (folder, `latest` pointer or file); a DiffError naming
- * `path` when there is none. A data file named directly is the images': it holds no other table.
+ * `path` when there is none. A data file named directly is the images', unless it is named as another table's file
+ * (`collections.parquet`): one of another table than `table` is refused, never read as it.
  */
 export async function resolveSnapshotFile(path: string, table: Table = IMAGES): Promise<SnapshotFile> {
   return (await resolve(path, table, false)) as SnapshotFile;
@@ -83,8 +84,14 @@ async function resolve(path: string, table: Table, csvToo: boolean): Promise<Res
 async function fromFile(path: string, current: string, table: Table, csvToo: boolean): Promise<Step> {
   const pointed = basename(current) === 'latest' ? await followLatestFile(current) : undefined;
   if (pointed !== undefined) return { next: pointed };
-  if (table !== IMAGES) {
-    const why = `diff: ${path} is a data file, not a snapshot folder: it holds no ${table.name} table`;
+  // A data file named directly is the images' unless it is named as another table's (a snapshot's collections.parquet).
+  const named = TABLES.find((t) => [t.files.parquet, t.files.arrow, t.files.csv].includes(basename(current))) ?? IMAGES;
+  if (named !== table) {
+    const why =
+      named === IMAGES
+        ? `diff: ${path} is a data file, not a snapshot folder: it holds no ${table.name} table`
+        : `diff: ${path} holds the ${named.name} table, not the ${table.name}; ` +
+          `name the snapshot folder or its ${table.files.parquet}`;
     throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: why });
   }
   if (csvToo && current.endsWith('.csv')) return { file: { path: current, format: 'csv' } };

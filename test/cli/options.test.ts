@@ -52,11 +52,15 @@ describe('output options', () => {
       {},
       'img-etl: --progress-interval: expected a positive number of seconds, got something that is not a number',
     ],
-    [[], { IMG_ETL_LOG_FORMAT: 'xml' }, 'img-etl: --log-format: expected text or json, got "xml"'],
+    [
+      [],
+      { IMG_ETL_LOG_FORMAT: 'xml' },
+      'img-etl: --log-format, set by IMG_ETL_LOG_FORMAT: expected text or json, got "xml"',
+    ],
     [
       [],
       { IMG_ETL_PROGRESS_INTERVAL: '-1' },
-      'img-etl: --progress-interval: expected a positive number of seconds, got -1',
+      'img-etl: --progress-interval, set by IMG_ETL_PROGRESS_INTERVAL: expected a positive number of seconds, got -1',
     ],
   ])('refuses %j %j with exit code 2 and one line, before any request', async (args, env, message) => {
     const run = await runCli([...args, '--base-url', 'http://127.0.0.1:9', '--out', out], { env });

@@ -80,8 +80,9 @@ describe('options that cannot work', () => {
       ] as const) {
         const run = await runCli(['--base-url', service.url, '--out', out, ...args], { env });
         expect(run.code).toBe(2);
+        const source = args.length === 0 ? ', set by IMG_ETL_TOKEN' : '';
         expect(run.stderr).toBe(
-          'img-etl: --token: expected one token of visible ASCII characters, without spaces or ' +
+          `img-etl: --token${source}: expected one token of visible ASCII characters, without spaces or ` +
             'control characters (not shown here)\n',
         );
         if (token !== '') expect(run.stderr).not.toContain(token);
@@ -94,6 +95,8 @@ describe('options that cannot work', () => {
     [{ config: 'other.json' }, 'sets "config": a config file cannot name another one'],
     [{ out: 'x', bogus: 1 }, 'sets "bogus", which is not an option of this command'],
     [{ extends: './base.json' }, 'sets "extends", which is not an option of this command'],
+    [{ concurency: 2 }, 'sets "concurency", which is not an option of this command: did you mean "concurrency"?'],
+    [{ maxPases: 2 }, 'sets "maxPases", which is not an option of this command: did you mean "maxPasses"?'],
     [{ fresh: 'yes' }, 'sets "fresh" to "yes"; expected true or false'],
     [{ dryRun: 1 }, 'sets "dryRun" to 1; expected true or false'],
   ])('refuses a config file %j with exit code 2 and one line naming it', async (config, reason) => {
@@ -103,6 +106,29 @@ describe('options that cannot work', () => {
     const run = await runCliHere(['--base-url', service.url, '--out', join(out, 'snap'), '--config', path]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(`img-etl: --config: ${path} ${reason}\n`);
+    expect(service.stats.requests).toBe(0);
+  });
+
+  it('names the IMG_ETL_* variable or the config file a refused value came from, not only the option', async () => {
+    service = await startFixtureService({ records: 10 });
+    const config = join(out, 'config.json');
+    await writeFile(config, JSON.stringify({ 'page-size': 0, to: 'xlsx' }));
+    const base = ['--base-url', service.url, '--out', join(out, 'snap')];
+    const says = (source: string, rest: string) => `img-etl: --concurrency, set by ${source}: ${rest}\n`;
+    const notANumber = 'expected a whole number from 1 to 64, got something that is not a number';
+    const env = { IMG_ETL_CONCURRENCY: 'abc' };
+    expect(await runCli(base, { env })).toMatchObject({ code: 2, stderr: says('IMG_ETL_CONCURRENCY', notANumber) });
+    const json = await runCli([...base, '--log-format', 'json'], { env });
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      message: `--concurrency, set by IMG_ETL_CONCURRENCY: ${notANumber}`,
+    });
+    const fromFile = await runCli([...base, '--config', config, '--to', 'csv']);
+    expect(fromFile.stderr).toBe(
+      `img-etl: --page-size, set by --config ${config}: expected a whole number from 1 to 1000, got 0\n`,
+    );
+    // given on the command line, the option is named as ever
+    const given = await runCli([...base, '--concurrency', '0'], { env });
+    expect(given.stderr).toBe('img-etl: --concurrency: expected a whole number from 1 to 64, got 0\n');
     expect(service.stats.requests).toBe(0);
   });
 
@@ -276,5 +302,41 @@ describe('output piped to a slow reader', () => {
     const ids = rows.slice(2).map((row) => Number(row.split(/\s+/)[0]));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(1000);
+  });
+});
+
+/**
+ * Runs the CLI with its stdout a pipe whose reader has gone (as `img-etl … | head -0`: the reader closed its end
+ * before anything was written), stderr collected.
+ */
+function runIntoClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const cli = spawn(process.execPath, cliArgv(args), { stdio: ['ignore', 'pipe', 'pipe'] });
+  cli.stdout.destroy(); // the reader's end, closed: the CLI's first write to stdout fails with EPIPE
+  const chunks: Buffer[] = [];
+  cli.stderr.on('data', (c: Buffer) => chunks.push(c));
+  return new Promise((resolve) =>
+    cli.on('close', (code) => resolve({ code, stderr: Buffer.concat(chunks).toString('utf8') })),
+  );
+}
+
+describe('stdout closed by its reader (img-etl … | head -0)', () => {
+  it('a complete snapshot still exits 0, with no Node stack trace: the reader wanted no more', async () => {
+    service = await startFixtureService();
+    const run = await runIntoClosedStdout(['--base-url', service.url, '--out', out, '--quiet']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect((await manifestOf()).complete).toBe(true);
+  });
+
+  it('diff and files --dry-run exit as they would, with no Node stack trace', async () => {
+    service = await startFixtureService();
+    expect((await runCliHere(['--base-url', service.url, '--out', out, '--quiet'])).code).toBe(0);
+    for (const args of [
+      ['diff', out, out, '--out', join(out, 'diff')],
+      ['files', out, '--out', join(out, 'maps'), '--dry-run', '--where', 'id = 0'],
+    ]) {
+      const run = await runIntoClosedStdout(args);
+      expect({ args, stderr: run.stderr, code: run.code }).toEqual({ args, stderr: '', code: 0 });
+    }
   });
 });

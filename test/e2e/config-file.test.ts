@@ -52,7 +52,8 @@ describe('a config file that is not a regular file of at most 1 MiB exits 2 befo
     expect(run.stderr).toBe(refusal('/dev/zero', 'is not a regular file (a character device)'));
     expect(run.code).toBe(2);
     const env = await snapshot([], { env: { IMG_ETL_CONFIG: '/dev/zero' } });
-    expect(env.stderr).toBe(refusal('/dev/zero', 'is not a regular file (a character device)'));
+    const set = refusal('/dev/zero', 'is not a regular file (a character device)');
+    expect(env.stderr).toBe(set.replace('--config:', '--config, set by IMG_ETL_CONFIG:'));
     expect(env.code).toBe(2);
   });
 

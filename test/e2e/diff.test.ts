@@ -128,6 +128,19 @@ function expectOneLineError(run: CliRun, code: number, message: string): void {
 }
 
 describe('img-etl diff', () => {
+  it('refuses a collections file named as a side, in diff, report and files (not read as images)', async () => {
+    const collections = join(first, 'collections.parquet');
+    const instead = 'name the snapshot folder or its images.parquet';
+    const why = `${collections} holds the collections table, not the images; ${instead}`;
+    const out = join(dir, 'tables');
+    expectOneLineError(await runCliHere(['diff', collections, second, '--out', out]), 2, `diff: ${why}`);
+    expectOneLineError(await runCliHere(['diff', first, collections, '--out', out]), 2, `diff: ${why}`);
+    expectOneLineError(await runCliHere(['report', collections, '--out', join(out, 'r.html')]), 2, `report: ${why}`);
+    const files = await runCliHere(['files', collections, '--out', out, '--dry-run']);
+    expectOneLineError(files, 2, `files: ${why}`);
+    expect(await readdir(dir)).not.toContain('tables');
+  });
+
   it(
     'finds nothing between two runs against an unchanged service (parquet-wasm against ' + 'parquetjs-lite files)',
     async () => {
@@ -220,7 +233,7 @@ describe('img-etl diff', () => {
     );
     const usage = await runCliHere(['diff', first]);
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/Not enough non-option arguments/);
+    expect(usage.stderr).toBe('img-etl: missing <new> (img-etl diff <old> <new>; see img-etl diff --help)\n');
     await expect(readdir(out)).rejects.toThrow(/ENOENT/);
   });
 

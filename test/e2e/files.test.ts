@@ -110,7 +110,8 @@ describe('a selection by --where', () => {
 
   it('types values by the column and refuses a bad column or value with exit code 2 and one line', async () => {
     for (const [where, says] of [
-      ['no_such_column = 1', 'no column "no_such_column"'],
+      ['no_such_column = 1', 'no column "no_such_column" in the output schema\n'],
+      ["map_typ = 'T map'", 'no column "map_typ" in the output schema: did you mean map_type?\n'],
       ['number_of_subjects >= many', 'number_of_subjects is a number'],
       ['map_type = T map', 'write the value in single quotes'],
       ['is_valid > true', 'is boolean'],

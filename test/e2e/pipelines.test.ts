@@ -1,5 +1,5 @@
 /** Issue 5: `img-etl run <pipeline>` with the definitions in pipelines/ and a user's own file. */
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
@@ -89,6 +89,16 @@ describe('img-etl run', () => {
       'img-etl: run: no pipeline named "nope"; known: all-formats, derived-columns, full-snapshot, group-z-t-maps',
     );
   });
+  it('a folder named as a pipeline file is a usage error naming it, not EISDIR alone', async () => {
+    const folder = join(out, 'pipeline.mjs');
+    await mkdir(folder);
+    const requests = service.stats.requests;
+    const run = await runCliHere(['run', folder, '--base-url', service.url, '--out', join(out, 'snap')]);
+    expect(run.stderr).toBe(`img-etl: run: ${folder} is a folder, not a pipeline file (a .js or .mjs module)\n`);
+    expect(run.code).toBe(2);
+    expect(service.stats.requests).toBe(requests);
+  });
+
   it('an error a pipeline throws is told in one line, also when its message holds line breaks', async () => {
     const file = join(out, 'throws.mjs');
     await writeFile(

@@ -47,3 +47,20 @@ describe('img-etl report --out', () => {
     expect((await readFile(join(snapshot, 'report.html'))).equals(listed)).toBe(true);
   });
 });
+
+describe('img-etl report --out onto a manifest', () => {
+  it("refuses to write over a snapshot's manifest.json (the page or its numbers): it left it unreadable", async () => {
+    const manifest = await readFile(join(snapshot, 'manifest.json'));
+    for (const [out, path] of [
+      [join(snapshot, 'manifest.json'), join(snapshot, 'manifest.json')], // the page
+      [join(snapshot, 'manifest'), join(snapshot, 'manifest.json')], // its numbers, beside it
+    ]) {
+      const run = await runCliHere(['report', snapshot, '--out', out!]);
+      expect(run.stderr).toBe(
+        `img-etl: report: --out: ${path!} is the manifest of the snapshot ${snapshot}; give another --out\n`,
+      );
+      expect(run.code).toBe(2);
+      expect((await readFile(join(snapshot, 'manifest.json'))).equals(manifest)).toBe(true);
+    }
+  });
+});

@@ -222,7 +222,11 @@ describe('options from the environment and a config file', () => {
       { bogus: 1 },
       (path: string) => `img-etl: --config: ${path} sets "bogus", which is not an option of this command`,
     ],
-    ['a bad value', { concurrency: 0 }, () => 'img-etl: --concurrency: expected a whole number from 1 to 64, got 0'],
+    [
+      'a bad value',
+      { concurrency: 0 },
+      (path: string) => `img-etl: --concurrency, set by --config ${path}: expected a whole number from 1 to 64, got 0`,
+    ],
   ])('a config file with %s fails with exit code 2 and one line', async (_, body, message) => {
     const config = join(out, 'bad.json');
     await writeFile(config, JSON.stringify(body));

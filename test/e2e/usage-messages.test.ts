@@ -40,6 +40,9 @@ describe('unknown commands and options', () => {
     ],
     [['--zzz'], 'unknown option --zzz (see img-etl --help)'],
     [['diff', 'a', 'b', 'c'], 'unexpected argument "c" (see img-etl diff --help)'],
+    [['diff', 'a'], 'missing <new> (img-etl diff <old> <new>; see img-etl diff --help)'],
+    [['report'], 'missing <snapshot> (img-etl report <snapshot>; see img-etl report --help)'],
+    [['files', 'a'], 'missing --out, which files requires (see img-etl files --help)'],
   ])('%j: exit code 2 and one line naming the nearest and the help', async (args, message) => {
     const run = await runCli(args, { cwd: out });
     expect(run.code).toBe(2);

@@ -196,9 +196,14 @@ describe('img-etl serve', () => {
     [['--records', '2.5'], '--records: expected a non-negative integer, got 2.5'],
     [['--page-latency', '-5'], '--page-latency: expected a non-negative number, got -5'],
     [['--port', '70000'], '--port: expected 0 to 65535, got 70000'],
+    [
+      ['--data', '/nonexistent/records.ndjson'],
+      '--data: cannot read /nonexistent/records.ndjson: no such file or folder (ENOENT)',
+    ],
+    [['--data', '/'], '--data: / is a folder; give an NDJSON file of records'],
   ] as const)('refuses %j with a one-line message', async ([args, message], { expect }) => {
     const result = await run(['serve', ...args]);
-    expect(result.code).not.toBe(0);
     expect(result.stderr).toBe(`img-etl: ${message}\n`);
+    expect(result.code).toBe(2);
   });
 });
