@@ -7,6 +7,7 @@
  * as it is) is decoded first, as is one that does not parse as Latin-1 (a byte order mark, or not JSON at all).
  */
 import { isAscii, isUtf8 } from 'node:buffer';
+import { bufferView } from '../text/buffer-view.js';
 import { latin1Text } from '../text/latin1-text.js';
 
 /** What a JsonBytesError is made of. */
@@ -40,7 +41,7 @@ const [ZERO, SEVEN] = ['0'.charCodeAt(0), '7'.charCodeAt(0)];
 
 /** Parses UTF-8 JSON text; throws JsonBytesError. */
 export function parseJsonBytes(input: Uint8Array): unknown {
-  const bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const bytes = bufferView(input);
   if (isAscii(bytes)) return parseText(latin1Text(bytes));
   if (!isUtf8(bytes)) throw new JsonBytesError({ code: 'UTF8', message: 'not valid UTF-8' });
   if (hasEscapeFrom0x80(bytes)) return parseText(UTF8.decode(bytes));

@@ -8,6 +8,7 @@ import type { PageRef, Reject, Row, RowValue } from '../schema/row.js';
 import type { LoadBatch } from './arrow-batches.js';
 import type { CsvRecords } from './csv-records.js';
 import type { Table } from '../schema/table.js';
+import { bufferView } from '../text/buffer-view.js';
 
 /**
  * Each row of `batch`, a batch of `table`'s schema (and maybe more columns after), in the table's column order; or
@@ -92,8 +93,7 @@ function readerOf(data: arrow.Data): (at: number) => RowValue {
     return (at) => dictionary[indices[at]!]!;
   }
   if (arrow.DataType.isUtf8(type)) {
-    const bytes = data.values as Uint8Array;
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const text = bufferView(data.values as Uint8Array);
     const offsets = data.valueOffsets as Int32Array;
     return (at) => text.toString('utf8', offsets[at], offsets[at + 1]);
   }

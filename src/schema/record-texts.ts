@@ -1,3 +1,4 @@
+import { bufferView } from '../text/buffer-view.js';
 import { resultSpans, type TextSpan } from '../text/raw-json.js';
 
 /** The JSON text each record of a page body's `results` was served as; the page is scanned on first use only. */
@@ -6,7 +7,7 @@ export class RecordTexts {
   private readonly bytes: Buffer;
 
   constructor(body: Uint8Array) {
-    this.bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    this.bytes = bufferView(body);
   }
 
   /** How many records the body's `results` holds. */

@@ -8,6 +8,7 @@
  */
 
 import { latin1Text } from './latin1-text.js';
+import { bufferView } from './buffer-view.js';
 
 /** A part of a text: from `start` up to, not including, `end`. */
 export interface TextSpan {
@@ -35,7 +36,7 @@ const BOM = '\ufeff';
 
 /** The span of each element of the top-level object's `results` array (the last `results` key, as JSON.parse keeps). */
 export function resultSpans(bytes: Uint8Array): TextSpan[] {
-  const text = latin1Text(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const text = latin1Text(bufferView(bytes));
   const at = text.startsWith(BOM_LATIN1) ? BOM_LATIN1.length : 0;
   const results = objectMembers(text, skipSpace(text, at))
     .filter((m) => m.key === 'results')

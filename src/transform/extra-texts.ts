@@ -8,6 +8,7 @@
 import { attachExtraText, attachRecordText } from '../schema/record-text.js';
 import { RecordTexts } from '../schema/record-texts.js';
 import { hasEscapedKey, isSearchableKey, keyOffsets, memberText } from '../text/key-literals.js';
+import { bufferView } from '../text/buffer-view.js';
 
 /**
  * Distinct unknown keys on a page beyond which the scan is cheaper: a search reads the page once per key, about 0.9 ms
@@ -37,7 +38,7 @@ export function attachExtraTexts(
 
 /** A page's body as a Buffer: its bytes as they are, or a text's UTF-8 bytes. */
 export function bufferOf(body: Uint8Array | string): Buffer {
-  return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.length);
+  return typeof body === 'string' ? Buffer.from(body) : bufferView(body);
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { RecordIssue } from '../schema/record-issue.js';
 import { RecordTexts } from '../schema/record-texts.js';
 import type { Table } from '../schema/table.js';
+import { bufferView } from '../text/buffer-view.js';
 import { hasEscapedKey } from '../text/key-literals.js';
 import { latin1Text } from '../text/latin1-text.js';
 import { objectMembers } from '../text/raw-json.js';
@@ -73,7 +74,7 @@ function isInteger(digits: string, point: number): boolean {
 export function inexactRecordPositions(body: Uint8Array | undefined, count: number, table: Table): Set<number> {
   const positions = new Set<number>();
   if (body === undefined) return positions;
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const bytes = bufferView(body);
   if (!mayHoldInexactNumbers(bytes, latin1Text(bytes), table)) return positions;
   const texts = new RecordTexts(bytes);
   if (texts.length !== count) return positions;
