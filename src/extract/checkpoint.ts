@@ -663,9 +663,7 @@ async function dropBrokenPages(
     else {
       broken.push({ file: entry.file, reason });
       reopened.add(endKeyOf(entry));
-      for (const file of [entry.file, columnsFileOf(entry.file)])
-        // never a journal's '../x'
-        if (isStagingFile(file)) await removeStaged(join(dir, file));
+      await removePageFiles(dir, entry.file);
     }
   }
   if (broken.length === 0) return { entries, broken };
@@ -681,12 +679,14 @@ async function dropBrokenPages(
 async function dropReadsAfterPass(dir: string, entries: JournalEntry[]): Promise<JournalEntry[]> {
   const cut = entries.findIndex((e) => (e.type === 'collections-page' || e.type === 'collections-end') && e.round >= 2);
   if (cut === -1) return entries;
-  for (const entry of entries.slice(cut)) {
-    if (!isPageEntry(entry) || entry.file === null) continue;
-    for (const file of [entry.file, columnsFileOf(entry.file)])
-      if (isStagingFile(file)) await removeStaged(join(dir, file)); // never a journal's '../x'
-  }
+  for (const entry of entries.slice(cut))
+    if (isPageEntry(entry) && entry.file !== null) await removePageFiles(dir, entry.file);
   return entries.slice(0, cut);
+}
+
+/** Removes a staged page's body and its columns, when they are staging files (never a journal's `../x`). */
+async function removePageFiles(dir: string, file: string): Promise<void> {
+  for (const name of [file, columnsFileOf(file)]) if (isStagingFile(name)) await removeStaged(join(dir, name));
 }
 
 /** What a page belongs to and its marker ends: a pass, the collections list, a collection's reading. */
