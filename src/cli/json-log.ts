@@ -1,6 +1,7 @@
 import type { RunEvent } from '../run/run-events.js';
 import type { Reporter } from './reporter.js';
 import { oneLine } from '../text/one-line.js';
+import { messageOf } from '../text/message-of.js';
 
 /** Severity of a log line. */
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -62,7 +63,7 @@ export class JsonLog implements Reporter {
       if (typeof code === 'string') fields['code'] ??= code;
       if (typeof url === 'string') fields['url'] ??= url;
     }
-    this.error(oneLine(err instanceof Error ? err.message : String(err)), 'error', fields);
+    this.error(oneLine(messageOf(err)), 'error', fields);
   }
 
   /** Nothing to clear: every line is complete. */

@@ -9,6 +9,7 @@ import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
 import { isFolder } from '../load/path-kind.js';
 import { pipelineFileDigest } from './pipeline-file-digest.js';
 import { UsageError } from './usage-error.js';
+import { messageOf } from '../text/message-of.js';
 
 /** The compiled pipelines/ folder (dist/pipelines), found from this file in dist/src/cli. */
 function pipelinesDir(): string {
@@ -64,7 +65,7 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
   try {
     return { pipeline: pipeline as Pipeline, options: pipelineRunOptions(pipeline as Pipeline, sha256) };
   } catch (error) {
-    throw new UsageError({ message: `run: ${file}: ${error instanceof Error ? error.message : String(error)}` });
+    throw new UsageError({ message: `run: ${file}: ${messageOf(error)}` });
   }
 }
 

@@ -17,6 +17,7 @@ import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
 import { unknownArgumentsMessage } from './unknown-arguments.js';
 import { missingArgumentsMessage } from './missing-arguments.js';
+import { messageOf } from '../text/message-of.js';
 
 /**
  * Runs the img-etl command line with the given arguments, writing to `streams` (the process's stdout and stderr by
@@ -45,7 +46,7 @@ export async function runCli(
   } catch (caught) {
     const err = withOptionSource(caught, argv); // a value from IMG_ETL_* or --config: said so
     // one line, whatever a pipeline's own error holds (a stage's message, a stack pasted in)
-    streams.stderr.write(`img-etl: ${oneLine(err instanceof Error ? err.message : String(err))}\n`);
+    streams.stderr.write(`img-etl: ${oneLine(messageOf(err))}\n`);
     return err instanceof UsageError ? 2 : 1;
   }
   return exitCode;

@@ -22,6 +22,7 @@ import { LoadError } from '../text/load-error.js';
 import { TOKEN } from '../extract/token.js';
 import { withEnvAndConfig } from './config-file.js';
 import { loadPipeline } from './load-pipeline.js';
+import { messageOf } from '../text/message-of.js';
 
 /** Parsed arguments of a snapshot run. */
 export type SnapshotArgs = ArgumentsCamelCase<{
@@ -150,7 +151,7 @@ export async function runSnapshotCommand(
       progress.error(`interrupted${resume}`, 'interrupted', { pages_kept: kept });
       return { code: EXIT.INTERRUPTED };
     }
-    throw new Error(`${err instanceof Error ? err.message : String(err)}${resume}`, { cause: err });
+    throw new Error(`${messageOf(err)}${resume}`, { cause: err });
   } finally {
     release();
   }

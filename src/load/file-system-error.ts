@@ -3,6 +3,7 @@
  * `ENOSPC: no space left on device, write` that names neither the file nor what to do.
  */
 import { LoadError } from '../text/load-error.js';
+import { messageOf } from '../text/message-of.js';
 
 const REASONS: Record<string, string> = {
   ENOSPC: 'the disk is full',
@@ -39,7 +40,7 @@ function systemCode(cause: unknown): string | undefined {
 export function fileSystemReason(cause: unknown): string {
   const code = systemCode(cause);
   if (code !== undefined && REASONS[code] !== undefined) return `${REASONS[code]} (${code})`;
-  return cause instanceof Error ? cause.message : String(cause);
+  return messageOf(cause);
 }
 
 /** True for an error of a Node file-system call: it names its system call and has a file-system code. */

@@ -13,6 +13,7 @@ import { readManifest } from '../snapshot/read-manifest.js';
 import { oneLine } from '../text/one-line.js';
 import { SNAPSHOT_NAME } from '../snapshot/snapshot-names.js';
 import { PENDING_DIR, removeListedFile } from './publish-folder.js';
+import { messageOf } from '../text/message-of.js';
 
 /** What a snapshot folder is named while it is pruned: this, then the folder's own name. */
 export const PRUNING_PREFIX = '.img-etl-pruning-';
@@ -42,7 +43,7 @@ export async function finishPruning(baseDir: string): Promise<string[]> {
     const name = entry.name.slice(PRUNING_PREFIX.length);
     if (!entry.isDirectory() || !entry.name.startsWith(PRUNING_PREFIX) || !SNAPSHOT_NAME.test(name)) continue;
     await finishFolder(baseDir, name).catch((error: unknown) => {
-      const why = oneLine(error instanceof Error ? error.message : String(error));
+      const why = oneLine(messageOf(error));
       stays.push(`${why}; ${join(baseDir, entry.name)} stays, to be pruned again by the next --snapshot run`);
     });
   }

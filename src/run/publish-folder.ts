@@ -15,6 +15,7 @@ import { readManifest, type ManifestEntry } from '../snapshot/read-manifest.js';
 import { checkFileDigest } from '../load/file-digest.js';
 import { makeFolder } from '../load/make-folder.js';
 import { oneLine } from '../text/one-line.js';
+import { messageOf } from '../text/message-of.js';
 
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';
@@ -65,7 +66,7 @@ export async function recoverBeside(dataDir: string, publishing: string): Promis
   return recoverPending(dataDir).then(
     () => undefined,
     (error: unknown) =>
-      `${oneLine(error instanceof Error ? error.message : String(error))}; it stays, to be tried again by the next ` +
+      `${oneLine(messageOf(error))}; it stays, to be tried again by the next ` +
       `--snapshot run (this run publishes into ${publishing})`,
   );
 }

@@ -2,6 +2,7 @@
 import { LoadError } from '../text/load-error.js';
 import type { Column, ColumnType } from './column-type.js';
 import type { Row, RowValue } from './row.js';
+import { messageOf } from '../text/message-of.js';
 
 /**
  * A derived column `name` of `type` (one of the column types, e.g. `int64`), described by `doc`, whose value is
@@ -78,7 +79,7 @@ function isJsonText(text: string): boolean {
 
 /** The error for a derived column's function that threw for `row`: its name, the row's id, the reason. */
 function deriveFailed(name: string, row: Readonly<Row>, cause: unknown): LoadError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = messageOf(cause);
   return new LoadError({
     code: 'LOAD_DERIVE_FAILED',
     message: `schema: derived column ${JSON.stringify(name)} failed for the record id ${String(row['id'])}: ${reason}`,

@@ -3,6 +3,7 @@
  * It stands below schema, whose column types refuse a value they do not hold with it (LOAD_INVALID_VALUE).
  */
 import { CodedError, type CodedErrorOptions } from './coded-error.js';
+import { messageOf } from './message-of.js';
 
 /** Stable codes of the load stage's errors. */
 export type LoadErrorCode =
@@ -28,6 +29,6 @@ export class LoadError extends CodedError<LoadErrorCode> {
 /** Wraps a format library's failure (anything but a LoadError, which passes through) as LOAD_ENCODE_FAILED. */
 export function encodeFailed(what: string, cause: unknown): LoadError {
   if (cause instanceof LoadError) return cause;
-  const detail = cause instanceof Error ? cause.message : String(cause);
+  const detail = messageOf(cause);
   return new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${what} failed: ${detail}`, cause });
 }
