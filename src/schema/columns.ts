@@ -152,6 +152,7 @@ export const IMAGES: Table = defineTable({
   schemaVersion: SCHEMA_VERSION,
   files: { parquet: 'images.parquet', arrow: 'images.arrow', csv: 'images.csv', rejects: 'rejects.ndjson' },
   diffFiles: { parquet: 'diff.parquet', csv: 'diff.csv' },
+  diffContext: ['collection_id', 'name'],
 });
 
 /** The images' columns that come from record keys, in output order. */
