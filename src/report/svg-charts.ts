@@ -115,9 +115,49 @@ interface SpreadOptions {
   lines?: number;
 }
 
-/** A row's label left of its bar, ending at `x`, cut to fit (the whole label is in the bar's title). */
-function rowLabel(x: number, y: number, content: string): string {
-  return text('', x, y, fit(content, x), 'end');
+/** Where a row label may break: after a name's `_`, a space, `-` or `/`. */
+const BREAK = /[_\s/-]/;
+
+/**
+ * A row label's lines within `width`: itself, or two lines broken after the last break where the first fits (else
+ * after as many characters as fit), the second cut to fit. Names that share a long start (`cognitive_paradigm_…`)
+ * stay whole and distinct, as long as two lines hold them.
+ */
+function labelLines(content: string, width: number): string[] {
+  if (widthOf(content) <= width) return [content];
+  const chars = [...content];
+  let [used, fits, broken] = [0, 0, 0];
+  while (fits < chars.length && (used += em(chars[fits]!) * FONT) <= width) {
+    if (BREAK.test(chars[fits++]!)) broken = fits;
+  }
+  const cut = broken > 0 ? broken : Math.max(1, fits);
+  return [chars.slice(0, cut).join('').trimEnd(), fit(chars.slice(cut).join('').trimStart(), width)];
+}
+
+/** The rows of a bar chart from `top`: each label's lines and its row's `y` (a label on two lines adds a line). */
+function layoutRows(
+  labels: string[],
+  width: number,
+  top: number,
+): { rows: { lines: string[]; y: number }[]; bottom: number } {
+  let bottom = top;
+  const rows = labels.map((label) => {
+    const lines = labelLines(label, width);
+    const extra = (lines.length - 1) * LABEL_LINE;
+    const row = { lines, y: bottom + extra / 2 }; // a one-line row's top, centred in the taller row
+    bottom += ROW + extra;
+    return row;
+  });
+  return { rows, bottom };
+}
+
+/** A row's label left of its bar, its lines ending at `x`, centred on line `y` (the whole label is in the title). */
+function rowLabel(x: number, y: number, lines: string[]): string {
+  if (lines.length === 1) return text('', x, y, lines[0]!, 'end');
+  const first = y - ((lines.length - 1) * LABEL_LINE) / 2;
+  const at = (n: number) => Number(n.toFixed(1));
+  const spans = lines.map((l, i) => `<tspan x="${at(x)}" y="${at(first + i * LABEL_LINE)}">${escapeHtml(l)}</tspan>`);
+  return `<text x="${at(x)}" y="${at(first)}" text-anchor="end">${spans.join('')}</text>`;
 }
 
 /** The width of the label column for `labels`: as wide as the longest, within LABEL_SHARE of the chart. */
@@ -157,12 +197,17 @@ export function barChart(id: string, title: string, points: Point[], axis: strin
   );
   const left = labelColumn(points.map((p) => p.label));
   const plot = CHART_WIDTH - left - Math.max(...values.map((v) => widthOf(v)), 0) - 8;
-  const height = points.length * ROW + 30;
+  const { rows, bottom } = layoutRows(
+    points.map((p) => p.label),
+    left - 6,
+    4,
+  );
+  const height = bottom + 26;
   const parts = [open(id, title, height)];
   points.forEach((p, i) => {
-    const y = i * ROW + 4;
+    const { lines, y } = rows[i]!;
     const w = Math.max(p.value > 0 ? 1 : 0, (plot * p.value) / max);
-    parts.push(rowLabel(left - 6, y + 15, p.label));
+    parts.push(rowLabel(left - 6, y + 15, lines));
     const rect = `x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${ROW - 8}" fill="${PALETTE[0]}"`;
     parts.push(mark('rect', rect, p, `${p.label}: ${values[i]!}`));
     parts.push(text('', left + w + 5, y + 15, values[i]!));
@@ -234,12 +279,17 @@ export function stackedChart(id: string, title: string, rows: StackedRow[], lege
   const plot = CHART_WIDTH - left - widthOf('100.0%') - 10;
   const parts: string[] = [];
   const top = legendOf(legend, parts) + 4;
-  const height = top + rows.length * ROW + 26;
+  const layout = layoutRows(
+    rows.map((r) => r.label),
+    left - 6,
+    top,
+  );
+  const height = layout.bottom + 26;
   rows.forEach((row, i) => {
-    const y = top + i * ROW;
+    const { lines, y } = layout.rows[i]!;
     const total = row.parts.reduce((a, b) => a + b, 0);
     let x = left;
-    parts.push(rowLabel(left - 6, y + 15, row.label));
+    parts.push(rowLabel(left - 6, y + 15, lines));
     row.parts.forEach((value, k) => {
       const w = total === 0 ? 0 : (plot * value) / total;
       const p = { label: `${row.label} / ${legend[k]}`, value };

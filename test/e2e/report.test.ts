@@ -22,6 +22,21 @@ const readJson = async <T>(path: string) => JSON.parse(await readFile(path, 'utf
 const DATA_SCRIPT = /<script type="application\/json" id="report-data">([^<]*)<\/script>/;
 const embedded = (html: string) => JSON.parse(DATA_SCRIPT.exec(html)![1]!) as ReportData;
 
+/** The `<svg data-chart="…">` of a page, up to its end. */
+function chartOf(html: string, id: string): string {
+  const at = html.indexOf(`<svg data-chart="${id}"`);
+  expect(at, `chart ${id}`).toBeGreaterThanOrEqual(0);
+  return html.slice(at, html.indexOf('</svg>', at));
+}
+
+/** An element's text as a browser reads it: tags dropped, character references decoded. */
+const textOf = (markup: string) =>
+  markup.replace(/<[^>]*>/g, '').replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+
+/** The row labels of a bar or stacked chart (drawn ending at the plot's left), as read. */
+const rowLabels = (chart: string) =>
+  [...chart.matchAll(/<text[^>]* text-anchor="end">(.*?)<\/text>/g)].map((m) => textOf(m[1]!));
+
 beforeAll(async () => {
   dir = await tempDir();
   snaps = await makeReportSnapshots(join(dir, 'snaps'), 1500);
@@ -120,6 +135,15 @@ describe('the report of a --snapshot run', () => {
     for (const o of owners) expect([o.owner, o.records]).toEqual([o.owner, want.get(o.owner)]);
     const least = Math.min(...owners.map((o) => o.records)); // the chart holds the owners with most maps
     expect([...want.values()].filter((n) => n > least).length).toBeLessThanOrEqual(owners.length);
+  });
+
+  it("draws each column's name whole in the fill chart: one label per row, none cut, none alike", async () => {
+    const html = await readFile(join(snaps.folders[1]!, 'report.html'), 'utf8');
+    const long = reports[1]!.fill.filter((f) => f.column.length > 20).map((f) => f.column);
+    expect(long).toEqual(
+      expect.arrayContaining(['cognitive_paradigm_short_description', 'cognitive_contrast_cogatlas']),
+    );
+    expect(rowLabels(chartOf(html, 'fill'))).toEqual(reports[1]!.fill.map((f) => f.column));
   });
 
   it('has the drift since the last snapshot as DuckDB joins the two, and the count over both snapshots', async () => {
