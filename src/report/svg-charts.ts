@@ -305,24 +305,22 @@ export function stackedChart(id: string, title: string, rows: StackedRow[], lege
 }
 
 /**
- * A line through the points in order, each a dot with its value over it and its label under the axis, on up to three
- * lines (a label that would still touch another is left out, the last point's kept; every dot has its label and value
- * on hover).
+ * A line of counts through the points in order, on a y axis from 0 (a change of a few among thousands stays a small
+ * step), each a dot with its value over it and its label under the axis, on up to three lines (a label that would
+ * still touch another is left out, the last point's kept; every dot has its label and value on hover).
  */
 export function lineChart(id: string, title: string, points: Point[], xAxis: string, yAxis: string): string {
-  const values = points.map((p) => p.value);
-  const [lo, hi] = [Math.min(...values), Math.max(...values)];
-  const ticks = hi === lo ? [hi] : [lo, hi];
+  const hi = Math.max(0, ...points.map((p) => p.value));
+  const ticks = hi === 0 ? [0] : [0, hi];
   const [left, top, plotH] = [Math.max(...ticks.map((v) => widthOf(formatNumber(v), SMALL))) + 28, 24, 124];
   const plotW = CHART_WIDTH - left - 24;
-  const span = hi - lo || Math.max(1, hi);
-  const base = hi === lo ? Math.max(0, lo - span / 2) : lo;
+  const span = hi || 1;
   const xy = points.map((p, i): [number, number] => [
     left + (points.length === 1 ? plotW / 2 : (plotW * i) / (points.length - 1)),
-    top + plotH * (1 - (p.value - base) / span),
+    top + plotH * (1 - p.value / span),
   ]);
   const parts = ticks.map((v) => {
-    const y = top + plotH * (1 - (v - base) / span);
+    const y = top + plotH * (1 - v / span);
     const grid = `<line class="grid" x1="${left}" x2="${CHART_WIDTH - 24}" y1="${y}" y2="${y}"/>`;
     return grid + text('tick', left - 4, y + 4, formatNumber(v), 'end');
   });

@@ -146,6 +146,25 @@ describe('the report of a --snapshot run', () => {
     expect(rowLabels(chartOf(html, 'fill'))).toEqual(reports[1]!.fill.map((f) => f.column));
   });
 
+  it('draws "Records per snapshot" from 0: each dot as high above the 0 line as its records say', async () => {
+    const html = await readFile(join(snaps.folders[1]!, 'report.html'), 'utf8');
+    const chart = chartOf(html, 'history');
+    const ticks = new Map(
+      [...chart.matchAll(/<line class="grid"[^>]* y1="([\d.]+)"[^>]*\/><text class="tick"[^>]*>([^<]*)<\/text>/g)].map(
+        (m) => [textOf(m[2]!), Number(m[1])],
+      ),
+    );
+    expect(ticks.has('0')).toBe(true);
+    const dots = [...chart.matchAll(/<circle [^>]*cy="([\d.]+)"[^>]* data-value="(\d+)"/g)].map((m) => ({
+      y: Number(m[1]),
+      records: Number(m[2]),
+    }));
+    expect(dots.map((d) => d.records)).toEqual(reports[1]!.history.map((h) => h.records));
+    const [top, value] = [...ticks].find(([label]) => label !== '0')!.reverse() as [number, string];
+    const scale = (ticks.get('0')! - top) / Number(value.replaceAll(',', ''));
+    for (const d of dots) expect(ticks.get('0')! - d.y).toBeCloseTo(d.records * scale, 0);
+  });
+
   it('has the drift since the last snapshot as DuckDB joins the two, and the count over both snapshots', async () => {
     const [older, newer] = snaps.folders.map((f) => join(f, 'images.parquet'));
     const want = await expectedDrift(db, older!, newer!);
