@@ -131,7 +131,10 @@ function labelLines(content: string, width: number): string[] {
     if (BREAK.test(chars[fits++]!)) broken = fits;
   }
   const cut = broken > 0 ? broken : Math.max(1, fits);
-  return [chars.slice(0, cut).join('').trimEnd(), fit(chars.slice(cut).join('').trimStart(), width)];
+  // A space broken at starts the second line, where it shows nothing but keeps the words apart in the text read.
+  const first = chars.slice(0, cut).join('');
+  const space = /\s$/.test(first) ? ' ' : '';
+  return [first.trimEnd(), fit(space + chars.slice(cut).join('').trimStart(), width)];
 }
 
 /** The rows of a bar chart from `top`: each label's lines and its row's `y` (a label on two lines adds a line). */

@@ -146,6 +146,24 @@ describe('the report of a --snapshot run', () => {
     expect(rowLabels(chartOf(html, 'fill'))).toEqual(reports[1]!.fill.map((f) => f.column));
   });
 
+  it('names the largest collections by their id and by their name in the collections table', async () => {
+    const [images, collections] = ['images.parquet', 'collections.parquet'].map((f) =>
+      sqlString(join(snaps.folders[1]!, f)),
+    );
+    const sql = `SELECT c.id, c.name FROM ${collections!} AS c WHERE c.id IN (SELECT collection_id FROM ${images!})`;
+    const names = new Map((await query(db, sql)).map((r) => [Number(r['id']), r['name'] as string | null]));
+    const largest = reports[1]!.collections.largest;
+    expect(largest.length).toBeGreaterThan(5);
+    expect(largest.map((l) => l.name)).toEqual(largest.map((l) => names.get(l.collection_id) ?? null));
+    expect(largest.filter((l) => typeof l.name === 'string' && l.name.length > 30).length).toBeGreaterThan(0);
+    const chart = chartOf(await readFile(join(snaps.folders[1]!, 'report.html'), 'utf8'), 'largest-collections');
+    const titles = [...chart.matchAll(/<title>([^<]*)<\/title>/g)].map((m) => textOf(m[1]!));
+    const named = largest.map((l) => `${l.collection_id} · ${l.name}: `);
+    expect(titles.map((t, k) => t.slice(0, named[k]?.length))).toEqual(named);
+    const drawn = rowLabels(chart);
+    largest.forEach((l, k) => expect(drawn[k]).toMatch(new RegExp(`^${l.collection_id} · \\S`)));
+  });
+
   it('draws "Records per snapshot" from 0: each dot as high above the 0 line as its records say', async () => {
     const html = await readFile(join(snaps.folders[1]!, 'report.html'), 'utf8');
     const chart = chartOf(html, 'history');
