@@ -82,10 +82,7 @@ export class SideCursor {
       return k === undefined ? undefined : batch.data.children[k];
     };
     this.columns = this.names.map(column);
-    this.contextVectors = this.context.map((c) => {
-      const data = column(c.name);
-      return data === undefined ? undefined : makeVector(data);
-    });
+    this.contextVectors = this.context.map((c) => column(c.name) && makeVector(column(c.name)!));
     const ids = column(ID_COLUMN);
     if (ids === undefined)
       throw new DiffError({

@@ -138,13 +138,9 @@ function labelLines(content: string, width: number): string[] {
 }
 
 /** The rows of a bar chart from `top`: each label's lines and its row's `y` (a label on two lines adds a line). */
-function layoutRows(
-  labels: string[],
-  width: number,
-  top: number,
-): { rows: { lines: string[]; y: number }[]; bottom: number } {
+function layoutRows(labelled: { label: string }[], width: number, top: number) {
   let bottom = top;
-  const rows = labels.map((label) => {
+  const rows = labelled.map(({ label }) => {
     const lines = labelLines(label, width);
     const extra = (lines.length - 1) * LABEL_LINE;
     const row = { lines, y: bottom + extra / 2 }; // a one-line row's top, centred in the taller row
@@ -200,11 +196,7 @@ export function barChart(id: string, title: string, points: Point[], axis: strin
   );
   const left = labelColumn(points.map((p) => p.label));
   const plot = CHART_WIDTH - left - Math.max(...values.map((v) => widthOf(v)), 0) - 8;
-  const { rows, bottom } = layoutRows(
-    points.map((p) => p.label),
-    left - 6,
-    4,
-  );
+  const { rows, bottom } = layoutRows(points, left - 6, 4);
   const height = bottom + 26;
   const parts = [open(id, title, height)];
   points.forEach((p, i) => {
@@ -282,11 +274,7 @@ export function stackedChart(id: string, title: string, rows: StackedRow[], lege
   const plot = CHART_WIDTH - left - widthOf('100.0%') - 10;
   const parts: string[] = [];
   const top = legendOf(legend, parts) + 4;
-  const layout = layoutRows(
-    rows.map((r) => r.label),
-    left - 6,
-    top,
-  );
+  const layout = layoutRows(rows, left - 6, top);
   const height = layout.bottom + 26;
   rows.forEach((row, i) => {
     const { lines, y } = layout.rows[i]!;
