@@ -10,6 +10,7 @@ import type { PageRecords } from '../schema/row.js';
 import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { checksumProblem, pageChecksum } from './page-checksum.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
+import { onPath } from '../load/file-system-error.js';
 import { makeFolders } from '../load/make-folder.js';
 import { readRegularFile, RegularFileError } from '../load/read-regular-file.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
@@ -86,8 +87,14 @@ async function keptIdentity(
   if (existing !== undefined && stale === undefined && options.fresh !== true) return existing;
   await emptyStaging(dir);
   const kept = { ...identity, format: STAGING_FORMAT };
-  await writeFile(join(dir, IDENTITY), JSON.stringify(kept) + '\n');
+  await writeIdentity(dir, kept);
   return kept;
+}
+
+/** Writes the staging's identity (run.json). */
+async function writeIdentity(dir: string, identity: CheckpointIdentity): Promise<void> {
+  const path = join(dir, IDENTITY);
+  await onPath(path, () => writeFile(path, JSON.stringify(identity) + '\n'));
 }
 
 /** The notice for staged pages that did not read back as their journal lines say: they are fetched again. */
@@ -458,7 +465,7 @@ export class Checkpoint {
     await this.journal.close().catch(() => undefined);
     await emptyStaging(this.dir);
     this.identity = { ...identity, format: STAGING_FORMAT };
-    await writeFile(join(this.dir, IDENTITY), JSON.stringify(this.identity) + '\n');
+    await writeIdentity(this.dir, this.identity);
     this.journal = await open(join(this.dir, JOURNAL), 'a');
     this.entries = [];
     this.staged.clear();
@@ -493,7 +500,7 @@ export class Checkpoint {
   }
 
   private async append(entry: JournalEntry): Promise<void> {
-    await this.journal.write(JSON.stringify(entry) + '\n');
+    await onPath(join(this.dir, JOURNAL), () => this.journal.write(JSON.stringify(entry) + '\n'));
   }
 }
 
@@ -587,7 +594,7 @@ async function rewriteJournal(path: string, entries: JournalEntry[]): Promise<vo
 async function replaceFile(path: string, data: string | Uint8Array): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(4).toString('hex')}`);
   try {
-    await writeFile(temp, data);
+    await onPath(path, () => writeFile(temp, data));
     await rename(temp, path).catch(async (err: unknown) => {
       if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
       await removeStaged(path); // an empty folder in its place

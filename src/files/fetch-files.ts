@@ -12,6 +12,7 @@ import { DiffError } from '../snapshot/diff-error.js';
 import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
+import { fileSystemError } from '../load/file-system-error.js';
 import { makeFolder } from '../load/make-folder.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
@@ -158,18 +159,23 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
   const planned = await planSelection(options, KEPT_SELECTION);
   await makeFolder(options.outDir, 'files');
   const lock = join(options.outDir, LOCK);
-  const taken = await takeRunLock(lock);
-  if (!taken.taken)
-    throw new FilesError({
-      code: 'FILES_LOCKED',
-      message: `files: ${options.outDir} is in use by another img-etl run (${taken.holder})`,
-    });
   try {
-    if (taken.tookOver !== undefined)
-      options.onEvent?.({ type: 'lock', message: `files: took over the stale lock ${lock} (${taken.tookOver})` });
-    return await fetchPlanned(options, planned, started);
-  } finally {
-    await releaseRunLock(lock);
+    const taken = await takeRunLock(lock);
+    if (!taken.taken)
+      throw new FilesError({
+        code: 'FILES_LOCKED',
+        message: `files: ${options.outDir} is in use by another img-etl run (${taken.holder})`,
+      });
+    try {
+      if (taken.tookOver !== undefined)
+        options.onEvent?.({ type: 'lock', message: `files: took over the stale lock ${lock} (${taken.tookOver})` });
+      return await fetchPlanned(options, planned, started);
+    } finally {
+      await releaseRunLock(lock);
+    }
+  } catch (cause) {
+    // A file-system call that fails (a full disk) is one line naming the file it was on, else the output folder.
+    throw fileSystemError({ stage: 'files', action: 'write to', path: options.outDir, cause });
   }
 }
 
