@@ -136,23 +136,30 @@ async function readBase(
   // Only the files its manifest lists (and so checks): a data file beside them it does not list is someone's.
   const imagesFile = join(dir, names.has(table.files.parquet) ? table.files.parquet : table.files.arrow);
   const collections = await baseCollections(dir);
-  const { unattributed } = await countRows(imagesFile, collections);
   const rejectsPath = join(dir, IMAGES.files.rejects);
   if (names.has(IMAGES.files.rejects)) await verifySnapshotFile(rejectsPath);
   const rejects = names.has(IMAGES.files.rejects) ? await carriedRejectsOf(rejectsPath) : [];
-  let alone = unattributed;
-  for (const reject of rejects) {
-    const collection = reject.collection === null ? undefined : collections.get(reject.collection);
-    if (collection === undefined) alone++;
-    else collection.rows++;
-  }
+  // Each row and reject counted into its collection; one of a collection the table does not hold is vouched for by no
+  // collections list (the run reads that collection's own list), one of no collection by no list at all.
+  const unlisted = new Set<number>();
+  let unattributed = 0;
+  const count = (cid: number | null) => {
+    const collection = cid === null ? undefined : collections.get(cid);
+    if (collection !== undefined) collection.rows++;
+    else if (cid === null) unattributed++;
+    else unlisted.add(cid);
+  };
+  await eachCollectionId(imagesFile, count);
+  for (const reject of rejects) count(reject.collection);
+  if (unattributed > 0)
+    throw new Error(`${unattributed} of its records have no usable collection_id: no list shows they are still served`);
   const normalisationPath = join(dir, FILE_NAMES.normalisation);
   await verifySnapshotFile(normalisationPath);
   const normalisation = await NormalisationByCollection.read(normalisationPath);
   const lastFullAt = String(typeof manifest.last_full_at === 'string' ? manifest.last_full_at : manifest.started_at);
   const missing = manifest.missing as number;
   const base = { name, dir, manifestSha256, imagesFile, lastFullAt, rejects, collections, normalisation };
-  return { ...base, unattributed: alone, missing };
+  return { ...base, unlisted, missing };
 }
 
 /**
@@ -175,22 +182,14 @@ async function baseCollections(dir: string): Promise<Map<number, BaseCollection>
   return collections;
 }
 
-/** Counts the base's image rows into their collections; resolves to the rows of no collection it lists. */
-async function countRows(path: string, collections: Map<number, BaseCollection>): Promise<{ unattributed: number }> {
+/** Calls `visit` with each of the base's image rows' collection_id (null where it has none), in file order. */
+async function eachCollectionId(path: string, visit: (cid: number | null) => void): Promise<void> {
   const opened = await readSnapshotRows(path, { columns: ['collection_id'] });
-  let unattributed = 0;
   try {
-    for await (const batch of opened.batches) {
-      for (const cid of numbers(batch, 'collection_id')) {
-        const collection = cid === null ? undefined : collections.get(cid);
-        if (collection === undefined) unattributed++;
-        else collection.rows++;
-      }
-    }
+    for await (const batch of opened.batches) for (const cid of numbers(batch, 'collection_id')) visit(cid);
   } finally {
     await opened.close();
   }
-  return { unattributed };
 }
 
 /**

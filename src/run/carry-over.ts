@@ -72,9 +72,9 @@ async function* stagedRows(batches: AsyncIterable<RowBatch>, rejects: Reject[]):
   }
 }
 
-/** Whether a base row (or reject) of collection `cid` is carried over: its collection is, or the base knew none. */
+/** Whether a base row (or reject) of collection `cid` is carried over: its collection is (collectIncremental's). */
 function isCarried(over: CarryOver, cid: unknown): boolean {
-  return typeof cid !== 'number' || !over.base.collections.has(cid) || over.carried.has(cid);
+  return typeof cid === 'number' && over.carried.has(cid);
 }
 
 /**
