@@ -5,8 +5,12 @@
  * scripted one with the collection endpoints where the bundled service has no knob (a collection the collections list
  * does not show).
  */
+import { copyFile, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
+import { Random } from '../../src/service/random.js';
 import { recordsIn, startCollectionsServer } from '../helpers/collections-server.js';
 import {
   expectExact,
@@ -14,6 +18,7 @@ import {
   incrementalFixture,
   manifestOf,
   snapshot,
+  snapshotInProcess,
 } from '../helpers/incremental-snapshots.js';
 import { runCliHere } from '../helpers/run-cli.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
@@ -126,5 +131,56 @@ describe('a record the base never got (it failed in every list)', () => {
     // Without --max-missing the run is incomplete, as a full run of the same service is: exit 3, latest kept.
     const strict = await snapshot(s, base, ...retries);
     expect(strict.code, strict.stderr).toBe(3);
+  });
+});
+
+/** The sha256 of a file, hex. */
+const sha256Of = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
+
+describe('a base whose images file was swapped and whose manifest was edited to fit it', () => {
+  it('is caught by its images.index as its rows are carried: a full pass, said in a line', async () => {
+    const s = await serve(600, 93);
+    const [base, full] = [await newDir(), await newDir()];
+    await snapshotInProcess(s, base);
+    const older = (await readdir(base)).find((n) => /^\d{8}T/.test(n))!;
+    s.dataset.edit(5, new Random(14));
+    await snapshotInProcess(s, base);
+    // The earlier snapshot's images.parquet (the same ids, five records' old values) in the latest, its manifest fit.
+    const latest = join(base, 'latest');
+    await copyFile(join(base, older, 'images.parquet'), join(latest, 'images.parquet'));
+    const path = join(latest, 'manifest.json');
+    const manifest = JSON.parse(await readFile(path, 'utf8')) as { files: Record<string, unknown>[] };
+    const file = manifest.files.find((f) => f['name'] === 'images.parquet')!;
+    file['bytes'] = (await readFile(join(latest, 'images.parquet'))).length;
+    file['sha256'] = await sha256Of(join(latest, 'images.parquet'));
+    await writeFile(path, JSON.stringify(manifest, null, 2));
+    const run = await snapshot(s, base);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/img-etl: a full pass: .*images\.parquet.* does not match its images\.index/);
+    const now = await manifestOf(base);
+    expect(now).toMatchObject({ kind: 'full', complete: true });
+    expect(now.full_because).toMatch(/does not match its images\.index/);
+    expect((await snapshot(s, full, '--full')).code).toBe(0);
+    await expectSameDataFiles(base, full);
+  });
+
+  it('without images.index (its line gone from the manifest too) is no base: a full pass, said in a line', async () => {
+    const s = await serve(300, 94);
+    const base = await newDir();
+    await snapshotInProcess(s, base);
+    const path = join(base, 'latest', 'manifest.json');
+    const manifest = JSON.parse(await readFile(path, 'utf8')) as { files: { name: string }[] };
+    await writeFile(
+      path,
+      JSON.stringify({ ...manifest, files: manifest.files.filter((f) => f.name !== 'images.index') }),
+    );
+    await rm(join(base, 'latest', 'images.index'));
+    const run = await snapshot(s, base);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/img-etl: a full pass: the earlier snapshot \S+ holds no images\.index/);
+    expect(await manifestOf(base)).toMatchObject({ kind: 'full', complete: true });
   });
 });
