@@ -89,14 +89,14 @@ function isCarried(over: CarryOver, cid: unknown): boolean {
  */
 async function* carriedRows(over: CarryOver, table: Table): AsyncIterable<Row> {
   const { imagesFile, dir } = over.base;
-  const index = await SnapshotIndexReader.open(dir);
-  if ('none' in index) throw new BaseRowMismatch(index.none);
   const opened = await readSnapshotRows(imagesFile);
+  const index = await SnapshotIndexReader.open(dir);
   const [hasher, hash] = [new RowHasher(table), new Uint32Array(2)];
   const mismatch = (where: string) =>
     new BaseRowMismatch(`${imagesFile} does not match its ${FILE_NAMES.index} ${where}`);
   let at = 0;
   try {
+    if ('none' in index) throw new BaseRowMismatch(index.none);
     for await (const batch of opened.batches)
       for (const row of rowsFromBatch(batch, table)) {
         const carried = isCarried(over, row['collection_id']);
@@ -112,7 +112,7 @@ async function* carriedRows(over: CarryOver, table: Table): AsyncIterable<Row> {
     if (await index.ready().catch(() => true)) throw mismatch(`in length (it holds more than ${at} rows)`);
   } finally {
     await opened.close();
-    await index.close();
+    if (!('none' in index)) await index.close();
   }
 }
 
