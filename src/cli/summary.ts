@@ -219,12 +219,12 @@ export function proofLine(m: Manifest): string {
 function incrementalProofLine(m: Manifest, inc: NonNullable<Manifest['completeness']['incremental']>): string {
   const r = m.completeness.reconciliation;
   const read = `${plural(inc.read_collections, 'collection', 'collections')} new or changed, read in id order`;
-  const orphans = inc.base_missing > 0 ? ` less the ${inc.base_missing} its base never got` : '';
+  const missing = m.missing > 0 ? ` plus the ${m.missing} missing` : '';
   const list = `collections list ${m.completeness.collections.received} of ${m.completeness.collections.expected}`;
   return (
     `incremental since ${inc.base} (last full pass ${m.last_full_at}): ${read} (+${r.added} records, ` +
     `-${r.removed}), ${inc.carried_collections} carried over; the image list counts ${inc.count}, ` +
-    `the rows held${orphans}; ${list}, read before and after`
+    `the rows held${missing}; ${list}, read before and after`
   );
 }
 

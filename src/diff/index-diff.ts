@@ -10,7 +10,7 @@
 import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { DiffError } from '../snapshot/diff-error.js';
 import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
-import { SnapshotIndexReader } from './snapshot-index-reader.js';
+import { SnapshotIndexReader } from '../run/snapshot-index-reader.js';
 import { join } from 'node:path';
 import { isFile } from '../load/path-kind.js';
 import { FILE_NAMES } from '../snapshot/formats.js';

@@ -16,7 +16,7 @@ import { DiffError } from '../snapshot/diff-error.js';
 import { isFile } from '../load/path-kind.js';
 import { diffIndexedFolders } from '../diff/index-diff.js';
 import { resolveSnapshotFile } from '../snapshot/resolve-snapshot-file.js';
-import { SnapshotIndexReader } from '../diff/snapshot-index-reader.js';
+import { SnapshotIndexReader } from '../run/snapshot-index-reader.js';
 import { listedFile } from '../snapshot/verify-snapshot-file.js';
 import { FILE_NAMES, type Format } from '../snapshot/formats.js';
 import { latestSnapshot } from '../snapshot/snapshot-names.js';
