@@ -14,38 +14,27 @@ function fileFault(describe: string) {
   return { type: 'number', default: 0, describe, group: 'File faults:' } as const;
 }
 
-// The options most runs set come first, in a group of their own: yargs prints groups in the order they first appear,
-// and its own group ("Options:", --help and --version) last.
 const SERVE_OPTIONS = {
-  port: { type: 'number', default: 8000, describe: 'Port to listen on (0: any free port)', group: 'Service:' },
-  records: {
-    type: 'number',
-    describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)`,
-    group: 'Service:',
-  },
+  host: { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' },
+  port: { type: 'number', default: 8000, describe: 'Port to listen on (0: any free port)' },
   data: {
     type: 'string',
     describe: 'Serve the records of this NDJSON file, in file order (URLs re-based on the served origin)',
-    group: 'Service:',
   },
+  records: {
+    type: 'number',
+    describe: `Generated records (default ${DEFAULT_RECORDS}, or 0 with --data; with --data they are mixed in)`,
+  },
+  seed: { type: 'number', default: 1, describe: 'Seed of the generated records (same seed and count: same bytes)' },
   admin: {
     type: 'boolean',
     default: false,
     describe: 'Serve POST /admin/change?kind=…&collections=K&seed=S, which changes K random collections (see docs)',
-    group: 'Service:',
   },
-  seed: {
-    type: 'number',
-    default: 1,
-    describe: 'Seed of the generated records (same seed and count: same bytes)',
-    group: 'Service:',
-  },
-  host: { type: 'string', default: '127.0.0.1', describe: 'Address to listen on', group: 'Service:' },
   'api-token': {
     type: 'string',
     array: true,
     describe: 'An API token the service accepts (Authorization: Token …; repeatable); any other token gets 401',
-    group: 'Service:',
   },
   workers: {
     type: 'number',
@@ -212,6 +201,8 @@ export function serveCommand(io: CommandIo): CommandModule<object, ServeArgs> {
       'the fault knobs act on GET and HEAD of all of them, the unstable-order ones on the two unordered lists',
     builder: (y) =>
       y
+        // The options most runs set first: yargs prints groups in the order they are made, its own "Options:" last.
+        .group(['port', 'records', 'data', 'admin', 'seed', 'host', 'api-token'], 'Service:')
         .options(SERVE_OPTIONS)
         .example('$0 serve --port 0 --records 1000000', 'A million generated records on a free port')
         .example('$0 serve --data records.ndjson --records 500', 'Your records (one a line), 500 generated mixed in')
