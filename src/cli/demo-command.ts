@@ -9,7 +9,6 @@ import type { Row } from '../schema/row.js';
 import { formatTimestampMicros } from '../schema/timestamp.js';
 import { readNdjsonLines } from '../service/data-records.js';
 import { oneLine } from '../text/one-line.js';
-import { EXIT } from './exit-codes.js';
 import { runSnapshotCommand } from './snapshot-command.js';
 import { folderOption, parseFormats, positiveInt } from './snapshot-options.js';
 
@@ -94,7 +93,7 @@ async function runDemo(args: DemoArgs, io: CommandIo): Promise<void> {
         `(${run}): ${dataDir}\n`,
     );
     io.stdout.write(tryNext(first.result.dataDir, dataDir, join(outDir, 'latest')));
-    io.setExitCode(EXIT.OK);
+    io.setExitCode(second.code);
   } finally {
     await service.close();
   }
