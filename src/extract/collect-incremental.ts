@@ -258,6 +258,7 @@ function collected(ended: Ended): IncrementalCollected {
       carried_records: carriedRows,
       read_collections: reconciliation.readings.length,
       vanished_collections: [...base.collections.keys()].filter((cid) => !listing.sizes.has(cid)).length,
+      base_records: [...base.collections.values()].reduce((n, c) => n + c.rows, base.unattributed),
       count,
       base_missing: base.missing,
     },

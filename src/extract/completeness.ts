@@ -92,6 +92,8 @@ export interface IncrementalProof {
   read_collections: number;
   /** Collections of the base no longer listed: their rows are gone. */
   vanished_collections: number;
+  /** Rows the base held, images and rejects: the rows read take the place of those not carried over. */
+  base_records: number;
   /** The image list's `count` at the end, and the records the base's service counted but never served (looked for). */
   count: number;
   base_missing: number;

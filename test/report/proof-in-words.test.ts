@@ -74,7 +74,7 @@ describe('the completeness proof in words', () => {
   it('says what an incremental run built on, read and carried over, and the count it was held to', () => {
     const incremental = {
       ...{ base: '20261120T031700.000Z', carried_collections: 410, carried_records: 19_800, read_collections: 2 },
-      ...{ vanished_collections: 1, count: 20_004, base_missing: 4 },
+      ...{ vanished_collections: 1, count: 20_004, base_missing: 4, base_records: 20_010 },
     };
     const proof: Completeness = {
       ...onePass,
