@@ -43,6 +43,8 @@ export interface IncrementalBase {
    * so they are never carried over, but read through their collection's own list.
    */
   unlisted: ReadonlySet<number>;
+  /** Its rows, images and rejects. */
+  rows: number;
   /** The records its service counted but never served (its manifest's `missing`): looked for, never carried. */
   missing: number;
 }
@@ -258,7 +260,7 @@ function collected(ended: Ended): IncrementalCollected {
       carried_records: carriedRows,
       read_collections: reconciliation.readings.length,
       vanished_collections: [...base.collections.keys()].filter((cid) => !listing.sizes.has(cid)).length,
-      base_records: [...base.collections.values()].reduce((n, c) => n + c.rows, base.unattributed),
+      base_records: base.rows,
       count,
       base_missing: base.missing,
     },

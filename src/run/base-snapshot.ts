@@ -149,8 +149,9 @@ async function readBase(
   // Each row and reject counted into its collection; one of a collection the table does not hold is vouched for by no
   // collections list (the run reads that collection's own list), one of no collection by no list at all.
   const unlisted = new Set<number>();
-  let unattributed = 0;
+  let [rows, unattributed] = [0, 0];
   const count = (cid: number | null) => {
+    rows++;
     const collection = cid === null ? undefined : collections.get(cid);
     if (collection !== undefined) collection.rows++;
     else if (cid === null) unattributed++;
@@ -167,7 +168,7 @@ async function readBase(
   const lastFullAt = String(typeof manifest.last_full_at === 'string' ? manifest.last_full_at : manifest.started_at);
   const missing = manifest.missing as number;
   const base = { name, dir, manifestSha256, imagesFile, lastFullAt, rejects, collections, normalisation };
-  return { ...base, unlisted, missing };
+  return { ...base, rows, unlisted, missing };
 }
 
 /**
