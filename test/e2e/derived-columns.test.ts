@@ -183,3 +183,74 @@ describe('img-etl run derived-columns', () => {
     expect(sha(secondManifest, 'images.csv')).toBe(sha(manifest, 'images.csv'));
   });
 });
+
+/** A pipeline file adding `add_second` (int64), computed by `value`, an expression of `row`; the library's by path. */
+function secondsPipeline(value: string): string {
+  const lib = join(CLI, '..', '..', 'index.js');
+  return [
+    `import { definePipeline, derivedColumn, int64 } from '${lib}';`,
+    'export default definePipeline({',
+    "  name: 'seconds',",
+    "  description: 'Every image with add_second, add_date in whole seconds',",
+    "  formats: ['parquet', 'csv'],",
+    `  columns: [derivedColumn('add_second', int64, 'add_date in seconds', (row) => ${value})],`,
+    '});',
+  ].join('\n');
+}
+
+/** A row's add_date (UTC microseconds, a BigInt) in whole seconds, as a BigInt: what a pipeline computes from it. */
+const SECONDS = "typeof row['add_date'] === 'bigint' ? row['add_date'] / 1000000n : null";
+
+describe('a derived int64 column', () => {
+  it('takes a BigInt within the safe integers as that integer, in Parquet and CSV', async () => {
+    const service = await startFixtureService({ records: 150, seed: 65 });
+    services.push(service);
+    const dir = await newDir();
+    const file = join(dir, 'seconds.mjs');
+    await writeFile(file, secondsPipeline(SECONDS));
+    const out = join(dir, 'data');
+    const run = await runCliHere(['run', file, '--base-url', service.url, '--out', out, '--quiet']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const db = await openDuckDB();
+    const parquet = sqlString(join(out, 'images.parquet'));
+    const [type] = await query(db, `SELECT typeof(add_second) AS t FROM read_parquet(${parquet}) LIMIT 1`);
+    expect(type?.['t']).toBe('BIGINT');
+    const csv = sqlString(join(out, 'images.csv'));
+    const fromCsv = await query(
+      db,
+      `SELECT id, add_second FROM read_csv(${csv}, all_varchar = true) ORDER BY id::BIGINT`,
+    );
+    const fromParquet = await query(db, `SELECT id, add_second FROM read_parquet(${parquet}) ORDER BY id`);
+    expect(fromParquet).toHaveLength(service.dataset.size);
+    let dated = 0;
+    for (const [i, row] of fromParquet.entries()) {
+      const served = JSON.parse(service.dataset.recordJson(Number(row['id']), service.url)) as Record<string, unknown>;
+      const text = served['add_date'];
+      const want = typeof text === 'string' && text !== '' ? BigInt(Math.trunc(Date.parse(text) / 1000)) : null;
+      if (want !== null) dated++;
+      expect(row['add_second'], `id ${String(row['id'])}`).toBe(want);
+      expect(fromCsv[i]?.['add_second'], `id ${String(row['id'])}`).toBe(want === null ? null : String(want));
+    }
+    expect(dated).toBeGreaterThan(100);
+  });
+
+  it.each([
+    ['9007199254740992n', '9007199254740992'],
+    ['-9007199254740992n', '-9007199254740992'],
+    ['2n ** 64n', '18446744073709551616'],
+  ])(
+    'refuses %s, beyond the safe integers, failing the run in one line naming the column and the value',
+    async (value, shown) => {
+      const service = await startFixtureService({ records: 20, seed: 66 });
+      services.push(service);
+      const dir = await newDir();
+      const file = join(dir, 'beyond.mjs');
+      await writeFile(file, secondsPipeline(value));
+      const run = await runCliHere(['run', file, '--base-url', service.url, '--out', join(dir, 'data'), '--quiet']);
+      expect(run.code).toBe(1);
+      expect(run.stderr.split('\n')).toHaveLength(2); // one line and its end
+      expect(run.stderr).toContain(`column "add_second" holds ${shown}n (bigint), expected a safe integer`);
+    },
+  );
+});
