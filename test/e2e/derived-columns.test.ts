@@ -3,6 +3,7 @@
  * (the UTC year of `add_date`), complete, exact and resumable under an unstable list order exactly like the default
  * snapshot; the staging's identity names the pipeline and its file, so another or a changed pipeline never resumes it.
  */
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -135,17 +136,16 @@ describe('img-etl run derived-columns', () => {
       `img-etl: staging: ${staging} holds an unfinished run of ${service.listUrl} with page size ${PAGE} by ` +
         'pipeline derived-columns; run that command again to finish it, or add --fresh to discard it\n',
     );
+    // The changed pipeline discards the staging of its file as it was (no run can finish that), starts afresh and is
+    // complete.
     await writeFile(file, source.replace('Every image with add_year', 'Each image with add_year'));
     const changed = await runCliHere(['run', file, ...common(service, out)]);
-    expect(changed.code).toBe(1);
-    expect(changed.stderr).toBe(
-      `img-etl: staging: ${staging} holds an unfinished run of ${service.listUrl} with page size ${PAGE} by ` +
-        'pipeline derived-columns as its file was then; run that command again to finish it, or add --fresh to ' +
-        'discard it\n',
+    expect(changed.stderr).toContain(
+      `img-etl: staging: ${staging} holds an unfinished run of pipeline derived-columns as its file was then, which ` +
+        'no run of the file as it is now can finish; discarded it and started afresh\n',
     );
-    // With --fresh the changed pipeline starts afresh and is complete.
-    const fresh = await runCliHere(['run', file, '--fresh', ...common(service, out)]);
-    expect(fresh.code).toBe(0);
+    expect(changed.stderr).not.toMatch(/resuming/);
+    expect(changed.code).toBe(0);
     await expectEveryImageWithAddYear(service, out);
   });
 
@@ -253,4 +253,34 @@ describe('a derived int64 column', () => {
       expect(run.stderr).toContain(`column "add_second" holds ${shown}n (bigint), expected a safe integer`);
     },
   );
+});
+
+describe('a pipeline file changed after its run failed', () => {
+  it('reruns afresh: the staging of the file as it was is discarded, with a line saying why, no --fresh', async () => {
+    const service = await startFixtureService({ records: 400, seed: 67 });
+    services.push(service);
+    const dir = await newDir();
+    const file = join(dir, 'seconds.mjs');
+    const out = join(dir, 'data');
+    const args = ['run', file, '--base-url', service.url, '--out', out, '--page-size', '50'];
+    // The first version fails on a row past the first pages, after some were staged.
+    const failing = `row['id'] > ${[...service.servedIds()].sort((a, b) => a - b)[200]} ? row.no.such : ${SECONDS}`;
+    await writeFile(file, secondsPipeline(failing));
+    const failed = await runCliHere(args);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/derived column "add_second" failed/);
+    expect(existsSync(join(out, '.img-etl-staging'))).toBe(true);
+
+    await writeFile(file, secondsPipeline(SECONDS)); // fixed
+    const fixed = await runCliHere(args);
+    expect(fixed.stderr).toContain(
+      `img-etl: staging: ${join(out, '.img-etl-staging')} holds an unfinished run of pipeline seconds as its file ` +
+        'was then, which no run of the file as it is now can finish; discarded it and started afresh\n',
+    );
+    expect(fixed.stderr).not.toMatch(/resuming|--fresh/);
+    expect(fixed.code).toBe(0);
+    const manifest = await readManifest(out);
+    expect(manifest).toMatchObject({ complete: true, missing: 0, schema_version: '1+add_second' });
+    expect(manifest.records_written).toBe(service.dataset.size);
+  });
 });
