@@ -43,6 +43,10 @@ describe('unknown commands and options', () => {
     [['diff', 'a'], 'missing <new> (img-etl diff <old> <new>; see img-etl diff --help)'],
     [['report'], 'missing <snapshot> (img-etl report <snapshot>; see img-etl report --help)'],
     [['files', 'a'], 'missing --out, which files requires (see img-etl files --help)'],
+    // an unknown option explains what yargs finds missing after it: it is said first, and instead
+    [['files', 'snap', '--outt', 'maps'], 'unknown option --outt: did you mean --out? (see img-etl files --help)'],
+    [['files', '--outt', 'maps'], 'unknown option --outt: did you mean --out? (see img-etl files --help)'],
+    [['diff', 'a', '--zzz', 'b'], 'unknown option --zzz (see img-etl diff --help)'],
   ])('%j: exit code 2 and one line naming the nearest and the help', async (args, message) => {
     const run = await runCli(args, { cwd: out });
     expect(run.code).toBe(2);
