@@ -7,6 +7,10 @@ import { UsageError } from './usage-error.js';
  * (`…/api/images/`); else a one-line usage error, before any request.
  */
 export function baseUrlOption(text: string): URL {
+  // `127.0.0.1:8765` is no URL, and `localhost:8765` one of the scheme `localhost:`: both lack `http://`
+  const schemed = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? undefined : withScheme(text);
+  if (schemed !== undefined)
+    throw new UsageError({ message: `--base-url: ${JSON.stringify(text)} is not a URL: did you mean ${schemed}?` });
   let baseUrl: URL;
   try {
     baseUrl = new URL(text);
@@ -30,4 +34,16 @@ export function baseUrlOption(text: string): URL {
     });
   }
   return baseUrl;
+}
+
+/**
+ * The URL `text`, written without a scheme, likely means: http for this machine or an address (as `img-etl serve`
+ * prints it), https for a named host (as NeuroVault is); undefined when that is no URL either.
+ */
+function withScheme(text: string): string | undefined {
+  const host = /^([\w.-]+|\[[\da-f:.]+\])(?::\d+)?(?:\/|$)/i.exec(text)?.[1];
+  if (host === undefined) return undefined;
+  const local = /^(localhost|\d{1,3}(\.\d{1,3}){3}|\[.*\])$/i.test(host);
+  const url = `${local ? 'http' : 'https'}://${text}`;
+  return URL.canParse(url) ? url : undefined;
 }

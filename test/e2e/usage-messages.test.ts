@@ -99,6 +99,19 @@ describe('a --base-url that names another API path than the image list', () => {
   });
 });
 
+describe('a --base-url without http:// or https://', () => {
+  it.each([
+    ['127.0.0.1:8765', 'http://127.0.0.1:8765'],
+    ['localhost:8765', 'http://localhost:8765'],
+    ['neurovault.org', 'https://neurovault.org'],
+  ])('%s: exit code 2 before any request, suggesting %s', async (given, suggested) => {
+    const run = await runCli(['--base-url', given, '--out', 'snap'], { cwd: out });
+    expect(run.stderr).toBe(`img-etl: --base-url: ${JSON.stringify(given)} is not a URL: did you mean ${suggested}?\n`);
+    expect(run.code).toBe(2);
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
 it('says a service that refuses connections is not reachable at its address, and keeps the URL', async () => {
   const port = await closedPort();
   const base = `http://127.0.0.1:${port}`;
