@@ -179,7 +179,10 @@ describe('img-etl command line', () => {
       ['--page-size', 'many'],
       '--page-size: expected a whole number from 1 to 1000, got something that is not a number',
     ],
-    [['--base-url', 'neurovault.org'], '--base-url: not a URL: "neurovault.org"'],
+    [
+      ['--base-url', 'neurovault.org'],
+      '--base-url: "neurovault.org" is not a URL: did you mean https://neurovault.org?',
+    ],
     [['--bogus'], 'unknown option --bogus (see img-etl --help)'],
     [['--max-page-mb', '0'], '--max-page-mb: expected a positive number of MiB, got 0'],
     [['--parquet-engine', 'fast'], 'Invalid values:'],
