@@ -1,4 +1,6 @@
-import { misnamedListUrl } from '../extract/page-url.js';
+import { DEFAULT_BASE_URL } from '../extract/defaults.js';
+import { ExtractError } from '../extract/extract-error.js';
+import { listUrlOf, misnamedListUrl } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
 import { UsageError } from './usage-error.js';
 
@@ -46,4 +48,24 @@ function withScheme(text: string): string | undefined {
   const local = /^(localhost|\d{1,3}(\.\d{1,3}){3}|\[.*\])$/i.test(host);
   const url = `${local ? 'http' : 'https'}://${text}`;
   return URL.canParse(url) ? url : undefined;
+}
+
+/**
+ * What to check when a run failed at the service's address, said after its error: a base URL whose image list answers
+ * 404 is not the service's root; a host DNS does not know, or that does not answer, may be mistyped; and where the
+ * default service cannot be reached (no network), `img-etl serve` runs a local copy to try. Empty for other failures.
+ */
+export function baseUrlHint(err: unknown, baseUrl: string): string {
+  if (!(err instanceof ExtractError)) return '';
+  const byDefault = baseUrl === new URL(DEFAULT_BASE_URL).href;
+  const list = listUrlOf(baseUrl).pathname;
+  if (err.code === 'HTTP_STATUS' && err.status === 404 && !byDefault && new URL(err.url).pathname === list)
+    return (
+      `; --base-url ${baseUrl} holds no image list: give the service's root, the URL before /api/images/ ` +
+      `(${DEFAULT_BASE_URL} for NeuroVault)`
+    );
+  if (err.code !== 'NETWORK' || err.kind === 'other') return '';
+  if (!byDefault) return '; check --base-url';
+  const local = '(then --base-url http://127.0.0.1:8000)';
+  return `; to try img-etl without a network, \`img-etl serve\` runs a local copy of the service ${local}`;
 }

@@ -200,7 +200,7 @@ describe('img-etl command line', () => {
     expect(run.code).toBe(1);
     const last = run.stderr.trim().split('\n').at(-1)!;
     expect(last).toMatch(
-      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/,
+      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts; check --base-url$/,
     );
     expect(await readdir(out)).toEqual([]);
   });

@@ -112,6 +112,36 @@ describe('a --base-url without http:// or https://', () => {
   });
 });
 
+describe('a --base-url whose path holds no image list', () => {
+  it.each([[[]], [['--dry-run']]])(
+    '%j: one line saying --base-url holds no image list and what it should be, nothing on collection endpoints',
+    async (command) => {
+      service = await startFixtureService({ records: 10 });
+      const base = `${new URL(service.url).origin}/neurovault/`;
+      const run = await runCli([...command, '--base-url', base, '--out', 'snap'], { cwd: out });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `img-etl: extract: GET ${base}api/images/?limit=1000&offset=0 returned 404; --base-url ${base} holds no ` +
+          "image list: give the service's root, the URL before /api/images/ (https://neurovault.org for " +
+          'NeuroVault)\n',
+      );
+    },
+  );
+});
+
+describe('a --base-url whose host DNS does not know', () => {
+  it('fails at the first attempt, in one line saying the host could not be found and to check --base-url', async () => {
+    const base = 'http://img-etl-test.invalid';
+    const run = await runCli(['--base-url', base, '--out', 'snap'], { cwd: out });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `img-etl: extract: GET ${base}/api/collections/?limit=1000&offset=0 failed (getaddrinfo ENOTFOUND ` +
+        'img-etl-test.invalid: the host img-etl-test.invalid could not be found); check --base-url\n',
+    );
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
 it('says a service that refuses connections is not reachable at its address, and keeps the URL', async () => {
   const port = await closedPort();
   const base = `http://127.0.0.1:${port}`;
@@ -123,7 +153,7 @@ it('says a service that refuses connections is not reachable at its address, and
   expect(last).toBe(
     `img-etl: extract: GET ${base}/api/collections/?limit=1000&offset=0 failed ` +
       `(connect ECONNREFUSED 127.0.0.1:${port}: the service is not reachable at ${base}; is it running there?) ` +
-      'after 2 attempts',
+      'after 2 attempts; check --base-url',
   );
 });
 
