@@ -124,6 +124,34 @@ describe('a selection by --where', () => {
     }
   });
 
+  it('refuses == and conditions joined by AND or OR saying how to write them, exit code 2', async () => {
+    for (const [where, says] of [
+      ["map_type == 'Z map'", "== is not an operator: write = (map_type = 'Z map')"],
+      [
+        "map_type = 'Z map' AND analysis_level = 'group'",
+        'one condition per --where, all of which must hold: ' +
+          `--where "map_type = 'Z map'" --where "analysis_level = 'group'"`,
+      ],
+      [
+        "map_type = 'Z map' or map_type = 'T map'",
+        "conditions cannot be joined with OR; for values of one column use in: map_type in ('Z map', 'T map')",
+      ],
+      [
+        "number_of_subjects >= 20 and map_type like '%map'",
+        'one condition per --where, all of which must hold: ' +
+          `--where "number_of_subjects >= 20" --where "map_type like '%map'"`,
+      ],
+    ] as const) {
+      const run = await runCliHere(['files', snap, '--out', fresh(), '--where', where]);
+      expect(run.stderr, where).toBe(`img-etl: files: --where ${JSON.stringify(where)}: ${says}\n`);
+      expect(run.code, where).toBe(2);
+    }
+    // AND inside a quoted value is the value's
+    const quoted = await runCliHere(['files', snap, '--out', fresh(), '--where', "name = 'A and B'", '--dry-run']);
+    expect(quoted.stderr).toBe('');
+    expect(quoted.code).toBe(0);
+  });
+
   it('--dry-run counts the files and their listed bytes, fields in snake_case, and fetches nothing', async () => {
     const expected = records.filter((r) => r['collection_id'] === records[0]!['collection_id']);
     const thumbnails = expected.filter((r) => typeof r['thumbnail'] === 'string').length;
