@@ -152,6 +152,27 @@ describe('a selection by --where', () => {
     expect(quoted.code).toBe(0);
   });
 
+  it('a category value no image has, where one differs only in case, gets a line naming it; exit code 0', async () => {
+    expect(records.some((r) => r['map_type'] === 'Z map')).toBe(true);
+    expect(records.some((r) => r['map_type'] === 'z map')).toBe(false);
+    const line = (where: string) =>
+      `img-etl: files: --where ${JSON.stringify(where)}: no image has map_type 'z map'; 'Z map' differs only in case ` +
+      '(values compare exactly)\n';
+    for (const where of ["map_type = 'z map'", "map_type in ('z map', 'T map')"]) {
+      const planned = await runCliHere(['files', snap, '--out', fresh(), '--where', where, '--dry-run']);
+      expect(planned.stderr, where).toBe(line(where));
+      expect(planned.code, where).toBe(0);
+    }
+    const where = "map_type = 'z map'";
+    const run = await filesRun(fresh(), ['--where', where]);
+    expect(run.stderr.startsWith(line(where)), run.stderr).toBe(true); // then the progress line
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('0 of 0 files ok');
+    // A value no image has in any case is no slip of case: no line.
+    const none = await runCliHere(['files', snap, '--out', fresh(), '--where', "map_type = 'Q map'", '--dry-run']);
+    expect(none.stderr).toBe('');
+  });
+
   it('--dry-run counts the files and their listed bytes, fields in snake_case, and fetches nothing', async () => {
     const expected = records.filter((r) => r['collection_id'] === records[0]!['collection_id']);
     const thumbnails = expected.filter((r) => typeof r['thumbnail'] === 'string').length;
