@@ -180,7 +180,10 @@ describe('img-etl command line', () => {
       ['--page-size', 'many'],
       '--page-size: expected a whole number from 1 to 1000, got something that is not a number',
     ],
-    [['--base-url', 'neurovault.org'], '--base-url: not a URL: "neurovault.org"'],
+    [
+      ['--base-url', 'neurovault.org'],
+      '--base-url: "neurovault.org" is not a URL: did you mean https://neurovault.org?',
+    ],
     [['--bogus'], 'unknown option --bogus (see img-etl --help)'],
     [['--max-page-mb', '0'], '--max-page-mb: expected a positive number of MiB, got 0'],
     [['--parquet-engine', 'fast'], 'Invalid values:'],
@@ -198,7 +201,7 @@ describe('img-etl command line', () => {
     expect(run.code).toBe(1);
     const last = run.stderr.trim().split('\n').at(-1)!;
     expect(last).toMatch(
-      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/,
+      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts; check --base-url$/,
     );
     expect(await readdir(out)).toEqual([]);
   });
