@@ -30,11 +30,15 @@ export interface RunDrift {
   outcome(pending: string, indexed: boolean): Promise<DriftOutcome>;
 }
 
-/** The drift of a run writing snapshot `name` into `outDir` in `formats`; undefined when there is no older snapshot. */
+/**
+ * The drift of a run writing snapshot `name` into `outDir` in `formats`, stopped once `signal` is aborted; undefined
+ * when there is no older snapshot.
+ */
 export async function planRunDrift(
   outDir: string,
   name: string,
   formats: readonly Format[],
+  signal?: AbortSignal,
 ): Promise<RunDrift | undefined> {
   const previous = await latestSnapshot(outDir);
   if (previous === undefined || previous === name) return undefined;
@@ -51,7 +55,7 @@ export async function planRunDrift(
   const olderIndex = await SnapshotIndexReader.open(folder);
   if (!('none' in olderIndex)) {
     await olderIndex.close(); // read again once the run wrote its own: it is not held while the run writes
-    return { outcome: indexedDrift(folder, older, formats, note) };
+    return { outcome: indexedDrift(folder, older, formats, signal, note) };
   }
   if (!formats.some((f) => f !== 'csv')) {
     const outcome = note(
@@ -73,6 +77,7 @@ function indexedDrift(
   folder: string,
   older: string,
   formats: readonly Format[],
+  signal: AbortSignal | undefined,
   note: (why: string) => DriftOutcome,
 ): RunDrift['outcome'] {
   return async (pending, indexed) => {
@@ -80,7 +85,7 @@ function indexedDrift(
     const written = formats.includes('arrow') ? FILE_NAMES.arrow : FILE_NAMES.parquet;
     const newer = formats.some((f) => f !== 'csv') ? join(pending, written) : pending;
     try {
-      const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer });
+      const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer }, signal);
       if (totals === undefined) return note(`${folder}'s or this run's index cannot be read`);
       return { drift: driftOf(older, totals) };
     } catch (error) {

@@ -37,6 +37,7 @@ import type { WriteOutputsOptions } from './write-outputs.js';
 import type { StagedCsv } from '../load/page-columns.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
 import { progressTap } from './progress-tap.js';
+import { stopIfAborted } from './until-aborted.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/replay-collections.js';
 
@@ -130,14 +131,15 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     pending = await preparePublishing(run, dataDir);
     const { table } = run;
     const neutraliseFormulas = options.neutraliseFormulas ?? true;
-    const where = { pending, dataDir, baseDir: run.outDir, formats: run.formats, table, neutraliseFormulas };
+    const { signal } = options;
+    const where = { pending, dataDir, baseDir: run.outDir, formats: run.formats, table, neutraliseFormulas, signal };
     const { collected, kind, taps, data } = await extractAndWrite(run, { checkpoint, stagingError }, planned, where);
     const { sourceUrl, startedAt } = run;
     const { pipeline } = options;
     const inputs = { sourceUrl, startedAt, imageRequests, table, pipeline, kind, ...data };
     const manifest = snapshotManifest(collected, inputs);
     for (const tap of taps) manifest.files.push(...((await tap.beforeCommit?.(manifest)) ?? []).map(manifestFile));
-    await commitManifest(dataDir, pending, manifest);
+    await commitManifest(dataDir, pending, manifest, signal);
     published = true;
     await publishPending(dataDir);
     // Published: its staging goes now (a run killed from here on is not resumed), its lock only in closeRun.
@@ -384,6 +386,7 @@ async function writeData(
     csvEngine: options.csvEngine,
     neutraliseFormulas: options.neutraliseFormulas,
     metadata: dataMetadata(run),
+    signal: options.signal,
   };
   const normalisation = new NormalisationByCollection();
   const rows = await replayed(run, { collected, kind }, checkpoint, taps, normalisation);
@@ -435,12 +438,16 @@ async function replayed(
   return replayColumns(collected.index, checkpoint, run.table, counts, { arrow });
 }
 
-/** Writes the manifest into `pending` once no one else's file is where the run's would go. */
-async function commitManifest(dataDir: string, pending: string, manifest: Manifest): Promise<void> {
+/**
+ * Writes the manifest into `pending` once no one else's file is where the run's would go, unless the run was aborted
+ * by then: the last point where it stops (the moves after the commit are finished whatever comes).
+ */
+async function commitManifest(dataDir: string, pending: string, manifest: Manifest, signal?: AbortSignal) {
   const names = [...manifest.files.map((f) => f.name), FILE_NAMES.manifest];
   await checkRunFiles(pending, manifest.files);
   await checkPendingListed(pending, names);
   await checkTargets(dataDir, names);
+  await stopIfAborted(signal);
   await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
 }
 
