@@ -17,6 +17,7 @@ import { counted, formatBytes, thousands } from './human-numbers.js';
 import { interruptSignal } from './interrupt-signal.js';
 import { folderOption } from './snapshot-options.js';
 import { UsageError } from './usage-error.js';
+import { whySnapshotFolder } from '../snapshot/snapshot-names.js';
 
 type DiffArgs = ArgumentsCamelCase<{ old: string; new: string; out: string; to: string[] }>;
 
@@ -38,10 +39,10 @@ export function diffCommand(io: CommandIo): CommandModule<object, DiffArgs> {
         .positional('new', { type: 'string', describe: 'The newer snapshot, named the same ways' })
         .option('out', {
           type: 'string',
-          default: 'output',
+          default: 'output/diff',
           describe:
             `Folder to write ${Object.values(DIFF_FILE_NAMES).join(' and ')} into, and collections-diff.* when both ` +
-            'snapshots hold collections (created if missing)',
+            'snapshots hold collections (created if missing; never a snapshot folder)',
         })
         .option('to', {
           type: 'string',
@@ -63,6 +64,8 @@ export function diffCommand(io: CommandIo): CommandModule<object, DiffArgs> {
 async function runDiff(args: DiffArgs, io: CommandIo): Promise<void> {
   const formats = parseDiffFormats(args.to);
   const out = folderOption('out', args.out);
+  const why = await whySnapshotFolder(out);
+  if (why !== undefined) throw new UsageError({ message: `--out: ${out} ${why}; give the diff a folder of its own` });
   const { signal, release } = interruptSignal();
   try {
     const lines = await withPairs(args, (images, collections) =>

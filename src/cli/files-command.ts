@@ -206,7 +206,7 @@ async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
   const { planFiles } = await import('../files/fetch-files.js');
   const { tokenGoesTo } = await import('../files/token-host.js');
   const { token, concurrency } = run;
-  const plan = await usageAsync(() => planFiles(run.selection));
+  const plan = await usageAsync(() => planFiles({ ...run.selection, onEvent: run.progress.onEvent }));
   const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, baseUrlGiven);
   if (token !== undefined && !sendToken) run.progress.onEvent({ type: 'token-withheld', baseUrl: plan.baseUrl });
   const estimate = await estimateSeconds(plan, concurrency, run.timeoutMs, sendToken ? token : undefined);

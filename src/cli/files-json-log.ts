@@ -32,6 +32,7 @@ export class FilesJsonLog implements Reporter<FilesEvent> {
         return;
       }
       case 'lock':
+      case 'unmatched':
       case 'retry': {
         const { type, ...fields } = event;
         this.log.write('warn', type, fields);

@@ -48,6 +48,7 @@ export class FilesProgress {
         this.fileSettled(event, now);
         return;
       case 'lock':
+      case 'unmatched':
         this.line(`img-etl: ${event.message}`);
         return;
       case 'retry':

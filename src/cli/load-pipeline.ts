@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -7,7 +8,7 @@ import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run
 import { formatsFault } from '../snapshot/formats.js';
 import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
 import { isFolder } from '../load/path-kind.js';
-import { pipelineFileDigest } from './pipeline-file-digest.js';
+import { localModules, pipelineFileDigest } from './pipeline-file-digest.js';
 import { UsageError } from './usage-error.js';
 import { messageOf } from '../text/message-of.js';
 
@@ -78,10 +79,10 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
 const imported = new Map<string, string>();
 
 /**
- * Imports a pipeline file as it is now (its digest `sha256`); an error of its own (a syntax error, a throw at its top
- * level) fails in one line naming the file. A file outside a project that installed img-etl cannot import it (node
- * resolves `img-etl` from the file's folder, not from the running program): that is a one-line usage error saying how
- * to install it.
+ * Imports a pipeline file as it is now (its digest `sha256`); an error of its own fails in one line naming the file:
+ * a syntax error as a usage error, with its line and column, a throw at its top level as the run's failure. A file
+ * outside a project that installed img-etl cannot import it (node resolves `img-etl` from the file's folder, not from
+ * the running program): that is a one-line usage error saying how to install it.
  */
 async function importPipelineFile(
   file: string,
@@ -94,6 +95,7 @@ async function importPipelineFile(
   try {
     return (await import(url.href)) as { default?: Partial<Pipeline> };
   } catch (error) {
+    if (error instanceof SyntaxError) throw new UsageError({ message: `run: ${await syntaxError(file, error)}` });
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes(`Cannot find package '${TOOL_NAME}'`))
       throw new Error(`run: ${file} failed as it was imported: ${importFailure(error)}`, { cause: error });
@@ -103,6 +105,26 @@ async function importPipelineFile(
         `(npm i ${TOOL_NAME}, or npm i /path/to/${TOOL_NAME}-${VERSION}.tgz), then run npx ${TOOL_NAME} run ${given}`,
     });
   }
+}
+
+/**
+ * Where a pipeline file, or a local module it imports, breaks the grammar: `path:line:column: SyntaxError: …`. node's
+ * import() does not say where; `node --check` does, in the lines it prints (the file and line, the source line, a
+ * caret under the column). A SyntaxError no module's check finds (an import naming an export the module lacks) is
+ * told as the import's.
+ */
+async function syntaxError(file: string, error: SyntaxError): Promise<string> {
+  for (const { path } of await localModules(file)) {
+    const printed = await new Promise<string>((resolve) =>
+      execFile(process.execPath, ['--check', path], (failed, _, stderr) => resolve(failed === null ? '' : stderr)),
+    );
+    const [at, , caret] = printed.split('\n');
+    const message = /^SyntaxError: .*$/m.exec(printed)?.[0];
+    if (at === undefined || !at.startsWith(`${path}:`) || message === undefined) continue;
+    const column = caret?.indexOf('^') ?? -1;
+    return `${at}${column >= 0 ? `:${column + 1}` : ''}: ${message}`;
+  }
+  return `${file} failed as it was imported: ${importFailure(error)}`;
 }
 
 /** Why importing a pipeline file failed: its error's message, after the name of its class when not a plain Error. */

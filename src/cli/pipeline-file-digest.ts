@@ -35,7 +35,7 @@ interface LocalModule {
 }
 
 /** `file` and the local modules it imports, each once, in the order they are first imported. */
-async function localModules(file: string): Promise<LocalModule[]> {
+export async function localModules(file: string): Promise<LocalModule[]> {
   const seen = new Set<string>([file]);
   const modules: LocalModule[] = [];
   const queue = [file];

@@ -78,6 +78,11 @@ export class Progress implements Reporter {
   private drawn = false;
   private plainLines = 0;
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * The line for a collections list that answered 404, held until the image list answers: with a wrong --base-url
+   * both answer 404, and the image list's error is then the one to tell, not that the service lacks collections.
+   */
+  private noCollections: string | undefined;
 
   constructor(
     private readonly out: NodeJS.WriteStream,
@@ -101,7 +106,7 @@ export class Progress implements Reporter {
       case 'pass-start':
         return this.onPassStart(event, now);
       case 'pass-end':
-        return;
+        return this.tellNoCollections();
       case 'collections-start':
         return this.onCollectionsStart(event);
       case 'collections-end':
@@ -138,6 +143,7 @@ export class Progress implements Reporter {
   /** A page of the pass: counted, and the bar (or the first plain line) shows it. */
   private onPage(event: PageEvent, now: number): void {
     if (this.phase === 'collections') return;
+    this.tellNoCollections();
     const p = this.pass;
     if (this.phase === 'idle') this.phase = 'extract';
     p.records += event.records;
@@ -189,11 +195,18 @@ export class Progress implements Reporter {
         `img-etl: ${thousands(event.received)} of ${thousands(event.expected)} collections listed in ` +
           counted(event.passes, 'pass', 'passes'),
       );
-    else this.message(`img-etl: ${noCollectionEndpoints(event.url, event.status)}`);
+    else this.noCollections = `img-etl: ${noCollectionEndpoints(event.url, event.status)}`;
+  }
+
+  /** The line held for a collections list that answered 404, once the image list has answered. */
+  private tellNoCollections(): void {
+    if (this.noCollections !== undefined) this.message(this.noCollections);
+    this.noCollections = undefined;
   }
 
   /** Publishing starts: the bar shows the records written (a plain line says what is written). */
   private onPublishStart(event: PublishStartEvent, now: number): void {
+    this.tellNoCollections();
     this.phase = 'publish';
     this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
     const formats = event.formats.join(', ');

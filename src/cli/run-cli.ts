@@ -15,7 +15,7 @@ import { runCommand } from './run-command.js';
 import { VERSION } from '../snapshot/tool.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
 import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
-import { unknownArgumentsMessage } from './unknown-arguments.js';
+import { unknownArgumentsMessage, unknownOptionsFailure } from './unknown-arguments.js';
 import { missingArgumentsMessage } from './missing-arguments.js';
 import { messageOf } from '../text/message-of.js';
 
@@ -66,8 +66,10 @@ function parserOf(argv: string[], commands: CommandModule<object, never>[], stdo
       // yargs' own errors (bad config file, parse errors) are usage errors; a command's errors pass through.
       if (err !== undefined && err !== null && err.name !== 'YError') throw err;
       const known = { command: current, commands: visibleNames(commands), options: optionNames(parser) };
-      const unknown = msg === null ? undefined : unknownArgumentsMessage(msg, argv, known);
       const missing = msg === null ? undefined : missingArgumentsMessage(msg, current, usageOf(commands, current));
+      // an unknown option is told first: what is missing is often the option mistyped
+      const failure = missing === undefined ? msg : (unknownOptionsFailure(argv, known) ?? msg);
+      const unknown = failure === null ? undefined : unknownArgumentsMessage(failure, argv, known);
       throw new UsageError({ message: unknown ?? missing ?? err?.message ?? msg });
     });
   return parser;

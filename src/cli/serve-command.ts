@@ -201,12 +201,11 @@ export function serveCommand(io: CommandIo): CommandModule<object, ServeArgs> {
       'the fault knobs act on GET and HEAD of all of them, the unstable-order ones on the two unordered lists',
     builder: (y) =>
       y
+        // The options most runs set first: yargs prints groups in the order they are made, its own "Options:" last.
+        .group(['port', 'records', 'data', 'admin', 'seed', 'host', 'api-token'], 'Service:')
         .options(SERVE_OPTIONS)
         .example('$0 serve --port 0 --records 1000000', 'A million generated records on a free port')
-        .example(
-          '$0 serve --data test/fixtures/neurovault-real-records.ndjson --records 500',
-          'Real records with 500 generated ones mixed in',
-        )
+        .example('$0 serve --data records.ndjson --records 500', 'Your records (one a line), 500 generated mixed in')
         .example(
           '$0 serve --workers 4 --page-latency 500 --rate-502 0.05',
           'Slow and flaky, like the real service on a bad day',

@@ -15,7 +15,8 @@ import { positiveInt, positiveNumber, positiveSeconds } from './snapshot-options
 import { formatSummary, formatSummaryJson, type SummaryExtras } from './summary.js';
 import { UsageError } from './usage-error.js';
 import { withOptionSource } from './option-source.js';
-import { baseUrlOption } from './base-url-option.js';
+import { baseUrlHint, baseUrlOption } from './base-url-option.js';
+import { DEFAULT_BASE_URL } from '../extract/defaults.js';
 import { CheckpointError } from '../extract/checkpoint.js';
 import { ExtractError } from '../extract/extract-error.js';
 import { LoadError } from '../text/load-error.js';
@@ -126,7 +127,11 @@ export async function runSnapshotCommand(
 ): Promise<{ code: number; result?: SnapshotResult }> {
   const outDir = options.outDir ?? 'output';
   const progress = createReporter(streams.stderr, { ...command, stages: (options.stages?.length ?? 0) > 0 });
-  if (command.dryRun === true) return printPlan(options, command, progress, streams.stdout);
+  const hint = (err: unknown) => baseUrlHint(err, options.baseUrl ?? DEFAULT_BASE_URL);
+  if (command.dryRun === true)
+    return printPlan(options, command, progress, streams.stdout).catch((err: unknown) => {
+      throw hint(err) === '' ? err : new Error(`${messageOf(err)}${hint(err)}`, { cause: err });
+    });
   // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
   const { runSnapshot, STAGING_DIR } = await import('../run/run-snapshot.js');
   const { checkLatest } = await import('../run/snapshot-folders.js');
@@ -151,7 +156,7 @@ export async function runSnapshotCommand(
       progress.error(`interrupted${resume}`, 'interrupted', { pages_kept: kept });
       return { code: EXIT.INTERRUPTED };
     }
-    throw new Error(`${messageOf(err)}${resume}`, { cause: err });
+    throw new Error(`${messageOf(err)}${hint(err)}${resume}`, { cause: err });
   } finally {
     release();
   }
@@ -211,7 +216,7 @@ function finishRun(
  */
 function rerunMayHelp(err: unknown): boolean {
   // a service error or timeout past its attempts, not a 404 or a foreign link
-  if (err instanceof ExtractError) return err.retryable;
+  if (err instanceof ExtractError) return err.retryable || err.kind === 'unknown-host'; // a host known a moment ago
   if (err instanceof LoadError) return err.code === 'LOAD_WRITE_FAILED';
   // another live run holds the staging, or it is another run's; a page changed on disk is fetched again by a rerun
   if (err instanceof CheckpointError) return err.code === 'CHANGED';

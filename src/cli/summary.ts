@@ -215,16 +215,23 @@ export function proofLine(m: Manifest): string {
   return `one pass over the images, then ${read}: +${r.added} records, ${missing}; ${list}, read before and after`;
 }
 
-/** An incremental run's proof, one line: what it read and carried over, held to the image list's count. */
+/**
+ * An incremental run's proof, one line: what it read and carried over, held to the image list's count. The records read
+ * take the place of the base's rows not carried over (of the collections read and those gone): the difference is what
+ * changed since the base.
+ */
 function incrementalProofLine(m: Manifest, inc: NonNullable<Manifest['completeness']['incremental']>): string {
-  const r = m.completeness.reconciliation;
   const read = `${plural(inc.read_collections, 'collection', 'collections')} new or changed, read in id order`;
-  const orphans = inc.base_missing > 0 ? ` less the ${inc.base_missing} its base never got` : '';
+  const vanished = inc.vanished_collections;
+  const gone = vanished > 0 ? `, ${plural(vanished, 'collection', 'collections')} gone` : '';
+  const [now, was] = [m.received - inc.carried_records, inc.base_records - inc.carried_records];
+  const replaced = `${now} records in place of the base's ${was}: ${now >= was ? '+' : ''}${now - was}`;
+  const missing = m.missing > 0 ? ` plus the ${m.missing} missing` : '';
   const list = `collections list ${m.completeness.collections.received} of ${m.completeness.collections.expected}`;
   return (
-    `incremental since ${inc.base} (last full pass ${m.last_full_at}): ${read} (+${r.added} records, ` +
-    `-${r.removed}), ${inc.carried_collections} carried over; the image list counts ${inc.count}, ` +
-    `the rows held${orphans}; ${list}, read before and after`
+    `incremental since ${inc.base} (last full pass ${m.last_full_at}): ${read}${gone} (${replaced}), ` +
+    `${inc.carried_collections} carried over; the image list counts ${inc.count}, ` +
+    `the rows held${missing}; ${list}, read before and after`
   );
 }
 

@@ -36,6 +36,22 @@ export function unknownArgumentsMessage(
   return `${parts.join('; ')} (see ${help})`;
 }
 
+/**
+ * yargs' strict-mode failure for the long options of `argv` that the command does not know (`Unknown argument: outt`),
+ * or undefined when it knows them all. yargs checks for unknown options only after what is missing, which an unknown
+ * option often explains: `files snap --outt maps` lacks --out because --out was mistyped.
+ */
+export function unknownOptionsFailure(argv: readonly string[], known: KnownArguments): string | undefined {
+  const end = argv.indexOf('--');
+  const names = (end < 0 ? argv : argv.slice(0, end)).flatMap((arg) => {
+    const name = /^--([^=]+)/.exec(arg)?.[1];
+    if (name === undefined) return [];
+    const kebab = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    return [name, kebab, kebab.replace(/^no-/, '')].some((n) => known.options.includes(n)) ? [] : [name];
+  });
+  return names.length === 0 ? undefined : `Unknown arguments: ${names.join(', ')}`;
+}
+
 /** `what`, and the nearest of `names` to `given` as a question when one is close. */
 function withSuggestion(what: string, given: string, names: readonly string[], show: (n: string) => string): string {
   const nearest = nearestName(given, names);

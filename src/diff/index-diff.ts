@@ -10,7 +10,7 @@
 import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { DiffError } from '../snapshot/diff-error.js';
 import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
-import { SnapshotIndexReader } from './snapshot-index-reader.js';
+import { SnapshotIndexReader } from '../run/snapshot-index-reader.js';
 import { join } from 'node:path';
 import { isFile } from '../load/path-kind.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
@@ -67,8 +67,15 @@ async function mergeIndexes(old: SnapshotIndexReader, now: SnapshotIndexReader):
   return merged;
 }
 
-/** The totals of the diff of `older` and `newer` (see the module comment); a DiffError when a file cannot be read. */
-export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot): Promise<DiffTotals> {
+/**
+ * The totals of the diff of `older` and `newer` (see the module comment); a DiffError when a file cannot be read, the
+ * signal's reason once `signal` is aborted.
+ */
+export async function diffByIndex(
+  older: IndexedSnapshot,
+  newer: IndexedSnapshot,
+  signal?: AbortSignal,
+): Promise<DiffTotals> {
   const merged = await mergeIndexes(older.index, newer.index);
   const totals: DiffTotals = {
     added: merged.added,
@@ -92,7 +99,7 @@ export async function diffByIndex(older: IndexedSnapshot, newer: IndexedSnapshot
       if (rows.rows !== undefined && rows.rows !== side.index.rows) throw mismatch(rows.path, side.index.rows);
     }
     if (merged.oldPositions.length === 0) return totals;
-    const diff = diffSnapshots(sides[0]!, sides[1]!);
+    const diff = diffSnapshots(sides[0]!, sides[1]!, { signal });
     for await (const entries of diff) void entries; // the totals are what is wanted
     const { changed, fields } = diff.totals;
     const candidates = merged.oldPositions.length;
@@ -134,7 +141,11 @@ async function vouchedIndex(folder: string): Promise<boolean> {
  * diffByIndex of two snapshot folders' indexes; undefined when either has no index this version reads or none its
  * manifest vouches for (the reason is not needed: the caller falls back to the full diff).
  */
-export async function diffIndexedFolders(older: IndexedFolder, newer: IndexedFolder): Promise<DiffTotals | undefined> {
+export async function diffIndexedFolders(
+  older: IndexedFolder,
+  newer: IndexedFolder,
+  signal?: AbortSignal,
+): Promise<DiffTotals | undefined> {
   const opened: SnapshotIndexReader[] = [];
   try {
     for (const side of [older, newer]) {
@@ -145,7 +156,7 @@ export async function diffIndexedFolders(older: IndexedFolder, newer: IndexedFol
     }
     // Indexes of tables with other columns (a pipeline's derived ones) hash other values: the full diff compares them.
     if (opened[0]!.schemaVersion !== opened[1]!.schemaVersion) return undefined;
-    return await diffByIndex({ path: older.rows, index: opened[0]! }, { path: newer.rows, index: opened[1]! });
+    return await diffByIndex({ path: older.rows, index: opened[0]! }, { path: newer.rows, index: opened[1]! }, signal);
   } finally {
     for (const index of opened) await index.close();
   }

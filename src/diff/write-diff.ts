@@ -24,6 +24,7 @@ import type { Table } from '../schema/table.js';
 import { diffBatches } from './diff-batch.js';
 import type { DiffEntry } from './diff-snapshots.js';
 import { DiffError } from '../snapshot/diff-error.js';
+import { whySnapshotFolder } from '../snapshot/snapshot-names.js';
 
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from './diff-formats.js';
 
@@ -31,7 +32,7 @@ export { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat };
 
 /** Options of `writeDiff`. */
 export interface WriteDiffOptions {
-  /** Folder the files are written into (it must exist); required. */
+  /** Folder the files are written into (it must exist, and be no snapshot folder, which holds a run's); required. */
   dir: string;
   /** Files to write; default ['parquet']. */
   formats?: readonly DiffFormat[];
@@ -65,6 +66,11 @@ export interface StagedDiff {
  */
 export async function stageDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<StagedDiff> {
   const { formats, rowGroupSize } = checkedOptions(options);
+  const why = await whySnapshotFolder(options.dir);
+  if (why !== undefined) {
+    const message = `diff: ${options.dir} ${why}; write the diff into a folder of its own`;
+    throw new DiffError({ code: 'DIFF_INVALID_OPTION', message });
+  }
   const files = new Map<DiffFormat, AtomicFile>();
   const abort = async (): Promise<void> => {
     for (const file of files.values()) await file.abort();

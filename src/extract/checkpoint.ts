@@ -10,6 +10,7 @@ import type { PageRecords } from '../schema/row.js';
 import { CodedError, type CodedErrorOptions } from '../text/coded-error.js';
 import { checksumProblem, pageChecksum } from './page-checksum.js';
 import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
+import { onPath } from '../load/file-system-error.js';
 import { makeFolders } from '../load/make-folder.js';
 import { readRegularFile, RegularFileError } from '../load/read-regular-file.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
@@ -64,7 +65,8 @@ export interface CheckpointIdentity {
 /**
  * The identity the staging folder `dir` keeps: the unfinished run's own when it is this run's and not too old, else
  * `identity` in an emptied folder (a notice says why). Throws CheckpointError for another run's staging, however old,
- * unless `options.fresh`: only its own command (or --fresh) discards it.
+ * unless `options.fresh`: only its own command (or --fresh) discards it. The staging of this run's pipeline as its file
+ * was before a change is no other command's: no run can finish it, so it is discarded too.
  */
 async function keptIdentity(
   dir: string,
@@ -73,21 +75,33 @@ async function keptIdentity(
   notices: string[],
 ): Promise<CheckpointIdentity> {
   const existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
-  if (existing !== undefined && !sameRun(existing, identity) && options.fresh !== true) {
+  const other = existing !== undefined && !sameRun(existing, identity) && options.fresh !== true;
+  if (other && !ofEarlierFile(existing, identity))
     throw new CheckpointError({
       code: 'MISMATCH',
       message:
-        `staging: ${dir} holds an unfinished run of ${runOf(existing, identity)}; run that command again ` +
+        `staging: ${dir} holds an unfinished run of ${runOf(existing)}; run that command again ` +
         `to finish it, or add --fresh to discard it`,
     });
-  }
-  const stale = existing === undefined || options.fresh === true ? undefined : staleness(existing, options);
+  const stale =
+    existing === undefined || options.fresh === true
+      ? undefined
+      : other
+        ? `holds an unfinished run of pipeline ${existing.pipeline?.name} as its file was then, which no run of the ` +
+          'file as it is now can finish'
+        : staleness(existing, options);
   if (stale !== undefined) notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
   if (existing !== undefined && stale === undefined && options.fresh !== true) return existing;
   await emptyStaging(dir);
   const kept = { ...identity, format: STAGING_FORMAT };
-  await writeFile(join(dir, IDENTITY), JSON.stringify(kept) + '\n');
+  await writeIdentity(dir, kept);
   return kept;
+}
+
+/** Writes the staging's identity (run.json). */
+async function writeIdentity(dir: string, identity: CheckpointIdentity): Promise<void> {
+  const path = join(dir, IDENTITY);
+  await onPath(path, () => writeFile(path, JSON.stringify(identity) + '\n'));
 }
 
 /** The notice for staged pages that did not read back as their journal lines say: they are fetched again. */
@@ -110,13 +124,18 @@ function sameRun(a: CheckpointIdentity, b: CheckpointIdentity): boolean {
   );
 }
 
+/** Whether staging of identity `a` is of run `b` but for its pipeline's file, as it was before a change. */
+function ofEarlierFile(a: CheckpointIdentity, b: CheckpointIdentity): boolean {
+  const { pipeline, schema_version } = b;
+  return (
+    a.pipeline !== undefined && a.pipeline.name === pipeline?.name && sameRun({ ...a, pipeline, schema_version }, b)
+  );
+}
+
 /** The run a staging folder holds, in words: its source, page size and pipeline. */
-function runOf(identity: CheckpointIdentity, other: CheckpointIdentity): string {
+function runOf(identity: CheckpointIdentity): string {
   const { pipeline } = identity;
-  const edited =
-    pipeline !== undefined && pipeline.name === other.pipeline?.name && pipeline.sha256 !== other.pipeline.sha256;
-  const changed = edited ? ' as its file was then' : '';
-  const of = pipeline === undefined ? '' : ` by pipeline ${pipeline.name}${changed}`;
+  const of = pipeline === undefined ? '' : ` by pipeline ${pipeline.name}`;
   return `${identity.source_url} with page size ${identity.page_size}${of}`;
 }
 
@@ -458,7 +477,7 @@ export class Checkpoint {
     await this.journal.close().catch(() => undefined);
     await emptyStaging(this.dir);
     this.identity = { ...identity, format: STAGING_FORMAT };
-    await writeFile(join(this.dir, IDENTITY), JSON.stringify(this.identity) + '\n');
+    await writeIdentity(this.dir, this.identity);
     this.journal = await open(join(this.dir, JOURNAL), 'a');
     this.entries = [];
     this.staged.clear();
@@ -493,7 +512,7 @@ export class Checkpoint {
   }
 
   private async append(entry: JournalEntry): Promise<void> {
-    await this.journal.write(JSON.stringify(entry) + '\n');
+    await onPath(join(this.dir, JOURNAL), () => this.journal.write(JSON.stringify(entry) + '\n'));
   }
 }
 
@@ -587,7 +606,7 @@ async function rewriteJournal(path: string, entries: JournalEntry[]): Promise<vo
 async function replaceFile(path: string, data: string | Uint8Array): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(4).toString('hex')}`);
   try {
-    await writeFile(temp, data);
+    await onPath(path, () => writeFile(temp, data));
     await rename(temp, path).catch(async (err: unknown) => {
       if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
       await removeStaged(path); // an empty folder in its place

@@ -3,11 +3,13 @@
  * saves an image's collection whenever the image is added, changed or deleted, so a collection whose `modify_date` and
  * `number_of_images` are what the earlier snapshot's collections table holds has the same images: its rows are carried
  * over from that snapshot (by the runner), and only new and changed collections are read, through their own id-ordered
- * lists. The collections list is read again at the end (a collection that changed meanwhile is read too), and the image
- * list's `count` (one request) must equal the rows the run ends with, less the records the earlier snapshot's service
- * counted and never served; when it does not, the collections in doubt are read (those whose rows in the earlier
- * snapshot are not their `number_of_images` now), and when it still does not, the caller makes a full pass instead: a
- * run never publishes a guess.
+ * lists, and so is a collection the earlier snapshot holds rows of that its collections list did not show (nothing
+ * vouches for them). The collections list is read again at the end (a collection that changed meanwhile is read too),
+ * and the image list's `count` (one request) must equal the rows the run ends with plus the records its collections'
+ * own lists counted and did not serve: the records the earlier snapshot missed are looked for, never carried. When it
+ * does not, the collections in doubt are read (those whose rows in the earlier snapshot are not their
+ * `number_of_images` now: a record the earlier snapshot missed is in one), and when it still does not, the caller makes
+ * a full pass instead: a run never publishes a guess.
  */
 import type { Checkpoint, JournalCount } from './checkpoint.js';
 import { CollectionTally } from './collection-tally.js';
@@ -36,9 +38,14 @@ export interface IncrementalBase {
   name: string;
   /** Its collections table, by id. */
   collections: ReadonlyMap<number, BaseCollection>;
-  /** Its rows (and rejects) without a usable collection: carried over as they are, and counted. */
-  unattributed: number;
-  /** The records its service counted but never served (its manifest's `missing`). */
+  /**
+   * Collections its rows (or rejects) name that its collections table does not hold: no list vouched for those rows,
+   * so they are never carried over, but read through their collection's own list.
+   */
+  unlisted: ReadonlySet<number>;
+  /** Its rows, images and rejects. */
+  rows: number;
+  /** The records its service counted but never served (its manifest's `missing`): looked for, never carried. */
   missing: number;
 }
 
@@ -46,7 +53,7 @@ export interface IncrementalBase {
 export interface IncrementalCollected extends Collected {
   /** The collections carried over from the base, unchanged. */
   carried: ReadonlySet<number>;
-  /** Rows carried over: those of the carried collections and the unattributed ones. */
+  /** Rows carried over: those of the carried collections. */
   carriedRows: number;
 }
 
@@ -97,23 +104,24 @@ export async function collectIncremental(
         `(${shown.slice(0, 5).join(', ')}): the list changed while it was read`,
     };
   let rows = rowsHeld(base, listing, parts, index);
-  // A count the rows do not meet: the collections whose carried rows disagree with their count are read too. A
-  // resumed run whose index holds records an earlier process staged of collections read for no reason yet was killed
-  // while it read them: its rows, which hold those records, do not decide.
+  // A count the rows and the records the lists read left unserved do not meet (a record the base missed, served again
+  // or not): the collections whose carried rows disagree with their count are read too. A resumed run whose index
+  // holds records an earlier process staged of collections read for no reason yet was killed while it read them: its
+  // rows, which hold those records, do not decide.
   const begun = [...addedBefore.keys()].filter((cid) => rows.carried.has(cid));
   const doubt =
-    rows.held === count - base.missing && begun.length === 0
+    rows.held + rows.unserved === count && begun.length === 0
       ? new Map<number, ReadReason>()
       : inDoubt(base, listing, rows.carried, begun);
   if (doubt.size > 0) {
     parts.push(await read(listing, doubt));
     rows = rowsHeld(base, listing, parts, index);
   }
-  if (rows.held !== count - base.missing)
+  if (rows.held + rows.unserved !== count)
     return {
       fallback:
         `the image list counts ${count}, but the snapshot would hold ${rows.held} (${rows.carriedRows} carried ` +
-        `over, ${index.received} read) and its base missed ${base.missing}`,
+        `over, ${index.received} read) and the collections read left ${rows.unserved} unserved`,
     };
   const reconciliation = merged(parts);
   return collected({ index, stats, before, listing, reconciliation, count, base, ...rows });
@@ -133,17 +141,21 @@ function readIn(parts: readonly Reconciliation[]): Set<number> {
   return new Set(parts.flatMap((p) => p.readings.map((r) => r.collection)));
 }
 
-/** What the run would hold: the collections carried over, their rows (with the unattributed ones), and all rows. */
+/**
+ * What the run would hold: the collections carried over (the base's listed ones not read: the one place that decides
+ * which rows are carried), their rows, all rows, and the records the collections read counted and did not serve.
+ */
 function rowsHeld(
   base: IncrementalBase,
   listing: CollectionsListing,
   parts: readonly Reconciliation[],
   index: RecordIndex,
-): { carried: Set<number>; carriedRows: number; held: number } {
+): { carried: Set<number>; carriedRows: number; held: number; unserved: number } {
   const read = readIn(parts);
   const carried = new Set([...base.collections.keys()].filter((cid) => listing.sizes.has(cid) && !read.has(cid)));
-  const carriedRows = base.unattributed + [...carried].reduce((n, cid) => n + base.collections.get(cid)!.rows, 0);
-  return { carried, carriedRows, held: carriedRows + index.received };
+  const carriedRows = [...carried].reduce((n, cid) => n + base.collections.get(cid)!.rows, 0);
+  const unserved = parts.reduce((n, p) => n + p.unserved, 0);
+  return { carried, carriedRows, held: carriedRows + index.received, unserved };
 }
 
 /**
@@ -161,16 +173,20 @@ export function inDoubt(
   return new Map([...new Set([...doubt, ...begun])].sort((a, b) => a - b).map((cid) => [cid, 'doubt']));
 }
 
-/** The collections new or changed since the base (its `modify_date` or `number_of_images`), ascending. */
+/**
+ * The collections new or changed since the base (its `modify_date` or `number_of_images`), and those the base holds
+ * rows of that its collections list did not show (their own lists say whether they are gone), ascending.
+ */
 export function since(base: IncrementalBase, listing: CollectionsListing): Map<number, ReadReason> {
   const plan = new Map<number, ReadReason>();
   for (const [cid, size] of listing.sizes) {
     const was = base.collections.get(cid);
     if (was === undefined) {
-      if (size !== 0) plan.set(cid, 'new');
+      if (size !== 0 || base.unlisted.has(cid)) plan.set(cid, 'new');
     } else if (was.size !== size || was.modified !== listing.modified.get(cid) || size === null)
       plan.set(cid, 'changed');
   }
+  for (const cid of base.unlisted) if (!listing.sizes.has(cid)) plan.set(cid, 'unlisted');
   return new Map([...plan].sort((a, b) => a[0] - b[0]));
 }
 
@@ -222,12 +238,13 @@ interface Ended {
   base: IncrementalBase;
   carried: Set<number>;
   carriedRows: number;
+  held: number;
 }
 
 /** The run's records and its proof: complete by the image list's count, the carried rows included. */
 function collected(ended: Ended): IncrementalCollected {
   const { index, stats, before, listing, reconciliation, count, base, carried, carriedRows } = ended;
-  const missing = base.missing;
+  const missing = count - ended.held; // what the collections read counted and did not serve
   const completeness = completenessOf({
     expected: count,
     received: carriedRows + index.received,
@@ -243,6 +260,7 @@ function collected(ended: Ended): IncrementalCollected {
       carried_records: carriedRows,
       read_collections: reconciliation.readings.length,
       vanished_collections: [...base.collections.keys()].filter((cid) => !listing.sizes.has(cid)).length,
+      base_records: base.rows,
       count,
       base_missing: base.missing,
     },

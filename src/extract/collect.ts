@@ -49,7 +49,7 @@ export interface Collected {
   passes: PassSummary[];
   /**
    * Records the service counts: `count` of the last image-list page fetched (at the end of the pass, or asked again
-   * after a collection read was gone, never less than that less the gone collections' records: see countAfterGone).
+   * after reconciliation left records out as gone, never less than that less those records: see countAfterGone).
    */
   expected: number;
   /** `count` of the run's first page. */

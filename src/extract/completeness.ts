@@ -79,19 +79,22 @@ export interface Completeness {
 
 /**
  * What an incremental run proves: the earlier snapshot it built on, the collections whose rows it carried over from it
- * (unchanged since) and those it read, and the image list's `count` its rows equal (less what the base never got).
+ * (unchanged since) and those it read, and the image list's `count` its rows equal (plus what the lists read did not
+ * serve).
  */
 export interface IncrementalProof {
   /** The snapshot folder it built on. */
   base: string;
-  /** Collections carried over, and their rows (with the base's rows of no usable collection). */
+  /** Collections carried over, and their rows. */
   carried_collections: number;
   carried_records: number;
   /** Collections read through their own lists, new or changed since the base. */
   read_collections: number;
   /** Collections of the base no longer listed: their rows are gone. */
   vanished_collections: number;
-  /** The image list's `count` at the end, and the records the base's service counted but never served. */
+  /** Rows the base held, images and rejects: the rows read take the place of those not carried over. */
+  base_records: number;
+  /** The image list's `count` at the end, and the records the base's service counted but never served (looked for). */
   count: number;
   base_missing: number;
 }

@@ -1,8 +1,9 @@
 /**
- * The image list's count a full run holds its records to once collections it read are found gone after the pass (their
- * own lists answered 403 or 404): the count at the end of the pass still names their records, which the run leaves
- * out, so it asks the image list for its count once more. The new count is believed only as far as the gone
- * collections' records explain its fall: records deleted from a collection that is still listed stay counted.
+ * The image list's count a full run holds its records to once reconciliation left records out as gone: those of
+ * collections found gone after the pass (their own lists answered 403 or 404), and those a collection's own list proved
+ * deleted. The count at the end of the pass may still name them, so it asks the image list for its count once more.
+ * The new count is believed only as far as the records left out explain its fall: records deleted that the run never
+ * held stay counted.
  */
 import { ExtractError } from './extract-error.js';
 
@@ -11,9 +12,8 @@ export type Recount = () => Promise<number>;
 
 /**
  * The count the run holds its `received` records to: `expected` (the image list's count at the end of the pass) when
- * no collection read was gone (`dropped`: the records of those the run left out) or the run holds that many; else the
- * image list's count asked once more, but never less than `expected` less `dropped`. A count that cannot be read keeps
- * `expected`.
+ * reconciliation left no record out as gone (`dropped`) or the run holds that many; else the image list's count asked
+ * once more, but never less than `expected` less `dropped`. A count that cannot be read keeps `expected`.
  */
 export async function countAfterGone(
   { dropped, expected, received }: { dropped: number; expected: number; received: number },

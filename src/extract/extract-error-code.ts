@@ -12,6 +12,10 @@ export type ExtractErrorCode =
 
 /** What happened, finer than the code, for the codes whose failures are not all retried alike (see RETRY_POLICY). */
 export interface ExtractErrorKinds {
+  NETWORK:
+    | 'unknown-host' // DNS knows no host of that name (ENOTFOUND)
+    | 'unreachable' // the host did not answer: a refused connection, a DNS lookup that failed for now (EAI_AGAIN)
+    | 'other'; // reset, TLS, a response that is not HTTP
   HTTP_STATUS:
     | 'status' // a status the caller does not expect
     | 'answer' // a status the caller reads as the service's answer (a collection's 403 private or 404 deleted)

@@ -152,8 +152,8 @@ export interface ReconcileEndEvent {
   /** Records their counts name that their lists did not serve. */
   unserved: number;
   /**
-   * The image list's `count` the run is held to (at the end of the pass, or asked once more after a collection was
-   * found gone: see countAfterGone), and the distinct records the run holds.
+   * The image list's `count` the run is held to (at the end of the pass, or asked once more after records were left
+   * out as gone: see countAfterGone), and the distinct records the run holds.
    */
   expected: number;
   received: number;

@@ -218,7 +218,7 @@ export class HttpClient {
       const reason = `returned a truncated body (${received} of ${declared} bytes, then the connection closed)`;
       return new ExtractError({ code: 'BAD_BODY', kind: 'truncated', url, reason, cause: err });
     }
-    return new ExtractError({ code: 'NETWORK', url, reason: `failed (${describe(err)})`, cause: err });
+    return new ExtractError({ code: 'NETWORK', kind: 'other', url, reason: `failed (${describe(err)})`, cause: err });
   }
 
   /** Closes the kept-alive connections. */
@@ -382,12 +382,8 @@ export class HttpClient {
         cause: err,
       });
     }
-    return new ExtractError({
-      code: 'NETWORK',
-      url,
-      reason: `failed (${describe(err)}${refused(url, err)})`,
-      cause: err,
-    });
+    const { kind, why } = unreachable(url, err);
+    return new ExtractError({ code: 'NETWORK', kind, url, reason: `failed (${describe(err)}${why})`, cause: err });
   }
 }
 
@@ -605,11 +601,19 @@ function fileResponse(url: URL, response: Dispatcher.ResponseData): FileResponse
   return { url: url.href, status: statusCode, header, body: response.body, discard: () => drop(response) };
 }
 
-/** What a refused connection means, said after its code: nothing listens at the URL's address (ECONNREFUSED). */
-function refused(url: string, err: unknown): string {
+/**
+ * What a network failure means, said after its code: DNS knows no such host (ENOTFOUND), or the host did not answer (a
+ * refused connection: nothing listens at the URL's address; a DNS lookup that failed for now: no network?).
+ */
+function unreachable(url: string, err: unknown): { kind: 'unknown-host' | 'unreachable' | 'other'; why: string } {
   const codes = [err, (err as { cause?: unknown } | null)?.cause].map((e) => (e as { code?: unknown } | null)?.code);
-  if (!codes.includes('ECONNREFUSED')) return '';
-  return `: the service is not reachable at ${new URL(url).origin}; is it running there?`;
+  const { origin, hostname } = new URL(url);
+  if (codes.includes('ENOTFOUND')) return { kind: 'unknown-host', why: `: the host ${hostname} could not be found` };
+  if (codes.includes('EAI_AGAIN'))
+    return { kind: 'unreachable', why: `: DNS did not answer for ${hostname}; is there a network?` };
+  if (codes.includes('ECONNREFUSED'))
+    return { kind: 'unreachable', why: `: the service is not reachable at ${origin}; is it running there?` };
+  return { kind: 'other', why: '' };
 }
 
 /** One line naming a network failure: its code and message, without repeating the code. */

@@ -6,8 +6,8 @@
  * it counts too). Each is read in full through its own list (`/api/collections/<id>/images/`, ordered by id), which is
  * the authority for it: its records go through the same index as the list's, its `count` says what it holds, and a
  * record the run kept in it that the list no longer serves (deleted while the run paged) is left out. A collection that
- * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot, and the image list's count
- * is asked once more (count-after-gone.ts): the count at the end of the pass still names them.
+ * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot. When records were left
+ * out, the image list's count is asked once more (count-after-gone.ts): the count at the end of the pass may name them.
  */
 import type {
   Checkpoint,
@@ -82,8 +82,8 @@ export interface Reconciliation {
   /** Records the run had that their collection's list no longer served, left out (CollectionReading.removed). */
   removed: number;
   /**
-   * The image list's `count` the run holds its records to: the one at the end of the pass, or, when a collection read
-   * was gone, the one asked after it (see countAfterGone).
+   * The image list's `count` the run holds its records to: the one at the end of the pass, or, when records were left
+   * out as gone, the one asked after it (see countAfterGone).
    */
   expected: number;
   /** Records the run still lacks after it: the larger of `unserved` and `expected` less the distinct records held. */
@@ -106,8 +106,8 @@ export interface ReconcileInput {
   /** The image list's `count` at the end of the pass: the run must hold as many distinct records. */
   expected: number;
   /**
-   * Asks the image list for its `count` now: given (a full run), it is asked when a collection read is gone and the run
-   * holds fewer records than `expected` (see countAfterGone).
+   * Asks the image list for its `count` now: given (a full run), it is asked when records were left out as gone and
+   * the run holds fewer records than `expected` (see countAfterGone).
    */
   recount?: Recount;
   /** Whether the pass proved itself complete: then only the collections that changed are read. */
@@ -185,8 +185,7 @@ export async function reconcile(options: PaginateOptions, input: ReconcileInput)
     await client.close().catch(() => undefined);
   }
   const { index } = input;
-  const dropped = dropUnreadable([...readings.values()], index);
-  dropUnlisted(run);
+  const dropped = dropUnreadable([...readings.values()], index) + dropUnlisted(run);
   return summarise(
     run,
     await countAfterGone({ dropped, expected: input.expected, received: index.received }, input.recount),
@@ -211,9 +210,15 @@ interface ReconcileRun {
   served: Map<number, ServedList>;
 }
 
-/** The records a collection's last reading served, and whether its `count` held still while it was paged. */
+/**
+ * The records a collection's last reading served; the ids its pages vouch for, as [lowest, highest] per page: the list
+ * is ordered by id, so a page served every record the collection then held from its first id to its last (the first
+ * page, every one before; a page that reached the list's `count`, every one after); and whether the `count` held still
+ * while it was paged.
+ */
 interface ServedList {
   keys: Set<RejectKey>;
+  spans: [number, number][];
   steady: boolean;
 }
 
@@ -359,15 +364,24 @@ async function readCollection(
   return finish(checkpoint, cid, attempt, 200, reading, pages.at(-1)?.count ?? 0, served.keys.size);
 }
 
-/** What a reading's pages served: each record's key, and whether their `count` was the same on every page. */
+/** What a reading's pages served: each record's key, the ids each page vouches for, whether `count` held still. */
 function servedBy(pages: readonly JournalCollectionPage[]): ServedList {
   const keys = new Set<RejectKey>();
+  const spans: [number, number][] = [];
   for (const page of pages) {
+    const ids: number[] = [];
     let r = 0;
-    for (const id of page.ids) keys.add(id ?? page.rejected[r++]!);
+    for (const id of page.ids) {
+      const key = id ?? page.rejected[r++]!;
+      keys.add(key);
+      if (typeof key === 'number') ids.push(key);
+    }
+    const low = page.offset === 0 ? -Infinity : Math.min(...ids);
+    const high = page.offset + page.ids.length >= page.count ? Infinity : Math.max(...ids);
+    if (low <= high) spans.push([low, high]);
   }
   const counts = pages.map((p) => p.count);
-  return { keys, steady: Math.min(...counts) === Math.max(...counts) };
+  return { keys, spans, steady: Math.min(...counts) === Math.max(...counts) };
 }
 
 async function finish(
@@ -399,21 +413,31 @@ function dropUnreadable(readings: CollectionReading[], index: RecordIndex): numb
 
 /**
  * Leaves out of the run each record it keeps in a collection read in full whose list no longer served it (deleted while
- * the run paged): the id-ordered list decides the collection's rows. A reading whose `count` moved while it was paged
- * decides nothing (records may have shifted past it).
+ * the run paged): the id-ordered list decides the collection's rows. Returns how many. A record is decided by the page
+ * whose ids span its own, whether or not the `count` moved while the list was paged: a deletion before the cursor
+ * shifts a record past it only between two pages, so one whose id falls between two pages' is kept. A record without
+ * a usable id is decided only by a reading whose `count` held still.
  */
-function dropUnlisted(run: ReconcileRun): void {
-  const lists = new Map<number, Set<RejectKey>>();
+function dropUnlisted(run: ReconcileRun): number {
+  const lists = new Map<number, ServedList>();
   for (const reading of run.readings.values()) {
     const served = run.served.get(reading.collection);
-    if (reading.status === 200 && served?.steady === true) lists.set(reading.collection, served.keys);
+    if (reading.status === 200 && served !== undefined) lists.set(reading.collection, served);
   }
-  if (lists.size === 0) return;
   const { index } = run.input;
+  let removed = 0;
   for (const [cid, keys] of keptOfCollections(index, new Set(lists.keys()))) {
     const reading = run.readings.get(cid)!;
-    for (const key of keys) if (!lists.get(cid)!.has(key) && index.drop(key)) reading.removed++;
+    for (const key of keys) if (provedGone(lists.get(cid)!, key) && index.drop(key)) reading.removed++;
+    removed += reading.removed;
   }
+  return removed;
+}
+
+/** Whether a reading proves a record the run keeps in its collection deleted (see dropUnlisted). */
+function provedGone({ keys, spans, steady }: ServedList, key: RejectKey): boolean {
+  if (keys.has(key)) return false;
+  return typeof key === 'number' ? spans.some(([low, high]) => low <= key && key <= high) : steady;
 }
 
 /** Passes retries through and keeps the per-page events of a collection's list out of the image pass's progress. */

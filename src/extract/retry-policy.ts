@@ -23,7 +23,11 @@ export const RETRY_POLICY = {
       answer: 'unless-drf', // 403 private, 404 gone: the answer in DRF's JSON; a proxy's or firewall's page otherwise
       'listing-gone': true, // the collections list answered before the pass and not after: a rerun may help
     },
-    NETWORK: true,
+    NETWORK: {
+      'unknown-host': false, // asking DNS again gets the same answer (a lookup that failed for now is `unreachable`)
+      unreachable: true,
+      other: true,
+    },
     TIMEOUT: true,
     BAD_BODY: {
       truncated: true,

@@ -16,6 +16,7 @@ import { syncFolder } from '../load/atomic-file.js';
 import type { FileStatus } from './file-status.js';
 import { imageCheck, verifyImageFile, type FileCheck, type ImageCheck } from './verify-image-file.js';
 import { makeFolders } from '../load/make-folder.js';
+import { onPath } from '../load/file-system-error.js';
 import { readPartValidator, removePartValidator, validatorOf, writePartValidator } from './part-validator.js';
 
 /** One file to fetch. */
@@ -271,7 +272,7 @@ async function writeBody(
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
   const declared = Number(response.header('content-length') ?? rangeLength(response));
   try {
-    await file.truncate(from);
+    await onPath(part, () => file.truncate(from));
     ctx.onBytes?.(0, from);
     const received = await copyChunks({ task, part, response, file, ctx, check }, chunks, from, declared);
     if (declared === declared && received !== declared) {
@@ -283,7 +284,7 @@ async function writeBody(
         status: response.status,
       });
     }
-    await file.sync();
+    await onPath(part, () => file.sync());
   } finally {
     ctx.signal?.removeEventListener('abort', onAbort);
     await file.close();
@@ -335,8 +336,10 @@ async function writeChunk(to: BodyTarget, chunk: Buffer, position: number): Prom
     const reason = `sent more than the ${limit} bytes the listing gives as file_size`;
     throw new Unfit('size_mismatch', to.task.fetchUrl, reason);
   }
-  for (let offset = 0; offset < chunk.length;)
-    offset += (await to.file.write(chunk, offset, chunk.length - offset, position + offset)).bytesWritten;
+  for (let offset = 0; offset < chunk.length;) {
+    const write = () => to.file.write(chunk, offset, chunk.length - offset, position + offset);
+    offset += (await onPath(to.part, write)).bytesWritten;
+  }
   await to.check?.write(chunk);
 }
 

@@ -12,6 +12,7 @@ import { DiffError } from '../snapshot/diff-error.js';
 import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
 import type { RetryOptions } from '../extract/retry.js';
+import { fileSystemError } from '../load/file-system-error.js';
 import { makeFolder } from '../load/make-folder.js';
 import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
@@ -27,6 +28,7 @@ import { onBase } from './on-base.js';
 import { PathClaims } from './path-claims.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
 import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
+import { UnmatchedValues } from './unmatched-values.js';
 import { emptyTally, settleFile, type Job, type SettleRun } from './settle-file.js';
 import { tokenGoesTo } from './token-host.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
@@ -110,26 +112,27 @@ const KEPT_SELECTION = 10_000;
 
 /** Counts the files a snapshot selects and their listed bytes. */
 export async function planFiles(
-  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>,
+  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl' | 'onEvent'>,
 ): Promise<FilesPlan> {
   return (await planSelection(options, 0)).plan;
 }
 
 /**
  * The plan of a selection, the data file it was read from, and the selected images themselves when there are no more
- * than `keep`.
+ * than `keep`; an `unmatched` event for each value asked of a category column that no image has but in another case.
  */
 async function planSelection(
-  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>,
+  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl' | 'onEvent'>,
   keep: number,
 ): Promise<{ plan: FilesPlan; path: string; images: SelectedImage[] | undefined }> {
   const where = conditions(options.where);
+  const unmatched = new UnmatchedValues(where);
   const rows = await openSnapshot(options.snapshot, neededColumns(where, options.with));
   const plan: FilesPlan = { files: 0, bytes: 0, unsized: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
   let kept: SelectedImage[] | undefined = [];
   let largest = 0;
   try {
-    for await (const images of selectImages(rows, where, extraKeys(options.with))) {
+    for await (const images of selectImages(rows, where, extraKeys(options.with), unmatched)) {
       if (kept !== undefined && kept.length + images.length <= keep) kept.push(...images);
       else kept = undefined;
       for (const image of images) {
@@ -146,6 +149,7 @@ async function planSelection(
   } finally {
     await rows.close();
   }
+  for (const message of unmatched.lines()) options.onEvent?.({ type: 'unmatched', message });
   return { plan, path: rows.path, images: kept };
 }
 
@@ -158,18 +162,23 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
   const planned = await planSelection(options, KEPT_SELECTION);
   await makeFolder(options.outDir, 'files');
   const lock = join(options.outDir, LOCK);
-  const taken = await takeRunLock(lock);
-  if (!taken.taken)
-    throw new FilesError({
-      code: 'FILES_LOCKED',
-      message: `files: ${options.outDir} is in use by another img-etl run (${taken.holder})`,
-    });
   try {
-    if (taken.tookOver !== undefined)
-      options.onEvent?.({ type: 'lock', message: `files: took over the stale lock ${lock} (${taken.tookOver})` });
-    return await fetchPlanned(options, planned, started);
-  } finally {
-    await releaseRunLock(lock);
+    const taken = await takeRunLock(lock);
+    if (!taken.taken)
+      throw new FilesError({
+        code: 'FILES_LOCKED',
+        message: `files: ${options.outDir} is in use by another img-etl run (${taken.holder})`,
+      });
+    try {
+      if (taken.tookOver !== undefined)
+        options.onEvent?.({ type: 'lock', message: `files: took over the stale lock ${lock} (${taken.tookOver})` });
+      return await fetchPlanned(options, planned, started);
+    } finally {
+      await releaseRunLock(lock);
+    }
+  } catch (cause) {
+    // A file-system call that fails (a full disk) is one line naming the file it was on, else the output folder.
+    throw fileSystemError({ stage: 'files', action: 'write to', path: options.outDir, cause });
   }
 }
 

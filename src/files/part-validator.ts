@@ -6,6 +6,7 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import type { FileResponse } from '../extract/http-client.js';
+import { onPath } from '../load/file-system-error.js';
 
 /** What the file beside a `.part` that holds its validator adds to the `.part`'s name. */
 export const VALIDATOR_SUFFIX = '.validator';
@@ -40,7 +41,7 @@ export async function readPartValidator(part: string): Promise<string | undefine
 /** Keeps `validator` for a `.part` (or removes the one kept, when undefined). */
 export async function writePartValidator(part: string, validator: string | undefined): Promise<void> {
   if (validator === undefined) await removePartValidator(part);
-  else await writeFile(validatorPath(part), validator, 'latin1');
+  else await onPath(validatorPath(part), () => writeFile(validatorPath(part), validator, 'latin1'));
 }
 
 /** Removes the validator kept for a `.part`, if any. */

@@ -7,6 +7,7 @@ import { DataType, TimeUnit, type Field, type RecordBatch } from 'apache-arrow';
 import type { SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import type { ColumnKind } from '../schema/columns.js';
 import { FilesError } from './files-error.js';
+import type { UnmatchedValues } from './unmatched-values.js';
 import { matchesWhere, type ConditionValue, type WhereCondition } from './where-condition.js';
 
 /** One selected image: what fetching its files needs. */
@@ -29,12 +30,13 @@ export async function* selectImages(
   rows: SnapshotRows,
   where: readonly WhereCondition[],
   extraKeys: readonly string[] = [],
+  unmatched?: UnmatchedValues,
 ): AsyncGenerator<SelectedImage[]> {
   const fields = new Map(rows.schema.fields.map((f) => [f.name, f]));
   checkColumns(rows.path, fields, where);
   const extras = extraKeys.filter((key) => fields.has(key));
   for await (const batch of rows.batches) {
-    const selected = selectedOf(batch, where, extras);
+    const selected = selectedOf(batch, where, extras, unmatched);
     if (selected.length > 0) yield selected;
   }
 }
@@ -58,10 +60,22 @@ function checkColumns(path: string, fields: ReadonlyMap<string, Field>, where: r
   }
 }
 
-/** The images of one record batch where every condition holds, with the `extras` links they have. */
-function selectedOf(batch: RecordBatch, where: readonly WhereCondition[], extras: readonly string[]): SelectedImage[] {
+/**
+ * The images of one record batch where every condition holds, with the `extras` links they have; `unmatched` sees
+ * every image's values of the columns it watches.
+ */
+function selectedOf(
+  batch: RecordBatch,
+  where: readonly WhereCondition[],
+  extras: readonly string[],
+  unmatched: UnmatchedValues | undefined,
+): SelectedImage[] {
   const read = (name: string, kind: ColumnKind): ((i: number) => ConditionValue | null) => reader(batch, name, kind);
   const conditions = where.map((c) => ({ condition: c, value: read(c.column.name, c.column.type.kind) }));
+  for (const at of unmatched?.positions ?? []) {
+    const value = conditions[at]!.value;
+    for (let i = 0; i < batch.numRows; i++) unmatched!.see(at, value(i));
+  }
   const id = read('id', 'int64');
   const collection = read('collection_id', 'int64');
   const file = read('file', 'string');

@@ -31,12 +31,14 @@ export interface WhereCondition {
 const BY_NAME = new Map(COLUMNS.map((c) => [c.name, c]));
 const TEXT_KINDS = new Set(['string', 'category', 'json']);
 const CONDITION =
-  /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(is\s+not\s+null|is\s+null|not\s+in|in|like|<=|>=|!=|<>|=|<|>)\s*([\s\S]*?)\s*$/i;
+  /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(is\s+not\s+null|is\s+null|not\s+in|in|like|<=|>=|!=|<>|==|=|<|>)\s*([\s\S]*?)\s*$/i;
 
 /** Parses one condition; a FilesError (FILES_BAD_WHERE) naming the condition and what is wrong with it. */
 export function parseWhere(text: string): WhereCondition {
   const bad = (why: string): FilesError =>
     new FilesError({ code: 'FILES_BAD_WHERE', message: `files: --where ${JSON.stringify(text)}: ${why}` });
+  const joined = joinedConditions(text);
+  if (joined !== undefined) throw bad(joined);
   const match = CONDITION.exec(text);
   if (match === null)
     throw bad('expected "<column> <op> <value>" with op one of = != < <= > >= in like, is null, is not null');
@@ -47,6 +49,7 @@ export function parseWhere(text: string): WhereCondition {
     const hint = nearest === undefined ? '' : `: did you mean ${nearest}?`;
     throw bad(`no column ${JSON.stringify(name)} in the output schema${hint}`);
   }
+  if (rawOp === '==') throw bad(`== is not an operator: write = (${name} = ${rest})`);
   const op = rawOp.toLowerCase().replace(/\s+/g, ' ').replace('<>', '!=') as WhereCondition['op'] | 'not in';
   if (op === 'not in') throw bad('not in is not supported; use several != conditions');
   if (op === 'is null' || op === 'is not null') {
@@ -124,6 +127,34 @@ function typedValue(column: Column, literal: string, bad: (why: string) => Files
   if (!Number.isFinite(number)) throw bad(`${column.name} is a number (${kind}): expected one, got ${shown}`);
   if (kind === 'int64' && !Number.isSafeInteger(number)) throw bad(`${column.name} is a whole number: got ${literal}`);
   return number;
+}
+
+/**
+ * What to write instead of conditions `text` joins with AND or OR outside its quoted values (SQL's habit): a --where
+ * each, or `in` for values of one column; undefined when `text` is one condition.
+ */
+function joinedConditions(text: string): string | undefined {
+  const parts: string[] = [];
+  let or = false;
+  let quoted = false;
+  let start = 0;
+  for (const m of text.matchAll(/'|\s+(and|or)\s+/gi)) {
+    if (m[0] === "'") quoted = !quoted;
+    else if (!quoted) {
+      parts.push(text.slice(start, m.index).trim());
+      start = m.index + m[0].length;
+      or ||= m[1]!.toLowerCase() === 'or';
+    }
+  }
+  if (parts.length === 0) return undefined;
+  parts.push(text.slice(start).trim());
+  if (!or) return `one condition per --where, all of which must hold: ${parts.map((p) => `--where "${p}"`).join(' ')}`;
+  const equal = parts.map((p) => /^([A-Za-z_]\w*)\s*=\s*(.+)$/.exec(p));
+  const name = equal[0]?.[1];
+  const example = equal.every((e) => e !== null && e[1] === name)
+    ? `${name} in (${equal.map((e) => e![2]).join(', ')})`
+    : "map_type in ('T map', 'Z map')";
+  return `conditions cannot be joined with OR; for values of one column use in: ${example}`;
 }
 
 /** The items of an `in` list, split at commas outside quotes. */

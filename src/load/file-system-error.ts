@@ -51,6 +51,20 @@ export function isFileSystemError(cause: unknown): cause is NodeJS.ErrnoExceptio
   return typeof syscall === 'string' && code !== undefined && REASONS[code] !== undefined;
 }
 
+/**
+ * Runs a file-system call on `path`, giving its error that path when the error names none: a write, a truncate or an
+ * fsync of an open file (fs.writeFile's included) fails with `ENOSPC: no space left on device, write` and no path, and
+ * fileSystemError, wherever the error is caught, names the path the error holds.
+ */
+export async function onPath<T>(path: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (cause) {
+    if (isFileSystemError(cause) && cause.path === undefined) cause.path = path;
+    throw cause;
+  }
+}
+
 /** What `fileSystemError` reports. */
 export interface FileSystemErrorOptions {
   /** The stage the message starts with: `load`, `staging`. */

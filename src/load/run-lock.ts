@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { onPath } from './file-system-error.js';
 import { bootId, isAlive, processIdentity } from './process-identity.js';
 
 /** What a lock file records (the older form: `pid` alone). */
@@ -141,14 +142,14 @@ function parseLock(text: string): LockRecord | undefined {
 async function createLock(path: string, text: string): Promise<boolean> {
   const temp = tempBeside(path);
   try {
-    await writeFile(temp, text, { flag: 'wx' });
+    await onPath(path, () => writeFile(temp, text, { flag: 'wx' }));
     await link(temp, path);
     return true;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return false;
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err;
-    return writeFile(path, text, { flag: 'wx' }).then(
+    return onPath(path, () => writeFile(path, text, { flag: 'wx' })).then(
       () => true,
       (error: NodeJS.ErrnoException) => {
         if (error.code === 'EEXIST') return false;

@@ -36,13 +36,14 @@ export function proofInWords(proof: unknown, passes: number): FactRow[] {
 
 /** An incremental run's proof in words: what it built on, read and carried over, and the count it was held to. */
 function incrementalInWords(p: Partial<Completeness>, inc: IncrementalProof): FactRow[] {
-  const orphans = inc.base_missing > 0 ? `, less the ${formatNumber(inc.base_missing)} its base never got` : '';
+  const missing = p.reconciliation?.missing ?? 0;
+  const unserved = missing > 0 ? `, plus the ${formatNumber(missing)} missing` : '';
   const carried = `${counted(inc.carried_collections, 'collection', 'collections')} unchanged since ${inc.base}`;
   const rows: FactRow[] = [
     ['built on', `${inc.base}: only what changed since was read`],
     ['collections read', collectionsReadWords(p)],
     ['carried over', `${counted(inc.carried_records, 'row', 'rows')} of ${carried}`],
-    ['image list', `counts ${formatNumber(inc.count)}: the rows held${orphans}`],
+    ['image list', `counts ${formatNumber(inc.count)}: the rows held${unserved}`],
   ];
   if (p.collections !== undefined) rows.push(['collections list', collectionsListWords(p.collections)]);
   for (const u of p.unreadable ?? []) rows.push(['left out', unreadableWords(u)]);

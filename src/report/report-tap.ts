@@ -21,7 +21,7 @@ async function openReport(run: RunTapContext): Promise<OpenRunTap> {
   const stats = new ReportStats();
   const index = await snapshotIndexTap().open(run);
   const { planRunDrift } = await import('./run-drift.js'); // loaded once a run with a report publishes
-  const drift = await planRunDrift(run.baseDir, run.name, run.formats);
+  const drift = await planRunDrift(run.baseDir, run.name, run.formats, run.signal);
   let indexed = false;
   return {
     rows: (batches) => index.rows!(stats.observe(batches)),

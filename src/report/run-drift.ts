@@ -16,7 +16,7 @@ import { DiffError } from '../snapshot/diff-error.js';
 import { isFile } from '../load/path-kind.js';
 import { diffIndexedFolders } from '../diff/index-diff.js';
 import { resolveSnapshotFile } from '../snapshot/resolve-snapshot-file.js';
-import { SnapshotIndexReader } from '../diff/snapshot-index-reader.js';
+import { SnapshotIndexReader } from '../run/snapshot-index-reader.js';
 import { listedFile } from '../snapshot/verify-snapshot-file.js';
 import { FILE_NAMES, type Format } from '../snapshot/formats.js';
 import { latestSnapshot } from '../snapshot/snapshot-names.js';
@@ -30,11 +30,15 @@ export interface RunDrift {
   outcome(pending: string, indexed: boolean): Promise<DriftOutcome>;
 }
 
-/** The drift of a run writing snapshot `name` into `outDir` in `formats`; undefined when there is no older snapshot. */
+/**
+ * The drift of a run writing snapshot `name` into `outDir` in `formats`, stopped once `signal` is aborted; undefined
+ * when there is no older snapshot.
+ */
 export async function planRunDrift(
   outDir: string,
   name: string,
   formats: readonly Format[],
+  signal?: AbortSignal,
 ): Promise<RunDrift | undefined> {
   const previous = await latestSnapshot(outDir);
   if (previous === undefined || previous === name) return undefined;
@@ -51,7 +55,7 @@ export async function planRunDrift(
   const olderIndex = await SnapshotIndexReader.open(folder);
   if (!('none' in olderIndex)) {
     await olderIndex.close(); // read again once the run wrote its own: it is not held while the run writes
-    return { outcome: indexedDrift(folder, older, formats, note) };
+    return { outcome: indexedDrift(folder, older, formats, signal, note) };
   }
   if (!formats.some((f) => f !== 'csv')) {
     const outcome = note(
@@ -73,6 +77,7 @@ function indexedDrift(
   folder: string,
   older: string,
   formats: readonly Format[],
+  signal: AbortSignal | undefined,
   note: (why: string) => DriftOutcome,
 ): RunDrift['outcome'] {
   return async (pending, indexed) => {
@@ -80,7 +85,7 @@ function indexedDrift(
     const written = formats.includes('arrow') ? FILE_NAMES.arrow : FILE_NAMES.parquet;
     const newer = formats.some((f) => f !== 'csv') ? join(pending, written) : pending;
     try {
-      const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer });
+      const totals = await diffIndexedFolders({ folder, rows: older }, { folder: pending, rows: newer }, signal);
       if (totals === undefined) return note(`${folder}'s or this run's index cannot be read`);
       return { drift: driftOf(older, totals) };
     } catch (error) {

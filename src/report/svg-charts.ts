@@ -59,19 +59,32 @@ function em(c: string): number {
   return /[A-Z0-9→–#&@]/.test(c) ? 0.72 : 0.62;
 }
 
-/** The estimated width of `content` at `size`. */
-function widthOf(content: string, size = FONT): number {
+/**
+ * The estimated width of `content` at `size`, measured no further than past `limit`: what lies beyond is not drawn, so
+ * that the work is that of the text shown, however long the text.
+ */
+function widthOf(content: string, size = FONT, limit = Infinity): number {
   let ems = 0;
-  for (const c of content) ems += em(c);
+  for (const c of content) {
+    ems += em(c);
+    if (ems * size > limit) break;
+  }
   return ems * size;
 }
 
-/** `content` cut with an ellipsis to fit `width` at `size`. */
+/**
+ * `content` cut with an ellipsis to fit `width` at `size`: its longest start (one character at least) that fits with
+ * the ellipsis, found in one walk over the text, since widths only add up.
+ */
 function fit(content: string, width: number, size = FONT): string {
-  if (widthOf(content, size) <= width) return content;
-  const chars = [...content];
-  while (chars.length > 1 && widthOf(`${chars.join('')}…`, size) > width) chars.pop();
-  return `${chars.join('')}…`;
+  if (widthOf(content, size, width) <= width) return content;
+  let [ems, end] = [0, 0];
+  for (const c of content) {
+    if (end > 0 && (ems + em(c) + em('…')) * size > width) break;
+    ems += em(c);
+    end += c.length;
+  }
+  return `${content.slice(0, end)}…`;
 }
 
 /** A text element of class `cls` at (x, y), anchored at `anchor`. */
@@ -161,7 +174,8 @@ function rowLabel(x: number, y: number, lines: string[]): string {
 
 /** The width of the label column for `labels`: as wide as the longest, within LABEL_SHARE of the chart. */
 function labelColumn(labels: string[]): number {
-  return Math.min(CHART_WIDTH * LABEL_SHARE, Math.max(40, ...labels.map((l) => widthOf(l)))) + 6;
+  const most = CHART_WIDTH * LABEL_SHARE;
+  return Math.min(most, Math.max(40, ...labels.map((l) => widthOf(l, FONT, most)))) + 6;
 }
 
 /** The x axis's label under the plot, starting at `x` or sooner so that it ends inside the chart. */

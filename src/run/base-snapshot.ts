@@ -1,8 +1,10 @@
 /**
  * The snapshot an incremental run builds on: the one `latest` points at in the base folder (so its run exited 0), of
  * the same source, schema version and pipeline, holding images.parquet or images.arrow (a CSV-only snapshot is not a
- * lossless base), whose last full pass is recent enough, and whose files are what its manifest says (size and sha256).
- * Anything else, and the run makes a full pass, saying why in one line.
+ * lossless base) and images.index, whose last full pass is recent enough, and whose files are what its manifest says
+ * (size and sha256). Anything else, and the run makes a full pass, saying why in one line. Each row it carries over is
+ * checked against its images.index as it is carried (carry-over.ts): a row that is not what the index says makes a full
+ * pass then (BaseRowMismatch).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -57,6 +59,9 @@ export interface BaseSnapshot extends IncrementalBase {
 
 /** The base, or why there is none (one line). */
 export type BaseChoice = { base: BaseSnapshot } | { full: string };
+
+/** A row of the base that is not what its images.index says, met as it is carried over: the run makes a full pass. */
+export class BaseRowMismatch extends Error {}
 
 /** Chooses the snapshot to build on in `baseDir`, or says why the run makes a full pass. */
 export async function chooseBase(baseDir: string, wants: BaseWants): Promise<BaseChoice> {
@@ -113,6 +118,8 @@ function refusal(name: string, m: BaseManifest, wants: BaseWants): string | unde
     return `${which} holds no ${wants.table.files.parquet} or ${wants.table.files.arrow} (CSV is not a lossless base)`;
   if (!names.has(FILE_NAMES.normalisation))
     return `${which} holds no ${FILE_NAMES.normalisation} (its carried rows' normalisation counts)`;
+  if (!names.has(FILE_NAMES.index))
+    return `${which} holds no ${FILE_NAMES.index} (each carried row is checked against it)`;
   if (typeof m.missing !== 'number') return `${which}'s manifest does not say what it missed`;
   const lastFull = typeof m.last_full_at === 'string' ? m.last_full_at : m.started_at;
   const days = (wants.now.getTime() - Date.parse(String(lastFull))) / 86_400_000;
@@ -136,23 +143,32 @@ async function readBase(
   // Only the files its manifest lists (and so checks): a data file beside them it does not list is someone's.
   const imagesFile = join(dir, names.has(table.files.parquet) ? table.files.parquet : table.files.arrow);
   const collections = await baseCollections(dir);
-  const { unattributed } = await countRows(imagesFile, collections);
   const rejectsPath = join(dir, IMAGES.files.rejects);
   if (names.has(IMAGES.files.rejects)) await verifySnapshotFile(rejectsPath);
   const rejects = names.has(IMAGES.files.rejects) ? await carriedRejectsOf(rejectsPath) : [];
-  let alone = unattributed;
-  for (const reject of rejects) {
-    const collection = reject.collection === null ? undefined : collections.get(reject.collection);
-    if (collection === undefined) alone++;
-    else collection.rows++;
-  }
+  // Each row and reject counted into its collection; one of a collection the table does not hold is vouched for by no
+  // collections list (the run reads that collection's own list), one of no collection by no list at all.
+  const unlisted = new Set<number>();
+  let [rows, unattributed] = [0, 0];
+  const count = (cid: number | null) => {
+    rows++;
+    const collection = cid === null ? undefined : collections.get(cid);
+    if (collection !== undefined) collection.rows++;
+    else if (cid === null) unattributed++;
+    else unlisted.add(cid);
+  };
+  await eachCollectionId(imagesFile, count);
+  for (const reject of rejects) count(reject.collection);
+  if (unattributed > 0)
+    throw new Error(`${unattributed} of its records have no usable collection_id: no list shows they are still served`);
+  await verifySnapshotFile(join(dir, FILE_NAMES.index)); // each carried row is checked against it (carry-over.ts)
   const normalisationPath = join(dir, FILE_NAMES.normalisation);
   await verifySnapshotFile(normalisationPath);
   const normalisation = await NormalisationByCollection.read(normalisationPath);
   const lastFullAt = String(typeof manifest.last_full_at === 'string' ? manifest.last_full_at : manifest.started_at);
   const missing = manifest.missing as number;
   const base = { name, dir, manifestSha256, imagesFile, lastFullAt, rejects, collections, normalisation };
-  return { ...base, unattributed: alone, missing };
+  return { ...base, rows, unlisted, missing };
 }
 
 /**
@@ -175,22 +191,14 @@ async function baseCollections(dir: string): Promise<Map<number, BaseCollection>
   return collections;
 }
 
-/** Counts the base's image rows into their collections; resolves to the rows of no collection it lists. */
-async function countRows(path: string, collections: Map<number, BaseCollection>): Promise<{ unattributed: number }> {
+/** Calls `visit` with each of the base's image rows' collection_id (null where it has none), in file order. */
+async function eachCollectionId(path: string, visit: (cid: number | null) => void): Promise<void> {
   const opened = await readSnapshotRows(path, { columns: ['collection_id'] });
-  let unattributed = 0;
   try {
-    for await (const batch of opened.batches) {
-      for (const cid of numbers(batch, 'collection_id')) {
-        const collection = cid === null ? undefined : collections.get(cid);
-        if (collection === undefined) unattributed++;
-        else collection.rows++;
-      }
-    }
+    for await (const batch of opened.batches) for (const cid of numbers(batch, 'collection_id')) visit(cid);
   } finally {
     await opened.close();
   }
-  return { unattributed };
 }
 
 /**

@@ -2,7 +2,8 @@
  * The images an incremental run writes: the rows of the collections it carried over, read back from the snapshot it
  * builds on, and the rows it read (staged), merged in ascending id order into batches of a fixed size, then the rejects
  * of both in the order of their keys. The writers get the same batches a full run's would give them for the same
- * records, so the files are the same bytes.
+ * records, so the files are the same bytes. Each base row is checked against the base's images.index as it is read: its
+ * id, and the hash of each row carried over.
  */
 import type { Checkpoint } from '../extract/checkpoint.js';
 import type { RecordIndex } from '../extract/record-index.js';
@@ -11,11 +12,14 @@ import { compareRejectKeys } from '../extract/record-index.js';
 import type { Reject, Row, RowBatch } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
+import { FILE_NAMES } from '../snapshot/formats.js';
 import { rowsFromBatch } from '../snapshot/rows-from-batch.js';
-import type { BaseSnapshot } from './base-snapshot.js';
+import { BaseRowMismatch, type BaseSnapshot } from './base-snapshot.js';
 import type { CarriedReject } from './carried-rejects.js';
 import type { NormalisationByCollection } from './normalisation-by-collection.js';
 import { replayColumns } from './replay-columns.js';
+import { RowHasher } from './row-hash.js';
+import { SnapshotIndexReader } from './snapshot-index-reader.js';
 
 /** What the merge needs besides the staging. */
 export interface CarryOver {
@@ -72,22 +76,43 @@ async function* stagedRows(batches: AsyncIterable<RowBatch>, rejects: Reject[]):
   }
 }
 
-/** Whether a base row (or reject) of collection `cid` is carried over: its collection is, or the base knew none. */
+/** Whether a base row (or reject) of collection `cid` is carried over: its collection is (collectIncremental's). */
 function isCarried(over: CarryOver, cid: unknown): boolean {
-  return typeof cid !== 'number' || !over.base.collections.has(cid) || over.carried.has(cid);
+  return typeof cid === 'number' && over.carried.has(cid);
 }
 
 /**
  * The base's rows that are carried over, in its file's order (ascending id): from the images file its manifest lists
- * (which chooseBase counted), never another file beside it.
+ * (which chooseBase counted), never another file beside it. Its manifest vouches for the file and for the index
+ * alike; a file that is not the one its index was written with (swapped, its manifest edited to fit) differs from the
+ * index in a row's id or hash: a BaseRowMismatch, and the run makes a full pass.
  */
 async function* carriedRows(over: CarryOver, table: Table): AsyncIterable<Row> {
-  const opened = await readSnapshotRows(over.base.imagesFile);
+  const { imagesFile, dir } = over.base;
+  const opened = await readSnapshotRows(imagesFile);
+  const index = await SnapshotIndexReader.open(dir);
+  const [hasher, hash] = [new RowHasher(table), new Uint32Array(2)];
+  const mismatch = (where: string) =>
+    new BaseRowMismatch(`${imagesFile} does not match its ${FILE_NAMES.index} ${where}`);
+  let at = 0;
   try {
+    if ('none' in index) throw new BaseRowMismatch(index.none);
     for await (const batch of opened.batches)
-      for (const row of rowsFromBatch(batch, table)) if (isCarried(over, row['collection_id'])) yield row;
+      for (const row of rowsFromBatch(batch, table)) {
+        const carried = isCarried(over, row['collection_id']);
+        if (carried) hasher.hash(row, hash, 0);
+        // An index cut short or out of order is no match; a chunk holds many rows, so most rows need no wait.
+        const listed = index.hasRow() || (await index.ready().catch(() => false));
+        if (!listed || index.id() !== row['id'] || (carried && !index.hashIs(hash)))
+          throw mismatch(`at row ${at + 1} (id ${String(row['id'])})`);
+        index.next();
+        at++;
+        if (carried) yield row;
+      }
+    if (await index.ready().catch(() => true)) throw mismatch(`in length (it holds more than ${at} rows)`);
   } finally {
     await opened.close();
+    if (!('none' in index)) await index.close();
   }
 }
 

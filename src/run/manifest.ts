@@ -36,8 +36,8 @@ export interface Manifest {
   /** Whether the completeness proof accounts for every record (`missing` is 0). */
   complete: boolean;
   /**
-   * Records expected: `count` of the last image-list page fetched (asked once more after a collection was found gone,
-   * never less than the count at the end of the pass less its records: see countAfterGone).
+   * Records expected: `count` of the last image-list page fetched (asked once more after records were left out as
+   * gone, never less than the count at the end of the pass less them: see countAfterGone).
    */
   expected: number;
   /** Unique records received (written plus rejected). */

@@ -6,6 +6,7 @@ import type { PipelineIdentity } from './pipeline-identity.js';
 import { collect, type Collected, type CollectOptions } from '../extract/collect.js';
 import { collectIncremental, type IncrementalCollected } from '../extract/collect-incremental.js';
 import { runKind, type RunKind, type RunKindOptions } from './run-kind.js';
+import { BaseRowMismatch } from './base-snapshot.js';
 import { newExtractStats } from '../extract/paginate.js';
 import { listUrlOf } from '../extract/page-url.js';
 import { redactUrl } from '../extract/redact-url.js';
@@ -36,6 +37,7 @@ import type { WriteOutputsOptions } from './write-outputs.js';
 import type { StagedCsv } from '../load/page-columns.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
 import { progressTap } from './progress-tap.js';
+import { stopIfAborted } from './until-aborted.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/replay-collections.js';
 
@@ -127,24 +129,17 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   let pending: string | undefined; // made by this run: removed unless published
   try {
     pending = await preparePublishing(run, dataDir);
-    // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
-    const { collected, kind } = await extract(run, checkpoint, planned).catch((cause: unknown) => {
-      throw stagingError(cause);
-    });
-    const { incremental, images } = collected.completeness; // an incremental run's rows: carried over and read
-    const records = incremental === undefined ? collected.index.received : images.received;
-    options.onEvent?.({ type: 'publish-start', records, formats: run.formats });
     const { table } = run;
     const neutraliseFormulas = options.neutraliseFormulas ?? true;
-    const where = { pending, dataDir, baseDir: run.outDir, formats: run.formats, table, neutraliseFormulas };
-    const taps = await openTaps(run, where);
-    const data = await writeData(run, { collected, kind }, checkpoint, pending, taps);
+    const { signal } = options;
+    const where = { pending, dataDir, baseDir: run.outDir, formats: run.formats, table, neutraliseFormulas, signal };
+    const { collected, kind, taps, data } = await extractAndWrite(run, { checkpoint, stagingError }, planned, where);
     const { sourceUrl, startedAt } = run;
     const { pipeline } = options;
     const inputs = { sourceUrl, startedAt, imageRequests, table, pipeline, kind, ...data };
     const manifest = snapshotManifest(collected, inputs);
     for (const tap of taps) manifest.files.push(...((await tap.beforeCommit?.(manifest)) ?? []).map(manifestFile));
-    await commitManifest(dataDir, pending, manifest);
+    await commitManifest(dataDir, pending, manifest, signal);
     published = true;
     await publishPending(dataDir);
     // Published: its staging goes now (a run killed from here on is not resumed), its lock only in closeRun.
@@ -280,8 +275,35 @@ function announceKind(run: RunPlan, kind: RunKind): void {
 }
 
 /**
+ * Collects the run's records, then writes its data files beside its taps. A row the run carries over that is not what
+ * its base's index says is met only as it is written (carry-over.ts): the run then makes a full pass and writes again.
+ */
+async function extractAndWrite(
+  run: RunPlan,
+  { checkpoint, stagingError }: Pick<Staging, 'checkpoint' | 'stagingError'>,
+  planned: RunKind,
+  where: Omit<RunTapContext, 'name'>,
+): Promise<{ collected: Collected; kind: RunKind; taps: OpenRunTap[]; data: DataWritten }> {
+  // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
+  const { collected, kind } = await extract(run, checkpoint, planned).catch((cause: unknown) => {
+    throw stagingError(cause);
+  });
+  const { incremental, images } = collected.completeness; // an incremental run's rows: carried over and read
+  const records = incremental === undefined ? collected.index.received : images.received;
+  run.options.onEvent?.({ type: 'publish-start', records, formats: run.formats });
+  const taps = await openTaps(run, where);
+  try {
+    return { collected, kind, taps, data: await writeData(run, { collected, kind }, checkpoint, where.pending, taps) };
+  } catch (error) {
+    if (!(error instanceof BaseRowMismatch)) throw error;
+    const full = await fullInstead(run, checkpoint, error.message);
+    return extractAndWrite(run, { checkpoint, stagingError }, full, where);
+  }
+}
+
+/**
  * Collects the run's records: what changed since its base (an incremental run), or the whole list. An incremental
- * run whose rows the image list's count does not confirm discards what it staged and makes a full pass instead.
+ * run whose rows the image list's count does not confirm makes a full pass instead.
  */
 async function extract(
   run: RunPlan,
@@ -292,11 +314,16 @@ async function extract(
   if (!('base' in kind)) return { collected: await collect(options, checkpoint, newExtractStats()), kind };
   const got = await collectIncremental(options, checkpoint, kind.base);
   if (!('fallback' in got)) return { collected: got, kind };
-  const full: RunKind = { full: `${got.fallback}: a full pass instead` };
+  return extract(run, checkpoint, await fullInstead(run, checkpoint, got.fallback));
+}
+
+/** Discards what an incremental run staged and makes the rest of it (and a resumed one) a full pass, saying why. */
+async function fullInstead(run: RunPlan, checkpoint: Checkpoint, why: string): Promise<RunKind> {
+  const full: RunKind = { full: `${why}: a full pass instead` };
   await checkpoint.discard(checkpoint.identity, `staging: ${full.full}`);
   await checkpoint.mark({ type: 'base', name: null, why: full.full });
   announceKind(run, full);
-  return { collected: await collect(options, checkpoint, newExtractStats()), kind: full };
+  return full;
 }
 
 /** Makes the data folder (finishing what a crash left half-published) and its pending folder, resolved to. */
@@ -359,6 +386,7 @@ async function writeData(
     csvEngine: options.csvEngine,
     neutraliseFormulas: options.neutraliseFormulas,
     metadata: dataMetadata(run),
+    signal: options.signal,
   };
   const normalisation = new NormalisationByCollection();
   const rows = await replayed(run, { collected, kind }, checkpoint, taps, normalisation);
@@ -410,12 +438,16 @@ async function replayed(
   return replayColumns(collected.index, checkpoint, run.table, counts, { arrow });
 }
 
-/** Writes the manifest into `pending` once no one else's file is where the run's would go. */
-async function commitManifest(dataDir: string, pending: string, manifest: Manifest): Promise<void> {
+/**
+ * Writes the manifest into `pending` once no one else's file is where the run's would go, unless the run was aborted
+ * by then: the last point where it stops (the moves after the commit are finished whatever comes).
+ */
+async function commitManifest(dataDir: string, pending: string, manifest: Manifest, signal?: AbortSignal) {
   const names = [...manifest.files.map((f) => f.name), FILE_NAMES.manifest];
   await checkRunFiles(pending, manifest.files);
   await checkPendingListed(pending, names);
   await checkTargets(dataDir, names);
+  await stopIfAborted(signal);
   await writeJsonAtomic(join(pending, FILE_NAMES.manifest), manifest); // the commit point (see publish-folder.ts)
 }
 

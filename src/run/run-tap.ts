@@ -26,6 +26,8 @@ export interface RunTapContext {
   table: Table;
   /** Whether the CSV files put a `'` before text that starts like a formula (csv-field.ts). */
   neutraliseFormulas: boolean;
+  /** The run's cancellation: a tap's long work before the commit (the report's drift) stops once it is aborted. */
+  signal?: AbortSignal;
 }
 
 /**

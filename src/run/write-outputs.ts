@@ -8,6 +8,7 @@ import { tee } from '../load/tee.js';
 import { toCsv, type CsvEngine } from '../load/to-csv.js';
 import type { ParquetEngine } from '../load/to-parquet.js';
 import { toRejects } from '../load/to-rejects.js';
+import { untilAborted } from './until-aborted.js';
 import { IMAGES } from '../schema/columns.js';
 import type { RecordBatch } from 'apache-arrow';
 import type { RowBatch } from '../schema/row.js';
@@ -37,6 +38,8 @@ export interface WriteOutputsOptions {
    * written), each reading its stream to the end; default none.
    */
   arrowTaps?: readonly StreamTap<RecordBatch>[];
+  /** Stops the write between two batches once aborted, failing it with the signal's reason; default none. */
+  signal?: AbortSignal;
 }
 
 /** A consumer of a table's batches beside the writers (see tee.ts: it reads every batch, or the writers stop). */
@@ -73,7 +76,7 @@ export async function writeOutputs(rows: AsyncIterable<RowBatch>, options: Write
   if (options.formats.some((f) => f !== 'csv') || (options.arrowTaps ?? []).length > 0)
     consumers.push((source) => writeColumnar(source, options, table));
   for (const tap of options.rowTaps ?? []) consumers.push(async (source) => tap(source).then((): SinkResult[] => []));
-  const streams = tee(rows, consumers.length);
+  const streams = tee(untilAborted(rows, options.signal), consumers.length);
   return (
     await settleAll(
       consumers.map((consume, i) => consume(streams[i]!)),

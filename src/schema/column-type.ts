@@ -49,6 +49,11 @@ export interface ColumnType {
   holds(value: RowValue | undefined): value is RowValue;
   /** What `holds` wants, for the error about a value it refuses: "a safe integer". */
   readonly expected: string;
+  /**
+   * A derived column's value in the form a row of this type holds (int64: a BigInt within the safe integers as that
+   * number); a value it cannot take exactly is returned as it is, for `holds` to refuse. Absent: values as they are.
+   */
+  fromDerived?(value: RowValue): RowValue;
   /** The Arrow (and so Parquet) type of a column of this type; `id` is the column's position, a dictionary's id. */
   arrowType(arrow: ArrowModule, id: number): Arrow.DataType;
   /** A new encoder of a column of Arrow type `type`, batch after batch (a category's dictionary grows). */

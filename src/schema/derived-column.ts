@@ -51,7 +51,7 @@ export function derivedColumn(
           "and the loaders' JSON reading of it would fail",
       );
     }
-    return derived;
+    return type.fromDerived === undefined ? derived : type.fromDerived(derived);
   };
   return {
     name,

@@ -99,17 +99,20 @@ export class CollectionRegistry {
     return cid === undefined ? undefined : this.entries.get(cid);
   }
 
-  /** The generator drew `id` of collection `cid` (ids rise): it exists, and so does every collection stepped over. */
+  /**
+   * The generator drew `id` of collection `cid`: it exists, and so, when `id` is past every id drawn, does every
+   * collection stepped over since the last. An id below that (an insert into an earlier collection) steps over none.
+   */
   reach(id: number, cid: number = collectionOf(this.seed, id)): void {
-    if (id > this.lastId && id - this.lastId <= GAP) {
-      for (let c = this.lastCid; c !== cid && c !== 0;) {
+    if (id > this.lastId) {
+      for (let c = this.lastCid; id - this.lastId <= GAP && c !== cid && c !== 0;) {
         c = collectionOf(this.seed, (collectionRange(this.seed, c) as { hi: number }).hi);
         this.addGenerated(c);
       }
+      this.lastId = id;
+      this.lastCid = cid;
     }
     this.addGenerated(cid);
-    this.lastId = Math.max(this.lastId, id);
-    this.lastCid = cid;
   }
 
   /** Ends the start: the scan order is by id with about 2% of rows a few places off; later collections go last. */

@@ -5,6 +5,8 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readRegularFile } from '../load/read-regular-file.js';
+import { FILE_NAMES } from './formats.js';
+import { readManifest } from './read-manifest.js';
 
 /** A snapshot folder's name (snapshotName). */
 export const SNAPSHOT_NAME = /^\d{8}T\d{6}\.\d{3}Z$/;
@@ -42,4 +44,16 @@ export async function listSnapshots(baseDir: string): Promise<string[]> {
     .filter((e) => e.isDirectory() && SNAPSHOT_NAME.test(e.name))
     .map((e) => e.name)
     .sort();
+}
+
+/**
+ * Why no file but a run's belongs in `dir`: it is a snapshot folder (an img-etl manifest lists its files, one run's)
+ * or a `--snapshot` folder (its snapshot folders and `latest`); undefined for any other folder, or none.
+ */
+export async function whySnapshotFolder(dir: string): Promise<string | undefined> {
+  if ((await readManifest(join(dir, FILE_NAMES.manifest))) !== undefined)
+    return "is a snapshot folder, which holds one run's files";
+  if ((await latestSnapshot(dir)) !== undefined || (await listSnapshots(dir)).length > 0)
+    return 'is a --snapshot folder, which holds snapshot folders and their latest';
+  return undefined;
 }

@@ -195,7 +195,7 @@ describe('--dry-run', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/,
+      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/images\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\); check --base-url\n$/,
     );
     expect(existsSync(out)).toBe(false);
     expect(await readdir(dir)).toEqual([]);

@@ -1,7 +1,7 @@
 /** The end-of-run summary, as text and as `--summary json`, from a manifest. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatSummary, formatSummaryJson, summaryDocument } from '../../src/cli/summary.js';
+import { formatSummary, formatSummaryJson, proofLine, summaryDocument } from '../../src/cli/summary.js';
 import type { IncrementalProof } from '../../src/extract/completeness.js';
 import type { Manifest } from '../../src/run/manifest.js';
 import type { SnapshotResult } from '../../src/run/run-snapshot.js';
@@ -265,6 +265,7 @@ describe('an incremental run', () => {
       carried_records: 900,
       read_collections: 1,
       vanished_collections: 0,
+      base_records: 990,
       count: 1000,
       base_missing: 0,
     };
@@ -283,6 +284,19 @@ describe('an incremental run', () => {
     expect(pages).toBe(
       '  pages     no pass over the image list: built on 20250228T100000Z, 900 rows of 9 collections carried over, ' +
         '3 retries, 12.5 s (100 records read, 8 records/s)',
+    );
+  });
+
+  it("gives the records it read in place of the base's rows of the collections read and gone", () => {
+    const incremental: IncrementalProof = {
+      ...{ base: '20250228T100000Z', carried_collections: 9, carried_records: 900, read_collections: 1 },
+      ...{ vanished_collections: 1, base_records: 1010, count: 1000, base_missing: 0 },
+    };
+    const completeness = { ...manifest.completeness, method: 'incremental' as const, incremental };
+    const m = { ...manifest, kind: 'incremental' as const, expected: 1000, received: 1000, missing: 0, completeness };
+    expect(proofLine(m)).toContain(
+      '1 collection new or changed, read in id order, 1 collection gone (100 records in place of the ' +
+        "base's 110: -10), 9 carried over; the image list counts 1000, the rows held;",
     );
   });
 });

@@ -177,6 +177,16 @@ describe('writeDiff', () => {
     expect(await readFile(join(dir, 'diff.parquet'), 'utf8')).toBe('earlier');
   });
 
+  it("refuses a snapshot folder: it holds one run's files, those its manifest lists", async () => {
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ tool: 'img-etl 0.1.0', files: [] }));
+    await expect(writeDiff(pages(sampleEntries(3), 2), { dir })).rejects.toMatchObject({
+      code: 'DIFF_INVALID_OPTION',
+      message:
+        `diff: ${dir} is a snapshot folder, which holds one run's files; ` + 'write the diff into a folder of its own',
+    });
+    expect(await listDir(dir)).toEqual(['manifest.json']);
+  });
+
   it('refuses an unknown format and an empty list of formats', async () => {
     await expect(writeDiff(pages([], 1), { dir, formats: ['arrow' as never] })).rejects.toThrow(
       'diff: unknown diff format "arrow"; choose from parquet, csv',

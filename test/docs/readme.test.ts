@@ -3,6 +3,7 @@
  * changelog or docs/*.md points to a file or a heading that is not there (a heading moved or renamed breaks its links
  * here, not in a reader's browser).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +67,15 @@ function brokenLink(file: string, target: string): string | undefined {
 }
 
 describe('README.md and docs/', () => {
+  it("what npm pack and the README's commands leave in a checkout is ignored by git", () => {
+    const { version } = JSON.parse(read('package.json')) as { version: string };
+    // npm pack's tarball, the default outputs of a run and of report, and the folders the README's examples name
+    const left = [`img-etl-${version}.tgz`, 'output/images.parquet', 'report.html', 'report.json'];
+    left.push('snap/images.parquet', 'snapshots/latest', 'maps/files.parquet');
+    const ignored = spawnSync('git', ['check-ignore', '--no-index', ...left], { cwd: ROOT, encoding: 'utf8' });
+    expect(ignored.stdout.split('\n').filter(Boolean).sort()).toEqual([...left].sort());
+  });
+
   it(`the README is at most ${MAX_README_LINES} lines`, () => {
     const lines = read('README.md').replace(/\n$/, '').split('\n').length;
     expect(lines, 'README.md: move reference material to docs/').toBeLessThanOrEqual(MAX_README_LINES);

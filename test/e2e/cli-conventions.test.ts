@@ -293,11 +293,12 @@ describe('output piped to a slow reader', () => {
   it('arrives whole on stdout: the 1,000 rows demo prints', async () => {
     const run = await runIntoSlowReaders(
       ['demo', '--records', '941', '--rows', '1000', '--out', out],
-      join(out, 'manifest.json'),
+      join(out, 'latest', 'manifest.json'),
     );
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBeGreaterThan(128 * 1024); // twice what a pipe holds
-    const rows = run.stdout.slice(run.stdout.indexOf('first 1000 rows:\n')).trimEnd().split('\n');
+    const preview = run.stdout.slice(run.stdout.indexOf('first 1000 rows:\n'), run.stdout.indexOf('\n\nthen '));
+    const rows = preview.split('\n');
     expect(rows).toHaveLength(2 + 1000); // the title, the header, the rows
     const ids = rows.slice(2).map((row) => Number(row.split(/\s+/)[0]));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));

@@ -2,8 +2,9 @@
  * The command line's contract: rejects, duplicates, the second Parquet engine, the CSV engines, bad options, help,
  * demo. Real CLI, real loopback HTTP (the bundled service, or a scripted server for what it would never serve).
  */
+import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Reject } from '../../src/schema/row.js';
 import { COLUMNS } from '../../src/schema/columns.js';
@@ -179,7 +180,10 @@ describe('img-etl command line', () => {
       ['--page-size', 'many'],
       '--page-size: expected a whole number from 1 to 1000, got something that is not a number',
     ],
-    [['--base-url', 'neurovault.org'], '--base-url: not a URL: "neurovault.org"'],
+    [
+      ['--base-url', 'neurovault.org'],
+      '--base-url: "neurovault.org" is not a URL: did you mean https://neurovault.org?',
+    ],
     [['--bogus'], 'unknown option --bogus (see img-etl --help)'],
     [['--max-page-mb', '0'], '--max-page-mb: expected a positive number of MiB, got 0'],
     [['--parquet-engine', 'fast'], 'Invalid values:'],
@@ -197,7 +201,7 @@ describe('img-etl command line', () => {
     expect(run.code).toBe(1);
     const last = run.stderr.trim().split('\n').at(-1)!;
     expect(last).toMatch(
-      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts$/,
+      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\) after 2 attempts; check --base-url$/,
     );
     expect(await readdir(out)).toEqual([]);
   });
@@ -328,13 +332,36 @@ describe('img-etl command line', () => {
     expect(run.stdout).toContain('Examples:');
   });
 
-  it('demo serves the bundled service, writes all three formats and prints the summary and first rows', async () => {
+  it('demo writes two --snapshot runs, report and loaders too, and ends with what to try next with them', async () => {
     const run = await runCli(['demo', '--records', '300', '--out', out]);
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/complete snapshot of http:\/\/127\.0\.0\.1:\d+\/api\/images\//);
     expect(run.stdout).toContain('359 written, 0 rejected; the service counts 359: 0 missing');
     expect(run.stdout).toContain('first 5 rows:');
+    const names = await readdir(out);
+    expect(names).toHaveLength(3);
+    const [first, second] = names.filter((name) => name !== 'latest').map((name) => join(out, name));
+    expect(names).toEqual([basename(first!), basename(second!), 'latest']);
+    const latest = join(out, 'latest');
+    expect(JSON.parse(await readFile(join(latest, 'manifest.json'), 'utf8'))).toMatchObject({ kind: 'incremental' });
     const tables = ['collections', 'images'].flatMap((t) => [`${t}.arrow`, `${t}.csv`, `${t}.parquet`]);
-    expect((await readdir(out)).sort()).toEqual([...tables, 'manifest.json']);
+    const loaders = ['load.py', 'load.sql', 'report.html', 'report.json'];
+    expect(await readdir(second!)).toEqual(expect.arrayContaining([...tables, ...loaders, 'manifest.json']));
+    expect(run.stdout).toMatch(/\nthen 3 records edited and [1-3] added in a new collection, and snapshotted again/);
+    // Its last lines: what to try next, on the paths it wrote, each of which is there.
+    const next = run.stdout
+      .slice(run.stdout.lastIndexOf('\ntry next:\n') + 1)
+      .trimEnd()
+      .split('\n');
+    expect(next).toHaveLength(5);
+    expect(next[1]).toContain(`open ${join(second!, 'report.html')}`);
+    expect(next[2]).toContain(`python3 -i ${join(second!, 'load.py')}`);
+    expect(next[3]).toContain(`npx img-etl diff ${first} ${latest}`);
+    expect(next[4]).toContain('npx img-etl files ');
+    const named = next.join(' ').match(new RegExp(`${out}[^\\s,]*`, 'g'))!;
+    expect(named.filter((path) => !existsSync(path))).toEqual([]);
+    // What the diff it suggests finds: the edits, and the records added.
+    const diff = await runCli(['diff', first!, latest, '--out', join(out, 'diff')]);
+    expect(diff.stdout).toMatch(/^img-etl diff: .*: [1-3] added, 0 removed, 3 changed, \d+ unchanged\n/);
   });
 });

@@ -150,8 +150,9 @@ describe('a collection deleted after the pass over the images, while the collect
     expect(diff.code, diff.stderr).toBe(0);
   });
 
-  it('with records deleted from a collection still listed at that moment: incomplete by those only', async () => {
-    // The count asked again fell by 3's records and two more: the run vouches for 3's going, not for the others'.
+  it('with records deleted from a collection still listed, which its own list no longer serves: complete', async () => {
+    // The count asked again fell by 3's records and two more: the run vouches for both, the two others' going shown by
+    // their collection's own list, which it reads as the collection changed.
     const s = await serve(400, 74);
     const kept = (await listedCollections(s)).filter((cid) => cid !== 3 && cid !== 7).at(-1)!;
     const victims = s
@@ -159,13 +160,15 @@ describe('a collection deleted after the pass over the images, while the collect
       .filter((id) => s.dataset.collectionIdOf(id) === kept)
       .slice(0, 2);
     expect(victims).toHaveLength(2);
-    const { run, manifest } = await changedAsTheListIsReadAgain(s, (cid) => {
+    const { run, base, manifest, atEnd } = await changedAsTheListIsReadAgain(s, (cid) => {
       s.dataset.deleteCollection(cid);
       for (const id of victims) s.dataset.deleteId(id);
     });
-    expect(run.code, run.stderr).toBe(3);
-    expect(manifest).toMatchObject({ complete: false, missing: 2 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(manifest).toMatchObject({ complete: true, missing: 0, count_at_end: await countNow(s) });
     expect(manifest.completeness.reconciliation.removed).toBe(2);
+    expect(await tableIds(base)).toEqual({ parquet: atEnd, csv: atEnd, arrow: atEnd });
+    await expectExact(s, base);
   });
 
   it('with as many records made in new collections and records counted but never served: incomplete', async () => {

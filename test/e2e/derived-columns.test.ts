@@ -3,6 +3,7 @@
  * (the UTC year of `add_date`), complete, exact and resumable under an unstable list order exactly like the default
  * snapshot; the staging's identity names the pipeline and its file, so another or a changed pipeline never resumes it.
  */
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -135,17 +136,16 @@ describe('img-etl run derived-columns', () => {
       `img-etl: staging: ${staging} holds an unfinished run of ${service.listUrl} with page size ${PAGE} by ` +
         'pipeline derived-columns; run that command again to finish it, or add --fresh to discard it\n',
     );
+    // The changed pipeline discards the staging of its file as it was (no run can finish that), starts afresh and is
+    // complete.
     await writeFile(file, source.replace('Every image with add_year', 'Each image with add_year'));
     const changed = await runCliHere(['run', file, ...common(service, out)]);
-    expect(changed.code).toBe(1);
-    expect(changed.stderr).toBe(
-      `img-etl: staging: ${staging} holds an unfinished run of ${service.listUrl} with page size ${PAGE} by ` +
-        'pipeline derived-columns as its file was then; run that command again to finish it, or add --fresh to ' +
-        'discard it\n',
+    expect(changed.stderr).toContain(
+      `img-etl: staging: ${staging} holds an unfinished run of pipeline derived-columns as its file was then, which ` +
+        'no run of the file as it is now can finish; discarded it and started afresh\n',
     );
-    // With --fresh the changed pipeline starts afresh and is complete.
-    const fresh = await runCliHere(['run', file, '--fresh', ...common(service, out)]);
-    expect(fresh.code).toBe(0);
+    expect(changed.stderr).not.toMatch(/resuming/);
+    expect(changed.code).toBe(0);
     await expectEveryImageWithAddYear(service, out);
   });
 
@@ -181,5 +181,106 @@ describe('img-etl run derived-columns', () => {
     const sha = (m: typeof manifest, name: string) => m.files.find((f) => f.name === name)?.sha256;
     expect(sha(secondManifest, 'images.parquet')).toBe(sha(manifest, 'images.parquet'));
     expect(sha(secondManifest, 'images.csv')).toBe(sha(manifest, 'images.csv'));
+  });
+});
+
+/** A pipeline file adding `add_second` (int64), computed by `value`, an expression of `row`; the library's by path. */
+function secondsPipeline(value: string): string {
+  const lib = join(CLI, '..', '..', 'index.js');
+  return [
+    `import { definePipeline, derivedColumn, int64 } from '${lib}';`,
+    'export default definePipeline({',
+    "  name: 'seconds',",
+    "  description: 'Every image with add_second, add_date in whole seconds',",
+    "  formats: ['parquet', 'csv'],",
+    `  columns: [derivedColumn('add_second', int64, 'add_date in seconds', (row) => ${value})],`,
+    '});',
+  ].join('\n');
+}
+
+/** A row's add_date (UTC microseconds, a BigInt) in whole seconds, as a BigInt: what a pipeline computes from it. */
+const SECONDS = "typeof row['add_date'] === 'bigint' ? row['add_date'] / 1000000n : null";
+
+describe('a derived int64 column', () => {
+  it('takes a BigInt within the safe integers as that integer, in Parquet and CSV', async () => {
+    const service = await startFixtureService({ records: 150, seed: 65 });
+    services.push(service);
+    const dir = await newDir();
+    const file = join(dir, 'seconds.mjs');
+    await writeFile(file, secondsPipeline(SECONDS));
+    const out = join(dir, 'data');
+    const run = await runCliHere(['run', file, '--base-url', service.url, '--out', out, '--quiet']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const db = await openDuckDB();
+    const parquet = sqlString(join(out, 'images.parquet'));
+    const [type] = await query(db, `SELECT typeof(add_second) AS t FROM read_parquet(${parquet}) LIMIT 1`);
+    expect(type?.['t']).toBe('BIGINT');
+    const csv = sqlString(join(out, 'images.csv'));
+    const fromCsv = await query(
+      db,
+      `SELECT id, add_second FROM read_csv(${csv}, all_varchar = true) ORDER BY id::BIGINT`,
+    );
+    const fromParquet = await query(db, `SELECT id, add_second FROM read_parquet(${parquet}) ORDER BY id`);
+    expect(fromParquet).toHaveLength(service.dataset.size);
+    let dated = 0;
+    for (const [i, row] of fromParquet.entries()) {
+      const served = JSON.parse(service.dataset.recordJson(Number(row['id']), service.url)) as Record<string, unknown>;
+      const text = served['add_date'];
+      const want = typeof text === 'string' && text !== '' ? BigInt(Math.trunc(Date.parse(text) / 1000)) : null;
+      if (want !== null) dated++;
+      expect(row['add_second'], `id ${String(row['id'])}`).toBe(want);
+      expect(fromCsv[i]?.['add_second'], `id ${String(row['id'])}`).toBe(want === null ? null : String(want));
+    }
+    expect(dated).toBeGreaterThan(100);
+  });
+
+  it.each([
+    ['9007199254740992n', '9007199254740992'],
+    ['-9007199254740992n', '-9007199254740992'],
+    ['2n ** 64n', '18446744073709551616'],
+  ])(
+    'refuses %s, beyond the safe integers, failing the run in one line naming the column and the value',
+    async (value, shown) => {
+      const service = await startFixtureService({ records: 20, seed: 66 });
+      services.push(service);
+      const dir = await newDir();
+      const file = join(dir, 'beyond.mjs');
+      await writeFile(file, secondsPipeline(value));
+      const run = await runCliHere(['run', file, '--base-url', service.url, '--out', join(dir, 'data'), '--quiet']);
+      expect(run.code).toBe(1);
+      expect(run.stderr.split('\n')).toHaveLength(2); // one line and its end
+      expect(run.stderr).toContain(`column "add_second" holds ${shown}n (bigint), expected a safe integer`);
+    },
+  );
+});
+
+describe('a pipeline file changed after its run failed', () => {
+  it('reruns afresh: the staging of the file as it was is discarded, with a line saying why, no --fresh', async () => {
+    const service = await startFixtureService({ records: 400, seed: 67 });
+    services.push(service);
+    const dir = await newDir();
+    const file = join(dir, 'seconds.mjs');
+    const out = join(dir, 'data');
+    const args = ['run', file, '--base-url', service.url, '--out', out, '--page-size', '50'];
+    // The first version fails on a row past the first pages, after some were staged.
+    const failing = `row['id'] > ${[...service.servedIds()].sort((a, b) => a - b)[200]} ? row.no.such : ${SECONDS}`;
+    await writeFile(file, secondsPipeline(failing));
+    const failed = await runCliHere(args);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/derived column "add_second" failed/);
+    expect(existsSync(join(out, '.img-etl-staging'))).toBe(true);
+
+    await writeFile(file, secondsPipeline(SECONDS)); // fixed
+    const fixed = await runCliHere(args);
+    expect(fixed.stderr).toContain(
+      `img-etl: staging: ${join(out, '.img-etl-staging')} holds an unfinished run of pipeline seconds as its file ` +
+        'was then, which no run of the file as it is now can finish; discarded it and started afresh\n',
+    );
+    expect(fixed.stderr).not.toMatch(/resuming|--fresh/);
+    expect(fixed.code).toBe(0);
+    const manifest = await readManifest(out);
+    expect(manifest).toMatchObject({ complete: true, missing: 0, schema_version: '1+add_second' });
+    expect(manifest.records_written).toBe(service.dataset.size);
   });
 });

@@ -3,7 +3,7 @@
  * from the bundled service over loopback HTTP (or data files built with apache-arrow), diffed by the real CLI.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Table, tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
@@ -13,7 +13,7 @@ import { startService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { missingTools, VENV_PYTHON } from '../helpers/test-tools.js';
-import { cliArgv, runCliHere } from '../helpers/run-cli.js';
+import { cliArgv, runCli, runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 /** A complete snapshot of the fixture records, in Parquet and Arrow. */
@@ -229,6 +229,37 @@ describe('img-etl diff, what it leaves in --out', () => {
     expect(run.stderr).toMatch(/^img-etl: diff: .*collections\.arrow is not in ascending id order: .*\n$/);
     expect(await readdir(out)).toEqual(before.names);
     expect((await readFile(join(out, 'diff.parquet'))).equals(before.images)).toBe(true);
+  });
+
+  it('writes by default into output/diff, never into the snapshot a run wrote to output', async () => {
+    const cwd = join(dir, 'newcomer');
+    await cp(complete, join(cwd, 'output'), { recursive: true }); // what `img-etl` writes by default
+    const before = await readdir(join(cwd, 'output'));
+    const run = await runCli(['diff', 'output', 'output'], { cwd });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(await readdir(join(cwd, 'output'))).toEqual([...before, 'diff'].sort());
+    expect(await readdir(join(cwd, 'output', 'diff'))).toEqual(['collections-diff.parquet', 'diff.parquet']);
+  });
+
+  it('refuses an --out that holds a snapshot or --snapshot folders, in one line, writing nothing', async () => {
+    const service = await startService({ data: fixtureLines() });
+    const snapshots = join(dir, 'snapshots');
+    try {
+      expect((await runCliHere(['--base-url', service.url, '--out', snapshots, '--snapshot', '--quiet'])).code).toBe(0);
+    } finally {
+      await service.close();
+    }
+    for (const [out, why] of [
+      [complete, "is a snapshot folder, which holds one run's files"],
+      [join(snapshots, 'latest'), "is a snapshot folder, which holds one run's files"],
+      [snapshots, 'is a --snapshot folder, which holds snapshot folders and their latest'],
+    ] as const) {
+      const before = await readdir(out);
+      const run = await runCliHere(['diff', complete, complete, '--out', out]);
+      expect([run.code, run.stdout]).toEqual([2, '']);
+      expect(run.stderr).toBe(`img-etl: --out: ${out} ${why}; give the diff a folder of its own\n`);
+      expect(await readdir(out)).toEqual(before);
+    }
   });
 
   it('stops on SIGTERM with exit code 130 and one line, leaving no file in --out', async () => {

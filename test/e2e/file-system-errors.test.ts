@@ -6,19 +6,25 @@
  * Every failure is one line naming the path and the reason, exit code 1, and leaves no temporary file behind.
  */
 import { execFile } from 'node:child_process';
-import { appendFile, mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { STAGING_FORMAT } from '../../src/extract/checkpoint.js';
 import { encodePageColumns } from '../../src/load/page-columns.js';
+import { reportTap } from '../../src/report/report-tap.js';
+import { runSnapshot } from '../../src/run/run-snapshot.js';
 import { IMAGES } from '../../src/schema/columns.js';
 import { checkRecord } from '../../src/transform/check-record.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningService } from '../../src/service/index.js';
+import { startService, type RunningService } from '../../src/service/index.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
+import { fileSizeWithin, landingPath, servedBytes, snapshotOf, whereIds } from '../helpers/files-run.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
+import { readManifest } from '../helpers/read-manifest.js';
 import { runCli, runCliHere } from '../helpers/run-cli.js';
+import { mountTmpfs as diskOf, type Tmpfs } from '../helpers/tmpfs.js';
 import { fetchReply } from '../service/http.js';
 
 const run = promisify(execFile);
@@ -26,6 +32,7 @@ const run = promisify(execFile);
 let dir: string;
 let service: RunningService | undefined;
 let mounted: string[] = [];
+let disks: Tmpfs[] = [];
 let canMount = false;
 
 /** Mounts a tmpfs of `size` bytes (rounded up to 4 KiB pages) on `at`, read-only if asked. */
@@ -58,6 +65,8 @@ afterEach(async () => {
   service = undefined;
   for (const at of mounted.reverse()) await run('umount', [at]).catch(() => run('umount', ['-l', at]));
   mounted = [];
+  for (const disk of disks) await disk.remove();
+  disks = [];
   await removeDir(dir);
 });
 
@@ -100,6 +109,26 @@ async function collectionPageSizes(s: RunningService): Promise<number[]> {
 }
 
 const onDisk = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
+
+/** Each file of a folder with its sha256. */
+async function filesOf(folder: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const name of await readdir(folder))
+    files[name] = createHash('sha256')
+      .update(await readFile(join(folder, name)))
+      .digest('hex');
+  return files;
+}
+
+/** The phase of a run that writes a file, by its name: the staging, the data files, the index, report, manifest. */
+function phaseOf(path: string): string {
+  if (path.includes('/.img-etl-staging/')) return 'staging';
+  const name = basename(path);
+  if (/^images\.(parquet|arrow|csv)$/.test(name)) return 'data';
+  if (name === 'images.index') return 'index';
+  if (/^report\.(html|json)$/.test(name)) return 'report';
+  return name === 'manifest.json' ? 'manifest' : name;
+}
 const lastLine = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
 
 describe('file-system errors', () => {
@@ -167,7 +196,7 @@ describe('file-system errors', () => {
   });
 
   it(
-    'a disk too full for the staged pages: one line naming the staging folder, and no ' +
+    'a disk too full for the staged pages: one line naming the staged file in the staging folder, and no ' +
       'temporary file left by any rerun',
     async () => {
       service = await startFixtureService({ records: 941, seed: 5 }); // 1,000 records, 10 pages
@@ -178,9 +207,10 @@ describe('file-system errors', () => {
         // Room for the first two pages and the journal, not for the third.
         const sizes = await pageSizes(service);
         await mountTmpfs(out, onDisk(sizes[0]!) + onDisk(sizes[1]!) + 4 * 4096 + Math.floor(sizes[2]! / 2));
+        // The file named is the first staged file the disk has no room for: a page's body or its columns.
         expected = new RegExp(
-          `^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); 2 ` +
-            `pages are kept in ${staging}: run the same command again to resume$`,
+          `^img-etl: staging: cannot write to ${staging}/p1-\\d+-100\\.(json|arrow): the disk is full ` +
+            `\\(ENOSPC\\); 2 pages are kept in ${staging}: run the same command again to resume$`,
         );
       } else {
         // No mount here: a folder in the way of the third staged page fails its rename after its temporary file is
@@ -286,6 +316,125 @@ describe('file-system errors', () => {
         expect.arrayContaining(fixtureRecords.map((r) => r['id'] as number)),
       );
     },
+  );
+
+  it(
+    'a disk that fills while files are fetched: one line naming the file in its folder, exit code 1, what was ' +
+      'fetched kept, and a rerun with room finishes',
+    async () => {
+      expect(canMount, 'this test needs a tmpfs mount (root)').toBe(true);
+      service = await startService({ records: 400, seed: 9 });
+      const snap = await snapshotOf(service, join(dir, 'snap'));
+      const chosen = [...service.servedRecords()]
+        .filter(fileSizeWithin(40_000, 160_000))
+        .slice(0, 2)
+        .sort((a, b) => (a['id'] as number) - (b['id'] as number));
+      const [first, second] = chosen.map((r) => onDisk(r['file_size'] as number));
+      const out = join(dir, 'files');
+      const args = ['files', snap, '--out', out, ...whereIds(chosen), '--concurrency', '1', '--quiet'];
+      const page = 4096; // the run's lock file
+      // Room for the lock only: the first file's validator (its version, kept beside its .part) cannot be written.
+      // Room for the first file and half the second: the second's body cannot be written.
+      const levels = [
+        { size: page, path: `${join(out, landingPath(chosen[0]!))}.part.validator`, done: 0 },
+        { size: page + first! + page + second! / 2, path: `${join(out, landingPath(chosen[1]!))}.part`, done: 1 },
+      ];
+      for (const { size, path, done } of levels) {
+        await mountTmpfs(out, size);
+        const result = await runCliHere(args);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toBe(`img-etl: files: cannot write to ${path}: the disk is full (ENOSPC)\n`);
+        for (const record of chosen.slice(0, done))
+          expect(await readFile(join(out, landingPath(record)))).toEqual(await servedBytes(record['file'] as string));
+        // With room again, the same command fetches the rest.
+        await run('mount', ['-o', 'remount,size=64m', out]);
+        const rerun = await runCliHere(args);
+        expect([rerun.code, rerun.stderr]).toEqual([0, '']);
+        for (const record of chosen)
+          expect(await readFile(join(out, landingPath(record)))).toEqual(await servedBytes(record['file'] as string));
+        await run('umount', [out]);
+        mounted.pop();
+      }
+    },
+    180_000, // four CLI runs and a snapshot: a minute on a machine busy with other tests
+  );
+
+  it(
+    'a disk full at each phase of a --snapshot run (staged pages, data files, index, report, manifest): one line ' +
+      'naming the file in its folder, exit code 1, the previous snapshot and latest as they were, staging kept, and ' +
+      'a rerun with room finishes',
+    async () => {
+      expect(canMount, 'this test needs a tmpfs mount (root)').toBe(true);
+      service = await startFixtureService({ records: 300, seed: 1 });
+      const formats = ['parquet', 'arrow', 'csv'] as const;
+      const snapshot = ['--snapshot', '--to', formats.join(','), '--page-size', '100', '--quiet'];
+      const args = (out: string) => ['--base-url', service!.url, '--out', out, ...snapshot];
+      // What a second run (a full pass) needs, measured on a disk of its own: its staging, then its files in order.
+      const trial = await diskOf(64 << 20);
+      disks.push(trial);
+      expect((await runCliHere(args(trial.dir))).code).toBe(0);
+      const start = trial.used();
+      const at = { staged: 0, written: 0 }; // bytes in use beyond the first run's when the files start, and after them
+      const { manifest, dataDir } = await runSnapshot({
+        ...{
+          baseUrl: service.url,
+          outDir: trial.dir,
+          snapshot: true,
+          full: true,
+          formats: [...formats],
+          pageSize: 100,
+        },
+        taps: [reportTap()],
+        onEvent: (e) => {
+          if (e.type === 'publish-start') at.staged = trial.used() - start;
+          if (e.type === 'publish-end') at.written = trial.used() - start;
+        },
+      });
+      const pages = new Map(manifest.files.map((f) => [f.name, onDisk(f.bytes)]));
+      pages.set('manifest.json', onDisk((await stat(join(dataDir, 'manifest.json'))).size));
+      const sum = (...names: string[]) => names.reduce((n, name) => n + pages.get(name)!, 0);
+      const page = 4096; // each level is a page short of the file it aims at, or half way through the staging
+      const levels = [
+        at.staged / 2,
+        at.staged + 2 * page,
+        at.staged + sum('images.parquet', 'images.arrow', 'images.csv', 'normalisation.json', 'images.index') - page,
+        at.written + sum('report.html') - page,
+        at.written + sum('report.html', 'report.json', 'load.sql', 'load.py', 'manifest.json') - page,
+      ];
+
+      const disk = await diskOf(64 << 20);
+      disks.push(disk);
+      const out = disk.dir;
+      expect((await runCliHere(args(out))).code).toBe(0);
+      const first = await readlink(join(out, 'latest'));
+      const before = await filesOf(join(out, first));
+      const staging = join(out, '.img-etl-staging');
+      const phases: string[] = [];
+      for (const [i, level] of levels.entries()) {
+        disk.resize(disk.used() + Math.round(level / page) * page);
+        const result = await runCliHere([...args(out), '--full']);
+        expect(result.code, result.stderr).toBe(1);
+        const line = new RegExp(
+          `^img-etl: (staging|load): cannot write (?:to )?(${out}/\\S+): the disk is full \\(ENOSPC\\)` +
+            `; \\d+ pages are kept in ${staging}: run the same command again to resume\n$`,
+        ).exec(result.stderr);
+        expect(line, result.stderr).not.toBeNull();
+        phases.push(phaseOf(line![2]!));
+        // Nothing lost: the previous snapshot whole, latest on it, the staging kept; nothing else in the folder.
+        expect(await readlink(join(out, 'latest'))).toBe(first);
+        expect(await filesOf(join(out, first))).toEqual(before);
+        expect((await readdir(out)).sort()).toEqual(['.img-etl-staging', first, 'latest'].sort());
+        disk.resize(64 << 20);
+        // Each level from the same state (the last: resumed by the rerun below).
+        if (i < levels.length - 1) await rm(staging, { recursive: true });
+      }
+      expect(phases).toEqual(['staging', 'data', 'index', 'report', 'manifest']);
+      const rerun = await runCliHere([...args(out), '--full']);
+      expect([rerun.code, rerun.stderr]).toEqual([0, '']);
+      expect(await readlink(join(out, 'latest'))).not.toBe(first);
+      expect(await readManifest(join(out, 'latest'))).toMatchObject({ complete: true });
+    },
+    180_000, // eight CLI runs and a library run: about a minute on a machine busy with other tests
   );
 
   it('--keep on a snapshot folder it cannot delete: one line naming the folder and why, latest moved', async () => {
@@ -449,7 +598,7 @@ describe('file-system errors', () => {
       expect(second.code, second.stderr).toBe(1);
       expect(lastLine(second.stderr)).toMatch(
         new RegExp(
-          `^img-etl: staging: cannot write to ${staging}: the disk is full \\(ENOSPC\\); \\d+ pages are kept in `,
+          `^img-etl: staging: cannot write to ${journal}: the disk is full \\(ENOSPC\\); \\d+ pages are kept in `,
         ),
       );
       expect(await temporaries(out)).toEqual([]);

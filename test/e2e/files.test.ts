@@ -124,6 +124,55 @@ describe('a selection by --where', () => {
     }
   });
 
+  it('refuses == and conditions joined by AND or OR saying how to write them, exit code 2', async () => {
+    for (const [where, says] of [
+      ["map_type == 'Z map'", "== is not an operator: write = (map_type = 'Z map')"],
+      [
+        "map_type = 'Z map' AND analysis_level = 'group'",
+        'one condition per --where, all of which must hold: ' +
+          `--where "map_type = 'Z map'" --where "analysis_level = 'group'"`,
+      ],
+      [
+        "map_type = 'Z map' or map_type = 'T map'",
+        "conditions cannot be joined with OR; for values of one column use in: map_type in ('Z map', 'T map')",
+      ],
+      [
+        "number_of_subjects >= 20 and map_type like '%map'",
+        'one condition per --where, all of which must hold: ' +
+          `--where "number_of_subjects >= 20" --where "map_type like '%map'"`,
+      ],
+    ] as const) {
+      const run = await runCliHere(['files', snap, '--out', fresh(), '--where', where]);
+      expect(run.stderr, where).toBe(`img-etl: files: --where ${JSON.stringify(where)}: ${says}\n`);
+      expect(run.code, where).toBe(2);
+    }
+    // AND inside a quoted value is the value's
+    const quoted = await runCliHere(['files', snap, '--out', fresh(), '--where', "name = 'A and B'", '--dry-run']);
+    expect(quoted.stderr).toBe('');
+    expect(quoted.code).toBe(0);
+  });
+
+  it('a category value no image has, where one differs only in case, gets a line naming it; exit code 0', async () => {
+    expect(records.some((r) => r['map_type'] === 'Z map')).toBe(true);
+    expect(records.some((r) => r['map_type'] === 'z map')).toBe(false);
+    const line = (where: string) =>
+      `img-etl: files: --where ${JSON.stringify(where)}: no image has map_type 'z map'; 'Z map' differs only in case ` +
+      '(values compare exactly)\n';
+    for (const where of ["map_type = 'z map'", "map_type in ('z map', 'T map')"]) {
+      const planned = await runCliHere(['files', snap, '--out', fresh(), '--where', where, '--dry-run']);
+      expect(planned.stderr, where).toBe(line(where));
+      expect(planned.code, where).toBe(0);
+    }
+    const where = "map_type = 'z map'";
+    const run = await filesRun(fresh(), ['--where', where]);
+    expect(run.stderr.startsWith(line(where)), run.stderr).toBe(true); // then the progress line
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('0 of 0 files ok');
+    // A value no image has in any case is no slip of case: no line.
+    const none = await runCliHere(['files', snap, '--out', fresh(), '--where', "map_type = 'Q map'", '--dry-run']);
+    expect(none.stderr).toBe('');
+  });
+
   it('--dry-run counts the files and their listed bytes, fields in snake_case, and fetches nothing', async () => {
     const expected = records.filter((r) => r['collection_id'] === records[0]!['collection_id']);
     const thumbnails = expected.filter((r) => typeof r['thumbnail'] === 'string').length;

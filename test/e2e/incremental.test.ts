@@ -107,11 +107,18 @@ describe('an incremental snapshot', () => {
     const s = await serve(300, 63);
     const base = await newDir();
     await snapshotInProcess(s, base); // the base the run below reads
-    // A base that says its service counted one record it never served: the count no longer agrees.
-    const path = join(base, 'latest', 'manifest.json');
-    const manifest = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
-    await writeFile(path, JSON.stringify({ ...manifest, missing: 1, complete: false }));
+    // A record inserted as the run asks for the image list's count, after its last read of the collections list: no
+    // collection it read shows it, and the collections in doubt do not account for it.
+    let inserted = false;
+    s.setFaults({
+      plan: ({ url }) => {
+        if (!inserted && url.startsWith('/api/images/?') && url.includes('limit=1&'))
+          inserted = s.dataset.insert(1, new Random(13)).length === 1;
+        return undefined;
+      },
+    });
     const run = await snapshot(s, base);
+    expect(inserted).toBe(true);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/img-etl: a full pass: the image list counts \d+, but the snapshot would hold \d+/);
     expect(await manifestOf(base)).toMatchObject({ kind: 'full', complete: true });
@@ -124,8 +131,8 @@ describe('an incremental snapshot', () => {
     const s = await serve(800, 66);
     const [base, full] = [await newDir(), await newDir()];
     await snapshotInProcess(s, base); // the base the run below builds on
-    // The earlier snapshot lost a row of one collection (its images.arrow edited, its manifest made to agree;
-    // images.parquet gone): nothing changed on the service since, so no collection's date or count moved.
+    // The earlier snapshot lost a row of one collection (its images.arrow and images.index edited, its manifest made to
+    // agree; images.parquet gone): nothing changed on the service since, so no collection's date or count moved.
     const latest = join(base, 'latest');
     const lost = s.servedIds().find((id) => !BAD_IDS.includes(id) && id > 1000)!;
     const collection = s.dataset.collectionIdOf(lost)!;
@@ -270,8 +277,9 @@ describe('an incremental snapshot interrupted', () => {
 });
 
 /**
- * Leaves the record `id` out of the snapshot's images.arrow, and makes its manifest agree (the file's rows, size and
- * sha256, the records written); images.parquet and its line go, so that the arrow file is what a run builds on.
+ * Leaves the record `id` out of the snapshot's images.arrow and its images.index (a base check cannot catch a forgery
+ * of the files, the index and the manifest together), and makes its manifest agree (the files' rows, size and sha256,
+ * the records written); images.parquet and its line go, so that the arrow file is what a run builds on.
  */
 async function dropRow(dir: string, id: number): Promise<void> {
   const path = join(dir, 'images.arrow');
@@ -280,18 +288,18 @@ async function dropRow(dir: string, id: number): Promise<void> {
   const at = ids.indexOf(id);
   expect(at).toBeGreaterThanOrEqual(0);
   const kept = new Table([...table.slice(0, at).batches, ...table.slice(at + 1).batches]);
-  const bytes = tableToIPC(kept, 'file');
-  await writeFile(path, bytes);
+  const written = new Map([['images.arrow', Buffer.from(tableToIPC(kept, 'file'))]]);
+  const index = await readFile(join(dir, 'images.index'));
+  const row = Math.ceil((12 + index.readUInt32LE(8)) / 8) * 8 + 16 * at; // the header, then 16 bytes a row
+  written.set('images.index', Buffer.concat([index.subarray(0, row), index.subarray(row + 16)]));
+  for (const [name, bytes] of written) await writeFile(join(dir, name), bytes);
   await rm(join(dir, 'images.parquet'));
   const manifestPath = join(dir, 'manifest.json');
   const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Manifest;
+  const fit = (bytes: Buffer) => ({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
   manifest.files = manifest.files
     .filter((f) => f.name !== 'images.parquet')
-    .map((f) =>
-      f.name === 'images.arrow'
-        ? { ...f, rows: f.rows - 1, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
-        : f,
-    );
+    .map((f) => (written.has(f.name) ? { ...f, rows: f.rows - 1, ...fit(written.get(f.name)!) } : f));
   manifest.records_written -= 1;
   await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
 }

@@ -112,6 +112,13 @@ describe('img-etl installed from its packed tarball', () => {
     expect(tarballFiles.filter((f) => /^(test|src|pipelines)\/|^dist\/test\//.test(f))).toEqual([]);
   });
 
+  it('serve --help names no file the installed package lacks', async () => {
+    const help = await run(bin, ['serve', '--help'], join(dir, 'elsewhere'));
+    expect(help.code).toBe(0);
+    const files = [...help.stdout.matchAll(/(?<![\w/.-])[\w.-]+(?:\/[\w.-]+)+\.[a-z]+\b/g)].map((m) => m[0]);
+    expect(files.filter((file) => !tarballFiles.includes(file))).toEqual([]);
+  });
+
   it('img-etl --version prints the version of package.json', async () => {
     const result = await run(bin, ['--version'], join(dir, 'elsewhere'));
     expect(result).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });

@@ -128,10 +128,40 @@ describe('img-etl run', () => {
     const cut = join(out, 'cut-short.mjs');
     await writeFile(cut, "export default { name: 'cut',\n");
     const syntax = await runCliHere(['run', cut, '--base-url', service.url, '--out', join(out, 'data')]);
-    expect(syntax.code).toBe(1);
-    expect(syntax.stderr).toBe(
-      `img-etl: run: ${cut} failed as it was imported: SyntaxError: Unexpected end of input\n`,
+    expect(syntax.code).toBe(2);
+    expect(syntax.stderr).toBe(`img-etl: run: ${cut}:2: SyntaxError: Unexpected end of input\n`);
+  });
+
+  it('a syntax error is a usage error naming the file, line and column, also in a module it imports', async () => {
+    const file = join(out, 'typo.mjs');
+    const lines = [
+      'export default {',
+      "  name: 'typo',",
+      "  description: 'a comma missing'",
+      "  formats: ['csv'],",
+      '};',
+    ];
+    await writeFile(file, lines.join('\n'));
+    service.resetStats();
+    const run = await runCliHere(['run', file, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(run.stderr).toBe(`img-etl: run: ${file}:4:3: SyntaxError: Unexpected identifier 'formats'\n`);
+    expect(run.code).toBe(2);
+    expect(service.stats.requests).toBe(0);
+
+    const helper = join(out, 'helpers', 'rule.mjs');
+    await mkdir(join(out, 'helpers'));
+    await writeFile(helper, "export const keep = (row) =>\n\trow['image_type'] === 'atlas' &&;\n");
+    const importing = join(out, 'importing.mjs');
+    await writeFile(
+      importing,
+      [
+        "import { keep } from './helpers/rule.mjs';",
+        "export default { name: 'atlases', description: 'atlases', stages: [keep] };",
+      ].join('\n'),
     );
+    const imported = await runCliHere(['run', importing, '--base-url', service.url, '--out', join(out, 'data')]);
+    expect(imported.stderr).toBe(`img-etl: run: ${helper}:2:34: SyntaxError: Unexpected token ';'\n`);
+    expect(imported.code).toBe(2);
   });
 
   it("a pipeline file's stages or sinks not a list: a usage error naming the file, before any fetch", async () => {

@@ -165,7 +165,7 @@ describe('progress on stderr', () => {
     const run = await runCliHere(['--base-url', 'http://127.0.0.1:9', '--out', out, '--quiet', '--max-attempts', '1']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\)\n$/,
+      /^img-etl: extract: GET http:\/\/127\.0\.0\.1:9\/api\/collections\/\?limit=1000&offset=0 failed \([^)]*ECONNREFUSED[^)]*\); check --base-url\n$/,
     );
   });
 

@@ -43,6 +43,10 @@ describe('unknown commands and options', () => {
     [['diff', 'a'], 'missing <new> (img-etl diff <old> <new>; see img-etl diff --help)'],
     [['report'], 'missing <snapshot> (img-etl report <snapshot>; see img-etl report --help)'],
     [['files', 'a'], 'missing --out, which files requires (see img-etl files --help)'],
+    // an unknown option explains what yargs finds missing after it: it is said first, and instead
+    [['files', 'snap', '--outt', 'maps'], 'unknown option --outt: did you mean --out? (see img-etl files --help)'],
+    [['files', '--outt', 'maps'], 'unknown option --outt: did you mean --out? (see img-etl files --help)'],
+    [['diff', 'a', '--zzz', 'b'], 'unknown option --zzz (see img-etl diff --help)'],
   ])('%j: exit code 2 and one line naming the nearest and the help', async (args, message) => {
     const run = await runCli(args, { cwd: out });
     expect(run.code).toBe(2);
@@ -95,6 +99,49 @@ describe('a --base-url that names another API path than the image list', () => {
   });
 });
 
+describe('a --base-url without http:// or https://', () => {
+  it.each([
+    ['127.0.0.1:8765', 'http://127.0.0.1:8765'],
+    ['localhost:8765', 'http://localhost:8765'],
+    ['neurovault.org', 'https://neurovault.org'],
+  ])('%s: exit code 2 before any request, suggesting %s', async (given, suggested) => {
+    const run = await runCli(['--base-url', given, '--out', 'snap'], { cwd: out });
+    expect(run.stderr).toBe(`img-etl: --base-url: ${JSON.stringify(given)} is not a URL: did you mean ${suggested}?\n`);
+    expect(run.code).toBe(2);
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
+describe('a --base-url whose path holds no image list', () => {
+  it.each([[[]], [['--dry-run']]])(
+    '%j: one line saying --base-url holds no image list and what it should be, nothing on collection endpoints',
+    async (command) => {
+      service = await startFixtureService({ records: 10 });
+      const base = `${new URL(service.url).origin}/neurovault/`;
+      const run = await runCli([...command, '--base-url', base, '--out', 'snap'], { cwd: out });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `img-etl: extract: GET ${base}api/images/?limit=1000&offset=0 returned 404; --base-url ${base} holds no ` +
+          "image list: give the service's root, the URL before /api/images/ (https://neurovault.org for " +
+          'NeuroVault)\n',
+      );
+    },
+  );
+});
+
+describe('a --base-url whose host DNS does not know', () => {
+  it('fails at the first attempt, in one line saying the host could not be found and to check --base-url', async () => {
+    const base = 'http://img-etl-test.invalid';
+    const run = await runCli(['--base-url', base, '--out', 'snap'], { cwd: out });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `img-etl: extract: GET ${base}/api/collections/?limit=1000&offset=0 failed (getaddrinfo ENOTFOUND ` +
+        'img-etl-test.invalid: the host img-etl-test.invalid could not be found); check --base-url\n',
+    );
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
 it('says a service that refuses connections is not reachable at its address, and keeps the URL', async () => {
   const port = await closedPort();
   const base = `http://127.0.0.1:${port}`;
@@ -106,7 +153,7 @@ it('says a service that refuses connections is not reachable at its address, and
   expect(last).toBe(
     `img-etl: extract: GET ${base}/api/collections/?limit=1000&offset=0 failed ` +
       `(connect ECONNREFUSED 127.0.0.1:${port}: the service is not reachable at ${base}; is it running there?) ` +
-      'after 2 attempts',
+      'after 2 attempts; check --base-url',
   );
 });
 

@@ -84,6 +84,7 @@ describe('ExtractError messages', () => {
   it('mask credentials in the URL and in the reason', () => {
     const error = new ExtractError({
       code: 'NETWORK',
+      kind: 'other',
       url: 'https://u:p@h/api/images/?limit=2&token=abc',
       reason: 'failed (redirected via https://x:y@h/?key=k)',
     });

@@ -74,14 +74,14 @@ describe('the completeness proof in words', () => {
   it('says what an incremental run built on, read and carried over, and the count it was held to', () => {
     const incremental = {
       ...{ base: '20261120T031700.000Z', carried_collections: 410, carried_records: 19_800, read_collections: 2 },
-      ...{ vanished_collections: 1, count: 20_004, base_missing: 4 },
+      ...{ vanished_collections: 1, count: 20_004, base_missing: 4, base_records: 20_010 },
     };
     const proof: Completeness = {
       ...onePass,
       method: 'incremental',
       incremental,
       collections: { ...listed, rounds: 2 },
-      reconciliation: { ...reconciliation, collections: 3, expected: 200, received: 200, added: 200 },
+      reconciliation: { ...reconciliation, collections: 3, expected: 204, received: 200, added: 200, missing: 4 },
       reconciled: [read(4, 'changed'), read(500, 'new'), read(7, 'doubt')],
     };
     expect(proofInWords(proof, 0)).toEqual([
@@ -92,7 +92,7 @@ describe('the completeness proof in words', () => {
           'adding 200 records',
       ],
       ['carried over', '19,800 rows of 410 collections unchanged since 20261120T031700.000Z'],
-      ['image list', 'counts 20,004: the rows held, less the 4 its base never got'],
+      ['image list', 'counts 20,004: the rows held, plus the 4 missing'],
       ['collections list', '425 of 425 collections listed, read before and after the pass'],
     ]);
   });

@@ -5,6 +5,9 @@
  * bins' edges, and a line chart labels every point with its value and its label where they fit.
  */
 import { describe, expect, it } from 'vitest';
+import { buildReport } from '../../src/report/build-report.js';
+import { renderReportHtml } from '../../src/report/render-report-html.js';
+import { ReportStats } from '../../src/report/report-stats.js';
 import { barChart, CHART_WIDTH, columnChart, lineChart } from '../../src/report/svg-charts.js';
 
 /** Each text of an SVG: its x, anchor and words. */
@@ -60,5 +63,52 @@ describe('chart text', () => {
       expect(words.filter((w) => w === v).length).toBeGreaterThanOrEqual(1);
     const ys = [...svg.matchAll(/y="([\d.]+)" text-anchor="start">2026/g)].map((m) => Number(m[1]));
     expect(new Set(ys).size).toBeGreaterThan(1);
+  });
+});
+
+/**
+ * The characters `draw` reads through strings' iterator (for…of and spread: how the charts measure text, a code point
+ * at a time). Past `budget` it stops the drawing with an error, so that work that grows with the square of the text
+ * fails at once instead of running for minutes.
+ */
+function charactersRead(draw: () => void, budget: number): number {
+  const iterate = String.prototype[Symbol.iterator];
+  let read = 0;
+  String.prototype[Symbol.iterator] = function* (this: string): Generator<string, undefined> {
+    for (const c of iterate.call(this)) {
+      if (++read > budget) throw new Error(`the drawing read more than ${budget} characters`);
+      yield c;
+    }
+    return undefined;
+  };
+  try {
+    draw();
+  } finally {
+    String.prototype[Symbol.iterator] = iterate;
+  }
+  return read;
+}
+
+/** The report page of one record whose map_type, key in extra and collection's owner are `value`. */
+function pageOf(value: string): string {
+  const gathered = new ReportStats().gathered();
+  gathered.records = 1;
+  gathered.categories.get('map_type')!.set(value, 1);
+  gathered.extraKeys.set(value, 1);
+  gathered.collections.set(7, 1);
+  return renderReportHtml(buildReport(gathered, { source: 'run', owners: new Map([[7, value]]) }), 'long');
+}
+
+describe('the work of drawing a long value', () => {
+  it("measures a 300,000-character value no more than a 30,000-character one's ten times over", () => {
+    const [short, long] = ['é'.repeat(29_999) + 'z', 'é'.repeat(299_999) + 'z'];
+    const budget = 3_000_000; // ten characters read for each of the longer value's
+    const readShort = charactersRead(() => pageOf(short), budget);
+    const readLong = charactersRead(() => pageOf(long), budget);
+    expect(readShort).toBeGreaterThan(0); // measuring reads through the iterator: the count is in effect
+    expect(readLong).toBeLessThanOrEqual(10 * readShort);
+    const page = pageOf(long);
+    expect(page).toContain(`<title>${long}: 1 (100.0%)</title>`); // drawn whole in the marks' titles
+    expect(page).toMatch(/>é+…<\/text>/); // and cut to the label column
   });
 });

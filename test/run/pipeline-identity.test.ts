@@ -1,6 +1,7 @@
 /**
  * A library pipeline (no file to hash) is named by a digest of its definition: a changed derived column's function or
- * a changed filter's predicate is another pipeline, which never resumes the staging of the first (docs/library.md).
+ * a changed filter's predicate is another pipeline, which never resumes the staging of the first but discards it
+ * (docs/library.md).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,12 +64,16 @@ describe("a library pipeline's identity", () => {
     const collecting = rowSink(async (rows) => {
       for await (const batch of rows) for (const row of batch.rows) tags.add(String(row['tag']));
     });
-    // the changed pipeline stops at the staging of the other (docs/library.md); fresh: true discards it
-    await expect(runPipeline(withValue(2, [collecting]), { baseUrl: service.url, outDir })).rejects.toThrow(
-      /holds an unfinished run .* by pipeline tagged as its file was then/,
-    );
-    expect(tags.size).toBe(0);
-    await runPipeline(withValue(2, [collecting]), { baseUrl: service.url, outDir, fresh: true });
+    // the changed pipeline discards the staging of the other, which no run can finish now, and starts afresh
+    const notices: string[] = [];
+    const onEvent = (event: { type: string; message?: string }) => {
+      if (event.type === 'staging') notices.push(event.message!);
+    };
+    await runPipeline(withValue(2, [collecting]), { baseUrl: service.url, outDir, onEvent });
+    expect(notices).toEqual([
+      `staging: ${join(outDir, '.img-etl-staging')} holds an unfinished run of pipeline tagged as its file was then, ` +
+        'which no run of the file as it is now can finish; discarded it and started afresh',
+    ]);
     expect([...tags]).toEqual(['2']);
   });
 });

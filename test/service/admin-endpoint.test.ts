@@ -79,6 +79,20 @@ describe('POST /admin/change', () => {
     for (const id of gone.records) expect(await status(`${service.url}/api/images/${id}/`)).toBe(404);
   });
 
+  it('new-collection adds exactly one collection, holding the records it names, after an insert too', async () => {
+    const service = await serve(true);
+    const collections = async () => (await getPage(`${service.url}/api/collections/?limit=1`)).count;
+    const before = await collections();
+    // An insert takes the free id of an earlier collection: the new collection after it steps over nothing.
+    await change(service, 'kind=insert&collections=1&seed=3');
+    const made = await change(service, 'kind=new-collection&collections=1&seed=4');
+    expect(made.collections).toHaveLength(1);
+    expect(await collections()).toBe(before + 1);
+    const images = await allPages(`${service.url}/api/collections/${made.collections[0]}/images/?limit=100`);
+    expect(images.flatMap((p) => p.results.map((r) => r['id']))).toEqual(made.records);
+    expect(await getPage(`${service.listUrl}?limit=1`)).toMatchObject({ count: 600 + 1 + made.records.length });
+  });
+
   it('is seeded, and the same as RunningService.change', async () => {
     const [a, b] = [await serve(true), await serve(true)];
     const overHttp = await change(a, 'kind=edit&collections=4&seed=9');

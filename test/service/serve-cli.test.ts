@@ -190,6 +190,20 @@ describe('img-etl serve', () => {
     expect(await served.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('--help lists --port, --records, --data and --admin first, the fault options in groups of their own', async () => {
+    const help = await run(['serve', '--help']);
+    expect(help.code).toBe(0);
+    const groups = help.stdout.split(/\n(?=\S[^\n]*:\n)/).map((block) => ({
+      title: block.slice(0, block.indexOf('\n')),
+      options: [...block.matchAll(/^ {2}(--[\w-]+)/gm)].map((m) => m[1]),
+    }));
+    const withOptions = groups.filter((g) => g.options.length > 0);
+    expect(withOptions[0]!.options.slice(0, 4)).toEqual(['--port', '--records', '--data', '--admin']);
+    expect(withOptions.map((g) => g.title).slice(1, 3)).toEqual(['Faults:', 'File faults:']);
+    for (const fault of ['--workers', '--rate-502', '--unstable-order', '--file-rate'])
+      expect(withOptions[0]!.options).not.toContain(fault);
+  });
+
   it.concurrent.for([
     [['--rate-500', '2'], '--rate-500: expected a probability from 0 to 1, got 2'],
     [['--records', 'many'], '--records: expected a non-negative integer, got something that is not a number'],

@@ -1,6 +1,6 @@
 /**
- * int64: a JSON integer within ±(2^53 - 1), held as a number; Arrow Int64, written as two 32-bit words per value
- * (faster than BigInt()). The `id` column takes the non-negative variant.
+ * int64: a JSON integer within ±(2^53 - 1) (or a derived column's BigInt within them), held as a number; Arrow Int64,
+ * written as two 32-bit words per value (faster than BigInt()). The `id` column takes the non-negative variant.
  */
 import type { Int64 } from 'apache-arrow';
 import type { ColumnType } from '../column-type.js';
@@ -29,6 +29,9 @@ function int64Type(nonNegative: boolean): ColumnType {
     normalise: (v) => (v as number) + 0,
     holds,
     expected: 'a safe integer',
+    // A row's timestamps are BigInts, so arithmetic on them gives one: within the safe integers it is the same integer.
+    // (A BigInt beyond them is beyond them as a number too, never rounded into them.)
+    fromDerived: (v) => (typeof v === 'bigint' && holds(Number(v)) ? Number(v) : v),
     arrowType: (arrow) => new arrow.Int64(),
     arrowEncoder: (arrow, type) => (column) => {
       const data = new BigInt64Array(column.values.length);

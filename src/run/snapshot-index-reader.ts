@@ -1,8 +1,11 @@
-/** Reading a snapshot's index (run/snapshot-index.ts) row by row, for a diff by ids and hashes. */
+/**
+ * Reading a snapshot's index (snapshot-index.ts) row by row: for a diff by ids and hashes, and for the rows an
+ * incremental run carries over from its base, each checked against it.
+ */
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FILE_NAMES } from '../snapshot/formats.js';
-import { ROW_HASH_VERSION } from '../run/row-hash.js';
+import { ROW_HASH_VERSION } from './row-hash.js';
 import {
   align8,
   INDEX_CHUNK_ROWS,
@@ -10,7 +13,7 @@ import {
   indexHeaderBytes,
   littleEndianWords,
   TWO_32,
-} from '../run/snapshot-index.js';
+} from './snapshot-index.js';
 import { DiffError } from '../snapshot/diff-error.js';
 
 /** Reads an index row by row, a chunk at a time. */
@@ -73,6 +76,12 @@ export class SnapshotIndexReader {
   sameHash(other: SnapshotIndexReader): boolean {
     const [a, b] = [INDEX_ROW_WORDS * this.inChunk + 2, INDEX_ROW_WORDS * other.inChunk + 2];
     return this.chunk[a] === other.chunk[b] && this.chunk[a + 1] === other.chunk[b + 1];
+  }
+
+  /** Whether the current row's hash is `hash` (two words, as RowHasher writes them). */
+  hashIs(hash: Uint32Array): boolean {
+    const at = INDEX_ROW_WORDS * this.inChunk + 2;
+    return this.chunk[at] === hash[0] && this.chunk[at + 1] === hash[1];
   }
 
   /** The current row's place in the file. */
