@@ -134,20 +134,20 @@ const BREAK = /[_\s/-]/;
 /**
  * A row label's lines within `width`: itself, or two lines broken after the last break where the first fits (else
  * after as many characters as fit), the second cut to fit. Names that share a long start (`cognitive_paradigm_…`)
- * stay whole and distinct, as long as two lines hold them.
+ * stay whole and distinct, as long as two lines hold them; the text beyond them is not read.
  */
 function labelLines(content: string, width: number): string[] {
-  if (widthOf(content) <= width) return [content];
-  const chars = [...content];
-  let [used, fits, broken] = [0, 0, 0];
-  while (fits < chars.length && (used += em(chars[fits]!) * FONT) <= width) {
-    if (BREAK.test(chars[fits++]!)) broken = fits;
+  if (widthOf(content, FONT, width) <= width) return [content];
+  let [used, end, broken] = [0, 0, 0];
+  for (const c of content) {
+    if ((used += em(c) * FONT) > width && end > 0) break;
+    end += c.length;
+    if (BREAK.test(c)) broken = end;
   }
-  const cut = broken > 0 ? broken : Math.max(1, fits);
   // A space broken at starts the second line, where it shows nothing but keeps the words apart in the text read.
-  const first = chars.slice(0, cut).join('');
+  const first = content.slice(0, broken > 0 ? broken : end);
   const space = /\s$/.test(first) ? ' ' : '';
-  return [first.trimEnd(), fit(space + chars.slice(cut).join('').trimStart(), width)];
+  return [first.trimEnd(), fit(space + content.slice(first.length).trimStart(), width)];
 }
 
 /** The rows of a bar chart from `top`: each label's lines and its row's `y` (a label on two lines adds a line). */

@@ -109,6 +109,6 @@ describe('the work of drawing a long value', () => {
     expect(readLong).toBeLessThanOrEqual(10 * readShort);
     const page = pageOf(long);
     expect(page).toContain(`<title>${long}: 1 (100.0%)</title>`); // drawn whole in the marks' titles
-    expect(page).toMatch(/>é+…<\/text>/); // and cut to the label column
+    expect(page).toMatch(/>é+<\/tspan><tspan [^>]*>é+…<\/tspan><\/text>/); // and cut to the label column's two lines
   });
 });
