@@ -129,7 +129,7 @@ async function diffTables(args: DiffArgs, images: Pair, collections: Pair | stri
     const gaps: Gaps = [await manifestGaps(pair.old.path, table), await manifestGaps(pair.new.path, table)];
     const diff = diffSnapshots(pair.old, pair.new, { table, signal });
     const metadata = { 'img-etl.diff_old': pair.old.path, 'img-etl.diff_new': pair.new.path };
-    const files = await stageDiff(diff, { dir: out, formats, metadata, files: table.diffFiles });
+    const files = await stageDiff(diff, { dir: out, formats, metadata, table });
     staged.push({ pair, diff, files, gaps });
   };
   try {

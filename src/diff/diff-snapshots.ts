@@ -3,7 +3,9 @@
  * one batch of each side and one page of entries, whatever the number of rows; ids must be strictly ascending on
  * each side (img-etl writes them so), which is checked as the rows go by.
  */
+import type { Column } from '../schema/column-type.js';
 import { IMAGES } from '../schema/columns.js';
+import type { RowValue } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { DiffError } from '../snapshot/diff-error.js';
 import type { DiffSide } from './diff-side.js';
@@ -21,6 +23,11 @@ export interface DiffEntry {
   change: DiffChange;
   /** Names of the columns whose values differ, in output column order; empty for added and removed records. */
   changed_fields: string[];
+  /**
+   * The values of the table's `diffContext` columns (images: collection_id and name) that tell a reader which record
+   * it is: the new snapshot's, the old one's for a removed record; null where that side lacks the column.
+   */
+  context: Record<string, RowValue>;
 }
 
 /** Counts of a diff, final once its entries were read to the end. */
@@ -71,6 +78,7 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
     fields: new Map(),
   };
   private readonly plan: PlanColumn[];
+  private readonly context: readonly Column[];
   private started = false;
 
   constructor(
@@ -83,6 +91,7 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
     const { schema, plan } = planColumns(oldSide, newSide, table);
     this.schema = schema;
     this.plan = plan;
+    this.context = table.diffContextColumns;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<DiffEntry[]> {
@@ -97,8 +106,8 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
 
   private async *entries(): AsyncGenerator<DiffEntry[]> {
     const names = this.plan.map((c) => c.name);
-    const old = new SideCursor(this.oldSide, names);
-    const now = new SideCursor(this.newSide, names);
+    const old = new SideCursor(this.oldSide, names, this.context);
+    const now = new SideCursor(this.newSide, names, this.context);
     const counts = new Array<number>(this.plan.length).fill(0);
     const totals = this.totals;
     let pending: DiffEntry[] = [];
@@ -132,18 +141,18 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
       const a = old.ids[old.row]!;
       const b = now.ids[now.row]!;
       if (a < b) {
-        pending.push({ id: a, change: 'removed', changed_fields: [] });
+        pending.push({ id: a, change: 'removed', changed_fields: [], context: old.contextOf() });
         totals.removed++;
         old.row++;
       } else if (a > b) {
-        pending.push({ id: b, change: 'added', changed_fields: [] });
+        pending.push({ id: b, change: 'added', changed_fields: [], context: now.contextOf() });
         totals.added++;
         now.row++;
       } else {
         const fields = this.compareRow(old, now, counts);
         if (fields === undefined) totals.unchanged++;
         else {
-          pending.push({ id: a, change: 'changed', changed_fields: fields });
+          pending.push({ id: a, change: 'changed', changed_fields: fields, context: now.contextOf() });
           totals.changed++;
         }
         old.row++;
@@ -169,7 +178,7 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
 function takeRest(cursor: SideCursor, change: 'added' | 'removed', pending: DiffEntry[]): number {
   const rows = cursor.length - cursor.row;
   for (; cursor.row < cursor.length; cursor.row++)
-    pending.push({ id: cursor.ids[cursor.row]!, change, changed_fields: [] });
+    pending.push({ id: cursor.ids[cursor.row]!, change, changed_fields: [], context: cursor.contextOf() });
   return rows;
 }
 

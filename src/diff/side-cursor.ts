@@ -1,9 +1,13 @@
 /**
  * Reading one side of a diff batch by batch: the current batch's ids, checked to be non-null safe integers in
- * strictly ascending order across batches, and its columns in the order of the comparison plan.
+ * strictly ascending order across batches, its columns in the order of the comparison plan, and the values that name a
+ * record to a reader of the diff (its table's diffContext).
  */
-import type { Data, RecordBatch } from 'apache-arrow';
+import { makeVector, type Data, type RecordBatch, type Vector } from 'apache-arrow';
+import type { Column } from '../schema/column-type.js';
+import type { RowValue } from '../schema/row.js';
 import { DiffError } from '../snapshot/diff-error.js';
+import { valueAt } from '../snapshot/rows-from-batch.js';
 import { ID_COLUMN, type DiffSide } from './diff-side.js';
 
 /** One side's current batch: its ids (checked ascending) and the plan's columns; `row` is the join's position in it. */
@@ -22,11 +26,14 @@ export class SideCursor {
   private readonly types: Map<string, string>;
   private lastId = -Infinity;
   private done = false;
+  /** The current batch's columns of `context` (undefined where the side lacks one). */
+  private contextVectors: (Vector | undefined)[] = [];
 
-  /** Reads `side`, keeping the columns `names` (the comparison plan's order) of each batch. */
+  /** Reads `side`, keeping the columns `names` (the comparison plan's order) and `context` of each batch. */
   constructor(
     private readonly side: DiffSide,
     private readonly names: string[],
+    private readonly context: readonly Column[] = [],
   ) {
     this.iterator = side.batches[Symbol.asyncIterator]();
     this.types = new Map(side.schema.fields.map((f) => [f.name, String(f.type)]));
@@ -75,6 +82,7 @@ export class SideCursor {
       return k === undefined ? undefined : batch.data.children[k];
     };
     this.columns = this.names.map(column);
+    this.contextVectors = this.context.map((c) => column(c.name) && makeVector(column(c.name)!));
     const ids = column(ID_COLUMN);
     if (ids === undefined)
       throw new DiffError({
@@ -85,6 +93,20 @@ export class SideCursor {
     this.row = 0;
     this.length = batch.numRows;
     this.rowsRead += batch.numRows;
+  }
+
+  /**
+   * The context columns' values of the current row, by name: null where the side lacks the column or holds a value
+   * not of its type (a data file of another writer), so that the diff's file keeps its types.
+   */
+  contextOf(): Record<string, RowValue> {
+    const values: Record<string, RowValue> = {};
+    this.context.forEach((c, k) => {
+      const vector = this.contextVectors[k];
+      const value = vector === undefined ? null : valueAt(vector, this.row, c);
+      values[c.name] = value !== null && c.type.holds(value) ? value : null;
+    });
+    return values;
   }
 
   private readIds(data: Data, rows: number): number[] {

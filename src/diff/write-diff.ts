@@ -4,7 +4,8 @@
  * Parquet columns: `id` int64, `change` dictionary<int32, string> ("added", "removed", "changed"), `changed_fields`
  * list<string> — a list rather than joined text so that DuckDB (`list_contains(changed_fields, 'name')`, `unnest`),
  * polars (`List(String)`) and pandas (`explode`) test membership exactly; with joined text, `LIKE '%name%'` would also
- * match `cognitive_paradigm_name`. CSV has no lists, so there the names are joined with `,` in one quoted field
+ * match `cognitive_paradigm_name` — then the table's diffContext columns (images: `collection_id`, `name`), written as
+ * the table's own files write them. CSV has no lists, so there the names are joined with `,` in one quoted field
  * (column names never hold a comma): `str.split(',')` in pandas, `string_split(changed_fields, ',')` in DuckDB; the
  * field is empty for added and removed records.
  *
@@ -12,20 +13,20 @@
  * so no half-written diff ever appears under a final name, and an earlier diff there stays until the new one is whole.
  */
 import { join } from 'node:path';
-import type { RecordBatch, Schema } from 'apache-arrow';
-import { stringify } from 'csv-stringify/sync';
+import type { RecordBatch } from 'apache-arrow';
 import { AtomicFile } from '../load/atomic-file.js';
-import { encodeFailed } from '../text/load-error.js';
 import { writeParquetWasm } from '../load/parquet-wasm-writer.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { DEFAULT_ROW_GROUP_SIZE } from '../load/to-parquet.js';
-import { diffBatch, diffSchema } from './diff-batch.js';
+import { IMAGES } from '../schema/columns.js';
+import { csvText } from '../schema/encoding/csv-field.js';
+import type { Table } from '../schema/table.js';
+import { diffBatches } from './diff-batch.js';
 import type { DiffEntry } from './diff-snapshots.js';
 import { DiffError } from '../snapshot/diff-error.js';
 import { whySnapshotFolder } from '../snapshot/snapshot-names.js';
 
 import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from './diff-formats.js';
-import type { TableDiffFiles } from '../schema/table.js';
 
 export { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat };
 
@@ -39,11 +40,9 @@ export interface WriteDiffOptions {
   metadata?: Record<string, string>;
   /** Rows per Parquet row group (the last may have fewer); default that of snapshots (25,000). */
   rowGroupSize?: number;
-  /** The file names, by the table diffed; default the images' (`diff.parquet`, `diff.csv`). */
-  files?: TableDiffFiles;
+  /** The table diffed, which names the files and the columns beside the id; default the images (`diff.parquet`). */
+  table?: Table;
 }
-
-const CSV_HEADER = ['id', 'change', 'changed_fields'];
 
 /**
  * Writes every entry of `source` to the requested files in `options.dir`, publishing each atomically once all are
@@ -79,9 +78,10 @@ export async function stageDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
   const iterator = source[Symbol.asyncIterator]();
   let rows: number;
   try {
-    const names = options.files ?? DIFF_FILE_NAMES;
-    for (const format of formats) files.set(format, await AtomicFile.create(join(options.dir, names[format])));
-    rows = await writeEntries(iterator, files, options.metadata ?? {}, rowGroupSize);
+    const table = options.table ?? IMAGES;
+    for (const format of formats)
+      files.set(format, await AtomicFile.create(join(options.dir, table.diffFiles[format])));
+    rows = await writeEntries(iterator, files, table, { metadata: options.metadata ?? {}, rowGroupSize });
     for (const file of files.values()) await file.flush(); // every write error before any file is published
   } catch (error) {
     await abort();
@@ -130,8 +130,8 @@ function checkedOptions(options: WriteDiffOptions): { formats: DiffFormat[]; row
 async function writeEntries(
   iterator: AsyncIterator<DiffEntry[]>,
   files: ReadonlyMap<DiffFormat, AtomicFile>,
-  metadata: Record<string, string>,
-  rowGroupSize: number,
+  table: Table,
+  { metadata, rowGroupSize }: { metadata: Record<string, string>; rowGroupSize: number },
 ): Promise<number> {
   const csv = files.get('csv');
   const parquet = files.get('parquet');
@@ -140,36 +140,46 @@ async function writeEntries(
   const next = async (): Promise<DiffEntry[] | undefined> => {
     const item = await iterator.next();
     if (item.done === true) return undefined;
-    if (csv !== undefined) await csv.write(csvText(item.value, false));
+    if (csv !== undefined) await csv.write(item.value.map((e) => csvLine(e, table)).join(''));
     rows += item.value.length;
     return item.value;
   };
-  if (csv !== undefined) await csv.write(csvText([], true));
+  if (csv !== undefined)
+    await csv.write(['id', 'change', 'changed_fields', ...(table.diffContext ?? [])].join(',') + '\n');
   if (parquet !== undefined) {
-    const schema = diffSchema(new Map(Object.entries(metadata)));
-    await writeParquetWasm(diffBatches(next, schema), parquet, {
+    const batches = diffBatches(table, new Map(Object.entries(metadata)));
+    await writeParquetWasm(recordBatches(next, batches.batch), parquet, {
       rowGroupSize,
       metadata,
-      empty: diffBatch(schema, []),
+      empty: batches.batch([]),
       dictionaryColumns: ['change'],
     });
   } else while ((await next()) !== undefined);
   return rows;
 }
 
-/** The pages `next` gives, as Arrow record batches of the diff schema. */
-async function* diffBatches(next: () => Promise<DiffEntry[] | undefined>, schema: Schema): AsyncIterable<RecordBatch> {
+/** The pages `next` gives, as Arrow record batches made by `batch`. */
+async function* recordBatches(
+  next: () => Promise<DiffEntry[] | undefined>,
+  batch: (entries: readonly DiffEntry[]) => RecordBatch,
+): AsyncIterable<RecordBatch> {
   for (let entries = await next(); entries !== undefined; entries = await next())
-    if (entries.length > 0) yield diffBatch(schema, entries);
+    if (entries.length > 0) yield batch(entries);
 }
 
-/** CSV text of the header (`header`) or of a page of entries: RFC 4180, LF line ends, names joined with `,`. */
-function csvText(entries: readonly DiffEntry[], header: boolean): string {
-  const records = header ? [CSV_HEADER] : entries.map((e) => [String(e.id), e.change, e.changed_fields.join(',')]);
-  if (records.length === 0) return '';
-  try {
-    return stringify(records, { record_delimiter: '\n', eof: true });
-  } catch (cause) {
-    throw encodeFailed('writing diff csv', cause);
+/**
+ * One entry's CSV line: RFC 4180, LF line end, the changed fields' names joined with `,` (empty for added and removed
+ * records), the context columns' fields as the table's CSV writes them (formulas neutralised, as by default).
+ */
+function csvLine(e: DiffEntry, table: Table): string {
+  const fields = [
+    String(e.id),
+    e.change,
+    e.changed_fields.length === 0 ? '' : csvText(e.changed_fields.join(','), false),
+  ];
+  for (const c of table.diffContextColumns) {
+    const value = e.context[c.name] ?? null;
+    fields.push(value === null ? '' : c.type.csvField(value, true));
   }
+  return `${fields.join(',')}\n`;
 }

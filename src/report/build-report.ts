@@ -27,6 +27,8 @@ export interface ReportInputs {
   manifest?: Record<string, unknown>;
   /** Owner per collection id, from the collections table. */
   owners?: Map<number, string>;
+  /** Name per collection id, from the collections table. */
+  names?: Map<number, string>;
   /** Why there are no owners. */
   ownersNote?: string;
   drift?: Drift;
@@ -123,7 +125,7 @@ function collections(stats: GatheredStats, inputs: ReportInputs): CollectionFact
   for (const n of stats.collections.values()) sizes.add(n);
   const largest = ranked(stats.collections)
     .slice(0, LARGEST)
-    .map((c) => ({ collection_id: c.value, records: c.count }));
+    .map((c) => ({ collection_id: c.value, name: inputs.names?.get(c.value) ?? null, records: c.count }));
   let owners: CollectionFacts['owners'] = null;
   if (inputs.owners !== undefined) {
     const perOwner = new Map<string, number>();

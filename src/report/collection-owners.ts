@@ -3,8 +3,15 @@ import { isFile } from '../load/path-kind.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE, collectionsPath } from './optional-inputs.js';
 
-/** Each collection's owner, from a snapshot folder's collections table; no owners and the reason when there is none. */
-export async function readCollectionOwners(folder: string): Promise<{ owners?: Map<number, string>; note?: string }> {
+/** What the report shows of each collection, by id, from the collections table; a note when it has no owners. */
+export interface CollectionLabels {
+  owners?: Map<number, string>;
+  names?: Map<number, string>;
+  note?: string;
+}
+
+/** Each collection's owner and name, from a snapshot folder's collections table; why, when there are no owners. */
+export async function readCollections(folder: string): Promise<CollectionLabels> {
   const path = collectionsPath(folder);
   if (!(await isFile(path))) {
     const why = `owners need the collections table (${COLLECTIONS_FILE}), which this snapshot does not have`;
@@ -12,23 +19,24 @@ export async function readCollectionOwners(folder: string): Promise<{ owners?: M
   }
   const table = await readSnapshotRows(path, { table: COLLECTIONS });
   try {
-    const names = new Set(table.schema.fields.map((f) => f.name));
-    const owner = COLLECTION_COLUMNS.owner.find((name) => names.has(name));
-    if (!names.has(COLLECTION_COLUMNS.id) || owner === undefined) {
+    const fields = new Set(table.schema.fields.map((f) => f.name));
+    const owner = COLLECTION_COLUMNS.owner.find((name) => fields.has(name));
+    if (!fields.has(COLLECTION_COLUMNS.id) || owner === undefined) {
       const wanted = `${COLLECTION_COLUMNS.id} and ${COLLECTION_COLUMNS.owner.join(' or ')}`;
       return { note: `${COLLECTIONS_FILE} has no ${wanted} columns` };
     }
-    const owners = new Map<number, string>();
+    const [owners, names] = [new Map<number, string>(), new Map<number, string>()];
     for await (const batch of table.batches) {
-      const ids = batch.getChild(COLLECTION_COLUMNS.id)!;
-      const who = batch.getChild(owner)!;
+      const [ids, who, name] = [COLLECTION_COLUMNS.id, owner, COLLECTION_COLUMNS.name].map((c) => batch.getChild(c));
       for (let i = 0; i < batch.numRows; i++) {
-        const id = ids.get(i) as number | bigint | null;
-        const name = who.get(i) as string | number | bigint | null;
-        if (id !== null && name !== null && name !== undefined) owners.set(Number(id), String(name));
+        const id = ids!.get(i) as number | bigint | null;
+        if (id === null) continue;
+        const [by, called] = [who!.get(i), name?.get(i)] as (string | number | bigint | null | undefined)[];
+        if (by !== null && by !== undefined) owners.set(Number(id), String(by));
+        if (typeof called === 'string') names.set(Number(id), called);
       }
     }
-    return { owners };
+    return { owners, names };
   } finally {
     await table.close();
   }

@@ -14,6 +14,8 @@ export const COLLECTION_COLUMNS = {
   id: 'id',
   /** Who owns it, as shown: the first of these the table has. */
   owner: ['owner_name', 'owner'],
+  /** Its name, often the paper's title. */
+  name: 'name',
 } as const;
 
 /** Where a snapshot folder's collections table would be. */

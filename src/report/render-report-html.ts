@@ -180,12 +180,12 @@ function distributionSection(data: ReportData): string {
 function collectionSection(data: ReportData): string {
   const c = data.collections;
   const sizes = collectionSizes(c);
-  const points = c.largest.map((l) => ({ label: `collection ${l.collection_id}`, value: l.records }));
+  const points = c.largest.map((l) => ({ label: collectionLabel(l), value: l.records }));
   const largestTitle = 'Largest collections';
   const largest = figure(
     largestTitle,
     barChart('largest-collections', largestTitle, points, 'maps', data.records),
-    `The ${c.largest.length} largest of the ${formatNumber(c.count)} collections with maps, ` +
+    `The ${c.largest.length} largest of the ${formatNumber(c.count)} collections with maps, by id and name, ` +
       'with their share of all maps.',
   );
   const ownerPoints = (c.owners ?? []).map((o) => ({ label: o.owner, value: o.records }));
@@ -198,6 +198,11 @@ function collectionSection(data: ReportData): string {
           'The owners holding most maps, with their share of all maps.',
         );
   return `<h2>Collections</h2><div class="grid">${sizes}${largest}</div>${owners}`;
+}
+
+/** A collection as a chart names it: its id and its name in the collections table, or the id alone. */
+function collectionLabel(l: { collection_id: number; name: string | null }): string {
+  return l.name === null ? `collection ${l.collection_id}` : `${l.collection_id} · ${l.name}`;
 }
 
 function fillSection(data: ReportData): string {

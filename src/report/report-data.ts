@@ -119,8 +119,8 @@ export interface CollectionFacts {
   without: number;
   /** Collections by their number of records (log2 bins). */
   sizes: Distribution;
-  /** The largest collections, most records first. */
-  largest: { collection_id: number; records: number }[];
+  /** The largest collections, most records first, with their name in the collections table (null without one). */
+  largest: { collection_id: number; name: string | null; records: number }[];
   /** The owners holding most records, from the collections table; null without it (see `owners_note`). */
   owners: { owner: string; records: number; share: number }[] | null;
   /** Why owners are missing, when they are. */

@@ -13,7 +13,7 @@ import { checkListedRows, verifySnapshotFile } from '../snapshot/verify-snapshot
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { listSnapshots } from '../snapshot/snapshot-names.js';
 import { buildReport } from './build-report.js';
-import { readCollectionOwners } from './collection-owners.js';
+import { readCollections } from './collection-owners.js';
 import type { ReportData } from './report-data.js';
 import { ReportStats } from './report-stats.js';
 import { rowsFromBatch } from '../snapshot/rows-from-batch.js';
@@ -54,7 +54,7 @@ export async function reportSnapshot(path: string, options: ReportSnapshotOption
   const folder = dirname(file.path);
   const manifest = await readFile(join(folder, FILE_NAMES.manifest), 'utf8').catch(() => undefined);
   const facts = manifest === undefined ? undefined : (parseObject(manifest) ?? undefined);
-  const { owners, note } = await readCollectionOwners(folder);
+  const { owners, names, note } = await readCollections(folder);
   const { against } = options;
   const csvOnly = `${file.path} is CSV; the drift compares snapshots read from Parquet or Arrow`;
   const comparable = against !== undefined && file.format !== 'csv';
@@ -65,7 +65,7 @@ export async function reportSnapshot(path: string, options: ReportSnapshotOption
   const base = dirname(named);
   const inBase = (await listSnapshots(base)).includes(basename(named));
   const history = inBase ? await snapshotHistory(base, basename(named)) : [];
-  const inputs = { source: file.path, manifest: facts, owners, ownersNote: note, drift, driftNote, history };
+  const inputs = { source: file.path, manifest: facts, owners, names, ownersNote: note, drift, driftNote, history };
   const data = buildReport(stats.gathered(), inputs);
   return { data, title: basename(named) };
 }

@@ -128,9 +128,48 @@ interface SpreadOptions {
   lines?: number;
 }
 
-/** A row's label left of its bar, ending at `x`, cut to fit (the whole label is in the bar's title). */
-function rowLabel(x: number, y: number, content: string): string {
-  return text('', x, y, fit(content, x), 'end');
+/** Where a row label may break: after a name's `_`, a space, `-` or `/`. */
+const BREAK = /[_\s/-]/;
+
+/**
+ * A row label's lines within `width`: itself, or two lines broken after the last break where the first fits (else
+ * after as many characters as fit), the second cut to fit. Names that share a long start (`cognitive_paradigm_…`)
+ * stay whole and distinct, as long as two lines hold them; the text beyond them is not read.
+ */
+function labelLines(content: string, width: number): string[] {
+  if (widthOf(content, FONT, width) <= width) return [content];
+  let [used, end, broken] = [0, 0, 0];
+  for (const c of content) {
+    if ((used += em(c) * FONT) > width && end > 0) break;
+    end += c.length;
+    if (BREAK.test(c)) broken = end;
+  }
+  // A space broken at starts the second line, where it shows nothing but keeps the words apart in the text read.
+  const first = content.slice(0, broken > 0 ? broken : end);
+  const space = /\s$/.test(first) ? ' ' : '';
+  return [first.trimEnd(), fit(space + content.slice(first.length).trimStart(), width)];
+}
+
+/** The rows of a bar chart from `top`: each label's lines and its row's `y` (a label on two lines adds a line). */
+function layoutRows(labelled: { label: string }[], width: number, top: number) {
+  let bottom = top;
+  const rows = labelled.map(({ label }) => {
+    const lines = labelLines(label, width);
+    const extra = (lines.length - 1) * LABEL_LINE;
+    const row = { lines, y: bottom + extra / 2 }; // a one-line row's top, centred in the taller row
+    bottom += ROW + extra;
+    return row;
+  });
+  return { rows, bottom };
+}
+
+/** A row's label left of its bar, its lines ending at `x`, centred on line `y` (the whole label is in the title). */
+function rowLabel(x: number, y: number, lines: string[]): string {
+  if (lines.length === 1) return text('', x, y, lines[0]!, 'end');
+  const first = y - ((lines.length - 1) * LABEL_LINE) / 2;
+  const at = (n: number) => Number(n.toFixed(1));
+  const spans = lines.map((l, i) => `<tspan x="${at(x)}" y="${at(first + i * LABEL_LINE)}">${escapeHtml(l)}</tspan>`);
+  return `<text x="${at(x)}" y="${at(first)}" text-anchor="end">${spans.join('')}</text>`;
 }
 
 /** The width of the label column for `labels`: as wide as the longest, within LABEL_SHARE of the chart. */
@@ -171,12 +210,13 @@ export function barChart(id: string, title: string, points: Point[], axis: strin
   );
   const left = labelColumn(points.map((p) => p.label));
   const plot = CHART_WIDTH - left - Math.max(...values.map((v) => widthOf(v)), 0) - 8;
-  const height = points.length * ROW + 30;
+  const { rows, bottom } = layoutRows(points, left - 6, 4);
+  const height = bottom + 26;
   const parts = [open(id, title, height)];
   points.forEach((p, i) => {
-    const y = i * ROW + 4;
+    const { lines, y } = rows[i]!;
     const w = Math.max(p.value > 0 ? 1 : 0, (plot * p.value) / max);
-    parts.push(rowLabel(left - 6, y + 15, p.label));
+    parts.push(rowLabel(left - 6, y + 15, lines));
     const rect = `x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${ROW - 8}" fill="${PALETTE[0]}"`;
     parts.push(mark('rect', rect, p, `${p.label}: ${values[i]!}`));
     parts.push(text('', left + w + 5, y + 15, values[i]!));
@@ -248,12 +288,13 @@ export function stackedChart(id: string, title: string, rows: StackedRow[], lege
   const plot = CHART_WIDTH - left - widthOf('100.0%') - 10;
   const parts: string[] = [];
   const top = legendOf(legend, parts) + 4;
-  const height = top + rows.length * ROW + 26;
+  const layout = layoutRows(rows, left - 6, top);
+  const height = layout.bottom + 26;
   rows.forEach((row, i) => {
-    const y = top + i * ROW;
+    const { lines, y } = layout.rows[i]!;
     const total = row.parts.reduce((a, b) => a + b, 0);
     let x = left;
-    parts.push(rowLabel(left - 6, y + 15, row.label));
+    parts.push(rowLabel(left - 6, y + 15, lines));
     row.parts.forEach((value, k) => {
       const w = total === 0 ? 0 : (plot * value) / total;
       const p = { label: `${row.label} / ${legend[k]}`, value };
@@ -269,24 +310,22 @@ export function stackedChart(id: string, title: string, rows: StackedRow[], lege
 }
 
 /**
- * A line through the points in order, each a dot with its value over it and its label under the axis, on up to three
- * lines (a label that would still touch another is left out, the last point's kept; every dot has its label and value
- * on hover).
+ * A line of counts through the points in order, on a y axis from 0 (a change of a few among thousands stays a small
+ * step), each a dot with its value over it and its label under the axis, on up to three lines (a label that would
+ * still touch another is left out, the last point's kept; every dot has its label and value on hover).
  */
 export function lineChart(id: string, title: string, points: Point[], xAxis: string, yAxis: string): string {
-  const values = points.map((p) => p.value);
-  const [lo, hi] = [Math.min(...values), Math.max(...values)];
-  const ticks = hi === lo ? [hi] : [lo, hi];
+  const hi = Math.max(0, ...points.map((p) => p.value));
+  const ticks = hi === 0 ? [0] : [0, hi];
   const [left, top, plotH] = [Math.max(...ticks.map((v) => widthOf(formatNumber(v), SMALL))) + 28, 24, 124];
   const plotW = CHART_WIDTH - left - 24;
-  const span = hi - lo || Math.max(1, hi);
-  const base = hi === lo ? Math.max(0, lo - span / 2) : lo;
+  const span = hi || 1;
   const xy = points.map((p, i): [number, number] => [
     left + (points.length === 1 ? plotW / 2 : (plotW * i) / (points.length - 1)),
-    top + plotH * (1 - (p.value - base) / span),
+    top + plotH * (1 - p.value / span),
   ]);
   const parts = ticks.map((v) => {
-    const y = top + plotH * (1 - (v - base) / span);
+    const y = top + plotH * (1 - v / span);
     const grid = `<line class="grid" x1="${left}" x2="${CHART_WIDTH - 24}" y1="${y}" y2="${y}"/>`;
     return grid + text('tick', left - 4, y + 4, formatNumber(v), 'end');
   });

@@ -158,4 +158,5 @@ export const COLLECTIONS: Table = defineTable({
     rejects: 'collections-rejects.ndjson',
   },
   diffFiles: { parquet: 'collections-diff.parquet', csv: 'collections-diff.csv' },
+  diffContext: ['name'],
 });

@@ -129,7 +129,12 @@ export const COLUMNS: readonly Column[] = [
   record('contrast_definition_cogatlas', string, 'Contrast definition from Cognitive Atlas; null when empty.'),
   record('cognitive_paradigm_description_url', string, 'Link to the paradigm description; null when empty.'),
   record('cognitive_paradigm_short_description', string, 'Short paradigm description.'),
-  record('cognitive_paradigm_name', string, 'Paradigm name.'),
+  record(
+    'cognitive_paradigm_name',
+    string,
+    'Paradigm name, a text field apart from the Cognitive Atlas choice, kept as served: a "None / Other" here stays ' +
+      '(only the Cognitive Atlas columns turn it into null). Null in every neurovault.org record seen.',
+  ),
   record('image_type', category, 'Record type: "statistic_map", "atlas" or "NIDM results statistic map".'),
   link('label_description_file', 'Atlases only: link to the label description file.'),
   link('nidm_results', 'NIDM results maps only: link to the NIDM results.'),
@@ -152,6 +157,7 @@ export const IMAGES: Table = defineTable({
   schemaVersion: SCHEMA_VERSION,
   files: { parquet: 'images.parquet', arrow: 'images.arrow', csv: 'images.csv', rejects: 'rejects.ndjson' },
   diffFiles: { parquet: 'diff.parquet', csv: 'diff.csv' },
+  diffContext: ['collection_id', 'name'],
 });
 
 /** The images' columns that come from record keys, in output order. */

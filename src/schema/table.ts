@@ -39,6 +39,11 @@ export interface TableDefinition {
   /** Its files in a diff's output folder. */
   readonly diffFiles: TableDiffFiles;
   /**
+   * Columns each row of its diff carries beside the id, so that a reader sees which record it is without a join: the
+   * record's values in the new snapshot, or in the old one for a removed record; default none.
+   */
+  readonly diffContext?: readonly string[];
+  /**
    * Rows per Parquet row group, when not the writer's default (25,000): parquet-wasm's memory follows the row group
    * being written and never shrinks, so a table of wide rows takes smaller groups.
    */
@@ -63,6 +68,8 @@ export interface Table extends TableDefinition {
   readonly extraColumn: Column;
   /** A row of nulls in column order: each normalised row starts as a copy, so that all rows have one shape. */
   readonly nullRow: Readonly<Row>;
+  /** The columns of `diffContext`, in its order. */
+  readonly diffContextColumns: readonly Column[];
 }
 
 /** A table from its definition, with its lookups. */
@@ -72,6 +79,11 @@ export function defineTable(definition: TableDefinition): Table {
   const extras = columns.filter((c) => c.origin === 'unknown-keys');
   if (extras.length !== 1)
     throw new Error(`schema: table ${definition.name} has ${extras.length} extra columns, not 1`);
+  const diffContextColumns = (definition.diffContext ?? []).map((name) => {
+    const column = columns.find((c) => c.name === name);
+    if (column === undefined) throw new Error(`schema: table ${definition.name} has no column ${name} (diffContext)`);
+    return column;
+  });
   return {
     ...definition,
     names: columns.map((c) => c.name),
@@ -82,5 +94,6 @@ export function defineTable(definition: TableDefinition): Table {
     derivedColumns: columns.filter((c) => c.origin === 'derived'),
     extraColumn: extras[0]!,
     nullRow: Object.fromEntries(columns.map((c) => [c.name, null])),
+    diffContextColumns,
   };
 }

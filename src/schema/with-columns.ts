@@ -27,6 +27,7 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
     schemaVersion: `${table.schemaVersion}+${columns.map((c) => c.name).join('+')}`,
     files: table.files,
     diffFiles: table.diffFiles,
+    ...(table.diffContext === undefined ? {} : { diffContext: table.diffContext }),
     ...(table.parquetRowGroupRows === undefined ? {} : { parquetRowGroupRows: table.parquetRowGroupRows }),
   });
 }

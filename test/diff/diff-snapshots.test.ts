@@ -20,6 +20,8 @@ function batches(rows: readonly [number, number | null][], sizes: readonly numbe
 
 const EMPTY = batches([]);
 const X_SCHEMA = EMPTY[0]!.schema;
+/** The images' diffContext of a record whose side has neither collection_id nor name. */
+const NONE = { collection_id: null, name: null };
 
 describe('diffSnapshots: the merge join', () => {
   it('finds nothing between two empty snapshots', async () => {
@@ -46,7 +48,7 @@ describe('diffSnapshots: the merge join', () => {
       ),
     );
     const { entries } = await collect(diff);
-    expect(entries).toEqual([1, 2, 5].map((id) => ({ id, change: 'added', changed_fields: [] })));
+    expect(entries).toEqual([1, 2, 5].map((id) => ({ id, change: 'added', changed_fields: [], context: NONE })));
     expect(diff.totals).toMatchObject({ added: 3, removed: 0, changed: 0, unchanged: 0, oldRows: 0, newRows: 3 });
   });
 
@@ -65,7 +67,7 @@ describe('diffSnapshots: the merge join', () => {
       sideOf('new', EMPTY),
     );
     const { entries } = await collect(diff);
-    expect(entries).toEqual([3, 4].map((id) => ({ id, change: 'removed', changed_fields: [] })));
+    expect(entries).toEqual([3, 4].map((id) => ({ id, change: 'removed', changed_fields: [], context: NONE })));
     expect(diff.totals).toMatchObject({ added: 0, removed: 2, changed: 0, unchanged: 0, oldRows: 2, newRows: 0 });
   });
 
@@ -96,13 +98,13 @@ describe('diffSnapshots: the merge join', () => {
     const diff = diffSnapshots(sideOf('old', old), sideOf('new', now));
     const { entries } = await collect(diff);
     expect(entries).toEqual([
-      { id: 1, change: 'removed', changed_fields: [] },
-      { id: 3, change: 'added', changed_fields: [] },
-      { id: 4, change: 'changed', changed_fields: ['x'] },
-      { id: 6, change: 'removed', changed_fields: [] },
-      { id: 7, change: 'changed', changed_fields: ['x'] },
-      { id: 8, change: 'added', changed_fields: [] },
-      { id: 10, change: 'added', changed_fields: [] },
+      { id: 1, change: 'removed', changed_fields: [], context: NONE },
+      { id: 3, change: 'added', changed_fields: [], context: NONE },
+      { id: 4, change: 'changed', changed_fields: ['x'], context: NONE },
+      { id: 6, change: 'removed', changed_fields: [], context: NONE },
+      { id: 7, change: 'changed', changed_fields: ['x'], context: NONE },
+      { id: 8, change: 'added', changed_fields: [], context: NONE },
+      { id: 10, change: 'added', changed_fields: [], context: NONE },
     ]);
     expect(diff.totals).toMatchObject({ added: 3, removed: 2, changed: 2, unchanged: 2, oldRows: 6, newRows: 7 });
     expect([...diff.totals.fields]).toEqual([['x', 2]]);
@@ -155,10 +157,10 @@ describe('diffSnapshots: the merge join', () => {
           for (const id of ids) {
             const inOld = String(id) in oldMap;
             const inNew = String(id) in newMap;
-            if (!inOld) expected.push({ id, change: 'added', changed_fields: [] });
-            else if (!inNew) expected.push({ id, change: 'removed', changed_fields: [] });
+            if (!inOld) expected.push({ id, change: 'added', changed_fields: [], context: NONE });
+            else if (!inNew) expected.push({ id, change: 'removed', changed_fields: [], context: NONE });
             else if (!Object.is(oldMap[String(id)], newMap[String(id)]))
-              expected.push({ id, change: 'changed', changed_fields: ['x'] });
+              expected.push({ id, change: 'changed', changed_fields: ['x'], context: NONE });
             else unchanged++;
           }
           expect(entries).toEqual(expected);
@@ -264,8 +266,8 @@ describe('diffSnapshots: columns', () => {
     const diff = diffSnapshots(old, now);
     const { entries } = await collect(diff);
     expect(entries).toEqual([
-      { id: 1, change: 'changed', changed_fields: ['url', 'is_valid'] },
-      { id: 2, change: 'changed', changed_fields: ['name', 'age'] },
+      { id: 1, change: 'changed', changed_fields: ['url', 'is_valid'], context: { collection_id: null, name: 'a' } },
+      { id: 2, change: 'changed', changed_fields: ['name', 'age'], context: { collection_id: null, name: 'c' } },
     ]);
     expect(diff.schema.compared).toEqual(['url', 'name', 'is_valid', 'age']);
     expect(Object.fromEntries(diff.totals.fields)).toEqual({ url: 1, name: 1, is_valid: 1, age: 1 });
@@ -287,10 +289,10 @@ describe('diffSnapshots: columns', () => {
     const diff = diffSnapshots(old, now);
     const { entries } = await collect(diff);
     expect(entries).toEqual([
-      { id: 1, change: 'removed', changed_fields: [] },
-      { id: 2, change: 'changed', changed_fields: ['gone', 'fresh'] },
-      { id: 3, change: 'changed', changed_fields: ['gone', 'x', 'fresh'] },
-      { id: 4, change: 'added', changed_fields: [] },
+      { id: 1, change: 'removed', changed_fields: [], context: NONE },
+      { id: 2, change: 'changed', changed_fields: ['gone', 'fresh'], context: NONE },
+      { id: 3, change: 'changed', changed_fields: ['gone', 'x', 'fresh'], context: NONE },
+      { id: 4, change: 'added', changed_fields: [], context: NONE },
     ]);
     expect(diff.schema).toMatchObject({ compared: ['x'], onlyInOld: ['gone'], onlyInNew: ['fresh'], retyped: [] });
     expect(diff.totals).toMatchObject({ changed: 2, unchanged: 0 });

@@ -41,12 +41,22 @@ function sampleEntries(n: number): DiffEntry[] {
       id: i * 1000 + (i === n - 1 ? 2 ** 40 : 1),
       change,
       changed_fields: change === 'changed' ? fields.filter((_, k) => (i + k) % (k + 2) === 0) : [],
+      context: { collection_id: i % 5 === 4 ? null : 7 + (i % 3), name: i % 7 === 6 ? null : `map ${i}, "a" =b` },
     };
   });
 }
 
 const rowsOf = (entries: DiffEntry[]) =>
   entries.map((e) => ({ id: BigInt(e.id), change: e.change, changed_fields: e.changed_fields }));
+/** The columns of diff.csv and their types, for DuckDB's read_csv. */
+const COLUMNS =
+  "'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR', 'collection_id': 'BIGINT', 'name': 'VARCHAR'";
+/** The collection_id and name of each entry, as DuckDB reads them. */
+const contextOf = (entries: DiffEntry[]) =>
+  entries.map(({ context: c }) => ({
+    collection_id: c['collection_id'] === null ? null : BigInt(c['collection_id'] as number),
+    name: c['name'],
+  }));
 
 describe('writeDiff', () => {
   it(
@@ -68,10 +78,13 @@ describe('writeDiff', () => {
         ['id', 'BIGINT'],
         ['change', 'VARCHAR'],
         ['changed_fields', 'VARCHAR[]'],
+        ['collection_id', 'BIGINT'],
+        ['name', 'VARCHAR'],
       ]);
       expect(await query(duck, `SELECT id, change, changed_fields FROM read_parquet(${file})`)).toEqual(
         rowsOf(entries),
       );
+      expect(await query(duck, `SELECT collection_id, name FROM read_parquet(${file})`)).toEqual(contextOf(entries));
       const groups = await query(
         duck,
         `SELECT DISTINCT row_group_id, row_group_num_rows FROM parquet_metadata(${file}) ORDER BY 1`,
@@ -109,20 +122,26 @@ describe('writeDiff', () => {
       expect(await listDir(dir)).toEqual(['diff.csv', 'diff.parquet']);
       const text = await readFile(join(dir, 'diff.csv'), 'utf8');
       const lines = text.split('\n');
-      expect(lines[0]).toBe('id,change,changed_fields');
-      expect(lines[1]).toBe(`${entries[0]!.id},added,`);
-      expect(lines[3]).toBe(`${entries[2]!.id},changed,"${entries[2]!.changed_fields.join(',')}"`);
+      expect(lines[0]).toBe('id,change,changed_fields,collection_id,name');
+      expect(lines[1]).toBe(`${entries[0]!.id},added,,7,"map 0, ""a"" =b"`);
+      expect(lines[3]).toBe(`${entries[2]!.id},changed,"${entries[2]!.changed_fields.join(',')}",9,"map 2, ""a"" =b"`);
+      expect(lines[5]).toBe(`${entries[4]!.id},removed,,,"map 4, ""a"" =b"`);
+      expect(lines[7]).toBe(`${entries[6]!.id},added,,7,`);
       expect(lines).toHaveLength(52); // header, 50 rows, and the empty string after the last LF
       const csv = sqlString(join(dir, 'diff.csv'));
       const read = await query(
         duck,
-        `SELECT id, change, coalesce(changed_fields, '') AS changed_fields FROM read_csv(${csv}, ` +
-          `header = true, columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': ` +
-          `'VARCHAR'})`,
+        `SELECT id, change, coalesce(changed_fields, '') AS changed_fields FROM read_csv(${csv}, header = true, ` +
+          `columns = {${COLUMNS}})`,
       );
       expect(read).toEqual(
         entries.map((e) => ({ id: BigInt(e.id), change: e.change, changed_fields: e.changed_fields.join(',') })),
       );
+      const context = await query(
+        duck,
+        `SELECT collection_id, name FROM read_csv(${csv}, header = true, columns = {${COLUMNS}})`,
+      );
+      expect(context).toEqual(contextOf(entries));
     },
   );
 
@@ -132,11 +151,11 @@ describe('writeDiff', () => {
       ['csv', 0],
       ['parquet', 0],
     ]);
-    expect(await readFile(join(dir, 'diff.csv'), 'utf8')).toBe('id,change,changed_fields\n');
+    expect(await readFile(join(dir, 'diff.csv'), 'utf8')).toBe('id,change,changed_fields,collection_id,name\n');
     const file = sqlString(join(dir, 'diff.parquet'));
     expect(await query(duck, `SELECT count(*) AS n FROM read_parquet(${file})`)).toEqual([{ n: 0n }]);
     const described = await query(duck, `DESCRIBE SELECT * FROM read_parquet(${file})`);
-    expect(described.map((d) => d['column_type'])).toEqual(['BIGINT', 'VARCHAR', 'VARCHAR[]']);
+    expect(described.map((d) => d['column_type'])).toEqual(['BIGINT', 'VARCHAR', 'VARCHAR[]', 'BIGINT', 'VARCHAR']);
   });
 
   it('leaves no file under a final name, and an earlier diff untouched, when the entries fail part way', async () => {

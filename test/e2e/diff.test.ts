@@ -25,6 +25,17 @@ let second: string;
 let changed: string;
 let expected: { id: number; change: string; changed_fields: string[] }[];
 let served: number;
+/** Each record's collection_id and name as the first and the last service served them, by id. */
+const servedNames: Map<number, { collection_id: unknown; name: unknown }>[] = [];
+
+/** The collection_id and name of each record `service` serves, by id; an empty name is null in the files. */
+function namesOf(service: RunningService): Map<number, { collection_id: unknown; name: unknown }> {
+  const names = new Map<number, { collection_id: unknown; name: unknown }>();
+  for (const r of service.servedRecords()) {
+    names.set(r['id'] as number, { collection_id: r['collection_id'] ?? null, name: r['name'] || null });
+  }
+  return names;
+}
 
 async function snapshot(service: RunningService, out: string, ...extra: string[]): Promise<string> {
   const run = await runCliHere(['--base-url', service.url, '--out', out, '--page-size', '100', '--quiet', ...extra]);
@@ -82,6 +93,7 @@ beforeAll(async () => {
     served = original.dataset.size;
     first = await snapshot(original, join(dir, 'first'), '--to', 'parquet');
     second = await snapshot(original, join(dir, 'second'), '--to', 'parquet', '--parquet-engine', 'parquetjs');
+    servedNames.push(namesOf(original));
   } finally {
     await original.close();
   }
@@ -93,6 +105,7 @@ beforeAll(async () => {
     const deleted = now.dataset.delete(4, new Random(12));
     // so the diffs below compare Parquet with Arrow IPC
     changed = await snapshot(now, join(dir, 'changed'), '--to', 'arrow');
+    servedNames.push(namesOf(now));
     const gone = new Set(deleted);
     expected = [
       ...inserted.filter((id) => !gone.has(id)).map((id) => ({ id, change: 'added', changed_fields: [] })),
@@ -185,6 +198,33 @@ describe('img-etl diff', () => {
     );
   });
 
+  it("gives each diff row its record's collection_id and name, a removed record's from the old side", async () => {
+    const out = join(dir, 'named');
+    const run = await runCliHere(['diff', first, changed, '--out', out, '--to', 'parquet,csv']);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const want = expected.map((e) => ({ id: e.id, ...servedNames[e.change === 'removed' ? 0 : 1]!.get(e.id)! }));
+    expect(want.filter((w) => typeof w.name === 'string' && typeof w.collection_id === 'number').length).toBe(
+      want.length,
+    );
+    const renamed = expected.find((e) => e.changed_fields.includes('name'))!;
+    expect(want.find((w) => w.id === renamed.id)!.name).toMatch(/ \(edited\)$/); // the new side's name
+    const [parquet, csv] = [
+      `read_parquet(${sqlString(join(out, 'diff.parquet'))})`,
+      `read_csv(${sqlString(join(out, 'diff.csv'))}, header = true)`,
+    ];
+    for (const from of [parquet, csv]) {
+      const rows = await query(duck, `SELECT id, collection_id, name FROM ${from}`);
+      const got = rows.map((r) => ({
+        id: Number(r['id']),
+        collection_id: Number(r['collection_id']),
+        name: r['name'],
+      }));
+      expect({ from, rows: got }).toEqual({ from, rows: want });
+    }
+    const [types] = await query(duck, `SELECT typeof(collection_id) AS c, typeof(name) AS n FROM ${parquet} LIMIT 1`);
+    expect(types).toEqual({ c: 'BIGINT', n: 'VARCHAR' });
+  });
+
   it('writes diff.csv alone with --to csv', async () => {
     const out = join(dir, 'csv');
     const run = await runCliHere(['diff', first, changed, '--out', out, '--to', 'csv']);
@@ -193,7 +233,8 @@ describe('img-etl diff', () => {
     const rows = await query(
       duck,
       `SELECT id, change, changed_fields FROM read_csv(${sqlString(join(out, 'diff.csv'))}, header = true, ` +
-        "columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR'})",
+        "columns = {'id': 'BIGINT', 'change': 'VARCHAR', 'changed_fields': 'VARCHAR', 'collection_id': 'BIGINT', " +
+        "'name': 'VARCHAR'})",
     );
     expect(
       rows.map((r) => ({
@@ -301,10 +342,19 @@ describe('img-etl diff of the collections', () => {
       { id: 4, change: 'added', changed_fields: [] },
     ];
     expect(await parquetRows(join(out, 'collections-diff.parquet'))).toEqual(want);
+    // Each row names its collection: the new side's name, a removed one's old name.
+    const names = ['One', 'Two, renamed', 'Four'];
+    const parquetNames = await query(
+      duck,
+      `SELECT name FROM read_parquet(${sqlString(join(out, 'collections-diff.parquet'))})`,
+    );
+    expect(parquetNames.map((r) => r['name'])).toEqual(names);
     const csvPath = sqlString(join(out, 'collections-diff.csv'));
     const csv = await query(duck, `SELECT * FROM read_csv(${csvPath}, header = true, all_varchar = true)`);
     const fields = (e: (typeof want)[number]) => e.changed_fields.join(',') || null;
-    expect(csv).toEqual(want.map((e) => ({ id: String(e.id), change: e.change, changed_fields: fields(e) })));
+    expect(csv).toEqual(
+      want.map((e, k) => ({ id: String(e.id), change: e.change, changed_fields: fields(e), name: names[k] })),
+    );
     expect(await parquetRows(join(out, 'diff.parquet'))).toEqual([]);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe(`img-etl diff: ${old} -> ${now}: 0 added, 0 removed, 0 changed, 2 unchanged`);

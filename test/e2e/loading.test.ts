@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
+import { COLUMNS, type ColumnKind } from '../../src/schema/columns.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { allPages } from '../service/http.js';
 import { openDuckDB, query, removeDir, tempDir } from '../helpers/readers.js';
@@ -20,7 +21,8 @@ const blocksOf = (text: string) =>
   [...text.matchAll(/```(python|sql)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, code: m[2]! }));
 const blocks = blocksOf(readFileSync(new URL('../../docs/loading.md', import.meta.url), 'utf8'));
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const readmeBlocks = blocksOf(readme.slice(readme.indexOf('## Loading'), readme.indexOf('## Scheduling')));
+const readmeLoading = readme.slice(readme.indexOf('## Loading'), readme.indexOf('## Scheduling'));
+const readmeBlocks = blocksOf(readmeLoading);
 
 /** Blocks that use a snapshot folder's loaders (load.sql, load.py) rather than the files. */
 const usesLoader = (code: string) => /^import load$|load\.sql/m.test(code);
@@ -65,12 +67,12 @@ afterAll(async () => {
 describe('docs/loading.md', () => {
   it(
     'has DuckDB blocks (files, load.sql) and Python blocks: ' +
-      'pandas (Parquet/Arrow), pandas (CSV), polars, the join, load.py',
+      'pandas (Parquet/Arrow), pandas (CSV), polars (Parquet/Arrow), polars (CSV), the join, load.py',
     () => {
       expect(blocks.filter((b) => b.lang === 'sql').map((b) => usesLoader(b.code))).toEqual([false, true]);
       const named = (code: string) => (usesLoader(code) ? 'load.py' : modulesOf(code).join('+'));
       const python = blocks.filter((b) => b.lang === 'python').map((b) => named(b.code));
-      expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'pandas+pyarrow', 'load.py']);
+      expect(python).toEqual(['pandas+pyarrow', 'pandas', 'polars', 'polars', 'pandas+pyarrow', 'load.py']);
     },
   );
 
@@ -147,4 +149,55 @@ describe('docs/loading.md', () => {
       expect(output.join(' ')).toMatch(/UTC|datetime\[μs, UTC\]/);
     });
   }
+
+  it("the README's pandas CSV call reads the dates as UTC datetimes and every name as served", (ctx) => {
+    const missing = missingTools(['venv']);
+    if (missing !== undefined) ctx.skip(missing);
+    const calls = [...readmeLoading.matchAll(/`(pd\.read_csv\([^`]*\))`/g)].map((m) => m[1]!.replace(/\s+/g, ' '));
+    expect(calls).toHaveLength(1);
+    const code = [
+      'import json, pandas as pd',
+      `df = ${calls[0]!}`,
+      'print(json.dumps({"dtypes": [str(df[c].dtype) for c in ("add_date", "modify_date")],',
+      '                  "rows": len(df), "names": int(df["name"].notna().sum())}))',
+    ];
+    const output = execFileSync(VENV_PYTHON, ['-c', code.join('\n')], { cwd, encoding: 'utf8' });
+    const got = JSON.parse(output) as { dtypes: string[]; rows: number; names: number };
+    const names = [...service.servedRecords()].filter((r) => typeof r['name'] === 'string' && r['name'] !== '');
+    expect(got).toEqual({
+      dtypes: [expect.stringMatching(/^datetime64\[\w+, UTC\]$/), expect.any(String)],
+      rows: RECORDS,
+      names: names.length,
+    });
+    expect(got.dtypes[1]).toBe(got.dtypes[0]);
+  });
+
+  it("polars from CSV: the block gives each column its type's dtype and the values of images.parquet", (ctx) => {
+    const missing = missingTools(['venv']);
+    if (missing !== undefined) ctx.skip(missing);
+    const block = blocks.find((b) => b.lang === 'python' && /^import polars/m.test(b.code) && /read_csv/.test(b.code));
+    expect(block, 'a polars block reading images.csv').toBeDefined();
+    const check = [
+      'import json',
+      'parquet = pl.read_parquet("output/images.parquet")',
+      'same = lambda c: df[c].cast(pl.String).equals(parquet[c].cast(pl.String))',
+      'print(json.dumps({"dtypes": {c: str(t) for c, t in df.schema.items()},',
+      '                  "differ": [c for c in df.columns if not same(c)], "values": df.count().row(0)}))',
+    ];
+    const output = execFileSync(VENV_PYTHON, ['-c', `${block!.code}\n${check.join('\n')}`], { cwd, encoding: 'utf8' });
+    const got = JSON.parse(output.trim().split('\n').at(-1)!) as { dtypes: object; differ: string[]; values: number[] };
+    const dtypes: Record<ColumnKind, string> = {
+      int64: 'Int64',
+      float64: 'Float64',
+      boolean: 'Boolean',
+      timestamp: "Datetime(time_unit='us', time_zone='UTC')",
+      category: 'Categorical',
+      string: 'String',
+      json: 'String',
+    };
+    expect(got.dtypes).toEqual(Object.fromEntries(COLUMNS.map((c) => [c.name, dtypes[c.type.kind]])));
+    expect(got.differ).toEqual([]);
+    const sparse = ['age', 'BMI', 'fat_percentage'].map((c) => got.values[COLUMNS.findIndex((k) => k.name === c)]);
+    expect(sparse.every((n) => n! > 0)).toBe(true); // the usually-null floats hold values, read as Float64
+  });
 });

@@ -86,7 +86,7 @@ function expectedCharts(d: ReportData): Record<string, Point[]> {
       ['named', 'None / Other', 'blank'],
     ),
     'largest-collections': d.collections.largest.map((c) => ({
-      label: `collection ${c.collection_id}`,
+      label: `${c.collection_id} · ${c.name}`, // its id and its name in the collections table
       value: c.records,
     })),
     fill: stacked(

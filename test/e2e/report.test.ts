@@ -22,6 +22,21 @@ const readJson = async <T>(path: string) => JSON.parse(await readFile(path, 'utf
 const DATA_SCRIPT = /<script type="application\/json" id="report-data">([^<]*)<\/script>/;
 const embedded = (html: string) => JSON.parse(DATA_SCRIPT.exec(html)![1]!) as ReportData;
 
+/** The `<svg data-chart="…">` of a page, up to its end. */
+function chartOf(html: string, id: string): string {
+  const at = html.indexOf(`<svg data-chart="${id}"`);
+  expect(at, `chart ${id}`).toBeGreaterThanOrEqual(0);
+  return html.slice(at, html.indexOf('</svg>', at));
+}
+
+/** An element's text as a browser reads it: tags dropped, character references decoded. */
+const textOf = (markup: string) =>
+  markup.replace(/<[^>]*>/g, '').replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+
+/** The row labels of a bar or stacked chart (drawn ending at the plot's left), as read. */
+const rowLabels = (chart: string) =>
+  [...chart.matchAll(/<text[^>]* text-anchor="end">(.*?)<\/text>/g)].map((m) => textOf(m[1]!));
+
 beforeAll(async () => {
   dir = await tempDir();
   snaps = await makeReportSnapshots(join(dir, 'snaps'), 1500);
@@ -120,6 +135,52 @@ describe('the report of a --snapshot run', () => {
     for (const o of owners) expect([o.owner, o.records]).toEqual([o.owner, want.get(o.owner)]);
     const least = Math.min(...owners.map((o) => o.records)); // the chart holds the owners with most maps
     expect([...want.values()].filter((n) => n > least).length).toBeLessThanOrEqual(owners.length);
+  });
+
+  it("draws each column's name whole in the fill chart: one label per row, none cut, none alike", async () => {
+    const html = await readFile(join(snaps.folders[1]!, 'report.html'), 'utf8');
+    const long = reports[1]!.fill.filter((f) => f.column.length > 20).map((f) => f.column);
+    expect(long).toEqual(
+      expect.arrayContaining(['cognitive_paradigm_short_description', 'cognitive_contrast_cogatlas']),
+    );
+    expect(rowLabels(chartOf(html, 'fill'))).toEqual(reports[1]!.fill.map((f) => f.column));
+  });
+
+  it('names the largest collections by their id and by their name in the collections table', async () => {
+    const [images, collections] = ['images.parquet', 'collections.parquet'].map((f) =>
+      sqlString(join(snaps.folders[1]!, f)),
+    );
+    const sql = `SELECT c.id, c.name FROM ${collections!} AS c WHERE c.id IN (SELECT collection_id FROM ${images!})`;
+    const names = new Map((await query(db, sql)).map((r) => [Number(r['id']), r['name'] as string | null]));
+    const largest = reports[1]!.collections.largest;
+    expect(largest.length).toBeGreaterThan(5);
+    expect(largest.map((l) => l.name)).toEqual(largest.map((l) => names.get(l.collection_id) ?? null));
+    expect(largest.filter((l) => typeof l.name === 'string' && l.name.length > 30).length).toBeGreaterThan(0);
+    const chart = chartOf(await readFile(join(snaps.folders[1]!, 'report.html'), 'utf8'), 'largest-collections');
+    const titles = [...chart.matchAll(/<title>([^<]*)<\/title>/g)].map((m) => textOf(m[1]!));
+    const named = largest.map((l) => `${l.collection_id} · ${l.name}: `);
+    expect(titles.map((t, k) => t.slice(0, named[k]?.length))).toEqual(named);
+    const drawn = rowLabels(chart);
+    largest.forEach((l, k) => expect(drawn[k]).toMatch(new RegExp(`^${l.collection_id} · \\S`)));
+  });
+
+  it('draws "Records per snapshot" from 0: each dot as high above the 0 line as its records say', async () => {
+    const html = await readFile(join(snaps.folders[1]!, 'report.html'), 'utf8');
+    const chart = chartOf(html, 'history');
+    const ticks = new Map(
+      [...chart.matchAll(/<line class="grid"[^>]* y1="([\d.]+)"[^>]*\/><text class="tick"[^>]*>([^<]*)<\/text>/g)].map(
+        (m) => [textOf(m[2]!), Number(m[1])],
+      ),
+    );
+    expect(ticks.has('0')).toBe(true);
+    const dots = [...chart.matchAll(/<circle [^>]*cy="([\d.]+)"[^>]* data-value="(\d+)"/g)].map((m) => ({
+      y: Number(m[1]),
+      records: Number(m[2]),
+    }));
+    expect(dots.map((d) => d.records)).toEqual(reports[1]!.history.map((h) => h.records));
+    const [top, value] = [...ticks].find(([label]) => label !== '0')!.reverse() as [number, string];
+    const scale = (ticks.get('0')! - top) / Number(value.replaceAll(',', ''));
+    for (const d of dots) expect(ticks.get('0')! - d.y).toBeCloseTo(d.records * scale, 0);
   });
 
   it('has the drift since the last snapshot as DuckDB joins the two, and the count over both snapshots', async () => {

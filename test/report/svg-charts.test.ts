@@ -1,6 +1,7 @@
 /**
  * The charts' text (issue 26): drawn 380 units wide, every text starts and ends inside the chart by its estimated
- * width, a row label too long for its column is cut with its whole text in the mark's title, a histogram names its
+ * width, a row label too long for its column goes on two lines (cut only where two cannot hold it) with its whole
+ * text in the mark's title, a histogram names its
  * bins' edges, and a line chart labels every point with its value and its label where they fit.
  */
 import { describe, expect, it } from 'vitest';
@@ -19,8 +20,8 @@ function texts(svg: string): { x: number; anchor: string; words: string }[] {
 }
 
 describe('chart text', () => {
-  it('cuts a long row label to its column, keeps it whole in the title, and keeps every text in the chart', () => {
-    const label = 'a multivariate-beta map of a very long name';
+  it('breaks a long row label after a word onto two lines, cuts what two cannot hold, its title whole', () => {
+    const label = 'a multivariate-beta map of a very long name that two lines of its column cannot hold';
     const svg = barChart(
       'b',
       'B',
@@ -32,10 +33,13 @@ describe('chart text', () => {
       12_346,
     );
     expect(svg).toContain(`<title>${label}: 12,345 (100.0%)</title>`);
-    const cut = texts(svg).find((t) => t.words.endsWith('…'))!;
-    expect(label.startsWith(cut.words.slice(0, -1))).toBe(true);
-    for (const t of texts(svg)) expect(t.x).toBeGreaterThanOrEqual(0);
-    for (const t of texts(svg)) expect(t.x).toBeLessThanOrEqual(CHART_WIDTH);
+    const lines = [...svg.matchAll(/<tspan[^>]*>([^<]*)<\/tspan>/g)].map((m) => m[1]!);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^ \S.*…$/); // broken at a space, which starts the second line (read, the words stay apart)
+    expect(label.startsWith(lines.join('').slice(0, -1))).toBe(true);
+    const xs = [...svg.matchAll(/<t(?:ext|span)[^>]* x="([\d.-]+)"/g)].map((m) => Number(m[1]));
+    for (const x of xs) expect(x).toBeGreaterThanOrEqual(0);
+    for (const x of xs) expect(x).toBeLessThanOrEqual(CHART_WIDTH);
   });
 
   it("names a histogram's edges, the first at the plot's left, leaving out those that would touch", () => {
@@ -105,6 +109,6 @@ describe('the work of drawing a long value', () => {
     expect(readLong).toBeLessThanOrEqual(10 * readShort);
     const page = pageOf(long);
     expect(page).toContain(`<title>${long}: 1 (100.0%)</title>`); // drawn whole in the marks' titles
-    expect(page).toMatch(/>é+…<\/text>/); // and cut to the label column
+    expect(page).toMatch(/>é+<\/tspan><tspan [^>]*>é+…<\/tspan><\/text>/); // and cut to the label column's two lines
   });
 });

@@ -152,17 +152,29 @@ describe('readSnapshotRows', () => {
         await readSnapshotRows(await writeSnapshot(join(dir, 'new'), 'arrow', now)),
       );
       const { entries } = await collect(diff);
+      // Each names its record by the new side's collection_id and name, a removed one by the old side's.
+      const named = (id: number, side = now.flatMap((b) => b.rows)) => {
+        const row = side.find((r) => r['id'] === id)!;
+        return { collection_id: row['collection_id'], name: row['name'] };
+      };
+      const oldRows = old.flatMap((b) => b.rows);
       expect(entries).toEqual(
         [
-          { id: 2, change: 'changed', changed_fields: ['name'] },
-          { id: 3, change: 'removed', changed_fields: [] },
-          { id: 5, change: 'changed', changed_fields: ['add_date'] },
-          { id: 6, change: 'changed', changed_fields: ['map_type'] },
-          { id: 8, change: 'changed', changed_fields: ['is_valid', 'extra'] },
-          { id: zero['id'], change: 'changed', changed_fields: ['age'] },
-          { id: 40, change: 'added', changed_fields: [] },
-        ].sort((a, b) => (a.id as number) - (b.id as number)),
+          { id: 2, change: 'changed', changed_fields: ['name'], context: named(2) },
+          { id: 3, change: 'removed', changed_fields: [], context: named(3, oldRows) },
+          { id: 5, change: 'changed', changed_fields: ['add_date'], context: named(5) },
+          { id: 6, change: 'changed', changed_fields: ['map_type'], context: named(6) },
+          { id: 8, change: 'changed', changed_fields: ['is_valid', 'extra'], context: named(8) },
+          {
+            id: zero['id'] as number,
+            change: 'changed',
+            changed_fields: ['age'],
+            context: named(zero['id'] as number),
+          },
+          { id: 40, change: 'added', changed_fields: [], context: named(40) },
+        ].sort((a, b) => a.id - b.id),
       );
+      expect(named(2).name).toMatch(/!$/);
       expect(diff.totals).toMatchObject({ added: 1, removed: 1, changed: 5, unchanged: 30 });
     },
   );

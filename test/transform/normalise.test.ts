@@ -21,6 +21,16 @@ describe('normaliseRecord', () => {
     expect(counts.sentinelToNull['cognitive_paradigm_cogatlas_id']).toBe(1);
   });
 
+  it('keeps "None / Other" in cognitive_paradigm_name, free text, as served', () => {
+    const record = { ...fixtures.find((r) => r['cognitive_paradigm_cogatlas'] === 'None / Other')! };
+    record['cognitive_paradigm_name'] = 'None / Other'; // the bundled service copies the atlas name there
+    const counts = emptyNormalisationCounts();
+    const row = normaliseRecord(record, counts);
+    expect(row['cognitive_paradigm_name']).toBe('None / Other');
+    expect(row['cognitive_paradigm_cogatlas']).toBeNull();
+    expect(counts.sentinelToNull['cognitive_paradigm_name']).toBeUndefined();
+  });
+
   it('keeps a real paradigm and sets the flag false', () => {
     const record = fixtures.find((r) => r['cognitive_paradigm_cogatlas'] === 'rest eyes closed')!;
     const row = normaliseRecord(record, emptyNormalisationCounts());
