@@ -41,6 +41,26 @@ const layerZones = LAYERS.flatMap((layer, i) =>
   })),
 );
 
+/**
+ * Inside a folder, its rooms from the lowest up, the same way: a room may import its own folder's files and the rooms
+ * below it, never one above. Paging fetches; staging keeps what was fetched; completeness proves the staged set whole.
+ */
+const ROOMS = {
+  extract: ['paging', 'staging', 'completeness'],
+  load: ['file-system', 'csv', 'arrow', 'parquet'],
+  cli: ['options', 'output', 'commands'],
+  service: ['basics', 'collections', 'records', 'changes', 'dataset', 'faults', 'http', 'media', 'endpoints'],
+};
+
+/** One zone per room: it may not import a room above it in its folder. */
+const roomZones = Object.entries(ROOMS).flatMap(([folder, rooms]) =>
+  rooms.slice(0, -1).map((room, i) => ({
+    target: `./src/${folder}/${room}`,
+    from: rooms.slice(i + 1).map((above) => `./src/${folder}/${above}`),
+    message: `src/${folder}/${room} is below ${rooms.slice(i + 1).join(', ')}: move what both need down instead`,
+  })),
+);
+
 /** The bundled service imports only schema and text; a pipeline only the public entry point, as a user's would. */
 const otherZones = [
   {
@@ -102,7 +122,7 @@ export default defineConfig(
       // describe blocks are left out.
       'max-lines-per-function': ['error', { max: 100 }],
       'import-x/no-cycle': 'error',
-      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, ...otherZones] }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, ...roomZones, ...otherZones] }],
     },
   },
   { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },

@@ -23,25 +23,35 @@ export { formatTimestampMicros, parseTimestampMicros } from './schema/timestamp.
 export { schemaTableMarkdown } from './schema/schema-table.js';
 
 // extract
-export { paginate, newExtractStats, type ExtractStats, type PaginateOptions } from './extract/paginate.js';
-export { ExtractError, type ExtractErrorCode, type ExtractErrorOptions } from './extract/extract-error.js';
-export type * from './extract/extract-events.js';
+export { paginate, newExtractStats, type ExtractStats, type PaginateOptions } from './extract/paging/paginate.js';
+export { ExtractError, type ExtractErrorCode, type ExtractErrorOptions } from './extract/paging/extract-error.js';
+export type * from './extract/paging/extract-events.js';
 export type * from './run/run-events.js';
-export { HttpClient, type FetchedJson, type FetchedPage, type HttpClientOptions } from './extract/http-client.js';
-export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/fetch-image.js';
-export { redactUrl } from './extract/redact-url.js';
+export {
+  HttpClient,
+  type FetchedJson,
+  type FetchedPage,
+  type HttpClientOptions,
+} from './extract/paging/http-client.js';
+export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/paging/fetch-image.js';
+export { redactUrl } from './extract/paging/redact-url.js';
 export {
   collect,
   type CollectOptions,
   type Collected,
   type PassSummary,
   type RequestCounts,
-} from './extract/collect.js';
-export type { Completeness, ReconciledCollection } from './extract/completeness.js';
-export type { CollectionsListing } from './extract/page-collections.js';
-export { replayCollections, type ReplayCollectionsOptions } from './extract/replay-collections.js';
-export { Checkpoint, CheckpointError, type CheckpointIdentity, type JournalEntry } from './extract/checkpoint.js';
-export { withRetry, type RetryOptions } from './extract/retry.js';
+} from './extract/completeness/collect.js';
+export type { Completeness, ReconciledCollection } from './extract/completeness/completeness.js';
+export type { CollectionsListing } from './extract/completeness/page-collections.js';
+export { replayCollections, type ReplayCollectionsOptions } from './extract/completeness/replay-collections.js';
+export {
+  Checkpoint,
+  CheckpointError,
+  type CheckpointIdentity,
+  type JournalEntry,
+} from './extract/staging/checkpoint.js';
+export { withRetry, type RetryOptions } from './extract/paging/retry.js';
 
 // transform
 export { validate, type ValidBatch } from './transform/validate.js';
@@ -51,11 +61,11 @@ export { dedupe, type DedupeCounts } from './transform/dedupe.js';
 export { filterRows, type RowStage } from './transform/filter-rows.js';
 
 // load
-export { toArrowBatches, type LoadBatch } from './load/arrow-batches.js';
-export { arrowSchema } from './load/arrow-schema.js';
-export { toParquet, type ParquetEngine, type ParquetSinkOptions } from './load/to-parquet.js';
-export { toArrow, type ArrowSinkOptions } from './load/to-arrow.js';
-export { toCsv, type CsvEngine, type CsvSinkOptions } from './load/to-csv.js';
+export { toArrowBatches, type LoadBatch } from './load/arrow/arrow-batches.js';
+export { arrowSchema } from './load/arrow/arrow-schema.js';
+export { toParquet, type ParquetEngine, type ParquetSinkOptions } from './load/parquet/to-parquet.js';
+export { toArrow, type ArrowSinkOptions } from './load/arrow/to-arrow.js';
+export { toCsv, type CsvEngine, type CsvSinkOptions } from './load/csv/to-csv.js';
 export { toRejects, type RejectsResult, type RejectsSinkOptions } from './load/to-rejects.js';
 export { tee } from './load/tee.js';
 export { LoadError, type LoadErrorCode, type LoadErrorOptions } from './text/load-error.js';
@@ -64,18 +74,18 @@ export type { SinkResult } from './load/sink-result.js';
 // run: the whole job
 export { runSnapshot, STAGING_DIR, type SnapshotOptions, type SnapshotResult } from './run/run-snapshot.js';
 export { listSnapshots, snapshotName } from './snapshot/snapshot-names.js';
-export { publishLatest, pruneSnapshots } from './run/snapshot-folders.js';
+export { publishLatest, pruneSnapshots } from './run/publish/snapshot-folders.js';
 export { FILE_NAMES, FORMATS, TABLES, type Format } from './snapshot/formats.js';
-export type { Manifest, ManifestCollections, ManifestFile, ManifestNormalisation } from './run/manifest.js';
+export type { Manifest, ManifestCollections, ManifestFile, ManifestNormalisation } from './run/publish/manifest.js';
 export { definePipeline, pipelineTable, type Pipeline, type PipelineIdentity } from './run/pipeline.js';
 export { runPipeline } from './run/run-pipeline.js';
 export { pipelineRunOptions, type PipelineRunOptions } from './run/pipeline-run-options.js';
-export { writeOutputs, type StreamTap, type WriteOutputsOptions } from './run/write-outputs.js';
+export { writeOutputs, type StreamTap, type WriteOutputsOptions } from './run/write/write-outputs.js';
 export type { OpenRunTap, RunTap, RunTapContext } from './run/run-tap.js';
-export { snapshotIndexTap } from './run/snapshot-index-tap.js';
+export { snapshotIndexTap } from './run/index/snapshot-index-tap.js';
 export { rowSink } from './run/row-sink.js';
-export { writeTable, type TableOutput, type WriteTableOptions } from './run/write-table.js';
-export { writeCollections } from './run/write-collections.js';
+export { writeTable, type TableOutput, type WriteTableOptions } from './run/write/write-table.js';
+export { writeCollections } from './run/write/write-collections.js';
 
 // diff of two snapshots
 export {

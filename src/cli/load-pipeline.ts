@@ -7,7 +7,7 @@ import type { Pipeline } from '../run/pipeline.js';
 import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
 import { formatsFault } from '../snapshot/formats.js';
 import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
-import { isFolder } from '../load/path-kind.js';
+import { isFolder } from '../load/file-system/path-kind.js';
 import { localModules, pipelineFileDigest } from './pipeline-file-digest.js';
 import { UsageError } from './usage-error.js';
 import { messageOf } from '../text/message-of.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isFile } from '../load/path-kind.js';
+import { isFile } from '../load/file-system/path-kind.js';
 
 /**
  * The specifiers a module's text imports (static, re-exported, dynamic with a literal, required). Read by pattern, not

@@ -1,22 +1,22 @@
 import type { CliStreams, CommandIo } from './command-io.js';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';
-import { withOptionSource } from './option-source.js';
+import { withOptionSource } from './options/option-source.js';
 import { oneLine } from '../text/one-line.js';
-import { serveCommand } from './serve-command.js';
-import { demoCommand } from './demo-command.js';
-import { readmeCommand } from './readme-command.js';
-import { snapshotCommand } from './snapshot-command.js';
-import { diffCommand } from './diff-command.js';
-import { reportCommand } from './report-command.js';
-import { FILES_OPTIONS, filesCommand } from './files-command.js';
+import { serveCommand } from './commands/serve-command.js';
+import { demoCommand } from './commands/demo-command.js';
+import { readmeCommand } from './commands/readme-command.js';
+import { snapshotCommand } from './commands/snapshot-command.js';
+import { diffCommand } from './commands/diff-command.js';
+import { reportCommand } from './commands/report-command.js';
+import { FILES_OPTIONS, filesCommand } from './commands/files-command.js';
 import { pipelineNames } from './load-pipeline.js';
-import { runCommand } from './run-command.js';
+import { runCommand } from './commands/run-command.js';
 import { VERSION } from '../snapshot/tool.js';
-import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './snapshot-options.js';
-import { booleanNames, checkBooleanArgs } from './strict-booleans.js';
-import { unknownArgumentsMessage, unknownOptionsFailure } from './unknown-arguments.js';
-import { missingArgumentsMessage } from './missing-arguments.js';
+import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './options/snapshot-options.js';
+import { booleanNames, checkBooleanArgs } from './options/strict-booleans.js';
+import { unknownArgumentsMessage, unknownOptionsFailure } from './options/unknown-arguments.js';
+import { missingArgumentsMessage } from './options/missing-arguments.js';
 import { messageOf } from '../text/message-of.js';
 
 /**

@@ -10,9 +10,9 @@
 import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { DiffError } from '../snapshot/diff-error.js';
 import { diffSnapshots, type DiffTotals } from './diff-snapshots.js';
-import { SnapshotIndexReader } from '../run/snapshot-index-reader.js';
+import { SnapshotIndexReader } from '../run/index/snapshot-index-reader.js';
 import { join } from 'node:path';
-import { isFile } from '../load/path-kind.js';
+import { isFile } from '../load/file-system/path-kind.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { verifySnapshotFile } from '../snapshot/verify-snapshot-file.js';
 

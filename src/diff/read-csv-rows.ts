@@ -5,7 +5,7 @@
  * Columns are matched by the header's names: a column the file lacks is null, a column the table lacks is skipped.
  */
 import { createReadStream } from 'node:fs';
-import { fileSystemReason } from '../load/file-system-error.js';
+import { fileSystemReason } from '../load/file-system/file-system-error.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Row, RowValue } from '../schema/row.js';
 import type { Table } from '../schema/table.js';

@@ -14,10 +14,10 @@
  */
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
-import { AtomicFile } from '../load/atomic-file.js';
-import { writeParquetWasm } from '../load/parquet-wasm-writer.js';
+import { AtomicFile } from '../load/file-system/atomic-file.js';
+import { writeParquetWasm } from '../load/parquet/parquet-wasm-writer.js';
 import type { SinkResult } from '../load/sink-result.js';
-import { DEFAULT_ROW_GROUP_SIZE } from '../load/to-parquet.js';
+import { DEFAULT_ROW_GROUP_SIZE } from '../load/parquet/to-parquet.js';
 import { IMAGES } from '../schema/columns.js';
 import { csvText } from '../schema/encoding/csv-field.js';
 import type { Table } from '../schema/table.js';

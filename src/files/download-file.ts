@@ -9,14 +9,14 @@
  */
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ExtractError } from '../extract/extract-error.js';
-import type { FileResponse, HttpClient } from '../extract/http-client.js';
-import { withRetry, type RetryNotice, type RetryOptions } from '../extract/retry.js';
-import { syncFolder } from '../load/atomic-file.js';
+import { ExtractError } from '../extract/paging/extract-error.js';
+import type { FileResponse, HttpClient } from '../extract/paging/http-client.js';
+import { withRetry, type RetryNotice, type RetryOptions } from '../extract/paging/retry.js';
+import { syncFolder } from '../load/file-system/atomic-file.js';
 import type { FileStatus } from './file-status.js';
 import { imageCheck, verifyImageFile, type FileCheck, type ImageCheck } from './verify-image-file.js';
-import { makeFolders } from '../load/make-folder.js';
-import { onPath } from '../load/file-system-error.js';
+import { makeFolders } from '../load/file-system/make-folder.js';
+import { onPath } from '../load/file-system/file-system-error.js';
 import { readPartValidator, removePartValidator, validatorOf, writePartValidator } from './part-validator.js';
 
 /** One file to fetch. */

@@ -10,11 +10,11 @@
 import { join } from 'node:path';
 import { DiffError } from '../snapshot/diff-error.js';
 import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
-import { HttpClient, type HttpClientOptions } from '../extract/http-client.js';
-import type { RetryOptions } from '../extract/retry.js';
-import { fileSystemError } from '../load/file-system-error.js';
-import { makeFolder } from '../load/make-folder.js';
-import { releaseRunLock, takeRunLock } from '../load/run-lock.js';
+import { HttpClient, type HttpClientOptions } from '../extract/paging/http-client.js';
+import type { RetryOptions } from '../extract/paging/retry.js';
+import { fileSystemError } from '../load/file-system/file-system-error.js';
+import { makeFolder } from '../load/file-system/make-folder.js';
+import { releaseRunLock, takeRunLock } from '../load/file-system/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { Format } from '../snapshot/formats.js';
 import type { FileRow, FileStatus } from './file-status.js';

@@ -16,7 +16,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
-import { isAlive } from '../load/process-identity.js';
+import { isAlive } from '../load/file-system/process-identity.js';
 import type { Format } from '../snapshot/formats.js';
 import type { FileRow } from './file-status.js';
 

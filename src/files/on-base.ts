@@ -1,5 +1,5 @@
 /** A listed link put on the service's scheme, or refused when it is on another host. */
-import { isSameHost } from '../extract/same-host.js';
+import { isSameHost } from '../extract/paging/same-host.js';
 
 /**
  * The link on the service's scheme when it is on its host (the listing writes `http://` links for an https site); else

@@ -5,8 +5,8 @@
  * `ETag`, else its `Last-Modified` (a weak ETag cannot be an If-Range); a `.part` without one is not continued.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import type { FileResponse } from '../extract/http-client.js';
-import { onPath } from '../load/file-system-error.js';
+import type { FileResponse } from '../extract/paging/http-client.js';
+import { onPath } from '../load/file-system/file-system-error.js';
 
 /** What the file beside a `.part` that holds its validator adds to the `.part`'s name. */
 export const VALIDATOR_SUFFIX = '.validator';

@@ -3,7 +3,7 @@
  * `5/a.nii.gz/b.nii.gz`): such a link is reported, not left to fail the run when its folder or file cannot be made.
  */
 import { dirname } from 'node:path';
-import { pathKind } from '../load/path-kind.js';
+import { pathKind } from '../load/file-system/path-kind.js';
 
 /** Why `path` (under `outDir`) cannot hold a file: a file where it needs a folder, a folder at it; or undefined. */
 export async function pathInTheWay(outDir: string, path: string): Promise<string | undefined> {

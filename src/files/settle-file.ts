@@ -1,9 +1,9 @@
 /** Settling one file of a files run: kept from disk, fetched, or reported with why not; counted and told. */
 import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
-import type { HttpClient } from '../extract/http-client.js';
-import type { RetryOptions } from '../extract/retry.js';
-import { isFile } from '../load/path-kind.js';
+import type { HttpClient } from '../extract/paging/http-client.js';
+import type { RetryOptions } from '../extract/paging/retry.js';
+import { isFile } from '../load/file-system/path-kind.js';
 import { downloadFile, type DownloadContext, type DownloadResult } from './download-file.js';
 import type { FileRow, FileStatus } from './file-status.js';
 import type { FilesEvent } from './files-events.js';

@@ -7,8 +7,8 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { isFile } from '../load/path-kind.js';
-import { writeTextAtomic } from '../load/write-text-atomic.js';
+import { isFile } from '../load/file-system/path-kind.js';
+import { writeTextAtomic } from '../load/file-system/write-text-atomic.js';
 import type { VerifiedFile } from './files-table.js';
 
 /** The record's file name in the output folder. */

@@ -7,12 +7,12 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
-import { AtomicFile } from '../load/atomic-file.js';
+import { AtomicFile } from '../load/file-system/atomic-file.js';
 import { closeSource } from '../load/close-source.js';
-import { writeParquetWasm } from '../load/parquet-wasm-writer.js';
+import { writeParquetWasm } from '../load/parquet/parquet-wasm-writer.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { tee } from '../load/tee.js';
-import { writeArrowBatches } from '../load/to-arrow.js';
+import { writeArrowBatches } from '../load/arrow/to-arrow.js';
 import type { Format } from '../snapshot/formats.js';
 import { csvText } from '../schema/encoding/csv-field.js';
 import { settleAll } from '../text/settle-all.js';

@@ -5,7 +5,7 @@
  */
 import { singleLineJson } from '../text/raw-json.js';
 import type { Reject, RowBatch } from '../schema/row.js';
-import { AtomicFile } from './atomic-file.js';
+import { AtomicFile } from './file-system/atomic-file.js';
 import { closeSource } from './close-source.js';
 import { encodeFailed } from '../text/load-error.js';
 import type { SinkResult } from './sink-result.js';

@@ -1,5 +1,5 @@
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
-import { isFile } from '../load/path-kind.js';
+import { isFile } from '../load/file-system/path-kind.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE, collectionsPath } from './optional-inputs.js';
 

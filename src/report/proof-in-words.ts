@@ -2,7 +2,7 @@
  * What a run's completeness proof says, in words for the report page: a row per phase (the image list, the collections
  * read, the collections list, those left out). The proof itself stays as the manifest gives it, in report.json.
  */
-import type { Completeness, IncrementalProof, ReconciledCollection } from '../extract/completeness.js';
+import type { Completeness, IncrementalProof, ReconciledCollection } from '../extract/completeness/completeness.js';
 import { formatNumber } from './svg-charts.js';
 
 /** A label and what it says. */

@@ -5,7 +5,7 @@
  * (snapshot-report.ts).
  */
 import type { OpenRunTap, RunTap, RunTapContext } from '../run/run-tap.js';
-import { snapshotIndexTap } from '../run/snapshot-index-tap.js';
+import { snapshotIndexTap } from '../run/index/snapshot-index-tap.js';
 import { ReportStats } from './report-stats.js';
 
 /**

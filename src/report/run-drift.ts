@@ -13,10 +13,10 @@
 import { join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';
 import { DiffError } from '../snapshot/diff-error.js';
-import { isFile } from '../load/path-kind.js';
+import { isFile } from '../load/file-system/path-kind.js';
 import { diffIndexedFolders } from '../diff/index-diff.js';
 import { resolveSnapshotFile } from '../snapshot/resolve-snapshot-file.js';
-import { SnapshotIndexReader } from '../run/snapshot-index-reader.js';
+import { SnapshotIndexReader } from '../run/index/snapshot-index-reader.js';
 import { listedFile } from '../snapshot/verify-snapshot-file.js';
 import { FILE_NAMES, type Format } from '../snapshot/formats.js';
 import { latestSnapshot } from '../snapshot/snapshot-names.js';

@@ -6,7 +6,7 @@
  */
 import { basename } from 'node:path';
 import type { SinkResult } from '../load/sink-result.js';
-import type { Manifest } from '../run/manifest.js';
+import type { Manifest } from '../run/publish/manifest.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import type { Table } from '../schema/table.js';
 import { buildReport } from './build-report.js';

@@ -12,7 +12,7 @@ import type { DiffSide } from '../diff/diff-side.js';
 import { diffSnapshots, type DiffTotals } from '../diff/diff-snapshots.js';
 import type { SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { readRowsInWorker } from '../diff/read-rows-in-worker.js';
-import { arrowSchema } from '../load/arrow-schema.js';
+import { arrowSchema } from '../load/arrow/arrow-schema.js';
 import type { Drift } from './report-data.js';
 
 /**

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { AtomicFile } from '../load/atomic-file.js';
-import { folderInTheWay } from '../load/file-system-error.js';
-import { isFolder } from '../load/path-kind.js';
-import { writeTextAtomic } from '../load/write-text-atomic.js';
+import { AtomicFile } from '../load/file-system/atomic-file.js';
+import { folderInTheWay } from '../load/file-system/file-system-error.js';
+import { isFolder } from '../load/file-system/path-kind.js';
+import { writeTextAtomic } from '../load/file-system/write-text-atomic.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { loadPy } from './load-py.js';

@@ -2,7 +2,7 @@
 import { rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { closeSource } from '../load/close-source.js';
-import { checkFileDigest } from '../load/file-digest.js';
+import { checkFileDigest } from '../load/file-system/file-digest.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { rowsOnly, type RowBatch } from '../schema/row.js';
 import { FILE_NAMES } from '../snapshot/formats.js';

@@ -1,5 +1,5 @@
 /** The events of a run's publishing, after those of its extraction (extract-events.ts). */
-import type { ExtractEvent } from '../extract/extract-events.js';
+import type { ExtractEvent } from '../extract/paging/extract-events.js';
 
 /** Publishing starts: the staged records are written to the output files in id order. */
 export interface PublishStartEvent {

@@ -1,21 +1,21 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Checkpoint, type CheckpointIdentity, type PageColumnsEncoder } from '../extract/checkpoint.js';
-import { checkStaging } from '../extract/check-staging.js';
+import { Checkpoint, type CheckpointIdentity, type PageColumnsEncoder } from '../extract/staging/checkpoint.js';
+import { checkStaging } from '../extract/staging/check-staging.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
-import { collect, type Collected, type CollectOptions } from '../extract/collect.js';
-import { collectIncremental, type IncrementalCollected } from '../extract/collect-incremental.js';
+import { collect, type Collected, type CollectOptions } from '../extract/completeness/collect.js';
+import { collectIncremental, type IncrementalCollected } from '../extract/completeness/collect-incremental.js';
 import { runKind, type RunKind, type RunKindOptions } from './run-kind.js';
-import { BaseRowMismatch } from './base-snapshot.js';
-import { newExtractStats } from '../extract/paginate.js';
-import { listUrlOf } from '../extract/page-url.js';
-import { redactUrl } from '../extract/redact-url.js';
-import { fileSystemError } from '../load/file-system-error.js';
-import { makeFolder, missingFolders } from '../load/make-folder.js';
+import { BaseRowMismatch } from './incremental/base-snapshot.js';
+import { newExtractStats } from '../extract/paging/paginate.js';
+import { listUrlOf } from '../extract/paging/page-url.js';
+import { redactUrl } from '../extract/paging/redact-url.js';
+import { fileSystemError } from '../load/file-system/file-system-error.js';
+import { makeFolder, missingFolders } from '../load/file-system/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
-import type { CsvEngine } from '../load/to-csv.js';
-import type { ParquetEngine } from '../load/to-parquet.js';
-import { writeJsonAtomic } from '../load/write-json-atomic.js';
+import type { CsvEngine } from '../load/csv/to-csv.js';
+import type { ParquetEngine } from '../load/parquet/to-parquet.js';
+import { writeJsonAtomic } from '../load/file-system/write-json-atomic.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
@@ -23,23 +23,29 @@ import type { Row, RowBatch } from '../schema/row.js';
 import type { RowStage } from '../transform/filter-rows.js';
 import { checkFormats, FILE_NAMES, type Format } from '../snapshot/formats.js';
 import type { RunEvent } from './run-events.js';
-import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
-import { checkPendingListed, checkTargets, preparePending, publishPending, recoverBeside } from './publish-folder.js';
+import { manifestNormalisation, type Manifest, type ManifestCollections } from './publish/manifest.js';
+import {
+  checkPendingListed,
+  checkTargets,
+  preparePending,
+  publishPending,
+  recoverBeside,
+} from './publish/publish-folder.js';
 import { listSnapshots, snapshotName } from '../snapshot/snapshot-names.js';
-import { checkRunFiles } from './check-run-files.js';
-import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './snapshot-folders.js';
-import { finishPruning } from './prune-folder.js';
-import { manifestFile, snapshotManifest } from './snapshot-manifest.js';
-import { writeCollections } from './write-collections.js';
-import { writeRows, type TableOutput } from './write-table.js';
-import { NormalisationByCollection } from './normalisation-by-collection.js';
-import type { WriteOutputsOptions } from './write-outputs.js';
-import type { StagedCsv } from '../load/page-columns.js';
+import { checkRunFiles } from './publish/check-run-files.js';
+import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './publish/snapshot-folders.js';
+import { finishPruning } from './publish/prune-folder.js';
+import { manifestFile, snapshotManifest } from './publish/snapshot-manifest.js';
+import { writeCollections } from './write/write-collections.js';
+import { writeRows, type TableOutput } from './write/write-table.js';
+import { NormalisationByCollection } from './write/normalisation-by-collection.js';
+import type { WriteOutputsOptions } from './write/write-outputs.js';
+import type { StagedCsv } from '../load/arrow/page-columns.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
 import { progressTap } from './progress-tap.js';
 import { stopIfAborted } from './until-aborted.js';
 import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
-import { replayCollections } from '../extract/replay-collections.js';
+import { replayCollections } from '../extract/completeness/replay-collections.js';
 
 /** The staging folder of a run, inside its output folder. */
 export const STAGING_DIR = '.img-etl-staging';
@@ -190,7 +196,7 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
 
 /** The staging's encoder of pages' columns; apache-arrow loads while the first pages are fetched. */
 function columnsEncoder(table: Table, csv: StagedCsv | undefined): PageColumnsEncoder {
-  const encoding = import('../load/page-columns.js');
+  const encoding = import('../load/arrow/page-columns.js');
   encoding.catch(() => undefined); // a failed load is reported by the first page staged
   return async (page) => (await encoding).encodePageColumns(table, page, csv);
 }
@@ -427,12 +433,12 @@ async function replayed(
   counts: NormalisationByCollection,
 ): Promise<AsyncIterable<RowBatch>> {
   if ('base' in kind) {
-    const { carryOver } = await import('./carry-over.js');
+    const { carryOver } = await import('./incremental/carry-over.js');
     const { base } = kind;
     const { carried } = collected as IncrementalCollected;
     return carryOver(collected.index, checkpoint, run.table, counts, { base, carried, imagesUrl: run.sourceUrl });
   }
-  const { replayColumns } = await import('./replay-columns.js');
+  const { replayColumns } = await import('./write/replay-columns.js');
   // Arrow batches are gathered for what reads them, as writeOutputs builds them for rows (write-outputs.ts).
   const arrow = run.formats.some((f) => f !== 'csv') || taps.some((tap) => tap.arrow !== undefined);
   return replayColumns(collected.index, checkpoint, run.table, counts, { arrow });

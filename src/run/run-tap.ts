@@ -8,7 +8,7 @@ import type { SinkResult } from '../load/sink-result.js';
 import type { RowBatch } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import type { Format } from '../snapshot/formats.js';
-import type { Manifest } from './manifest.js';
+import type { Manifest } from './publish/manifest.js';
 
 /** What the runner tells a tap about the run: where it writes and what. */
 export interface RunTapContext {

@@ -1,7 +1,12 @@
 /** Routes a request the way NeuroVault's URLconf, Django's middleware and DRF's view dispatch would. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAdminPath, serveAdmin } from './admin-endpoint.js';
-import { findCollection, serveCollection, serveCollectionImages, serveCollectionList } from './collection-endpoints.js';
+import { isAdminPath, serveAdmin } from './endpoints/admin-endpoint.js';
+import {
+  findCollection,
+  serveCollection,
+  serveCollectionImages,
+  serveCollectionList,
+} from './endpoints/collection-endpoints.js';
 import {
   COLLECTION_IMAGES,
   COLLECTION_INSTANCE,
@@ -10,17 +15,17 @@ import {
   IMAGE_LIST,
   optionsBody,
   type View,
-} from './drf-views.js';
-import { DJANGO_NOT_FOUND, DJANGO_SERVER_ERROR } from './error-pages.js';
-import { FORBIDDEN, listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './image-endpoint.js';
-import { serveList } from './list-endpoint.js';
-import { isMediaPath, serveMedia } from './media-endpoint.js';
-import { negotiate, type RendererName } from './negotiate-format.js';
-import { lastValue, parseQueryString, unquote } from './query-params.js';
-import { send, sendView } from './respond.js';
-import type { ViewRequest } from './serve-view.js';
+} from './http/drf-views.js';
+import { DJANGO_NOT_FOUND, DJANGO_SERVER_ERROR } from './http/error-pages.js';
+import { FORBIDDEN, listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './endpoints/image-endpoint.js';
+import { serveList } from './endpoints/list-endpoint.js';
+import { isMediaPath, serveMedia } from './media/media-endpoint.js';
+import { negotiate, type RendererName } from './http/negotiate-format.js';
+import { lastValue, parseQueryString, unquote } from './http/query-params.js';
+import { send, sendView } from './http/respond.js';
+import type { ViewRequest } from './http/serve-view.js';
 import { countStatus, type ServiceContext } from './service-context.js';
-import { authenticationFailure, TOKEN_CHALLENGE } from './token-authentication.js';
+import { authenticationFailure, TOKEN_CHALLENGE } from './http/token-authentication.js';
 
 /** What a write method gets: a status and DRF's body (500: Django's HTML page). */
 interface WriteAnswer {

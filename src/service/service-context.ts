@@ -1,5 +1,5 @@
 /** The mutable state a running service's request handlers share. */
-import type { Dataset } from './dataset.js';
+import type { Dataset } from './dataset/dataset.js';
 import type { ResolvedFaults } from './service-options.js';
 import type { ServiceStats } from './service-stats.js';
 import type { WorkerPool } from './worker-pool.js';

@@ -1,5 +1,5 @@
 /** Options of the bundled Image Listing Service and of its fault injector. */
-import type { DataRecordInput } from './data-records.js';
+import type { DataRecordInput } from './records/data-records.js';
 
 /** What a fault plan or the rates can make a data request do instead of (or while) answering normally. */
 export type FaultKind =

@@ -1,9 +1,9 @@
 /** Starts the bundled Image Listing Service on node:http. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyChange, type ChangeRequest, type ChangeResult } from './admin-change.js';
-import { Dataset } from './dataset.js';
-import { isOrphan } from './faults.js';
+import { applyChange, type ChangeRequest, type ChangeResult } from './dataset/admin-change.js';
+import { Dataset } from './dataset/dataset.js';
+import { isOrphan } from './faults/faults.js';
 import { handleRequest } from './handle-request.js';
 import { emptyStats, type ServiceStats } from './service-stats.js';
 import {

@@ -2,7 +2,7 @@
  * A snapshot folder's manifest read back: img-etl's own, with only img-etl's own file names in its list, so that a
  * manifest edited by hand never makes a run move or delete anything else.
  */
-import { readRegularFile } from '../load/read-regular-file.js';
+import { readRegularFile } from '../load/file-system/read-regular-file.js';
 import type { TableFiles } from '../schema/table.js';
 import { FILE_NAMES, TABLES } from './formats.js';
 import { TOOL_NAME } from './tool.js';

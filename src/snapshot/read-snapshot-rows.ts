@@ -8,7 +8,7 @@ import { openAsBlob } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { RecordBatchReader, tableFromIPC, type RecordBatch, type Schema } from 'apache-arrow';
 import * as parquetWasm from 'parquet-wasm/node';
-import { fileSystemReason } from '../load/file-system-error.js';
+import { fileSystemReason } from '../load/file-system/file-system-error.js';
 import type { Table } from '../schema/table.js';
 import { arrowCutShort } from './arrow-cut-short.js';
 import { DiffError } from './diff-error.js';

@@ -6,8 +6,8 @@
  * less memory and CPU (parquet-wasm decodes a whole row group at a time); name images.arrow to use it.
  */
 import { lstat, open, realpath, stat } from 'node:fs/promises';
-import { fileSystemReason } from '../load/file-system-error.js';
-import { isFolder } from '../load/path-kind.js';
+import { fileSystemReason } from '../load/file-system/file-system-error.js';
+import { isFolder } from '../load/file-system/path-kind.js';
 import { basename, dirname, join } from 'node:path';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';

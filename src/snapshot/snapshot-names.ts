@@ -4,7 +4,7 @@
  */
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readRegularFile } from '../load/read-regular-file.js';
+import { readRegularFile } from '../load/file-system/read-regular-file.js';
 import { FILE_NAMES } from './formats.js';
 import { readManifest } from './read-manifest.js';
 

@@ -7,8 +7,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { digestOfFile } from '../load/file-digest.js';
-import { fileSystemReason } from '../load/file-system-error.js';
+import { digestOfFile } from '../load/file-system/file-digest.js';
+import { fileSystemReason } from '../load/file-system/file-system-error.js';
 import { FILE_NAMES, FORMATS } from './formats.js';
 import { readManifestOrFault } from './read-manifest.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';

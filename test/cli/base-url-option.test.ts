@@ -4,8 +4,8 @@
  * checked here, from the error a run gets then.
  */
 import { describe, expect, it } from 'vitest';
-import { baseUrlHint } from '../../src/cli/base-url-option.js';
-import { ExtractError } from '../../src/extract/extract-error.js';
+import { baseUrlHint } from '../../src/cli/options/base-url-option.js';
+import { ExtractError } from '../../src/extract/paging/extract-error.js';
 
 const LIST = 'https://neurovault.org/api/images/?limit=1000&offset=0';
 

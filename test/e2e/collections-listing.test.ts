@@ -9,7 +9,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import type { Manifest } from '../../src/run/manifest.js';
+import type { Manifest } from '../../src/run/publish/manifest.js';
 import type { FaultKind, RunningService } from '../../src/service/index.js';
 import { BAD_IDS, expectExact, FORMATS, incrementalFixture, manifestOf } from '../helpers/incremental-snapshots.js';
 import { killWhen, type JournalEntry } from '../helpers/kill-when.js';

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startService, type FaultOptions, type RunningService } from '../../src/service/index.js';
-import { Random } from '../../src/service/random.js';
+import { Random } from '../../src/service/basics/random.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { expectedRowsOf, readArrowRows, readParquetRows } from '../helpers/read-snapshot.js';

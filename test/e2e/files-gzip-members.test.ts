@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { niftiImage } from '../../src/service/nifti-gzip-file.js';
+import { niftiImage } from '../../src/service/media/nifti-gzip-file.js';
 import { bytesOf, readFilesTable, sha256 } from '../helpers/files-run.js';
 import { startMediaService, type MediaService } from '../helpers/media-routes.js';
 import { removeDir, tempDir } from '../helpers/readers.js';

@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
-import type { Manifest } from '../../src/run/manifest.js';
+import type { Manifest } from '../../src/run/publish/manifest.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCliHere } from '../helpers/run-cli.js';

@@ -6,7 +6,7 @@
 import { copyFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Random } from '../../src/service/random.js';
+import { Random } from '../../src/service/basics/random.js';
 import type { RunningService } from '../../src/service/index.js';
 import {
   BAD_IDS,

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningService } from '../../src/service/index.js';
-import { Random } from '../../src/service/random.js';
+import { Random } from '../../src/service/basics/random.js';
 import { recordsIn, startCollectionsServer } from '../helpers/collections-server.js';
 import {
   expectExact,

@@ -11,8 +11,8 @@ import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Int64, Table, tableFromIPC, tableToIPC, type Vector } from 'apache-arrow';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../src/run/manifest.js';
-import { Random } from '../../src/service/random.js';
+import type { Manifest } from '../../src/run/publish/manifest.js';
+import { Random } from '../../src/service/basics/random.js';
 import type { RunningService } from '../../src/service/index.js';
 import {
   BAD_IDS,

@@ -11,7 +11,7 @@ import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCli, runCliHere } from '../helpers/run-cli.js';
 import { readManifest } from '../helpers/read-manifest.js';
-import { publishLatest } from '../../src/run/snapshot-folders.js';
+import { publishLatest } from '../../src/run/publish/snapshot-folders.js';
 
 let service: RunningService;
 let out: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptiveLimit } from '../../src/extract/adaptive-limit.js';
+import { AdaptiveLimit } from '../../src/extract/paging/adaptive-limit.js';
 
 describe('AdaptiveLimit', () => {
   it('halves at once on a 429, down to one page in flight', () => {

@@ -8,8 +8,8 @@ import {
   type JournalCollectionsPage,
   type JournalPage,
   type Unstaged,
-} from '../../src/extract/checkpoint.js';
-import { modifiedAt } from '../../src/extract/modified-at.js';
+} from '../../src/extract/staging/checkpoint.js';
+import { modifiedAt } from '../../src/extract/staging/modified-at.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 
 let dir: string;

@@ -5,11 +5,11 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Checkpoint } from '../../src/extract/checkpoint.js';
-import { collect } from '../../src/extract/collect.js';
-import { PageCache } from '../../src/extract/page-cache.js';
-import { RecordIndex } from '../../src/extract/record-index.js';
-import { stagePage } from '../../src/extract/stage-page.js';
+import { Checkpoint } from '../../src/extract/staging/checkpoint.js';
+import { collect } from '../../src/extract/completeness/collect.js';
+import { PageCache } from '../../src/extract/staging/page-cache.js';
+import { RecordIndex } from '../../src/extract/staging/record-index.js';
+import { stagePage } from '../../src/extract/staging/save-page.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';

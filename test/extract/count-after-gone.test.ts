@@ -1,7 +1,7 @@
 /** The count a full run holds its records to once a collection it read was found gone after the pass. */
 import { describe, expect, it } from 'vitest';
-import { countAfterGone } from '../../src/extract/count-after-gone.js';
-import { ExtractError } from '../../src/extract/extract-error.js';
+import { countAfterGone } from '../../src/extract/completeness/count-after-gone.js';
+import { ExtractError } from '../../src/extract/paging/extract-error.js';
 
 /** A recount answering `count`, and how many times it was asked. */
 function answering(count: number): { recount: () => Promise<number>; asked: () => number } {

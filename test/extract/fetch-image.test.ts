@@ -1,9 +1,9 @@
 /** fetchImage against the bundled service over loopback (a scripted server only where the service has no knob). */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RetryEvent } from '../../src/extract/extract-events.js';
-import { fetchImage, type FetchImageOptions } from '../../src/extract/fetch-image.js';
-import { HttpClient } from '../../src/extract/http-client.js';
-import type { RetryOptions } from '../../src/extract/retry.js';
+import type { RetryEvent } from '../../src/extract/paging/extract-events.js';
+import { fetchImage, type FetchImageOptions } from '../../src/extract/paging/fetch-image.js';
+import { HttpClient } from '../../src/extract/paging/http-client.js';
+import type { RetryOptions } from '../../src/extract/paging/retry.js';
 import { NO_FAULTS, type RunningService, startService } from '../../src/service/index.js';
 import { fixtureRecords, startFixtureService } from '../helpers/fixture-service.js';
 import { sendJson, startScriptedServer } from '../helpers/scripted-server.js';

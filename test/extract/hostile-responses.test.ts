@@ -8,10 +8,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExtractError, type ExtractErrorCode } from '../../src/extract/extract-error.js';
-import { HttpClient, type HttpClientOptions } from '../../src/extract/http-client.js';
-import { newExtractStats, paginate } from '../../src/extract/paginate.js';
-import { withRetry, type RetryNotice, type RetryOptions } from '../../src/extract/retry.js';
+import { ExtractError, type ExtractErrorCode } from '../../src/extract/paging/extract-error.js';
+import { HttpClient, type HttpClientOptions } from '../../src/extract/paging/http-client.js';
+import { newExtractStats, paginate } from '../../src/extract/paging/paginate.js';
+import { withRetry, type RetryNotice, type RetryOptions } from '../../src/extract/paging/retry.js';
 import type { Page } from '../../src/schema/image-schema.js';
 import type { PageBatch } from '../../src/schema/row.js';
 import { isValidRecord } from '../../src/transform/check-record.js';

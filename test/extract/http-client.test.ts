@@ -1,9 +1,9 @@
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExtractError } from '../../src/extract/extract-error.js';
-import { HttpClient, type HttpClientOptions } from '../../src/extract/http-client.js';
-import { retryDelay, withRetry, type RetryNotice, type RetryOptions } from '../../src/extract/retry.js';
-import { isSameHost, mayCarryCredentials } from '../../src/extract/same-host.js';
+import type { ExtractError } from '../../src/extract/paging/extract-error.js';
+import { HttpClient, type HttpClientOptions } from '../../src/extract/paging/http-client.js';
+import { retryDelay, withRetry, type RetryNotice, type RetryOptions } from '../../src/extract/paging/retry.js';
+import { isSameHost, mayCarryCredentials } from '../../src/extract/paging/same-host.js';
 import {
   rawHead,
   sendJson,

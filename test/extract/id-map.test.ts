@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IdMap, type IdSlots } from '../../src/extract/id-map.js';
+import { IdMap, type IdSlots } from '../../src/extract/staging/id-map.js';
 
 /** Ids of every kind a map must take: dense small ones, ones past the array's bound, negative, fractional, huge. */
 const anyId = fc.oneof(

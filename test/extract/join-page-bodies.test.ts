@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { joinPageBodies } from '../../src/extract/join-page-bodies.js';
+import { joinPageBodies } from '../../src/extract/paging/join-page-bodies.js';
 
 describe('joinPageBodies', () => {
   it("joins the halves' records, each as served, into one page body (a skipped record has no body)", () => {

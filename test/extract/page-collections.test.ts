@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Checkpoint } from '../../src/extract/checkpoint.js';
-import { pageCollections } from '../../src/extract/page-collections.js';
+import { Checkpoint } from '../../src/extract/staging/checkpoint.js';
+import { pageCollections } from '../../src/extract/completeness/page-collections.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pageEnvelope } from '../../src/extract/page-envelope.js';
+import { pageEnvelope } from '../../src/extract/paging/page-envelope.js';
 import { PageSchema } from '../../src/schema/image-schema.js';
 
 describe('pageEnvelope', () => {

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { paginate, newExtractStats } from '../../src/extract/paginate.js';
-import { isSameHost } from '../../src/extract/same-host.js';
+import { paginate, newExtractStats } from '../../src/extract/paging/paginate.js';
+import { isSameHost } from '../../src/extract/paging/same-host.js';
 import type { PageBatch } from '../../src/schema/row.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 

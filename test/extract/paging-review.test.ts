@@ -1,6 +1,6 @@
 /** Review of the paging layer: pages the server could not serve, and links that misstate the page size. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { newExtractStats, paginate } from '../../src/extract/paginate.js';
+import { newExtractStats, paginate } from '../../src/extract/paging/paginate.js';
 import type { PageBatch } from '../../src/schema/row.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonBytesError, parseJsonBytes } from '../../src/extract/parse-json-bytes.js';
+import { JsonBytesError, parseJsonBytes } from '../../src/extract/paging/parse-json-bytes.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ExtractError } from '../../src/extract/extract-error.js';
-import { redactUrl, redactUrlsIn } from '../../src/extract/redact-url.js';
+import { ExtractError } from '../../src/extract/paging/extract-error.js';
+import { redactUrl, redactUrlsIn } from '../../src/extract/paging/redact-url.js';
 
 describe('redactUrl', () => {
   it.each([

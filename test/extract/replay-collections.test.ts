@@ -4,9 +4,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Checkpoint } from '../../src/extract/checkpoint.js';
-import { collect, type Collected } from '../../src/extract/collect.js';
-import { replayCollections } from '../../src/extract/replay-collections.js';
+import { Checkpoint } from '../../src/extract/staging/checkpoint.js';
+import { collect, type Collected } from '../../src/extract/completeness/collect.js';
+import { replayCollections } from '../../src/extract/completeness/replay-collections.js';
 import { recordTextOf } from '../../src/schema/record-text.js';
 import type { RunningService } from '../../src/service/index.js';
 import type { ValidBatch } from '../../src/transform/validate.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExtractError } from '../../src/extract/extract-error.js';
-import { isRetried, RETRY_POLICY, type FailureFacts } from '../../src/extract/retry-policy.js';
+import { ExtractError } from '../../src/extract/paging/extract-error.js';
+import { isRetried, RETRY_POLICY, type FailureFacts } from '../../src/extract/paging/retry-policy.js';
 
 /** The policy as it stands: a change to RETRY_POLICY is a change to this table. */
 const TABLE: [FailureFacts, boolean][] = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ExtractError } from '../../src/extract/extract-error.js';
-import { parseRetryAfter } from '../../src/extract/retry-after.js';
-import { retryDelay, withRetry } from '../../src/extract/retry.js';
+import { ExtractError } from '../../src/extract/paging/extract-error.js';
+import { parseRetryAfter } from '../../src/extract/paging/retry-after.js';
+import { retryDelay, withRetry } from '../../src/extract/paging/retry.js';
 
 const transient = (retryAfterMs?: number) =>
   new ExtractError({

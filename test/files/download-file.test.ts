@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { downloadFile } from '../../src/files/download-file.js';
-import { HttpClient } from '../../src/extract/http-client.js';
+import { HttpClient } from '../../src/extract/paging/http-client.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 

@@ -1,6 +1,6 @@
 /** Awaiting a promise that must reject with an ExtractError. */
 import { expect } from 'vitest';
-import { ExtractError } from '../../src/extract/extract-error.js';
+import { ExtractError } from '../../src/extract/paging/extract-error.js';
 
 /** The rejection of `promise`, which must be an ExtractError. */
 export async function failure(promise: Promise<unknown>): Promise<ExtractError> {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
-import { niftiGzipFile } from '../../src/service/nifti-gzip-file.js';
+import { niftiGzipFile } from '../../src/service/media/nifti-gzip-file.js';
 import { openDuckDB, query, sqlString, tempDir } from './readers.js';
 import { runSnapshot } from '../../src/run/run-snapshot.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from './scripted-server.js';

@@ -7,7 +7,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect } from 'vitest';
-import type { Manifest } from '../../src/run/manifest.js';
+import type { Manifest } from '../../src/run/publish/manifest.js';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from './expected-row.js';
 import { fixtureLines } from './fixture-service.js';

@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import fullSnapshot from '../../pipelines/full-snapshot.js';
-import { baseUrlOption } from '../../src/cli/base-url-option.js';
+import { baseUrlOption } from '../../src/cli/options/base-url-option.js';
 import { pipelineFileDigest } from '../../src/cli/pipeline-file-digest.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../../src/extract/defaults.js';
 import { reportTap } from '../../src/report/report-tap.js';

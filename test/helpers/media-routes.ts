@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { niftiImage } from '../../src/service/nifti-gzip-file.js';
+import { niftiImage } from '../../src/service/media/nifti-gzip-file.js';
 import { madeRecords, startListServer } from './list-server.js';
 import { snapshotOf } from './files-run.js';
 import type { ScriptedServer } from './scripted-server.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DataType, Type, type Dictionary, type RecordBatch } from 'apache-arrow';
 import { COLUMNS } from '../../src/schema/columns.js';
-import { arrowSchema } from '../../src/load/arrow-schema.js';
-import { ArrowBatchBuilder, toArrowBatches, type LoadBatch } from '../../src/load/arrow-batches.js';
+import { arrowSchema } from '../../src/load/arrow/arrow-schema.js';
+import { ArrowBatchBuilder, toArrowBatches, type LoadBatch } from '../../src/load/arrow/arrow-batches.js';
 import { LoadError } from '../../src/text/load-error.js';
 import { CATEGORY_VALUES, fixtureBatches, makeRow, streamOf } from './fixture-rows.js';
 

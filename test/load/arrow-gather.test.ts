@@ -1,16 +1,16 @@
 import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { ArrowBatchBuilder } from '../../src/load/arrow-batches.js';
-import { ArrowGatherer } from '../../src/load/arrow-gather.js';
+import { ArrowBatchBuilder } from '../../src/load/arrow/arrow-batches.js';
+import { ArrowGatherer } from '../../src/load/arrow/arrow-gather.js';
 import {
   decodePageColumns,
   encodePageColumns,
   replacedIn,
   type PageColumns,
   type StagedCsv,
-} from '../../src/load/page-columns.js';
-import { formatCsvRows } from '../../src/load/csv-format.js';
-import { rowsOfBatch } from '../../src/load/rows-of-batch.js';
+} from '../../src/load/arrow/page-columns.js';
+import { formatCsvRows } from '../../src/load/csv/csv-format.js';
+import { rowsOfBatch } from '../../src/load/arrow/rows-of-batch.js';
 import { IMAGES } from '../../src/schema/columns.js';
 import { derivedColumn } from '../../src/schema/derived-column.js';
 import { addCounts, emptyNormalisationCounts } from '../../src/schema/normalisation-counts.js';
@@ -18,7 +18,7 @@ import { withColumns } from '../../src/schema/with-columns.js';
 import { int64 } from '../../src/schema/column-types/int64.js';
 import type { Row } from '../../src/schema/row.js';
 import type { Table } from '../../src/schema/table.js';
-import { generateRecordJson } from '../../src/service/generate-record.js';
+import { generateRecordJson } from '../../src/service/records/generate-record.js';
 import { checkRecord } from '../../src/transform/check-record.js';
 import { normaliseRecords } from '../../src/transform/normalise.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';

@@ -3,13 +3,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RowBatch } from '../../src/schema/row.js';
-import { AtomicFile } from '../../src/load/atomic-file.js';
-import { toArrowBatches, type LoadBatch } from '../../src/load/arrow-batches.js';
+import { AtomicFile } from '../../src/load/file-system/atomic-file.js';
+import { toArrowBatches, type LoadBatch } from '../../src/load/arrow/arrow-batches.js';
 import { LoadError } from '../../src/text/load-error.js';
 import { tee } from '../../src/load/tee.js';
-import { toArrow } from '../../src/load/to-arrow.js';
-import { toCsv } from '../../src/load/to-csv.js';
-import { toParquet } from '../../src/load/to-parquet.js';
+import { toArrow } from '../../src/load/arrow/to-arrow.js';
+import { toCsv } from '../../src/load/csv/to-csv.js';
+import { toParquet } from '../../src/load/parquet/to-parquet.js';
 import { toRejects } from '../../src/load/to-rejects.js';
 import { expectResultMatchesFile, listDir, removeDir, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, makeRow, streamOf, TRICKY_TIMESTAMPS } from './fixture-rows.js';
@@ -158,7 +158,7 @@ describe('sinks sharing one stream through tee', () => {
 
 describe('writeJsonAtomic', () => {
   it('publishes pretty JSON atomically and refuses what JSON cannot hold, leaving no file', async () => {
-    const { writeJsonAtomic } = await import('../../src/load/write-json-atomic.js');
+    const { writeJsonAtomic } = await import('../../src/load/file-system/write-json-atomic.js');
     const path = join(dir, 'manifest.json');
     const digest = await writeJsonAtomic(path, { rows: 3, files: ['a'] });
     const text = await readFile(path, 'utf8');

@@ -1,7 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { ArrowBatchBuilder } from '../../src/load/arrow-batches.js';
-import { batchBuffers, readBatchBuffers } from '../../src/load/batch-buffers.js';
+import { ArrowBatchBuilder } from '../../src/load/arrow/arrow-batches.js';
+import { batchBuffers, readBatchBuffers } from '../../src/load/arrow/batch-buffers.js';
 import { IMAGES } from '../../src/schema/columns.js';
 import { fixtureRows } from './fixture-rows.js';
 

@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCsvHeader, formatCsvRows } from '../../src/load/csv-format.js';
-import { stringifyCsvHeader, stringifyCsvRows } from '../../src/load/csv-stringify-format.js';
+import { formatCsvHeader, formatCsvRows } from '../../src/load/csv/csv-format.js';
+import { stringifyCsvHeader, stringifyCsvRows } from '../../src/load/csv/csv-stringify-format.js';
 import { COLUMNS, type ColumnKind } from '../../src/schema/columns.js';
 import type { Row, RowValue } from '../../src/schema/row.js';
 import { fixtureBatches, TRICKY_STRINGS } from './fixture-rows.js';

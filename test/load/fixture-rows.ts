@@ -2,7 +2,7 @@
  * Rows for the load tests: every column kind with its edge cases, spread over batches so that category values
  * first appear in later batches, with an empty batch among them.
  */
-import type { ParquetEngine } from '../../src/load/to-parquet.js';
+import type { ParquetEngine } from '../../src/load/parquet/to-parquet.js';
 import { COLUMNS } from '../../src/schema/columns.js';
 import type { Reject, Row, RowBatch, RowValue } from '../../src/schema/row.js';
 

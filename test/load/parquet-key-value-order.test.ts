@@ -9,10 +9,10 @@ import fc from 'fast-check';
 import * as parquetWasm from 'parquet-wasm/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sortFooterKeyValues } from '../../src/load/parquet-key-value-order.js';
-import { toParquet } from '../../src/load/to-parquet.js';
+import { sortFooterKeyValues } from '../../src/load/parquet/parquet-key-value-order.js';
+import { toParquet } from '../../src/load/parquet/to-parquet.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
-import { toArrowBatches } from '../../src/load/arrow-batches.js';
+import { toArrowBatches } from '../../src/load/arrow/arrow-batches.js';
 import { fixtureBatches, streamOf } from './fixture-rows.js';
 
 let duck: DuckDBConnection;

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { releaseRunLock, takeRunLock } from '../../src/load/run-lock.js';
+import { releaseRunLock, takeRunLock } from '../../src/load/file-system/run-lock.js';
 
 it('three runs of one process take one lock at once: one takes it, the others hear a run in it holds it', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'img-etl-lock-'));

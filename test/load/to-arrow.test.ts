@@ -12,8 +12,8 @@ import {
   type TimestampMicrosecond,
 } from 'apache-arrow';
 import { COLUMNS } from '../../src/schema/columns.js';
-import { toArrowBatches } from '../../src/load/arrow-batches.js';
-import { toArrow } from '../../src/load/to-arrow.js';
+import { toArrowBatches } from '../../src/load/arrow/arrow-batches.js';
+import { toArrow } from '../../src/load/arrow/to-arrow.js';
 import { expectResultMatchesFile, listDir, removeDir, tempDir } from '../helpers/readers.js';
 import { fixtureBatches, fixtureRows, streamOf } from './fixture-rows.js';
 

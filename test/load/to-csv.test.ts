@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { COLUMNS } from '../../src/schema/columns.js';
 import type { Row } from '../../src/schema/row.js';
-import { toCsv, type CsvEngine } from '../../src/load/to-csv.js';
+import { toCsv, type CsvEngine } from '../../src/load/csv/to-csv.js';
 import { LoadError } from '../../src/text/load-error.js';
 import {
   duckValue,

@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { COLUMNS } from '../../src/schema/columns.js';
 import type { Row, RowBatch } from '../../src/schema/row.js';
-import { toArrowBatches, type LoadBatch } from '../../src/load/arrow-batches.js';
-import { toParquet, type ParquetEngine } from '../../src/load/to-parquet.js';
+import { toArrowBatches, type LoadBatch } from '../../src/load/arrow/arrow-batches.js';
+import { toParquet, type ParquetEngine } from '../../src/load/parquet/to-parquet.js';
 import { LoadError } from '../../src/text/load-error.js';
 import {
   exactSelectList,

@@ -3,7 +3,7 @@
  * with counts that agree in number ("1 pass", "2 collections"); the proof itself is never shown as JSON.
  */
 import { describe, expect, it } from 'vitest';
-import type { Completeness, ReconciledCollection } from '../../src/extract/completeness.js';
+import type { Completeness, ReconciledCollection } from '../../src/extract/completeness/completeness.js';
 import { counted, proofInWords } from '../../src/report/proof-in-words.js';
 
 const listed = { status: 200, expected: 425, received: 425, passes: 1, complete: true, rounds: 1 };

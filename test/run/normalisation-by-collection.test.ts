@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NormalisationByCollection } from '../../src/run/normalisation-by-collection.js';
+import { NormalisationByCollection } from '../../src/run/write/normalisation-by-collection.js';
 import { IMAGES } from '../../src/schema/columns.js';
 import type { NormalisationCounts } from '../../src/schema/normalisation-counts.js';
 import { removeDir, tempDir } from '../helpers/readers.js';

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Checkpoint, type JournalPage } from '../../src/extract/checkpoint.js';
-import { RecordIndex } from '../../src/extract/record-index.js';
-import { rejectKey } from '../../src/extract/stage-page.js';
-import { encodePageColumns } from '../../src/load/page-columns.js';
-import { rowsOfBatch } from '../../src/load/rows-of-batch.js';
+import { Checkpoint, type JournalPage } from '../../src/extract/staging/checkpoint.js';
+import { RecordIndex } from '../../src/extract/staging/record-index.js';
+import { rejectKey } from '../../src/extract/staging/save-page.js';
+import { encodePageColumns } from '../../src/load/arrow/page-columns.js';
+import { rowsOfBatch } from '../../src/load/arrow/rows-of-batch.js';
 import { IMAGES } from '../../src/schema/columns.js';
-import { NormalisationByCollection } from '../../src/run/normalisation-by-collection.js';
-import { replayColumns } from '../../src/run/replay-columns.js';
+import { NormalisationByCollection } from '../../src/run/write/normalisation-by-collection.js';
+import { replayColumns } from '../../src/run/write/replay-columns.js';
 import { fixtureRecords } from '../helpers/fixture-records.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 

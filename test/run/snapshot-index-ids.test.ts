@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SnapshotIndexReader } from '../../src/run/snapshot-index-reader.js';
-import { SnapshotIndexWriter } from '../../src/run/snapshot-index-writer.js';
+import { SnapshotIndexReader } from '../../src/run/index/snapshot-index-reader.js';
+import { SnapshotIndexWriter } from '../../src/run/index/snapshot-index-writer.js';
 import type { Row, RowBatch } from '../../src/schema/row.js';
 
 const dirs: string[] = [];

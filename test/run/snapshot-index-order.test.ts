@@ -3,7 +3,7 @@
  * read (the end-to-end tests read the file's bytes as little-endian on this little-endian machine).
  */
 import { describe, expect, it } from 'vitest';
-import { littleEndianWords } from '../../src/run/snapshot-index.js';
+import { littleEndianWords } from '../../src/run/index/snapshot-index.js';
 
 describe('littleEndianWords', () => {
   const words = () => new Uint32Array([0x01020304, 0xa0b0c0d0]);

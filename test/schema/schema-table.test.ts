@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { withSchemaTable } from '../../src/cli/readme-command.js';
+import { withSchemaTable } from '../../src/cli/commands/readme-command.js';
 import { COLUMNS } from '../../src/schema/columns.js';
 import { schemaTableMarkdown } from '../../src/schema/schema-table.js';
 

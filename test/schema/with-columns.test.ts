@@ -1,6 +1,6 @@
 /** Issue 24, item 2: the columns a pipeline adds to the images table (withColumns, derivedColumn). */
 import { describe, expect, it } from 'vitest';
-import { ArrowBatchBuilder } from '../../src/load/arrow-batches.js';
+import { ArrowBatchBuilder } from '../../src/load/arrow/arrow-batches.js';
 import type { ColumnType } from '../../src/schema/column-type.js';
 import { record } from '../../src/schema/columns.js';
 import { IMAGES } from '../../src/schema/columns.js';

@@ -4,7 +4,7 @@
  * public endpoints then serve it. Real loopback HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChangeResult } from '../../src/service/admin-change.js';
+import type { ChangeResult } from '../../src/service/dataset/admin-change.js';
 import { type RunningService, startService } from '../../src/service/index.js';
 import { allPages, fetchReply, getPage } from './http.js';
 

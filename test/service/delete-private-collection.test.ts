@@ -5,11 +5,11 @@
  * `public` change never picks it, and no insert makes its ids again. Real loopback HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyChange } from '../../src/service/admin-change.js';
-import { collectionImageIds } from '../../src/service/collection-image-ids.js';
-import { Dataset } from '../../src/service/dataset.js';
+import { applyChange } from '../../src/service/dataset/admin-change.js';
+import { collectionImageIds } from '../../src/service/collections/collection-image-ids.js';
+import { Dataset } from '../../src/service/dataset/dataset.js';
 import { type RunningService, startService } from '../../src/service/index.js';
-import { Random } from '../../src/service/random.js';
+import { Random } from '../../src/service/basics/random.js';
 import { fetchReply } from './http.js';
 
 /** A data set with collections private from the start. */

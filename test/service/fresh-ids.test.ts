@@ -4,11 +4,11 @@
  * brings its id back, and the deleted collection answers 404 for good. Real loopback HTTP for the admin endpoint.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyChange } from '../../src/service/admin-change.js';
-import { collectionRange } from '../../src/service/collection-layout.js';
-import { Dataset } from '../../src/service/dataset.js';
+import { applyChange } from '../../src/service/dataset/admin-change.js';
+import { collectionRange } from '../../src/service/collections/collection-layout.js';
+import { Dataset } from '../../src/service/dataset/dataset.js';
 import { type RunningService, startService } from '../../src/service/index.js';
-import { Random } from '../../src/service/random.js';
+import { Random } from '../../src/service/basics/random.js';
 import { fetchReply } from './http.js';
 
 const services: RunningService[] = [];

@@ -5,8 +5,8 @@
 import { crc32, gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { crc32WithZeros } from '../../src/service/crc32-zeros.js';
-import { niftiGzipFile } from '../../src/service/nifti-gzip-file.js';
+import { crc32WithZeros } from '../../src/service/media/crc32-zeros.js';
+import { niftiGzipFile } from '../../src/service/media/nifti-gzip-file.js';
 import { NO_FAULTS, startService, type RunningService } from '../../src/service/index.js';
 import { niftiProblem } from '../../src/files/verify-image-file.js';
 

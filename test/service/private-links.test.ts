@@ -6,7 +6,7 @@
  * are served, by the collection's number they answer 403 (PermissionDenied, for everyone). Real loopback HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectionImageIds } from '../../src/service/collection-image-ids.js';
+import { collectionImageIds } from '../../src/service/collections/collection-image-ids.js';
 import { type RunningService, startService } from '../../src/service/index.js';
 import { fetchReply, getPage } from './http.js';
 

@@ -1,8 +1,8 @@
 /** Python int(), Django QueryDict parsing and DRF paging arithmetic, as pure functions (with properties). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { effectiveLimit, effectiveOffset, pageLink, pageWindow } from '../../src/service/pagination.js';
-import { lastValue, parseQueryString, pythonInt, quotePlus, unquotePlus } from '../../src/service/query-params.js';
+import { effectiveLimit, effectiveOffset, pageLink, pageWindow } from '../../src/service/http/pagination.js';
+import { lastValue, parseQueryString, pythonInt, quotePlus, unquotePlus } from '../../src/service/http/query-params.js';
 
 describe('pythonInt', () => {
   it.each([

@@ -4,11 +4,11 @@
  * `/api/images/<id>/` and its collection's image list, over real HTTP. Generated and given (real) records alike.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatBerlinTimestamp } from '../../src/service/berlin-time.js';
-import { Dataset } from '../../src/service/dataset.js';
+import { formatBerlinTimestamp } from '../../src/service/basics/berlin-time.js';
+import { Dataset } from '../../src/service/dataset/dataset.js';
 import { type RunningService, startService } from '../../src/service/index.js';
-import { Random } from '../../src/service/random.js';
-import { editRecordJson } from '../../src/service/record-edits.js';
+import { Random } from '../../src/service/basics/random.js';
+import { editRecordJson } from '../../src/service/changes/record-edits.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { allPages, getPage } from './http.js';
 

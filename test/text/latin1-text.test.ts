@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { latin1Text } from '../../src/text/latin1-text.js';
-import { parseJsonBytes } from '../../src/extract/parse-json-bytes.js';
+import { parseJsonBytes } from '../../src/extract/paging/parse-json-bytes.js';
 import { resultSpans } from '../../src/text/raw-json.js';
 
 describe('latin1Text', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { IMAGES } from '../../src/schema/columns.js';
 import { attachRecordText } from '../../src/schema/record-text.js';
 import { RecordTexts } from '../../src/schema/record-texts.js';
-import { generateRecordJson } from '../../src/service/generate-record.js';
+import { generateRecordJson } from '../../src/service/records/generate-record.js';
 import { checkRecord } from '../../src/transform/check-record.js';
 import { extraJson } from '../../src/transform/extra-json.js';
 import { attachExtraTexts, searchedExtraTexts } from '../../src/transform/extra-texts.js';

@@ -1,0 +1,414 @@
+import type { CommandIo } from '../command-io.js';
+import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
+import type { FetchFilesOptions, FilesPlan, FilesResult } from '../../files/fetch-files.js';
+import type { FilesEvent } from '../../files/files-events.js';
+import { FilesError } from '../../files/files-error.js';
+import { FILE_STATUSES } from '../../files/file-status.js';
+import { EXTRA_LINKS, type ExtraLinkGroup } from '../../files/extra-links.js';
+import { TOKEN } from '../../extract/paging/token.js';
+import { EXIT } from '../exit-codes.js';
+import { withConfig } from '../options/config-file.js';
+import { FilesJsonLog } from '../output/files-json-log.js';
+import { FilesProgress } from '../output/files-progress.js';
+import { counted, formatBytes, formatDuration, thousands } from '../output/human-numbers.js';
+import { interruptSignal } from '../interrupt-signal.js';
+import type { Reporter } from '../output/reporter.js';
+import { reportingErrors } from './snapshot-command.js';
+import { outputChoicesFrom, type OutputChoices } from '../options/snapshot-options.js';
+import {
+  folderOption,
+  parseFormats,
+  positiveInt,
+  positiveSeconds,
+  SNAPSHOT_OPTIONS,
+} from '../options/snapshot-options.js';
+import { FORMATS, type Format } from '../../snapshot/formats.js';
+import { UsageError } from '../usage-error.js';
+import { baseUrlOption } from '../options/base-url-option.js';
+
+type FilesArgs = ArgumentsCamelCase<{
+  snapshot: string;
+  out: string;
+  to: string[];
+  where: string[];
+  concurrency: number;
+  with: string[];
+  baseUrl?: string;
+  token?: string;
+  timeout: number;
+  maxAttempts: number;
+  retryDelay: number;
+  dryRun: boolean;
+  verify: boolean;
+  quiet: boolean;
+  logFormat: string;
+  summary: string;
+  progressInterval: number;
+}>;
+
+/** The options of `img-etl files`: on the command line or in a --config file (IMG_ETL_TOKEN: see tokenOption). */
+export const FILES_OPTIONS = {
+  out: {
+    type: 'string',
+    demandOption: true,
+    describe: 'Folder the files and files.parquet go to (created if missing)',
+  },
+  to: {
+    ...SNAPSHOT_OPTIONS.to,
+    describe: `Formats of the files table, repeatable or comma-separated: ${FORMATS.join(', ')} (files.parquet, …)`,
+  },
+  where: {
+    type: 'string',
+    array: true,
+    default: [],
+    describe:
+      'Repeatable, all must hold: "<column> <op> <value>", op = != < <= > >= in (…) like, is null, ' +
+      'is not null; text in single quotes',
+  },
+  concurrency: { type: 'number', default: 2, describe: 'Files fetched at once' },
+  with: {
+    type: 'string',
+    array: true,
+    default: [],
+    describe: `Other links to fetch too, repeatable or comma-separated: ${Object.keys(EXTRA_LINKS).join(', ')}`,
+  },
+  'base-url': {
+    type: 'string',
+    describe:
+      "The service the files come from; default the snapshot's source. The token goes only to a service named here " +
+      'or to https://neurovault.org',
+  },
+  token: SNAPSHOT_OPTIONS.token,
+  timeout: SNAPSHOT_OPTIONS.timeout,
+  'max-attempts': {
+    ...SNAPSHOT_OPTIONS['max-attempts'],
+    describe: 'Attempts per file before it is reported (retries back off exponentially with jitter)',
+  },
+  'retry-delay': SNAPSHOT_OPTIONS['retry-delay'],
+  'dry-run': {
+    type: 'boolean',
+    default: false,
+    describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
+  },
+  verify: {
+    type: 'boolean',
+    default: false,
+    describe:
+      'Re-hash every file kept from disk (by default only those whose size or mtime differ from files.parquet) ' +
+      'and fetch again those that changed',
+  },
+  quiet: { type: 'boolean', default: false, describe: 'No progress on stderr, errors only' },
+  'log-format': {
+    type: 'string',
+    default: 'text',
+    describe: 'stderr: text (a progress bar, or a line every --progress-interval) or json (one object per line)',
+  },
+  summary: { type: 'string', default: 'text', describe: 'The summary on stdout: text or json' },
+  'progress-interval': {
+    type: 'number',
+    default: 10,
+    describe: 'Seconds between progress lines when stderr is not a terminal',
+  },
+} as const satisfies Record<string, Options>;
+
+/**
+ * `img-etl files <snapshot> --out DIR`: fetches the image files a snapshot selects, verified, and writes files.parquet.
+ */
+export function filesCommand(io: CommandIo): CommandModule<object, FilesArgs> {
+  return {
+    command: 'files <snapshot>',
+    describe:
+      'Fetch the image files a snapshot selects (--where), concurrently, resumably and verified, ' +
+      'into {out}/<collection_id>/',
+    builder: (y) =>
+      withConfig(y, FILES_OPTIONS, '{"out": "maps", "concurrency": 4}')
+        .positional('snapshot', {
+          type: 'string',
+          describe: 'A snapshot folder, a --snapshot base folder (its latest), or an images.parquet/.arrow file',
+        })
+        .options(FILES_OPTIONS)
+        .example(
+          `$0 files snapshots/latest --out maps --where "map_type = 'T map'" --where "number_of_subjects >= 20"`,
+          'T maps of 20 subjects or more',
+        )
+        .example(
+          `$0 files output --out maps --where "collection_id in (1056, 1058)" --dry-run`,
+          'How much two collections hold',
+        ) as never,
+    handler: async (args) => {
+      const output = outputChoicesFrom(args);
+      await reportingErrors(output.logFormat, io, () => runFiles(args, output, io));
+    },
+  };
+}
+
+/** Runs `img-etl files` with checked output choices; sets the exit code. */
+async function runFiles(args: FilesArgs, output: OutputChoices, io: CommandIo): Promise<void> {
+  const run = await checkedRun(args, output, io);
+  if (output.dryRun) {
+    await printPlan(run, args.baseUrl !== undefined);
+    io.setExitCode(EXIT.OK);
+    return;
+  }
+  await fetchSelection(run, args, io);
+}
+
+/** A files run's checked command line, and the reporter of its events. */
+interface FilesRun {
+  /** What selects the files. */
+  selection: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>;
+  out: string;
+  /** The formats of the files table. */
+  formats: Format[];
+  concurrency: number;
+  token: string | undefined;
+  timeoutMs: number;
+  summary: OutputChoices['summary'];
+  progress: Reporter<FilesEvent>;
+  /** Where the plan or the summary goes. */
+  stdout: NodeJS.WriteStream;
+}
+
+/** Checks the command line (a usage error for a bad value) and makes the reporter `--log-format` asks for. */
+async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo): Promise<FilesRun> {
+  const summary = output.summary;
+  const out = folderOption('out', args.out);
+  const formats = parseFormats(args.to);
+  const concurrency = positiveInt('concurrency', args.concurrency, 64);
+  const groups = parseGroups(args.with);
+  const token = tokenOption(args.token);
+  const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
+  const { parseWhere } = await import('../../files/where-condition.js');
+  const where = args.where.map((text) => usage(() => parseWhere(text)));
+  const selection = {
+    snapshot: args.snapshot,
+    where,
+    with: groups,
+    ...(args.baseUrl === undefined ? {} : { baseUrl: baseUrlOption(args.baseUrl).href }),
+  };
+  const progress: Reporter<FilesEvent> =
+    output.logFormat === 'json'
+      ? new FilesJsonLog(io.stderr, output.quiet)
+      : new FilesProgress(io.stderr, output.quiet, output.progressIntervalMs);
+  return { selection, out, formats, concurrency, token, timeoutMs, summary, progress, stdout: io.stdout };
+}
+
+/** `--token`, else IMG_ETL_TOKEN; a usage error when it is not one token of visible ASCII characters. */
+function tokenOption(given: string | undefined): string | undefined {
+  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
+  const token = given ?? process.env['IMG_ETL_TOKEN'];
+  if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
+    throw new UsageError({
+      message:
+        '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
+        '(not shown here)',
+    });
+  }
+  return token;
+}
+
+/** `--dry-run`: prints the selection's files and bytes and an estimated time, the token withheld as a run would. */
+async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
+  const { planFiles } = await import('../../files/fetch-files.js');
+  const { tokenGoesTo } = await import('../../files/token-host.js');
+  const { token, concurrency } = run;
+  const plan = await usageAsync(() => planFiles({ ...run.selection, onEvent: run.progress.onEvent }));
+  const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, baseUrlGiven);
+  if (token !== undefined && !sendToken) run.progress.onEvent({ type: 'token-withheld', baseUrl: plan.baseUrl });
+  const estimate = await estimateSeconds(plan, concurrency, run.timeoutMs, sendToken ? token : undefined);
+  run.stdout.write(
+    run.summary === 'json'
+      ? `${JSON.stringify(planDocument(plan, concurrency, estimate), null, 2)}\n`
+      : formatPlan(plan, concurrency, estimate),
+  );
+}
+
+/**
+ * Fetches the selection and prints the summary; sets the exit code. The first SIGINT or SIGTERM stops the run (its
+ * `.part` files kept), the second exits at once.
+ */
+async function fetchSelection(run: FilesRun, args: FilesArgs, io: CommandIo): Promise<void> {
+  const { fetchFiles } = await import('../../files/fetch-files.js');
+  const { signal, release } = interruptSignal();
+  try {
+    const result = await usageAsync(() => fetchFiles(fetchOptions(run, args, signal)));
+    run.progress.finish();
+    run.stdout.write(
+      run.summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
+    );
+    io.setExitCode(complete(result) ? EXIT.OK : EXIT.INCOMPLETE);
+  } catch (err) {
+    run.progress.finish();
+    if (signal.aborted) {
+      run.progress.error(
+        'interrupted; partial files are kept as .part: run the same command again to resume',
+        'interrupted',
+      );
+      io.setExitCode(EXIT.INTERRUPTED);
+      return;
+    }
+    throw err;
+  } finally {
+    release();
+  }
+}
+
+/** fetchFiles's options from the checked run and the retry options (checked here: a usage error for a bad value). */
+function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): FetchFilesOptions {
+  return {
+    ...run.selection,
+    outDir: run.out,
+    formats: run.formats,
+    concurrency: run.concurrency,
+    verify: args.verify,
+    http: {
+      headersTimeoutMs: run.timeoutMs,
+      bodyTimeoutMs: run.timeoutMs,
+      ...(run.token === undefined ? {} : { token: run.token }),
+    },
+    retry: {
+      attempts: positiveInt('max-attempts', args.maxAttempts, 100),
+      baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
+    },
+    signal,
+    onEvent: run.progress.onEvent,
+  };
+}
+
+/** `--with` values (repeated or comma-separated) as link groups; a usage error for an unknown one. */
+function parseGroups(values: readonly string[]): ExtraLinkGroup[] {
+  const groups = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  for (const g of groups) {
+    if (!(g in EXTRA_LINKS))
+      throw new UsageError({
+        message: `--with: unknown link ${JSON.stringify(g)}; choose from ${Object.keys(EXTRA_LINKS).join(', ')}`,
+      });
+  }
+  return [...new Set(groups)] as ExtraLinkGroup[];
+}
+
+/** A bad --where or a path that names no snapshot is a usage error (exit 2). */
+function usage<T>(body: () => T): T {
+  try {
+    return body();
+  } catch (err) {
+    throw asUsage(err);
+  }
+}
+
+async function usageAsync<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (err) {
+    throw asUsage(err);
+  }
+}
+
+function asUsage(err: unknown): unknown {
+  if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
+    return new UsageError({ message: err.message, cause: err }); // the JSON log's error line gives the cause's code
+  return err;
+}
+
+/** Seconds the selection may take: one ranged request of up to 1 MiB measures a connection's rate and round trip. */
+async function estimateSeconds(
+  plan: FilesPlan,
+  concurrency: number,
+  timeoutMs: number,
+  token: string | undefined,
+): Promise<number | null> {
+  if (plan.sample === undefined || plan.bytes === 0) return plan.bytes === 0 ? 0 : null;
+  const { HttpClient } = await import('../../extract/paging/http-client.js');
+  const client = new HttpClient(new URL(plan.baseUrl), {
+    connections: 1,
+    headersTimeoutMs: timeoutMs,
+    bodyTimeoutMs: timeoutMs,
+    ...(token === undefined ? {} : { token }),
+  });
+  try {
+    const began = performance.now();
+    const response = await client.getFile(plan.sample, { range: 'bytes=0-1048575' });
+    const firstByte = (performance.now() - began) / 1000;
+    let bytes = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) bytes += chunk.length;
+    const seconds = (performance.now() - began) / 1000 - firstByte;
+    const rate = bytes / Math.max(seconds, 0.001);
+    const fetched = plan.files - plan.missing;
+    return (fetched * firstByte + plan.bytes / rate) / concurrency;
+  } catch {
+    return null;
+  } finally {
+    await client.close();
+  }
+}
+
+/** `--dry-run --summary json`: the plan with every field in snake_case, as the JSON log and summaries name them. */
+function planDocument(plan: FilesPlan, concurrency: number, estimate: number | null): Record<string, unknown> {
+  const { baseUrl, ...rest } = plan;
+  return { ...rest, base_url: baseUrl, concurrency, estimated_seconds: estimate };
+}
+
+function formatPlan(plan: FilesPlan, concurrency: number, estimate: number | null): string {
+  const missing =
+    plan.missing > 0 ? ` (${thousands(plan.missing)} with file_size 0: missing on the server, not fetched)` : '';
+  const time =
+    estimate === null
+      ? 'no estimate (the sample file could not be fetched)'
+      : `about ${formatDuration(estimate)} at ${concurrency} at a time`;
+  const unsized =
+    plan.unsized > 0
+      ? `, not counting ${counted(plan.unsized, 'linked file')} of --with (the listing gives no size for them)`
+      : '';
+  const listed = `${thousands(plan.files)} files, ${formatBytes(plan.bytes)} listed${missing}${unsized}`;
+  return `img-etl files (dry run): ${listed}; ${time}, from ${plan.baseUrl}\n`;
+}
+
+/** `--summary json`. */
+function summaryDocument(result: FilesResult): Record<string, unknown> {
+  return {
+    complete: complete(result),
+    selected: result.selected,
+    counts: result.counts,
+    lost: result.lost,
+    fetched: result.fetched,
+    kept: result.kept,
+    files_table: tableDocument(result.table),
+    files_tables: result.tables.map(tableDocument),
+    duration_seconds: result.durationMs / 1000,
+  };
+}
+
+/** A files table written, in the JSON summary. */
+function tableDocument(table: FilesResult['table']): Record<string, unknown> {
+  return { path: table.path, rows: table.rows, bytes: table.bytes, sha256: table.sha256 };
+}
+
+/**
+ * Whether every selected file is ok but those the listing marks as lost (`file_size` 0), which no run can fetch; a 404
+ * for a file the listing gives a size still makes a run incomplete.
+ */
+function complete(result: FilesResult): boolean {
+  return result.counts.ok + result.lost === result.selected.files;
+}
+
+function formatSummary(result: FilesResult): string {
+  const seconds = result.durationMs / 1000;
+  const { counts, fetched, selected } = result;
+  const rate = `${formatBytes(fetched.bytes / Math.max(seconds, 0.001))}/s`;
+  const others = FILE_STATUSES.filter((s) => s !== 'ok').map((s) => `${s} ${thousands(counts[s])}`);
+  const done = complete(result);
+  const fetchedBytes = `${formatBytes(fetched.bytes)} in ${seconds.toFixed(1)} s (${rate})`;
+  const okFiles = `${thousands(counts.ok)} of ${thousands(selected.files)} files ok`;
+  const lost =
+    result.lost > 0 ? `; ${thousands(result.lost)} lost on the server (file_size 0 in the listing), not fetched` : '';
+  const lines = [
+    `img-etl files: ${done ? 'complete' : 'INCOMPLETE'}: ${okFiles}${lost}`,
+    `  fetched   ${thousands(fetched.files)} files, ${fetchedBytes}; ${thousands(result.kept)} kept from disk`,
+    `  problems  ${others.join(', ')}${done ? '' : " (files.parquet's status and reason say which and why)"}`,
+    ...result.tables.map((t) => `  table     ${t.path}  ${thousands(t.rows)} rows, ${formatBytes(t.bytes)}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

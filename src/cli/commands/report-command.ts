@@ -1,0 +1,85 @@
+import type { CommandIo } from '../command-io.js';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import { DiffError } from '../../snapshot/diff-error.js';
+import { FILE_NAMES } from '../../snapshot/formats.js';
+import { makeFolder } from '../../load/file-system/make-folder.js';
+import { UsageError } from '../usage-error.js';
+
+type ReportArgs = ArgumentsCamelCase<{ snapshot: string; against?: string; out: string }>;
+
+/** `img-etl report SNAPSHOT [--against OLDER] [--out FILE]`: the report page of a snapshot, and its numbers as JSON. */
+export function reportCommand(io: CommandIo): CommandModule<object, ReportArgs> {
+  return {
+    command: 'report <snapshot>',
+    describe: 'Write the report page of a snapshot (report.html, one offline file) and its numbers (report.json)',
+    builder: (y) =>
+      y
+        .positional('snapshot', {
+          type: 'string',
+          describe: 'A snapshot folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file',
+        })
+        .option('against', { type: 'string', describe: 'An older snapshot, named the same ways: what changed since' })
+        .option('out', {
+          type: 'string',
+          default: 'report.html',
+          describe: 'The page to write; the numbers go beside it with .json for .html',
+        })
+        .example(
+          '$0 report snaps/latest --against snaps/20261120T031700.000Z',
+          'The newest snapshot, and what changed since 20 November',
+        ) as never,
+    handler: (args) => runReport(args, io),
+  };
+}
+
+/** Reads the snapshot (and the older one), writes the report page and its numbers, and prints what it wrote. */
+async function runReport(args: ReportArgs, io: CommandIo): Promise<void> {
+  const out = args.out as unknown;
+  if (typeof out !== 'string' || out === '') {
+    throw new UsageError({ message: `--out: expected one file name, got ${JSON.stringify(out)}` });
+  }
+  if (args.against !== undefined && typeof args.against !== 'string') {
+    throw new UsageError({ message: '--against: give one snapshot' });
+  }
+  const json = extname(out) === '.html' ? `${out.slice(0, -'.html'.length)}.json` : `${out}.json`;
+  for (const path of [out, json]) await refuseListedFile(path);
+  const [{ reportSnapshot }, { writeReport }] = await Promise.all([
+    import('../../report/report-snapshot.js'), // loaded for this command only
+    import('../../report/write-report-files.js'),
+  ]);
+  const report = await reportSnapshot(args.snapshot, { against: args.against }).catch((error: unknown) => {
+    // A path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1).
+    const code = error instanceof DiffError ? error.code : undefined;
+    const named = code === 'DIFF_NOT_FOUND' || code === 'DIFF_NOT_SNAPSHOT';
+    if (named) throw new UsageError({ message: (error as DiffError).message.replace(/^diff:/, 'report:') });
+    if (error instanceof DiffError) error.message = error.message.replace(/^diff:/, 'report:');
+    throw error;
+  });
+  await makeFolder(dirname(out) === '' ? '.' : dirname(out), 'report');
+  const files = await writeReport(report.data, report.title, out, json);
+  for (const file of files) {
+    io.stdout.write(`img-etl report: wrote ${file.path} (${file.bytes.toLocaleString('en-US')} bytes)\n`);
+  }
+  io.setExitCode(0);
+}
+
+/**
+ * A usage error when an img-etl manifest beside `path` lists it, or `path` is that manifest: writing over a snapshot's
+ * own file would leave its manifest's sha256 stale (`img-etl report .` in a snapshot folder, or `--out` into one), and
+ * over its manifest would leave the snapshot unreadable.
+ */
+async function refuseListedFile(path: string): Promise<void> {
+  const { readManifest } = await import('../../snapshot/read-manifest.js');
+  const folder = resolve(dirname(path));
+  const manifest = await readManifest(join(folder, FILE_NAMES.manifest));
+  if (manifest === undefined) return;
+  // The manifest lists every file but itself: written over, the snapshot could no longer be read.
+  const why =
+    basename(path) === FILE_NAMES.manifest
+      ? `is the manifest of the snapshot ${folder}`
+      : manifest.files.some((f) => f.name === basename(path))
+        ? `is a file of the snapshot ${folder} (its manifest lists it)`
+        : undefined;
+  if (why !== undefined) throw new UsageError({ message: `report: --out: ${path} ${why}; give another --out` });
+}

@@ -1,0 +1,312 @@
+import type { CliStreams, CommandIo } from '../command-io.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import type { SnapshotOptions, SnapshotResult } from '../../run/run-snapshot.js';
+import type { RunTap } from '../../run/run-tap.js';
+import type { CsvEngine } from '../../load/csv/to-csv.js';
+import type { ParquetEngine } from '../../load/parquet/to-parquet.js';
+import { EXIT } from '../exit-codes.js';
+import { interruptSignal } from '../interrupt-signal.js';
+import { JsonLog } from '../output/json-log.js';
+import { createReporter, type LogFormat } from '../output/create-reporter.js';
+import {
+  OUTPUT_OPTIONS,
+  SNAPSHOT_OPTIONS,
+  folderOption,
+  outputChoicesFrom,
+  parseFormats,
+} from '../options/snapshot-options.js';
+import { positiveInt, positiveNumber, positiveSeconds } from '../options/snapshot-options.js';
+import { formatSummary, formatSummaryJson, type SummaryExtras } from '../output/summary.js';
+import { UsageError } from '../usage-error.js';
+import { withOptionSource } from '../options/option-source.js';
+import { baseUrlHint, baseUrlOption } from '../options/base-url-option.js';
+import { DEFAULT_BASE_URL } from '../../extract/defaults.js';
+import { CheckpointError } from '../../extract/staging/checkpoint.js';
+import { ExtractError } from '../../extract/paging/extract-error.js';
+import { LoadError } from '../../text/load-error.js';
+import { TOKEN } from '../../extract/paging/token.js';
+import { withEnvAndConfig } from '../options/config-file.js';
+import { loadPipeline } from '../load-pipeline.js';
+import { messageOf } from '../../text/message-of.js';
+
+/** Parsed arguments of a snapshot run. */
+export type SnapshotArgs = ArgumentsCamelCase<{
+  to: string[];
+  baseUrl: string;
+  out: string;
+  concurrency: number;
+  pageSize: number;
+  parquetEngine: string;
+  csvEngine: string;
+  maxAttempts: number;
+  token?: string;
+  retryDelay: number;
+  maxPageMb: number;
+  timeout: number;
+  neutraliseFormulas: boolean;
+  maxPasses: number;
+  maxMissing: number;
+  fresh: boolean;
+  maxResumeAge: number;
+  snapshot: boolean;
+  full: boolean;
+  fullEvery?: number;
+  keep?: number;
+  quiet?: boolean;
+  logFormat?: string;
+  summary?: string;
+  progressInterval?: number;
+  dryRun?: boolean;
+}>;
+
+/** Turns parsed snapshot arguments into run options, failing with a one-line message on a bad value. */
+export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
+  const baseUrl = baseUrlOption(args.baseUrl);
+  // Never quoted back: a malformed token is still a secret.
+  if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
+    const expected = 'one token of visible ASCII characters, without spaces or control characters';
+    throw new UsageError({ message: `--token: expected ${expected} (not shown here)` });
+  }
+  return {
+    baseUrl: baseUrl.href,
+    outDir: folderOption('out', args.out),
+    formats: parseFormats(args.to),
+    concurrency: positiveInt('concurrency', args.concurrency, 64),
+    pageSize: positiveInt('page-size', args.pageSize, 1000),
+    parquetEngine: args.parquetEngine as ParquetEngine,
+    csvEngine: args.csvEngine as CsvEngine,
+    retry: {
+      attempts: positiveInt('max-attempts', args.maxAttempts, 100),
+      baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
+    },
+    http: {
+      headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000,
+      bodyTimeoutMs: args.timeout * 1000,
+      token: args.token,
+      maxBodyBytes: Math.round(positiveNumber('max-page-mb', args.maxPageMb, 'MiB') * 1024 * 1024),
+    },
+    neutraliseFormulas: args.neutraliseFormulas,
+    maxPasses: positiveInt('max-passes', args.maxPasses, 100),
+    fresh: args.fresh,
+    maxResumeAgeMs: positiveNumber('max-resume-age', args.maxResumeAge, 'hours') * 3_600_000,
+    snapshot: args.snapshot,
+    full: args.full,
+    fullEveryDays: args.fullEvery === undefined ? undefined : nonNegativeNumber('full-every', args.fullEvery, 'days'),
+  };
+}
+
+/** A number of `unit` from 0 (0: every run makes a full pass), or a one-line usage error. */
+function nonNegativeNumber(name: string, value: number, unit: string): number {
+  if (!Number.isFinite(value) || value < 0)
+    throw new UsageError({ message: `--${name}: expected a number of ${unit} from 0, got ${String(value)}` });
+  return value;
+}
+
+/** How the command line runs a snapshot, beyond the run's own options. */
+export interface SnapshotCommandOptions {
+  /** No progress on stderr, errors only. */
+  quiet?: boolean;
+  /** stderr as text (bar or plain lines) or JSON lines; default text. */
+  logFormat?: LogFormat;
+  /** The summary on stdout as text or one JSON document; default text. */
+  summary?: 'text' | 'json';
+  /** Milliseconds between plain progress lines when stderr is not a terminal; default 10,000. */
+  progressIntervalMs?: number;
+  /** Fetch the first page of the image and collections lists only and print the plan; default false. */
+  dryRun?: boolean;
+  /** Records that may be missing before the exit code says incomplete; default 0. */
+  maxMissing?: number;
+  /** With a snapshot run: snapshots to keep after a successful run; default all. */
+  keep?: number;
+}
+
+/**
+ * Runs one snapshot with progress on stderr and the summary on stdout, stopping cleanly on Ctrl-C (or SIGTERM)
+ * with word on how to resume; resolves to the exit code and the result (undefined when interrupted).
+ */
+export async function runSnapshotCommand(
+  options: SnapshotOptions,
+  command: SnapshotCommandOptions,
+  streams: CliStreams,
+): Promise<{ code: number; result?: SnapshotResult }> {
+  const outDir = options.outDir ?? 'output';
+  const progress = createReporter(streams.stderr, { ...command, stages: (options.stages?.length ?? 0) > 0 });
+  const hint = (err: unknown) => baseUrlHint(err, options.baseUrl ?? DEFAULT_BASE_URL);
+  if (command.dryRun === true)
+    return printPlan(options, command, progress, streams.stdout).catch((err: unknown) => {
+      throw hint(err) === '' ? err : new Error(`${messageOf(err)}${hint(err)}`, { cause: err });
+    });
+  // loaded for a run only: other commands start without the extract and load stages, zod and csv-stringify
+  const { runSnapshot, STAGING_DIR } = await import('../../run/run-snapshot.js');
+  const { checkLatest } = await import('../../run/publish/snapshot-folders.js');
+  const taps = await runTaps(options);
+  if (options.snapshot === true) await checkLatest(outDir); // before anything is fetched
+  const { signal, release } = interruptSignal();
+  try {
+    // latest and --keep under the run's lock: another run cannot publish, link or prune in between
+    const finish = options.snapshot === true ? { maxMissing: command.maxMissing ?? 0, keep: command.keep } : undefined;
+    const result = await runSnapshot({ ...options, taps, finish, signal, onEvent: progress.onEvent });
+    progress.finish();
+    return { code: finishRun(result, options, command, streams.stdout), result };
+  } catch (err) {
+    progress.finish();
+    const staging = join(outDir, STAGING_DIR);
+    const kept = await stagedPages(staging);
+    const resume =
+      kept > 0 && (signal.aborted || rerunMayHelp(err))
+        ? `; ${kept} pages are kept in ${staging}: run the same command again to resume`
+        : '';
+    if (signal.aborted) {
+      progress.error(`interrupted${resume}`, 'interrupted', { pages_kept: kept });
+      return { code: EXIT.INTERRUPTED };
+    }
+    throw new Error(`${messageOf(err)}${hint(err)}${resume}`, { cause: err });
+  } finally {
+    release();
+  }
+}
+
+/** The taps of a run: the options' own, then with a snapshot its report (report.html and the rest, images.index). */
+async function runTaps(options: SnapshotOptions): Promise<readonly RunTap[] | undefined> {
+  if (options.snapshot !== true) return options.taps;
+  const { reportTap } = await import('../../report/report-tap.js'); // loaded for snapshot runs only
+  return [...(options.taps ?? []), reportTap()];
+}
+
+/** `--dry-run`: reads the first page of each list and prints the plan; resolves to exit code 0. */
+async function printPlan(
+  options: SnapshotOptions,
+  command: SnapshotCommandOptions,
+  progress: ReturnType<typeof createReporter>,
+  stdout: NodeJS.WriteStream,
+): Promise<{ code: number }> {
+  const { formatPlan, planSnapshot } = await import('./dry-run.js'); // loaded for --dry-run only
+  if (options.snapshot === true) {
+    // a latest the run would refuse before fetching anything is refused here too: the plan is of a run that can start
+    const { checkLatest } = await import('../../run/publish/snapshot-folders.js');
+    await checkLatest(options.outDir ?? 'output').catch((err: unknown) => {
+      progress.finish();
+      throw err;
+    });
+  }
+  const plan = await planSnapshot(options, progress).finally(() => progress.finish());
+  stdout.write(command.summary === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan));
+  return { code: EXIT.OK };
+}
+
+/**
+ * After a run that published (and, with `--snapshot`, pointed `latest` at a complete snapshot and pruned old ones under
+ * its lock): prints the summary; resolves to the exit code (incomplete past `--max-missing`).
+ */
+function finishRun(
+  result: SnapshotResult,
+  options: SnapshotOptions,
+  command: SnapshotCommandOptions,
+  stdout: NodeJS.WriteStream,
+): number {
+  const outDir = options.outDir ?? 'output';
+  const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
+  const extras: SummaryExtras = {};
+  if (result.latest !== undefined) extras.latest = { link: join(outDir, 'latest'), target: result.latest };
+  // An incomplete snapshot is written too (exit 3); pruning then keeps incomplete ones from piling up.
+  if (result.pruned !== undefined) extras.pruned = result.pruned;
+  stdout.write(command.summary === 'json' ? formatSummaryJson(result, extras) : formatSummary(result, extras));
+  return code;
+}
+
+/**
+ * Whether running the same command again can get past this failure: the service or network, or the disk (once there is
+ * room).
+ */
+function rerunMayHelp(err: unknown): boolean {
+  // a service error or timeout past its attempts, not a 404 or a foreign link
+  if (err instanceof ExtractError) return err.retryable || err.kind === 'unknown-host'; // a host known a moment ago
+  if (err instanceof LoadError) return err.code === 'LOAD_WRITE_FAILED';
+  // another live run holds the staging, or it is another run's; a page changed on disk is fetched again by a rerun
+  if (err instanceof CheckpointError) return err.code === 'CHANGED';
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  // a system error: a full disk, a file system gone read-only
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}
+
+async function stagedPages(staging: string): Promise<number> {
+  const journal = await readFile(join(staging, 'journal.ndjson'), 'utf8').catch(() => '');
+  return journal.split('\n').filter((line) => /^\{"type":"(?:page|collections-page|collection-page)"/.test(line))
+    .length;
+}
+
+/**
+ * Runs a command's body; with `--log-format json` an error that ends it is written as a JSON line (exit code 2 for a
+ * bad command line, 1 otherwise) instead of the plain line the CLI prints.
+ */
+export async function reportingErrors(logFormat: LogFormat, io: CommandIo, body: () => Promise<void>): Promise<void> {
+  if (logFormat !== 'json') return body();
+  try {
+    await body();
+  } catch (caught) {
+    const err = io.argv === undefined ? caught : withOptionSource(caught, io.argv);
+    const code = err instanceof UsageError ? EXIT.USAGE : EXIT.FAILED;
+    new JsonLog(io.stderr).exception(err, code);
+    io.setExitCode(code);
+  }
+}
+
+/**
+ * Checks parsed snapshot arguments and runs the snapshot they describe (the default command and `run`); `extra` adds
+ * run options such as a pipeline's stages.
+ */
+export async function handleSnapshotArgs(
+  args: SnapshotArgs,
+  io: CommandIo,
+  extra: Partial<SnapshotOptions> = {},
+): Promise<void> {
+  const output = outputChoicesFrom(args);
+  await reportingErrors(output.logFormat, io, async () => {
+    const maxMissing = args.maxMissing;
+    if (!Number.isInteger(maxMissing) || maxMissing < 0)
+      throw new UsageError({ message: `--max-missing: expected a whole number from 0, got ${String(maxMissing)}` });
+    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1))
+      throw new UsageError({ message: `--keep: expected a whole number from 1, got ${String(args.keep)}` });
+    if (args.keep !== undefined && !args.snapshot) throw new UsageError({ message: '--keep: only with --snapshot' });
+    if (args.full && !args.snapshot)
+      throw new UsageError({ message: '--full: only with --snapshot (without it, every run reads the whole list)' });
+    if (args.fullEvery !== undefined && !args.snapshot) {
+      const message = '--full-every: only with --snapshot (without it, every run reads the whole list)';
+      throw new UsageError({ message });
+    }
+    const command = { ...output, maxMissing, keep: args.keep };
+    io.setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, command, io)).code);
+  });
+}
+
+/** The pipeline `img-etl` runs when no command is given. */
+export const DEFAULT_PIPELINE = 'full-snapshot';
+
+/** The default command: `img-etl [--to parquet|arrow|csv]... [--base-url URL] [--out DIR] ...`. */
+export function snapshotCommand(io: CommandIo): CommandModule<object, SnapshotArgs> {
+  return {
+    command: '$0',
+    describe: 'Snapshot every record of {base-url}/api/images/ into Parquet, Arrow IPC and/or CSV',
+    builder: (y) =>
+      withEnvAndConfig(y, { ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS })
+        .options(SNAPSHOT_OPTIONS)
+        .options(OUTPUT_OPTIONS)
+        .example('$0 --to parquet', 'Snapshot neurovault.org into output/images.parquet')
+        .example('$0 --to parquet --to csv --out snap', 'Parquet and CSV into snap/')
+        .example('$0 --base-url http://127.0.0.1:8000 --to arrow', 'Snapshot a local service (see `img-etl serve`)')
+        .example(
+          '$0 --dry-run --to parquet,csv',
+          'Read the first page of each list and print the plan: pages, estimated time and sizes',
+        )
+        .example(
+          '$0 --quiet --summary json > run.json',
+          'For cron: errors only on stderr, the summary as JSON',
+        ) as never,
+    handler: async (args) => {
+      // The default job is a pipeline like any other (pipelines/full-snapshot.ts); --to decides the formats.
+      await handleSnapshotArgs(args, io, (await loadPipeline(DEFAULT_PIPELINE)).options);
+    },
+  };
+}

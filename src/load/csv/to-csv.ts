@@ -1,0 +1,115 @@
+/**
+ * Sink: RFC 4180 CSV with a header row of the table's columns, by one of two engines that write the same bytes:
+ * 'builtin' (img-etl's own formatter, csv-format.ts) or 'csv-stringify' (the library, csv-stringify-format.ts).
+ * Records end with LF ("\n"), which RFC 4180 readers (DuckDB, pandas, polars, spreadsheets) accept and which
+ * keeps the file identical on every platform; fields holding `,`, `"`, CR or LF are quoted, quotes doubled.
+ * null is an empty field; an empty string is `""` so that the two stay apart for readers that care
+ * (DuckDB with `allow_quoted_nulls = false`). Timestamps are ISO 8601 UTC with microseconds, booleans
+ * `true`/`false`, numbers in their shortest round-trip form (`String(n)`, and `-0` for negative zero).
+ */
+import { IMAGES } from '../../schema/columns.js';
+import { rowCount, type Row, type RowBatch } from '../../schema/row.js';
+import type { Table } from '../../schema/table.js';
+import { AtomicFile } from '../file-system/atomic-file.js';
+import { closeSource } from '../close-source.js';
+import { formatCsvHeader, formatCsvRows } from './csv-format.js';
+import { stagedCsvOf } from './csv-records.js';
+import { encodeFailed, LoadError } from '../../text/load-error.js';
+import type { SinkResult } from '../sink-result.js';
+
+import type { CsvEngine } from '../engine-names.js';
+
+export type { CsvEngine } from '../engine-names.js';
+
+/** A CSV engine: the header record and a batch's records (`place` names the batch in errors), LF-terminated. */
+interface CsvWriter {
+  header(neutraliseFormulas: boolean, table: Table): string;
+  rows(rows: readonly Row[], place: string, neutraliseFormulas: boolean, table: Table): string | Uint8Array;
+}
+
+/** The engines, the one place they are named; csv-stringify is loaded only for a run that writes with it. */
+const ENGINES: Record<CsvEngine, () => Promise<CsvWriter>> = {
+  builtin: () => Promise.resolve({ header: formatCsvHeader, rows: formatCsvRows }),
+  'csv-stringify': async () => {
+    const { stringifyCsvHeader, stringifyCsvRows } = await import('./csv-stringify-format.js');
+    return { header: stringifyCsvHeader, rows: stringifyCsvRows };
+  },
+};
+const ENGINE_NAMES = Object.keys(ENGINES)
+  .map((name) => `'${name}'`)
+  .join(' or ');
+
+/** Options of `toCsv`. */
+export interface CsvSinkOptions {
+  /** Path of the `.csv` file to publish; required. */
+  path: string;
+  /**
+   * Prefix `'` to string values starting with `=`, `+`, `-`, `@`, tab or CR (and their full-width forms) against
+   * spreadsheet formula injection; numbers are never touched; default true.
+   */
+  neutraliseFormulas?: boolean;
+  /**
+   * Writer: 'builtin' (img-etl's own formatter, several times faster) or 'csv-stringify' (the library); default
+   * 'builtin'.
+   */
+  engine?: CsvEngine;
+  /** The table the rows are of; default the images. */
+  table?: Table;
+}
+
+/** Writes the rows of every batch to a CSV file at `options.path`, atomically; rejects are not written. */
+export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOptions): Promise<SinkResult> {
+  const engineName = options.engine ?? 'builtin';
+  let file: AtomicFile;
+  try {
+    if (!Object.hasOwn(ENGINES, engineName))
+      throw new LoadError({
+        code: 'LOAD_INVALID_OPTION',
+        message: `load: csv engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engineName)}`,
+      });
+    file = await AtomicFile.create(options.path);
+  } catch (error) {
+    await closeSource(source);
+    throw error;
+  }
+  try {
+    const rows = await writeCsvFile(source, file, engineName, options);
+    const digest = await file.commit();
+    return { format: 'csv', path: options.path, rows, ...digest };
+  } catch (error) {
+    await file.abort();
+    await closeSource(source); // in case the failure came before the sink started reading
+    throw error;
+  }
+}
+
+/** Writes the header and every batch's rows into `file` with the engine (not committed); the rows written. */
+async function writeCsvFile(
+  source: AsyncIterable<RowBatch>,
+  file: AtomicFile,
+  engineName: CsvEngine,
+  options: CsvSinkOptions,
+): Promise<number> {
+  const engine = await ENGINES[engineName]();
+  const neutralise = options.neutraliseFormulas ?? true;
+  const table = options.table ?? IMAGES;
+  const encode = (format: () => string | Uint8Array): string | Uint8Array => {
+    try {
+      return format();
+    } catch (cause) {
+      // a LoadError (a value of the wrong type) passes through
+      throw encodeFailed(`writing csv file ${options.path}`, cause);
+    }
+  };
+  await file.write(encode(() => engine.header(neutralise, table)));
+  let rows = 0;
+  const builtin = engineName === 'builtin'; // the staged records are the builtin writer's
+  for await (const batch of source) {
+    const staged = builtin ? stagedCsvOf(batch, neutralise, table) : undefined;
+    const count = rowCount(batch);
+    if (staged !== undefined) await file.write(staged);
+    else if (count > 0) await file.write(encode(() => engine.rows(batch.rows, batch.source.url, neutralise, table)));
+    rows += count;
+  }
+  return rows;
+}
