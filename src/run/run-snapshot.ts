@@ -5,7 +5,7 @@ import { checkStaging } from '../extract/staging/check-staging.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
 import { collect, type Collected, type CollectOptions } from '../extract/completeness/collect.js';
 import { collectIncremental, type IncrementalCollected } from '../extract/completeness/collect-incremental.js';
-import { runKind, type RunKind, type RunKindOptions } from './run-kind.js';
+import { runKind, type RunKind, type RunKindOptions } from './incremental/run-kind.js';
 import { BaseRowMismatch } from './incremental/base-snapshot.js';
 import { newExtractStats } from '../extract/paging/paginate.js';
 import { listUrlOf } from '../extract/paging/page-url.js';

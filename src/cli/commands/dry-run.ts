@@ -120,7 +120,7 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
 /** What a `--snapshot` run would build on now, or why it would make a full pass; nothing for another run. */
 async function kindOf(options: SnapshotOptions, listUrl: URL): Promise<Pick<DryRunPlan, 'kind'>> {
   if (options.snapshot !== true) return {};
-  const { plannedKind } = await import('../../run/run-kind.js');
+  const { plannedKind } = await import('../../run/incremental/run-kind.js');
   const kind = await plannedKind({
     baseDir: options.outDir ?? 'output',
     full: options.full === true,

@@ -6,7 +6,6 @@ import type { SinkResult } from '../../load/sink-result.js';
 import type { Table } from '../../schema/table.js';
 import { manifestNormalisation, type Manifest, type ManifestCollections } from './manifest.js';
 import type { PipelineIdentity } from '../pipeline-identity.js';
-import type { RunKind } from '../run-kind.js';
 import { TOOL } from '../../snapshot/tool.js';
 import type { TableOutput } from '../write/write-table.js';
 
@@ -28,8 +27,8 @@ export interface SnapshotManifestInputs {
   collections: ManifestCollections;
   /** Every file written so far: the images, their index, the collections. */
   files: readonly SinkResult[];
-  /** What the run built on: an earlier snapshot, or none and why. */
-  kind: RunKind;
+  /** What the run built on: an earlier snapshot (its name, and when its last full pass started), or none and why. */
+  kind: { base: { name: string; lastFullAt: string } } | { full: string };
 }
 
 /** The manifest of a run that collected `collected` and wrote `inputs.files`, finished now. */
@@ -71,7 +70,10 @@ export function snapshotManifest(collected: Collected, inputs: SnapshotManifestI
 }
 
 /** What the manifest says of the run's kind: incremental on its base, or full (and why, for a `--snapshot` run). */
-function kindFields(kind: RunKind, startedAt: Date): Pick<Manifest, 'kind' | 'base' | 'full_because' | 'last_full_at'> {
+function kindFields(
+  kind: SnapshotManifestInputs['kind'],
+  startedAt: Date,
+): Pick<Manifest, 'kind' | 'base' | 'full_because' | 'last_full_at'> {
   if ('base' in kind) return { kind: 'incremental', base: kind.base.name, last_full_at: kind.base.lastFullAt };
   const because = kind.full === '' ? {} : { full_because: kind.full };
   return { kind: 'full', ...because, last_full_at: startedAt.toISOString() };
