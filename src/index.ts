@@ -45,12 +45,10 @@ export {
 export type { Completeness, ReconciledCollection } from './extract/completeness/completeness.js';
 export type { CollectionsListing } from './extract/completeness/page-collections.js';
 export { replayCollections, type ReplayCollectionsOptions } from './extract/completeness/replay-collections.js';
-export {
-  Checkpoint,
-  CheckpointError,
-  type CheckpointIdentity,
-  type JournalEntry,
-} from './extract/staging/checkpoint.js';
+export { Checkpoint } from './extract/staging/checkpoint.js';
+export { CheckpointError } from './extract/staging/checkpoint-error.js';
+export type { JournalEntry } from './extract/staging/journal.js';
+export type { CheckpointIdentity } from './extract/staging/staging-identity.js';
 export { withRetry, type RetryOptions } from './extract/paging/retry.js';
 
 // transform

@@ -1,6 +1,7 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { Checkpoint, type CheckpointIdentity, type PageColumnsEncoder } from '../extract/staging/checkpoint.js';
+import { Checkpoint, type PageColumnsEncoder } from '../extract/staging/checkpoint.js';
+import { type CheckpointIdentity } from '../extract/staging/staging-identity.js';
 import { checkStaging } from '../extract/staging/check-staging.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
 import { collect, type Collected, type CollectOptions } from '../extract/completeness/collect.js';

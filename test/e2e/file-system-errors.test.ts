@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { STAGING_FORMAT } from '../../src/extract/staging/checkpoint.js';
+import { STAGING_FORMAT } from '../../src/extract/staging/staging-identity.js';
 import { encodePageColumns } from '../../src/load/arrow/page-columns.js';
 import { reportTap } from '../../src/report/report-tap.js';
 import { runSnapshot } from '../../src/run/run-snapshot.js';

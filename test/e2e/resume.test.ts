@@ -10,7 +10,8 @@ import { cp, mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STAGING_FORMAT, type JournalEntry, type JournalPage } from '../../src/extract/staging/checkpoint.js';
+import { STAGING_FORMAT } from '../../src/extract/staging/staging-identity.js';
+import { type JournalEntry, type JournalPage } from '../../src/extract/staging/journal.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { readParquetRows } from '../helpers/read-snapshot.js';

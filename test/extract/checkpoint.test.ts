@@ -3,12 +3,8 @@ import { constants } from 'node:fs';
 import { open, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  Checkpoint,
-  type JournalCollectionsPage,
-  type JournalPage,
-  type Unstaged,
-} from '../../src/extract/staging/checkpoint.js';
+import { Checkpoint } from '../../src/extract/staging/checkpoint.js';
+import { type JournalCollectionsPage, type JournalPage, type Unstaged } from '../../src/extract/staging/journal.js';
 import { modifiedAt } from '../../src/extract/staging/modified-at.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Checkpoint, type JournalPage } from '../../src/extract/staging/checkpoint.js';
+import { Checkpoint } from '../../src/extract/staging/checkpoint.js';
+import { type JournalPage } from '../../src/extract/staging/journal.js';
 import { RecordIndex } from '../../src/extract/staging/record-index.js';
 import { rejectKey } from '../../src/extract/staging/save-page.js';
 import { encodePageColumns } from '../../src/load/arrow/page-columns.js';

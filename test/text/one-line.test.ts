@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { DiffError } from '../../src/snapshot/diff-error.js';
-import { CheckpointError } from '../../src/extract/staging/checkpoint.js';
+import { CheckpointError } from '../../src/extract/staging/checkpoint-error.js';
 import { ExtractError } from '../../src/extract/paging/extract-error.js';
 import { LoadError } from '../../src/text/load-error.js';
 import { oneLine } from '../../src/text/one-line.js';

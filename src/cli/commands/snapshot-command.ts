@@ -23,7 +23,7 @@ import { UsageError } from '../usage-error.js';
 import { withOptionSource } from '../options/option-source.js';
 import { baseUrlHint, baseUrlOption } from '../options/base-url-option.js';
 import { DEFAULT_BASE_URL } from '../../extract/defaults.js';
-import { CheckpointError } from '../../extract/staging/checkpoint.js';
+import { CheckpointError } from '../../extract/staging/checkpoint-error.js';
 import { ExtractError } from '../../extract/paging/extract-error.js';
 import { LoadError } from '../../text/load-error.js';
 import { TOKEN } from '../../extract/paging/token.js';

@@ -11,7 +11,8 @@
  * `number_of_images` now: a record the earlier snapshot missed is in one), and when it still does not, the caller makes
  * a full pass instead: a run never publishes a guess.
  */
-import type { Checkpoint, JournalCount } from '../staging/checkpoint.js';
+import type { Checkpoint } from '../staging/checkpoint.js';
+import type { JournalCount } from '../staging/journal.js';
 import { CollectionTally } from './collection-tally.js';
 import type { Collected } from './collect.js';
 import { completenessOf } from './completeness.js';

@@ -5,7 +5,8 @@
  * service without the collection endpoints gets passes over the image list instead, until every record its `count`
  * names is there or a pass adds nothing. Resumes whatever an earlier process of the same run left, inside any phase.
  */
-import type { Checkpoint, JournalEntry } from '../staging/checkpoint.js';
+import type { Checkpoint } from '../staging/checkpoint.js';
+import type { JournalEntry } from '../staging/journal.js';
 import { CollectionTally } from './collection-tally.js';
 import { completenessOf, type Completeness } from './completeness.js';
 import { ExtractError } from '../paging/extract-error.js';

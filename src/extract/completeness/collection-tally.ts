@@ -2,7 +2,7 @@
  * The records the pass over the image list received, counted by collection: what reconciliation compares with each
  * collection's `number_of_images`. Built from the journal (each page's collection runs), never by reading staging.
  */
-import type { JournalPage, RejectKey, StagedPage } from '../staging/checkpoint.js';
+import type { JournalPage, RejectKey, StagedPage } from '../staging/journal.js';
 import { expandRuns } from '../staging/collection-runs.js';
 import { MAX_PAGE_RECORDS, type RecordIndex } from '../staging/record-index.js';
 

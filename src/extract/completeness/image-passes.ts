@@ -2,7 +2,8 @@
  * The passes over the image list of one run: each paged into the staging folder, or finished where an earlier process
  * left it, and summed up.
  */
-import type { Checkpoint, JournalEntry, JournalPage } from '../staging/checkpoint.js';
+import type { Checkpoint } from '../staging/checkpoint.js';
+import type { JournalEntry, JournalPage } from '../staging/journal.js';
 import type { CollectionTally } from './collection-tally.js';
 import { RepeatingPages } from '../paging/endless-list.js';
 import type { PageCache } from '../staging/page-cache.js';

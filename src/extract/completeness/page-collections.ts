@@ -6,7 +6,8 @@
  * answers 404 there has no collection endpoints: the run then proves completeness by the image list's count alone.
  */
 import type { PageBatch } from '../../schema/row.js';
-import type { Checkpoint, JournalCollectionsPage } from '../staging/checkpoint.js';
+import type { Checkpoint } from '../staging/checkpoint.js';
+import type { JournalCollectionsPage } from '../staging/journal.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../defaults.js';
 import { RepeatingPages } from '../paging/endless-list.js';
 import { ExtractError } from '../paging/extract-error.js';

@@ -2,7 +2,7 @@
  * Each pass's summary, built page by page. Duplicates are counted within a pass: a later pass sees every record again
  * by design.
  */
-import type { JournalPage, RejectKey } from '../staging/checkpoint.js';
+import type { JournalPage, RejectKey } from '../staging/journal.js';
 import { IdMap } from '../staging/id-map.js';
 
 /** One pass over the list. */

@@ -9,14 +9,14 @@
  * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot. When records were left
  * out, the image list's count is asked once more (count-after-gone.ts): the count at the end of the pass may name them.
  */
+import type { Checkpoint } from '../staging/checkpoint.js';
 import type {
-  Checkpoint,
   JournalCollectionEnd,
   JournalCollectionPage,
   JournalEntry,
   JournalPage,
   RejectKey,
-} from '../staging/checkpoint.js';
+} from '../staging/journal.js';
 import { keptOfCollections, recordsOfCollections, type CollectionTally } from './collection-tally.js';
 import { countAfterGone, type Recount } from './count-after-gone.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY } from '../defaults.js';

@@ -5,7 +5,8 @@
  */
 import { attachRecordText } from '../../schema/record-text.js';
 import type { ValidBatch } from '../../transform/validate.js';
-import type { Checkpoint, JournalCollectionsPage } from '../staging/checkpoint.js';
+import type { Checkpoint } from '../staging/checkpoint.js';
+import type { JournalCollectionsPage } from '../staging/journal.js';
 import { modifiedAt } from '../staging/modified-at.js';
 import type { CollectionsListing } from './page-collections.js';
 import { RecordTexts } from '../../schema/record-texts.js';

@@ -4,7 +4,8 @@
  * is fetched again by id (`/api/images/<id>/`) and compared; a record gone (404) or changed counts against the
  * staging. Where too many differ, the service changed under the interrupted run and merging would mix two lists.
  */
-import type { Checkpoint, JournalPage } from './checkpoint.js';
+import type { Checkpoint } from './checkpoint.js';
+import type { JournalPage } from './journal.js';
 import { fetchImage } from '../paging/fetch-image.js';
 import { HttpClient } from '../paging/http-client.js';
 import { listUrlOf } from '../paging/page-url.js';

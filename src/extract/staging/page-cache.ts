@@ -5,7 +5,8 @@
  * read: a valid record carries its text on itself (for `extra`), a reject's is kept by position.
  */
 import { attachRecordText } from '../../schema/record-text.js';
-import type { Checkpoint, StagedPage } from './checkpoint.js';
+import type { Checkpoint } from './checkpoint.js';
+import type { StagedPage } from './journal.js';
 import { RecordTexts } from '../../schema/record-texts.js';
 import { WeightedLru } from '../../text/weighted-lru.js';
 

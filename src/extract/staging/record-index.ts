@@ -4,7 +4,7 @@
  * otherwise. Every record is counted once however often it is served, so completeness counts distinct records.
  * Small per record, so memory stays flat.
  */
-import type { RejectKey, StagedPage } from './checkpoint.js';
+import type { RejectKey, StagedPage } from './journal.js';
 import { IdMap } from './id-map.js';
 
 /** Records a page may hold: a location is `page index * MAX_PAGE_RECORDS + position`, a safe integer for 2^27 pages. */

@@ -6,7 +6,8 @@
 import { IMAGES } from '../../schema/columns.js';
 import type { Reject } from '../../schema/row.js';
 import { inexactNumberIssues } from '../../transform/inexact-numbers.js';
-import type { Checkpoint, RejectKey } from './checkpoint.js';
+import type { Checkpoint } from './checkpoint.js';
+import type { RejectKey } from './journal.js';
 import { PageCache } from './page-cache.js';
 import type { RecordIndex } from './record-index.js';
 

@@ -4,7 +4,7 @@
  * write them (the line depends only on the record: its served text, its own URL and why the schema refuses it).
  */
 import { readFile } from 'node:fs/promises';
-import type { RejectKey } from '../../extract/staging/checkpoint.js';
+import type { RejectKey } from '../../extract/staging/journal.js';
 import { rejectKey } from '../../extract/staging/save-page.js';
 import { objectMembers } from '../../text/raw-json.js';
 

@@ -3,7 +3,8 @@
  * and why: decided once, before anything is fetched, and kept in the journal, so that a resumed run keeps to it (an
  * earlier process's base that is no longer there discards the staging and decides again).
  */
-import type { Checkpoint, JournalBase } from '../../extract/staging/checkpoint.js';
+import type { Checkpoint } from '../../extract/staging/checkpoint.js';
+import type { JournalBase } from '../../extract/staging/journal.js';
 import { chooseBase, DEFAULT_FULL_EVERY_DAYS, type BaseSnapshot, type BaseWants } from './base-snapshot.js';
 
 /** An incremental run and its base, or a full one and why (`why` empty when the run is no `--snapshot`). */

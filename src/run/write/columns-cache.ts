@@ -2,7 +2,8 @@
  * A least-recently-used cache of staged pages' columns, bounded by the rows it holds (pages are 1 to 1,000 records):
  * the write reads each page about once, as the list is nearly in id order.
  */
-import type { Checkpoint, StagedPage } from '../../extract/staging/checkpoint.js';
+import type { Checkpoint } from '../../extract/staging/checkpoint.js';
+import type { StagedPage } from '../../extract/staging/journal.js';
 import { decodePageColumns, type PageColumns } from '../../load/arrow/page-columns.js';
 import type { Table } from '../../schema/table.js';
 import { WeightedLru } from '../../text/weighted-lru.js';

@@ -1,0 +1,144 @@
+/**
+ * What a staging folder belongs to (its run.json), and whether a run may resume it: the same source, page size and
+ * pipeline, this staging format, and not too old.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { onPath } from '../../load/file-system/file-system-error.js';
+import { CheckpointError } from './checkpoint-error.js';
+import { emptyStaging, IDENTITY, readJson } from './staging-files.js';
+
+/**
+ * The layout of the staging folder and its journal; staging of another format is discarded, not resumed. 4: each
+ * staged page's checksum is in its journal line; 5: and its size in bytes; 6: and its valid records' columns are
+ * staged beside it, with their own checksum and size.
+ */
+export const STAGING_FORMAT = 6;
+
+/**
+ * How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's
+ * run).
+ */
+export const DEFAULT_MAX_RESUME_AGE_MS = 12 * 3600 * 1000;
+
+/** When a run may resume a staging folder, and when it starts afresh. */
+export interface ResumeOptions {
+  /** Discard what an earlier run left; default false. */
+  fresh?: boolean;
+  /** Staging of a run started longer ago than this is discarded; default DEFAULT_MAX_RESUME_AGE_MS. */
+  maxAgeMs?: number;
+  /** The time now; default the clock. */
+  now?: Date;
+}
+
+/** What a staging folder belongs to; a run resumes only staging of the same identity. */
+export interface CheckpointIdentity {
+  /** The list endpoint paged. */
+  source_url: string;
+  /** The page size asked for. */
+  page_size: number;
+  /** When the run first started, ISO 8601 (kept from the first attempt when a run resumes; not compared). */
+  started_at: string;
+  /** STAGING_FORMAT of the img-etl that wrote it (absent before format 2). */
+  format?: number;
+  /** The pipeline the run writes, by name and the sha256 of its file; absent for a run of no pipeline. */
+  pipeline?: { name: string; sha256: string };
+  /** The schema version of the table its pages' columns are rows of (absent when none are staged). */
+  schema_version?: string;
+}
+
+/**
+ * The identity the staging folder `dir` keeps: the unfinished run's own when it is this run's and not too old, else
+ * `identity` in an emptied folder (a notice says why). Throws CheckpointError for another run's staging, however old,
+ * unless `options.fresh`: only its own command (or --fresh) discards it. The staging of this run's pipeline as its file
+ * was before a change is no other command's: no run can finish it, so it is discarded too.
+ */
+export async function keptIdentity(
+  dir: string,
+  identity: CheckpointIdentity,
+  options: ResumeOptions,
+  notices: string[],
+): Promise<CheckpointIdentity> {
+  const existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
+  const other = existing !== undefined && !sameRun(existing, identity) && options.fresh !== true;
+  if (other && !ofEarlierFile(existing, identity))
+    throw new CheckpointError({
+      code: 'MISMATCH',
+      message:
+        `staging: ${dir} holds an unfinished run of ${runOf(existing)}; run that command again ` +
+        `to finish it, or add --fresh to discard it`,
+    });
+  const stale =
+    existing === undefined || options.fresh === true
+      ? undefined
+      : other
+        ? `holds an unfinished run of pipeline ${existing.pipeline?.name} as its file was then, which no run of the ` +
+          'file as it is now can finish'
+        : staleness(existing, options);
+  if (stale !== undefined) notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
+  if (existing !== undefined && stale === undefined && options.fresh !== true) return existing;
+  await emptyStaging(dir);
+  const kept = { ...identity, format: STAGING_FORMAT };
+  await writeIdentity(dir, kept);
+  return kept;
+}
+
+/** Writes the staging's identity (run.json). */
+export async function writeIdentity(dir: string, identity: CheckpointIdentity): Promise<void> {
+  const path = join(dir, IDENTITY);
+  await onPath(path, () => writeFile(path, JSON.stringify(identity) + '\n'));
+}
+
+/** Whether staging of identity `a` is the unfinished run of `b`: the same source, page size and pipeline. */
+function sameRun(a: CheckpointIdentity, b: CheckpointIdentity): boolean {
+  return (
+    a.source_url === b.source_url &&
+    a.page_size === b.page_size &&
+    a.pipeline?.name === b.pipeline?.name &&
+    a.pipeline?.sha256 === b.pipeline?.sha256 &&
+    a.schema_version === b.schema_version
+  );
+}
+
+/** Whether staging of identity `a` is of run `b` but for its pipeline's file, as it was before a change. */
+function ofEarlierFile(a: CheckpointIdentity, b: CheckpointIdentity): boolean {
+  const { pipeline, schema_version } = b;
+  return (
+    a.pipeline !== undefined && a.pipeline.name === pipeline?.name && sameRun({ ...a, pipeline, schema_version }, b)
+  );
+}
+
+/** The run a staging folder holds, in words: its source, page size and pipeline. */
+function runOf(identity: CheckpointIdentity): string {
+  const { pipeline } = identity;
+  const of = pipeline === undefined ? '' : ` by pipeline ${pipeline.name}`;
+  return `${identity.source_url} with page size ${identity.page_size}${of}`;
+}
+
+/** Why an earlier run's staging is not to be resumed (another format, too old, no start time), or undefined. */
+function staleness(existing: CheckpointIdentity, options: ResumeOptions): string | undefined {
+  if (existing.format !== STAGING_FORMAT)
+    return (
+      `was written by another version of img-etl (staging format ${existing.format ?? 1}, ` +
+      `this one reads ${STAGING_FORMAT})`
+    );
+  const started = Date.parse(existing.started_at);
+  if (!Number.isFinite(started)) return 'does not say when its run started';
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_RESUME_AGE_MS;
+  const now = options.now ?? new Date();
+  const ageMs = now.getTime() - started;
+  // Dated after now (the clock was moved back since, or run.json came from elsewhere): its age is unknown.
+  if (ageMs < 0)
+    return `holds a run started ${existing.started_at}, after the time now (${now.toISOString()}): its age is unknown`;
+  if (ageMs > maxAgeMs)
+    return (
+      `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume ` +
+      `limit of ${hours(maxAgeMs)}`
+    );
+  return undefined;
+}
+
+function hours(ms: number): string {
+  const h = ms / 3_600_000;
+  return `${Number.isInteger(h) ? h : h.toFixed(1)} h`;
+}
