@@ -2,7 +2,7 @@
  * readSnapshotRows in a worker thread of its own, for Parquet: the worker loads its own parquet-wasm instance, so a
  * WebAssembly trap on damaged bytes (wasm-trap.ts: an instance that trapped refuses every read after) poisons that
  * instance only, and the worker is ended with the read. This process's instance, which a run writes its files with,
- * never meets the bytes. The full diff of a run's drift (stream-drift.ts), which reads the older snapshot while the
+ * never meets the bytes. The full diff of a run's drift (drift.ts), which reads the older snapshot while the
  * run writes, reads it this way; elsewhere a read is in process (a worker and its parquet-wasm cost 45-60 MB more peak
  * RSS while they read). Batches cross as Arrow IPC, one per request, so
  * memory stays bounded by a batch on each side. Arrow IPC files are read in process: apache-arrow throws on what it

@@ -17,7 +17,8 @@ import { readCollections } from './collection-owners.js';
 import type { ReportData } from './report-data.js';
 import { ReportStats } from './report-stats.js';
 import { rowsFromBatch } from '../snapshot/rows-from-batch.js';
-import { driftBetween, snapshotHistory } from './snapshot-drift.js';
+import { driftBetween } from './drift.js';
+import { snapshotHistory } from './snapshot-history.js';
 
 /** Options of `reportSnapshot`. */
 export interface ReportSnapshotOptions {

@@ -9,7 +9,7 @@ import { Checkpoint } from '../../src/extract/staging/checkpoint.js';
 import { collect } from '../../src/extract/completeness/collect.js';
 import { PageCache } from '../../src/extract/staging/page-cache.js';
 import { RecordIndex } from '../../src/extract/staging/record-index.js';
-import { stagePage } from '../../src/extract/staging/save-page.js';
+import { savePage } from '../../src/extract/staging/save-page.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -46,9 +46,9 @@ describe('a resumed full run', () => {
     const index = new RecordIndex();
     const cache = new PageCache(earlier);
     index.add(
-      await stagePage(earlier, index, cache, { type: 'collection-page', collection: cid, attempt: 1 }, own, 1000),
+      await savePage(earlier, index, cache, { type: 'collection-page', collection: cid, attempt: 1 }, own, 1000),
     );
-    const page = await stagePage(earlier, index, cache, { type: 'page', pass: 1 }, first, 1);
+    const page = await savePage(earlier, index, cache, { type: 'page', pass: 1 }, first, 1);
     expect(page.file).toBeNull(); // guards the test: nothing new in it
     index.add(page);
     await earlier.close();
@@ -80,7 +80,7 @@ describe('a resumed run whose pass an earlier process ended', () => {
     const earlier = await Checkpoint.open(staging, identity);
     const index = new RecordIndex();
     const place = { type: 'page' as const, pass: 1, skipped: [skipped] };
-    index.add(await stagePage(earlier, index, new PageCache(earlier), place, page, 1000));
+    index.add(await savePage(earlier, index, new PageCache(earlier), place, page, 1000));
     await earlier.endPass(1);
     await earlier.close();
 

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runHistory, snapshotHistory } from '../../src/report/snapshot-drift.js';
+import { runHistory, snapshotHistory } from '../../src/report/snapshot-history.js';
 import { TOOL_NAME } from '../../src/snapshot/tool.js';
 import { tempDir } from '../helpers/readers.js';
 

@@ -2,7 +2,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pruneSnapshots } from '../../src/run/publish/snapshot-folders.js';
-import { snapshotHistory } from '../../src/report/snapshot-drift.js';
+import { snapshotHistory } from '../../src/report/snapshot-history.js';
 import { listSnapshots } from '../../src/snapshot/snapshot-names.js';
 import { tempDir } from '../helpers/readers.js';
 

@@ -10,7 +10,7 @@ import type { PageCache } from '../staging/page-cache.js';
 import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from '../paging/paginate.js';
 import { PassSummaries, type PassSummary } from './pass-summaries.js';
 import type { RecordIndex } from '../staging/record-index.js';
-import { stagePage } from '../staging/save-page.js';
+import { savePage } from '../staging/save-page.js';
 
 /** What the passes of one run share. */
 export interface PassRun {
@@ -111,7 +111,7 @@ export class ImagePasses {
       const to = from + (batch.limit ?? passStats.pageSize);
       const skipped = (batch.skipped ?? 0) > 0 ? passStats.skippedOffsets.filter((o) => o >= from && o < to) : [];
       const place = { type: 'page', pass, ...(skipped.length > 0 ? { skipped: [...new Set(skipped)] } : {}) } as const;
-      const page = (await stagePage(checkpoint, index, cache, place, batch, passStats.pageSize)) as JournalPage;
+      const page = (await savePage(checkpoint, index, cache, place, batch, passStats.pageSize)) as JournalPage;
       repeating.add(page.url, this.account(page));
       this.countAtStart ??= page.count;
       this.expected = page.count;

@@ -28,7 +28,7 @@ import { collectionImagesUrlOf, collectionsUrlOf } from '../paging/page-url.js';
 import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from '../paging/paginate.js';
 import type { CollectionsListing } from './page-collections.js';
 import type { RecordIndex } from '../staging/record-index.js';
-import { stagePage } from '../staging/save-page.js';
+import { savePage } from '../staging/save-page.js';
 
 /** Readings of one collection at most: another is made only when its `count` changed while it was paged. */
 export const MAX_COLLECTION_ATTEMPTS = 3;
@@ -348,7 +348,7 @@ async function readCollection(
   try {
     for await (const batch of paginate(quiet, stats, resume, target)) {
       const place = { type: 'collection-page', collection: cid, attempt } as const;
-      const page = (await stagePage(checkpoint, index, cache, place, batch, stats.pageSize)) as JournalCollectionPage;
+      const page = (await savePage(checkpoint, index, cache, place, batch, stats.pageSize)) as JournalCollectionPage;
       reading.added += index.add(page).added;
       pages.push(page);
     }

@@ -133,7 +133,7 @@ export class Checkpoint {
       stamp = { checksum: pageChecksum(body), bytes: Buffer.byteLength(body) };
       await replaceFile(join(this.dir, file), body);
       this.staged.set(file, stamp);
-      const columns = await this.stageColumns(entry, file, body, records);
+      const columns = await this.saveColumns(entry, file, body, records);
       if (columns !== undefined) stamp.columns = columns;
     }
     const page = { ...entry, file, ...stamp } as unknown as T;
@@ -143,7 +143,7 @@ export class Checkpoint {
   }
 
   /** Stages the columns of a page of image records, when the checkpoint encodes them and one record is valid. */
-  private async stageColumns(
+  private async saveColumns(
     entry: Unstaged<JournalPageEntry>,
     file: string,
     body: string | Uint8Array,

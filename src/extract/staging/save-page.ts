@@ -26,7 +26,7 @@ export type PagePlace =
  * served; re-serialising the parsed records is left for a batch without a body, which paginate never gives for a page
  * with records. A page of the image list also records each record's collection and the NIDM packages it names.
  */
-export async function stagePage(
+export async function savePage(
   checkpoint: Checkpoint,
   index: RecordIndex,
   cache: PageCache,

@@ -2,7 +2,7 @@
  * The report of a `--snapshot` run, written into its folder before the manifest: the numbers gathered while the rows
  * were written (ReportStats on the row stream), the run's manifest, the owners from the collections table when the
  * run wrote one, the drift against the snapshot `latest` pointed at (gathered while the run wrote, see
- * stream-drift.ts), and the records of every snapshot beside it.
+ * drift.ts), and the records of every snapshot beside it.
  */
 import { basename } from 'node:path';
 import type { SinkResult } from '../load/sink-result.js';
@@ -14,8 +14,8 @@ import { readCollections } from './collection-owners.js';
 import { categoryValues } from './loader-inputs.js';
 import { COLLECTIONS_FILE } from './optional-inputs.js';
 import type { ReportStats } from './report-stats.js';
-import { runHistory } from './snapshot-drift.js';
-import type { DriftOutcome } from './stream-drift.js';
+import { runHistory } from './snapshot-history.js';
+import type { DriftOutcome } from './drift.js';
 import { writeReportFiles } from './write-report-files.js';
 
 /** Where a run's report goes and what it is made from. */
@@ -35,7 +35,7 @@ export interface RunReportOptions {
   /** Whether the CSV files put a `'` before text that starts like a formula: the loaders read them so. */
   neutraliseFormulas: boolean;
   /**
-   * The drift against the snapshot before (run-drift.ts), or why there is none; neither without one. Had after the
+   * The drift against the snapshot before (drift.ts), or why there is none; neither without one. Had after the
    * owners are read: it is the run's last use of parquet-wasm, which a trap on the older snapshot's bytes leaves
    * unusable (wasm-trap.ts).
    */
