@@ -49,6 +49,7 @@ const ROOMS = {
   extract: ['paging', 'staging', 'completeness'],
   load: ['file-system', 'csv', 'arrow', 'parquet'],
   cli: ['options', 'output', 'commands'],
+  run: ['write', 'publish', 'index', 'incremental'],
   service: ['basics', 'collections', 'records', 'changes', 'dataset', 'faults', 'http', 'media', 'endpoints'],
 };
 
