@@ -48,7 +48,7 @@ const layerZones = LAYERS.flatMap((layer, i) =>
 const ROOMS = {
   extract: ['paging', 'staging', 'completeness'],
   load: ['file-system', 'csv', 'arrow', 'parquet'],
-  cli: ['options', 'output', 'commands'],
+  cli: ['options', 'printing', 'commands'],
   run: ['write', 'publish', 'index', 'incremental'],
   service: ['basics', 'collections', 'records', 'changes', 'dataset', 'faults', 'http', 'media', 'endpoints'],
 };

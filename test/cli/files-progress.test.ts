@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FilesEvent } from '../../src/files/files-events.js';
 import type { FileRow } from '../../src/files/file-status.js';
-import { FilesProgress } from '../../src/cli/output/files-progress.js';
+import { FilesProgress } from '../../src/cli/printing/files-progress.js';
 
 function fakeStream(tty: boolean) {
   const chunks: string[] = [];

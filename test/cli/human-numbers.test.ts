@@ -3,7 +3,7 @@
  * its own, which said `1500.0 MB` for 1.5 GB).
  */
 import { describe, expect, it } from 'vitest';
-import { counted, formatBytes, formatDuration, thousands } from '../../src/cli/output/human-numbers.js';
+import { counted, formatBytes, formatDuration, thousands } from '../../src/cli/printing/human-numbers.js';
 
 describe('formatBytes', () => {
   it('gives bytes, then SI units with one decimal', () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/run/run-events.js';
 import { ExtractError } from '../../src/extract/paging/extract-error.js';
-import { JsonLog } from '../../src/cli/output/json-log.js';
+import { JsonLog } from '../../src/cli/printing/json-log.js';
 
 function fakeStream() {
   const chunks: string[] = [];

@@ -5,7 +5,7 @@
  * says more records than that total. Drawn at every event (no least time between redraws): no clock is involved.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Progress } from '../../src/cli/output/progress.js';
+import { Progress } from '../../src/cli/printing/progress.js';
 import type { PassEndEvent } from '../../src/extract/paging/extract-events.js';
 import { runSnapshot } from '../../src/run/run-snapshot.js';
 import type { RunningService } from '../../src/service/index.js';

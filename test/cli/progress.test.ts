@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../src/run/run-events.js';
-import { Progress } from '../../src/cli/output/progress.js';
+import { Progress } from '../../src/cli/printing/progress.js';
 
 /** A stand-in for process.stderr that keeps what is written. */
 function fakeStream(tty: boolean, columns = 120) {

@@ -1,7 +1,7 @@
 /** The end-of-run summary, as text and as `--summary json`, from a manifest. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatSummary, formatSummaryJson, proofLine, summaryDocument } from '../../src/cli/output/summary.js';
+import { formatSummary, formatSummaryJson, proofLine, summaryDocument } from '../../src/cli/printing/summary.js';
 import type { IncrementalProof } from '../../src/extract/completeness/completeness.js';
 import type { Manifest } from '../../src/run/publish/manifest.js';
 import type { SnapshotResult } from '../../src/run/run-snapshot.js';

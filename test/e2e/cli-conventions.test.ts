@@ -8,7 +8,7 @@ import { open, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SummaryDocument } from '../../src/cli/output/summary.js';
+import type { SummaryDocument } from '../../src/cli/printing/summary.js';
 import { snapshotName } from '../../src/snapshot/snapshot-names.js';
 import type { RunningService } from '../../src/service/index.js';
 import { expectRowsMatch } from '../helpers/expected-row.js';

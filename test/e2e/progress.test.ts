@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SummaryDocument } from '../../src/cli/output/summary.js';
+import type { SummaryDocument } from '../../src/cli/printing/summary.js';
 import type { RunningService } from '../../src/service/index.js';
 import { startFixtureService } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compareRejectKeys } from '../../src/extract/staging/record-index.js';
 import { rejectKey } from '../../src/extract/staging/save-page.js';
-import type { SummaryDocument } from '../../src/cli/output/summary.js';
+import type { SummaryDocument } from '../../src/cli/printing/summary.js';
 import type { CheckpointIdentity } from '../../src/extract/staging/staging-identity.js';
 import type { Reject } from '../../src/schema/row.js';
 import { startService, type RunningService } from '../../src/service/index.js';

@@ -13,7 +13,7 @@ import { COLLECTIONS } from '../../schema/collection-columns.js';
 import { IMAGES } from '../../schema/columns.js';
 import type { Table } from '../../schema/table.js';
 import { EXIT } from '../exit-codes.js';
-import { counted, formatBytes, thousands } from '../output/human-numbers.js';
+import { counted, formatBytes, thousands } from '../printing/human-numbers.js';
 import { interruptSignal } from '../interrupt-signal.js';
 import { folderOption } from '../options/snapshot-options.js';
 import { UsageError } from '../usage-error.js';

@@ -8,11 +8,11 @@ import { EXTRA_LINKS, type ExtraLinkGroup } from '../../files/extra-links.js';
 import { TOKEN } from '../../extract/paging/token.js';
 import { EXIT } from '../exit-codes.js';
 import { withConfig } from '../options/config-file.js';
-import { FilesJsonLog } from '../output/files-json-log.js';
-import { FilesProgress } from '../output/files-progress.js';
-import { counted, formatBytes, formatDuration, thousands } from '../output/human-numbers.js';
+import { FilesJsonLog } from '../printing/files-json-log.js';
+import { FilesProgress } from '../printing/files-progress.js';
+import { counted, formatBytes, formatDuration, thousands } from '../printing/human-numbers.js';
 import { interruptSignal } from '../interrupt-signal.js';
-import type { Reporter } from '../output/reporter.js';
+import type { Reporter } from '../printing/reporter.js';
 import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, type OutputChoices } from '../options/snapshot-options.js';
 import {

@@ -8,8 +8,8 @@ import type { CsvEngine } from '../../load/csv/to-csv.js';
 import type { ParquetEngine } from '../../load/parquet/to-parquet.js';
 import { EXIT } from '../exit-codes.js';
 import { interruptSignal } from '../interrupt-signal.js';
-import { JsonLog } from '../output/json-log.js';
-import { createReporter, type LogFormat } from '../output/create-reporter.js';
+import { JsonLog } from '../printing/json-log.js';
+import { createReporter, type LogFormat } from '../printing/create-reporter.js';
 import {
   OUTPUT_OPTIONS,
   SNAPSHOT_OPTIONS,
@@ -18,7 +18,7 @@ import {
   parseFormats,
 } from '../options/snapshot-options.js';
 import { positiveInt, positiveNumber, positiveSeconds } from '../options/snapshot-options.js';
-import { formatSummary, formatSummaryJson, type SummaryExtras } from '../output/summary.js';
+import { formatSummary, formatSummaryJson, type SummaryExtras } from '../printing/summary.js';
 import { UsageError } from '../usage-error.js';
 import { withOptionSource } from '../options/option-source.js';
 import { baseUrlHint, baseUrlOption } from '../options/base-url-option.js';
