@@ -7,8 +7,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
-import { AtomicFile } from '../load/file-system/atomic-file.js';
-import { closeSource } from '../load/close-source.js';
+import type { AtomicFile } from '../load/file-system/atomic-file.js';
+import { writeSinkFile } from '../load/write-sink-file.js';
 import { writeParquetWasm } from '../load/parquet/parquet-wasm-writer.js';
 import type { SinkResult } from '../load/sink-result.js';
 import { tee } from '../load/tee.js';
@@ -50,15 +50,8 @@ export async function writeFilesTables(
 }
 
 /** Writes one format's file at `path` from the pages, publishing it once whole. */
-async function writeOne(format: Format, pages: AsyncIterable<Page>, path: string, schema: Schema): Promise<SinkResult> {
-  let file: AtomicFile;
-  try {
-    file = await AtomicFile.create(path);
-  } catch (error) {
-    await closeSource(pages);
-    throw error;
-  }
-  try {
+function writeOne(format: Format, pages: AsyncIterable<Page>, path: string, schema: Schema): Promise<SinkResult> {
+  return writeSinkFile(pages, format, path, async (file) => {
     let rows = 0;
     const batches = async function* (): AsyncGenerator<RecordBatch> {
       for await (const page of pages) {
@@ -73,12 +66,8 @@ async function writeOne(format: Format, pages: AsyncIterable<Page>, path: string
       await writeParquetWasm(batches(), file, options);
     } else if (format === 'arrow') await writeArrowBatches(batches(), file, { schema, empty, path });
     else rows = await writeCsv(pages, file);
-    return { format, path, rows, ...(await file.commit()) };
-  } catch (error) {
-    await file.abort();
-    await closeSource(pages); // in case it failed before reading: the others wait for every reader of the pages
-    throw error;
-  }
+    return rows;
+  });
 }
 
 /** The header and every row as CSV into `file`; the rows written. */

@@ -210,10 +210,8 @@ export class HttpClient {
   /** The ExtractError for a failure while a file's body was read: a stalled body, a connection closed early. */
   fileBodyError(url: string, err: unknown, received: number, declared: number): ExtractError {
     if (err instanceof ExtractError) return err;
-    if (err instanceof undiciErrors.BodyTimeoutError) {
-      const reason = `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`;
-      return new ExtractError({ code: 'TIMEOUT', url, reason, cause: err });
-    }
+    const timeout = this.timeoutError(url, err);
+    if (timeout !== undefined) return timeout;
     if (received < declared) {
       const reason = `returned a truncated body (${received} of ${declared} bytes, then the connection closed)`;
       return new ExtractError({ code: 'BAD_BODY', kind: 'truncated', url, reason, cause: err });
@@ -349,44 +347,47 @@ export class HttpClient {
     return this.networkError(url, err, deadline);
   }
 
+  /** The TIMEOUT error of the timeout that ended the request (TIMEOUTS), naming its value; undefined for none. */
+  private timeoutError(url: string, err: unknown, deadline?: Deadline): ExtractError | undefined {
+    const timeout = TIMEOUTS.find(({ hit }) => hit(err, deadline));
+    if (timeout === undefined) return undefined;
+    const reason = timeout.reason.replace('MS', String(this.options[timeout.option]));
+    return new ExtractError({ code: 'TIMEOUT', url, reason, cause: err });
+  }
+
   private networkError(url: string, err: unknown, deadline: Deadline): ExtractError {
     if (deadline.cancelled) return new ExtractError({ code: 'ABORTED', url, reason: 'was cancelled', cause: err });
-    if (deadline.expired)
-      return new ExtractError({
-        code: 'TIMEOUT',
-        url,
-        reason: `took longer than ${this.options.requestTimeoutMs} ms in all`,
-        cause: err,
-      });
-    if (err instanceof undiciErrors.ConnectTimeoutError) {
-      return new ExtractError({
-        code: 'TIMEOUT',
-        url,
-        reason: `timed out connecting (${this.options.connectTimeoutMs} ms)`,
-        cause: err,
-      });
-    }
-    if (err instanceof undiciErrors.HeadersTimeoutError) {
-      return new ExtractError({
-        code: 'TIMEOUT',
-        url,
-        reason: `timed out waiting for the response headers (${this.options.headersTimeoutMs} ms)`,
-        cause: err,
-      });
-    }
-    if (err instanceof undiciErrors.BodyTimeoutError) {
-      return new ExtractError({
-        code: 'TIMEOUT',
-        url,
-        reason: `timed out: the body stalled for ${this.options.bodyTimeoutMs} ms`,
-        cause: err,
-      });
-    }
+    const timeout = this.timeoutError(url, err, deadline);
+    if (timeout !== undefined) return timeout;
     const { kind, why } = unreachable(url, err);
     return new ExtractError({ code: 'NETWORK', kind, url, reason: `failed (${describe(err)}${why})`, cause: err });
   }
 }
 
+/** Each timeout a request has: the option that sets it, how its failure is told, and the reason its error gives. */
+const TIMEOUTS: { option: TimeoutOption; hit: (err: unknown, deadline?: Deadline) => boolean; reason: string }[] = [
+  {
+    option: 'requestTimeoutMs',
+    hit: (_, deadline) => deadline?.expired === true,
+    reason: 'took longer than MS ms in all',
+  },
+  {
+    option: 'connectTimeoutMs',
+    hit: (err) => err instanceof undiciErrors.ConnectTimeoutError,
+    reason: 'timed out connecting (MS ms)',
+  },
+  {
+    option: 'headersTimeoutMs',
+    hit: (err) => err instanceof undiciErrors.HeadersTimeoutError,
+    reason: 'timed out waiting for the response headers (MS ms)',
+  },
+  {
+    option: 'bodyTimeoutMs',
+    hit: (err) => err instanceof undiciErrors.BodyTimeoutError,
+    reason: 'timed out: the body stalled for MS ms',
+  },
+];
+type TimeoutOption = 'requestTimeoutMs' | 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs';
 /** The time one getPage may take, and the caller's cancellation, as one signal. */
 class Deadline {
   private readonly controller = new AbortController();

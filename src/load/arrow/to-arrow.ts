@@ -18,8 +18,8 @@ import { ArrowBatchBuilder, type LoadBatch } from './arrow-batches.js';
 import { arrowSchema } from './arrow-schema.js';
 import { IMAGES } from '../../schema/columns.js';
 import type { Table } from '../../schema/table.js';
-import { AtomicFile } from '../file-system/atomic-file.js';
-import { closeSource } from '../close-source.js';
+import type { AtomicFile } from '../file-system/atomic-file.js';
+import { writeSinkFile } from '../write-sink-file.js';
 import { encodeFailed } from '../../text/load-error.js';
 import type { SinkResult } from '../sink-result.js';
 
@@ -37,23 +37,8 @@ export interface ArrowSinkOptions {
  * Writes the batches to an Arrow IPC file at `options.path`, atomically; a stream without batches gives a valid empty
  * file.
  */
-export async function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSinkOptions): Promise<SinkResult> {
-  let file: AtomicFile;
-  try {
-    file = await AtomicFile.create(options.path);
-  } catch (error) {
-    await closeSource(source);
-    throw error;
-  }
-  try {
-    const rows = await writeArrowFile(source, file, options);
-    const digest = await file.commit();
-    return { format: 'arrow', path: options.path, rows, ...digest };
-  } catch (error) {
-    await file.abort();
-    await closeSource(source); // in case the failure came before the sink started reading
-    throw error;
-  }
+export function toArrow(source: AsyncIterable<LoadBatch>, options: ArrowSinkOptions): Promise<SinkResult> {
+  return writeSinkFile(source, 'arrow', options.path, (file) => writeArrowFile(source, file, options));
 }
 
 /** Encodes the batches into `file` as an Arrow IPC file, footer included (not committed); the rows written. */

@@ -10,8 +10,8 @@
 import { IMAGES } from '../../schema/columns.js';
 import { rowCount, type Row, type RowBatch } from '../../schema/row.js';
 import type { Table } from '../../schema/table.js';
-import { AtomicFile } from '../file-system/atomic-file.js';
-import { closeSource } from '../close-source.js';
+import type { AtomicFile } from '../file-system/atomic-file.js';
+import { writeSinkFile } from '../write-sink-file.js';
 import { formatCsvHeader, formatCsvRows } from './csv-format.js';
 import { stagedCsvOf } from './csv-records.js';
 import { encodeFailed, LoadError } from '../../text/load-error.js';
@@ -58,38 +58,22 @@ export interface CsvSinkOptions {
 }
 
 /** Writes the rows of every batch to a CSV file at `options.path`, atomically; rejects are not written. */
-export async function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOptions): Promise<SinkResult> {
-  const engineName = options.engine ?? 'builtin';
-  let file: AtomicFile;
-  try {
-    if (!Object.hasOwn(ENGINES, engineName))
-      throw new LoadError({
-        code: 'LOAD_INVALID_OPTION',
-        message: `load: csv engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engineName)}`,
-      });
-    file = await AtomicFile.create(options.path);
-  } catch (error) {
-    await closeSource(source);
-    throw error;
-  }
-  try {
-    const rows = await writeCsvFile(source, file, engineName, options);
-    const digest = await file.commit();
-    return { format: 'csv', path: options.path, rows, ...digest };
-  } catch (error) {
-    await file.abort();
-    await closeSource(source); // in case the failure came before the sink started reading
-    throw error;
-  }
+export function toCsv(source: AsyncIterable<RowBatch>, options: CsvSinkOptions): Promise<SinkResult> {
+  return writeSinkFile(source, 'csv', options.path, (file) => writeCsvFile(source, file, options));
 }
 
 /** Writes the header and every batch's rows into `file` with the engine (not committed); the rows written. */
 async function writeCsvFile(
   source: AsyncIterable<RowBatch>,
   file: AtomicFile,
-  engineName: CsvEngine,
   options: CsvSinkOptions,
 ): Promise<number> {
+  const engineName = options.engine ?? 'builtin';
+  if (!Object.hasOwn(ENGINES, engineName))
+    throw new LoadError({
+      code: 'LOAD_INVALID_OPTION',
+      message: `load: csv engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engineName)}`,
+    });
   const engine = await ENGINES[engineName]();
   const neutralise = options.neutraliseFormulas ?? true;
   const table = options.table ?? IMAGES;

@@ -8,8 +8,8 @@ import { ArrowBatchBuilder, type LoadBatch } from '../arrow/arrow-batches.js';
 import { IMAGES } from '../../schema/columns.js';
 import type { Table } from '../../schema/table.js';
 import { arrowSchema } from '../arrow/arrow-schema.js';
-import { AtomicFile } from '../file-system/atomic-file.js';
-import { closeSource } from '../close-source.js';
+import type { AtomicFile } from '../file-system/atomic-file.js';
+import { writeSinkFile } from '../write-sink-file.js';
 import { LoadError } from '../../text/load-error.js';
 import type { SinkResult } from '../sink-result.js';
 
@@ -70,12 +70,11 @@ const ENGINE_NAMES = Object.keys(ENGINES)
  * Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with
  * no rows.
  */
-export async function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSinkOptions): Promise<SinkResult> {
+export function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSinkOptions): Promise<SinkResult> {
   const engine = options.engine ?? 'wasm';
   const table = options.table ?? IMAGES;
   const rowGroupSize = options.rowGroupSize ?? table.parquetRowGroupRows ?? DEFAULT_ROW_GROUP_SIZE;
-  let file: AtomicFile;
-  try {
+  return writeSinkFile(source, 'parquet', options.path, (file) => {
     if (!Object.hasOwn(ENGINES, engine))
       throw new LoadError({
         code: 'LOAD_INVALID_OPTION',
@@ -86,19 +85,8 @@ export async function toParquet(source: AsyncIterable<LoadBatch>, options: Parqu
         code: 'LOAD_INVALID_OPTION',
         message: `load: rowGroupSize must be a positive integer, got ${rowGroupSize}`,
       });
-    file = await AtomicFile.create(options.path);
-  } catch (error) {
-    await closeSource(source);
-    throw error;
-  }
-  try {
-    const rows = await ENGINES[engine](source, file, { rowGroupSize, metadata: options.metadata ?? {}, table });
-    return { format: 'parquet', path: options.path, rows, ...(await file.commit()) };
-  } catch (error) {
-    await file.abort();
-    await closeSource(source); // in case the failure came before the sink started reading
-    throw error;
-  }
+    return ENGINES[engine](source, file, { rowGroupSize, metadata: options.metadata ?? {}, table });
+  });
 }
 
 /**
