@@ -39,7 +39,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** One formatter for every number of a report: `toLocaleString` with options would build one a call (~30 µs). */
+/** One formatter for every number of a report: `toLocaleString` with options would build one on every call. */
 const NUMBERS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
 /** A number with thousands separators: 12,345 (fractions to 3 digits). */
