@@ -1,3 +1,5 @@
+/** How a command reaches its output and exit code: the process's in the program, its own in a test. */
+
 /**
  * Where a command writes and how it sets its exit code. The program gives the process's stdout and stderr
  * (main.ts); anything else that runs the command line (a test) gives its own.

@@ -1,3 +1,5 @@
+/** The exit codes of the `img-etl` program, one per outcome. */
+
 /** Process exit codes, documented in the README. */
 export const EXIT = {
   /** The snapshot is complete. */

@@ -1,3 +1,4 @@
+/** Finds and imports a pipeline, by name from pipelines/ or from a file, with the digest that names its version. */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';

@@ -1,7 +1,6 @@
 /**
- * The sha256 that names a pipeline file in a run's identity: of the file and of the local modules it imports. A
- * derived column's rule or a filter's predicate may live in a helper module of the user's; once the helper changes,
- * the pipeline is another, whose run must not resume or build on the rows the old helper computed.
+ * The sha256 that names a pipeline file in a run's identity, of the file and of the local modules it imports: a rule in
+ * a helper module changes the pipeline, and a run must not resume or build on rows the old rule computed.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';

@@ -1,3 +1,4 @@
+/** The command line as a function: builds the yargs parser with every command, runs one, resolves to its exit code. */
 import type { CliStreams, CommandIo } from './command-io.js';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';

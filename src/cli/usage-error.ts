@@ -1,3 +1,4 @@
+/** The error of a bad command line: the CLI prints its one-line message and exits with code 2. */
 import { oneLine } from '../text/one-line.js';
 
 /** What a UsageError is made of. */

@@ -1,9 +1,7 @@
+/** The formats a diff is written in and their file names, apart from the writers: the CLI loads those only to write. */
 import { IMAGES } from '../schema/columns.js';
 
-/**
- * The formats a diff can be written in, and their file names (apart from the writers, so the CLI loads them only to
- * write).
- */
+/** The formats a diff can be written in. */
 export const DIFF_FORMATS = ['parquet', 'csv'] as const;
 
 /** One diff file format. */

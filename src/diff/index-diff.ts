@@ -1,11 +1,7 @@
 /**
- * The diff of two snapshots that both have an index (snapshot-index.ts): a merge of their sorted ids gives the added
- * and removed records, equal hashes the unchanged ones, and only the batches of each data file holding a row whose
- * hash differs are read (from Parquet, only the row groups holding one) and compared by diffSnapshots, for the fields
- * that changed: of that diff only the records in both that differ count, which are records whose hashes differ (the
- * rest of those batches is unchanged, or on one side only because the other side's batch was not read). The totals
- * are those diffSnapshots gives for the whole files, but for a hash collision (one chance in 2^64 for each record in
- * both). Whole batches, not the rows alone: where most records changed, slicing out each row cost twice the diff.
+ * The diff of two snapshots that both have an index (snapshot-index.ts): the merge of their ids gives the added and
+ * removed records and equal hashes the unchanged ones; only the batches holding a row whose hash differs are read and
+ * compared. Whole batches, not single rows: where most records changed, slicing out each row cost twice the diff.
  */
 import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { DiffError } from '../snapshot/diff-error.js';

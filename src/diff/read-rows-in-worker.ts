@@ -1,12 +1,8 @@
 /**
- * readSnapshotRows in a worker thread of its own, for Parquet: the worker loads its own parquet-wasm instance, so a
- * WebAssembly trap on damaged bytes (wasm-trap.ts: an instance that trapped refuses every read after) poisons that
- * instance only, and the worker is ended with the read. This process's instance, which a run writes its files with,
- * never meets the bytes. The full diff of a run's drift (drift.ts), which reads the older snapshot while the
- * run writes, reads it this way; elsewhere a read is in process (a worker and its parquet-wasm cost 45-60 MB more peak
- * RSS while they read). Batches cross as Arrow IPC, one per request, so
- * memory stays bounded by a batch on each side. Arrow IPC files are read in process: apache-arrow throws on what it
- * cannot read, it does not trap.
+ * readSnapshotRows of a Parquet file in a worker thread with its own parquet-wasm, so that a WebAssembly trap on bad
+ * bytes (wasm-trap.ts) poisons that instance only, never the one a run writes its files with. Used by a run's drift
+ * (drift.ts), which reads the older snapshot while the run writes; elsewhere a read is in process, as a worker costs
+ * memory (docs/performance.md, "Reading in a worker"). Batches cross as Arrow IPC, one per request.
  */
 import { tableFromIPC, tableToIPC, Table as ArrowTable, type RecordBatch } from 'apache-arrow';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';

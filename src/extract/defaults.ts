@@ -1,15 +1,12 @@
-/**
- * The defaults every part of a run shares: which service, and how many records a page asks for.
- */
+/** The defaults every part of a run shares: which service, and how many records a page asks for. */
 
 /** The service snapshotted when no base URL is given. */
 export const DEFAULT_BASE_URL = 'https://neurovault.org';
 
 /**
  * Records asked for per page: the service's cap. Every request to the real service runs a COUNT over a join before
- * it serves its page, so the same records in fewer, larger pages cost it less: on the bundled service's cost model
- * (200 ms a page, 3 ms a record, four workers), 560,000 records take 2,800 worker-seconds at 100 a page and 1,790 at
- * 1,000. A page of 1,000 takes the real service about 3 s, well inside the 30 s timeout.
+ * it serves its page, so the same records in fewer, larger pages cost it less, and a page this size is still served
+ * well inside the request timeout (docs/performance.md, "The page size").
  */
 export const DEFAULT_PAGE_SIZE = 1000;
 

@@ -1,11 +1,8 @@
 /**
- * Fetching one file to disk, resumably and verified. Bytes go to `<path>.part` as they arrive; a `.part` left by an
- * earlier attempt or run is continued with `Range: bytes=<its size>-` and `If-Range: <its validator>`
- * (part-validator.ts) and kept only if the server answers 206 with a Content-Range starting there and no other
- * validator (a 200, the file changed or Range ignored, rewrites it from the start); a `.part` without a validator is
- * fetched again from byte 0. The whole file is then checked (verify-image-file.ts), fsync'd and renamed to its final
- * name, so a final name only ever holds a verified file.
- * Retries, backoff, Retry-After, redirects, timeouts and the token follow the listing's rules (withRetry, HttpClient).
+ * Fetches one file to disk, resumably and verified: bytes go to `<path>.part`, which a later attempt continues with a
+ * ranged request only when the server proves it is the same file (part-validator.ts); the whole file is checked
+ * (verify-image-file.ts), fsync'd and renamed, so a final name only ever holds a verified file. Retries and the token
+ * follow the listing's rules.
  */
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';

@@ -1,11 +1,8 @@
 /**
- * The files run: the images a snapshot selects (`--where`), their files fetched `concurrency` at a time into
- * `<out>/<collection_id>/<path>`, each verified, and files.parquet written with what became of every one. A file on
- * disk under its final name was verified when it was put there: a rerun keeps it without a request when files.parquet
- * vouches for its size, mtime and digest, re-hashes it when its size or mtime differ (or `verify`) and fetches it
- * again when the digest does not match, and checks it again from disk when files.parquet does not list it (a run that
- * was killed); a `.part` is continued. The run fails (throws) only for what stops it whole: an unreadable snapshot,
- * the disk, a cancellation.
+ * The files run: the images a snapshot selects, their files fetched a few at a time into
+ * `<out>/<collection_id>/<path>`, each verified, and files.parquet written with what became of each. A rerun keeps what
+ * files.parquet vouches for, checks again what it does not, continues a `.part`; the run fails only for what stops it
+ * whole.
  */
 import { join } from 'node:path';
 import { DiffError } from '../snapshot/diff-error.js';

@@ -1,9 +1,8 @@
 /**
- * Splitting one async stream into several, so that several sinks consume one extraction.
- * Lock-step: the source advances only when every consumer has taken the current item, so at most one item is
- * held whatever the consumers' speeds. A consumer that stops early (its loop threw or broke) stops the source and
- * fails the others, which would otherwise wait forever for it. Read all consumers concurrently (e.g. the sinks under
- * one Promise.all): a consumer that is never read holds the others at the first item.
+ * Splits one async stream into several in lock-step, so that several sinks consume one extraction holding one item at a
+ * time. A consumer that stops early stops the source and fails the others; read all consumers concurrently, as one that
+ * is never read holds the others at the first item. Creates folders, failing with an error that names the folder and
+ * the real reason. Tells whether a path holds a file, a folder or nothing.
  */
 import { LoadError } from '../text/load-error.js';
 

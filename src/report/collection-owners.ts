@@ -1,3 +1,4 @@
+/** Each collection's owner and name for the report, read from a snapshot's collections table. */
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { isFile } from '../load/file-system/path-kind.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';

@@ -1,16 +1,8 @@
 /**
- * The drift of a snapshot against an older one: the records added, removed and changed. Between two snapshot folders
- * (driftBetween), by their indexes when both have one (images.index; see snapshot-index.ts), else by the diff of every
- * row. For a `--snapshot` run against the snapshot `latest` points at (planRunDrift): by the merge of the two indexes
- * after the run wrote its files, only the batches holding records whose hashes differ read back from both; or, when
- * the older snapshot has no index, by the diff of every row computed while the run writes (streamDrift), the run's
- * Arrow batches one more consumer of the write and the older snapshot read beside them, so the new files are never
- * read back. A drift that cannot be had is a note in the report, never a failed run, a WebAssembly trap on the older
- * snapshot's bytes included (a damaged file under a manifest rewritten to fit it), which leaves the parquet-wasm
- * instance it happens in unusable (wasm-trap.ts): the index's drift reads the older snapshot in this process, as the
- * run's last use of parquet-wasm (after the run wrote its files and the report read its owners back); the full diff
- * reads it in a worker thread (read-rows-in-worker.ts), as it runs beside the writers, so the writers' parquet-wasm
- * is unharmed. A full diff that fails still reads the batches to the end, so the writers they are shared with go on.
+ * The drift of a snapshot against an older one (added, removed, changed): between two folders by their indexes, else by
+ * the diff of every row; for a run, by the indexes after it wrote, or streamed beside the writers (the older snapshot
+ * read in a worker, so that a trap on its bytes spares the writers' parquet-wasm). A drift that cannot be had is a note
+ * in the report, never a failed run.
  */
 import { dirname, join } from 'node:path';
 import type { RecordBatch } from 'apache-arrow';

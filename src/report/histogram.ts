@@ -1,3 +1,4 @@
+/** The report's streaming histograms: bins of a numeric column kept in memory that does not grow with the rows. */
 import type { Bin, Distribution } from './report-data.js';
 
 /** Width of a linear bin (percentages from 0 to 100 in ten bins). */

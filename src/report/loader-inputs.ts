@@ -1,3 +1,6 @@
+/**
+ * What a snapshot's generated loaders (load.sql, load.py) need to know about its files: the category values as written.
+ */
 import { neutraliseFormula } from '../schema/encoding/csv-field.js';
 import type { Table } from '../schema/table.js';
 

@@ -1,13 +1,7 @@
 /**
- * Hand-written SVG charts for the report: horizontal bars, columns, 100% stacked bars and a line. Each chart is one
- * `<svg data-chart="…">` whose marks (`class="pt"`) carry their label and value (`data-label`, `data-value`) and a
- * `<title>` that browsers show on hover; axis labels are text in the SVG, and where there is room the numbers stand
- * beside the marks. Everything scales with the page (viewBox), so it reads on a phone and prints.
- *
- * The charts are drawn 380 units wide, about a phone's width: the page shows them between 358 px (a 390 px phone) and
- * 480 px wide, so text of 12.5 units stays 11.8 px or more. Text is placed by its width as estimated (on the wide
- * side of common sans-serif faces): a label that would leave the chart or cover another is left out or cut, and its
- * whole text is in the mark's title.
+ * Hand-written SVG charts for the report (bars, columns, stacked bars, a line), each mark carrying its label and value,
+ * scaled by viewBox so that they read on a phone and print. They are drawn 380 units wide, about a phone's width, so
+ * that text stays legible; a label that would not fit is cut or left out, its whole text in the mark's title.
  */
 
 /** One data point of a chart. */
@@ -39,7 +33,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** One formatter for every number of a report: `toLocaleString` with options would build one a call (~30 µs). */
+/** One formatter for every number of a report: `toLocaleString` with options would build one on every call. */
 const NUMBERS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
 /** A number with thousands separators: 12,345 (fractions to 3 digits). */

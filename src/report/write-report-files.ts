@@ -1,3 +1,4 @@
+/** Writes a snapshot's report files (report.html, report.json, load.sql, load.py): no page without its numbers. */
 import { join } from 'node:path';
 import { AtomicFile } from '../load/file-system/atomic-file.js';
 import { folderInTheWay } from '../load/file-system/file-system-error.js';

@@ -1,3 +1,4 @@
+/** What a pipeline is: a named extract, transform and load job with its formats, columns and row stages. */
 import type { Column } from '../schema/column-type.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';

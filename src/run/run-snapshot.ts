@@ -1,3 +1,7 @@
+/**
+ * A snapshot run from start to end: extract into the staging folder until complete, write the files in id order,
+ * publish them with their manifest, and clean up; `runSnapshot` is the library's entry to it.
+ */
 import { rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Checkpoint, type PageColumnsEncoder } from '../extract/staging/checkpoint.js';

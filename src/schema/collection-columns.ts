@@ -147,9 +147,8 @@ export const COLLECTIONS: Table = defineTable({
   name: 'collections',
   columns: COLLECTION_COLUMNS,
   schemaVersion: '1',
-  // 107 columns, many of them text (descriptions, authors): 2,500 rows a group keep parquet-wasm's memory (which never
-  // shrinks) below the images' groups of 25,000 narrower rows. Measured at 500,000 images and 11,598 collections:
-  // peak RSS 287-297 MB (GNU time), 311 MB with the whole table in one group.
+  // 107 columns, many of them text (descriptions, authors): small groups keep parquet-wasm's memory (which never
+  // shrinks) below what the images' groups of narrower rows take (docs/performance.md, "Parquet row groups").
   parquetRowGroupRows: 2_500,
   files: {
     parquet: 'collections.parquet',

@@ -13,7 +13,7 @@ export type ColumnKind = 'int64' | 'float64' | 'boolean' | 'timestamp' | 'string
 
 /**
  * The apache-arrow module, handed to a type's Arrow members by the load stage: the schema does not load apache-arrow
- * itself, so that a run that writes no Arrow or Parquet never loads it (400 ms).
+ * itself, so that a run that writes no Arrow or Parquet never pays for loading it.
  */
 export type ArrowModule = typeof Arrow;
 

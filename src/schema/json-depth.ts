@@ -1,3 +1,5 @@
+/** How deeply an unknown key's value may nest, and the check of it. */
+
 /** How deep an unknown key's value may nest: deeper values would overflow JSON.stringify when written to `extra`. */
 export const MAX_JSON_DEPTH = 64;
 

@@ -1,3 +1,4 @@
+/** The JSON text each record of a page was served as, found in the page body when first asked for. */
 import { bufferView } from '../text/buffer-view.js';
 import { resultSpans, type TextSpan } from '../text/raw-json.js';
 

@@ -1,3 +1,4 @@
+/** The Markdown schema tables of docs/schema.md, generated from the column definitions. */
 import { IMAGES } from './columns.js';
 import type { Table } from './table.js';
 

@@ -1,4 +1,5 @@
 /** Public surface of the bundled Image Listing Service. */
+
 export { startService, DEFAULT_GENERATED_RECORDS, type RunningService } from './start-service.js';
 export {
   type FaultKind,

@@ -1,3 +1,4 @@
+/** The data file formats and tables a snapshot holds, and their file names. */
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';

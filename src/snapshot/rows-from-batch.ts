@@ -1,3 +1,4 @@
+/** Turns an Arrow record batch read back from a snapshot into rows, as the run held them. */
 import type { RecordBatch, Vector } from 'apache-arrow';
 import type { Column } from '../schema/column-type.js';
 import { IMAGES } from '../schema/columns.js';

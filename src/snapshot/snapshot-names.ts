@@ -36,7 +36,7 @@ export async function latestSnapshot(baseDir: string): Promise<string | undefine
 
 /**
  * Snapshot folders in `DIR`, oldest first: only folders of a snapshot's name, never one being pruned
- * (`.img-etl-pruning-<name>`, run/prune-folder.ts) or a staging or pending folder.
+ * (`.img-etl-pruning-<name>`, run/publish/prune-folder.ts) or a staging or pending folder.
  */
 export async function listSnapshots(baseDir: string): Promise<string[]> {
   const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);

@@ -1,3 +1,4 @@
+/** The tool's name and version, read from package.json, as manifests and `--version` give them. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,9 +1,8 @@
 /**
- * Bytes read as Latin-1 (a character a byte) into a string on V8's heap. Node makes a text of more than 1,031,913
- * bytes an external string, whose bytes only a full collection frees: a page body of 1,000 records (1.7 to 3.4 MB)
- * read that way to be parsed, and again to find its records' texts, left up to ~64 MB of dead page texts outside the
- * heap at a time (measured at 500,000 records: peak RSS 286–301 MB that way, 268–279 MB this way). Read in parts
- * below that size and joined, the text is a heap string that the next young-generation collection frees.
+ * Bytes read as Latin-1 (a character a byte) into a string on V8's heap. Node makes a longer text (over 1,031,913
+ * bytes, as a page of 1,000 records is) an external string, whose bytes only a full collection frees, so dead page
+ * texts pile up outside the heap (docs/performance.md, "Page texts on the heap"). Read in parts below that size and
+ * joined, the text is a heap string that the next young-generation collection frees.
  */
 
 /** Bytes below Node's size for an external string. */

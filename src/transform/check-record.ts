@@ -1,7 +1,8 @@
 /**
  * The fast structural check of a raw record of a table: the type of the column each key names accepts its value
  * (`extra`'s type any other key's). It agrees with the table's zod schema (a property test holds them together) and
- * exists because zod costs ~6 µs a record; zod still explains every failure.
+ * exists because zod is slow on every record (docs/performance.md, "Checking records"); zod still explains every
+ * failure.
  */
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';

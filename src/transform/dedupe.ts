@@ -1,3 +1,4 @@
+/** The dedupe stage: drops rows whose id was already seen, as offset paging over an unordered list repeats records. */
 import type { RowBatch } from '../schema/row.js';
 
 /** What deduplication saw. */

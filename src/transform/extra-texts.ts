@@ -1,19 +1,16 @@
 /**
  * The served text of `extra` for the records of a page that have keys the table does not know. Most pages repeat a
  * few such keys (user-defined metadata of their collections), so their literals are searched for in the page's bytes
- * (key-literals.ts) rather than every record's span found by scanning the whole page (record-texts.ts): on a page of
- * 1,000 generated records, 737 of them with two unknown keys, 1.9 ms against 6.9 ms for the scan alone. When the
- * search cannot be sure which record a key belongs to, the page is scanned, as before.
+ * (key-literals.ts) rather than every record's span found by scanning the whole page (record-texts.ts), at a fraction
+ * of the cost (docs/performance.md, "The served text of extra"). When the search cannot be sure which record a key
+ * belongs to, the page is scanned.
  */
 import { attachExtraText, attachRecordText } from '../schema/record-text.js';
 import { RecordTexts } from '../schema/record-texts.js';
 import { hasEscapedKey, isSearchableKey, keyOffsets, memberText } from '../text/key-literals.js';
 import { bufferView } from '../text/buffer-view.js';
 
-/**
- * Distinct unknown keys on a page beyond which the scan is cheaper: a search reads the page once per key, about 0.9 ms
- * for a page of 1.7 MB, where the scan and the records' texts cost 7 to 11 ms.
- */
+/** Distinct unknown keys on a page beyond which the scan is cheaper, as a search reads the page once per key. */
 const MAX_SEARCHED_KEYS = 10;
 
 /**

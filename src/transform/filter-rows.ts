@@ -1,3 +1,4 @@
+/** The filter stage: keeps only the rows a pipeline's predicate accepts. */
 import type { Row, RowBatch } from '../schema/row.js';
 
 /** A stage over normalised rows: takes page-sized batches, yields page-sized batches. */

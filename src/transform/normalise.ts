@@ -1,3 +1,7 @@
+/**
+ * The normalise stage: validated records to output rows (sentinels and empty strings to null, timestamps to UTC
+ * microseconds, unknown keys to `extra`).
+ */
 import { IMAGES } from '../schema/columns.js';
 import { emptyNormalisationCounts, type NormalisationCounts } from '../schema/normalisation-counts.js';
 import type { Row, RowBatch } from '../schema/row.js';

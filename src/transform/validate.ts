@@ -1,3 +1,4 @@
+/** The validate stage: each page's records checked against the table's schema, into valid records and rejects. */
 import { RecordTexts } from '../schema/record-texts.js';
 import { IMAGES } from '../schema/columns.js';
 import { recordIssues } from '../schema/image-schema.js';

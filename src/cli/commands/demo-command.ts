@@ -1,3 +1,6 @@
+/**
+ * The `img-etl demo` command: a first look at img-etl, two snapshots of the bundled service and what to try with them.
+ */
 import type { CommandIo } from '../command-io.js';
 import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';

@@ -1,3 +1,4 @@
+/** The `img-etl diff` command: compares two snapshots by id, writes the diff files and prints a summary. */
 import type { CommandIo } from '../command-io.js';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';
 import { DiffError } from '../../snapshot/diff-error.js';

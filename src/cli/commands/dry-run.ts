@@ -1,7 +1,6 @@
 /**
- * `--dry-run`: reads the first page of the image list and of the collections list only, and prints the plan of the run
- * — counts, effective page size, pages, requests at the chosen concurrency, and estimates of time and size — without
- * staging or writing anything in `--out`.
+ * `--dry-run`: reads the first page of the image list and of the collections list and prints the run's plan (counts,
+ * page size, pages, requests, estimated time and size) without staging or writing anything in `--out`.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,7 @@
+/**
+ * The `img-etl files` command: its options and their checks, the dry run's plan, and the download of a snapshot's
+ * files.
+ */
 import type { CommandIo } from '../command-io.js';
 import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
 import type { FetchFilesOptions, FilesPlan, FilesResult } from '../../files/fetch-files.js';

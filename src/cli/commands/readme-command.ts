@@ -1,3 +1,4 @@
+/** The `img-etl readme` command: regenerates the schema tables of docs/schema.md from the column definitions. */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { CommandModule } from 'yargs';

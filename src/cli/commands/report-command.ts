@@ -1,3 +1,4 @@
+/** The `img-etl report` command: the report page of a snapshot read back, never written over a snapshot's own files. */
 import type { CommandIo } from '../command-io.js';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule } from 'yargs';

@@ -1,3 +1,4 @@
+/** The `img-etl run` command: a snapshot made by a named pipeline from pipelines/ or by a pipeline file. */
 import type { CommandIo } from '../command-io.js';
 import type { CommandModule } from 'yargs';
 import { loadPipeline, type LoadedPipeline } from '../load-pipeline.js';

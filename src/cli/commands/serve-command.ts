@@ -1,3 +1,4 @@
+/** The `img-etl serve` command: its options turned into the bundled service's, and the service up until a signal. */
 import type { CommandIo } from '../command-io.js';
 import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
 import { readNdjsonLines } from '../../service/records/data-records.js';

@@ -1,3 +1,6 @@
+/**
+ * The default command: a snapshot's arguments turned into run options, and the run shown with progress and a summary.
+ */
 import type { CliStreams, CommandIo } from '../command-io.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

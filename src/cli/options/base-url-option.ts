@@ -1,3 +1,4 @@
+/** `--base-url` checked before any request, and the hints printed when a run failed at that address. */
 import { DEFAULT_BASE_URL } from '../../extract/defaults.js';
 import { ExtractError } from '../../extract/paging/extract-error.js';
 import { listUrlOf, misnamedListUrl } from '../../extract/paging/page-url.js';

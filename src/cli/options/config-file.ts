@@ -1,3 +1,4 @@
+/** Options from a --config JSON file and from IMG_ETL_* variables; the command line wins over both. */
 import type { Argv, Options } from 'yargs';
 import { fileSystemReason } from '../../load/file-system/file-system-error.js';
 import { nearestName } from '../../text/nearest-name.js';

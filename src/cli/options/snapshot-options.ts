@@ -1,3 +1,4 @@
+/** The options of a snapshot run and of how it is shown, shared by every command that runs a snapshot. */
 import type { Options } from 'yargs';
 import { FORMATS, type Format } from '../../snapshot/formats.js';
 import { UsageError } from '../usage-error.js';

@@ -1,3 +1,4 @@
+/** Makes the reporter a command's `--log-format` asks for. */
 import { JsonLog } from './json-log.js';
 import { Progress } from './progress.js';
 import type { Reporter } from './reporter.js';

@@ -1,8 +1,6 @@
 /**
- * `img-etl files --log-format json`: the files run on stderr as JSON lines, like a snapshot's (json-log.ts): `ts`,
- * `level`, `event`, then the event's fields in snake_case. One line when the selection is known (`plan`), one per file
- * settled (`file`: its files.parquet row but `mtime_ns`, a warning unless ok) and one per retry; the bytes of each
- * chunk written are not logged.
+ * `img-etl files --log-format json`: the files run as JSON lines like a snapshot's (json-log.ts): a `plan` line once
+ * the selection is known, a `file` line per file settled (a warning unless ok) and one per retry.
  */
 import type { FilesEvent } from '../../files/files-events.js';
 import { JsonLog } from './json-log.js';

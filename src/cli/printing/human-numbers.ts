@@ -1,3 +1,5 @@
+/** Numbers, durations and sizes written for people in the summary and progress lines. */
+
 /** A whole number with thousands separators, whatever the locale: `12,345`. */
 export function thousands(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');

@@ -1,3 +1,4 @@
+/** `--log-format json`: a run's events as one JSON object per line. */
 import type { RunEvent } from '../../run/run-events.js';
 import type { Reporter } from './reporter.js';
 import { oneLine } from '../../text/one-line.js';

@@ -1,3 +1,4 @@
+/** The text view of a run on stderr: a bar redrawn in place on a terminal, plain lines otherwise. */
 import { noCollectionEndpoints } from '../../extract/completeness/completeness.js';
 import type {
   CollectionReadEvent,

@@ -1,3 +1,4 @@
+/** What every view of a run's events (text, JSON) provides to the command line. */
 import type { RunEvent } from '../../run/run-events.js';
 
 /** Renders a run's events (a snapshot's by default) and the error that ends a command; the library emits. */

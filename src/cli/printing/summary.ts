@@ -1,3 +1,4 @@
+/** The end-of-run summary: text for people, or one JSON document for programs (`--summary json`). */
 import { join } from 'node:path';
 import type { SnapshotResult } from '../../run/run-snapshot.js';
 import type { Manifest } from '../../run/publish/manifest.js';

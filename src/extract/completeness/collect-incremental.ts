@@ -1,15 +1,8 @@
 /**
- * Extraction of an incremental run: what changed since an earlier snapshot, read through the collections. NeuroVault
- * saves an image's collection whenever the image is added, changed or deleted, so a collection whose `modify_date` and
- * `number_of_images` are what the earlier snapshot's collections table holds has the same images: its rows are carried
- * over from that snapshot (by the runner), and only new and changed collections are read, through their own id-ordered
- * lists, and so is a collection the earlier snapshot holds rows of that its collections list did not show (nothing
- * vouches for them). The collections list is read again at the end (a collection that changed meanwhile is read too),
- * and the image list's `count` (one request) must equal the rows the run ends with plus the records its collections'
- * own lists counted and did not serve: the records the earlier snapshot missed are looked for, never carried. When it
- * does not, the collections in doubt are read (those whose rows in the earlier snapshot are not their
- * `number_of_images` now: a record the earlier snapshot missed is in one), and when it still does not, the caller makes
- * a full pass instead: a run never publishes a guess.
+ * Extraction of an incremental run: a collection whose `modify_date` and `number_of_images` match the earlier snapshot
+ * has the same images (NeuroVault saves a collection whenever one of its images changes), so its rows are carried over
+ * and only new and changed collections, and those no longer listed, are read. The image list's `count` must then add
+ * up, or the collections in doubt are read, or the caller makes a full pass: a run never publishes a guess.
  */
 import type { Checkpoint } from '../staging/checkpoint.js';
 import type { JournalCount } from '../staging/journal.js';

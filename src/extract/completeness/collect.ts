@@ -1,9 +1,7 @@
 /**
- * Extraction: the collections list, one pass over the image list into the staging folder, the collections list again,
- * and the own list of each collection that changed while the pass ran or, unless the pass proved itself complete, came
- * up short (see reconcile.ts): that list decides the collection's rows, so records deleted meanwhile are left out. A
- * service without the collection endpoints gets passes over the image list instead, until every record its `count`
- * names is there or a pass adds nothing. Resumes whatever an earlier process of the same run left, inside any phase.
+ * Completeness: a run's extraction, which proves that it holds every record the service lists. The collections list, a
+ * pass over the image list, the list again and the collections that moved or came up short read in full (reconcile.ts);
+ * without collection endpoints, passes until the list's `count` is met. Resumes inside any phase.
  */
 import type { Checkpoint } from '../staging/checkpoint.js';
 import type { JournalEntry } from '../staging/journal.js';

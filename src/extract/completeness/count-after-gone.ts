@@ -1,9 +1,6 @@
 /**
- * The image list's count a full run holds its records to once reconciliation left records out as gone: those of
- * collections found gone after the pass (their own lists answered 403 or 404), and those a collection's own list proved
- * deleted. The count at the end of the pass may still name them, so it asks the image list for its count once more.
- * The new count is believed only as far as the records left out explain its fall: records deleted that the run never
- * held stay counted.
+ * The image list's count once reconciliation left records out as gone: asked again, and believed only as far as the
+ * records left out explain its fall, so that records deleted that the run never held stay counted.
  */
 import { ExtractError } from '../paging/extract-error.js';
 

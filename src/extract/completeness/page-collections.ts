@@ -1,9 +1,7 @@
 /**
- * The collections list of a run: `/api/collections/` paged until its own id set is complete (a few pages; its query
- * has no ORDER BY either, so a pass over it may repeat and skip like the image list), every page staged. It is read
- * before the pass over the image list (round 1) and again after it (round 2): a collection whose `modify_date` or
- * `number_of_images` moved between the two had images added, changed or deleted while the pass ran. A service that
- * answers 404 there has no collection endpoints: the run then proves completeness by the image list's count alone.
+ * The collections list of a run (`/api/collections/`), paged until its own id set is complete and every page staged;
+ * read before and after the pass over the image list, so that a collection that moved between the two is read again. A
+ * service that answers 404 there has no collection endpoints: completeness then rests on the image list's count.
  */
 import type { PageBatch } from '../../schema/row.js';
 import type { Checkpoint } from '../staging/checkpoint.js';

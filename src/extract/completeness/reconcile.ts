@@ -1,13 +1,7 @@
 /**
- * Reconciliation, after the pass over the image list: the collections list read before the pass and again after it
- * name the collections whose `modify_date` or `number_of_images` moved (NeuroVault saves an image's collection whenever
- * the image is added, changed or deleted) and those no longer listed; after a pass that did not prove itself complete,
- * also those that came up short of their `number_of_images` (less the NIDM results packages their records name, which
- * it counts too). Each is read in full through its own list (`/api/collections/<id>/images/`, ordered by id), which is
- * the authority for it: its records go through the same index as the list's, its `count` says what it holds, and a
- * record the run kept in it that the list no longer serves (deleted while the run paged) is left out. A collection that
- * cannot be read (403: private now; 404: deleted) has its records left out of the snapshot. When records were left
- * out, the image list's count is asked once more (count-after-gone.ts): the count at the end of the pass may name them.
+ * Reconciliation after the pass: each collection that moved while the pass ran, is no longer listed or came up short is
+ * read in full through its own id-ordered list, which decides its rows (records it no longer serves are left out; a
+ * collection that answers 403 or 404 has all of its records left out).
  */
 import type { Checkpoint } from '../staging/checkpoint.js';
 import type {

@@ -1,7 +1,6 @@
 /**
- * The collections table's source: the collection records the collections list served, from the staging folder, each
- * id once (the copy newer by `modify_date` when copies differ; the later one seen if equal), ascending by id, in
- * fixed-size batches. Each record carries the JSON text it was served as (see record-text.ts).
+ * The collections table's source: the collection records served, from the staging folder, each id once (the newest
+ * copy), ascending by id, in fixed-size batches, each record with the JSON text it was served as.
  */
 import { attachRecordText } from '../../schema/record-text.js';
 import type { ValidBatch } from '../../transform/validate.js';

@@ -1,3 +1,5 @@
+/** How many pages paging keeps in flight, adapted to how the server answers. */
+
 /**
  * How many pages may be in flight: halved when the server pushes back (429) or errors pile up,
  * regained one at a time after a run of successes, never above the configured maximum.

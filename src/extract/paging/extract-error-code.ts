@@ -1,3 +1,5 @@
+/** The stable codes of extraction failures, and the finer kinds the retry policy tells apart. */
+
 /** Stable codes of extraction failures; the CLI maps them to messages and exit codes. */
 export type ExtractErrorCode =
   | 'HTTP_STATUS' // a status that is not 200

@@ -1,3 +1,4 @@
+/** ExtractError: the one error of extraction, with a stable code, the URL, the attempt and whether a retry may help. */
 import { oneLine } from '../../text/one-line.js';
 import type { ExtractErrorCode, ExtractErrorKind, Failure } from './extract-error-code.js';
 import { redactUrl, redactUrlsIn } from './redact-url.js';

@@ -1,3 +1,5 @@
+/** The events extraction emits while it runs: pages, retries, skips, passes. */
+
 /** A page arrived and was accepted. */
 export interface PageEvent {
   type: 'page';

@@ -1,3 +1,5 @@
+/** The counts extraction keeps while it runs (pages, requests, retries), reported at the end. */
+
 /** What paging saw, filled in while it runs. */
 export interface ExtractStats {
   /** `count` reported by the first page. */

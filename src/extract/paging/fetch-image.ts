@@ -1,3 +1,7 @@
+/**
+ * Fetches one image's record by id (`/api/images/<id>/`) with the client's rules and retries; the library's
+ * `fetchImage`.
+ */
 import { ExtractError } from './extract-error.js';
 import type { RetryEvent } from './extract-events.js';
 import { HttpClient, type HttpClientOptions } from './http-client.js';

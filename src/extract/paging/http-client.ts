@@ -1,3 +1,7 @@
+/**
+ * The HTTP client every request goes through: one connection pool, the same-host rule, the token, timeouts and size
+ * caps, and each failure turned into an ExtractError that says what happened.
+ */
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import { Agent, errors as undiciErrors, request } from 'undici';
 import type { Page } from '../../schema/image-schema.js';

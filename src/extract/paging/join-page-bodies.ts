@@ -1,3 +1,6 @@
+/**
+ * Joins the bodies of a page that was fetched in parts back into one body, so that it is staged like any other page.
+ */
 import { resultSpans } from '../../text/raw-json.js';
 
 const COMMA = Buffer.from(',');

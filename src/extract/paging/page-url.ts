@@ -1,3 +1,5 @@
+/** The URLs of the image list and of its pages, from the base URL a run is given. */
+
 /** The URL of the list page at `offset` with `limit` records: `{base}/api/images/?limit=L&offset=O`. */
 export function pageUrl(listUrl: URL, limit: number, offset: number): string {
   const url = new URL(listUrl);

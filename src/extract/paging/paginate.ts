@@ -1,3 +1,8 @@
+/**
+ * Paging: reads a list page by page with limit and offset, a bounded number of pages in flight, retries and the checks
+ * each page must pass. `paginate` is the room's entry; the rest of extract/paging is the client, the retry policy and
+ * the pieces of a page.
+ */
 import type { PageBatch } from '../../schema/row.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import type { ExtractEvent } from './extract-events.js';

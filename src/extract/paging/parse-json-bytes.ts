@@ -1,10 +1,8 @@
 /**
- * JSON.parse of UTF-8 bytes, giving exactly what decoding them first gives, at less cost. Decoding a page with one
- * non-ASCII character makes V8 build a two-byte string of the whole page (3.4 MB for 1,000 records), slow to make
- * and to parse. Read as Latin-1, the same bytes give a one-byte string in a copy; after parsing, the strings that
- * hold characters 0x80-0xff (each a byte of a UTF-8 sequence) are decoded again, one by one. That is exact as long
- * as no \u escape in the text stands for a character from 0x80 up: such a page (rare: serialisers write non-ASCII
- * as it is) is decoded first, as is one that does not parse as Latin-1 (a byte order mark, or not JSON at all).
+ * JSON.parse of UTF-8 bytes at less cost than decoding them first, with exactly the same result: the bytes are read as
+ * one-byte Latin-1 text (a page with one non-ASCII character would otherwise become a two-byte string twice the size),
+ * parsed, and the strings holding bytes from 0x80 up decoded again. A page where that would not be exact (a \u escape
+ * for such a character, or no Latin-1 JSON) is decoded first.
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { bufferView } from '../../text/buffer-view.js';

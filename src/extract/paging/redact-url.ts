@@ -1,3 +1,5 @@
+/** Masks credentials in URLs before they go into a log line or an error message. */
+
 /**
  * Query (and fragment) parameter names whose values are credentials: `token`, `api_key`, `password`, `client_secret`,
  * `auth`, `X-Amz-Signature`, `sessionid`, …

@@ -1,3 +1,4 @@
+/** Which failed requests are retried, how often and how long apart: one policy object read by withRetry. */
 import type { ExtractErrorCode, ExtractErrorKinds, Failure } from './extract-error-code.js';
 
 /** How a failure is decided: retried (true), never (false), or retried unless its body is DRF's own JSON answer. */

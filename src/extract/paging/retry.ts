@@ -1,3 +1,4 @@
+/** withRetry: runs a request again after a retryable failure, with backoff, within an attempt and a time budget. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExtractError } from './extract-error.js';
 import { RETRY_POLICY } from './retry-policy.js';

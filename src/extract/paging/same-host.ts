@@ -1,3 +1,5 @@
+/** The rule that links and redirects stay on the host a run was given. */
+
 const DEFAULT_PORT: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 /**

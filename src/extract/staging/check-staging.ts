@@ -1,8 +1,6 @@
 /**
- * Before a run resumes, it checks that the service still holds what the staging folder holds: offsets do not
- * identify records on a list with no stable order, ids do. A sample of staged records spread over the staged pages
- * is fetched again by id (`/api/images/<id>/`) and compared; a record gone (404) or changed counts against the
- * staging. Where too many differ, the service changed under the interrupted run and merging would mix two lists.
+ * Before a run resumes, a sample of its staged records is fetched again by id and compared: offsets do not identify
+ * records on a list with no stable order, so where too many are gone or changed the staging is not merged.
  */
 import type { Checkpoint } from './checkpoint.js';
 import type { JournalPage } from './journal.js';

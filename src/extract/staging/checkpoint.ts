@@ -1,7 +1,7 @@
 /**
- * The staging folder beside the output: every fetched page is kept there as it arrives, with a journal line
- * saying what it held and its checksum, so that a crashed, killed or interrupted run resumes without fetching those
- * pages again, and never takes a page changed on disk for the one served.
+ * Staging: every fetched page is kept in the staging folder beside the output as it arrives, with a journal line saying
+ * what it held and its checksum, so that an interrupted run resumes without fetching those pages again and never takes
+ * a page changed on disk for the one served. The Checkpoint opens, adds to and closes a staging folder.
  */
 import { type FileHandle, open, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,9 +1,6 @@
 /**
- * A map from record id to a non-negative integer, compact for the ids a listing has: integers that fill most of a
- * range from 1 up. An id below a bound has a slot in one typed array indexed by id (outside the JavaScript heap,
- * so a run's garbage collector does not work harder as the run grows); any other id (negative, fractional, far
- * beyond the ids held) or a value too large for a slot falls back to a Map. The bound grows with the ids held, so
- * sparse ids never cost more than a few slots per id held.
+ * A compact map from record id to a small integer: a typed array indexed by id (outside the JavaScript heap, so the
+ * garbage collector does not work harder as the run grows), with a Map for ids far outside the range held.
  */
 
 /** Slots the array may have at least, whatever the size: 2^20 ids. */

@@ -1,3 +1,4 @@
+/** Orders copies of one record by their `modify_date`, so that the newest copy wins. */
 import { parseTimestampMicros } from '../../schema/timestamp.js';
 
 /** A record's `modify_date` in microseconds, for ordering copies of it; a copy without a readable one is the oldest. */

@@ -1,8 +1,6 @@
 /**
- * A least-recently-used cache of parsed staged pages, bounded by the records it holds (pages are 1 to 1,000
- * records): the conflict check reads the page of a record seen again, and the write the pages that hold rejects. A
- * page that holds records with keys the schema does not know, or rejects, is scanned for their served text as it is
- * read: a valid record carries its text on itself (for `extra`), a reject's is kept by position.
+ * A least-recently-used cache of parsed staged pages, bounded by the records it holds, for the conflict check and the
+ * write's rejects; a page with unknown keys or rejects is scanned for their served text as it is read.
  */
 import { attachRecordText } from '../../schema/record-text.js';
 import type { Checkpoint } from './checkpoint.js';

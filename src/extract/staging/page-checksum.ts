@@ -1,7 +1,7 @@
 /**
- * The checksum of a staged page: recorded in its journal line when the page is staged, and checked whenever the page
- * is read back, so that a page changed on disk (even to valid JSON of the same length) is never taken for the one
- * served. sha256, about 1 GB/s: a small part of the cost of parsing the page it guards.
+ * The checksum of a staged page, recorded in its journal line and checked whenever the page is read back, so that a
+ * page changed on disk is never taken for the one served. sha256 costs a small part of parsing the page it guards
+ * (docs/performance.md, "Staged pages' checksums").
  */
 import { createHash } from 'node:crypto';
 

@@ -1,8 +1,6 @@
 /**
- * Which records a run has: for each valid id, the copy it keeps (its page and position); for each record that broke
- * the schema and never came valid, its first occurrence, by id when it has a usable one and by its content
- * otherwise. Every record is counted once however often it is served, so completeness counts distinct records.
- * Small per record, so memory stays flat.
+ * Which records a run has: for each valid id the copy it keeps, for each reject its first occurrence. Each record is
+ * counted once however often it is served, so completeness counts distinct records; small per record.
  */
 import type { RejectKey, StagedPage } from './journal.js';
 import { IdMap } from './id-map.js';

@@ -1,7 +1,6 @@
 /**
- * The rejects of the staged pages, once each, in the order of their keys, in batches: each with its served text, why
- * the schema refused it, and where it can be fetched alone (the write's source after the records: replay-columns.ts).
- * Nothing of where it was found goes into them, so the rejects file depends only on the records.
+ * The rejects of the staged pages, once each and in the order of their keys, with their served text and why the schema
+ * refused them: the write's source after the records (replay-columns.ts). The file depends only on the records.
  */
 import { IMAGES } from '../../schema/columns.js';
 import type { Reject } from '../../schema/row.js';
@@ -27,7 +26,7 @@ export async function* replayRejects(
     const { imageIssues } = await import('../../schema/image-schema.js');
     const url = rejectUrl(page.url, key);
     const text = texts!.get(position)!;
-    // a record the schema takes was refused for a number its text says otherwise than its value (stage-page.ts)
+    // a record the schema takes was refused for a number its text says otherwise than its value (save-page.ts)
     const issues = imageIssues(raw) ?? inexactNumberIssues(text, IMAGES);
     rejects.push({ url, record: raw, text, issues });
     if (rejects.length >= batchSize) {

@@ -1,7 +1,6 @@
 /**
- * Stages one fetched page of image records, from the image list or from a collection's own list: its journal line
- * always, its body only when it holds something the run keeps. Copies of records the run already has are compared
- * with the kept one: the real lists have no ORDER BY and records change while they are paged.
+ * Stages one fetched page of image records: its journal line always, its body when it holds something the run keeps. A
+ * copy of a record the run already has is compared with the kept one, as the lists have no order and records change.
  */
 import { createHash } from 'node:crypto';
 import type { PageBatch } from '../../schema/row.js';

@@ -1,7 +1,6 @@
 /**
- * The files of a staging folder: their names (run.json, the journal, the lock, each staged page and its columns), how
- * one is written (whole or not at all), read back (a regular file of the size its journal line gives) and removed
- * (img-etl's own files only).
+ * The files of a staging folder: their names, how each is written (whole or not at all), read back (a regular file of
+ * the size its journal line gives) and removed (img-etl's own files only).
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';

@@ -9,9 +9,8 @@ import { CheckpointError } from './checkpoint-error.js';
 import { emptyStaging, IDENTITY, readJson } from './staging-files.js';
 
 /**
- * The layout of the staging folder and its journal; staging of another format is discarded, not resumed. 4: each
- * staged page's checksum is in its journal line; 5: and its size in bytes; 6: and its valid records' columns are
- * staged beside it, with their own checksum and size.
+ * The layout of the staging folder and its journal: each staged page's journal line holds its checksum and size, and
+ * its valid records' columns are staged beside it with their own. Staging of another format is discarded, not resumed.
  */
 export const STAGING_FORMAT = 6;
 

@@ -1,10 +1,8 @@
 /**
- * The write's Arrow stage over staged pages: picks rows out of the pages' record batches (each page encoded once, when
- * it was staged: page-columns.ts) into one batch, column by column, copying bytes rather than rebuilding values. The
- * batch equals, byte for byte, the one ArrowBatchBuilder builds from the same rows: numbers, timestamps and booleans
- * are copied as bits, text as its UTF-8 bytes, and a category goes through its type's own encoder, so that its one
- * dictionary grows across the batches exactly as when rows are encoded. Picks come in runs (the next row of the same
- * page, as the list is nearly in id order), and a run is copied at once.
+ * The write's Arrow stage over staged pages: picks rows out of the pages' staged record batches into one batch, column
+ * by column, copying bytes rather than rebuilding values, and equal byte for byte to the batch ArrowBatchBuilder builds
+ * from the same rows (a category goes through its type's encoder, so its dictionary grows alike). Rows come in runs
+ * from one page, as the list is nearly in id order, and a run is copied at once.
  */
 import * as arrow from 'apache-arrow';
 import type { ArrowEncoder } from '../../schema/column-type.js';

@@ -1,9 +1,8 @@
 /**
- * A record batch as its buffers, for the staging folder: a JSON header (the field names, the rows, each column's
- * nulls and buffer sizes) and then every buffer as it is, each starting at a multiple of 8 bytes. Read back, the
- * columns are views of the bytes read, nothing copied or decoded. Arrow's IPC format would do, but it costs about ten
- * times as much for a page of a hundred columns, where staging and reading back every page is on the critical path.
- * Only the column types img-etl writes: 64-bit numbers and timestamps, booleans, UTF-8, UTF-8 dictionaries.
+ * A record batch as its buffers, for the staging folder: a JSON header, then every buffer as it is, 8-byte aligned, so
+ * that read back the columns are views of the bytes read. Arrow's IPC format costs far more for a page of a hundred
+ * columns (docs/performance.md, "Staged columns"), and staging is on every page's path. Only the column types img-etl
+ * writes: 64-bit numbers and timestamps, booleans, UTF-8, UTF-8 dictionaries.
  */
 import * as arrow from 'apache-arrow';
 

@@ -1,9 +1,7 @@
 /**
- * A staged page's columns: its valid records normalised into rows of the run's table and encoded once, when the page
- * is staged, as one Arrow record batch (as its buffers: batch-buffers.ts), so that the write reads binary batches and
- * never parses the page again. Beside the table's columns the batch holds one more, what normalisation replaced in
- * each row, so that the manifest counts only the rows written (a record seen again on a later page replaces its
- * earlier copy).
+ * A staged page's columns: its valid records normalised and encoded once, when the page is staged, as one Arrow record
+ * batch, so that the write never parses the page again. One more column holds what normalisation replaced in each row,
+ * so that the manifest counts only the rows written.
  */
 import * as arrow from 'apache-arrow';
 import { emptyNormalisationCounts, type NormalisationCounts } from '../../schema/normalisation-counts.js';

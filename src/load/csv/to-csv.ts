@@ -1,11 +1,8 @@
 /**
- * Sink: RFC 4180 CSV with a header row of the table's columns, by one of two engines that write the same bytes:
- * 'builtin' (img-etl's own formatter, csv-format.ts) or 'csv-stringify' (the library, csv-stringify-format.ts).
- * Records end with LF ("\n"), which RFC 4180 readers (DuckDB, pandas, polars, spreadsheets) accept and which
- * keeps the file identical on every platform; fields holding `,`, `"`, CR or LF are quoted, quotes doubled.
- * null is an empty field; an empty string is `""` so that the two stay apart for readers that care
- * (DuckDB with `allow_quoted_nulls = false`). Timestamps are ISO 8601 UTC with microseconds, booleans
- * `true`/`false`, numbers in their shortest round-trip form (`String(n)`, and `-0` for negative zero).
+ * Sink: RFC 4180 CSV with a header row, by one of two engines that write the same bytes (csv-format.ts, img-etl's own,
+ * and csv-stringify-format.ts). Records end with LF, identical on every platform; null is an empty field and an empty
+ * string `""`, so that readers can tell them apart; timestamps are ISO 8601 UTC with microseconds, numbers in their
+ * shortest round-trip form.
  */
 import { IMAGES } from '../../schema/columns.js';
 import { rowCount, type Row, type RowBatch } from '../../schema/row.js';

@@ -1,3 +1,4 @@
+/** Creates folders, failing with an error that names the folder and the real reason. */
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileSystemReason } from './file-system-error.js';

@@ -1,3 +1,4 @@
+/** Tells whether a path holds a file, a folder or nothing. */
 import { stat } from 'node:fs/promises';
 
 /**

@@ -1,9 +1,7 @@
 /**
- * Puts a Parquet footer's key-value metadata in order of key, in place. parquet-wasm hands the entries to Rust in a
- * HashMap whose hash keys change with every map a process creates, so the same data written twice in one process
- * gave the entries in different orders: same rows, different bytes. The entries only trade places, so the footer
- * keeps its length and every offset in the file stays valid. The footer is a thrift compact-protocol FileMetaData
- * whose field 5 is `list<KeyValue>`; each KeyValue's field 1 is its key.
+ * Puts a Parquet footer's key-value metadata in key order, in place: parquet-wasm passes it through a Rust HashMap
+ * whose order changes with every map, so the same data would give different bytes. The entries only trade places, so
+ * every offset stays valid.
  */
 import { BINARY, CompactReader, LIST, STRUCT } from './thrift-compact-reader.js';
 

@@ -1,13 +1,8 @@
 /**
- * The 'wasm' Parquet engine: parquet-wasm (the Rust parquet crate) streaming over a ReadableStream of record
- * batches, zstd-compressed and dictionary-encoded, with row groups of a fixed number of rows.
- * Batches cross into WebAssembly through an IPC stream round trip; the writer pulls them as it goes, so memory holds
- * at most one row group being encoded and one hand-over group, whatever the number of batches.
- * parquet-wasm 0.7.2 (the latest release) needs two things around it, both here (docs/parquet-writer.md):
- * - its streaming writer discards the errors of writing a batch (`let _ = writer.write(..)` in writer_async.rs), so
- *   the file's row counts are read back with parquet-wasm's own metadata reader and compared with the rows given;
- * - it hands the key-value metadata to Rust in a HashMap, whose order changes with every map a process creates, so
- *   the footer's entries are put in key order before its bytes are written (parquet-key-value-order.ts).
+ * The 'wasm' Parquet engine: parquet-wasm streaming record batches into zstd-compressed, dictionary-encoded row groups,
+ * memory holding at most a group being encoded and one being handed over. Two defences around parquet-wasm 0.7.2
+ * (docs/parquet-writer.md): its streaming writer drops the errors of writing a batch, so the file's row counts are read
+ * back and compared; its key-value metadata comes out in any order, so the footer is put in key order.
  */
 import { openAsBlob } from 'node:fs';
 import { Table, tableToIPC, type RecordBatch } from 'apache-arrow';

@@ -1,9 +1,7 @@
 /**
- * The 'parquetjs' Parquet engine: an adapter of parquetjs-lite (pure JavaScript, public API only) behind the same
- * interface as the 'wasm' one. No dictionaries and no zstd: categories are plain UTF8, pages snappy. Its
- * TIMESTAMP_MICROS refuses instants before 1970, so this engine does too. String statistics are off: parquetjs-lite
- * orders strings by UTF-16 code units, not by bytes as Parquet requires, and wrong bounds would let readers skip row
- * groups that hold a match. Its errors come through its promises, so the file needs no re-check.
+ * The 'parquetjs' Parquet engine: parquetjs-lite (pure JavaScript) behind the 'wasm' engine's interface. No
+ * dictionaries and no zstd; no instants before 1970; no string statistics, as parquetjs-lite orders strings by UTF-16
+ * code units and wrong bounds would let readers skip row groups that hold a match.
  */
 import parquet, { type FieldDefinition, type OutputStream } from 'parquetjs-lite';
 import type { Row } from '../../schema/row.js';

@@ -35,9 +35,8 @@ export interface ParquetSinkOptions {
 }
 
 /**
- * Default rows per row group. parquet-wasm's memory grows to about 0.4 kB per row of the group being written and
- * never shrinks (measured at 500,000 records: 21 MB at 10,000 rows, 36 MB at 25,000, 43 MB at 50,000, 67 MB at
- * 100,000), while the file grows 2.5% from 100,000 to 25,000 (about 1.5 MB of zstd data per group at 25,000).
+ * Default rows per row group. parquet-wasm's memory grows with the group being written and never shrinks, while
+ * smaller groups make the file only a little larger (docs/performance.md, "Parquet row groups").
  */
 export const DEFAULT_ROW_GROUP_SIZE = 25_000;
 

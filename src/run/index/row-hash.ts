@@ -48,7 +48,7 @@ export class RowHasher {
 
 /**
  * The hash of one row's values. One function with its state in local variables, the mixing step written out where it
- * is used: as methods with the state in fields, the hash took four times as long (3.2 µs a row of 466 characters).
+ * is used: as methods with the state in fields, V8 ran it several times slower (docs/performance.md, "The row hash").
  */
 function hashValues(v: readonly (RowValue | undefined)[], integer: readonly boolean[], out: Uint32Array, at: number) {
   let a = 0x2545f491;

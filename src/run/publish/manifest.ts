@@ -1,3 +1,4 @@
+/** The manifest: what a snapshot holds and how it was made, written beside its data files as `manifest.json`. */
 import type { NormalisationCounts } from '../../schema/normalisation-counts.js';
 import type { SinkResult } from '../../load/sink-result.js';
 import type { RequestCounts } from '../../extract/completeness/collect.js';

@@ -1,3 +1,4 @@
+/** The write: one stream of row batches fed to every file's writer and to every tap at once. */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { closeSource } from '../../load/close-source.js';

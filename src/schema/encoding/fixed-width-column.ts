@@ -1,3 +1,4 @@
+/** Fills an Arrow fixed-width column (numbers, booleans, timestamps) from a batch's values, counting its nulls. */
 import type { BatchColumn, ColumnType } from '../column-type.js';
 import type { RowValue } from '../row.js';
 import { refusedValue } from './invalid-value.js';

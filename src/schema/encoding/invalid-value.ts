@@ -1,3 +1,4 @@
+/** The load error for a value that does not fit its column, naming where the batch came from. */
 import type { BatchColumn, ColumnType } from '../column-type.js';
 import type { Row, RowValue } from '../row.js';
 import { LoadError } from '../../text/load-error.js';

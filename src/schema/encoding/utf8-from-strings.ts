@@ -1,3 +1,4 @@
+/** Builds an Arrow UTF-8 column from strings, encoding them at once where it can. */
 import type { Data, Utf8 } from 'apache-arrow';
 import type { ArrowModule } from '../column-type.js';
 import { LoadError } from '../../text/load-error.js';
