@@ -1,5 +1,8 @@
 /** The exit codes of the `img-etl` program, one per outcome. */
 
+/** Process exit codes, documented in the README, and the one place an error that ends a command becomes one. */
+import { UsageError } from './usage-error.js';
+
 /** Process exit codes, documented in the README. */
 export const EXIT = {
   /** The snapshot is complete. */
@@ -13,3 +16,8 @@ export const EXIT = {
   /** Interrupted (Ctrl-C); run the same command again to resume. */
   INTERRUPTED: 130,
 } as const;
+
+/** The exit code of an error that ended a command: a bad command line is USAGE, anything else FAILED. */
+export function exitCodeOf(err: unknown): number {
+  return err instanceof UsageError ? EXIT.USAGE : EXIT.FAILED;
+}

@@ -44,30 +44,28 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
   const isPath = /[/\\]/.test(nameOrPath) || /\.m?js$/.test(nameOrPath);
   const file = isPath ? resolve(nameOrPath) : join(pipelinesDir(), `${nameOrPath}.js`);
   if (!isPath && !/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath))
-    throw new UsageError({ message: `run: ${JSON.stringify(nameOrPath)} is not a pipeline name` });
+    throw new UsageError(`run: ${JSON.stringify(nameOrPath)} is not a pipeline name`);
   if (!existsSync(file)) {
     const known = await pipelineNames();
-    throw new UsageError({
-      message: isPath
+    throw new UsageError(
+      isPath
         ? `run: no pipeline file ${file}`
         : `run: no pipeline named ${JSON.stringify(nameOrPath)}; known: ${known.join(', ')}`,
-    });
+    );
   }
   if (await isFolder(file))
-    throw new UsageError({ message: `run: ${file} is a folder, not a pipeline file (a .js or .mjs module)` });
+    throw new UsageError(`run: ${file} is a folder, not a pipeline file (a .js or .mjs module)`);
   const sha256 = await pipelineFileDigest(file);
   const pipeline = (await importPipelineFile(file, sha256, nameOrPath)).default;
   if (pipeline === undefined || typeof pipeline.name !== 'string' || typeof pipeline.description !== 'string') {
-    throw new UsageError({
-      message: `run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`,
-    });
+    throw new UsageError(`run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`);
   }
   const fault = pipeline.formats === undefined ? undefined : formatsFault(pipeline.formats);
-  if (fault !== undefined) throw new UsageError({ message: `run: ${file}: ${fault}` });
+  if (fault !== undefined) throw new UsageError(`run: ${file}: ${fault}`);
   try {
     return { pipeline: pipeline as Pipeline, options: pipelineRunOptions(pipeline as Pipeline, sha256) };
   } catch (error) {
-    throw new UsageError({ message: `run: ${file}: ${messageOf(error)}` });
+    throw new UsageError(`run: ${file}: ${messageOf(error)}`);
   }
 }
 
@@ -96,15 +94,14 @@ async function importPipelineFile(
   try {
     return (await import(url.href)) as { default?: Partial<Pipeline> };
   } catch (error) {
-    if (error instanceof SyntaxError) throw new UsageError({ message: `run: ${await syntaxError(file, error)}` });
+    if (error instanceof SyntaxError) throw new UsageError(`run: ${await syntaxError(file, error)}`);
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes(`Cannot find package '${TOOL_NAME}'`))
       throw new Error(`run: ${file} failed as it was imported: ${importFailure(error)}`, { cause: error });
-    throw new UsageError({
-      message:
-        `run: ${file} imports ${TOOL_NAME}, which is not installed in its project: install it there ` +
+    throw new UsageError(
+      `run: ${file} imports ${TOOL_NAME}, which is not installed in its project: install it there ` +
         `(npm i ${TOOL_NAME}, or npm i /path/to/${TOOL_NAME}-${VERSION}.tgz), then run npx ${TOOL_NAME} run ${given}`,
-    });
+    );
   }
 }
 

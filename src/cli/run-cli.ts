@@ -2,6 +2,7 @@
 import type { CliStreams, CommandIo } from './command-io.js';
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { UsageError } from './usage-error.js';
+import { exitCodeOf } from './exit-codes.js';
 import { withOptionSource } from './options/option-source.js';
 import { oneLine } from '../text/one-line.js';
 import { serveCommand } from './commands/serve-command.js';
@@ -48,7 +49,7 @@ export async function runCli(
     const err = withOptionSource(caught, argv); // a value from IMG_ETL_* or --config: said so
     // one line, whatever a pipeline's own error holds (a stage's message, a stack pasted in)
     streams.stderr.write(`img-etl: ${oneLine(messageOf(err))}\n`);
-    return err instanceof UsageError ? 2 : 1;
+    return exitCodeOf(err);
   }
   return exitCode;
 }
@@ -71,7 +72,7 @@ function parserOf(argv: string[], commands: CommandModule<object, never>[], stdo
       // an unknown option is told first: what is missing is often the option mistyped
       const failure = missing === undefined ? msg : (unknownOptionsFailure(argv, known) ?? msg);
       const unknown = failure === null ? undefined : unknownArgumentsMessage(failure, argv, known);
-      throw new UsageError({ message: unknown ?? missing ?? err?.message ?? msg });
+      throw new UsageError(unknown ?? missing ?? err?.message ?? msg);
     });
   return parser;
 }

@@ -58,12 +58,11 @@ function diffBatch(schema: Schema, entries: readonly DiffEntry[], encoders: read
     ids[r] = BigInt(entry.id);
     const key = CHANGE_KEY.get(entry.change);
     if (key === undefined)
-      throw new DiffError({
-        code: 'DIFF_INVALID_OPTION',
-        message:
-          `diff: entry for id ${entry.id} has change ${JSON.stringify(entry.change)}; expected ` +
+      throw DiffError.of(
+        'DIFF_INVALID_OPTION',
+        `diff: entry for id ${entry.id} has change ${JSON.stringify(entry.change)}; expected ` +
           `${CHANGES.join(', ')}`,
-      });
+      );
     keys[r] = key;
     for (const name of entry.changed_fields) names.push(utf8(name));
     listOffsets[r + 1] = names.length;

@@ -96,10 +96,10 @@ export class SnapshotDiff implements AsyncIterable<DiffEntry[]> {
 
   [Symbol.asyncIterator](): AsyncIterator<DiffEntry[]> {
     if (this.started)
-      throw new DiffError({
-        code: 'DIFF_INVALID_OPTION',
-        message: `diff: the diff of ${this.oldSide.path} and ${this.newSide.path} can be read only once`,
-      });
+      throw DiffError.of(
+        'DIFF_INVALID_OPTION',
+        `diff: the diff of ${this.oldSide.path} and ${this.newSide.path} can be read only once`,
+      );
     this.started = true;
     return this.entries();
   }
@@ -189,9 +189,6 @@ function takeRest(cursor: SideCursor, change: 'added' | 'removed', pending: Diff
 export function diffSnapshots(oldSide: DiffSide, newSide: DiffSide, options: DiffOptions = {}): SnapshotDiff {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1)
-    throw new DiffError({
-      code: 'DIFF_INVALID_OPTION',
-      message: `diff: batchSize must be a positive integer, got ${batchSize}`,
-    });
+    throw DiffError.of('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
   return new SnapshotDiff(oldSide, newSide, batchSize, options.table, options.signal);
 }

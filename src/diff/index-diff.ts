@@ -109,7 +109,7 @@ export async function diffByIndex(
 
 function mismatch(path: string, rows: number | undefined): DiffError {
   const count = rows === undefined ? '' : `: the index has ${rows} rows`;
-  return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${path} does not match its images.index${count}` });
+  return DiffError.of('DIFF_UNREADABLE', `diff: ${path} does not match its images.index${count}`);
 }
 
 /** Where a snapshot's index is (its folder) and where its rows are read from (as readSnapshotRows takes). */

@@ -106,10 +106,10 @@ function compareBoth(
 ): ValuesEqual | undefined {
   for (const [side, field] of sides) {
     if (valueFamily(field.type) === undefined)
-      throw new DiffError({
-        code: 'DIFF_UNSUPPORTED_TYPE',
-        message: `diff: column "${name}" of ${side.path} has type ${String(field.type)}, which diff cannot compare`,
-      });
+      throw DiffError.of(
+        'DIFF_UNSUPPORTED_TYPE',
+        `diff: column "${name}" of ${side.path} has type ${String(field.type)}, which diff cannot compare`,
+      );
   }
   const [a, b] = [sides[0][1], sides[1][1]];
   const equal = columnEquality(a.type, b.type);
@@ -120,11 +120,10 @@ function compareBoth(
 
 function checkId(side: DiffSide): void {
   const field = side.schema.fields.find((f) => f.name === ID_COLUMN);
-  if (field === undefined)
-    throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${side.path} has no "${ID_COLUMN}" column` });
+  if (field === undefined) throw DiffError.of('DIFF_BAD_ID', `diff: ${side.path} has no "${ID_COLUMN}" column`);
   if (valueFamily(field.type) !== 'integer')
-    throw new DiffError({
-      code: 'DIFF_BAD_ID',
-      message: `diff: ${side.path} has an "${ID_COLUMN}" column of type ${String(field.type)}, not an integer`,
-    });
+    throw DiffError.of(
+      'DIFF_BAD_ID',
+      `diff: ${side.path} has an "${ID_COLUMN}" column of type ${String(field.type)}, not an integer`,
+    );
 }

@@ -26,7 +26,7 @@ export async function* readCsvRows(path: string, table: Table = IMAGES): AsyncGe
   let records = 0; // data records read
   let batch: Row[] = [];
   const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  const fail = (why: string) => new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${path}: ${why}` });
+  const fail = (why: string) => DiffError.of('DIFF_UNREADABLE', `diff: ${path}: ${why}`);
   try {
     for await (const parsed of parseCsv(stream as AsyncIterable<string>)) {
       for (const record of parsed) {
@@ -44,11 +44,7 @@ export async function* readCsvRows(path: string, table: Table = IMAGES): AsyncGe
     if (batch.length > 0) yield batch;
   } catch (cause) {
     if (cause instanceof DiffError) throw cause;
-    throw new DiffError({
-      code: 'DIFF_UNREADABLE',
-      message: `diff: cannot read ${path}: ${fileSystemReason(cause)}`,
-      cause,
-    });
+    throw DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${path}: ${fileSystemReason(cause)}`, cause);
   } finally {
     stream.destroy();
   }

@@ -76,7 +76,7 @@ export async function readRowsInWorker(path: string, options: ReadSnapshotOption
 async function failed(worker: Worker, reply: Reply): Promise<never> {
   await worker.terminate();
   const { code, message } = reply as Extract<Reply, { type: 'error' }>;
-  throw new DiffError({ code, message });
+  throw DiffError.of(code, message);
 }
 
 /** A worker's replies in order; its failure (an uncaught error, an exit) is the last one. */

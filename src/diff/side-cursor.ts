@@ -68,12 +68,11 @@ export class SideCursor {
     batch.schema.fields.forEach((f, k) => {
       const expected = this.types.get(f.name);
       if (expected !== undefined && expected !== String(f.type)) {
-        throw new DiffError({
-          code: 'DIFF_UNREADABLE',
-          message:
-            `diff: ${this.side.path}: column "${f.name}" is ${f.type} in a batch of a file whose ` +
+        throw DiffError.of(
+          'DIFF_UNREADABLE',
+          `diff: ${this.side.path}: column "${f.name}" is ${f.type} in a batch of a file whose ` +
             `schema says ${expected}`,
-        });
+        );
       }
       index.set(f.name, k);
     });
@@ -85,10 +84,7 @@ export class SideCursor {
     this.contextVectors = this.context.map((c) => column(c.name) && makeVector(column(c.name)!));
     const ids = column(ID_COLUMN);
     if (ids === undefined)
-      throw new DiffError({
-        code: 'DIFF_BAD_ID',
-        message: `diff: ${this.side.path}: a batch has no "${ID_COLUMN}" column`,
-      });
+      throw DiffError.of('DIFF_BAD_ID', `diff: ${this.side.path}: a batch has no "${ID_COLUMN}" column`);
     this.ids = this.readIds(ids, batch.numRows);
     this.row = 0;
     this.length = batch.numRows;
@@ -114,22 +110,17 @@ export class SideCursor {
     const ids = new Array<number>(rows);
     for (let r = 0; r < rows; r++) {
       const at = this.rowsRead + r + 1;
-      if (!data.getValid(r))
-        throw new DiffError({ code: 'DIFF_BAD_ID', message: `diff: ${this.side.path}: row ${at} has a null id` });
+      if (!data.getValid(r)) throw DiffError.of('DIFF_BAD_ID', `diff: ${this.side.path}: row ${at} has a null id`);
       const raw = values[r]!;
       const id = Number(raw);
       if (!Number.isSafeInteger(id))
-        throw new DiffError({
-          code: 'DIFF_BAD_ID',
-          message: `diff: ${this.side.path}: row ${at} has id ${raw}, beyond the safe integers`,
-        });
+        throw DiffError.of('DIFF_BAD_ID', `diff: ${this.side.path}: row ${at} has id ${raw}, beyond the safe integers`);
       if (id <= this.lastId) {
-        throw new DiffError({
-          code: 'DIFF_BAD_ID',
-          message:
-            `diff: ${this.side.path} is not in ascending id order: row ${at} has id ${id} after ` +
+        throw DiffError.of(
+          'DIFF_BAD_ID',
+          `diff: ${this.side.path} is not in ascending id order: row ${at} has id ${id} after ` +
             `id ${this.lastId}${id === this.lastId ? ' (a repeated id)' : ''}`,
-        });
+        );
       }
       ids[r] = this.lastId = id;
     }

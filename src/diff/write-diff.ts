@@ -69,7 +69,7 @@ export async function stageDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
   const why = await whySnapshotFolder(options.dir);
   if (why !== undefined) {
     const message = `diff: ${options.dir} ${why}; write the diff into a folder of its own`;
-    throw new DiffError({ code: 'DIFF_INVALID_OPTION', message });
+    throw DiffError.of('DIFF_INVALID_OPTION', message);
   }
   const files = new Map<DiffFormat, AtomicFile>();
   const abort = async (): Promise<void> => {
@@ -108,21 +108,15 @@ function checkedOptions(options: WriteDiffOptions): { formats: DiffFormat[]; row
   const rowGroupSize = options.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE;
   for (const format of formats) {
     if (!(DIFF_FORMATS as readonly string[]).includes(format))
-      throw new DiffError({
-        code: 'DIFF_INVALID_OPTION',
-        message: `diff: unknown diff format ${JSON.stringify(format)}; choose from ${DIFF_FORMATS.join(', ')}`,
-      });
+      throw DiffError.of(
+        'DIFF_INVALID_OPTION',
+        `diff: unknown diff format ${JSON.stringify(format)}; choose from ${DIFF_FORMATS.join(', ')}`,
+      );
   }
   if (formats.length === 0)
-    throw new DiffError({
-      code: 'DIFF_INVALID_OPTION',
-      message: `diff: no format to write; choose from ${DIFF_FORMATS.join(', ')}`,
-    });
+    throw DiffError.of('DIFF_INVALID_OPTION', `diff: no format to write; choose from ${DIFF_FORMATS.join(', ')}`);
   if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1)
-    throw new DiffError({
-      code: 'DIFF_INVALID_OPTION',
-      message: `diff: rowGroupSize must be a positive integer, got ${rowGroupSize}`,
-    });
+    throw DiffError.of('DIFF_INVALID_OPTION', `diff: rowGroupSize must be a positive integer, got ${rowGroupSize}`);
   return { formats, rowGroupSize };
 }
 

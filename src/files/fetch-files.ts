@@ -162,10 +162,10 @@ export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResul
   try {
     const taken = await takeRunLock(lock);
     if (!taken.taken)
-      throw new FilesError({
-        code: 'FILES_LOCKED',
-        message: `files: ${options.outDir} is in use by another img-etl run (${taken.holder})`,
-      });
+      throw FilesError.of(
+        'FILES_LOCKED',
+        `files: ${options.outDir} is in use by another img-etl run (${taken.holder})`,
+      );
     try {
       if (taken.tookOver !== undefined)
         options.onEvent?.({ type: 'lock', message: `files: took over the stale lock ${lock} (${taken.tookOver})` });
@@ -301,20 +301,19 @@ function extraKeys(groups: FetchFilesOptions['with']): string[] {
 function baseUrlOf(rows: SnapshotRows, given: string | undefined): string {
   const source = given ?? rows.schema.metadata.get('img-etl.source_url');
   if (source === undefined)
-    throw new FilesError({
-      code: 'FILES_UNREADABLE',
-      message:
-        `files: ${rows.path} does not say which service it was taken from ` +
+    throw FilesError.of(
+      'FILES_UNREADABLE',
+      `files: ${rows.path} does not say which service it was taken from ` +
         '(no img-etl.source_url); give the base URL',
-    });
+    );
   try {
     return new URL(source).origin;
   } catch (cause) {
-    throw new FilesError({
-      code: 'FILES_UNREADABLE',
-      message: `files: ${rows.path}: the source URL ${JSON.stringify(source)} is not a URL`,
+    throw FilesError.of(
+      'FILES_UNREADABLE',
+      `files: ${rows.path}: the source URL ${JSON.stringify(source)} is not a URL`,
       cause,
-    });
+    );
   }
 }
 
@@ -331,6 +330,6 @@ async function openSnapshot(path: string, columns: readonly string[]): Promise<S
     if (!(err instanceof DiffError)) throw err;
     const code =
       err.code === 'DIFF_NOT_FOUND' || err.code === 'DIFF_NOT_SNAPSHOT' ? 'FILES_NOT_SNAPSHOT' : 'FILES_UNREADABLE';
-    throw new FilesError({ code, message: err.message.replace(/^diff: /, 'files: '), cause: err });
+    throw FilesError.of(code, err.message.replace(/^diff: /, 'files: '), err);
   }
 }

@@ -44,18 +44,14 @@ export async function* selectImages(
 /** Throws unless the snapshot has the selection's columns and each condition's column is of its kind. */
 function checkColumns(path: string, fields: ReadonlyMap<string, Field>, where: readonly WhereCondition[]): void {
   for (const name of [...SELECTION_COLUMNS, ...where.map((c) => c.column.name)]) {
-    if (!fields.has(name))
-      throw new FilesError({ code: 'FILES_UNREADABLE', message: `files: ${path} has no column ${name}` });
+    if (!fields.has(name)) throw FilesError.of('FILES_UNREADABLE', `files: ${path} has no column ${name}`);
   }
   for (const condition of where) {
     const kind = condition.column.type.kind;
     const type = fields.get(condition.column.name)!.type as DataType;
     if (!fits(kind, type)) {
       const name = condition.column.name;
-      throw new FilesError({
-        code: 'FILES_UNREADABLE',
-        message: `files: ${path}: column ${name} is ${String(type)}, not ${kind}`,
-      });
+      throw FilesError.of('FILES_UNREADABLE', `files: ${path}: column ${name} is ${String(type)}, not ${kind}`);
     }
   }
 }

@@ -36,7 +36,7 @@ const CONDITION =
 /** Parses one condition; a FilesError (FILES_BAD_WHERE) naming the condition and what is wrong with it. */
 export function parseWhere(text: string): WhereCondition {
   const bad = (why: string): FilesError =>
-    new FilesError({ code: 'FILES_BAD_WHERE', message: `files: --where ${JSON.stringify(text)}: ${why}` });
+    FilesError.of('FILES_BAD_WHERE', `files: --where ${JSON.stringify(text)}: ${why}`);
   const joined = joinedConditions(text);
   if (joined !== undefined) throw bad(joined);
   const match = CONDITION.exec(text);

@@ -9,7 +9,7 @@ import { LoadError } from '../text/load-error.js';
 /** Splits `source` into `n` streams that each see every item in order; see the module comment for the rules. */
 export function tee<T>(source: AsyncIterable<T>, n: number): AsyncIterable<T>[] {
   if (!Number.isInteger(n) || n < 1)
-    throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: tee needs a positive integer count, got ${n}` });
+    throw LoadError.of('LOAD_INVALID_OPTION', `load: tee needs a positive integer count, got ${n}`);
   const hub = new TeeHub(source, n);
   return Array.from({ length: n }, (_, i) => hub.consumer(i));
 }
@@ -109,13 +109,12 @@ class TeeHub<T> {
     const over = this.current !== undefined && this.current.kind !== 'item';
     if (over || this.failure) return;
     this.failure = {
-      error: new LoadError({
-        code: 'LOAD_TEE_CONSUMER_STOPPED',
-        message:
-          `load: tee consumer ${i + 1} of ${this.taken.length} stopped after ${this.taken[i]} ` +
+      error: LoadError.of(
+        'LOAD_TEE_CONSUMER_STOPPED',
+        `load: tee consumer ${i + 1} of ${this.taken.length} stopped after ${this.taken[i]} ` +
           `items, before the end of the stream`,
-        cause: error,
-      }),
+        error,
+      ),
     };
     this.wake();
     if (!this.released) {

@@ -20,10 +20,7 @@ export type PipelineRunOptions = Required<Pick<SnapshotOptions, 'table' | 'stage
 export function pipelineRunOptions(pipeline: Pipeline, sha256?: string): PipelineRunOptions {
   const fault = pipelineFault(pipeline);
   if (fault !== undefined)
-    throw new LoadError({
-      code: 'LOAD_INVALID_OPTION',
-      message: `pipeline ${String(JSON.stringify(pipeline.name))}: ${fault}`,
-    });
+    throw LoadError.of('LOAD_INVALID_OPTION', `pipeline ${String(JSON.stringify(pipeline.name))}: ${fault}`);
   const identity: PipelineIdentity = { name: pipeline.name, sha256: sha256 ?? definitionDigest(pipeline) };
   return {
     table: pipelineTable(pipeline),

@@ -72,12 +72,11 @@ function readingToEnd(batches: AsyncIterable<RowBatch>): {
     const taken = read; // by the sink, not the look past them below
     if (!ended) await rows.next(); // at the end already (no batch, or every batch read), it ends here
     if (ended) return;
-    throw new LoadError({
-      code: 'LOAD_SINK_STOPPED',
-      message:
-        `load: a sink (rowSink) resolved before reading the run's rows to the end (it read ${taken} ` +
+    throw LoadError.of(
+      'LOAD_SINK_STOPPED',
+      `load: a sink (rowSink) resolved before reading the run's rows to the end (it read ${taken} ` +
         `batch${taken === 1 ? '' : 'es'}): a sink reads every batch, or the run cannot write its files`,
-    });
+    );
   };
   return { rows, check, passing };
 }
@@ -86,11 +85,7 @@ function readingToEnd(batches: AsyncIterable<RowBatch>): {
 function sinkFailed(write: { name: string }, error: unknown): LoadError {
   const reason = error instanceof Error ? error.message || error.name : String(error);
   const which = write.name === '' ? 'rowSink' : `rowSink ${write.name}`;
-  return new LoadError({
-    code: 'LOAD_SINK_FAILED',
-    message: `load: a sink (${which}) failed: ${reason}`,
-    cause: error,
-  });
+  return LoadError.of('LOAD_SINK_FAILED', `load: a sink (${which}) failed: ${reason}`, error);
 }
 
 /** The files a sink resolved to that the run publishes (those in `run.pending`); a LoadError for a misplaced one. */
@@ -115,7 +110,7 @@ async function publishable(result: SinkResult, run: RunTapContext): Promise<bool
   const file = resolve(result.path);
   const pending = resolve(run.pending);
   const refuse = (why: string) => {
-    throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `load: a sink ${why}` });
+    throw LoadError.of('LOAD_INVALID_OPTION', `load: a sink ${why}`);
   };
   if (dirname(file) === pending) {
     const name = basename(file);

@@ -22,7 +22,7 @@ export async function runPipeline(pipeline: Pipeline, options: SnapshotOptions =
     const message =
       `run: runPipeline takes ${given} from the pipeline (definePipeline's stages and columns), ` +
       'not from its options';
-    throw new LoadError({ code: 'LOAD_INVALID_OPTION', message });
+    throw LoadError.of('LOAD_INVALID_OPTION', message);
   }
   const own = pipelineRunOptions(pipeline);
   const taps = [...own.taps, ...(options.taps ?? [])];

@@ -75,7 +75,7 @@ async function* marked(source: AsyncIterable<RowBatch>, passing: WeakSet<object>
 /** A stage's LoadError, marked to pass the stages after it. */
 function stageError(message: string, passing: WeakSet<object>, cause?: unknown): LoadError {
   const code = cause === undefined ? 'LOAD_INVALID_VALUE' : 'LOAD_STAGE_FAILED';
-  const error = new LoadError({ code, message, ...(cause === undefined ? {} : { cause }) });
+  const error = LoadError.of(code, message, cause);
   passing.add(error);
   return error;
 }

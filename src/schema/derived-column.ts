@@ -80,9 +80,9 @@ function isJsonText(text: string): boolean {
 /** The error for a derived column's function that threw for `row`: its name, the row's id, the reason. */
 function deriveFailed(name: string, row: Readonly<Row>, cause: unknown): LoadError {
   const reason = messageOf(cause);
-  return new LoadError({
-    code: 'LOAD_DERIVE_FAILED',
-    message: `schema: derived column ${JSON.stringify(name)} failed for the record id ${String(row['id'])}: ${reason}`,
+  return LoadError.of(
+    'LOAD_DERIVE_FAILED',
+    `schema: derived column ${JSON.stringify(name)} failed for the record id ${String(row['id'])}: ${reason}`,
     cause,
-  });
+  );
 }

@@ -46,6 +46,6 @@ export function formatsFault(value: unknown): string | undefined {
  */
 export function checkFormats(value: unknown): Format[] {
   const fault = formatsFault(value);
-  if (fault !== undefined) throw new LoadError({ code: 'LOAD_INVALID_OPTION', message: `run: ${fault}` });
+  if (fault !== undefined) throw LoadError.of('LOAD_INVALID_OPTION', `run: ${fault}`);
   return value as Format[];
 }

@@ -61,10 +61,7 @@ const DEFAULT_BATCH_SIZE = 4096;
 export async function readSnapshotRows(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1)
-    throw new DiffError({
-      code: 'DIFF_INVALID_OPTION',
-      message: `diff: batchSize must be a positive integer, got ${batchSize}`,
-    });
+    throw DiffError.of('DIFF_INVALID_OPTION', `diff: batchSize must be a positive integer, got ${batchSize}`);
   const file = await resolveSnapshotFile(path, options.table);
   const listed = await verifySnapshotFile(file.path);
   if (file.format === 'arrow') {
@@ -267,8 +264,7 @@ async function openArrowFile(path: string) {
   let reader: Awaited<ReturnType<typeof RecordBatchReader.from>>;
   try {
     const cut = await arrowCutShort(handle); // apache-arrow would take the cut for the end of the rows
-    if (cut !== undefined)
-      throw new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${cut}` });
+    if (cut !== undefined) throw DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${path}: ${cut}`);
     reader = await RecordBatchReader.from(handle);
     await reader.open();
   } catch (cause) {
@@ -339,7 +335,7 @@ function unreadable(path: string, cause: unknown): DiffError {
   const detail = isTrap(cause)
     ? `parquet-wasm failed on its bytes (${cause.name}: ${cause.message}): the file is damaged`
     : fileSystemReason(cause);
-  return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${detail}`, cause });
+  return DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${path}: ${detail}`, cause);
 }
 
 /**
@@ -350,5 +346,5 @@ function arrowUnreadable(path: string, cause: unknown): DiffError {
   const tripped = (cause instanceof TypeError || cause instanceof RangeError) && !('code' in cause); // not Node's own
   if (!tripped) return unreadable(path, cause);
   const detail = `apache-arrow failed on its bytes (${cause.name}: ${cause.message}): the file is damaged or cut short`;
-  return new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: cannot read ${path}: ${detail}`, cause });
+  return DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${path}: ${detail}`, cause);
 }

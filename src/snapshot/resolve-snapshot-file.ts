@@ -74,10 +74,7 @@ async function resolve(path: string, table: Table, csvToo: boolean): Promise<Res
     if ('file' in step) return step.file;
     current = step.next;
   }
-  throw new DiffError({
-    code: 'DIFF_NOT_SNAPSHOT',
-    message: `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row`,
-  });
+  throw DiffError.of('DIFF_NOT_SNAPSHOT', `diff: ${path}: more than ${MAX_HOPS} 'latest' pointers in a row`);
 }
 
 /** A file `current` (reached from `path`): a `latest` pointer file to follow, else the images' data file itself. */
@@ -92,7 +89,7 @@ async function fromFile(path: string, current: string, table: Table, csvToo: boo
         ? `diff: ${path} is a data file, not a snapshot folder: it holds no ${table.name} table`
         : `diff: ${path} holds the ${named.name} table, not the ${table.name}; ` +
           `name the snapshot folder or its ${table.files.parquet}`;
-    throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: why });
+    throw DiffError.of('DIFF_NOT_SNAPSHOT', why);
   }
   if (csvToo && current.endsWith('.csv')) return { file: { path: current, format: 'csv' } };
   return { file: { path: current, format: await sniffFormat(current) } };
@@ -120,13 +117,13 @@ async function fromFolder(path: string, current: string, table: Table, csvToo: b
     return { next: latest }; // a `--snapshot` base folder: its newest snapshot
   const csv = (await kindOf(join(current, names.csv), path, true)) === 'file';
   if (csv && csvToo) return { file: { path: join(current, names.csv), format: 'csv' } };
-  throw new DiffError({
-    code: 'DIFF_NOT_SNAPSHOT',
-    message: csv
+  throw DiffError.of(
+    'DIFF_NOT_SNAPSHOT',
+    csv
       ? `diff: ${path} holds only ${names.csv}, and ${names.parquet} or ${names.arrow} is needed ` +
-        '(snapshot with --to parquet or --to arrow)'
+          '(snapshot with --to parquet or --to arrow)'
       : `diff: ${path} holds no ${names.parquet} or ${names.arrow}`,
-  });
+  );
 }
 
 /** The names of the files the img-etl manifest in `folder` lists, or undefined without one. */
@@ -141,7 +138,7 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
     const info = await stat(path);
     if (info.isDirectory()) return 'folder';
     if (info.isFile()) return 'file';
-    throw new DiffError({ code: 'DIFF_NOT_SNAPSHOT', message: `diff: ${shown} is neither a file nor a folder` });
+    throw DiffError.of('DIFF_NOT_SNAPSHOT', `diff: ${shown} is neither a file nor a folder`);
   } catch (cause) {
     if (cause instanceof DiffError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code;
@@ -152,17 +149,13 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
         (s) => s.isSymbolicLink(),
         () => false,
       );
-      throw new DiffError({
-        code: 'DIFF_NOT_FOUND',
-        message: link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`,
+      throw DiffError.of(
+        'DIFF_NOT_FOUND',
+        link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`,
         cause,
-      });
+      );
     }
-    throw new DiffError({
-      code: 'DIFF_UNREADABLE',
-      message: `diff: cannot read ${shown}: ${fileSystemReason(cause)}`,
-      cause,
-    });
+    throw DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${shown}: ${fileSystemReason(cause)}`, cause);
   }
 }
 
@@ -189,19 +182,12 @@ async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
       await handle.close();
     }
   } catch (cause) {
-    throw new DiffError({
-      code: 'DIFF_UNREADABLE',
-      message: `diff: cannot read ${path}: ${fileSystemReason(cause)}`,
-      cause,
-    });
+    throw DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${path}: ${fileSystemReason(cause)}`, cause);
   }
   if (read >= 4 && head.toString('latin1', 0, 4) === 'PAR1') return 'parquet';
   if (read >= 6 && head.toString('latin1', 0, 6) === 'ARROW1') return 'arrow';
   if (read >= 4 && head.readUInt32LE(0) === 0xffffffff) return 'arrow';
   // Said without naming diff: files and the report's drift read snapshots through here too.
   const hint = path.endsWith('.csv') ? ' (snapshot with --to parquet or --to arrow)' : '';
-  throw new DiffError({
-    code: 'DIFF_NOT_SNAPSHOT',
-    message: `diff: ${path} is neither a parquet nor an arrow file${hint}`,
-  });
+  throw DiffError.of('DIFF_NOT_SNAPSHOT', `diff: ${path} is neither a parquet nor an arrow file${hint}`);
 }

@@ -38,7 +38,7 @@ export async function verifySnapshotFile(path: string): Promise<ListedFile | und
     if (found.bytes === listed.bytes) found = await digestOfFile(path);
   } catch (cause) {
     const why = `diff: cannot read ${path}: ${fileSystemReason(cause)}`;
-    throw new DiffError({ code: 'DIFF_UNREADABLE', message: why, cause });
+    throw DiffError.of('DIFF_UNREADABLE', why, cause);
   }
   if (found.bytes !== listed.bytes) throw mismatch(path, listed, `${listed.bytes} bytes`, `${found.bytes} bytes`);
   if (found.sha256 !== listed.sha256)
@@ -52,10 +52,10 @@ export function checkListedRows(path: string, listed: ListedFile | undefined, ro
 }
 
 function mismatch(path: string, listed: ListedFile, says: string, found: string): DiffError {
-  return new DiffError({
-    code: 'DIFF_MISMATCH',
-    message: `diff: ${path} does not match its manifest: ${listed.manifest} gives ${says}, the file has ${found}`,
-  });
+  return DiffError.of(
+    'DIFF_MISMATCH',
+    `diff: ${path} does not match its manifest: ${listed.manifest} gives ${says}, the file has ${found}`,
+  );
 }
 
 /**
@@ -67,26 +67,23 @@ export async function listedFile(path: string): Promise<ListedFile | undefined> 
   const manifest = join(dirname(path), FILE_NAMES.manifest);
   const read = await readManifestOrFault(manifest);
   if (read.fault !== undefined)
-    throw new DiffError({
-      code: 'DIFF_MISMATCH',
-      message: `diff: ${manifest} does not read as JSON (${read.fault}): the files beside it cannot be checked`,
-    });
+    throw DiffError.of(
+      'DIFF_MISMATCH',
+      `diff: ${manifest} does not read as JSON (${read.fault}): the files beside it cannot be checked`,
+    );
   const facts = read.manifest as Record<string, unknown> | undefined;
   if (facts === undefined) return undefined;
   const entry = (facts['files'] as Record<string, unknown>[] | undefined)?.find((f) => f['name'] === basename(path));
   if (entry === undefined) return undefined;
   const { rows, bytes, sha256 } = entry;
   if (typeof rows !== 'number' || typeof bytes !== 'number' || typeof sha256 !== 'string')
-    throw new DiffError({
-      code: 'DIFF_MISMATCH',
-      message: `diff: ${manifest} lists ${basename(path)} without its rows, bytes and sha256: it cannot be checked`,
-    });
+    throw DiffError.of(
+      'DIFF_MISMATCH',
+      `diff: ${manifest} lists ${basename(path)} without its rows, bytes and sha256: it cannot be checked`,
+    );
   const contradiction = countsContradiction(facts) ?? recordsContradiction(facts, basename(path), rows);
   if (contradiction !== undefined)
-    throw new DiffError({
-      code: 'DIFF_MISMATCH',
-      message: `diff: ${manifest} ${contradiction}: the manifest does not match its files`,
-    });
+    throw DiffError.of('DIFF_MISMATCH', `diff: ${manifest} ${contradiction}: the manifest does not match its files`);
   return { manifest, rows, bytes, sha256 };
 }
 

@@ -23,4 +23,17 @@ export class CodedError<Code extends string> extends Error {
     super(oneLine(message), cause === undefined ? undefined : { cause });
     this.code = code;
   }
+
+  /**
+   * A refusal of this kind, the one way the stages build one: `LoadError.of('LOAD_NOT_OURS', message, cause)`. The
+   * code says what was refused (the CLI alone turns it into an exit status), the message says it in one line.
+   */
+  static of<E extends CodedError<string>>(
+    this: new (options: CodedErrorOptions<E['code']>) => E,
+    code: E['code'],
+    message: string,
+    cause?: unknown,
+  ): E {
+    return new this({ code, message, cause });
+  }
 }

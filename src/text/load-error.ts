@@ -30,5 +30,5 @@ export class LoadError extends CodedError<LoadErrorCode> {
 export function encodeFailed(what: string, cause: unknown): LoadError {
   if (cause instanceof LoadError) return cause;
   const detail = messageOf(cause);
-  return new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${what} failed: ${detail}`, cause });
+  return LoadError.of('LOAD_ENCODE_FAILED', `load: ${what} failed: ${detail}`, cause);
 }

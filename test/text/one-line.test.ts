@@ -33,10 +33,10 @@ describe('every error class the CLI shows', () => {
       () => new ExtractError({ code: 'BAD_BODY', url: 'http://h/', reason: text, retryable: true }),
       `extract: GET http://h/ ${flat}`,
     ],
-    ['LoadError', () => new LoadError({ code: 'LOAD_ENCODE_FAILED', message: `load: ${text}` }), `load: ${flat}`],
-    ['DiffError', () => new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${text}` }), `diff: ${flat}`],
-    ['CheckpointError', () => new CheckpointError({ code: 'LOCKED', message: `staging: ${text}` }), `staging: ${flat}`],
-    ['UsageError', () => new UsageError({ message: `--config: ${text}` }), `--config: ${flat}`],
+    ['LoadError', () => LoadError.of('LOAD_ENCODE_FAILED', `load: ${text}`), `load: ${flat}`],
+    ['DiffError', () => DiffError.of('DIFF_UNREADABLE', `diff: ${text}`), `diff: ${flat}`],
+    ['CheckpointError', () => CheckpointError.of('LOCKED', `staging: ${text}`), `staging: ${flat}`],
+    ['UsageError', () => new UsageError(`--config: ${text}`), `--config: ${flat}`],
   ])('%s has a one-line message', (name, make, message) => {
     const error = make();
     expect(error.name).toBe(name);
@@ -55,9 +55,9 @@ describe('every error class the CLI shows', () => {
     } as const;
     const error = new ExtractError({ ...fields, cause });
     expect({ ...error, cause: error.cause }).toEqual({ name: 'ExtractError', ...fields, cause });
-    expect(new LoadError({ code: 'LOAD_WRITE_FAILED', message: 'load: x', cause }).cause).toBe(cause);
-    expect(new DiffError({ code: 'DIFF_NOT_FOUND', message: 'diff: x', cause }).cause).toBe(cause);
-    expect(new UsageError({ message: '--x: y', cause }).cause).toBe(cause);
-    expect('cause' in new LoadError({ code: 'LOAD_WRITE_FAILED', message: 'load: x' })).toBe(false);
+    expect(LoadError.of('LOAD_WRITE_FAILED', 'load: x', cause).cause).toBe(cause);
+    expect(DiffError.of('DIFF_NOT_FOUND', 'diff: x', cause).cause).toBe(cause);
+    expect(new UsageError('--x: y', cause).cause).toBe(cause);
+    expect('cause' in LoadError.of('LOAD_WRITE_FAILED', 'load: x')).toBe(false);
   });
 });

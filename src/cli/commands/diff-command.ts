@@ -66,7 +66,7 @@ async function runDiff(args: DiffArgs, io: CommandIo): Promise<void> {
   const formats = parseDiffFormats(args.to);
   const out = folderOption('out', args.out);
   const why = await whySnapshotFolder(out);
-  if (why !== undefined) throw new UsageError({ message: `--out: ${out} ${why}; give the diff a folder of its own` });
+  if (why !== undefined) throw new UsageError(`--out: ${out} ${why}; give the diff a folder of its own`);
   const { signal, release } = interruptSignal();
   try {
     const lines = await withPairs(args, (images, collections) =>
@@ -185,7 +185,7 @@ async function open(path: string, table: Table): Promise<SnapshotRows> {
     return await readSnapshotRows(path, { table });
   } catch (error) {
     if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT'))
-      throw new UsageError({ message: error.message });
+      throw new UsageError(error.message);
     throw error;
   }
 }
@@ -200,12 +200,9 @@ export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
     .filter((v) => v !== '');
   for (const f of formats) {
     if (!(DIFF_FORMATS as readonly string[]).includes(f))
-      throw new UsageError({
-        message: `--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}`,
-      });
+      throw new UsageError(`--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}`);
   }
-  if (formats.length === 0)
-    throw new UsageError({ message: `--to: no format given; choose from ${DIFF_FORMATS.join(', ')}` });
+  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${DIFF_FORMATS.join(', ')}`);
   return [...new Set(formats)] as DiffFormat[];
 }
 

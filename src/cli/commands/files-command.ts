@@ -202,11 +202,10 @@ function tokenOption(given: string | undefined): string | undefined {
   // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
   const token = given ?? process.env['IMG_ETL_TOKEN'];
   if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
-    throw new UsageError({
-      message:
-        '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
+    throw new UsageError(
+      '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
         '(not shown here)',
-    });
+    );
   }
   return token;
 }
@@ -287,9 +286,9 @@ function parseGroups(values: readonly string[]): ExtraLinkGroup[] {
     .filter((v) => v !== '');
   for (const g of groups) {
     if (!(g in EXTRA_LINKS))
-      throw new UsageError({
-        message: `--with: unknown link ${JSON.stringify(g)}; choose from ${Object.keys(EXTRA_LINKS).join(', ')}`,
-      });
+      throw new UsageError(
+        `--with: unknown link ${JSON.stringify(g)}; choose from ${Object.keys(EXTRA_LINKS).join(', ')}`,
+      );
   }
   return [...new Set(groups)] as ExtraLinkGroup[];
 }
@@ -313,7 +312,7 @@ async function usageAsync<T>(body: () => Promise<T>): Promise<T> {
 
 function asUsage(err: unknown): unknown {
   if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
-    return new UsageError({ message: err.message, cause: err }); // the JSON log's error line gives the cause's code
+    return new UsageError(err.message, err); // the JSON log's error line gives the cause's code
   return err;
 }
 

@@ -50,9 +50,9 @@ export function readmeCommand(): CommandModule<object, { file: string }> {
       }),
     handler: async ({ file }) => {
       if (!existsSync(file))
-        throw new UsageError({
-          message: `readme: no file ${file} here; give the file holding the schema tables: img-etl readme FILE`,
-        });
+        throw new UsageError(
+          `readme: no file ${file} here; give the file holding the schema tables: img-etl readme FILE`,
+        );
       await writeFile(file, withSchemaTable(await readFile(file, 'utf8')));
     },
   };

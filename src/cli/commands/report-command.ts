@@ -38,10 +38,10 @@ export function reportCommand(io: CommandIo): CommandModule<object, ReportArgs> 
 async function runReport(args: ReportArgs, io: CommandIo): Promise<void> {
   const out = args.out as unknown;
   if (typeof out !== 'string' || out === '') {
-    throw new UsageError({ message: `--out: expected one file name, got ${JSON.stringify(out)}` });
+    throw new UsageError(`--out: expected one file name, got ${JSON.stringify(out)}`);
   }
   if (args.against !== undefined && typeof args.against !== 'string') {
-    throw new UsageError({ message: '--against: give one snapshot' });
+    throw new UsageError('--against: give one snapshot');
   }
   const json = extname(out) === '.html' ? `${out.slice(0, -'.html'.length)}.json` : `${out}.json`;
   for (const path of [out, json]) await refuseListedFile(path);
@@ -53,7 +53,7 @@ async function runReport(args: ReportArgs, io: CommandIo): Promise<void> {
     // A path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1).
     const code = error instanceof DiffError ? error.code : undefined;
     const named = code === 'DIFF_NOT_FOUND' || code === 'DIFF_NOT_SNAPSHOT';
-    if (named) throw new UsageError({ message: (error as DiffError).message.replace(/^diff:/, 'report:') });
+    if (named) throw new UsageError((error as DiffError).message.replace(/^diff:/, 'report:'));
     if (error instanceof DiffError) error.message = error.message.replace(/^diff:/, 'report:');
     throw error;
   });
@@ -82,5 +82,5 @@ async function refuseListedFile(path: string): Promise<void> {
       : manifest.files.some((f) => f.name === basename(path))
         ? `is a file of the snapshot ${folder} (its manifest lists it)`
         : undefined;
-  if (why !== undefined) throw new UsageError({ message: `report: --out: ${path} ${why}; give another --out` });
+  if (why !== undefined) throw new UsageError(`report: --out: ${path} ${why}; give another --out`);
 }

@@ -142,8 +142,8 @@ function dataLines(path: string): string[] {
   } catch (err) {
     const cause = (err as Error).cause ?? err;
     if ((cause as NodeJS.ErrnoException).code === 'EISDIR')
-      throw new UsageError({ message: `--data: ${path} is a folder; give an NDJSON file of records` });
-    throw new UsageError({ message: `--data: cannot read ${path}: ${fileSystemReason(cause)}` });
+      throw new UsageError(`--data: ${path} is a folder; give an NDJSON file of records`);
+    throw new UsageError(`--data: cannot read ${path}: ${fileSystemReason(cause)}`);
   }
 }
 
@@ -179,7 +179,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     fileBytesPerSecond: nonNegative('file-rate', args.fileRate),
   };
   const port = integer('port', args.port);
-  if (port !== undefined && port > 65535) throw new UsageError({ message: `--port: expected 0 to 65535, got ${port}` });
+  if (port !== undefined && port > 65535) throw new UsageError(`--port: expected 0 to 65535, got ${port}`);
   return {
     host: args.host ?? '127.0.0.1',
     port,
@@ -239,15 +239,15 @@ async function runServe(args: ServeArgs, io: CommandIo): Promise<void> {
 
 function integer(flag: string, value: number | undefined): number | undefined {
   if (value === undefined || (Number.isSafeInteger(value) && value >= 0)) return value;
-  throw new UsageError({ message: `--${flag}: expected a non-negative integer, got ${describeNumber(value)}` });
+  throw new UsageError(`--${flag}: expected a non-negative integer, got ${describeNumber(value)}`);
 }
 
 function nonNegative(flag: string, value: number | undefined): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
-  throw new UsageError({ message: `--${flag}: expected a non-negative number, got ${describeNumber(value)}` });
+  throw new UsageError(`--${flag}: expected a non-negative number, got ${describeNumber(value)}`);
 }
 
 function probability(flag: string, value: number | undefined): number | undefined {
   if (value === undefined || (value >= 0 && value <= 1)) return value;
-  throw new UsageError({ message: `--${flag}: expected a probability from 0 to 1, got ${describeNumber(value)}` });
+  throw new UsageError(`--${flag}: expected a probability from 0 to 1, got ${describeNumber(value)}`);
 }

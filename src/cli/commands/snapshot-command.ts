@@ -9,7 +9,7 @@ import type { SnapshotOptions, SnapshotResult } from '../../run/run-snapshot.js'
 import type { RunTap } from '../../run/run-tap.js';
 import type { CsvEngine } from '../../load/csv/to-csv.js';
 import type { ParquetEngine } from '../../load/parquet/to-parquet.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, exitCodeOf } from '../exit-codes.js';
 import { interruptSignal } from '../interrupt-signal.js';
 import { JsonLog } from '../printing/json-log.js';
 import { createReporter, type LogFormat } from '../printing/create-reporter.js';
@@ -70,7 +70,7 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   // Never quoted back: a malformed token is still a secret.
   if (args.token !== undefined && !(typeof args.token === 'string' && TOKEN.test(args.token))) {
     const expected = 'one token of visible ASCII characters, without spaces or control characters';
-    throw new UsageError({ message: `--token: expected ${expected} (not shown here)` });
+    throw new UsageError(`--token: expected ${expected} (not shown here)`);
   }
   return {
     baseUrl: baseUrl.href,
@@ -103,7 +103,7 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
 /** A number of `unit` from 0 (0: every run makes a full pass), or a one-line usage error. */
 function nonNegativeNumber(name: string, value: number, unit: string): number {
   if (!Number.isFinite(value) || value < 0)
-    throw new UsageError({ message: `--${name}: expected a number of ${unit} from 0, got ${String(value)}` });
+    throw new UsageError(`--${name}: expected a number of ${unit} from 0, got ${String(value)}`);
   return value;
 }
 
@@ -250,7 +250,7 @@ export async function reportingErrors(logFormat: LogFormat, io: CommandIo, body:
     await body();
   } catch (caught) {
     const err = io.argv === undefined ? caught : withOptionSource(caught, io.argv);
-    const code = err instanceof UsageError ? EXIT.USAGE : EXIT.FAILED;
+    const code = exitCodeOf(err);
     new JsonLog(io.stderr).exception(err, code);
     io.setExitCode(code);
   }
@@ -269,15 +269,15 @@ export async function handleSnapshotArgs(
   await reportingErrors(output.logFormat, io, async () => {
     const maxMissing = args.maxMissing;
     if (!Number.isInteger(maxMissing) || maxMissing < 0)
-      throw new UsageError({ message: `--max-missing: expected a whole number from 0, got ${String(maxMissing)}` });
+      throw new UsageError(`--max-missing: expected a whole number from 0, got ${String(maxMissing)}`);
     if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1))
-      throw new UsageError({ message: `--keep: expected a whole number from 1, got ${String(args.keep)}` });
-    if (args.keep !== undefined && !args.snapshot) throw new UsageError({ message: '--keep: only with --snapshot' });
+      throw new UsageError(`--keep: expected a whole number from 1, got ${String(args.keep)}`);
+    if (args.keep !== undefined && !args.snapshot) throw new UsageError('--keep: only with --snapshot');
     if (args.full && !args.snapshot)
-      throw new UsageError({ message: '--full: only with --snapshot (without it, every run reads the whole list)' });
+      throw new UsageError('--full: only with --snapshot (without it, every run reads the whole list)');
     if (args.fullEvery !== undefined && !args.snapshot) {
       const message = '--full-every: only with --snapshot (without it, every run reads the whole list)';
-      throw new UsageError({ message });
+      throw new UsageError(message);
     }
     const command = { ...output, maxMissing, keep: args.keep };
     io.setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, command, io)).code);

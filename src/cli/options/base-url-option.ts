@@ -13,28 +13,26 @@ export function baseUrlOption(text: string): URL {
   // `127.0.0.1:8765` is no URL, and `localhost:8765` one of the scheme `localhost:`: both lack `http://`
   const schemed = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? undefined : withScheme(text);
   if (schemed !== undefined)
-    throw new UsageError({ message: `--base-url: ${JSON.stringify(text)} is not a URL: did you mean ${schemed}?` });
+    throw new UsageError(`--base-url: ${JSON.stringify(text)} is not a URL: did you mean ${schemed}?`);
   let baseUrl: URL;
   try {
     baseUrl = new URL(text);
   } catch {
-    throw new UsageError({ message: `--base-url: not a URL: ${JSON.stringify(text)}` });
+    throw new UsageError(`--base-url: not a URL: ${JSON.stringify(text)}`);
   }
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
-    throw new UsageError({
-      message: `--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(text))}`,
-    });
+    throw new UsageError(`--base-url: expected an http or https URL, got ${JSON.stringify(redactUrl(text))}`);
   if (baseUrl.username !== '' || baseUrl.password !== '')
-    throw new UsageError({
-      message: '--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN',
-    });
+    throw new UsageError(
+      '--base-url: credentials in the URL are not supported; pass a token with --token or IMG_ETL_TOKEN',
+    );
   const list = misnamedListUrl(baseUrl.href);
   if (list !== undefined) {
     const service = new URL('../../', list).href;
     const given = redactUrl(baseUrl.href);
-    throw new UsageError({
-      message: `--base-url: the image list is at ${list}, not ${given} (or give the service alone: ${service})`,
-    });
+    throw new UsageError(
+      `--base-url: the image list is at ${list}, not ${given} (or give the service alone: ${service})`,
+    );
   }
   return baseUrl;
 }

@@ -38,10 +38,10 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new UsageError({ message: `--config: ${path} is not valid JSON (${(err as Error).message})` });
+    throw new UsageError(`--config: ${path} is not valid JSON (${(err as Error).message})`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new UsageError({ message: `--config: ${path} must hold a JSON object of options` });
+    throw new UsageError(`--config: ${path} must hold a JSON object of options`);
   const known = new Map(
     Object.keys(options).flatMap(
       (name) =>
@@ -52,8 +52,7 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
     ),
   );
   for (const [key, v] of Object.entries(value)) {
-    const refuse = (reason: string) =>
-      new UsageError({ message: `--config: ${path} sets ${JSON.stringify(key)}${reason}` });
+    const refuse = (reason: string) => new UsageError(`--config: ${path} sets ${JSON.stringify(key)}${reason}`);
     // yargs would ignore a "config" key, and read "extends" as another file to load: one file, no chains.
     if (key === 'config') throw refuse(': a config file cannot name another one');
     const name = known.get(key);
@@ -97,7 +96,7 @@ function readConfigText(path: string): string {
   try {
     return readRegularFileSync(path, { maxBytes: MAX_CONFIG_BYTES, sizeProblem, followLink: true }).toString('utf8');
   } catch (err) {
-    if (err instanceof RegularFileError) throw new UsageError({ message: `--config: ${path} ${err.message}` });
-    throw new UsageError({ message: `--config: cannot read ${path}: ${fileSystemReason(err)}` });
+    if (err instanceof RegularFileError) throw new UsageError(`--config: ${path} ${err.message}`);
+    throw new UsageError(`--config: cannot read ${path}: ${fileSystemReason(err)}`);
   }
 }

@@ -59,5 +59,5 @@ export function withOptionSource(err: unknown, argv: readonly string[], env: Nod
   const source = name === undefined ? undefined : sourceOf(name, argv, env);
   if (source === undefined) return err;
   const message = `--${name}, set by ${source}:${err.message.slice(`--${name}:`.length)}`;
-  return new UsageError({ message, cause: err.cause });
+  return new UsageError(message, err.cause);
 }

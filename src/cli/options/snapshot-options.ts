@@ -197,7 +197,7 @@ export function outputChoicesFrom(args: {
 export function oneOf<T extends string>(name: string, value: unknown, choices: readonly T[]): T {
   if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
   const expected = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : choices.join('');
-  throw new UsageError({ message: `--${name}: expected ${expected}, got ${JSON.stringify(value)}` });
+  throw new UsageError(`--${name}: expected ${expected}, got ${JSON.stringify(value)}`);
 }
 
 /** Parses `--to` values (repeated and/or comma-separated) into formats; a one-line error for an unknown one or none. */
@@ -208,10 +208,9 @@ export function parseFormats(values: readonly string[]): Format[] {
     .filter((v) => v !== '');
   for (const f of formats) {
     if (!(FORMATS as readonly string[]).includes(f))
-      throw new UsageError({ message: `--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}` });
+      throw new UsageError(`--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}`);
   }
-  if (formats.length === 0)
-    throw new UsageError({ message: `--to: no format given; choose from ${FORMATS.join(', ')}` });
+  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${FORMATS.join(', ')}`);
   return [...new Set(formats)] as Format[];
 }
 
@@ -219,18 +218,16 @@ export function parseFormats(values: readonly string[]): Format[] {
 export function folderOption(name: string, value: unknown): string {
   if (Array.isArray(value)) {
     const given = value.map((v) => JSON.stringify(v)).join(', ');
-    throw new UsageError({ message: `--${name}: given more than once (${given}); give one folder` });
+    throw new UsageError(`--${name}: given more than once (${given}); give one folder`);
   }
   if (typeof value === 'string' && value !== '') return value;
-  throw new UsageError({ message: `--${name}: expected a folder, got ${JSON.stringify(value)}` });
+  throw new UsageError(`--${name}: expected a folder, got ${JSON.stringify(value)}`);
 }
 
 /** Checks a whole-number option: a positive integer within [min, max]. */
 export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(value) || value < 1 || value > max)
-    throw new UsageError({
-      message: `--${name}: expected a whole number from 1 to ${max}, got ${describeNumber(value)}`,
-    });
+    throw new UsageError(`--${name}: expected a whole number from 1 to ${max}, got ${describeNumber(value)}`);
   return value;
 }
 
@@ -241,13 +238,13 @@ export const MAX_SECONDS = 86_400;
 export function positiveSeconds(name: string, value: number): number {
   positiveNumber(name, value, 'seconds');
   if (value <= MAX_SECONDS) return value;
-  throw new UsageError({ message: `--${name}: expected at most ${MAX_SECONDS} seconds (a day), got ${value}` });
+  throw new UsageError(`--${name}: expected at most ${MAX_SECONDS} seconds (a day), got ${value}`);
 }
 
 /** Checks an option that is a positive amount of `unit`. */
 export function positiveNumber(name: string, value: number, unit: string): number {
   if (!Number.isFinite(value) || value <= 0)
-    throw new UsageError({ message: `--${name}: expected a positive number of ${unit}, got ${describeNumber(value)}` });
+    throw new UsageError(`--${name}: expected a positive number of ${unit}, got ${describeNumber(value)}`);
   return value;
 }
 

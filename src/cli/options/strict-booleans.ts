@@ -37,7 +37,7 @@ export function camelCase(name: string): string {
 }
 
 function notBoolean(what: string, value: string): UsageError {
-  return new UsageError({ message: `${what}: expected true or false, got ${JSON.stringify(value)}` });
+  return new UsageError(`${what}: expected true or false, got ${JSON.stringify(value)}`);
 }
 
 function isBooleanWord(value: string): boolean {

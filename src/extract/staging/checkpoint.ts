@@ -191,8 +191,7 @@ export class Checkpoint {
   private async readStaged(file: string): Promise<Buffer> {
     const path = join(this.dir, file);
     const stamp = this.staged.get(file) ?? {};
-    const changed = (problem: string) =>
-      new CheckpointError({ code: 'CHANGED', message: `staging: ${path}: ${problem}` });
+    const changed = (problem: string) => CheckpointError.of('CHANGED', `staging: ${path}: ${problem}`);
     const read = await readStagedFile(path, stamp);
     if ('problem' in read) throw changed(read.problem);
     const problem = checksumProblem(read.body, stamp.checksum);
@@ -250,8 +249,5 @@ export class Checkpoint {
 async function takeLock(dir: string): Promise<string | undefined> {
   const result = await takeRunLock(join(dir, LOCK));
   if (result.taken) return result.tookOver;
-  throw new CheckpointError({
-    code: 'LOCKED',
-    message: `staging: ${dir} is in use by another img-etl run (${result.holder})`,
-  });
+  throw CheckpointError.of('LOCKED', `staging: ${dir} is in use by another img-etl run (${result.holder})`);
 }

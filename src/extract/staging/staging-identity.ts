@@ -61,12 +61,11 @@ export async function keptIdentity(
   const existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
   const other = existing !== undefined && !sameRun(existing, identity) && options.fresh !== true;
   if (other && !ofEarlierFile(existing, identity))
-    throw new CheckpointError({
-      code: 'MISMATCH',
-      message:
-        `staging: ${dir} holds an unfinished run of ${runOf(existing)}; run that command again ` +
+    throw CheckpointError.of(
+      'MISMATCH',
+      `staging: ${dir} holds an unfinished run of ${runOf(existing)}; run that command again ` +
         `to finish it, or add --fresh to discard it`,
-    });
+    );
   const stale =
     existing === undefined || options.fresh === true
       ? undefined

@@ -67,10 +67,10 @@ async function writeCsvFile(
 ): Promise<number> {
   const engineName = options.engine ?? 'builtin';
   if (!Object.hasOwn(ENGINES, engineName))
-    throw new LoadError({
-      code: 'LOAD_INVALID_OPTION',
-      message: `load: csv engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engineName)}`,
-    });
+    throw LoadError.of(
+      'LOAD_INVALID_OPTION',
+      `load: csv engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engineName)}`,
+    );
   const engine = await ENGINES[engineName]();
   const neutralise = options.neutraliseFormulas ?? true;
   const table = options.table ?? IMAGES;

@@ -42,10 +42,7 @@ export class AtomicFile {
   static async create(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
     const bufferSize = options.bufferSize ?? DEFAULT_BUFFER_SIZE;
     if (!Number.isInteger(bufferSize) || bufferSize < 1) {
-      throw new LoadError({
-        code: 'LOAD_INVALID_OPTION',
-        message: `load: bufferSize must be a positive integer, got ${bufferSize}`,
-      });
+      throw LoadError.of('LOAD_INVALID_OPTION', `load: bufferSize must be a positive integer, got ${bufferSize}`);
     }
     const tempPath = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
     let handle: FileHandle;
@@ -130,12 +127,12 @@ export class AtomicFile {
 
   private ensureOpen(): void {
     if (this.state !== 'open')
-      throw new LoadError({ code: 'LOAD_WRITE_FAILED', message: `load: ${this.tempPath} is already ${this.state}` });
+      throw LoadError.of('LOAD_WRITE_FAILED', `load: ${this.tempPath} is already ${this.state}`);
   }
 }
 
 function writeFailed(what: string, cause: unknown): LoadError {
-  return new LoadError({ code: 'LOAD_WRITE_FAILED', message: `load: ${what}: ${fileSystemReason(cause)}`, cause });
+  return LoadError.of('LOAD_WRITE_FAILED', `load: ${what}: ${fileSystemReason(cause)}`, cause);
 }
 
 /**

@@ -86,13 +86,10 @@ export function fileSystemError(options: FileSystemErrorOptions): unknown {
   if (!isFileSystemError(cause)) return cause;
   const path = (cause as { dest?: string }).dest ?? cause.path ?? options.path; // a rename names its target
   const message = `${stage}: cannot ${action} ${path}: ${fileSystemReason(cause)}`;
-  return new LoadError({ code: 'LOAD_WRITE_FAILED', message, cause });
+  return LoadError.of('LOAD_WRITE_FAILED', message, cause);
 }
 
 /** The error for a folder standing where the file `path` is to be published (found before the rename would fail). */
 export function folderInTheWay(path: string): LoadError {
-  return new LoadError({
-    code: 'LOAD_WRITE_FAILED',
-    message: `load: cannot publish ${path}: ${REASONS['EISDIR']} (EISDIR)`,
-  });
+  return LoadError.of('LOAD_WRITE_FAILED', `load: cannot publish ${path}: ${REASONS['EISDIR']} (EISDIR)`);
 }

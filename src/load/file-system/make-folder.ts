@@ -14,11 +14,7 @@ export async function makeFolder(path: string, stage = 'load'): Promise<void> {
     await makeFolders(path);
   } catch (cause) {
     const reason = await whyNot(path, cause);
-    throw new LoadError({
-      code: 'LOAD_WRITE_FAILED',
-      message: `${stage}: cannot create folder ${path}: ${reason}`,
-      cause,
-    });
+    throw LoadError.of('LOAD_WRITE_FAILED', `${stage}: cannot create folder ${path}: ${reason}`, cause);
   }
 }
 

@@ -181,10 +181,9 @@ async function checkRowCount(file: AtomicFile, rows: number): Promise<void> {
     throw encodeFailed(`reading back the footer parquet-wasm wrote to ${file.tempPath}`, cause);
   }
   if (counts.file !== rows || counts.groups.reduce((a, b) => a + b, 0) !== rows)
-    throw new LoadError({
-      code: 'LOAD_ENCODE_FAILED',
-      message:
-        `load: parquet-wasm wrote ${counts.file} rows (row groups: ${counts.groups.join(', ')}) ` +
+    throw LoadError.of(
+      'LOAD_ENCODE_FAILED',
+      `load: parquet-wasm wrote ${counts.file} rows (row groups: ${counts.groups.join(', ')}) ` +
         `of the ${rows} it was given to ${file.path}`,
-    });
+    );
 }

@@ -75,15 +75,12 @@ export function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSink
   const rowGroupSize = options.rowGroupSize ?? table.parquetRowGroupRows ?? DEFAULT_ROW_GROUP_SIZE;
   return writeSinkFile(source, 'parquet', options.path, (file) => {
     if (!Object.hasOwn(ENGINES, engine))
-      throw new LoadError({
-        code: 'LOAD_INVALID_OPTION',
-        message: `load: parquet engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engine)}`,
-      });
+      throw LoadError.of(
+        'LOAD_INVALID_OPTION',
+        `load: parquet engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engine)}`,
+      );
     if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1)
-      throw new LoadError({
-        code: 'LOAD_INVALID_OPTION',
-        message: `load: rowGroupSize must be a positive integer, got ${rowGroupSize}`,
-      });
+      throw LoadError.of('LOAD_INVALID_OPTION', `load: rowGroupSize must be a positive integer, got ${rowGroupSize}`);
     return ENGINES[engine](source, file, { rowGroupSize, metadata: options.metadata ?? {}, table });
   });
 }

@@ -106,7 +106,7 @@ export class SnapshotIndexReader {
     this.chunk = new Uint32Array(INDEX_ROW_WORDS * rows);
     const bytes = new Uint8Array(this.chunk.buffer);
     const { bytesRead } = await this.handle.read(bytes, 0, bytes.length, this.start + 16 * this.read);
-    const fail = (why: string) => new DiffError({ code: 'DIFF_UNREADABLE', message: `diff: ${this.path} ${why}` });
+    const fail = (why: string) => DiffError.of('DIFF_UNREADABLE', `diff: ${this.path} ${why}`);
     if (bytesRead !== bytes.length) throw fail(`ended ${bytes.length - bytesRead} bytes early`);
     littleEndianWords(bytes);
     [this.inChunk, this.chunkRows, this.read] = [0, rows, this.read + rows];

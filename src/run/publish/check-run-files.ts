@@ -22,12 +22,11 @@ export async function checkRunFiles(pending: string, files: readonly RunFile[]):
   const seen = new Set<string>();
   for (const { name } of files) {
     if (seen.has(name))
-      throw new LoadError({
-        code: 'LOAD_INVALID_OPTION',
-        message:
-          `load: ${join(pending, name)} is resolved to twice (by two sinks, or twice by one): each file of a run is ` +
+      throw LoadError.of(
+        'LOAD_INVALID_OPTION',
+        `load: ${join(pending, name)} is resolved to twice (by two sinks, or twice by one): each file of a run is ` +
           'published once (give each sink its own file)',
-      });
+      );
     seen.add(name);
   }
   for (const file of files) if (file.format === 'sink') await checkDigest(join(pending, file.name), file);
@@ -39,11 +38,10 @@ async function checkDigest(path: string, file: RunFile): Promise<void> {
   });
   if (holds) return;
   const short = (sha256: string) => `${sha256.slice(0, 8)}…`;
-  throw new LoadError({
-    code: 'LOAD_INVALID_OPTION',
-    message:
-      `load: a sink's file ${path} holds ${found.bytes} bytes of sha256 ${short(found.sha256)}, not the ` +
+  throw LoadError.of(
+    'LOAD_INVALID_OPTION',
+    `load: a sink's file ${path} holds ${found.bytes} bytes of sha256 ${short(found.sha256)}, not the ` +
       `${file.bytes} bytes of sha256 ${short(file.sha256)} the sink resolved to: resolve to the file as it is once ` +
       'written',
-  });
+  );
 }

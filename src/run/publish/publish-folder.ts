@@ -83,12 +83,11 @@ export async function checkTargets(dataDir: string, names: readonly string[]): P
     const stat = await lstat(path).catch(() => undefined);
     if (stat?.isDirectory() === true) throw folderInTheWay(path);
     if (stat !== undefined && !ours.has(name)) {
-      throw new LoadError({
-        code: 'LOAD_NOT_OURS',
-        message:
-          `load: cannot publish ${path}: a file img-etl did not write is in the way ` +
+      throw LoadError.of(
+        'LOAD_NOT_OURS',
+        `load: cannot publish ${path}: a file img-etl did not write is in the way ` +
           '(move it, or choose another --out)',
-      });
+      );
     }
   }
 }
@@ -102,12 +101,11 @@ export async function checkPendingListed(pending: string, names: readonly string
   const listed = new Set(names);
   for (const name of await readdir(pending)) {
     if (listed.has(name)) continue;
-    throw new LoadError({
-      code: 'LOAD_INVALID_OPTION',
-      message:
-        `load: ${join(pending, name)} is in the run's folder but no sink resolved to it: a sink resolves to the ` +
+    throw LoadError.of(
+      'LOAD_INVALID_OPTION',
+      `load: ${join(pending, name)} is in the run's folder but no sink resolved to it: a sink resolves to the ` +
         'files it writes into run.pending (a SinkResult, or an array of them) to have them published',
-    });
+    );
   }
 }
 

@@ -23,10 +23,10 @@ export async function publishLatest(baseDir: string, name: string): Promise<'sym
   const temp = join(baseDir, `.latest.tmp-${randomBytes(4).toString('hex')}`);
   await checkLatest(baseDir);
   if (!SNAPSHOT_NAME.test(name) || (await readManifest(join(baseDir, name, FILE_NAMES.manifest))) === undefined)
-    throw new LoadError({
-      code: 'LOAD_INVALID_OPTION',
-      message: `snapshot: cannot point ${latest} at ${name}: it holds no snapshot img-etl published`,
-    });
+    throw LoadError.of(
+      'LOAD_INVALID_OPTION',
+      `snapshot: cannot point ${latest} at ${name}: it holds no snapshot img-etl published`,
+    );
   try {
     await removeLeftTemps(baseDir);
     return await pointLatest(latest, temp, name);
@@ -82,12 +82,11 @@ export async function checkLatest(baseDir: string): Promise<void> {
   if (stat === undefined) return;
   const target = isLatestShaped(stat) ? await latestSnapshot(baseDir) : undefined;
   if (target !== undefined && SNAPSHOT_NAME.test(target)) return;
-  throw new LoadError({
-    code: 'LOAD_NOT_OURS',
-    message:
-      `snapshot: cannot point ${latest} at a snapshot: it is not a link img-etl made ` +
+  throw LoadError.of(
+    'LOAD_NOT_OURS',
+    `snapshot: cannot point ${latest} at a snapshot: it is not a link img-etl made ` +
       '(move it, or choose another --out)',
-  });
+  );
 }
 
 /** A snapshot folder `--keep` deleted, and why. */

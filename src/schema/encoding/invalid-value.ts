@@ -20,12 +20,11 @@ export function invalidValue(
       ? 'nothing (the key is missing)'
       : `${typeof v === 'bigint' ? `${v}n` : JSON.stringify(v)} (${typeof v})`;
   const id = rows[i]?.['id'];
-  return new LoadError({
-    code: 'LOAD_INVALID_VALUE',
-    message:
-      `load: row ${i}${typeof id === 'number' ? ` (id ${id})` : ''} of ${place}: column "${name}" ` +
+  return LoadError.of(
+    'LOAD_INVALID_VALUE',
+    `load: row ${i}${typeof id === 'number' ? ` (id ${id})` : ''} of ${place}: column "${name}" ` +
       `holds ${shown}, expected ${expected}`,
-  });
+  );
 }
 
 /** The error for the value of row `i` of a batch's column that its type does not hold. */

@@ -30,7 +30,7 @@ export function utf8FromStrings(arrow: ArrowModule, strings: readonly (string | 
   const size = Buffer.byteLength(joined, 'utf8');
   if (size > 0x7fffffff) {
     const message = `load: a batch's strings take ${size} bytes, more than a Utf8 column holds`;
-    throw new LoadError({ code: 'LOAD_INVALID_VALUE', message });
+    throw LoadError.of('LOAD_INVALID_VALUE', message);
   }
   const bytes = new Uint8Array(size);
   if (size === units) UTF8.encodeInto(joined, bytes);
