@@ -16,7 +16,7 @@ import { pipelineNames } from './load-pipeline.js';
 import { runCommand } from './commands/run-command.js';
 import { VERSION } from '../snapshot/tool.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './options/snapshot-options.js';
-import { booleanNames, checkBooleanArgs } from './options/strict-booleans.js';
+import { checkGivenArgs } from './options/strict-booleans.js';
 import { unknownArgumentsMessage, unknownOptionsFailure } from './options/unknown-arguments.js';
 import { missingArgumentsMessage } from './options/missing-arguments.js';
 import { messageOf } from '../text/message-of.js';
@@ -42,8 +42,8 @@ export async function runCli(
     readmeCommand(),
   ] as never;
   try {
-    // yargs reads --fresh=yes as false
-    checkBooleanArgs(argv, booleanNames({ ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS, ...FILES_OPTIONS }));
+    // yargs reads --fresh=yes as false, --concurrency "" as 0
+    checkGivenArgs(argv, { ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS, ...FILES_OPTIONS });
     await parserOf(argv, commands, streams.stdout).parseAsync();
   } catch (caught) {
     const err = withOptionSource(caught, argv); // a value from IMG_ETL_* or --config: said so

@@ -54,7 +54,7 @@ export async function measureNode(
   const report = join(dir, 'rusage.txt');
   try {
     const node = [...nodeArgs, script, ...args];
-    const preloaded = { ...process.env, IMG_ETL_BENCH_RUSAGE: report };
+    const preloaded = { ...process.env, BENCH_RUSAGE_FILE: report };
     const [argv, env] =
       source === 'time'
         ? [[GNU_TIME, '-v', '-o', report, ...pinnedArgv(cpu, [process.execPath, ...node])], process.env]

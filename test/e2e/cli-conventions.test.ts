@@ -49,6 +49,12 @@ describe('options that cannot work', () => {
     [['--dryRun=TRUE'], {}, '--dry-run: expected true or false, got "TRUE"'],
     [[], { IMG_ETL_FRESH: 'maybe' }, 'IMG_ETL_FRESH: expected true or false, got "maybe"'],
     [[], { IMG_ETL_NEUTRALISE_FORMULAS: 'off' }, 'IMG_ETL_NEUTRALISE_FORMULAS: expected true or false, got "off"'],
+    [[], { IMG_ETL_TOO: 'parquet' }, 'IMG_ETL_TOO: no such option; did you mean IMG_ETL_TO?'],
+    [[], { IMG_ETL_PAGESIZE: '100' }, 'IMG_ETL_PAGESIZE: no such option; did you mean IMG_ETL_PAGE_SIZE?'],
+    [[], { IMG_ETL_FROBNICATE: '1' }, 'IMG_ETL_FROBNICATE: no such option'],
+    [['--concurrency', ''], {}, '--concurrency: empty; expected a number'],
+    [['--page-size='], {}, '--page-size: empty; expected a number'],
+    [[], { IMG_ETL_CONCURRENCY: '' }, 'IMG_ETL_CONCURRENCY: empty; expected a number'],
     [['--out', 'other'], {}, '--out: given more than once ("snap", "other"); give one folder'],
   ])('refuses %j %j with exit code 2 and one line, before any request', async (args, env, message) => {
     service = await startFixtureService({ records: 10 });
@@ -97,6 +103,8 @@ describe('options that cannot work', () => {
     [{ extends: './base.json' }, 'sets "extends", which is not an option of this command'],
     [{ concurency: 2 }, 'sets "concurency", which is not an option of this command: did you mean "concurrency"?'],
     [{ maxPases: 2 }, 'sets "maxPases", which is not an option of this command: did you mean "maxPasses"?'],
+    [{ baseurl: 'x' }, 'sets "baseurl", which is not an option of this command: did you mean "base-url"?'],
+    [{ concurrency: '' }, 'sets "concurrency" to ""; expected a number'],
     [{ fresh: 'yes' }, 'sets "fresh" to "yes"; expected true or false'],
     [{ dryRun: 1 }, 'sets "dryRun" to 1; expected true or false'],
   ])('refuses a config file %j with exit code 2 and one line naming it', async (config, reason) => {

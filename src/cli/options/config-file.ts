@@ -3,7 +3,8 @@ import type { Argv, Options } from 'yargs';
 import { fileSystemReason } from '../../load/file-system/file-system-error.js';
 import { nearestName } from '../../text/nearest-name.js';
 import { readRegularFileSync, RegularFileError } from '../../load/file-system/read-regular-file.js';
-import { booleanNames, camelCase, checkBooleanEnv } from './strict-booleans.js';
+import { camelCase } from './strict-booleans.js';
+import { checkEnvVariables, ENV_PREFIX } from './env-variables.js';
 import { UsageError } from '../usage-error.js';
 
 /** The --config example of a snapshot command's help: options every snapshot command has. */
@@ -14,9 +15,8 @@ const SNAPSHOT_EXAMPLE = '{"to": ["csv"], "out": "snap"}';
  * wins). `options` are the command's options: a config file may set those and nothing else, booleans as true or false.
  */
 export function withEnvAndConfig<T>(y: Argv<T>, options: Record<string, Options>): Argv<T> {
-  const booleans = booleanNames(options);
-  return withConfig(y.env('IMG_ETL'), options, SNAPSHOT_EXAMPLE).middleware(
-    () => checkBooleanEnv(process.env, 'IMG_ETL', booleans),
+  return withConfig(y.env(ENV_PREFIX), options, SNAPSHOT_EXAMPLE).middleware(
+    () => checkEnvVariables(process.env, options),
     true,
   );
 }
@@ -58,7 +58,9 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
     const name = known.get(key);
     if (name === undefined) {
       const nearest = nearestName(key, [...known.keys()]);
-      const hint = nearest === undefined ? '' : `: did you mean "${nearest}"?`;
+      // as --help and the docs spell it ("base-url"), or in camelCase to a file written so ("maxPasses")
+      const spelled = (name: string) => (/[A-Z]/.test(key) ? camelCase(name) : name);
+      const hint = nearest === undefined ? '' : `: did you mean "${spelled(known.get(nearest)!)}"?`;
       throw refuse(`, which is not an option of this command${hint}`);
     }
     const expected = wrongType(options[name]!, v);
@@ -74,7 +76,8 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
 function wrongType(option: Options, value: unknown): string | undefined {
   if (option.type === 'boolean') return typeof value === 'boolean' ? undefined : 'true or false';
   // a number may be written as on the command line ("1e3"): yargs reads it, and the command checks the number
-  if (option.type === 'number') return typeof value === 'number' || typeof value === 'string' ? undefined : 'a number';
+  if (option.type === 'number')
+    return typeof value === 'number' || (typeof value === 'string' && value.trim() !== '') ? undefined : 'a number';
   if (option.array === true) {
     const texts = typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'));
     return texts ? undefined : 'text or a list of texts';

@@ -2,6 +2,7 @@
  * Where a refused option's value came from when the command line does not give it: an `IMG_ETL_*` variable or the
  * `--config` file. A message naming `--concurrency` alone sends its reader to a command line that has none.
  */
+import { envVariable } from './env-variables.js';
 import { readRegularFileSync } from '../../load/file-system/read-regular-file.js';
 import { camelCase } from './strict-booleans.js';
 import { UsageError } from '../usage-error.js';
@@ -42,7 +43,7 @@ function configSets(path: string, name: string): boolean {
  */
 function sourceOf(name: string, argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
   if (onCommandLine(name, argv)) return undefined;
-  const variable = `IMG_ETL_${name.toUpperCase().replace(/-/g, '_')}`;
+  const variable = envVariable(name);
   if (readsEnv(argv) && env[variable] !== undefined) return variable;
   const config = configPath(argv, env);
   return config !== undefined && name !== 'config' && configSets(config, name) ? `--config ${config}` : undefined;

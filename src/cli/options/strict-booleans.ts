@@ -1,6 +1,7 @@
 /**
- * Boolean options take `true` or `false` and nothing else. yargs reads every other value as false, so `--fresh=maybe`
- * or `IMG_ETL_FRESH=1` would quietly resume instead of starting afresh; these checks refuse such a value first.
+ * Values yargs would misread, refused before it reads them: a boolean option takes `true` or `false` and nothing
+ * else (yargs reads every other value as false, so `--fresh=maybe` would quietly resume), and a number option given
+ * empty is empty (yargs reads `--concurrency ""` as 0).
  */
 import type { Options } from 'yargs';
 import { UsageError } from '../usage-error.js';
@@ -10,36 +11,29 @@ export function booleanNames(options: Record<string, Options>): string[] {
   return Object.entries(options).flatMap(([name, option]) => (option.type === 'boolean' ? [name] : []));
 }
 
-/** Refuses `--name=value` or `--no-name=value` on a command line for a boolean option and a value but true or false. */
-export function checkBooleanArgs(argv: readonly string[], names: readonly string[]): void {
+/** Refuses, on a command line, a boolean option's value but true or false, and a number option's empty value. */
+export function checkGivenArgs(argv: readonly string[], options: Record<string, Options>): void {
   const spellings = new Map<string, string>();
-  for (const name of names) for (const s of [name, camelCase(name)]) spellings.set(s, name).set(`no-${s}`, name);
-  for (const arg of argv) {
-    if (arg === '--') return; // what follows is not an option
-    const [, given, value] = /^--([^=]+)=(.*)$/s.exec(arg) ?? [];
+  for (const name of Object.keys(options)) for (const s of [name, camelCase(name)]) spellings.set(s, name);
+  for (const name of booleanNames(options)) for (const s of [name, camelCase(name)]) spellings.set(`no-${s}`, name);
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') return; // what follows is not an option
+    const [, given, joined] = /^--([^=]+)(?:=(.*))?$/s.exec(argv[i]!) ?? [];
     const name = given === undefined ? undefined : spellings.get(given);
-    if (name !== undefined && !isBooleanWord(value!)) throw notBoolean(`--${name}`, value!);
+    if (name === undefined) continue;
+    const value = joined ?? (options[name]!.type === 'number' ? argv[i + 1] : undefined);
+    if (value !== undefined) checkGivenValue(`--${name}`, options[name]!, value);
   }
 }
 
-/** Refuses an environment variable `PREFIX_NAME` of a boolean option whose value is not true or false. */
-export function checkBooleanEnv(env: NodeJS.ProcessEnv, prefix: string, names: readonly string[]): void {
-  for (const name of names) {
-    const variable = `${prefix}_${name.toUpperCase().replace(/-/g, '_')}`;
-    const value = env[variable];
-    if (value !== undefined && !isBooleanWord(value)) throw notBoolean(variable, value);
-  }
+/** Refuses `value`, given as text for `option` (on the command line, in a variable), when yargs would misread it. */
+export function checkGivenValue(what: string, option: Options, value: string): void {
+  if (option.type === 'boolean' && value !== 'true' && value !== 'false')
+    throw new UsageError(`${what}: expected true or false, got ${JSON.stringify(value)}`);
+  if (option.type === 'number' && value.trim() === '') throw new UsageError(`${what}: empty; expected a number`);
 }
 
 /** `dry-run` → `dryRun`, the other spelling yargs accepts. */
 export function camelCase(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-}
-
-function notBoolean(what: string, value: string): UsageError {
-  return new UsageError(`${what}: expected true or false, got ${JSON.stringify(value)}`);
-}
-
-function isBooleanWord(value: string): boolean {
-  return value === 'true' || value === 'false';
 }
