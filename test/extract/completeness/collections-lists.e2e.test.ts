@@ -1,22 +1,26 @@
 /**
- * A full run whose read of the collections list after the pass over the images is disturbed: a collection deleted
- * between two of its pages and another created at the same moment leave the list's `count` as it was, so the read is
- * not begun again, and the deleted one's going shifts the next behind the read: the read names the deleted collection
- * and not the live one. The collections table, and the images, must still be what the service holds at the run's end.
- * Real CLI, the bundled service over loopback HTTP.
+ * How a run reads the collections lists. A collection deleted and another created between two pages of the
+ * collections list leave its `count` as it was, so the read is not begun again, while the deleted one's going shifts
+ * the next behind the read: the collections table and the images must still be what the service holds at the run's
+ * end. Only DRF's own JSON answer (`{"detail": …}`) says a collection's list is private (403) or gone (404); a
+ * proxy's HTML page with that status is a failure to read the list: retried, then exit 1 with the staging kept. The
+ * real CLI over loopback HTTP: the bundled service, or a scripted one with the collection endpoints.
  */
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
-import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../../src/run/publish/manifest.js';
 import type { FaultKind, RunningService } from '../../../src/service/index.js';
+import { recordsIn, startCollectionsServer } from '../../helpers/collections-server.js';
 import { BAD_IDS, expectExact, FORMATS, incrementalFixture, manifestOf } from '../../helpers/incremental-snapshots.js';
 import { killWhen, type JournalEntry } from '../../helpers/kill-when.js';
 import { readManifest } from '../../helpers/read-manifest.js';
 import { readParquetRows } from '../../helpers/read-snapshot.js';
-import { openDuckDB, query, sqlString } from '../../helpers/readers.js';
+import { openDuckDB, query, removeDir, sqlString, tempDir } from '../../helpers/readers.js';
 import { runCliHere, type CliRun } from '../../helpers/run-cli.js';
+import type { ScriptedServer } from '../../helpers/scripted-server.js';
 
 const { serve, newDir } = incrementalFixture();
 
@@ -261,5 +265,83 @@ describe('a collections list whose count moves on every page, pass after pass', 
     expect(run.code, run.stderr).toBe(3);
     const manifest = await manifestOf(base).catch(() => undefined);
     expect(manifest?.complete ?? false).toBe(false);
+  });
+});
+
+describe("a collection's own list answered 403 or 404", () => {
+  let out: string;
+  let server: ScriptedServer | undefined;
+  beforeEach(async () => {
+    out = await tempDir();
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await removeDir(out);
+  });
+
+  /** A proxy's own page for a status, as nginx writes it. */
+  const proxyPage = (status: number) =>
+    `<html>\r\n<head><title>${status}</title></head>\r\n<body>\r\n<center><h1>${status}</h1></center>\r\n` +
+    '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+  const DRF_DETAIL: Record<number, string> = {
+    403: 'You do not have permission to perform this action.',
+    404: 'Not found.',
+  };
+
+  /**
+   * Collections 1, 2 and 3 of ten records each; the image list skips record 205, so collection 2 comes up short and is
+   * read through its own list, which answers `status` in `body`. Collection 2 turned private (or was deleted) after the
+   * list's first page: its later pages no longer count its records.
+   */
+  async function readShortCollection(status: number, body: { type: string; body: string }): Promise<CliRun> {
+    const [a, b, c] = [recordsIn(1, 10, 100), recordsIn(2, 10, 200), recordsIn(3, 10, 300)];
+    const records = a.flatMap((r, i) => [r, b[i]!, c[i]!]);
+    server = await startCollectionsServer({
+      records,
+      unserved: [205],
+      count: (offset) => (offset === 0 ? 30 : 20),
+      answer: (collection) => (collection === 2 ? { status, ...body } : undefined),
+    });
+    return runCliHere([
+      ...['--base-url', server.origin, '--out', out, '--page-size', '10'],
+      ...['--retry-delay', '0.01', '--max-attempts', '3', '--quiet'],
+    ]);
+  }
+
+  /** Requests for collection 2's own list. */
+  const collectionRequests = () => server!.requests.filter((u) => u.startsWith('/api/collections/2/images/')).length;
+
+  describe("a collection's own list answering 403 or 404", () => {
+    it.each([403, 404])(
+      "in a proxy's HTML page (%i): retried, then exit 1 with one line naming the URL, the staging kept",
+      async (status) => {
+        const run = await readShortCollection(status, { type: 'text/html', body: proxyPage(status) });
+        expect(run.code).toBe(1);
+        const staging = join(out, '.img-etl-staging');
+        const url = `${server!.origin}/api/collections/2/images/?limit=10&offset=0`;
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `^img-etl: extract: GET ${url.replace(/[?.]/g, '\\$&')} returned ${status} after 3 attempts; ` +
+              `\\d+ pages are kept in ${staging.replace(/[.]/g, '\\.')}: run the same command again to resume\\n$`,
+          ),
+        );
+        expect(collectionRequests()).toBe(3);
+        expect(existsSync(join(staging, 'journal.ndjson'))).toBe(true);
+        expect(existsSync(join(out, 'manifest.json'))).toBe(false);
+      },
+    );
+
+    it.each([403, 404])("in DRF's JSON (%i): private or deleted, its records left out, not retried", async (status) => {
+      const detail = JSON.stringify({ detail: DRF_DETAIL[status] });
+      const run = await readShortCollection(status, { type: 'application/json', body: detail });
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect(collectionRequests()).toBe(1);
+      const manifest = await readManifest(out);
+      expect(manifest.completeness.unreadable).toEqual([{ id: 2, status, dropped: 9 }]);
+      expect(manifest).toMatchObject({ complete: true, missing: 0, records_written: 20 });
+      const why = status === 403 ? 'private now' : 'deleted';
+      expect(run.stdout).toContain(`  left out  collection 2 answered ${status} (${why}): 9 records of it left out`);
+    });
   });
 });
