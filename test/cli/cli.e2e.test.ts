@@ -73,7 +73,7 @@ describe('img-etl command line', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as Reject);
       expect(lines).toHaveLength(3);
-      // In the order of their keys, each with where it can be fetched alone (issue 25: nothing of the page it was on).
+      // In the order of their keys, each with where it can be fetched alone (nothing of the page it was on).
       const ids = [fixtureRecords[30]!['id'], fixtureRecords[32]!['id']] as number[];
       const [first, second] = [...ids].sort((a, b) => a - b);
       expect(lines.map((l) => l.url)).toEqual([

@@ -1,5 +1,5 @@
 /**
- * Issue 24, item 2: the README's Library section shows a user's own composition (a custom stage, a derived column, a
+ * The README's Library section shows a user's own composition (a custom stage, a derived column, a
  * sink of their own) run by the one engine; this runs that block as written, as a program that imports `img-etl`,
  * against the bundled service under an unstable list order, and reads what it wrote back with DuckDB.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 10: a verified file changed on disk after `img-etl files` put it there. files.parquet records each
+ * A verified file changed on disk after `img-etl files` put it there. files.parquet records each
  * file's size and modification time; a rerun re-hashes a file whose size or mtime differ from the record and fetches
  * it again when its SHA-256 no longer matches. A change that keeps both size and mtime is caught by `--verify` only,
  * which re-hashes every kept file.

@@ -1,5 +1,5 @@
 /**
- * `img-etl files --to` (issue 26): the files table in the formats asked, as a snapshot's (parquet, arrow, csv;
+ * `img-etl files --to`: the files table in the formats asked, as a snapshot's (parquet, arrow, csv;
  * default parquet), each read back by an independent reader (DuckDB for Parquet and CSV, apache-arrow for Arrow IPC)
  * and equal to what was served and landed: the id and collection, the link and URL, the path relative to --out, the
  * bytes and SHA-256 of the served file, its mtime on disk, status ok. A rerun reads files.arrow as it reads

@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 12: a `.nii.gz` is verified as exactly one complete gzip member with nothing after it. A valid NIfTI
+ * A `.nii.gz` is verified as exactly one complete gzip member with nothing after it. A valid NIfTI
  * member followed by a second gzip member of junk, or by bytes that are not gzip, is `corrupt` with a one-line reason
  * naming what follows, and never lands under its final name; a plain valid file is still ok.
  */

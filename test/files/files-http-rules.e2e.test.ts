@@ -1,5 +1,5 @@
 /**
- * Issue 15: `img-etl files` follows the listing's rules for the token and redirects (src/extract/http-client.ts,
+ * `img-etl files` follows the listing's rules for the token and redirects (src/extract/http-client.ts,
  * same-host.ts). In front of the bundled service stands a proxy answering plain HTTP and HTTPS on one port (a
  * self-signed loopback certificate the CLI trusts through NODE_EXTRA_CA_CERTS), writing its own origin into the links
  * as `http://` (as NeuroVault does for its https site), and redirecting some files as each test scripts.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 11: a `.part` continued after the server's file changed (same size) must not splice two versions.
+ * A `.part` continued after the server's file changed (same size) must not splice two versions.
  * The validator of a partial download (ETag, else Last-Modified) is kept beside the `.part` and sent as `If-Range`
  * with the continuation: a 200 (the file changed) restarts it from byte 0. Without a validator the `.part` is not
  * continued blindly: it is fetched again from byte 0. A scripted loopback server serves a `.nii` (only its header is

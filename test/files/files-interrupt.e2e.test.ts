@@ -1,5 +1,5 @@
 /**
- * Issue 15: `img-etl files` stopped with Ctrl-C (SIGINT) part way through exits 130 with word on how to resume, leaves
+ * `img-etl files` stopped with Ctrl-C (SIGINT) part way through exits 130 with word on how to resume, leaves
  * under a final name only files that are whole and verified (the rest wait as `.part`), and the same command run again
  * completes the set, continuing each `.part` from its size. The service caps each file connection so that a run is
  * caught mid-download.

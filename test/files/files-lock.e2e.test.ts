@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 13: two `img-etl files` runs on one --out. The first takes a lock on the folder; a second started
+ * Two `img-etl files` runs on one --out. The first takes a lock on the folder; a second started
  * while it runs exits at once with one line naming the folder and the first run's pid, and the first completes as if
  * alone. The runs overlap for sure: a proxy in front of the bundled service holds the first file request open until the
  * second run has exited.

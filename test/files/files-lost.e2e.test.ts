@@ -1,5 +1,5 @@
 /**
- * Issue 26: a file the listing marks as lost (`file_size` 0) is `missing_on_server`, counted and said, never
+ * A file the listing marks as lost (`file_size` 0) is `missing_on_server`, counted and said, never
  * requested, and does not make the run incomplete (a nightly job selecting one would fail forever); a 404 for a file
  * the listing gives a size still does. `path` in files.parquet is relative to `--out`, whichever folder the command
  * ran in. The real CLI against the bundled service over loopback HTTP; files.parquet read back by DuckDB, the files

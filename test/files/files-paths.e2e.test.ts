@@ -1,5 +1,5 @@
 /**
- * Issue 23: where `img-etl files` puts a file. A loopback service lists records made up for each case and serves their
+ * Where `img-etl files` puts a file. A loopback service lists records made up for each case and serves their
  * bytes; the real CLI snapshots it, then fetches the files; files.parquet is read back by DuckDB and the files on disk
  * compared byte for byte with what was served.
  * - Two images whose URLs differ only in a sub-folder below `/media/images/<collection_id>/` land in that sub-folder,

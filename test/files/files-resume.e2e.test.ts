@@ -1,5 +1,5 @@
 /**
- * Issue 15: `img-etl files` killed with SIGKILL at several points, then run again, ends with the complete, verified
+ * `img-etl files` killed with SIGKILL at several points, then run again, ends with the complete, verified
  * set;
  * where the server honours Range, no byte on disk is asked for again: every continuation starts exactly at the size of
  * the `.part` the kill left, and a file completed before a kill is not requested at all.

@@ -1,5 +1,5 @@
 /**
- * Issue 15: `img-etl files` writes a file's bytes to disk as they arrive, not once the body has ended. A loopback
+ * `img-etl files` writes a file's bytes to disk as they arrive, not once the body has ended. A loopback
  * server sends the first half of a 24 MiB file and holds the rest until the `.part` on disk has every byte sent so
  * far: a client that held the body in memory would never get there. Then the rest follows, and the file is
  * byte-identical to what was served, its sha256 in files.parquet. (The peak RSS of a 1 GB file is measured by

@@ -1,5 +1,5 @@
 /**
- * Issue 23: `img-etl files` sends the token (IMG_ETL_TOKEN or --token) only to a service the user named (--base-url)
+ * `img-etl files` sends the token (IMG_ETL_TOKEN or --token) only to a service the user named (--base-url)
  * or to the default one (https://neurovault.org), never to whatever host a snapshot's `img-etl.source_url` names. A
  * loopback service records the Authorization header of every request; it is snapshotted by the real CLI (without a
  * token), then the files are fetched from the snapshot.

@@ -1,5 +1,5 @@
 /**
- * Issue 15: `img-etl files` end to end. A snapshot taken by the real CLI from the bundled service, the real CLI
+ * `img-etl files` end to end. A snapshot taken by the real CLI from the bundled service, the real CLI
  * fetching
  * its files over loopback HTTP; the files compared byte for byte with what a plain fetch gets from the service, and
  * files.parquet read back by DuckDB.

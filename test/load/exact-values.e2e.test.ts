@@ -194,7 +194,7 @@ describe('extra and rejects.ndjson hold the values as served', () => {
       const lines = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).split('\n');
       expect(lines.at(-1)).toBe('');
       const record = (line: string) => line.slice(line.indexOf(',"record":') + ',"record":'.length, -1);
-      // In the order of their keys (issue 25): both ids are past 2^53, so their content hashes.
+      // In the order of their keys: both ids are past 2^53, so their content hashes.
       const key = (text: string) => rejectKey(JSON.parse(text));
       const inKeyOrder = [...expectedRejects].sort((a, b) => compareRejectKeys(key(a), key(b)));
       expect(lines.slice(0, -1).map(record)).toEqual(inKeyOrder);

@@ -1,5 +1,5 @@
 /**
- * Every output read by the readers people use (issue 26): pyarrow, pandas 3 with pyarrow, Debian's pandas 1.5
+ * Every output read by the readers people use: pyarrow, pandas 3 with pyarrow, Debian's pandas 1.5
  * without it, polars and DuckDB's Python package read the images, the collections and the files tables from Parquet,
  * Arrow IPC and CSV, and every value equals what the service served. pandas reads the snapshots through their load.py
  * (whichever file the folder has, with the exact dtypes), DuckDB's CSV through load.sql. The images span two record

@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 4 (the trap): an older snapshot whose images.parquet was damaged so that parquet-wasm traps
+ * An older snapshot whose images.parquet was damaged so that parquet-wasm traps
  * (RuntimeError: unreachable) on it, under a manifest whose bytes and sha256 were made to fit the damage. The next
  * `--snapshot` run of changed records publishes (exit 0, latest moves) with a drift note naming the file, whether the
  * older snapshot has an index (the drift read after the run wrote) or not (read while it writes): a trap poisons the

@@ -1,5 +1,5 @@
 /**
- * The loaders of a snapshot folder (issue 16): load.sql run in DuckDB gives views with the exact types and the same
+ * The loaders of a snapshot folder: load.sql run in DuckDB gives views with the exact types and the same
  * rows as the files (from Parquet, and from CSV where a snapshot has only CSV), and the collections join when the
  * collections table is there; load.py run by Debian's pandas (installed by the test set-up) reads every row with the
  * nullable dtypes and categories, keeping a name such as "None".

@@ -1,8 +1,8 @@
 /**
- * The report page in a real browser (issue 16): headless Chromium from Debian's package (installed by the test
+ * The report page in a real browser: headless Chromium from Debian's package (installed by the test
  * set-up) opens report.html from disk; nothing leaves the file, nothing errs, every chart is an SVG holding the points
  * of its numbers in report-data, and a screenshot goes to test-output/report.png for people to look at.
- * Issue 26: the pages of a one-pass run and of a run that read collections to reconcile, measured at 390 px and
+ * The pages of a one-pass run and of a run that read collections to reconcile, measured at 390 px and
  * 1280 px wide: no JSON in the text, the run's labels as wide as their words, no text under 11 px, none cut or covered
  * (the measures go to test-output/report-layout.json).
  */

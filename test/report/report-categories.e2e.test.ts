@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 15: a snapshot whose category columns hold a distinct value in every record. The report of the
+ * A snapshot whose category columns hold a distinct value in every record. The report of the
  * `--snapshot` run and `img-etl report`'s both stay small: each category chart has at most 21 marks (the 20 most
  * common values and the rest as one), and report.html is under 200 kB.
  */

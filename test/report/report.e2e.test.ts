@@ -1,5 +1,5 @@
 /**
- * The report of a `--snapshot` run (issue 16): report.html and report.json in the snapshot folder, the numbers equal
+ * The report of a `--snapshot` run: report.html and report.json in the snapshot folder, the numbers equal
  * to what DuckDB computes from the snapshot's files, the drift equal to DuckDB's join of the two snapshots, and
  * `img-etl report` reading a snapshot back to the same numbers.
  */

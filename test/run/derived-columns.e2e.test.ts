@@ -1,5 +1,5 @@
 /**
- * Issue 24, item 2: a pipeline can change the table. `img-etl run derived-columns` writes every image with `add_year`
+ * A pipeline can change the table. `img-etl run derived-columns` writes every image with `add_year`
  * (the UTC year of `add_date`), complete, exact and resumable under an unstable list order exactly like the default
  * snapshot; the staging's identity names the pipeline and its file, so another or a changed pipeline never resumes it.
  */

@@ -1,4 +1,4 @@
-/** Issue 5: `img-etl run <pipeline>` with the definitions in pipelines/ and a user's own file. */
+/** `img-etl run <pipeline>` with the definitions in pipelines/ and a user's own file. */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

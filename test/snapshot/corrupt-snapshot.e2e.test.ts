@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 4: a snapshot whose images.parquet has flipped bytes. A `--snapshot` run whose drift meets it notes
+ * A snapshot whose images.parquet has flipped bytes. A `--snapshot` run whose drift meets it notes
  * that on the page and publishes (exit 0), `report` and `diff` say in one line which file is wrong (exit 1), each
  * checked against the manifest's sha256 before a byte is decoded; a data file without a manifest that parquet-wasm
  * cannot decode is one line too, never a WebAssembly stack trace.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 16 (the counts): a snapshot whose manifest gives 3,000 records (records_written, received, expected
+ * A snapshot whose manifest gives 3,000 records (records_written, received, expected
  * and the service's counts) while its images.parquet, and the files list's rows, hold 30. `report`, `diff` and `files`
  * end with exit 1 and one line naming the manifest, the count it gives and the rows of the file; a `--snapshot` run
  * whose drift meets it notes it on the page and publishes.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 16: a snapshot whose images.parquet is another, smaller snapshot's, under a manifest that still says
+ * A snapshot whose images.parquet is another, smaller snapshot's, under a manifest that still says
  * the first's rows (and complete). `report`, `diff` and `files` end with exit 1 and one line naming the file, what the
  * manifest gives and what the file has, whether the manifest's bytes and sha256 were left (the size differs) or made
  * to fit the new file (the rows differ); a `--snapshot` run whose drift meets it notes it on the page and publishes.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 7: a config file (--config or IMG_ETL_CONFIG) is a regular file of at most 1 MiB, checked on the
+ * A config file (--config or IMG_ETL_CONFIG) is a regular file of at most 1 MiB, checked on the
  * opened file before a byte is read. A FIFO (whose open and read would wait for a writer for ever), /dev/zero (whose
  * read never ends), a folder or a larger file exits 2 at once with one line naming the path and why; the time limit
  * of each run is a guard, not what is tested.

@@ -1,7 +1,8 @@
 /**
- * Issue 5, the command line: progress on stderr in each mode (a bar on a terminal — run through a pseudo-terminal —,
- * plain lines in a pipe, nothing with --quiet, JSON lines with --log-format json) and the summary on stdout as text
- * or JSON. The real CLI against the bundled service over loopback HTTP, slowed down so that progress has time to show.
+ * Progress and the summary on the command line: progress on stderr in each mode (a bar on a terminal — run through a
+ * pseudo-terminal —, plain lines in a pipe, nothing with --quiet, JSON lines with --log-format json) and the summary on
+ * stdout as text or JSON. The real CLI against the bundled service over loopback HTTP, slowed down so that progress has
+ * time to show.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -407,7 +407,7 @@ describe('distinct records', () => {
           records_written: 96,
         });
         const rejects = (await readFile(join(out, 'rejects.ndjson'), 'utf8')).trim().split('\n');
-        // In the order of their keys (issue 25: the rejects file depends only on the records): here content hashes.
+        // In the order of their keys (the rejects file depends only on the records): here content hashes.
         const inKeyOrder = [...bad].sort((a, b) => compareRejectKeys(rejectKey(a), rejectKey(b)));
         expect(rejects.map((line) => JSON.stringify((JSON.parse(line) as Reject).record))).toEqual(
           inKeyOrder.map((r) => JSON.stringify(r)),

@@ -1,5 +1,5 @@
 /**
- * Issue 25, item 1: a snapshot equals the service's list as it stands when the run ends. Records deleted while the run
+ * A snapshot equals the service's list as it stands when the run ends. Records deleted while the run
  * pages are not in it, records inserted are, and the collections whose images changed are read through their own
  * id-ordered list, which decides their rows. Real CLI, the bundled service over loopback HTTP, outputs read back by
  * DuckDB and apache-arrow and compared value by value with what the service serves at the end.

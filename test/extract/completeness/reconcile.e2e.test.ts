@@ -74,7 +74,7 @@ describe('completeness by reconciliation', () => {
       const run = await snapshot(service, '--concurrency', '3');
       expect(run.code).toBe(0);
       expect(service.stats.listRequests).toBe(pages.images);
-      // The collections list before the pass and after it (issue 25: what changed while it ran is read again).
+      // The collections list before the pass and after it (what changed while it ran is read again).
       expect(service.stats.collectionRequests).toBe(2 * pages.collections);
       expect(service.stats.detailRequests).toBe(0);
       const manifest = await manifestOf();

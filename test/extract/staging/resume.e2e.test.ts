@@ -1,6 +1,6 @@
 /**
- * Issue 4: a run killed with SIGKILL at several points, or stopped with Ctrl-C, resumes with the same command:
- * pages already fetched are not fetched again, and the files equal an uninterrupted run's. Issue 23: a staged page
+ * A run killed with SIGKILL at several points, or stopped with Ctrl-C, resumes with the same command:
+ * pages already fetched are not fetched again, and the files equal an uninterrupted run's. A staged page
  * edited on disk, still valid JSON, is dropped and fetched again, never published; so is one replaced by a symbolic
  * link, a FIFO or a file of another size, refused before a byte of it is read.
  */

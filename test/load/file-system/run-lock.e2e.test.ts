@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 6: a stale lock never blocks a run for good. A staging folder's lock records the pid, host, boot and
+ * A stale lock never blocks a run for good. A staging folder's lock records the pid, host, boot and
  * start time of the run that took it; a lock whose process has ended, is another process now (another start time or
  * boot) or is not img-etl (pid 1), the older bare-pid form included, is taken over with one line saying so, while the
  * lock of a live img-etl run is still refused. The live run here is the real CLI, held by a server that never answers.

@@ -1,5 +1,5 @@
 /**
- * Issue 25, item 2: an earlier snapshot of another source, of another schema version, or one that is not complete is
+ * An earlier snapshot of another source, of another schema version, or one that is not complete is
  * never built on: the run makes a full pass and says why in one line (the manifest keeps it). Real CLI, the bundled
  * service over loopback HTTP.
  */

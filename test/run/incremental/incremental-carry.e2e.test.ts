@@ -1,5 +1,5 @@
 /**
- * Review of how an incremental `--snapshot` run builds on its base: a base's files are trusted only as its manifest
+ * How an incremental `--snapshot` run builds on its base: a base's files are trusted only as its manifest
  * lists them. A data file the base's manifest does not list (a file of someone's, another snapshot's copied in) is
  * never read as the base's rows or collections: the run writes what a `--full` run of the same service writes.
  */
@@ -80,10 +80,9 @@ describe('rejects of the collections an incremental run reads', () => {
 
 describe('the manifest of an incremental run', () => {
   // The report's fill chart splits each column's nulls by these counts (docs/report.md): they describe the rows the
-  // snapshot holds, carried over or read. Failed before (review-carry): an incremental run counted only the rows it
-  // read (the base's files keep the nulls, not whether each was served, a sentinel or an empty string), so its manifest
-  // and report gave far fewer sentinels and empty strings, and records_with_extra 0. A --snapshot run now keeps its
-  // counts per collection in normalisation.json, and the next run adds those of the collections it carries over.
+  // snapshot holds, carried over or read, not only the rows the run read (the base's files keep the nulls, not whether
+  // each was served, a sentinel or an empty string). A --snapshot run keeps its counts per collection in
+  // normalisation.json, and the next run adds those of the collections it carries over.
   let incremental: Awaited<ReturnType<typeof manifestOf>>;
   let fromFull: Awaited<ReturnType<typeof manifestOf>>;
   beforeAll(async () => {

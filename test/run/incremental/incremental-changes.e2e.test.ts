@@ -1,5 +1,5 @@
 /**
- * Issue 25, item 5: every kind of change between runs the bundled service models (a record edited, deleted and
+ * Every kind of change between runs the bundled service models (a record edited, deleted and
  * inserted, a collection made private, one made public again, one deleted, a new one), made through
  * `RunningService.change`; then an incremental `--snapshot` run and a `--full` run write the same data files, byte for
  * byte, in every format. Real CLI, the bundled service over loopback HTTP.

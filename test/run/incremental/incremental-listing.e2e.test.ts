@@ -1,5 +1,5 @@
 /**
- * Issue 25: a collection the second read of the collections list no longer shows is not taken as gone on that read's
+ * A collection the second read of the collections list no longer shows is not taken as gone on that read's
  * word. A collection deleted and another created between two of its pages leave the list's `count` as it was, so the
  * read is not begun again, and the deleted one's going shifts the next behind the read: the read names the deleted
  * collection and not the live one. Real CLI, the bundled service over loopback HTTP.

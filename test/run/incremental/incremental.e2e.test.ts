@@ -1,5 +1,5 @@
 /**
- * Issue 25, items 2 and 3: a `--snapshot` run builds on the latest snapshot of its base folder, reading only the
+ * A `--snapshot` run builds on the latest snapshot of its base folder, reading only the
  * collections whose `modify_date` or `number_of_images` moved since (and new ones), carrying the others' rows over; its
  * data files equal, byte for byte, those of a `--full` run taken right after against the same service, in every
  * format. Real CLI, the bundled service over loopback HTTP, outputs read back by DuckDB and apache-arrow and compared

@@ -1,5 +1,5 @@
 /**
- * The snapshot index (images.index) and the drift it makes cheap (issue 16): every `--snapshot` folder holds the ids of
+ * The snapshot index (images.index) and the drift it makes cheap: every `--snapshot` folder holds the ids of
  * its images in file order and a hash of each row's values; between two snapshots the hashes differ exactly where
  * DuckDB finds a value that differs, and the drift, by the index or by the full diff when the older snapshot has no
  * index, equals DuckDB's join of the two snapshots.

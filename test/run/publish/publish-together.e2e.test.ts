@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 5: the files and manifest in --out always come from one run. Nothing is moved into place until every
+ * The files and manifest in --out always come from one run. Nothing is moved into place until every
  * file is written and synced; a disk that fills up while the files are written leaves the previous run's files and
  * manifest as they were, and a publication cut between two renames is finished by the next run.
  */

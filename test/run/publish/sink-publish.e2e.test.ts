@@ -1,5 +1,5 @@
 /**
- * Issue 24, item 1: a user's sink that writes its file into the run's folder (`run.pending`) has it published with the
+ * A user's sink that writes its file into the run's folder (`run.pending`) has it published with the
  * run, atomically, and listed in the manifest; one that fails publishes nothing; a later run removes it as it removes
  * img-etl's own files of the previous run, and only if it is still the file that run published.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 5: scheduled snapshots — a folder per run, `latest` moved only after success, pruning, byte-identical
+ * Scheduled snapshots — a folder per run, `latest` moved only after success, pruning, byte-identical
  * reruns — and options from the environment and a config file.
  */
 import { execFileSync } from 'node:child_process';

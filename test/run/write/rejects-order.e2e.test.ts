@@ -1,5 +1,5 @@
 /**
- * Issue 25, item 3 (the same bytes whatever the way records were read): rejects.ndjson depends only on the records,
+ * rejects.ndjson depends only on the records,
  * never on where in a list they were found. Its lines come in the order of their keys (a usable id ascending, then the
  * content hash of a record without one), and each names where the record can be fetched alone (its own URL) rather
  * than the page it was found on. Real CLI against a scripted list over loopback HTTP.

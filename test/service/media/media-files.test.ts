@@ -1,5 +1,5 @@
 /**
- * The files the bundled service serves under /media/ (issue 15): exact sizes, valid .nii.gz streams, HEAD and Range as
+ * The files the bundled service serves under /media/: exact sizes, valid .nii.gz streams, HEAD and Range as
  * nginx answers them, 404 for a lost file, and each file fault knob, observed over HTTP.
  */
 import { crc32, gunzipSync } from 'node:zlib';

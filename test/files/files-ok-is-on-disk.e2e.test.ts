@@ -1,7 +1,7 @@
 /**
- * Review of `img-etl files`: cases the other files tests leave open. A loopback server lists made-up records and
- * answers their files as each case scripts (ranges, lengths, names); the library snapshots it, the real CLI fetches
- * the files.
+ * A file `img-etl files` calls ok in its table is on disk at its path, whole, with its sha256, whatever the server
+ * answers (ranges, lengths, names) and whatever an earlier run left. A loopback server lists made-up records and
+ * answers their files as each case scripts; the library snapshots it, the real CLI fetches the files.
  * - A link whose name is another selected file's name plus `.part.validator` (where a download keeps its validator)
  *   must not have its verified file removed by the other file's download while files.parquet calls it ok.
  * - A 206 whose Content-Range does not reach the end of the file, or whose Content-Length is not the range's length,
