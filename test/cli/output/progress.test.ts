@@ -1,6 +1,6 @@
 /**
  * The text renderer on its own, fed events under a fake clock: what a terminal and a log file receive, how often
- * the bar is redrawn, and that quiet keeps errors only. (test/e2e/progress.test.ts runs the real CLI.)
+ * the bar is redrawn, and that quiet keeps errors only. (test/cli/output/progress.e2e.test.ts runs the real CLI.)
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from '../../../src/run/run-events.js';
