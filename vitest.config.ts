@@ -12,11 +12,12 @@ for (const name of Object.keys(process.env)) if (name.startsWith('IMG_ETL_')) de
 /**
  * The end-to-end files first, then the rest, each the larger first: the workers take files in this order, so the long
  * files start early and the short ones fill the end, and the workers finish together. The same order on every
- * machine, a fresh clone included (vitest's own order follows the durations of the last run, when it has them).
+ * machine, a fresh clone included (vitest's own order follows the durations of the last run, when it has them). An
+ * end-to-end file (one that runs the real CLI) is named `*.e2e.test.ts`, in the folder of the behaviour it checks.
  */
 class EndToEndFirst extends BaseSequencer {
   override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const e2e = (f: TestSpecification) => (f.moduleId.includes('/test/e2e/') ? 0 : 1);
+    const e2e = (f: TestSpecification) => (f.moduleId.endsWith('.e2e.test.ts') ? 0 : 1);
     const size = (f: TestSpecification) => statSync(f.moduleId).size;
     return Promise.resolve([...files].sort((a, b) => e2e(a) - e2e(b) || size(b) - size(a)));
   }

@@ -18,7 +18,7 @@
  * the copy the program imports: instanceof and tableToIPC of another copy do not take them), parquet-wasm (it reads its
  * .wasm file beside its own JavaScript),
  * parquetjs-lite (loaded only for --parquet-engine parquetjs) and yargs (it reads its messages' locale files beside
- * its own). test/e2e/bundle.test.ts checks that the program imports nothing else from node_modules.
+ * its own). test/package/bundle.e2e.test.ts checks that the program imports nothing else from node_modules.
  */
 import { build } from 'esbuild';
 import { chmodSync, readdirSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * One 1 GB image file fetched by `img-etl files` (issue 15): memory must not follow a file's size, since its bytes go
- * to disk as they arrive and are checked by streaming (test/e2e/files-streaming.test.ts checks the first without a
- * clock). The service runs in this process and generates the file's padding as it sends it; only the run's peak RSS is
+ * One 1 GB image file fetched by `img-etl files`: memory must not follow a file's size, since its bytes go to disk as
+ * they arrive and are checked by streaming (test/files/files-streaming.e2e.test.ts checks the first without a clock).
+ * The service runs in this process and generates the file's padding as it sends it; only the run's peak RSS is
  * measured here, not its time. Every run is checked: exit 0, files.parquet says ok with 10^9 bytes, and the sha256 is
  * that of the bytes served.
  */

@@ -1,5 +1,5 @@
 /**
- * The image files (`img-etl files`, issue 15): the service caps every file connection at R bytes per second, and
+ * The image files (`img-etl files`): the service caps every file connection at R bytes per second, and
  * img-etl fetches N files at --concurrency C. The least time that can take is (total bytes) / (C × R) plus one round
  * trip per file; the target is 1.10x of it, measured on the run's own duration (the summary's `duration_seconds`,
  * from reading the snapshot to files.parquet written; the process's start-up is reported apart, as wall time).

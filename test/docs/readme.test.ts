@@ -1,5 +1,5 @@
 /**
- * Issue 26: the README stays short, for users, with the reference in docs/; and no relative link in the README, the
+ * The README stays short, for users, with the reference in docs/; and no relative link in the README, the
  * changelog or docs/*.md points to a file or a heading that is not there (a heading moved or renamed breaks its links
  * here, not in a reader's browser).
  */

@@ -1,6 +1,6 @@
 """Reads img-etl's output files with one Python reader and compares every value with what the test expects.
 
-Run by test/e2e/readers.test.ts, with the test venv's Python (pandas 3, pyarrow, polars, duckdb) or Debian's (pandas
+Run by test/load/readers.e2e.test.ts, with the test venv's Python (pandas 3, pyarrow, polars, duckdb) or Debian's (pandas
 1.5, no pyarrow). stdin: {"jobs": [...], "expected": {name: {key: [values in column order]}}}; each job names a reader,
 a format, the file (or the snapshot folder, for the loaders), the table's columns and their kinds, and the expected
 rows it must equal. stdout: per job its rows, the first differences and each column's type as the reader gives it.

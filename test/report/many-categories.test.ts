@@ -1,5 +1,5 @@
 /**
- * Issue 23, case 15: a category column of 20,000 distinct values charts its 20 most common values and one bar for the
+ * A category column of 20,000 distinct values charts its 20 most common values and one bar for the
  * rest, whose count is the exact sum of theirs; the report's document lists those 20 and the rest's totals.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The completeness proof in words (issue 26): the report page says what the manifest's proof says, a row per phase,
+ * The completeness proof in words: the report page says what the manifest's proof says, a row per phase,
  * with counts that agree in number ("1 pass", "2 collections"); the proof itself is never shown as JSON.
  */
 import { describe, expect, it } from 'vitest';

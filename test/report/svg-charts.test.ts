@@ -1,5 +1,5 @@
 /**
- * The charts' text (issue 26): drawn 380 units wide, every text starts and ends inside the chart by its estimated
+ * The charts' text: drawn 380 units wide, every text starts and ends inside the chart by its estimated
  * width, a row label too long for its column goes on two lines (cut only where two cannot hold it) with its whole
  * text in the mark's title, a histogram names its
  * bins' edges, and a line chart labels every point with its value and its label where they fit.

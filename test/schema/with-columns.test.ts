@@ -1,4 +1,4 @@
-/** Issue 24, item 2: the columns a pipeline adds to the images table (withColumns, derivedColumn). */
+/** The columns a pipeline adds to the images table (withColumns, derivedColumn). */
 import { describe, expect, it } from 'vitest';
 import { ArrowBatchBuilder } from '../../src/load/arrow/arrow-batches.js';
 import type { ColumnType } from '../../src/schema/column-type.js';

@@ -1,5 +1,5 @@
 /**
- * The test set-up (issue 26): the tools the tests need besides npm's packages are installed by one step that `npm
+ * The test set-up: the tools the tests need besides npm's packages are installed by one step that `npm
  * test` runs first (npm's pretest), never from inside a test file; run again with everything there, it installs
  * nothing and says so.
  */

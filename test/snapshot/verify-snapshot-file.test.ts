@@ -1,5 +1,5 @@
 /**
- * The manifest's record counts checked by listedFile (issue 23, case 16): against the rows it lists for the data file
+ * The manifest's record counts checked by listedFile: against the rows it lists for the data file
  * of their table, and against one another by the rules every run's manifest keeps, each broken rule one line naming
  * the manifest and what it gives.
  */

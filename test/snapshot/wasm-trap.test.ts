@@ -2,8 +2,8 @@
  * untilTrap races each parquet-wasm read against a WebAssembly trap. A race against one promise that never settles
  * keeps every value it was ever raced with (the promise's reactions hold the race's result): reading a 500,000-row
  * snapshot then held 340 MB of record batches to the end. Each read must be let go once it settles. (A trap is
- * checked end to end, in a process of its own: test/e2e/drift-trap.test.ts; raised here it would leave this process's
- * reads refused.)
+ * checked end to end, in a process of its own: test/report/drift-wasm-trap.e2e.test.ts; raised here it would leave
+ * this process's reads refused.)
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
