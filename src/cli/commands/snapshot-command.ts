@@ -4,11 +4,9 @@
 import type { CliStreams, CommandIo } from '../command-io.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
 import type { SnapshotOptions, SnapshotResult } from '../../run/run-snapshot.js';
 import type { RunTap } from '../../run/run-tap.js';
-import type { CsvEngine } from '../../load/csv/to-csv.js';
-import type { ParquetEngine } from '../../load/parquet/to-parquet.js';
 import { EXIT, exitCodeOf } from '../exit-codes.js';
 import { interruptSignal } from '../interrupt-signal.js';
 import { JsonLog } from '../printing/json-log.js';
@@ -34,35 +32,8 @@ import { withEnvAndConfig } from '../options/config-file.js';
 import { loadPipeline } from '../load-pipeline.js';
 import { messageOf } from '../../text/message-of.js';
 
-/** Parsed arguments of a snapshot run. */
-export type SnapshotArgs = ArgumentsCamelCase<{
-  to: string[];
-  baseUrl: string;
-  out: string;
-  concurrency: number;
-  pageSize: number;
-  parquetEngine: string;
-  csvEngine: string;
-  maxAttempts: number;
-  token?: string;
-  retryDelay: number;
-  maxPageMb: number;
-  timeout: number;
-  neutraliseFormulas: boolean;
-  maxPasses: number;
-  maxMissing: number;
-  fresh: boolean;
-  maxResumeAge: number;
-  snapshot: boolean;
-  full: boolean;
-  fullEvery?: number;
-  keep?: number;
-  quiet?: boolean;
-  logFormat?: string;
-  summary?: string;
-  progressInterval?: number;
-  dryRun?: boolean;
-}>;
+/** Parsed arguments of a snapshot run: what yargs makes of SNAPSHOT_OPTIONS and OUTPUT_OPTIONS. */
+export type SnapshotArgs = ArgumentsCamelCase<InferredOptionTypes<typeof SNAPSHOT_OPTIONS & typeof OUTPUT_OPTIONS>>;
 
 /** Turns parsed snapshot arguments into run options, failing with a one-line message on a bad value. */
 export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
@@ -78,8 +49,8 @@ export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
     formats: parseFormats(args.to),
     concurrency: positiveInt('concurrency', args.concurrency, 64),
     pageSize: positiveInt('page-size', args.pageSize, 1000),
-    parquetEngine: args.parquetEngine as ParquetEngine,
-    csvEngine: args.csvEngine as CsvEngine,
+    parquetEngine: args.parquetEngine,
+    csvEngine: args.csvEngine,
     retry: {
       attempts: positiveInt('max-attempts', args.maxAttempts, 100),
       baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
