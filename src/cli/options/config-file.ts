@@ -1,7 +1,6 @@
 import type { Argv, Options } from 'yargs';
-import { fileSystemReason } from '../../load/file-system/file-system-error.js';
 import { nearestName } from '../../text/nearest-name.js';
-import { readRegularFileSync, RegularFileError } from '../../load/file-system/read-regular-file.js';
+import { readRegularFileSync, whyUnreadable } from '../../load/file-system/read-regular-file.js';
 import { booleanNames, camelCase, checkBooleanEnv } from './strict-booleans.js';
 import { UsageError } from '../usage-error.js';
 
@@ -96,7 +95,6 @@ function readConfigText(path: string): string {
   try {
     return readRegularFileSync(path, { maxBytes: MAX_CONFIG_BYTES, sizeProblem, followLink: true }).toString('utf8');
   } catch (err) {
-    if (err instanceof RegularFileError) throw new UsageError({ message: `--config: ${path} ${err.message}` });
-    throw new UsageError({ message: `--config: cannot read ${path}: ${fileSystemReason(err)}` });
+    throw new UsageError({ message: `--config: ${whyUnreadable(path, err)}` });
   }
 }
