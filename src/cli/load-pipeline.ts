@@ -8,7 +8,7 @@ import type { Pipeline } from '../run/pipeline.js';
 import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
 import { formatsFault } from '../snapshot/formats.js';
 import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
-import { isFolder } from '../load/file-system/path-kind.js';
+import { RegularFileError } from '../load/file-system/read-regular-file.js';
 import { localModules, pipelineFileDigest } from './pipeline-file-digest.js';
 import { UsageError } from './usage-error.js';
 import { messageOf } from '../text/message-of.js';
@@ -53,9 +53,9 @@ export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> 
         : `run: no pipeline named ${JSON.stringify(nameOrPath)}; known: ${known.join(', ')}`,
     );
   }
-  if (await isFolder(file))
-    throw new UsageError(`run: ${file} is a folder, not a pipeline file (a .js or .mjs module)`);
-  const sha256 = await pipelineFileDigest(file);
+  const sha256 = await pipelineFileDigest(file).catch((err: unknown) => {
+    throw err instanceof RegularFileError ? new UsageError(`run: ${err.message}`) : err;
+  });
   const pipeline = (await importPipelineFile(file, sha256, nameOrPath)).default;
   if (pipeline === undefined || typeof pipeline.name !== 'string' || typeof pipeline.description !== 'string') {
     throw new UsageError(`run: ${file} does not export a pipeline as default (use definePipeline from img-etl)`);

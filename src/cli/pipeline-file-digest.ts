@@ -3,10 +3,10 @@
  * a helper module changes the pipeline, and a run must not resume or build on rows the old rule computed.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isFile } from '../load/file-system/path-kind.js';
+import { readRegularFile } from '../load/file-system/read-regular-file.js';
 
 /**
  * The specifiers a module's text imports (static, re-exported, dynamic with a literal, required). Read by pattern, not
@@ -33,13 +33,16 @@ interface LocalModule {
   bytes: Buffer;
 }
 
-/** `file` and the local modules it imports, each once, in the order they are first imported. */
+/**
+ * `file` and the local modules it imports, each once, in the order they are first imported; a RegularFileError for one
+ * that is not a regular file of at most 64 MiB (a link is followed).
+ */
 export async function localModules(file: string): Promise<LocalModule[]> {
   const seen = new Set<string>([file]);
   const modules: LocalModule[] = [];
   const queue = [file];
   for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
-    const bytes = await readFile(path);
+    const bytes = await readRegularFile(path, { maxBytes: 64 << 20, followLink: true });
     modules.push({ path, bytes });
     for (const imported of await importedFiles(path, bytes.toString('utf8'))) {
       if (seen.has(imported)) continue;

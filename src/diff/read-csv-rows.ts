@@ -4,8 +4,8 @@
  * RFC 4180 with LF record ends, a header of column names, `""` for the empty string and an empty field for null.
  * Columns are matched by the header's names: a column the file lacks is null, a column the table lacks is skipped.
  */
-import { createReadStream } from 'node:fs';
-import { fileSystemReason } from '../load/file-system/file-system-error.js';
+import type { ReadStream } from 'node:fs';
+import { openRegularFile, whyUnreadable } from '../load/file-system/read-regular-file.js';
 import { IMAGES } from '../schema/columns.js';
 import type { Row, RowValue } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
@@ -25,9 +25,11 @@ export async function* readCsvRows(path: string, table: Table = IMAGES): AsyncGe
   let places: (number | undefined)[] | undefined; // for each table column, its field in a record
   let records = 0; // data records read
   let batch: Row[] = [];
-  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  let stream: ReadStream | undefined;
   const fail = (why: string) => DiffError.of('DIFF_UNREADABLE', `diff: ${path}: ${why}`);
   try {
+    stream = (await openRegularFile(path, { followLink: true })).handle.createReadStream({ highWaterMark: 1 << 20 });
+    stream.setEncoding('utf8');
     for await (const parsed of parseCsv(stream as AsyncIterable<string>)) {
       for (const record of parsed) {
         if (places === undefined) {
@@ -44,9 +46,9 @@ export async function* readCsvRows(path: string, table: Table = IMAGES): AsyncGe
     if (batch.length > 0) yield batch;
   } catch (cause) {
     if (cause instanceof DiffError) throw cause;
-    throw DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${path}: ${fileSystemReason(cause)}`, cause);
+    throw DiffError.of('DIFF_UNREADABLE', `diff: ${whyUnreadable(path, cause)}`, cause);
   } finally {
-    stream.destroy();
+    stream?.destroy();
   }
 }
 

@@ -4,9 +4,10 @@
  * since is sent whole (200) instead of a range of the new version spliced onto the old. It is the response's strong
  * `ETag`, else its `Last-Modified` (a weak ETag cannot be an If-Range); a `.part` without one is not continued.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import type { FileResponse } from '../extract/paging/http-client.js';
 import { onPath } from '../load/file-system/file-system-error.js';
+import { readRegularFile, RegularFileError } from '../load/file-system/read-regular-file.js';
 
 /** What the file beside a `.part` that holds its validator adds to the `.part`'s name. */
 export const VALIDATOR_SUFFIX = '.validator';
@@ -25,15 +26,15 @@ export function validatorOf(response: Pick<FileResponse, 'header'>): string | un
 }
 
 /**
- * The validator kept for a `.part`, or undefined when none is (or it is empty, written by a run that was killed, or
- * not a header value).
+ * The validator kept for a `.part`, or undefined when none is (or it is empty, written by a run that was killed, not a
+ * header value, or not a regular file of at most 8 KiB).
  */
 export async function readPartValidator(part: string): Promise<string | undefined> {
   try {
-    const text = await readFile(validatorPath(part), 'latin1');
+    const text = (await readRegularFile(validatorPath(part), { maxBytes: 8192 })).toString('latin1');
     return /^[\t\x20-\x7e\x80-\xff]+$/.test(text) ? text : undefined;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (err instanceof RegularFileError || (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
 }

@@ -5,9 +5,10 @@
  * end of each run: the files the run's table does not list as `ok` that an earlier run verified and that are still on
  * disk.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { isFile } from '../load/file-system/path-kind.js';
+import { readRegularFile } from '../load/file-system/read-regular-file.js';
 import { writeTextAtomic } from '../load/file-system/write-text-atomic.js';
 import type { VerifiedFile } from './files-table.js';
 
@@ -25,12 +26,13 @@ interface LedgerLine {
 }
 
 /**
- * The verified files the record holds, by path (the folder joined to each line's); empty when there is none. A line
- * that does not read is left out: its file is then checked again from disk, as a file no table lists.
+ * The verified files the record holds, by path (the folder joined to each line's); empty when there is none or it is
+ * not a regular file of at most 256 MiB. A line that does not read is left out: its file is then checked again from
+ * disk, as a file no table lists.
  */
 export async function readLedger(dir: string): Promise<Map<string, VerifiedFile>> {
   const known = new Map<string, VerifiedFile>();
-  const text = await readFile(join(dir, LEDGER), 'utf8').catch(() => '');
+  const text = await readRegularFile(join(dir, LEDGER), { maxBytes: 256 << 20 }).then(String, () => '');
   for (const line of text.split('\n')) {
     const entry = parsedLine(line);
     if (entry === undefined) continue;

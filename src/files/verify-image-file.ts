@@ -6,7 +6,7 @@
  * from the first byte is checked as it arrives (imageCheck); a file on disk, or a continued `.part`, is read once.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { openRegularFile } from '../load/file-system/read-regular-file.js';
 import { gzipMemberCheck } from './gzip-member-check.js';
 
 /** What the check found. */
@@ -65,11 +65,12 @@ export function imageCheck(name: string): ImageCheck {
 
 /**
  * Reads the file once and checks it as `name` says; `name` defaults to the path (a `.part` is checked under its final
- * name).
+ * name). A RegularFileError when it is not a regular file (a link is followed).
  */
 export async function verifyImageFile(path: string, name = path): Promise<FileCheck> {
   const check = imageCheck(name);
-  for await (const chunk of createReadStream(path)) await check.write(chunk as Buffer);
+  const { handle } = await openRegularFile(path, { followLink: true });
+  for await (const chunk of handle.createReadStream()) await check.write(chunk as Buffer);
   return check.finish();
 }
 

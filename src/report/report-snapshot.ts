@@ -4,7 +4,7 @@
  * manifest and the collections table beside them when there, the drift against an older snapshot when one is named,
  * and the records of the snapshots beside it in a `--snapshot` folder.
  */
-import { readFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readCsvRows } from '../diff/read-csv-rows.js';
 import { readSnapshotRows } from '../snapshot/read-snapshot-rows.js';
@@ -12,6 +12,7 @@ import { resolveSnapshotFileOrCsv } from '../snapshot/resolve-snapshot-file.js';
 import { checkListedRows, verifySnapshotFile } from '../snapshot/verify-snapshot-file.js';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { listSnapshots } from '../snapshot/snapshot-names.js';
+import { manifestText } from '../snapshot/read-manifest.js';
 import { buildReport } from './build-report.js';
 import { readCollections } from './collection-owners.js';
 import type { ReportData } from './report-data.js';
@@ -53,7 +54,7 @@ export async function reportSnapshot(path: string, options: ReportSnapshotOption
     }
   }
   const folder = dirname(file.path);
-  const manifest = await readFile(join(folder, FILE_NAMES.manifest), 'utf8').catch(() => undefined);
+  const manifest = await manifestText(join(folder, FILE_NAMES.manifest));
   const facts = manifest === undefined ? undefined : (parseObject(manifest) ?? undefined);
   const { owners, names, note } = await readCollections(folder);
   const { against } = options;

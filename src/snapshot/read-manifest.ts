@@ -25,6 +25,11 @@ export interface ManifestEntry {
 /** The largest manifest read: one of 13,400 collections read again is some 5 MB. */
 const MANIFEST_MAX_BYTES = 256 * 1024 * 1024;
 
+/** A manifest's text, or undefined when there is none or it is not a regular file of at most 256 MiB. */
+export async function manifestText(path: string): Promise<string | undefined> {
+  return readRegularFile(path, { maxBytes: MANIFEST_MAX_BYTES, followLink: true }).then(String, () => undefined);
+}
+
 /** A manifest as read: img-etl's own, with only img-etl's file names in its list. */
 export type ReadManifest = { files: ManifestEntry[]; complete?: unknown };
 
@@ -46,10 +51,9 @@ export async function readManifestOrFault(
 ): Promise<{ manifest: ReadManifest | undefined; fault: string | undefined }> {
   let value: { tool?: unknown; files?: unknown };
   try {
-    const bytes = await readRegularFile(path, { maxBytes: MANIFEST_MAX_BYTES, followLink: true });
-    value = JSON.parse(bytes.toString('utf8')) as { tool?: unknown; files?: unknown };
+    value = JSON.parse((await manifestText(path)) ?? 'null') as { tool?: unknown; files?: unknown };
   } catch (error) {
-    return { manifest: undefined, fault: error instanceof SyntaxError ? error.message : undefined };
+    return { manifest: undefined, fault: (error as SyntaxError).message };
   }
   if (typeof value?.tool !== 'string' || !value.tool.startsWith(TOOL_NAME) || !Array.isArray(value.files))
     return { manifest: undefined, fault: undefined };

@@ -5,10 +5,9 @@
  * at random (a byte stream would make it load an IPC file whole).
  */
 import { openAsBlob } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { RecordBatchReader, tableFromIPC, type RecordBatch, type Schema } from 'apache-arrow';
 import * as parquetWasm from 'parquet-wasm/node';
-import { fileSystemReason } from '../load/file-system/file-system-error.js';
+import { openRegularFile, whyUnreadable } from '../load/file-system/read-regular-file.js';
 import type { Table } from '../schema/table.js';
 import { arrowCutShort } from './arrow-cut-short.js';
 import { DiffError } from './diff-error.js';
@@ -103,6 +102,9 @@ async function openParquetFile(path: string): Promise<{ reader: parquetWasm.Parq
   const unwatch = watchTraps();
   let reader: parquetWasm.ParquetFile;
   try {
+    // A FIFO's Blob would wait for ever on its first read: the path is opened as a regular file first (openAsBlob
+    // takes no handle), and the Blob refuses to read a file that changed since it was made.
+    await (await openRegularFile(path, { followLink: true })).handle.close();
     reader = await untilTrap(async () => parquetWasm.ParquetFile.fromFile(await openAsBlob(path)));
   } catch (cause) {
     unwatch();
@@ -255,12 +257,9 @@ async function openArrow(path: string, listed: ListedFile | undefined): Promise<
  * (arrow-cut-short.ts), and the release of both.
  */
 async function openArrowFile(path: string) {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, 'r');
-  } catch (cause) {
+  const { handle } = await openRegularFile(path, { followLink: true }).catch((cause: unknown) => {
     throw unreadable(path, cause);
-  }
+  });
   let reader: Awaited<ReturnType<typeof RecordBatchReader.from>>;
   try {
     const cut = await arrowCutShort(handle); // apache-arrow would take the cut for the end of the rows
@@ -333,9 +332,9 @@ function opened(
 function unreadable(path: string, cause: unknown): DiffError {
   if (cause instanceof DiffError) return cause;
   const detail = isTrap(cause)
-    ? `parquet-wasm failed on its bytes (${cause.name}: ${cause.message}): the file is damaged`
-    : fileSystemReason(cause);
-  return DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${path}: ${detail}`, cause);
+    ? `cannot read ${path}: parquet-wasm failed on its bytes (${cause.name}: ${cause.message}): the file is damaged`
+    : whyUnreadable(path, cause);
+  return DiffError.of('DIFF_UNREADABLE', `diff: ${detail}`, cause);
 }
 
 /**

@@ -5,9 +5,10 @@
  * to Arrow IPC when a folder holds both: it is a tenth of the bytes to read. Arrow IPC reads with
  * less memory and CPU (parquet-wasm decodes a whole row group at a time); name images.arrow to use it.
  */
-import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { fileSystemReason } from '../load/file-system/file-system-error.js';
 import { isFolder } from '../load/file-system/path-kind.js';
+import { openRegularFile, whyUnreadable } from '../load/file-system/read-regular-file.js';
 import { basename, dirname, join } from 'node:path';
 import { IMAGES } from '../schema/columns.js';
 import type { Table } from '../schema/table.js';
@@ -175,14 +176,14 @@ async function sniffFormat(path: string): Promise<SnapshotFileFormat> {
   const head = Buffer.alloc(8);
   let read: number;
   try {
-    const handle = await open(path, 'r');
+    const { handle } = await openRegularFile(path, { followLink: true });
     try {
       ({ bytesRead: read } = await handle.read(head, 0, head.length, 0));
     } finally {
       await handle.close();
     }
   } catch (cause) {
-    throw DiffError.of('DIFF_UNREADABLE', `diff: cannot read ${path}: ${fileSystemReason(cause)}`, cause);
+    throw DiffError.of('DIFF_UNREADABLE', `diff: ${whyUnreadable(path, cause)}`, cause);
   }
   if (read >= 4 && head.toString('latin1', 0, 4) === 'PAR1') return 'parquet';
   if (read >= 6 && head.toString('latin1', 0, 6) === 'ARROW1') return 'arrow';

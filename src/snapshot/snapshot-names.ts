@@ -2,7 +2,7 @@
  * Where a base folder keeps its snapshots: each in a folder named by its UTC start time, and `latest` pointing at the
  * newest one that succeeded.
  */
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readRegularFile } from '../load/file-system/read-regular-file.js';
 import { FILE_NAMES } from './formats.js';
@@ -25,10 +25,10 @@ const POINTER_BYTES = 4096;
 export async function latestSnapshot(baseDir: string): Promise<string | undefined> {
   const latest = join(baseDir, 'latest');
   try {
-    const stat = await lstat(latest);
-    if (stat.isSymbolicLink()) return await readlink(latest);
-    // a pointer file names one folder; anything else (a FIFO would be waited on for ever) is refused unread
-    return (await readRegularFile(latest, { maxBytes: POINTER_BYTES })).toString('utf8').trim();
+    // not a link (EINVAL): a pointer file names one folder; anything else (a FIFO) is refused unread
+    return await readlink(latest).catch(async () =>
+      (await readRegularFile(latest, { maxBytes: POINTER_BYTES })).toString('utf8').trim(),
+    );
   } catch {
     return undefined;
   }

@@ -5,10 +5,9 @@
  * file no img-etl manifest lists (a data file copied elsewhere, a run's pending folder) has nothing to be checked
  * against. Every reader of snapshot files (diff, report, files, the drift of a run) checks through here.
  */
-import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { digestOfFile } from '../load/file-system/file-digest.js';
-import { fileSystemReason } from '../load/file-system/file-system-error.js';
+import { digestOf } from '../load/file-system/file-digest.js';
+import { openRegularFile, whyUnreadable } from '../load/file-system/read-regular-file.js';
 import { FILE_NAMES, FORMATS } from './formats.js';
 import { readManifestOrFault } from './read-manifest.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
@@ -34,11 +33,12 @@ export async function verifySnapshotFile(path: string): Promise<ListedFile | und
   if (listed === undefined) return undefined;
   let found: { bytes: number; sha256?: string };
   try {
-    found = { bytes: (await stat(path)).size };
-    if (found.bytes === listed.bytes) found = await digestOfFile(path);
+    const file = await openRegularFile(path, { followLink: true });
+    found = { bytes: file.size };
+    if (found.bytes === listed.bytes) found = await digestOf(file.handle);
+    else await file.handle.close();
   } catch (cause) {
-    const why = `diff: cannot read ${path}: ${fileSystemReason(cause)}`;
-    throw DiffError.of('DIFF_UNREADABLE', why, cause);
+    throw DiffError.of('DIFF_UNREADABLE', `diff: ${whyUnreadable(path, cause)}`, cause);
   }
   if (found.bytes !== listed.bytes) throw mismatch(path, listed, `${listed.bytes} bytes`, `${found.bytes} bytes`);
   if (found.sha256 !== listed.sha256)

@@ -94,7 +94,7 @@ describe('img-etl run', () => {
     await mkdir(folder);
     const requests = service.stats.requests;
     const run = await runCliHere(['run', folder, '--base-url', service.url, '--out', join(out, 'snap')]);
-    expect(run.stderr).toBe(`img-etl: run: ${folder} is a folder, not a pipeline file (a .js or .mjs module)\n`);
+    expect(run.stderr).toBe(`img-etl: run: ${folder} is not a regular file (a folder)\n`);
     expect(run.code).toBe(2);
     expect(service.stats.requests).toBe(requests);
   });

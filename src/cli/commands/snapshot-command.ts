@@ -2,7 +2,6 @@
  * The default command: a snapshot's arguments turned into run options, and the run shown with progress and a summary.
  */
 import type { CliStreams, CommandIo } from '../command-io.js';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
 import type { SnapshotOptions, SnapshotResult } from '../../run/run-snapshot.js';
@@ -25,6 +24,8 @@ import { withOptionSource } from '../options/option-source.js';
 import { baseUrlHint, baseUrlOption } from '../options/base-url-option.js';
 import { DEFAULT_BASE_URL } from '../../extract/defaults.js';
 import { CheckpointError } from '../../extract/staging/checkpoint-error.js';
+import { isPageEntry } from '../../extract/staging/journal.js';
+import { JOURNAL, readJournal } from '../../extract/staging/staging-files.js';
 import { ExtractError } from '../../extract/paging/extract-error.js';
 import { LoadError } from '../../text/load-error.js';
 import { TOKEN } from '../../extract/paging/token.js';
@@ -206,9 +207,7 @@ function rerunMayHelp(err: unknown): boolean {
 }
 
 async function stagedPages(staging: string): Promise<number> {
-  const journal = await readFile(join(staging, 'journal.ndjson'), 'utf8').catch(() => '');
-  return journal.split('\n').filter((line) => /^\{"type":"(?:page|collections-page|collection-page)"/.test(line))
-    .length;
+  return (await readJournal(join(staging, JOURNAL))).entries.filter(isPageEntry).length;
 }
 
 /**

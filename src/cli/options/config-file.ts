@@ -1,8 +1,7 @@
 /** Options from a --config JSON file and from IMG_ETL_* variables; the command line wins over both. */
 import type { Argv, Options } from 'yargs';
-import { fileSystemReason } from '../../load/file-system/file-system-error.js';
 import { nearestName } from '../../text/nearest-name.js';
-import { readRegularFileSync, RegularFileError } from '../../load/file-system/read-regular-file.js';
+import { readRegularFileSync, whyUnreadable } from '../../load/file-system/read-regular-file.js';
 import { camelCase } from './strict-booleans.js';
 import { checkEnvVariables, ENV_PREFIX } from './env-variables.js';
 import { UsageError } from '../usage-error.js';
@@ -99,7 +98,6 @@ function readConfigText(path: string): string {
   try {
     return readRegularFileSync(path, { maxBytes: MAX_CONFIG_BYTES, sizeProblem, followLink: true }).toString('utf8');
   } catch (err) {
-    if (err instanceof RegularFileError) throw new UsageError(`--config: ${path} ${err.message}`);
-    throw new UsageError(`--config: cannot read ${path}: ${fileSystemReason(err)}`);
+    throw new UsageError(`--config: ${whyUnreadable(path, err)}`);
   }
 }

@@ -138,7 +138,7 @@ export async function readStagedFile(
   try {
     return { body: await readRegularFile(path, { maxBytes: bytes, sizeProblem }) };
   } catch (err) {
-    if (err instanceof RegularFileError) return { problem: err.message };
+    if (err instanceof RegularFileError) return { problem: err.reason };
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { problem: 'missing' };
     return { problem: `cannot be read: ${(err as Error).message}` };
   }

@@ -2,7 +2,8 @@
  * Size and SHA-256 of a byte stream, computed as the bytes go by so that no file is read back.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { openRegularFile } from './read-regular-file.js';
 
 /** The size and digest of a finished byte stream. */
 export interface Digest {
@@ -34,10 +35,15 @@ export class FileDigest {
   }
 }
 
-/** The size and SHA-256 of the file at `path`, read in 1 MiB chunks. */
+/** The size and SHA-256 of the regular file at `path` (a link followed: see openRegularFile). */
 export async function digestOfFile(path: string): Promise<Digest> {
+  return digestOf((await openRegularFile(path, { followLink: true })).handle);
+}
+
+/** The size and SHA-256 of the file open at `handle`, read in 1 MiB chunks from where it is; the handle is closed. */
+export async function digestOf(handle: FileHandle): Promise<Digest> {
   const digest = new FileDigest();
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) digest.update(chunk as Buffer);
+  for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20 })) digest.update(chunk as Buffer);
   return digest.digest();
 }
 

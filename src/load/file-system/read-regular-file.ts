@@ -1,60 +1,95 @@
 /**
- * Reading a file that must be a regular file of a bounded size, checked on the open handle before a byte of it is
- * read: a FIFO's open waits for a writer for ever, /dev/zero never ends, and a link may lead anywhere. The path is
- * opened without blocking (O_NONBLOCK) and, unless told otherwise, without following a link (O_NOFOLLOW); fstat on
- * the handle then says what was opened, so nothing can be swapped in between the check and the read.
+ * Opening a file that a user, another program or a killed run may have left, checked on the open handle before a byte
+ * of it is read: a FIFO's open waits for a writer for ever, /dev/zero never ends, and a link may lead anywhere. The
+ * path is opened without blocking (O_NONBLOCK) and, unless told otherwise, without following a link (O_NOFOLLOW); fstat
+ * on the handle then says what was opened, so nothing can be swapped in between the check and the read.
+ *
+ * Every reader of such a file opens it here. A file a user names or may copy in (a config, a pipeline module, a
+ * snapshot's files) is followed when it is a link; a file img-etl keeps for its runs (the lock, the staging's files,
+ * the files ledger, a `.part`'s validator) is not. A reader treats a refused file as it treats an unreadable one: where
+ * none would do (a ledger, a validator, a base's manifest) it goes on without it; otherwise it stops, in one line.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import { fileSystemReason } from './file-system-error.js';
 
 /** What a file must be to be read; anything else is refused (RegularFileError) before a byte of it is read. */
 export interface RegularFileRule {
-  /** The most bytes read: a larger file is refused (and one that changes size while read). */
-  maxBytes: number;
+  /** The most bytes read: a larger file is refused (and one that changes size while read); default no bound. */
+  maxBytes?: number;
   /** Why a file of `size` bytes is not to be read (too large, not the size recorded), or undefined; default none. */
   sizeProblem?: (size: number) => string | undefined;
   /** Open a symbolic link at the path (its target is checked); default false: a link is refused unopened. */
   followLink?: boolean;
 }
 
-/** Why a file was refused unread, in words that follow its path: `is not a regular file (a FIFO)`. */
+/** A file refused unread; its message is the path and `reason`: `/out/x is not a regular file (a FIFO)`. */
 export class RegularFileError extends Error {
   override readonly name = 'RegularFileError';
+  /** Why, in words that follow the path: `is a symbolic link`. */
+  readonly reason: string;
+
+  constructor(path: string, reason: string, options?: ErrorOptions) {
+    super(`${path} ${reason}`, options);
+    this.reason = reason;
+  }
 }
 
-/** The bytes of the regular file at `path` under `rule`; throws RegularFileError, or the system's error (ENOENT). */
-export async function readRegularFile(path: string, rule: RegularFileRule): Promise<Buffer> {
+/** A regular file opened under a rule: its handle (the caller closes it) and its size when opened. */
+export interface RegularFile {
+  handle: FileHandle;
+  size: number;
+}
+
+/** Opens the regular file at `path` under `rule`; throws RegularFileError, or the system's error (ENOENT). */
+export async function openRegularFile(path: string, rule: RegularFileRule = {}): Promise<RegularFile> {
   const handle = await open(path, openFlags(rule)).catch((err: unknown) => {
-    throw linkRefusal(err, rule);
+    throw linkRefusal(path, err, rule);
   });
   try {
-    const buffer = Buffer.alloc(checkOpened(await handle.stat(), rule) + 1);
+    return { handle, size: checkOpened(path, await handle.stat(), rule) };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** The bytes of the regular file at `path` under `rule` (a bound required: all are held); as openRegularFile. */
+export async function readRegularFile(path: string, rule: RegularFileRule & { maxBytes: number }): Promise<Buffer> {
+  const { handle, size } = await openRegularFile(path, rule);
+  try {
+    const buffer = Buffer.alloc(size + 1);
     let length = 0;
     for (let n = -1; n !== 0 && length < buffer.length; length += n)
       n = (await handle.read(buffer, length, buffer.length - length, null)).bytesRead;
-    return readWhole(buffer, length);
+    return readWhole(path, buffer, length);
   } finally {
     await handle.close();
   }
 }
 
 /** readRegularFile, synchronously (for a caller that cannot wait, such as a yargs config parser). */
-export function readRegularFileSync(path: string, rule: RegularFileRule): Buffer {
+export function readRegularFileSync(path: string, rule: RegularFileRule & { maxBytes: number }): Buffer {
   let fd: number;
   try {
     fd = openSync(path, openFlags(rule));
   } catch (err) {
-    throw linkRefusal(err, rule);
+    throw linkRefusal(path, err, rule);
   }
   try {
-    const buffer = Buffer.alloc(checkOpened(fstatSync(fd), rule) + 1);
+    const buffer = Buffer.alloc(checkOpened(path, fstatSync(fd), rule) + 1);
     let length = 0;
     for (let n = -1; n !== 0 && length < buffer.length; length += n)
       n = readSync(fd, buffer, length, buffer.length - length, null);
-    return readWhole(buffer, length);
+    return readWhole(path, buffer, length);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Why the file at `path` was not read, in one line naming it: a refusal's words, else the system's reason. */
+export function whyUnreadable(path: string, cause: unknown): string {
+  return cause instanceof RegularFileError ? cause.message : `cannot read ${path}: ${fileSystemReason(cause)}`;
 }
 
 function openFlags(rule: RegularFileRule): number {
@@ -63,24 +98,24 @@ function openFlags(rule: RegularFileRule): number {
 }
 
 /** A refused link in words (O_NOFOLLOW fails with ELOOP on one); any other error as it is. */
-function linkRefusal(err: unknown, rule: RegularFileRule): unknown {
+function linkRefusal(path: string, err: unknown, rule: RegularFileRule): unknown {
   const refused = rule.followLink !== true && (err as NodeJS.ErrnoException | null)?.code === 'ELOOP';
-  return refused ? new RegularFileError('is a symbolic link', { cause: err }) : err;
+  return refused ? new RegularFileError(path, 'is a symbolic link', { cause: err }) : err;
 }
 
 /** The size of what was opened, once it is found to be a regular file of a size the rule allows; throws otherwise. */
-function checkOpened(stats: Stats, rule: RegularFileRule): number {
-  if (!stats.isFile()) throw new RegularFileError(`is not a regular file (${kindOf(stats)})`);
+function checkOpened(path: string, stats: Stats, rule: RegularFileRule): number {
+  if (!stats.isFile()) throw new RegularFileError(path, `is not a regular file (${kindOf(stats)})`);
   const problem = rule.sizeProblem?.(stats.size);
-  if (problem !== undefined) throw new RegularFileError(problem);
-  if (stats.size > rule.maxBytes)
-    throw new RegularFileError(`is ${stats.size} bytes; at most ${rule.maxBytes} are read`);
+  if (problem !== undefined) throw new RegularFileError(path, problem);
+  if (rule.maxBytes !== undefined && stats.size > rule.maxBytes)
+    throw new RegularFileError(path, `is ${stats.size} bytes; at most ${rule.maxBytes} are read`);
   return stats.size;
 }
 
 /** The bytes read into `buffer`, one byte longer than fstat said: refused when the file changed size meanwhile. */
-function readWhole(buffer: Buffer, length: number): Buffer {
-  if (length !== buffer.length - 1) throw new RegularFileError('changed size while it was read');
+function readWhole(path: string, buffer: Buffer, length: number): Buffer {
+  if (length !== buffer.length - 1) throw new RegularFileError(path, 'changed size while it was read');
   return buffer.subarray(0, length);
 }
 

@@ -5,11 +5,12 @@
  * unless that pid is an img-etl run. A lock of another host is never judged from here: it holds.
  */
 import { randomBytes } from 'node:crypto';
-import { link, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { link, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { onPath } from './file-system-error.js';
 import { bootId, isAlive, processIdentity } from './process-identity.js';
+import { readRegularFile, RegularFileError } from './read-regular-file.js';
 
 /** What a lock file records (the older form: `pid` alone). */
 interface LockRecord {
@@ -52,7 +53,7 @@ async function takeLockFile(path: string): Promise<RunLockResult> {
   let tookOver: string | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await createLock(path, mine)) return tookOver === undefined ? { taken: true } : { taken: true, tookOver };
-    const text = await readFile(path, 'utf8').catch(() => undefined);
+    const text = await readLock(path);
     if (text === undefined) continue; // released meanwhile
     const verdict = await judge(parseLock(text), path);
     if ('holder' in verdict) return { taken: false, holder: verdict.holder };
@@ -64,8 +65,19 @@ async function takeLockFile(path: string): Promise<RunLockResult> {
 /** Deletes the lock file `path` when it is this process's (a lock another run took over is left to it). */
 export async function releaseRunLock(path: string): Promise<void> {
   if (!held.delete(await heldKey(path))) return; // not taken by a run of this process: another run's
-  const text = await readFile(path, 'utf8').catch(() => undefined);
+  const text = await readLock(path);
   if (text === (await ownLock())) await rm(path, { force: true });
+}
+
+/**
+ * The lock file's text; undefined when it is gone (released meanwhile) or cannot be read. A FIFO, a link or a file
+ * larger than a lock is no run's lock, and not one to take over: a RegularFileError naming it.
+ */
+async function readLock(path: string): Promise<string | undefined> {
+  return readRegularFile(path, { maxBytes: 4096 }).then(String, (err: unknown) => {
+    if (err instanceof RegularFileError) throw err;
+    return undefined;
+  });
 }
 
 /** The lock files runs of this process hold, by heldKey. */
@@ -174,7 +186,7 @@ async function removeIfUnchanged(path: string, text: string): Promise<boolean> {
     throw err;
   }
   try {
-    if ((await readFile(aside, 'utf8')) === text) return true;
+    if ((await readLock(aside)) === text) return true;
     await link(aside, path).catch(() => undefined); // another run's new lock: back in place unless a third took it
     return false;
   } finally {

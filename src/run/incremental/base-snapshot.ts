@@ -6,7 +6,6 @@
  * checked against its images.index as it is carried (carry-over.ts): a row that is not what the index says makes a full
  * pass then (BaseRowMismatch).
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { RecordBatch } from 'apache-arrow';
@@ -15,6 +14,7 @@ import { COLLECTIONS } from '../../schema/collection-columns.js';
 import { IMAGES } from '../../schema/columns.js';
 import type { Table } from '../../schema/table.js';
 import { FILE_NAMES } from '../../snapshot/formats.js';
+import { manifestText } from '../../snapshot/read-manifest.js';
 import { readSnapshotRows } from '../../snapshot/read-snapshot-rows.js';
 import { latestSnapshot } from '../../snapshot/snapshot-names.js';
 import { verifySnapshotFile } from '../../snapshot/verify-snapshot-file.js';
@@ -70,10 +70,10 @@ export async function chooseBase(baseDir: string, wants: BaseWants): Promise<Bas
   if (wants.chosen !== undefined && wants.chosen.name !== name)
     return { full: `the snapshot this run built on, ${wants.chosen.name}, is no longer the latest` };
   const dir = join(baseDir, name);
-  const manifestText = await readFile(join(dir, FILE_NAMES.manifest), 'utf8').catch(() => undefined);
-  const manifest = parse(manifestText);
-  if (manifestText === undefined || manifest === undefined) return { full: `${dir} has no img-etl manifest to read` };
-  const manifestSha256 = createHash('sha256').update(manifestText).digest('hex');
+  const text = await manifestText(join(dir, FILE_NAMES.manifest));
+  const manifest = parse(text);
+  if (text === undefined || manifest === undefined) return { full: `${dir} has no img-etl manifest to read` };
+  const manifestSha256 = createHash('sha256').update(text).digest('hex');
   if (wants.chosen !== undefined && wants.chosen.manifest_sha256 !== manifestSha256)
     return { full: `the manifest of ${dir} changed since this run chose it` };
   const refused = refusal(name, manifest, wants);

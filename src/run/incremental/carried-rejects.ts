@@ -3,7 +3,7 @@
  * with its key and collection, so that those of the collections carried over are written again as a full run would
  * write them (the line depends only on the record: its served text, its own URL and why the schema refuses it).
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../../load/file-system/read-regular-file.js';
 import type { RejectKey } from '../../extract/staging/journal.js';
 import { rejectKey } from '../../extract/staging/save-page.js';
 import { objectMembers } from '../../text/raw-json.js';
@@ -22,7 +22,8 @@ export interface CarriedReject {
 /** The rejects of a rejects.ndjson file (checked against its manifest by the caller), in its order. */
 export async function carriedRejectsOf(path: string): Promise<CarriedReject[]> {
   const rejects: CarriedReject[] = [];
-  for (const line of (await readFile(path, 'utf8')).split('\n')) {
+  const text = (await readRegularFile(path, { maxBytes: 256 << 20, followLink: true })).toString('utf8');
+  for (const line of text.split('\n')) {
     if (line === '') continue;
     const record = objectMembers(line)
       .filter((m) => m.key === 'record')

@@ -2,7 +2,7 @@
  * Reading a snapshot's index (snapshot-index.ts) row by row: for a diff by ids and hashes, and for the rows an
  * incremental run carries over from its base, each checked against it.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FILE_NAMES } from '../../snapshot/formats.js';
 import { ROW_HASH_VERSION } from './row-hash.js';
@@ -15,6 +15,7 @@ import {
   TWO_32,
 } from './snapshot-index.js';
 import { DiffError } from '../../snapshot/diff-error.js';
+import { openRegularFile, whyUnreadable } from '../../load/file-system/read-regular-file.js';
 
 /** Reads an index row by row, a chunk at a time. */
 export class SnapshotIndexReader {
@@ -41,18 +42,16 @@ export class SnapshotIndexReader {
    */
   static async open(folder: string): Promise<SnapshotIndexReader | { none: string }> {
     const path = join(folder, FILE_NAMES.index);
-    let handle: FileHandle;
-    try {
-      handle = await open(path, 'r');
-    } catch (cause) {
-      return { none: `${path} cannot be read (${(cause as NodeJS.ErrnoException).code ?? String(cause)})` };
-    }
+    const opened = await openRegularFile(path, { followLink: true }).catch((cause: unknown) => ({
+      none: whyUnreadable(path, cause),
+    }));
+    if ('none' in opened) return opened;
+    const { handle, size } = opened;
     const refuse = async (why: string) => {
       await handle.close();
       return { none: `${path} is not an index this version reads: ${why}` };
     };
     try {
-      const { size } = await handle.stat();
       const schemaVersion = await readSchemaVersion(handle, size);
       const expected = schemaVersion === undefined ? indexHeaderBytes() : indexHeaderBytes(schemaVersion);
       const head = Buffer.alloc(Math.min(expected.length, size));

@@ -9,7 +9,7 @@
  * (`collection_id` null) last; columns in the table's order. The same rows give the same bytes, however they were
  * gathered, so an incremental run's file equals a full run's.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../../load/file-system/read-regular-file.js';
 import { writeTextAtomic } from '../../load/file-system/write-text-atomic.js';
 import type { SinkResult } from '../../load/sink-result.js';
 import { addCounts, emptyNormalisationCounts, type NormalisationCounts } from '../../schema/normalisation-counts.js';
@@ -71,7 +71,8 @@ export class NormalisationByCollection {
 
   /** Reads a file this class wrote; throws a one-line Error naming what does not read. */
   static async read(path: string): Promise<NormalisationByCollection> {
-    const parsed = JSON.parse(await readFile(path, 'utf8')) as { version?: unknown; collections?: unknown };
+    const text = (await readRegularFile(path, { maxBytes: 256 << 20, followLink: true })).toString('utf8');
+    const parsed = JSON.parse(text) as { version?: unknown; collections?: unknown };
     if (parsed.version !== VERSION || !Array.isArray(parsed.collections))
       throw new Error(`${path} is not a normalisation file of version ${VERSION}`);
     const read = new NormalisationByCollection();
