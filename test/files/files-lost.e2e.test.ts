@@ -1,26 +1,16 @@
 /**
  * A file the listing marks as lost (`file_size` 0) is `missing_on_server`, counted and said, never
  * requested, and does not make the run incomplete (a nightly job selecting one would fail forever); a 404 for a file
- * the listing gives a size still does. `path` in files.parquet is relative to `--out`, whichever folder the command
- * ran in. The real CLI against the bundled service over loopback HTTP; files.parquet read back by DuckDB, the files
- * compared with what a plain fetch gets.
+ * the listing gives a size still does. The real CLI against the bundled service over loopback HTTP; files.parquet read
+ * back by DuckDB.
  */
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
-import {
-  bytesOf,
-  fileSizeWithin,
-  landingPath,
-  readFilesTable,
-  type Rec,
-  servedBytes,
-  startSnapshottedService,
-  whereIds,
-} from '../helpers/files-run.js';
+import { fileSizeWithin, readFilesTable, type Rec, startSnapshottedService, whereIds } from '../helpers/files-run.js';
 import { removeDir } from '../helpers/readers.js';
-import { runCli, runCliHere } from '../helpers/run-cli.js';
+import { runCliHere } from '../helpers/run-cli.js';
 
 let service: RunningService;
 let root: string;
@@ -73,28 +63,6 @@ it('a file of file_size 0 is missing_on_server, counted and said, never requeste
     lost.length,
     2,
   ]);
-});
-
-it('path is relative to --out, whichever folder the command ran in; a rerun elsewhere keeps the files', async () => {
-  const chosen = records.filter(fileSizeWithin(1, 200_000)).slice(2, 5).sort(byId);
-  const first = await runCli(['files', snap, '--out', join('nested', 'maps'), ...whereIds(chosen), '--quiet'], {
-    cwd: root,
-  });
-  expect(first.code).toBe(0);
-  const out = join(root, 'nested', 'maps');
-  const table = await readFilesTable(out);
-  expect(table.map((row) => [row['id'], row['path']])).toEqual(chosen.map((r) => [r['id'], landingPath(r)]));
-  for (const [i, row] of table.entries())
-    expect(
-      (await bytesOf(join(out, row['path'] as string))).equals(await servedBytes(chosen[i]!['file'] as string)),
-    ).toBe(true);
-
-  service.resetStats();
-  const again = await runCliHere(['files', snap, '--out', out, ...whereIds(chosen), '--summary', 'json']);
-  expect(again.code).toBe(0);
-  expect((JSON.parse(again.stdout) as { kept: number }).kept).toBe(chosen.length);
-  expect(service.stats.files.requests).toBe(0);
-  expect((await readFilesTable(out)).map((row) => row['path'])).toEqual(chosen.map((r) => landingPath(r)));
 });
 
 it('a 404 for a file the listing gives a size is missing_on_server and still exits 3', async () => {

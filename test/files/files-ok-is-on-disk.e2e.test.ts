@@ -1,20 +1,20 @@
 /**
  * A file `img-etl files` calls ok in its table is on disk at its path, whole, with its sha256, whatever the server
- * answers (ranges, lengths, names) and whatever an earlier run left. A loopback server lists made-up records and
- * answers their files as each case scripts; the library snapshots it, the real CLI fetches the files.
- * - A link whose name is another selected file's name plus `.part.validator` (where a download keeps its validator)
- *   must not have its verified file removed by the other file's download while files.parquet calls it ok.
+ * answers (ranges, lengths) and whatever an earlier run left. A loopback server lists made-up records and answers their
+ * files as each case scripts; the library snapshots it, the real CLI fetches the files. (What may stand at a file's
+ * path, another file's `.part` or validator or verified file, is files-paths.e2e.test.ts's.)
  * - A 206 whose Content-Range does not reach the end of the file, or whose Content-Length is not the range's length,
  *   must never leave a shorter file reported ok (a file the listing gives no `file_size` has no other length check).
  * - A record with no file link whose `file_size` is 0 is lost on the server: no reason for exit code 3.
+ * - A file whose listed size changed is fetched again; a run writing `--to csv` leaves no files.parquet saying ok for a
+ *   file it found failed.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bytesOf, niftiBytes, readFilesTable, sha256, snapshotOf } from '../helpers/files-run.js';
-import { madeRecords, startListServer } from '../helpers/list-server.js';
-import { niiBytes } from '../helpers/media-routes.js';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { bytesOf, expectOkRowsOnDisk, niftiBytes, readFilesTable, snapshotOf } from '../helpers/files-run.js';
+import { type AnsweredFile as Made, niiBytes, startAnsweringServer, whole } from '../helpers/media-routes.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
 import { runCliHere } from '../helpers/run-cli.js';
 import type { ScriptedServer } from '../helpers/scripted-server.js';
@@ -34,77 +34,14 @@ afterEach(async () => {
   await removeDir(root);
 });
 
-/** One made-up image: the name of its file below `/media/images/77/` (null: no link), its listed size, its answer. */
-interface Made {
-  name: string | null;
-  fileSize: number | null;
-  answer?: (req: IncomingMessage, res: ServerResponse) => void;
-}
-
 /**
  * Serves `made` and snapshots it into `<root>/snap` with the library in this process (snapshotOf: what
  * `img-etl --to parquet` runs; these tests start from a snapshot, they do not test how it is taken); the folder.
  */
 async function snapshotOfMade(made: readonly Made[]): Promise<string> {
-  let origin = '';
-  const records = madeRecords(made.length).map((record, i) => ({ record, made: made[i]! }));
-  const path = (m: Made): string => `/media/images/${COLLECTION}/${m.name}`;
-  server = await startListServer([], {
-    records: () =>
-      records.map(({ record, made: m }) => ({
-        ...record,
-        collection: `${origin}/collections/${COLLECTION}/`,
-        collection_id: COLLECTION,
-        file: m.name === null ? null : `${origin}${path(m)}`,
-        file_size: m.fileSize,
-        thumbnail: null,
-        surface_left_file: null,
-        surface_right_file: null,
-        reduced_representation: null,
-      })),
-    other: (req, res) => {
-      const m = made.find((x) => x.name !== null && path(x) === req.url);
-      if (m?.answer === undefined) return void res.writeHead(404, { 'content-length': 0 }).end();
-      m.answer(req, res);
-    },
-  });
-  origin = server.origin;
-  return snapshotOf({ url: origin }, join(root, 'snap'));
+  server = await startAnsweringServer(made, COLLECTION);
+  return snapshotOf({ url: server.origin }, join(root, 'snap'));
 }
-
-/** Answers the whole body, 200, with `etag`. */
-function whole(body: Buffer, etag = '"v1"') {
-  return (_req: IncomingMessage, res: ServerResponse): void =>
-    void res.writeHead(200, { etag, 'content-length': body.length }).end(body);
-}
-
-/** Every row files.parquet calls ok is on disk at its path with its sha256 and bytes. */
-async function expectOkRowsOnDisk(out: string): Promise<Record<string, unknown>[]> {
-  const rows = await readFilesTable(out);
-  for (const row of rows.filter((r) => r['status'] === 'ok')) {
-    const bytes = await bytesOf(join(out, row['path'] as string)).catch(() => undefined);
-    expect(bytes === undefined ? 'absent' : sha256(bytes), `${String(row['path'])} (ok in files.parquet)`).toBe(
-      row['sha256'],
-    );
-    expect(bytes!.length).toBe(row['bytes']);
-  }
-  return rows;
-}
-
-it("a link named as another file's .part.validator: no ok row whose file another download removed", async () => {
-  const validatorBytes = Buffer.from('bytes of a file whose name is another file’s validator\n');
-  const gz = niftiBytes(1, 4000);
-  const snap = await snapshotOfMade([
-    { name: 'map.nii.gz.part.validator', fileSize: validatorBytes.length, answer: whole(validatorBytes) },
-    { name: 'map.nii.gz', fileSize: gz.length, answer: whole(gz) },
-  ]);
-  const out = join(root, 'out');
-  const run = await runCliHere(['files', snap, '--out', out, '--concurrency', '1', '--max-attempts', '1', ...FAST]);
-  const rows = await expectOkRowsOnDisk(out);
-  // The gz is fetched and ok; the other may be refused (failed), never ok without its file.
-  expect(rows.map((r) => [r['path'], r['status']])).toContainEqual([`${COLLECTION}/map.nii.gz`, 'ok']);
-  expect(run.code === 0).toBe(rows.every((r) => r['status'] === 'ok'));
-});
 
 /**
  * A `.nii` the listing gives no size: the first run's answer is cut halfway (ETag kept with the `.part`); the next
@@ -222,21 +159,6 @@ it('a file whose listed size changed, its new version failing once, is fetched b
   expect(last.code).toBe(0);
 });
 
-it("a sub-folder named as another file's .part: that link is failed, the run goes on", async () => {
-  const inFolder = niftiBytes(7, 4000);
-  const beside = niftiBytes(8, 3000);
-  const snap = await snapshotOfMade([
-    { name: 'a.part/b.nii.gz', fileSize: inFolder.length, answer: whole(inFolder) },
-    { name: 'a', fileSize: beside.length, answer: whole(beside) },
-  ]);
-  const out = join(root, 'out');
-  const run = await runCliHere(['files', snap, '--out', out, '--concurrency', '1', '--max-attempts', '1', ...FAST]);
-  expect(run.stderr).toBe('');
-  expect(run.code).toBe(3);
-  const rows = await expectOkRowsOnDisk(out);
-  expect(rows.map((r) => r['status']).sort()).toEqual(['failed', 'ok']);
-});
-
 it("a run with --to csv leaves no earlier run's files.parquet saying ok for a file it found failed", async () => {
   const gz = niftiBytes(9, 4000);
   const made: Made = { name: 'map.nii.gz', fileSize: gz.length, answer: whole(gz) };
@@ -256,44 +178,4 @@ it("a run with --to csv leaves no earlier run's files.parquet saying ok for a fi
     )
   )
     await expectOkRowsOnDisk(out);
-});
-
-// files.parquet lists only the last run's selection, so a run with another --where dropped the records that say which
-// image a file on disk is of; a later run then took a file of the same path and size as the file of whichever image
-// it selected (until the folder kept a record of the verified files its table no longer lists: verified-ledger.ts).
-// The runs are made and checked in beforeAll.
-describe("a file another --where's run left unlisted", () => {
-  const b = niftiBytes(11, 4000);
-  const ids = [1_000_000, 1_000_001, 1_000_002];
-  let dir: string;
-  let row: Record<string, unknown> | undefined;
-  beforeAll(async () => {
-    root = dir = await tempDir();
-    const a = niftiBytes(10, 4000);
-    const c = niftiBytes(12, 3000);
-    const made: Made[] = [
-      { name: 'T.nii.gz', fileSize: a.length, answer: whole(a) },
-      { name: 'T.nii.gz?v=2', fileSize: b.length, answer: whole(b) },
-      { name: 'other.nii.gz', fileSize: c.length, answer: whole(c) },
-    ];
-    const snap = await snapshotOfMade(made);
-    const out = join(dir, 'out');
-    const files = (id: number) =>
-      runCliHere(['files', snap, '--out', out, '--max-attempts', '1', ...FAST, '--where', `id = ${id}`]);
-    expect((await files(ids[0]!)).code).toBe(0);
-    expect((await files(ids[2]!)).code).toBe(0); // files.parquet now lists image 3's file alone
-    const third = await files(ids[1]!);
-    expect(third.stderr).toBe('');
-    [row] = await readFilesTable(out);
-    expect(row!['id']).toBe(ids[1]);
-    await server?.close();
-    server = undefined;
-  });
-  afterAll(() => removeDir(dir));
-
-  it("is not taken as another image's file of that path", () => {
-    expect(row!['status'] !== 'ok' || row!['sha256'] === sha256(b)).toBe(true);
-    expect(row).toMatchObject({ status: 'failed' });
-    expect(String(row!['reason'])).toContain(`holds the verified file of image ${ids[0]}`);
-  });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/index.js';
 import { niftiGzipFile } from '../../src/service/media/nifti-gzip-file.js';
 import { openDuckDB, query, sqlString, tempDir } from './readers.js';
+import { expect } from 'vitest';
 import { runSnapshot } from '../../src/run/run-snapshot.js';
 import { sendJson, startScriptedServer, type ScriptedServer } from './scripted-server.js';
 
@@ -150,4 +151,17 @@ export async function startMediaServer(
     const next = offset + limit < all.length ? `${origin}/api/images/?limit=${limit}&offset=${offset + limit}` : null;
     sendJson(res, { count: all.length, next, previous: null, results: all.slice(offset, offset + limit) });
   });
+}
+
+/** Every row files.parquet calls ok is on disk at its path with its sha256 and bytes; the rows. */
+export async function expectOkRowsOnDisk(out: string): Promise<Record<string, unknown>[]> {
+  const rows = await readFilesTable(out);
+  for (const row of rows.filter((r) => r['status'] === 'ok')) {
+    const bytes = await bytesOf(join(out, row['path'] as string)).catch(() => undefined);
+    expect(bytes === undefined ? 'absent' : sha256(bytes), `${String(row['path'])} (ok in files.parquet)`).toBe(
+      row['sha256'],
+    );
+    expect(bytes!.length).toBe(row['bytes']);
+  }
+  return rows;
 }

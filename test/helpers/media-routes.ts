@@ -1,7 +1,8 @@
 /**
  * Image files a test scripts, served beside a made-up listing (list-server.ts) over one loopback server and
  * snapshotted by the real CLI: for what the bundled service never serves (a file that changes between two runs, a
- * `.nii`, a gzip file with a second member), with the validators (`ETag`, `Last-Modified`) and Range answers chosen.
+ * `.nii`, a gzip file with a second member), with the validators (`ETag`, `Last-Modified`) and Range answers chosen;
+ * or each file answered by a function of the test's own (startAnsweringServer).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -76,6 +77,48 @@ export async function startMediaService(
   const snap = join(root, 'snap');
   await snapshotOf({ url: origin }, snap);
   return { server, snap, routes };
+}
+
+/** One made-up image: its file's name below `/media/images/<collection>/` (null: no link), listed size, answer. */
+export interface AnsweredFile {
+  name: string | null;
+  fileSize: number | null;
+  /** How its file is answered (read at each request, so a test may change it between runs); none: 404. */
+  answer?: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** Starts a server listing `made` as images of `collection` (no link but `file`) and answering each file as it says. */
+export async function startAnsweringServer(made: readonly AnsweredFile[], collection: number): Promise<ScriptedServer> {
+  let origin = '';
+  const records = madeRecords(made.length).map((record, i) => ({ record, made: made[i]! }));
+  const path = (m: AnsweredFile): string => `/media/images/${collection}/${m.name}`;
+  const server = await startListServer([], {
+    records: () =>
+      records.map(({ record, made: m }) => ({
+        ...record,
+        collection: `${origin}/collections/${collection}/`,
+        collection_id: collection,
+        file: m.name === null ? null : `${origin}${path(m)}`,
+        file_size: m.fileSize,
+        thumbnail: null,
+        surface_left_file: null,
+        surface_right_file: null,
+        reduced_representation: null,
+      })),
+    other: (req, res) => {
+      const m = made.find((x) => x.name !== null && path(x) === req.url);
+      if (m?.answer === undefined) return void res.writeHead(404, { 'content-length': 0 }).end();
+      m.answer(req, res);
+    },
+  });
+  origin = server.origin;
+  return server;
+}
+
+/** Answers the whole body, 200, with `etag`. */
+export function whole(body: Buffer, etag = '"v1"') {
+  return (_req: IncomingMessage, res: ServerResponse): void =>
+    void res.writeHead(200, { etag, 'content-length': body.length }).end(body);
 }
 
 /** A `.nii` of `size` bytes: the bundled service's NIfTI-1 header and voxels, then bytes that follow from `seed`. */
