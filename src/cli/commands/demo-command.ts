@@ -67,7 +67,7 @@ export function demoCommand(io: CommandIo): CommandModule<object, DemoArgs> {
 async function runDemo(args: DemoArgs, io: CommandIo): Promise<void> {
   const outDir = folderOption('out', args.out);
   const formats = parseFormats(args.to);
-  const previewRows = positiveInt('rows', args.rows, 1000);
+  const previewRows = positiveInt('rows', args.rows);
   const file = fixturePath();
   const { startService } = await import('../../service/start-service.js'); // the service's code for this command only
   const service = await startService({

@@ -178,7 +178,7 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
   const summary = output.summary;
   const out = folderOption('out', args.out);
   const formats = parseFormats(args.to);
-  const concurrency = positiveInt('concurrency', args.concurrency, 64);
+  const concurrency = positiveInt('concurrency', args.concurrency);
   const groups = parseGroups(args.with);
   const token = tokenOption(args.token);
   const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
@@ -270,7 +270,7 @@ function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): Fetc
       ...(run.token === undefined ? {} : { token: run.token }),
     },
     retry: {
-      attempts: positiveInt('max-attempts', args.maxAttempts, 100),
+      attempts: positiveInt('max-attempts', args.maxAttempts),
       baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
     },
     signal,

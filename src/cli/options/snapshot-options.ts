@@ -4,6 +4,7 @@ import { FORMATS, type Format } from '../../snapshot/formats.js';
 import { UsageError } from '../usage-error.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../../extract/defaults.js';
 import { CSV_ENGINES, PARQUET_ENGINES } from '../../load/engine-names.js';
+import { RETRY_POLICY } from '../../extract/paging/retry-policy.js';
 
 /**
  * `options` with each that takes one value (not a boolean, not a list) requiring it: yargs gives an option without its
@@ -40,7 +41,7 @@ export const SNAPSHOT_OPTIONS = valued({
   },
   'max-attempts': {
     type: 'number',
-    default: 6,
+    default: RETRY_POLICY.attempts,
     describe: 'Attempts per page before the run fails (retries back off exponentially with jitter)',
   },
   token: {
@@ -51,8 +52,10 @@ export const SNAPSHOT_OPTIONS = valued({
   },
   'retry-delay': {
     type: 'number',
-    default: 0.5,
-    describe: 'Seconds: the first retry waits up to this (full jitter), doubling each attempt up to 30 s',
+    default: RETRY_POLICY.baseDelayMs / 1000,
+    describe: `Seconds: the first retry waits up to this (full jitter), doubling each attempt up to ${
+      RETRY_POLICY.maxDelayMs / 1000
+    } s`,
   },
   'max-page-mb': {
     type: 'number',
@@ -224,8 +227,15 @@ export function folderOption(name: string, value: unknown): string {
   throw new UsageError(`--${name}: expected a folder, got ${JSON.stringify(value)}`);
 }
 
-/** Checks a whole-number option: a positive integer within [min, max]. */
-export function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
+/**
+ * The largest value of each whole-number option, the one place it is written: the service serves at most 1000 records
+ * a page; more than 64 requests at once, 100 attempts or 100 passes is a mistake, not a plan.
+ */
+export const MAX = { concurrency: 64, 'page-size': 1000, 'max-attempts': 100, 'max-passes': 100, rows: 1000 } as const;
+
+/** Checks a whole-number option: a positive integer from 1 to its MAX. */
+export function positiveInt(name: keyof typeof MAX, value: number): number {
+  const max = MAX[name];
   if (!Number.isInteger(value) || value < 1 || value > max)
     throw new UsageError(`--${name}: expected a whole number from 1 to ${max}, got ${describeNumber(value)}`);
   return value;
