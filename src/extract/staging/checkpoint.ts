@@ -127,7 +127,7 @@ export class Checkpoint {
     records?: readonly unknown[],
   ): Promise<T> {
     let file: string | null = null;
-    let stamp: StagedFile & { columns?: StagedFile } = {};
+    let stamp: (StagedFile & { columns?: StagedFile }) | undefined;
     if (body !== undefined) {
       file = fileNameOf(entry);
       stamp = { checksum: pageChecksum(body), bytes: Buffer.byteLength(body) };
@@ -150,7 +150,7 @@ export class Checkpoint {
     records: readonly unknown[] | undefined,
   ): Promise<StagedFile | undefined> {
     if (this.encodeColumns === undefined || records === undefined || entry.type === 'collections-page') return;
-    const { ids, extra = [], url } = entry;
+    const { ids, extra, url } = entry;
     const columns = await this.encodeColumns({ records, ids, extra, body, url });
     if (columns === undefined) return;
     await replaceFile(join(this.dir, columnsFileOf(file)), columns);
@@ -190,8 +190,9 @@ export class Checkpoint {
   /** A staged file's bytes, checked against its journal line. */
   private async readStaged(file: string): Promise<Buffer> {
     const path = join(this.dir, file);
-    const stamp = this.staged.get(file) ?? {};
+    const stamp = this.staged.get(file);
     const changed = (problem: string) => CheckpointError.of('CHANGED', `staging: ${path}: ${problem}`);
+    if (stamp === undefined) throw changed('the journal does not list it');
     const read = await readStagedFile(path, stamp);
     if ('problem' in read) throw changed(read.problem);
     const problem = checksumProblem(read.body, stamp.checksum);
