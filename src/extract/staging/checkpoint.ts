@@ -21,13 +21,7 @@ import {
   type Unstaged,
 } from './journal.js';
 import { brokenPagesNotice, dropBrokenPages, dropReadsAfterPass } from './kept-pages.js';
-import {
-  keptIdentity,
-  STAGING_FORMAT,
-  writeIdentity,
-  type CheckpointIdentity,
-  type ResumeOptions,
-} from './staging-identity.js';
+import { keptIdentity, writeIdentity, type CheckpointIdentity, type ResumeOptions } from './staging-identity.js';
 import {
   columnsFileOf,
   emptyStaging,
@@ -206,8 +200,8 @@ export class Checkpoint {
   async discard(identity: CheckpointIdentity, notice: string): Promise<void> {
     await this.journal.close().catch(() => undefined);
     await emptyStaging(this.dir);
-    this.identity = { ...identity, format: STAGING_FORMAT };
-    await writeIdentity(this.dir, this.identity);
+    this.identity = identity;
+    await writeIdentity(this.dir, identity);
     this.journal = await open(join(this.dir, JOURNAL), 'a');
     this.entries = [];
     this.staged.clear();

@@ -46,9 +46,9 @@ const RUN_JSON_MAX_BYTES = 1 << 20;
 const JOURNAL_MAX_BYTES = 256 << 20;
 
 /** run.json's value; undefined when it is not a regular file within bounds (a link, a FIFO) or does not parse. */
-export async function readJson<T>(path: string): Promise<T | undefined> {
+export async function readJson(path: string): Promise<unknown> {
   try {
-    return JSON.parse((await readRegularFile(path, { maxBytes: RUN_JSON_MAX_BYTES })).toString('utf8')) as T;
+    return JSON.parse((await readRegularFile(path, { maxBytes: RUN_JSON_MAX_BYTES })).toString('utf8'));
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Checkpoint } from '../../../src/extract/staging/checkpoint.js';
 import { journalEntry, type JournalPage } from '../../../src/extract/staging/journal.js';
+import { STAGING_FORMAT } from '../../../src/extract/staging/staging-identity.js';
 import { removeDir, tempDir } from '../../helpers/readers.js';
 
 let dir: string;
@@ -148,6 +149,44 @@ describe('a journal read back when a run resumes', () => {
       expect(await readFile(path, 'utf8')).toBe(before); // rewritten: new lines do not follow the refused one
     } finally {
       await again.remove();
+    }
+  });
+});
+
+describe("a staging folder's run.json", () => {
+  it.each([
+    ['null', 'null'],
+    ['an empty object', '{}'],
+    ['a list', '[]'],
+    ['its format as text', JSON.stringify({ ...identity, format: String(STAGING_FORMAT) })],
+    ['no page size', JSON.stringify({ ...identity, page_size: undefined, format: STAGING_FORMAT })],
+  ])(
+    'holding %s is not an identity: the staging is started afresh, as for one that does not parse',
+    async (_, text) => {
+      await writeFile(join(dir, 'run.json'), text);
+      await writeFile(join(dir, 'journal.ndjson'), JSON.stringify({ type: 'count', count: 3 }) + '\n');
+      const checkpoint = await Checkpoint.open(dir, identity);
+      try {
+        expect(checkpoint.entries).toEqual([]);
+        expect(checkpoint.notices).toEqual([]);
+        const written = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as unknown;
+        expect(written).toEqual({ ...identity, format: STAGING_FORMAT });
+      } finally {
+        await checkpoint.remove();
+      }
+    },
+  );
+
+  it('of another staging format is discarded with a notice naming both formats', async () => {
+    await writeFile(join(dir, 'run.json'), JSON.stringify({ ...identity, format: STAGING_FORMAT - 1 }));
+    const checkpoint = await Checkpoint.open(dir, identity);
+    try {
+      expect(checkpoint.notices).toEqual([
+        `staging: ${dir} was written by another version of img-etl (staging format ${STAGING_FORMAT - 1}, ` +
+          `this one reads ${STAGING_FORMAT}); discarded it and started afresh`,
+      ]);
+    } finally {
+      await checkpoint.remove();
     }
   });
 });
