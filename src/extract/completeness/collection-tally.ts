@@ -15,7 +15,7 @@ export class CollectionTally {
 
   /** Counts the records of an image-list page that were new to the run (`addedAt`, from RecordIndex.add). */
   add(page: JournalPage, addedAt: readonly number[]): void {
-    const collections = expandRuns(page.collections ?? []);
+    const collections = expandRuns(page.collections);
     for (const position of addedAt) {
       const cid = collections[position] ?? null;
       if (cid === null) this.unattributed++;
@@ -73,7 +73,7 @@ function eachRecordOf(
   visit: (key: RejectKey, cid: number, location: number) => void,
 ): void {
   pages.forEach((page, pageIndex) => {
-    const where = page.type === 'page' ? expandRuns(page.collections ?? []) : page.ids.map(() => page.collection);
+    const where = page.type === 'page' ? expandRuns(page.collections) : page.ids.map(() => page.collection);
     let r = 0;
     page.ids.forEach((id, position) => {
       const key = id ?? page.rejected[r++]!;

@@ -5,7 +5,7 @@
  */
 import type { PageBatch } from '../../schema/row.js';
 import type { Checkpoint } from '../staging/checkpoint.js';
-import type { JournalCollectionsPage } from '../staging/journal.js';
+import type { JournalCollectionsPage, Unstaged } from '../staging/journal.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../defaults.js';
 import { RepeatingPages } from '../paging/endless-list.js';
 import { ExtractError } from '../paging/extract-error.js';
@@ -170,7 +170,7 @@ function collectionsPageOf(
   round: number,
   pass: number,
   pageSize: number,
-): Omit<JournalCollectionsPage, 'file'> {
+): Unstaged<JournalCollectionsPage> {
   const records = batch.records as ({ id?: unknown; number_of_images?: unknown } | null)[];
   const micros = (record: unknown) =>
     record === null ? null : Number.isFinite(modifiedAt(record)) ? modifiedAt(record) : null;

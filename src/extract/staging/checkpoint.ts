@@ -21,13 +21,7 @@ import {
   type Unstaged,
 } from './journal.js';
 import { brokenPagesNotice, dropBrokenPages, dropReadsAfterPass } from './kept-pages.js';
-import {
-  keptIdentity,
-  STAGING_FORMAT,
-  writeIdentity,
-  type CheckpointIdentity,
-  type ResumeOptions,
-} from './staging-identity.js';
+import { keptIdentity, writeIdentity, type CheckpointIdentity, type ResumeOptions } from './staging-identity.js';
 import {
   columnsFileOf,
   emptyStaging,
@@ -127,7 +121,7 @@ export class Checkpoint {
     records?: readonly unknown[],
   ): Promise<T> {
     let file: string | null = null;
-    let stamp: StagedFile & { columns?: StagedFile } = {};
+    let stamp: (StagedFile & { columns?: StagedFile }) | undefined;
     if (body !== undefined) {
       file = fileNameOf(entry);
       stamp = { checksum: pageChecksum(body), bytes: Buffer.byteLength(body) };
@@ -150,7 +144,7 @@ export class Checkpoint {
     records: readonly unknown[] | undefined,
   ): Promise<StagedFile | undefined> {
     if (this.encodeColumns === undefined || records === undefined || entry.type === 'collections-page') return;
-    const { ids, extra = [], url } = entry;
+    const { ids, extra, url } = entry;
     const columns = await this.encodeColumns({ records, ids, extra, body, url });
     if (columns === undefined) return;
     await replaceFile(join(this.dir, columnsFileOf(file)), columns);
@@ -190,8 +184,9 @@ export class Checkpoint {
   /** A staged file's bytes, checked against its journal line. */
   private async readStaged(file: string): Promise<Buffer> {
     const path = join(this.dir, file);
-    const stamp = this.staged.get(file) ?? {};
+    const stamp = this.staged.get(file);
     const changed = (problem: string) => CheckpointError.of('CHANGED', `staging: ${path}: ${problem}`);
+    if (stamp === undefined) throw changed('the journal does not list it');
     const read = await readStagedFile(path, stamp);
     if ('problem' in read) throw changed(read.problem);
     const problem = checksumProblem(read.body, stamp.checksum);
@@ -205,8 +200,8 @@ export class Checkpoint {
   async discard(identity: CheckpointIdentity, notice: string): Promise<void> {
     await this.journal.close().catch(() => undefined);
     await emptyStaging(this.dir);
-    this.identity = { ...identity, format: STAGING_FORMAT };
-    await writeIdentity(this.dir, this.identity);
+    this.identity = identity;
+    await writeIdentity(this.dir, identity);
     this.journal = await open(join(this.dir, JOURNAL), 'a');
     this.entries = [];
     this.staged.clear();

@@ -17,6 +17,9 @@ export function brokenPagesNotice(dir: string, broken: readonly { file: string; 
   );
 }
 
+/** A page whose body is staged. */
+type StagedBody = Extract<JournalPageEntry, { file: string }>;
+
 /** A staged page that did not read back as its journal line says. */
 interface BrokenPage {
   file: string;
@@ -78,7 +81,7 @@ export async function dropReadsAfterPass(dir: string, entries: JournalEntry[]): 
  * What is wrong with a staged page, or undefined when it is a regular file of the size its journal line records, holds
  * the records the line lists and is the page its checksum names.
  */
-async function pageProblem(path: string, page: JournalPageEntry): Promise<string | undefined> {
+async function pageProblem(path: string, page: StagedBody): Promise<string | undefined> {
   const read = await readStagedFile(path, page);
   if ('problem' in read) return read.problem;
   const problem = shapeProblem(read.body, page) ?? checksumProblem(read.body, page.checksum);

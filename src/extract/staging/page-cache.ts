@@ -34,12 +34,10 @@ export class PageCache {
 
 /** A page's records, with the served text attached where it is needed. */
 function read(page: StagedPage, { body, records }: { body: Buffer; records: unknown[] }): CachedPage {
-  // A journal of an earlier version does not say which records have unknown keys: take every valid record's text.
-  const extra = page.extra ?? page.ids.flatMap((id, position) => (id === null ? [] : [position]));
   const rejects = page.ids.includes(null);
-  if (extra.length === 0 && !rejects) return { records, texts: undefined };
+  if (page.extra.length === 0 && !rejects) return { records, texts: undefined };
   const texts = new RecordTexts(body);
-  for (const position of extra) attachRecordText(records[position] as object, texts.at(position));
+  for (const position of page.extra) attachRecordText(records[position] as object, texts.at(position));
   const rejectTexts = new Map<number, string>();
   page.ids.forEach((id, position) => {
     if (id === null) rejectTexts.set(position, texts.at(position));

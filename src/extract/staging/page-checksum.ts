@@ -10,9 +10,8 @@ export function pageChecksum(body: string | Uint8Array): string {
   return `sha256:${createHash('sha256').update(body).digest('hex')}`;
 }
 
-/** Why the bytes read back are not the page staged with `checksum` (none recorded: not known), or undefined. */
-export function checksumProblem(body: Uint8Array, checksum: string | undefined): string | undefined {
-  if (checksum === undefined) return 'the journal has no checksum of it';
+/** Why the bytes read back are not the page staged with `checksum`, or undefined. */
+export function checksumProblem(body: Uint8Array, checksum: string): string | undefined {
   if (pageChecksum(body) !== checksum) return "changed on disk since it was staged (its sha256 is not the journal's)";
   return undefined;
 }

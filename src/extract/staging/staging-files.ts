@@ -7,7 +7,7 @@ import { readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { onPath } from '../../load/file-system/file-system-error.js';
 import { readRegularFile, RegularFileError } from '../../load/file-system/read-regular-file.js';
-import { isJournalEntry, type JournalEntry, type JournalPageEntry, type StagedFile, type Unstaged } from './journal.js';
+import { journalEntry, type JournalEntry, type JournalPageEntry, type StagedFile, type Unstaged } from './journal.js';
 
 /** The staging's identity (staging-identity.ts), its journal (journal.ts) and its lock (run-lock.ts). */
 export const IDENTITY = 'run.json';
@@ -46,9 +46,9 @@ const RUN_JSON_MAX_BYTES = 1 << 20;
 const JOURNAL_MAX_BYTES = 256 << 20;
 
 /** run.json's value; undefined when it is not a regular file within bounds (a link, a FIFO) or does not parse. */
-export async function readJson<T>(path: string): Promise<T | undefined> {
+export async function readJson(path: string): Promise<unknown> {
   try {
-    return JSON.parse((await readRegularFile(path, { maxBytes: RUN_JSON_MAX_BYTES })).toString('utf8')) as T;
+    return JSON.parse((await readRegularFile(path, { maxBytes: RUN_JSON_MAX_BYTES })).toString('utf8'));
   } catch {
     return undefined;
   }
@@ -74,9 +74,10 @@ export async function readJournal(path: string): Promise<{ entries: JournalEntry
     } catch {
       entry = undefined;
     }
-    // a line torn by a crash: it and anything after it are not trusted
-    if (!isJournalEntry(entry)) return { entries, torn: true };
-    entries.push(entry);
+    // a line torn by a crash, or of a shape this version never writes: it and anything after it are not trusted
+    if (!journalEntry.safeParse(entry).success) return { entries, torn: true };
+    // the line as written (zod's copy orders its keys by the schema): a rewritten journal keeps its bytes
+    entries.push(entry as JournalEntry);
     // no newline: the write did not finish
     if (i === lines.length - 1) return { entries: entries.slice(0, -1), torn: true };
   }
@@ -133,7 +134,6 @@ export async function readStagedFile(
   path: string,
   { bytes }: StagedFile,
 ): Promise<{ body: Buffer } | { problem: string }> {
-  if (bytes === undefined) return { problem: 'the journal has no size of it' };
   const sizeProblem = (size: number) => (size === bytes ? undefined : `is ${size} bytes; the journal says ${bytes}`);
   try {
     return { body: await readRegularFile(path, { maxBytes: bytes, sizeProblem }) };

@@ -4,6 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { onPath } from '../../load/file-system/file-system-error.js';
 import { CheckpointError } from './checkpoint-error.js';
 import { emptyStaging, IDENTITY, readJson } from './staging-files.js';
@@ -31,20 +32,22 @@ export interface ResumeOptions {
 }
 
 /** What a staging folder belongs to; a run resumes only staging of the same identity. */
-export interface CheckpointIdentity {
+const checkpointIdentity = z.object({
   /** The list endpoint paged. */
-  source_url: string;
+  source_url: z.string(),
   /** The page size asked for. */
-  page_size: number;
+  page_size: z.int(),
   /** When the run first started, ISO 8601 (kept from the first attempt when a run resumes; not compared). */
-  started_at: string;
-  /** STAGING_FORMAT of the img-etl that wrote it (absent before format 2). */
-  format?: number;
+  started_at: z.string(),
   /** The pipeline the run writes, by name and the sha256 of its file; absent for a run of no pipeline. */
-  pipeline?: { name: string; sha256: string };
+  pipeline: z.object({ name: z.string(), sha256: z.string() }).optional(),
   /** The schema version of the table its pages' columns are rows of (absent when none are staged). */
-  schema_version?: string;
-}
+  schema_version: z.string().optional(),
+});
+export type CheckpointIdentity = z.infer<typeof checkpointIdentity>;
+
+/** run.json: the identity, and the STAGING_FORMAT of the img-etl that wrote it. */
+const runJson = checkpointIdentity.extend({ format: z.int() });
 
 /**
  * The identity the staging folder `dir` keeps: the unfinished run's own when it is this run's and not too old, else
@@ -58,7 +61,8 @@ export async function keptIdentity(
   options: ResumeOptions,
   notices: string[],
 ): Promise<CheckpointIdentity> {
-  const existing = await readJson<CheckpointIdentity>(join(dir, IDENTITY));
+  // A run.json that is not an identity (null, `{}`, a format that is no number) is one that does not parse.
+  const existing = runJson.safeParse(await readJson(join(dir, IDENTITY))).data;
   const other = existing !== undefined && !sameRun(existing, identity) && options.fresh !== true;
   if (other && !ofEarlierFile(existing, identity))
     throw CheckpointError.of(
@@ -76,15 +80,14 @@ export async function keptIdentity(
   if (stale !== undefined) notices.push(`staging: ${dir} ${stale}; discarded it and started afresh`);
   if (existing !== undefined && stale === undefined && options.fresh !== true) return existing;
   await emptyStaging(dir);
-  const kept = { ...identity, format: STAGING_FORMAT };
-  await writeIdentity(dir, kept);
-  return kept;
+  await writeIdentity(dir, identity);
+  return identity;
 }
 
-/** Writes the staging's identity (run.json). */
+/** Writes the staging's identity (run.json), of this STAGING_FORMAT. */
 export async function writeIdentity(dir: string, identity: CheckpointIdentity): Promise<void> {
   const path = join(dir, IDENTITY);
-  await onPath(path, () => writeFile(path, JSON.stringify(identity) + '\n'));
+  await onPath(path, () => writeFile(path, JSON.stringify({ ...identity, format: STAGING_FORMAT }) + '\n'));
 }
 
 /** Whether staging of identity `a` is the unfinished run of `b`: the same source, page size and pipeline. */
@@ -114,10 +117,10 @@ function runOf(identity: CheckpointIdentity): string {
 }
 
 /** Why an earlier run's staging is not to be resumed (another format, too old, no start time), or undefined. */
-function staleness(existing: CheckpointIdentity, options: ResumeOptions): string | undefined {
+function staleness(existing: z.infer<typeof runJson>, options: ResumeOptions): string | undefined {
   if (existing.format !== STAGING_FORMAT)
     return (
-      `was written by another version of img-etl (staging format ${existing.format ?? 1}, ` +
+      `was written by another version of img-etl (staging format ${existing.format}, ` +
       `this one reads ${STAGING_FORMAT})`
     );
   const started = Date.parse(existing.started_at);

@@ -28,10 +28,10 @@ export async function runKind(checkpoint: Checkpoint, options: RunKindOptions): 
   if (baseDir === undefined) return { full: '' };
   const kept = checkpoint.entries.find((e): e is JournalBase => e.type === 'base');
   const wants = { ...options, fullEveryDays: options.fullEveryDays ?? DEFAULT_FULL_EVERY_DAYS };
-  if (kept?.name === null) return { full: kept.why ?? '' };
+  if (kept?.name === null) return { full: kept.why };
   if (kept !== undefined) {
     // A killed incremental run resumed with --full: what it staged was read for an incremental run; start afresh.
-    const chosen = { name: kept.name, manifest_sha256: kept.manifest_sha256 ?? '' };
+    const chosen = { name: kept.name, manifest_sha256: kept.manifest_sha256 };
     const again = wants.full ? { full: '--full' } : await chooseBase(baseDir, { ...wants, chosen });
     if ('base' in again) return again;
     await checkpoint.discard(checkpoint.identity, `staging: ${again.full}: discarded the staging and started afresh`);

@@ -26,6 +26,8 @@ const entry: Unstaged<JournalPage> = {
   count: 2,
   ids: [1, 2],
   rejected: [],
+  extra: [],
+  collections: [],
   at_end: true,
 };
 const body = '{"count":2,"next":null,"previous":null,"results":[{"id":1,"name":"one"},{"id":2,"name":"two"}]}';

@@ -313,8 +313,10 @@ describe('a staged page changed on disk', () => {
     await expectSameAsReference(out);
   });
 
-  it('a journal line without a checksum is not trusted: its page is fetched again', async () => {
-    const { out, killed, imagePage } = await killedRun();
+  it('a journal line without a checksum is malformed: its page and those after it are fetched again', async () => {
+    const { out, imagePage } = await killedRun();
+    const lines = await journal(out);
+    const at = lines.findIndex((l) => l.includes(`"file":"${imagePage}"`));
     await rewriteJournal(out, (entry) => {
       if (entry['file'] !== imagePage) return entry;
       const { checksum: _, ...rest } = entry;
@@ -322,11 +324,8 @@ describe('a staged page changed on disk', () => {
     });
     service.resetStats();
     const resumed = await runCliHere(args(out));
-    expect(resumed.stderr).toMatch(
-      new RegExp(`could not be read back \\(${imagePage.replaceAll('.', '\\.')}: the journal has no checksum of it`),
-    );
     expect(resumed.code).toBe(0);
-    expect(service.stats.listRequests).toBe(PAGES - killed.imagePages + 1);
+    expect(service.stats.listRequests).toBe(PAGES - imagePages(lines.slice(0, at)));
     await expectSameAsReference(out);
   });
 

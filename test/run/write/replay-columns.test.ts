@@ -42,6 +42,7 @@ async function replay() {
       ids: [2, null, 1],
       rejected: [rejectKey(JSON.parse(texts[1]!))],
       extra: [0],
+      collections: [],
       at_end: false,
     };
     const index = new RecordIndex();
@@ -81,6 +82,7 @@ describe('replayColumns without Arrow batches', () => {
         const pageBody = JSON.stringify({ count: records.length, next: null, previous: null, results: page });
         const entry: Omit<JournalPage, 'file'> = {
           ...{ type: 'page', pass: 1, offset: start, limit: 20, url: `http://x/api/images/?offset=${start}` },
+          collections: [],
           ...{ count: records.length, ids: page.map((r) => r['id'] as number), rejected: [], extra: [], at_end: false },
         };
         index.add(await checkpoint.addPage(entry, pageBody, page));
