@@ -9,7 +9,6 @@ import type { FilesEvent } from '../../files/files-events.js';
 import { FilesError } from '../../files/files-error.js';
 import { FILE_STATUSES } from '../../files/file-status.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from '../../files/extra-links.js';
-import { TOKEN } from '../../extract/paging/token.js';
 import { EXIT } from '../exit-codes.js';
 import { withConfig } from '../options/config-file.js';
 import { FilesJsonLog } from '../printing/files-json-log.js';
@@ -21,8 +20,10 @@ import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, type OutputChoices } from '../options/snapshot-options.js';
 import {
   folderOption,
+  parseChoices,
   parseFormats,
   positiveInt,
+  tokenOption,
   positiveSeconds,
   SNAPSHOT_OPTIONS,
 } from '../options/snapshot-options.js';
@@ -179,8 +180,9 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
   const out = folderOption('out', args.out);
   const formats = parseFormats(args.to);
   const concurrency = positiveInt('concurrency', args.concurrency, 64);
-  const groups = parseGroups(args.with);
-  const token = tokenOption(args.token);
+  const groups = parseChoices('with', args.with, Object.keys(EXTRA_LINKS) as ExtraLinkGroup[], 'link');
+  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
+  const token = tokenOption(args.token ?? process.env['IMG_ETL_TOKEN']);
   const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
   const { parseWhere } = await import('../../files/where-condition.js');
   const where = args.where.map((text) => usage(() => parseWhere(text)));
@@ -195,19 +197,6 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
       ? new FilesJsonLog(io.stderr, output.quiet)
       : new FilesProgress(io.stderr, output.quiet, output.progressIntervalMs);
   return { selection, out, formats, concurrency, token, timeoutMs, summary, progress, stdout: io.stdout };
-}
-
-/** `--token`, else IMG_ETL_TOKEN; a usage error when it is not one token of visible ASCII characters. */
-function tokenOption(given: string | undefined): string | undefined {
-  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
-  const token = given ?? process.env['IMG_ETL_TOKEN'];
-  if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
-    throw new UsageError(
-      '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
-        '(not shown here)',
-    );
-  }
-  return token;
 }
 
 /** `--dry-run`: prints the selection's files and bytes and an estimated time, the token withheld as a run would. */
@@ -276,21 +265,6 @@ function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): Fetc
     signal,
     onEvent: run.progress.onEvent,
   };
-}
-
-/** `--with` values (repeated or comma-separated) as link groups; a usage error for an unknown one. */
-function parseGroups(values: readonly string[]): ExtraLinkGroup[] {
-  const groups = values
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
-  for (const g of groups) {
-    if (!(g in EXTRA_LINKS))
-      throw new UsageError(
-        `--with: unknown link ${JSON.stringify(g)}; choose from ${Object.keys(EXTRA_LINKS).join(', ')}`,
-      );
-  }
-  return [...new Set(groups)] as ExtraLinkGroup[];
 }
 
 /** A bad --where or a path that names no snapshot is a usage error (exit 2). */
