@@ -10,7 +10,7 @@ import { TOKEN } from '../../extract/paging/token.js';
  * `options` with each that takes one value (not a boolean, not a list) requiring it: yargs gives an option without its
  * value its default, so `--out --snapshot` would write to ./output and `--page-size --quiet` ask for 1000.
  */
-function valued<T extends Record<string, Options>>(options: T): T {
+export function valued<T extends Record<string, Options>>(options: T): T {
   const entries = Object.entries(options).map(([name, option]) => {
     const single = option.type !== 'boolean' && option.array !== true;
     return [name, single ? { ...option, requiresArg: true } : option] as const;
