@@ -238,14 +238,14 @@ export function parseChoices<T extends string>(
   return [...new Set(given)] as T[];
 }
 
-/** Checks an option naming a folder (`--out`): one non-empty path. */
-export function folderOption(name: string, value: unknown): string {
+/** Checks an option naming one path, a folder unless `what` says otherwise (`--out`): one non-empty path. */
+export function folderOption(name: string, value: unknown, what = 'folder'): string {
   if (Array.isArray(value)) {
     const given = value.map((v) => JSON.stringify(v)).join(', ');
-    throw new UsageError(`--${name}: given more than once (${given}); give one folder`);
+    throw new UsageError(`--${name}: given more than once (${given}); give one ${what}`);
   }
   if (typeof value === 'string' && value !== '') return value;
-  throw new UsageError(`--${name}: expected a folder, got ${JSON.stringify(value)}`);
+  throw new UsageError(`--${name}: expected a ${what}, got ${JSON.stringify(value)}`);
 }
 
 /** Checks a whole-number option: a positive integer within [min, max]. */
