@@ -27,9 +27,6 @@ export const FILES_TABLES: Readonly<Record<Format, string>> = {
   csv: 'files.csv',
 };
 
-/** The table's Parquet file name: the default format's. */
-export const FILES_TABLE = FILES_TABLES.parquet;
-
 const TEXT = (): DataType => new Utf8();
 /** The columns in order: name, Arrow type, nullable. */
 export const FILE_COLUMNS: readonly [keyof FileRow, () => DataType, boolean][] = [

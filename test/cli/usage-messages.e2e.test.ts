@@ -71,6 +71,18 @@ describe('an option given without its value', () => {
   });
 });
 
+describe('an option of demo given without its value', () => {
+  it.each([
+    [['demo', '--records'], 'records'],
+    [['demo', '--out'], 'out'],
+  ])('%j is a usage error naming the option, before the demo serves or writes anything', async (args, name) => {
+    const run = await runCli(args, { cwd: out });
+    expect(run.stderr).toBe(`img-etl: Not enough arguments following: ${name}\n`);
+    expect(run.code).toBe(2);
+    expect(await readdir(out)).toEqual([]);
+  });
+});
+
 describe('a --base-url that names another API path than the image list', () => {
   it.each([
     [[], '/api/image/', '/api/images/', '/'],

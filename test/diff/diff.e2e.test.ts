@@ -154,6 +154,10 @@ describe('img-etl diff', () => {
     expect(await readdir(dir)).not.toContain('tables');
   });
 
+  it('refuses --out without its value (exit 2), not writing into the default output/diff', async () => {
+    expectOneLineError(await runCliHere(['diff', first, second, '--out']), 2, 'Not enough arguments following: out');
+  });
+
   it(
     'finds nothing between two runs against an unchanged service (parquet-wasm against ' + 'parquetjs-lite files)',
     async () => {

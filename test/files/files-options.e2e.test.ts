@@ -203,3 +203,13 @@ it('--verify=yes is refused (exit 2), not read as --verify=false', async () => {
   expect(run.stderr).toBe('img-etl: --verify: expected true or false, got "yes"\n');
   expect(run.code).toBe(2);
 });
+
+it.each([
+  [['--concurrency', '--dry-run'], 'concurrency'],
+  [['--dry-run', '--summary'], 'summary'],
+  [['--timeout', '--dry-run'], 'timeout'],
+])('%j is a usage error naming the option, as for a snapshot (yargs would use its default)', async (args, name) => {
+  const run = await runCliHere(['files', snap, '--out', fresh(), '--base-url', service.url, ...args]);
+  expect(run.stderr).toBe(`img-etl: Not enough arguments following: ${name}\n`);
+  expect(run.code).toBe(2);
+});

@@ -9,7 +9,7 @@ import { startService } from '../../src/service/index.js';
 import { fixtureLines } from '../helpers/fixture-service.js';
 import { runAsCli } from '../helpers/library-run.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
-import { runCliHere } from '../helpers/run-cli.js';
+import { runCli, runCliHere } from '../helpers/run-cli.js';
 
 let dir: string;
 let snapshot: string;
@@ -62,5 +62,19 @@ describe('img-etl report --out onto a manifest', () => {
       expect(run.code).toBe(2);
       expect((await readFile(join(snapshot, 'manifest.json'))).equals(manifest)).toBe(true);
     }
+  });
+});
+
+describe('img-etl report given --out or --against without a value', () => {
+  it.each([
+    [['--out'], 'out'],
+    [['--against', '--out', 'r.html'], 'against'],
+  ])('%j is a usage error naming the option, as for a snapshot, and writes nothing', async (args, name) => {
+    const cwd = join(dir, `no-value-${name}`);
+    await mkdir(cwd);
+    const run = await runCli(['report', snapshot, ...args], { cwd });
+    expect(run.stderr).toBe(`img-etl: Not enough arguments following: ${name}\n`);
+    expect(run.code).toBe(2);
+    expect(await readdir(cwd)).toEqual([]);
   });
 });

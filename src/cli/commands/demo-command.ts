@@ -13,7 +13,7 @@ import { formatTimestampMicros } from '../../schema/timestamp.js';
 import { readNdjsonLines } from '../../service/records/data-records.js';
 import { oneLine } from '../../text/one-line.js';
 import { runSnapshotCommand } from './snapshot-command.js';
-import { folderOption, parseFormats, positiveInt } from '../options/snapshot-options.js';
+import { folderOption, parseFormats, positiveInt, valued } from '../options/snapshot-options.js';
 
 type DemoArgs = ArgumentsCamelCase<{ records: number; out: string; to: string[]; rows: number }>;
 
@@ -37,24 +37,27 @@ export function demoCommand(io: CommandIo): CommandModule<object, DemoArgs> {
       'Run the whole job against the bundled service (no network): a --snapshot of it into output/demo, its report ' +
       'and loaders too',
     builder: (y) =>
-      y
-        .option('records', {
-          type: 'number',
-          default: 5000,
-          describe: 'Generated records served (beside the 59 real ones of a checkout of the repository)',
-        })
-        .option('out', {
-          type: 'string',
-          default: 'output/demo',
-          describe: 'The --snapshot folder: each run into <UTC time>/, latest pointing at the newest',
-        })
-        .option('to', {
-          type: 'string',
-          array: true,
-          default: ['parquet', 'arrow', 'csv'],
-          describe: 'Formats to write',
-        })
-        .option('rows', { type: 'number', default: 5, describe: 'Rows to print' }),
+      y.options(
+        valued({
+          records: {
+            type: 'number',
+            default: 5000,
+            describe: 'Generated records served (beside the 59 real ones of a checkout of the repository)',
+          },
+          out: {
+            type: 'string',
+            default: 'output/demo',
+            describe: 'The --snapshot folder: each run into <UTC time>/, latest pointing at the newest',
+          },
+          to: {
+            type: 'string',
+            array: true,
+            default: ['parquet', 'arrow', 'csv'],
+            describe: 'Formats to write',
+          },
+          rows: { type: 'number', default: 5, describe: 'Rows to print' },
+        }),
+      ),
     handler: (args) => runDemo(args, io),
   };
 }

@@ -16,7 +16,7 @@ import type { Table } from '../../schema/table.js';
 import { EXIT } from '../exit-codes.js';
 import { counted, formatBytes, thousands } from '../printing/human-numbers.js';
 import { interruptSignal } from '../interrupt-signal.js';
-import { folderOption } from '../options/snapshot-options.js';
+import { folderOption, parseFormats, valued } from '../options/snapshot-options.js';
 import { UsageError } from '../usage-error.js';
 import { whySnapshotFolder } from '../../snapshot/snapshot-names.js';
 
@@ -38,20 +38,24 @@ export function diffCommand(io: CommandIo): CommandModule<object, DiffArgs> {
             'The older snapshot: a folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file',
         })
         .positional('new', { type: 'string', describe: 'The newer snapshot, named the same ways' })
-        .option('out', {
-          type: 'string',
-          default: 'output/diff',
-          describe:
-            `Folder to write ${Object.values(DIFF_FILE_NAMES).join(' and ')} into, and collections-diff.* when both ` +
-            'snapshots hold collections (created if missing; never a snapshot folder)',
-        })
-        .option('to', {
-          type: 'string',
-          array: true,
-          nargs: 1, // one value per --to: `diff --to csv OLD NEW` leaves the snapshots to the positionals
-          default: ['parquet'],
-          describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}`,
-        })
+        .options(
+          valued({
+            out: {
+              type: 'string',
+              default: 'output/diff',
+              describe:
+                `Folder to write ${Object.values(DIFF_FILE_NAMES).join(' and ')} into, and collections-diff.* ` +
+                'when both snapshots hold collections (created if missing; never a snapshot folder)',
+            },
+            to: {
+              type: 'string',
+              array: true,
+              nargs: 1, // one value per --to: `diff --to csv OLD NEW` leaves the snapshots to the positionals
+              default: ['parquet'],
+              describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}`,
+            },
+          }),
+        )
         .example('$0 diff snaps/20261120T020000.000Z snaps/latest', 'What changed since the snapshot of 20 November')
         .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
     handler: (args) => runDiff(args, io),
@@ -63,7 +67,7 @@ export function diffCommand(io: CommandIo): CommandModule<object, DiffArgs> {
  * The first SIGINT or SIGTERM stops the diff, its files unpublished (exit 130); the second exits at once.
  */
 async function runDiff(args: DiffArgs, io: CommandIo): Promise<void> {
-  const formats = parseDiffFormats(args.to);
+  const formats = parseFormats(args.to, DIFF_FORMATS, 'diff format');
   const out = folderOption('out', args.out);
   const why = await whySnapshotFolder(out);
   if (why !== undefined) throw new UsageError(`--out: ${out} ${why}; give the diff a folder of its own`);
@@ -188,22 +192,6 @@ async function open(path: string, table: Table): Promise<SnapshotRows> {
       throw new UsageError(error.message);
     throw error;
   }
-}
-
-/**
- * Parses `--to` values (repeated and/or comma-separated) into diff formats; a one-line usage error for an unknown one.
- */
-export function parseDiffFormats(values: readonly string[]): DiffFormat[] {
-  const formats = values
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim().toLowerCase())
-    .filter((v) => v !== '');
-  for (const f of formats) {
-    if (!(DIFF_FORMATS as readonly string[]).includes(f))
-      throw new UsageError(`--to: unknown diff format ${JSON.stringify(f)}; choose from ${DIFF_FORMATS.join(', ')}`);
-  }
-  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${DIFF_FORMATS.join(', ')}`);
-  return [...new Set(formats)] as DiffFormat[];
 }
 
 /**

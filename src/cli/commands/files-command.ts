@@ -9,7 +9,6 @@ import type { FilesEvent } from '../../files/files-events.js';
 import { FilesError } from '../../files/files-error.js';
 import { FILE_STATUSES } from '../../files/file-status.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from '../../files/extra-links.js';
-import { TOKEN } from '../../extract/paging/token.js';
 import { EXIT } from '../exit-codes.js';
 import { withConfig } from '../options/config-file.js';
 import { FilesJsonLog } from '../printing/files-json-log.js';
@@ -21,8 +20,12 @@ import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, type OutputChoices } from '../options/snapshot-options.js';
 import {
   folderOption,
+  OUTPUT_OPTIONS,
+  parseChoices,
   parseFormats,
   positiveInt,
+  tokenOption,
+  valued,
   positiveSeconds,
   SNAPSHOT_OPTIONS,
 } from '../options/snapshot-options.js';
@@ -51,7 +54,7 @@ type FilesArgs = ArgumentsCamelCase<{
 }>;
 
 /** The options of `img-etl files`: on the command line or in a --config file (IMG_ETL_TOKEN: see tokenOption). */
-export const FILES_OPTIONS = {
+export const FILES_OPTIONS = valued({
   out: {
     type: 'string',
     demandOption: true,
@@ -89,11 +92,6 @@ export const FILES_OPTIONS = {
     describe: 'Attempts per file before it is reported (retries back off exponentially with jitter)',
   },
   'retry-delay': SNAPSHOT_OPTIONS['retry-delay'],
-  'dry-run': {
-    type: 'boolean',
-    default: false,
-    describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
-  },
   verify: {
     type: 'boolean',
     default: false,
@@ -101,19 +99,14 @@ export const FILES_OPTIONS = {
       'Re-hash every file kept from disk (by default only those whose size or mtime differ from files.parquet) ' +
       'and fetch again those that changed',
   },
-  quiet: { type: 'boolean', default: false, describe: 'No progress on stderr, errors only' },
-  'log-format': {
-    type: 'string',
-    default: 'text',
-    describe: 'stderr: text (a progress bar, or a line every --progress-interval) or json (one object per line)',
+  ...OUTPUT_OPTIONS,
+  'dry-run': {
+    type: 'boolean',
+    default: false,
+    describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
   },
-  summary: { type: 'string', default: 'text', describe: 'The summary on stdout: text or json' },
-  'progress-interval': {
-    type: 'number',
-    default: 10,
-    describe: 'Seconds between progress lines when stderr is not a terminal',
-  },
-} as const satisfies Record<string, Options>;
+  summary: { ...OUTPUT_OPTIONS.summary, describe: 'The summary on stdout: text or json' },
+} as const satisfies Record<string, Options>);
 
 /**
  * `img-etl files <snapshot> --out DIR`: fetches the image files a snapshot selects, verified, and writes files.parquet.
@@ -179,11 +172,12 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
   const out = folderOption('out', args.out);
   const formats = parseFormats(args.to);
   const concurrency = positiveInt('concurrency', args.concurrency);
-  const groups = parseGroups(args.with);
-  const token = tokenOption(args.token);
+  const groups = parseChoices('with', args.with, Object.keys(EXTRA_LINKS) as ExtraLinkGroup[], 'link');
+  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
+  const token = tokenOption(args.token ?? process.env['IMG_ETL_TOKEN']);
   const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
   const { parseWhere } = await import('../../files/where-condition.js');
-  const where = args.where.map((text) => usage(() => parseWhere(text)));
+  const where = await usage(() => args.where.map((text) => parseWhere(text)));
   const selection = {
     snapshot: args.snapshot,
     where,
@@ -197,25 +191,12 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
   return { selection, out, formats, concurrency, token, timeoutMs, summary, progress, stdout: io.stdout };
 }
 
-/** `--token`, else IMG_ETL_TOKEN; a usage error when it is not one token of visible ASCII characters. */
-function tokenOption(given: string | undefined): string | undefined {
-  // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
-  const token = given ?? process.env['IMG_ETL_TOKEN'];
-  if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
-    throw new UsageError(
-      '--token: expected one token of visible ASCII characters, without spaces or control characters ' +
-        '(not shown here)',
-    );
-  }
-  return token;
-}
-
 /** `--dry-run`: prints the selection's files and bytes and an estimated time, the token withheld as a run would. */
 async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
   const { planFiles } = await import('../../files/fetch-files.js');
   const { tokenGoesTo } = await import('../../files/token-host.js');
   const { token, concurrency } = run;
-  const plan = await usageAsync(() => planFiles({ ...run.selection, onEvent: run.progress.onEvent }));
+  const plan = await usage(() => planFiles({ ...run.selection, onEvent: run.progress.onEvent }));
   const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, baseUrlGiven);
   if (token !== undefined && !sendToken) run.progress.onEvent({ type: 'token-withheld', baseUrl: plan.baseUrl });
   const estimate = await estimateSeconds(plan, concurrency, run.timeoutMs, sendToken ? token : undefined);
@@ -234,7 +215,7 @@ async function fetchSelection(run: FilesRun, args: FilesArgs, io: CommandIo): Pr
   const { fetchFiles } = await import('../../files/fetch-files.js');
   const { signal, release } = interruptSignal();
   try {
-    const result = await usageAsync(() => fetchFiles(fetchOptions(run, args, signal)));
+    const result = await usage(() => fetchFiles(fetchOptions(run, args, signal)));
     run.progress.finish();
     run.stdout.write(
       run.summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
@@ -278,42 +259,15 @@ function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): Fetc
   };
 }
 
-/** `--with` values (repeated or comma-separated) as link groups; a usage error for an unknown one. */
-function parseGroups(values: readonly string[]): ExtraLinkGroup[] {
-  const groups = values
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
-  for (const g of groups) {
-    if (!(g in EXTRA_LINKS))
-      throw new UsageError(
-        `--with: unknown link ${JSON.stringify(g)}; choose from ${Object.keys(EXTRA_LINKS).join(', ')}`,
-      );
-  }
-  return [...new Set(groups)] as ExtraLinkGroup[];
-}
-
 /** A bad --where or a path that names no snapshot is a usage error (exit 2). */
-function usage<T>(body: () => T): T {
-  try {
-    return body();
-  } catch (err) {
-    throw asUsage(err);
-  }
-}
-
-async function usageAsync<T>(body: () => Promise<T>): Promise<T> {
+async function usage<T>(body: () => T | Promise<T>): Promise<T> {
   try {
     return await body();
   } catch (err) {
-    throw asUsage(err);
+    if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
+      throw new UsageError(err.message, err); // the JSON log's error line gives the cause's code
+    throw err;
   }
-}
-
-function asUsage(err: unknown): unknown {
-  if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
-    return new UsageError(err.message, err); // the JSON log's error line gives the cause's code
-  return err;
 }
 
 /** Seconds the selection may take: one ranged request of up to 1 MiB measures a connection's rate and round trip. */

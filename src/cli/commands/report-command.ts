@@ -6,6 +6,7 @@ import { DiffError } from '../../snapshot/diff-error.js';
 import { FILE_NAMES } from '../../snapshot/formats.js';
 import { makeFolder } from '../../load/file-system/make-folder.js';
 import { UsageError } from '../usage-error.js';
+import { folderOption, valued } from '../options/snapshot-options.js';
 
 type ReportArgs = ArgumentsCamelCase<{ snapshot: string; against?: string; out: string }>;
 
@@ -20,12 +21,16 @@ export function reportCommand(io: CommandIo): CommandModule<object, ReportArgs> 
           type: 'string',
           describe: 'A snapshot folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file',
         })
-        .option('against', { type: 'string', describe: 'An older snapshot, named the same ways: what changed since' })
-        .option('out', {
-          type: 'string',
-          default: 'report.html',
-          describe: 'The page to write; the numbers go beside it with .json for .html',
-        })
+        .options(
+          valued({
+            against: { type: 'string', describe: 'An older snapshot, named the same ways: what changed since' },
+            out: {
+              type: 'string',
+              default: 'report.html',
+              describe: 'The page to write; the numbers go beside it with .json for .html',
+            },
+          }),
+        )
         .example(
           '$0 report snaps/latest --against snaps/20261120T031700.000Z',
           'The newest snapshot, and what changed since 20 November',
@@ -36,20 +41,15 @@ export function reportCommand(io: CommandIo): CommandModule<object, ReportArgs> 
 
 /** Reads the snapshot (and the older one), writes the report page and its numbers, and prints what it wrote. */
 async function runReport(args: ReportArgs, io: CommandIo): Promise<void> {
-  const out = args.out as unknown;
-  if (typeof out !== 'string' || out === '') {
-    throw new UsageError(`--out: expected one file name, got ${JSON.stringify(out)}`);
-  }
-  if (args.against !== undefined && typeof args.against !== 'string') {
-    throw new UsageError('--against: give one snapshot');
-  }
+  const out = folderOption('out', args.out, 'file name');
+  const against = args.against === undefined ? undefined : folderOption('against', args.against, 'snapshot');
   const json = extname(out) === '.html' ? `${out.slice(0, -'.html'.length)}.json` : `${out}.json`;
   for (const path of [out, json]) await refuseListedFile(path);
   const [{ reportSnapshot }, { writeReport }] = await Promise.all([
     import('../../report/report-snapshot.js'), // loaded for this command only
     import('../../report/write-report-files.js'),
   ]);
-  const report = await reportSnapshot(args.snapshot, { against: args.against }).catch((error: unknown) => {
+  const report = await reportSnapshot(args.snapshot, { against }).catch((error: unknown) => {
     // A path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1).
     const code = error instanceof DiffError ? error.code : undefined;
     const named = code === 'DIFF_NOT_FOUND' || code === 'DIFF_NOT_SNAPSHOT';

@@ -10,9 +10,14 @@ import { fileSystemReason } from '../../load/file-system/file-system-error.js';
 /** Generated records when neither --data nor --records is given. */
 const DEFAULT_RECORDS = 10_000;
 
+/** A numeric fault option of `group`, `byDefault` (0: off) unless given. */
+function fault(describe: string, byDefault = 0, group = 'Faults:') {
+  return { type: 'number', default: byDefault, describe, group } as const;
+}
+
 /** A numeric file fault option, off by default. */
 function fileFault(describe: string) {
-  return { type: 'number', default: 0, describe, group: 'File faults:' } as const;
+  return fault(describe, 0, 'File faults:');
 }
 
 const SERVE_OPTIONS = {
@@ -37,87 +42,32 @@ const SERVE_OPTIONS = {
     array: true,
     describe: 'An API token the service accepts (Authorization: Token …; repeatable); any other token gets 401',
   },
-  workers: {
-    type: 'number',
-    default: 0,
-    describe: 'Concurrent workers; requests beyond wait (0: no limit)',
-    group: 'Faults:',
-  },
-  'page-latency': {
-    type: 'number',
-    default: 0,
-    describe: 'Milliseconds per response (a page, one image), spent holding a worker',
-    group: 'Faults:',
-  },
-  'record-latency': {
-    type: 'number',
-    default: 0,
-    describe: 'Milliseconds per record in the response, spent holding a worker',
-    group: 'Faults:',
-  },
-  'rate-500': { type: 'number', default: 0, describe: "Probability of Django's HTML 500 page", group: 'Faults:' },
-  'rate-502': { type: 'number', default: 0, describe: "Probability of the proxy's HTML 502 page", group: 'Faults:' },
-  'rate-504': { type: 'number', default: 0, describe: "Probability of the proxy's HTML 504 page", group: 'Faults:' },
-  'rate-429': { type: 'number', default: 0, describe: 'Probability of a 429 with Retry-After', group: 'Faults:' },
-  'retry-after': {
-    type: 'number',
-    default: 1,
-    describe: 'Seconds in the Retry-After header of a 429',
-    group: 'Faults:',
-  },
-  'rate-truncate': {
-    type: 'number',
-    default: 0,
-    describe: 'Probability that a 200 body is cut short and the connection destroyed',
-    group: 'Faults:',
-  },
-  'rate-reset': {
-    type: 'number',
-    default: 0,
-    describe: 'Probability that the connection is reset without a response',
-    group: 'Faults:',
-  },
-  'insert-rate': {
-    type: 'number',
-    default: 0,
-    describe: 'Probability per request that records are inserted at random rows',
-    group: 'Faults:',
-  },
-  'insert-count': { type: 'number', default: 1, describe: 'Records inserted each time', group: 'Faults:' },
-  'delete-rate': {
-    type: 'number',
-    default: 0,
-    describe: 'Probability per request that records are deleted at random rows',
-    group: 'Faults:',
-  },
-  'delete-count': { type: 'number', default: 1, describe: 'Records deleted each time', group: 'Faults:' },
-  'edit-rate': {
-    type: 'number',
-    default: 0,
-    describe: 'Probability per request that records are edited in place (modify_date now, the name suffixed)',
-    group: 'Faults:',
-  },
-  'edit-count': { type: 'number', default: 1, describe: 'Records edited each time', group: 'Faults:' },
-  'unstable-order': {
-    type: 'number',
-    default: 0,
-    describe: 'Probability per request that the row order of /api/images/ or /api/collections/ changes',
-    group: 'Faults:',
-  },
+  workers: fault('Concurrent workers; requests beyond wait (0: no limit)'),
+  'page-latency': fault('Milliseconds per response (a page, one image), spent holding a worker'),
+  'record-latency': fault('Milliseconds per record in the response, spent holding a worker'),
+  'rate-500': fault("Probability of Django's HTML 500 page"),
+  'rate-502': fault("Probability of the proxy's HTML 502 page"),
+  'rate-504': fault("Probability of the proxy's HTML 504 page"),
+  'rate-429': fault('Probability of a 429 with Retry-After'),
+  'retry-after': fault('Seconds in the Retry-After header of a 429', 1),
+  'rate-truncate': fault('Probability that a 200 body is cut short and the connection destroyed'),
+  'rate-reset': fault('Probability that the connection is reset without a response'),
+  'insert-rate': fault('Probability per request that records are inserted at random rows'),
+  'insert-count': fault('Records inserted each time', 1),
+  'delete-rate': fault('Probability per request that records are deleted at random rows'),
+  'delete-count': fault('Records deleted each time', 1),
+  'edit-rate': fault('Probability per request that records are edited in place (modify_date now, the name suffixed)'),
+  'edit-count': fault('Records edited each time', 1),
+  'unstable-order': fault('Probability per request that the row order of /api/images/ or /api/collections/ changes'),
   'unstable-order-mode': {
     choices: ['rotate', 'move'],
     default: 'rotate',
     describe: 'rotate: scan starts at a random row; move: rows move to the end',
     group: 'Faults:',
   },
-  'move-count': { type: 'number', default: 10, describe: 'Rows moved each time in move mode', group: 'Faults:' },
-  'orphan-rate': {
-    type: 'number',
-    default: 0,
-    describe: 'Share of records counted but never served',
-    group: 'Faults:',
-  },
-  'fault-seed': { type: 'number', default: 1, describe: 'Seed of every fault decision', group: 'Faults:' },
+  'move-count': fault('Rows moved each time in move mode', 10),
+  'orphan-rate': fault('Share of records counted but never served'),
+  'fault-seed': fault('Seed of every fault decision', 1),
   'file-truncate-rate': fileFault('Probability that a file body under /media/ is cut short'),
   'file-wrong-length-rate': fileFault('Probability that a file is served at another length than its file_size'),
   'file-corrupt-rate': fileFault('Probability that a file is served with one byte changed'),

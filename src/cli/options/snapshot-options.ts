@@ -5,12 +5,13 @@ import { UsageError } from '../usage-error.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../../extract/defaults.js';
 import { CSV_ENGINES, PARQUET_ENGINES } from '../../load/engine-names.js';
 import { RETRY_POLICY } from '../../extract/paging/retry-policy.js';
+import { TOKEN } from '../../extract/paging/token.js';
 
 /**
  * `options` with each that takes one value (not a boolean, not a list) requiring it: yargs gives an option without its
  * value its default, so `--out --snapshot` would write to ./output and `--page-size --quiet` ask for 1000.
  */
-function valued<T extends Record<string, Options>>(options: T): T {
+export function valued<T extends Record<string, Options>>(options: T): T {
   const entries = Object.entries(options).map(([name, option]) => {
     const single = option.type !== 'boolean' && option.array !== true;
     return [name, single ? { ...option, requiresArg: true } : option] as const;
@@ -196,6 +197,14 @@ export function outputChoicesFrom(args: {
   };
 }
 
+/** A token for the service, if given; a usage error when it is not one token of visible ASCII characters. */
+export function tokenOption(token: unknown): string | undefined {
+  if (token === undefined || (typeof token === 'string' && TOKEN.test(token))) return token;
+  // Never quoted back: a malformed token is still a secret.
+  const expected = 'one token of visible ASCII characters, without spaces or control characters';
+  throw new UsageError(`--token: expected ${expected} (not shown here)`);
+}
+
 /** Checks a value against its choices; throws a one-line error naming them. */
 export function oneOf<T extends string>(name: string, value: unknown, choices: readonly T[]): T {
   if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
@@ -203,28 +212,43 @@ export function oneOf<T extends string>(name: string, value: unknown, choices: r
   throw new UsageError(`--${name}: expected ${expected}, got ${JSON.stringify(value)}`);
 }
 
-/** Parses `--to` values (repeated and/or comma-separated) into formats; a one-line error for an unknown one or none. */
-export function parseFormats(values: readonly string[]): Format[] {
-  const formats = values
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim().toLowerCase())
-    .filter((v) => v !== '');
-  for (const f of formats) {
-    if (!(FORMATS as readonly string[]).includes(f))
-      throw new UsageError(`--to: unknown format ${JSON.stringify(f)}; choose from ${FORMATS.join(', ')}`);
-  }
-  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${FORMATS.join(', ')}`);
-  return [...new Set(formats)] as Format[];
+/** Parses `--to` values (repeated and/or comma-separated) into formats of `choices`; a one-line error for none. */
+export function parseFormats<T extends string = Format>(
+  values: readonly string[],
+  choices: readonly T[] = FORMATS as readonly string[] as readonly T[],
+  what = 'format',
+): T[] {
+  const lower = values.map((v) => v.toLowerCase());
+  const formats = parseChoices('to', lower, choices, what);
+  if (formats.length === 0) throw new UsageError(`--to: no format given; choose from ${choices.join(', ')}`);
+  return formats;
 }
 
-/** Checks an option naming a folder (`--out`): one non-empty path. */
-export function folderOption(name: string, value: unknown): string {
+/** An option's values (repeated and/or comma-separated), each once; a one-line error for one not of `choices`. */
+export function parseChoices<T extends string>(
+  name: string,
+  values: readonly string[],
+  choices: readonly T[],
+  what: string,
+): T[] {
+  const given = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  const unknown = given.find((v) => !(choices as readonly string[]).includes(v));
+  if (unknown !== undefined)
+    throw new UsageError(`--${name}: unknown ${what} ${JSON.stringify(unknown)}; choose from ${choices.join(', ')}`);
+  return [...new Set(given)] as T[];
+}
+
+/** Checks an option naming one path, a folder unless `what` says otherwise (`--out`): one non-empty path. */
+export function folderOption(name: string, value: unknown, what = 'folder'): string {
   if (Array.isArray(value)) {
     const given = value.map((v) => JSON.stringify(v)).join(', ');
-    throw new UsageError(`--${name}: given more than once (${given}); give one folder`);
+    throw new UsageError(`--${name}: given more than once (${given}); give one ${what}`);
   }
   if (typeof value === 'string' && value !== '') return value;
-  throw new UsageError(`--${name}: expected a folder, got ${JSON.stringify(value)}`);
+  throw new UsageError(`--${name}: expected a ${what}, got ${JSON.stringify(value)}`);
 }
 
 /**

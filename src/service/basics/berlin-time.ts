@@ -1,7 +1,6 @@
 /** Europe/Berlin wall-clock timestamps in Python's isoformat, as Django writes them with TIME_ZONE = Europe/Berlin. */
 
 const MICROS_PER_SECOND = 1_000_000;
-const MICROS_PER_HOUR = 3_600 * MICROS_PER_SECOND;
 
 /** The UTC offset of Europe/Berlin in hours (1 or 2) at an instant given in milliseconds since the epoch. */
 export function berlinOffsetHours(epochMillis: number): 1 | 2 {
@@ -72,9 +71,6 @@ export function utcMicros(
 ): number {
   return Date.UTC(year, month - 1, day, hour, minute, second) * 1000 + micros;
 }
-
-/** One hour in microseconds. */
-export const HOUR_MICROS = MICROS_PER_HOUR;
 
 function lastSundayAt0100Utc(year: number, monthIndex: number): number {
   const lastDay = new Date(Date.UTC(year, monthIndex + 1, 0));

@@ -62,8 +62,3 @@ export class Random {
     return (choices[choices.length - 1] as readonly [T, number])[0];
   }
 }
-
-/** Whether a value is usable as a seed: a safe non-negative integer. */
-export function isSeed(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
