@@ -4,10 +4,10 @@
  */
 import type { FilesEvent } from '../../files/files-events.js';
 import { formatBytes, formatDuration, thousands } from './human-numbers.js';
+import { bar, StatusLine } from './status-line.js';
 
 /** Renders a files run's events. */
 export class FilesProgress {
-  private readonly tty: boolean;
   private total = 0;
   private files = 0;
   private settled = 0;
@@ -19,16 +19,15 @@ export class FilesProgress {
   private readonly inFlight = new Map<string, number>();
   private inFlightBytes = 0;
   private started = Date.now();
-  private lastDraw = 0;
-  private drawn = false;
   private timer: NodeJS.Timeout | undefined;
+  private readonly status: StatusLine;
 
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly quiet = false,
     private readonly plainEveryMs = 10_000,
   ) {
-    this.tty = out.isTTY === true;
+    this.status = new StatusLine(out);
   }
 
   /** Takes one event. */
@@ -42,7 +41,7 @@ export class FilesProgress {
       case 'bytes':
         this.streamed += event.bytes;
         this.holding(event.path, Math.min(event.held, event.listedBytes));
-        if (this.tty && now - this.lastDraw >= 100) this.draw(now);
+        if (this.status.tty && now - this.status.lastDraw >= 100) this.draw(now);
         return;
       case 'file':
         this.fileSettled(event, now);
@@ -71,11 +70,11 @@ export class FilesProgress {
     this.files = event.files;
     this.started = now;
     this.timer = setInterval(
-      () => (this.tty ? this.draw(Date.now()) : this.plain(Date.now())),
-      this.tty ? 1_000 : this.plainEveryMs,
+      () => (this.status.tty ? this.draw(Date.now()) : this.plain(Date.now())),
+      this.status.tty ? 1_000 : this.plainEveryMs,
     );
     this.timer.unref();
-    if (!this.tty) this.plain(now);
+    if (!this.status.tty) this.plain(now);
   }
 
   /** What the `.part` at `path` holds of its listed bytes now (0 once the file is settled). */
@@ -92,26 +91,24 @@ export class FilesProgress {
     if (event.row.status === 'ok') this.settledListed += event.listedBytes;
     if (event.row.status !== 'ok')
       this.line(`img-etl: ${event.row.status}: ${event.row.url ?? `image ${event.row.id}`}: ${event.row.reason ?? ''}`);
-    else if (this.tty && now - this.lastDraw >= 100) this.draw(now);
+    else if (this.status.tty && now - this.status.lastDraw >= 100) this.draw(now);
   }
 
   /** Prints what ends the command, quiet or not. */
   error(message: string): void {
-    this.clear();
-    this.out.write(`img-etl: ${message}\n`);
+    this.status.print(`img-etl: ${message}`);
   }
 
   /** Stops redrawing and leaves a clean line for the summary. */
   finish(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    this.clear();
+    this.status.clear();
   }
 
   private line(text: string): void {
-    this.clear();
-    this.out.write(`${text}\n`);
-    if (this.tty) this.draw(Date.now());
+    this.status.print(text);
+    this.draw(Date.now());
   }
 
   /**
@@ -123,7 +120,7 @@ export class FilesProgress {
     return Math.min(this.total, this.settledListed + this.inFlightBytes);
   }
 
-  private status(now: number): string {
+  private statusText(now: number): string {
     const done = this.done();
     const seconds = Math.max((now - this.started) / 1000, 0.001);
     const rate = this.streamed / seconds;
@@ -135,21 +132,11 @@ export class FilesProgress {
   }
 
   private draw(now: number): void {
-    if (!this.tty || this.files === 0) return;
-    this.lastDraw = now;
-    this.drawn = true;
-    const share = this.total > 0 ? this.done() / this.total : 0;
-    const bar = `[${'#'.repeat(Math.round(share * 24)).padEnd(24, '.')}]`;
-    const width = Math.max(20, (this.out.columns || 80) - 1);
-    this.out.write(`\r${`${bar} ${this.status(now)}`.slice(0, width)}\x1b[K`);
+    if (this.files === 0) return;
+    this.status.draw(`${bar(this.total > 0 ? this.done() / this.total : 0)} ${this.statusText(now)}`, now);
   }
 
   private plain(now: number): void {
-    this.out.write(`img-etl: files: ${this.status(now)}\n`);
-  }
-
-  private clear(): void {
-    if (this.tty && this.drawn) this.out.write('\r\x1b[K');
-    this.drawn = false;
+    this.out.write(`img-etl: files: ${this.statusText(now)}\n`);
   }
 }

@@ -22,6 +22,7 @@ import type {
 } from '../../run/run-events.js';
 import type { Shortfall } from '../../extract/completeness/missing-of.js';
 import { counted, formatDuration, thousands } from './human-numbers.js';
+import { bar, StatusLine } from './status-line.js';
 import type { Reporter } from './reporter.js';
 
 /** How often progress is shown. */
@@ -69,7 +70,7 @@ interface PublishState {
  * seconds. Retries, skips, resumes and later passes get a line of their own. Quiet shows errors only.
  */
 export class Progress implements Reporter {
-  private readonly tty: boolean;
+  private readonly line: StatusLine;
   private readonly plainEveryMs: number;
   private readonly redrawEveryMs: number;
   private readonly refreshEveryMs: number;
@@ -81,8 +82,6 @@ export class Progress implements Reporter {
   /** The page size the server applied, from the `limit` of a page after the first. */
   private limit = 0;
   private firstLimit = 0;
-  private lastDraw = 0;
-  private drawn = false;
   private plainLines = 0;
   private timer: NodeJS.Timeout | undefined;
   /**
@@ -96,7 +95,7 @@ export class Progress implements Reporter {
     private readonly quiet = false,
     options: ProgressOptions = {},
   ) {
-    this.tty = out.isTTY === true;
+    this.line = new StatusLine(out);
     this.plainEveryMs = options.plainEveryMs ?? 10_000;
     this.redrawEveryMs = options.redrawEveryMs ?? 100;
     this.refreshEveryMs = options.refreshEveryMs ?? 1_000;
@@ -158,7 +157,7 @@ export class Progress implements Reporter {
     p.pages++;
     p.count = Math.max(p.count, event.count);
     if (this.limit === 0) this.learnLimit(event.url, event.offset);
-    if (!this.tty && this.plainLines === 0) this.plainLine(now); // the first line shows `count` at once
+    if (!this.line.tty && this.plainLines === 0) this.plainLine(now); // the first line shows `count` at once
     this.startTimer();
     this.maybeDraw(now);
   }
@@ -217,11 +216,11 @@ export class Progress implements Reporter {
     this.phase = 'publish';
     this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
     const formats = event.formats.join(', ');
-    if (!this.tty && this.stages)
+    if (!this.line.tty && this.stages)
       this.out.write(
         `img-etl: writing ${formats}: ${thousands(event.records)} records through the pipeline's stages\n`,
       );
-    else if (!this.tty) this.out.write(`img-etl: writing ${thousands(event.records)} records as ${formats}\n`);
+    else if (!this.line.tty) this.out.write(`img-etl: writing ${thousands(event.records)} records as ${formats}\n`);
     this.startTimer();
     this.draw(now);
   }
@@ -232,70 +231,58 @@ export class Progress implements Reporter {
     this.publish.written = this.stages ? event.rows + event.rejects : this.publish.records;
     this.draw(now);
     this.phase = 'idle'; // the summary follows
-    this.clearLine();
+    this.line.clear();
   }
 
   /** Prints what ends the command, quiet or not. */
   error(message: string): void {
-    this.clearLine();
-    this.out.write(`img-etl: ${message}\n`);
+    this.line.print(`img-etl: ${message}`);
   }
 
   /** Stops the timer and clears the bar so the summary starts on a clean line. */
   finish(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    this.clearLine();
+    this.line.clear();
   }
 
   /** The collections phases give lines, not a bar: the bar of the pass is cleared. */
   private enterCollections(): void {
-    this.clearLine();
+    this.line.clear();
     this.phase = 'collections';
   }
 
   /** Lines of their own, above the bar on a terminal; then the bar again. */
   private message(...lines: string[]): void {
-    if (lines.length > 0) {
-      this.clearLine();
-      this.out.write(lines.map((line) => `${line}\n`).join(''));
-    }
+    if (lines.length > 0) this.line.print(...lines);
     this.draw(Date.now());
   }
 
   private startTimer(): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => this.tick(), this.tty ? this.refreshEveryMs : this.plainEveryMs);
+    this.timer = setInterval(() => this.tick(), this.line.tty ? this.refreshEveryMs : this.plainEveryMs);
     this.timer.unref(); // never keeps the process alive
   }
 
   private tick(): void {
     const now = Date.now();
-    if (this.tty) this.draw(now);
+    if (this.line.tty) this.draw(now);
     else if (this.phase !== 'idle' && this.phase !== 'collections') this.plainLine(now);
   }
 
   /** Redraws the bar unless it was drawn moments ago. */
   private maybeDraw(now: number): void {
-    if (this.tty && now - this.lastDraw >= this.redrawEveryMs) this.draw(now);
+    if (this.line.tty && now - this.line.lastDraw >= this.redrawEveryMs) this.draw(now);
   }
 
   private draw(now: number): void {
-    if (!this.tty || this.phase === 'idle' || this.phase === 'collections') return;
-    this.lastDraw = now;
-    this.drawn = true;
-    const width = Math.max(20, (this.out.columns || 80) - 1); // a wrapped line could not be redrawn in place
-    this.out.write(`\r${this.barLine(now).slice(0, width)}\x1b[K`);
+    if (!this.line.tty || this.phase === 'idle' || this.phase === 'collections') return;
+    this.line.draw(this.barLine(now), now);
   }
 
   private plainLine(now: number): void {
     this.plainLines++;
     this.out.write(`img-etl: ${this.status(now)}\n`);
-  }
-
-  private clearLine(): void {
-    if (this.tty && this.drawn) this.out.write('\r\x1b[K');
-    this.drawn = false;
   }
 
   private learnLimit(url: string, offset: number): void {
@@ -312,19 +299,16 @@ export class Progress implements Reporter {
       this.phase === 'publish'
         ? ratio(this.publish.written, this.publish.records)
         : ratio(this.pass.records, this.pass.count);
-    const width = 24;
-    const filled = Math.round(share * width);
-    const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
-    if (this.phase === 'publish' && this.stages)
-      return `writing ${this.publish.formats.join('+')}: ${this.publishStatus(now)}`;
-    if (this.phase === 'publish') return `writing ${this.publish.formats.join('+')} ${bar} ${this.publishStatus(now)}`;
+    const formats = this.publish.formats.join('+');
+    if (this.phase === 'publish' && this.stages) return `writing ${formats}: ${this.publishStatus(now)}`;
+    if (this.phase === 'publish') return `writing ${formats} ${bar(share)} ${this.publishStatus(now)}`;
     const p = this.pass;
     const head =
       p.pass > 1
         ? `pass ${p.pass}/${p.maxPasses} looking for ` +
           `${p.missing > 0 ? `${thousands(p.missing)} missing` : 'moved records'} `
         : '';
-    return `${head}${bar} ${this.extractStatus(now)}`;
+    return `${head}${bar(share)} ${this.extractStatus(now)}`;
   }
 
   /** The status for a plain line. */
