@@ -1,4 +1,4 @@
-/** The one status line both progress views redraw in place: drawn on a terminal only, cut to its width, cleared once. */
+/** The one status line both progress views redraw in place: drawn on a terminal only, cut to width, cleared once. */
 import { describe, expect, it } from 'vitest';
 import { bar, StatusLine } from '../../../src/cli/printing/status-line.js';
 
