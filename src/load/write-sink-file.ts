@@ -1,10 +1,9 @@
 /**
  * A sink's file written whole or not at all, the one way every writer replaces its file: the bytes go to a temporary
- * file beside it (AtomicFile), which is renamed over the final name only once `write` has finished; on any failure
- * the temporary file is removed, the final name keeps what it held, and the source is released so that whatever
- * feeds it (a tee, a pager) stops too.
+ * file beside it, renamed over the final name only once `write` has finished (replaceFile); on any failure the final
+ * name keeps what it held, and the source is released so that whatever feeds it (a tee, a pager) stops too.
  */
-import { AtomicFile } from './file-system/atomic-file.js';
+import { replaceFile, type AtomicFile } from './file-system/atomic-file.js';
 import { closeSource } from './close-source.js';
 import type { SinkFormat, SinkResult } from './sink-result.js';
 
@@ -15,13 +14,10 @@ export async function writeSinkFile(
   path: string,
   write: (file: AtomicFile) => Promise<number>,
 ): Promise<SinkResult> {
-  let file: AtomicFile | undefined;
   try {
-    file = await AtomicFile.create(path);
-    const rows = await write(file);
-    return { format, path, rows, ...(await file.commit()) };
+    const [rows, digest] = await replaceFile(path, write);
+    return { format, path, rows, ...digest };
   } catch (error) {
-    await file?.abort();
     await closeSource(source); // in case the failure came before the write started reading
     throw error;
   }

@@ -131,6 +131,22 @@ export class AtomicFile {
   }
 }
 
+/**
+ * Writes the file at `path` whole or not at all, the one way a file is replaced: `fill` writes it under its temporary
+ * name, and only once it has finished is the file published; on any failure the temporary file is removed and `path`
+ * keeps what it held. Resolves to what `fill` returned, and the file's size and SHA-256.
+ */
+export async function replaceFile<T>(path: string, fill: (file: AtomicFile) => Promise<T>): Promise<[T, Digest]> {
+  const file = await AtomicFile.create(path);
+  try {
+    const value = await fill(file);
+    return [value, await file.commit()];
+  } catch (error) {
+    await file.abort();
+    throw error;
+  }
+}
+
 function writeFailed(what: string, cause: unknown): LoadError {
   return LoadError.of('LOAD_WRITE_FAILED', `load: ${what}: ${fileSystemReason(cause)}`, cause);
 }
