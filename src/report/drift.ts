@@ -130,11 +130,7 @@ export function driftOf(against: string, totals: DiffTotals): Drift {
 }
 
 /** Compares the run's batches with the snapshot at `older` (a snapshot folder); read every batch of `batches`. */
-export async function streamDrift(
-  older: string,
-  name: string,
-  batches: AsyncIterable<RecordBatch>,
-): Promise<DriftOutcome> {
+async function streamDrift(older: string, name: string, batches: AsyncIterable<RecordBatch>): Promise<DriftOutcome> {
   const iterator = batches[Symbol.asyncIterator]();
   // The diff stops its sides when it ends; this side's source is shared with the writers: it is drained below instead.
   const unstoppable: AsyncIterable<RecordBatch> = {

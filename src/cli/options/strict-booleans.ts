@@ -6,16 +6,14 @@
 import type { Options } from 'yargs';
 import { UsageError } from '../usage-error.js';
 
-/** The names of the boolean options in a table of options, as declared (kebab-case). */
-export function booleanNames(options: Record<string, Options>): string[] {
-  return Object.entries(options).flatMap(([name, option]) => (option.type === 'boolean' ? [name] : []));
-}
-
 /** Refuses, on a command line, a boolean option's value but true or false, and a number option's empty value. */
 export function checkGivenArgs(argv: readonly string[], options: Record<string, Options>): void {
   const spellings = new Map<string, string>();
-  for (const name of Object.keys(options)) for (const s of [name, camelCase(name)]) spellings.set(s, name);
-  for (const name of booleanNames(options)) for (const s of [name, camelCase(name)]) spellings.set(`no-${s}`, name);
+  for (const [name, option] of Object.entries(options))
+    for (const s of [name, camelCase(name)]) {
+      spellings.set(s, name);
+      if (option.type === 'boolean') spellings.set(`no-${s}`, name);
+    }
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--') return; // what follows is not an option
     const [, given, joined] = /^--([^=]+)(?:=(.*))?$/s.exec(argv[i]!) ?? [];

@@ -36,7 +36,7 @@ export class FileDigest {
 }
 
 /** The size and SHA-256 of the regular file at `path` (a link followed: see openRegularFile). */
-export async function digestOfFile(path: string): Promise<Digest> {
+async function digestOfFile(path: string): Promise<Digest> {
   return digestOf((await openRegularFile(path, { followLink: true })).handle);
 }
 
