@@ -11,11 +11,11 @@ import { readmeCommand } from './commands/readme-command.js';
 import { snapshotCommand } from './commands/snapshot-command.js';
 import { diffCommand } from './commands/diff-command.js';
 import { reportCommand } from './commands/report-command.js';
-import { FILES_OPTIONS, filesCommand } from './commands/files-command.js';
+import { filesCommand } from './commands/files-command.js';
 import { pipelineNames } from './load-pipeline.js';
 import { runCommand } from './commands/run-command.js';
 import { VERSION } from '../snapshot/tool.js';
-import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from './options/snapshot-options.js';
+import { ALL_OPTIONS } from './options/option-table.js';
 import { checkGivenArgs } from './options/strict-booleans.js';
 import { unknownArgumentsMessage, unknownOptionsFailure } from './options/unknown-arguments.js';
 import { missingArgumentsMessage } from './options/missing-arguments.js';
@@ -43,7 +43,7 @@ export async function runCli(
   ] as never;
   try {
     // yargs reads --fresh=yes as false, --concurrency "" as 0
-    checkGivenArgs(argv, { ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS, ...FILES_OPTIONS });
+    checkGivenArgs(argv, ALL_OPTIONS);
     await parserOf(argv, commands, streams.stdout).parseAsync();
   } catch (caught) {
     const err = withOptionSource(caught, argv); // a value from IMG_ETL_* or --config: said so

@@ -29,6 +29,7 @@ import { UnmatchedValues } from './unmatched-values.js';
 import { emptyTally, settleFile, type Job, type SettleRun } from './settle-file.js';
 import { tokenGoesTo } from './token-host.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
+import { DEFAULT_FILES_CONCURRENCY } from '../extract/defaults.js';
 
 /** Options of `fetchFiles`. */
 export interface FetchFilesOptions {
@@ -202,7 +203,9 @@ async function fetchPlanned(
   try {
     const batches =
       rows === undefined ? [selected!] : selectImages(rows, conditions(options.where), extraKeys(options.with));
-    const settled = mapConcurrently(jobsOf(batches), options.concurrency ?? 2, (job) => settleFile(job, run));
+    const settled = mapConcurrently(jobsOf(batches), options.concurrency ?? DEFAULT_FILES_CONCURRENCY, (job) =>
+      settleFile(job, run),
+    );
     const metadata = { 'img-etl.snapshot': path, 'img-etl.source_url': plan.baseUrl };
     const listedOk = new Set<string>();
     const fileRows = okPaths(settled, options.outDir, listedOk);
@@ -233,7 +236,7 @@ function filesClient(options: FetchFilesOptions, baseUrl: string, base: URL): Ht
   const sendToken = token !== undefined && tokenGoesTo(baseUrl, options.baseUrl !== undefined);
   if (token !== undefined && !sendToken) options.onEvent?.({ type: 'token-withheld', baseUrl });
   return new HttpClient(base, {
-    connections: options.concurrency ?? 2,
+    connections: options.concurrency ?? DEFAULT_FILES_CONCURRENCY,
     ...http,
     ...(sendToken ? { token } : {}),
   });

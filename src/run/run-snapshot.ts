@@ -49,7 +49,7 @@ import type { StagedCsv } from '../load/arrow/page-columns.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
 import { progressTap } from './progress-tap.js';
 import { stopIfAborted } from './until-aborted.js';
-import { DEFAULT_BASE_URL, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_OUT_DIR, DEFAULT_PAGE_SIZE } from '../extract/defaults.js';
 import { replayCollections } from '../extract/completeness/replay-collections.js';
 
 /** The staging folder of a run, inside its output folder. */
@@ -187,7 +187,7 @@ interface RunPlan {
 async function planRun(options: SnapshotOptions): Promise<RunPlan> {
   const formats: Format[] = [...new Set<Format>(checkFormats(options.formats ?? ['parquet']))];
   const startedAt = new Date();
-  const outDir = options.outDir ?? 'output';
+  const outDir = options.outDir ?? DEFAULT_OUT_DIR;
   const created = await missingFolders(outDir);
   await makeFolder(outDir);
   // Someone else's file where this run would write stops it before anything is fetched or staged.

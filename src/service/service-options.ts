@@ -53,75 +53,117 @@ export interface PlannedRequest {
   n: number;
 }
 
+/** What a numeric fault knob takes: a probability, a whole number from 0, or an amount from 0 (a time, a rate). */
+export type KnobValues = 'probability' | 'count' | 'amount';
+
 /**
- * Fault knobs; all off by default. They act on GET and HEAD of the data endpoints (the list and one image):
- * every such request may draw a fault and the mutations, holds a worker and spends the latency.
+ * A knob; its flag is its name in kebab case without the unit (`pageLatencyMs`: `--page-latency`, `rate500`:
+ * `--rate-500`) unless `flag` says otherwise.
  */
-export interface FaultOptions {
+function knob<T extends KnobValues>(takes: T, byDefault: number, describe: string, flag?: string) {
+  return { takes, default: byDefault, describe, flag } as const;
+}
+
+/**
+ * The numeric fault knobs, the one place each is defined: `FaultOptions`, their defaults, their checks and the flags
+ * of `img-etl serve` all derive from it. They act on GET and HEAD of the data endpoints (the list and one image), the
+ * file knobs on the files under /media/; all off by default.
+ */
+export const FAULT_KNOBS = {
   /** Concurrent workers; requests beyond wait in line, and latency is spent holding a worker. Default 0 (no limit). */
-  workers?: number;
+  workers: knob('count', 0, 'Concurrent workers; requests beyond wait (0: no limit)'),
   /** Milliseconds spent per response (a page, or one image), holding a worker. Default 0. */
-  pageLatencyMs?: number;
+  pageLatencyMs: knob('amount', 0, 'Milliseconds per response (a page, one image), spent holding a worker'),
   /** Milliseconds spent per record in the response, holding a worker. Default 0. */
-  recordLatencyMs?: number;
+  recordLatencyMs: knob('amount', 0, 'Milliseconds per record in the response, spent holding a worker'),
   /** Probability that a data request answers 500 (Django's HTML page). Default 0. */
-  rate500?: number;
+  rate500: knob('probability', 0, "Probability of Django's HTML 500 page"),
   /** Probability of a 502 from the proxy (HTML). Default 0. */
-  rate502?: number;
+  rate502: knob('probability', 0, "Probability of the proxy's HTML 502 page"),
   /** Probability of a 504 from the proxy (HTML). Default 0. */
-  rate504?: number;
+  rate504: knob('probability', 0, "Probability of the proxy's HTML 504 page"),
   /** Probability of a 429 with Retry-After. Default 0. */
-  rate429?: number;
+  rate429: knob('probability', 0, 'Probability of a 429 with Retry-After'),
   /** Seconds in the Retry-After header of a 429. Default 1. */
-  retryAfterSeconds?: number;
+  retryAfterSeconds: knob('amount', 1, 'Seconds in the Retry-After header of a 429'),
   /** Probability that a 200 body is cut short and the connection destroyed. Default 0. */
-  rateTruncate?: number;
+  rateTruncate: knob('probability', 0, 'Probability that a 200 body is cut short and the connection destroyed'),
   /** Probability that the connection is reset without a response. Default 0. */
-  rateReset?: number;
+  rateReset: knob('probability', 0, 'Probability that the connection is reset without a response'),
   /** Probability per data request that records are inserted at random rows before it is answered. Default 0. */
-  insertRate?: number;
+  insertRate: knob('probability', 0, 'Probability per request that records are inserted at random rows'),
   /** Records inserted each time. Default 1. */
-  insertCount?: number;
+  insertCount: knob('count', 1, 'Records inserted each time'),
   /** Probability per data request that records are deleted at random rows before it is answered. Default 0. */
-  deleteRate?: number;
+  deleteRate: knob('probability', 0, 'Probability per request that records are deleted at random rows'),
   /** Records deleted each time. Default 1. */
-  deleteCount?: number;
+  deleteCount: knob('count', 1, 'Records deleted each time'),
   /**
    * Probability per data request that records are edited in place (modify_date to now, the name suffixed, the
    * collection's modify_date moved) before it is answered. Default 0.
    */
-  editRate?: number;
+  editRate: knob(
+    'probability',
+    0,
+    'Probability per request that records are edited in place (modify_date now, the name suffixed)',
+  ),
   /** Records edited each time. Default 1. */
-  editCount?: number;
-  /** Probability per list request that the row order is unstable for it. Default 0. */
-  unstableOrderRate?: number;
+  editCount: knob('count', 1, 'Records edited each time'),
+  /** Probability per list request that the row order is unstable for it (see `unstableOrderMode`). Default 0. */
+  unstableOrderRate: knob(
+    'probability',
+    0,
+    'Probability per request that the row order of /api/images/ or /api/collections/ changes',
+    'unstable-order',
+  ),
+  /** Rows moved to the end each time in 'move' mode. Default 10. */
+  moveCount: knob('count', 10, 'Rows moved each time in move mode'),
+  /** Share of records counted in `count` but dropped from pages (decided per id). Default 0. */
+  orphanRate: knob('probability', 0, 'Share of records counted but never served'),
+  /** Seed of every fault decision, so runs repeat exactly. Default 1. */
+  faultSeed: knob('count', 1, 'Seed of every fault decision'),
+  /** Probability that a file response under /media/ is cut short and the connection destroyed. Default 0. */
+  fileTruncateRate: knob('probability', 0, 'Probability that a file body under /media/ is cut short'),
+  /** Probability that a file response is a whole file of another length than `file_size`. Default 0. */
+  fileWrongLengthRate: knob('probability', 0, 'Probability that a file is served at another length than its file_size'),
+  /** Probability that a file response has one byte changed. Default 0. */
+  fileCorruptRate: knob('probability', 0, 'Probability that a file is served with one byte changed'),
+  /** Probability that a file request's Range header is ignored (200, the whole file). Default 0. */
+  fileIgnoreRangeRate: knob('probability', 0, 'Probability that a Range header is ignored (200, the whole file)'),
+  /** Bytes per second each file response is sent at, at most (one response at a time per connection); 0: no cap. */
+  fileBytesPerSecond: knob(
+    'amount',
+    0,
+    'Bytes per second each file response is sent at, at most (0: no cap)',
+    'file-rate',
+  ),
+} as const;
+
+/** The flag of `img-etl serve` that sets the knob `key`. */
+export function knobFlag(key: keyof typeof FAULT_KNOBS): string {
+  const knob: { flag?: string } = FAULT_KNOBS[key];
+  return (
+    knob.flag ??
+    key
+      .replace(/(Ms|Seconds)$/, '')
+      .replace(/([a-z])([A-Z0-9])/g, '$1-$2')
+      .toLowerCase()
+  );
+}
+
+/** The numeric fault knobs as options, each documented where FAULT_KNOBS defines it. */
+export type NumericFaults = { -readonly [K in keyof typeof FAULT_KNOBS]?: number };
+
+/** Fault knobs; all off by default (see FAULT_KNOBS). */
+export interface FaultOptions extends NumericFaults {
   /**
    * How the order changes: 'rotate' serves that request from a scan that starts at a random row and
    * wraps (a synchronized sequential scan); 'move' moves `moveCount` random rows to the end for good
    * (updated rows). Default 'rotate'.
    */
   unstableOrderMode?: 'rotate' | 'move';
-  /** Rows moved to the end each time in 'move' mode. Default 10. */
-  moveCount?: number;
-  /** Share of records counted in `count` but dropped from pages (decided per id). Default 0. */
-  orphanRate?: number;
-  /** Seed of every fault decision, so runs repeat exactly. Default 1. */
-  faultSeed?: number;
   /** Picks the fault for a data request; undefined leaves it to the rates. Default none. */
   plan?: (request: PlannedRequest) => FaultKind | undefined;
-  /** Probability that a file response under /media/ is cut short and the connection destroyed. Default 0. */
-  fileTruncateRate?: number;
-  /** Probability that a file response is a whole file of another length than `file_size`. Default 0. */
-  fileWrongLengthRate?: number;
-  /** Probability that a file response has one byte changed. Default 0. */
-  fileCorruptRate?: number;
-  /** Probability that a file request's Range header is ignored (200, the whole file). Default 0. */
-  fileIgnoreRangeRate?: number;
-  /**
-   * Bytes per second each file response is sent at, at most (one response at a time per connection); 0: no cap. Default
-   * 0.
-   */
-  fileBytesPerSecond?: number;
   /** Picks the fault for a file request; undefined leaves it to the file rates. Default none. */
   filePlan?: (request: PlannedFileRequest) => FileFaultKind | undefined;
 }
@@ -165,53 +207,25 @@ type Plans = 'plan' | 'filePlan';
 
 /** The fault options in force when none are given. */
 export const NO_FAULTS: ResolvedFaults = {
-  workers: 0,
-  pageLatencyMs: 0,
-  recordLatencyMs: 0,
-  rate500: 0,
-  rate502: 0,
-  rate504: 0,
-  rate429: 0,
-  retryAfterSeconds: 1,
-  rateTruncate: 0,
-  rateReset: 0,
-  insertRate: 0,
-  insertCount: 1,
-  deleteRate: 0,
-  deleteCount: 1,
-  editRate: 0,
-  editCount: 1,
-  unstableOrderRate: 0,
+  ...(Object.fromEntries(
+    Object.entries(FAULT_KNOBS).map(([key, knob]) => [key, knob.default]),
+  ) as Required<NumericFaults>),
   unstableOrderMode: 'rotate',
-  moveCount: 10,
-  orphanRate: 0,
-  faultSeed: 1,
-  fileTruncateRate: 0,
-  fileWrongLengthRate: 0,
-  fileCorruptRate: 0,
-  fileIgnoreRangeRate: 0,
-  fileBytesPerSecond: 0,
 };
 
-const PROBABILITIES = [
-  'rate500',
-  'rate502',
-  'rate504',
-  'rate429',
-  'rateTruncate',
-  'rateReset',
-  'insertRate',
-  'deleteRate',
-  'editRate',
-  'unstableOrderRate',
-  'orphanRate',
-  'fileTruncateRate',
-  'fileWrongLengthRate',
-  'fileCorruptRate',
-  'fileIgnoreRangeRate',
-] as const;
-const DURATIONS = ['pageLatencyMs', 'recordLatencyMs', 'retryAfterSeconds', 'fileBytesPerSecond'] as const;
-const COUNTS = ['workers', 'insertCount', 'deleteCount', 'editCount', 'moveCount', 'faultSeed'] as const;
+/** The message's words for what a knob takes. */
+const TAKES: Record<KnobValues, string> = {
+  probability: 'a probability from 0 to 1',
+  count: 'a non-negative integer',
+  amount: 'a non-negative number',
+};
+
+/** Whether `value` is a value a knob taking `takes` accepts. */
+function takes(takes: KnobValues, value: unknown): boolean {
+  if (typeof value !== 'number') return false;
+  if (takes === 'probability') return value >= 0 && value <= 1;
+  return takes === 'count' ? Number.isSafeInteger(value) && value >= 0 : Number.isFinite(value) && value >= 0;
+}
 
 /** Merges changes into fault options, checking each value; throws with the bad value in the message. */
 export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}): ResolvedFaults {
@@ -222,15 +236,10 @@ export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}):
       if (key === 'filePlan') delete next.filePlan;
       continue;
     }
-    if ((PROBABILITIES as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !(value >= 0 && value <= 1))
-        throw new Error(`service: ${key} must be a probability from 0 to 1, got ${shown(value)}`);
-    } else if ((DURATIONS as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-        throw new Error(`service: ${key} must be a non-negative number, got ${shown(value)}`);
-    } else if ((COUNTS as readonly string[]).includes(key)) {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-        throw new Error(`service: ${key} must be a non-negative integer, got ${shown(value)}`);
+    const knob = (FAULT_KNOBS as Record<string, { takes: KnobValues } | undefined>)[key];
+    if (knob !== undefined) {
+      if (!takes(knob.takes, value))
+        throw new Error(`service: ${key} must be ${TAKES[knob.takes]}, got ${shown(value)}`);
     } else if (key === 'unstableOrderMode') {
       if (value !== 'rotate' && value !== 'move')
         throw new Error(`service: unstableOrderMode must be 'rotate' or 'move', got ${shown(value)}`);

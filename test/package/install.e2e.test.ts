@@ -157,12 +157,11 @@ describe('img-etl installed from its packed tarball', () => {
       const result = await run(bin, args, cwd);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
     }
-    const readme = await run(bin, ['readme'], cwd); // a maintainers' command: it needs docs/schema.md to update
+    const readme = await run(bin, ['readme'], cwd); // a maintainers' command: it needs the docs to update
     expect(readme).toEqual({
       code: 2,
       stdout: '',
-      stderr:
-        'img-etl: readme: no file docs/schema.md here; give the file holding the schema tables: img-etl readme FILE\n',
+      stderr: "img-etl: readme: no file docs/schema.md here; run img-etl readme in the repository's folder\n",
     });
   });
 

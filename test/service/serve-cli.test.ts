@@ -206,10 +206,11 @@ describe('img-etl serve', () => {
 
   it.concurrent.for([
     [['--rate-500', '2'], '--rate-500: expected a probability from 0 to 1, got 2'],
-    [['--records', 'many'], '--records: expected a non-negative integer, got something that is not a number'],
-    [['--records', '2.5'], '--records: expected a non-negative integer, got 2.5'],
-    [['--page-latency', '-5'], '--page-latency: expected a non-negative number, got -5'],
-    [['--port', '70000'], '--port: expected 0 to 65535, got 70000'],
+    [['--records', 'many'], '--records: expected a whole number from 0, got something that is not a number'],
+    [['--records', '2.5'], '--records: expected a whole number from 0, got 2.5'],
+    [['--page-latency', '-5'], '--page-latency: expected a number from 0, got -5'],
+    [['--port', '70000'], '--port: expected a whole number from 0 to 65535, got 70000'],
+    [['--port', ''], '--port: empty; expected a number'],
     [
       ['--data', '/nonexistent/records.ndjson'],
       '--data: cannot read /nonexistent/records.ndjson: no such file or folder (ENOENT)',

@@ -6,16 +6,18 @@ import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
 import { COLUMNS } from '../../schema/columns.js';
 import type { Row } from '../../schema/row.js';
 import { formatTimestampMicros } from '../../schema/timestamp.js';
 import { readNdjsonLines } from '../../service/records/data-records.js';
 import { oneLine } from '../../text/one-line.js';
 import { runSnapshotCommand } from './snapshot-command.js';
-import { folderOption, parseFormats, positiveInt, valued } from '../options/snapshot-options.js';
+import { parseFormats } from '../options/snapshot-options.js';
+import { DEMO_OPTIONS } from '../options/option-table.js';
+import { checkOptions } from '../options/option-spec.js';
 
-type DemoArgs = ArgumentsCamelCase<{ records: number; out: string; to: string[]; rows: number }>;
+type DemoArgs = ArgumentsCamelCase<InferredOptionTypes<typeof DEMO_OPTIONS>>;
 
 /** The 59 real records shipped with the repository, when they are there. */
 function fixturePath(): string | undefined {
@@ -36,28 +38,7 @@ export function demoCommand(io: CommandIo): CommandModule<object, DemoArgs> {
     describe:
       'Run the whole job against the bundled service (no network): a --snapshot of it into output/demo, its report ' +
       'and loaders too',
-    builder: (y) =>
-      y.options(
-        valued({
-          records: {
-            type: 'number',
-            default: 5000,
-            describe: 'Generated records served (beside the 59 real ones of a checkout of the repository)',
-          },
-          out: {
-            type: 'string',
-            default: 'output/demo',
-            describe: 'The --snapshot folder: each run into <UTC time>/, latest pointing at the newest',
-          },
-          to: {
-            type: 'string',
-            array: true,
-            default: ['parquet', 'arrow', 'csv'],
-            describe: 'Formats to write',
-          },
-          rows: { type: 'number', default: 5, describe: 'Rows to print' },
-        }),
-      ),
+    builder: (y) => y.options(DEMO_OPTIONS),
     handler: (args) => runDemo(args, io),
   };
 }
@@ -68,9 +49,9 @@ export function demoCommand(io: CommandIo): CommandModule<object, DemoArgs> {
  * to try next with them, and stops the service.
  */
 async function runDemo(args: DemoArgs, io: CommandIo): Promise<void> {
-  const outDir = folderOption('out', args.out);
+  checkOptions(args, DEMO_OPTIONS);
+  const { out: outDir, rows: previewRows } = args;
   const formats = parseFormats(args.to);
-  const previewRows = positiveInt('rows', args.rows);
   const file = fixturePath();
   const { startService } = await import('../../service/start-service.js'); // the service's code for this command only
   const service = await startService({

@@ -1,8 +1,8 @@
 /** The `img-etl diff` command: compares two snapshots by id, writes the diff files and prints a summary. */
 import type { CommandIo } from '../command-io.js';
-import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
 import { DiffError } from '../../snapshot/diff-error.js';
-import { DIFF_FILE_NAMES, DIFF_FORMATS, type DiffFormat } from '../../diff/diff-formats.js';
+import { DIFF_FORMATS, type DiffFormat } from '../../diff/diff-formats.js';
 import type { DiffTotals, SnapshotDiff } from '../../diff/diff-snapshots.js';
 import type { StagedDiff } from '../../diff/write-diff.js';
 import type { SchemaDiff } from '../../diff/plan-columns.js';
@@ -16,11 +16,13 @@ import type { Table } from '../../schema/table.js';
 import { EXIT } from '../exit-codes.js';
 import { counted, formatBytes, thousands } from '../printing/human-numbers.js';
 import { interruptSignal } from '../interrupt-signal.js';
-import { folderOption, parseFormats, valued } from '../options/snapshot-options.js';
+import { parseFormats } from '../options/snapshot-options.js';
+import { DIFF_OPTIONS } from '../options/option-table.js';
+import { checkOptions } from '../options/option-spec.js';
 import { UsageError } from '../usage-error.js';
 import { whySnapshotFolder } from '../../snapshot/snapshot-names.js';
 
-type DiffArgs = ArgumentsCamelCase<{ old: string; new: string; out: string; to: string[] }>;
+type DiffArgs = ArgumentsCamelCase<InferredOptionTypes<typeof DIFF_OPTIONS> & { old: string; new: string }>;
 
 /** Changed fields listed in the summary, most frequent first. */
 const TOP_FIELDS = 10;
@@ -38,24 +40,7 @@ export function diffCommand(io: CommandIo): CommandModule<object, DiffArgs> {
             'The older snapshot: a folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file',
         })
         .positional('new', { type: 'string', describe: 'The newer snapshot, named the same ways' })
-        .options(
-          valued({
-            out: {
-              type: 'string',
-              default: 'output/diff',
-              describe:
-                `Folder to write ${Object.values(DIFF_FILE_NAMES).join(' and ')} into, and collections-diff.* ` +
-                'when both snapshots hold collections (created if missing; never a snapshot folder)',
-            },
-            to: {
-              type: 'string',
-              array: true,
-              nargs: 1, // one value per --to: `diff --to csv OLD NEW` leaves the snapshots to the positionals
-              default: ['parquet'],
-              describe: `Diff format, repeatable or comma-separated: ${DIFF_FORMATS.join(', ')}`,
-            },
-          }),
-        )
+        .options(DIFF_OPTIONS)
         .example('$0 diff snaps/20261120T020000.000Z snaps/latest', 'What changed since the snapshot of 20 November')
         .example('$0 diff old new --to parquet,csv --out diffs', 'Both files into diffs/') as never,
     handler: (args) => runDiff(args, io),
@@ -67,8 +52,9 @@ export function diffCommand(io: CommandIo): CommandModule<object, DiffArgs> {
  * The first SIGINT or SIGTERM stops the diff, its files unpublished (exit 130); the second exits at once.
  */
 async function runDiff(args: DiffArgs, io: CommandIo): Promise<void> {
+  checkOptions(args, DIFF_OPTIONS);
   const formats = parseFormats(args.to, DIFF_FORMATS, 'diff format');
-  const out = folderOption('out', args.out);
+  const out = args.out;
   const why = await whySnapshotFolder(out);
   if (why !== undefined) throw new UsageError(`--out: ${out} ${why}; give the diff a folder of its own`);
   const { signal, release } = interruptSignal();

@@ -21,7 +21,7 @@ import { normalise } from '../../transform/normalise.js';
 import { validate } from '../../transform/validate.js';
 import { counted, formatBytes, formatDuration, thousands } from '../printing/human-numbers.js';
 import type { Reporter } from '../printing/reporter.js';
-import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../../extract/defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_OUT_DIR, DEFAULT_PAGE_SIZE } from '../../extract/defaults.js';
 import { redactUrl } from '../../extract/paging/redact-url.js';
 import { IMAGES } from '../../schema/columns.js';
 
@@ -121,7 +121,7 @@ async function kindOf(options: SnapshotOptions, listUrl: URL): Promise<Pick<DryR
   if (options.snapshot !== true) return {};
   const { plannedKind } = await import('../../run/incremental/run-kind.js');
   const kind = await plannedKind({
-    baseDir: options.outDir ?? 'output',
+    baseDir: options.outDir ?? DEFAULT_OUT_DIR,
     full: options.full === true,
     fullEveryDays: options.fullEveryDays,
     stages: (options.stages ?? []).length > 0,

@@ -3,7 +3,7 @@
  * files.
  */
 import type { CommandIo } from '../command-io.js';
-import type { ArgumentsCamelCase, CommandModule, Options } from 'yargs';
+import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
 import type { FetchFilesOptions, FilesPlan, FilesResult } from '../../files/fetch-files.js';
 import type { FilesEvent } from '../../files/files-events.js';
 import { FilesError } from '../../files/files-error.js';
@@ -17,96 +17,15 @@ import { counted, formatBytes, formatDuration, thousands } from '../printing/hum
 import { interruptSignal } from '../interrupt-signal.js';
 import type { Reporter } from '../printing/reporter.js';
 import { reportingErrors } from './snapshot-command.js';
-import { outputChoicesFrom, type OutputChoices } from '../options/snapshot-options.js';
-import {
-  folderOption,
-  OUTPUT_OPTIONS,
-  parseChoices,
-  parseFormats,
-  positiveInt,
-  tokenOption,
-  valued,
-  positiveSeconds,
-  SNAPSHOT_OPTIONS,
-} from '../options/snapshot-options.js';
-import { FORMATS, type Format } from '../../snapshot/formats.js';
+import { outputChoicesFrom, parseChoices, parseFormats, type OutputChoices } from '../options/snapshot-options.js';
+import { FILES_OPTIONS } from '../options/option-table.js';
+import { checkOptions } from '../options/option-spec.js';
+import type { Format } from '../../snapshot/formats.js';
 import { UsageError } from '../usage-error.js';
 import { baseUrlOption } from '../options/base-url-option.js';
 
-type FilesArgs = ArgumentsCamelCase<{
-  snapshot: string;
-  out: string;
-  to: string[];
-  where: string[];
-  concurrency: number;
-  with: string[];
-  baseUrl?: string;
-  token?: string;
-  timeout: number;
-  maxAttempts: number;
-  retryDelay: number;
-  dryRun: boolean;
-  verify: boolean;
-  quiet: boolean;
-  logFormat: string;
-  summary: string;
-  progressInterval: number;
-}>;
-
-/** The options of `img-etl files`: on the command line or in a --config file (IMG_ETL_TOKEN: see tokenOption). */
-export const FILES_OPTIONS = valued({
-  out: {
-    type: 'string',
-    demandOption: true,
-    describe: 'Folder the files and files.parquet go to (created if missing)',
-  },
-  to: {
-    ...SNAPSHOT_OPTIONS.to,
-    describe: `Formats of the files table, repeatable or comma-separated: ${FORMATS.join(', ')} (files.parquet, …)`,
-  },
-  where: {
-    type: 'string',
-    array: true,
-    default: [],
-    describe:
-      'Repeatable, all must hold: "<column> <op> <value>", op = != < <= > >= in (…) like, is null, ' +
-      'is not null; text in single quotes',
-  },
-  concurrency: { type: 'number', default: 2, describe: 'Files fetched at once' },
-  with: {
-    type: 'string',
-    array: true,
-    default: [],
-    describe: `Other links to fetch too, repeatable or comma-separated: ${Object.keys(EXTRA_LINKS).join(', ')}`,
-  },
-  'base-url': {
-    type: 'string',
-    describe:
-      "The service the files come from; default the snapshot's source. The token goes only to a service named here " +
-      'or to https://neurovault.org',
-  },
-  token: SNAPSHOT_OPTIONS.token,
-  timeout: SNAPSHOT_OPTIONS.timeout,
-  'max-attempts': {
-    ...SNAPSHOT_OPTIONS['max-attempts'],
-    describe: 'Attempts per file before it is reported (retries back off exponentially with jitter)',
-  },
-  'retry-delay': SNAPSHOT_OPTIONS['retry-delay'],
-  verify: {
-    type: 'boolean',
-    default: false,
-    describe:
-      'Re-hash every file kept from disk (by default only those whose size or mtime differ from files.parquet) ' +
-      'and fetch again those that changed',
-  },
-  ...OUTPUT_OPTIONS,
-  'dry-run': {
-    type: 'boolean',
-    default: false,
-    describe: 'Print how many files and bytes the selection holds and an estimated time; fetch nothing',
-  },
-  summary: { ...OUTPUT_OPTIONS.summary, describe: 'The summary on stdout: text or json' },
-} as const satisfies Record<string, Options>);
+/** Parsed arguments of `img-etl files`: what yargs makes of FILES_OPTIONS and the snapshot. */
+type FilesArgs = ArgumentsCamelCase<InferredOptionTypes<typeof FILES_OPTIONS> & { snapshot: string }>;
 
 /**
  * `img-etl files <snapshot> --out DIR`: fetches the image files a snapshot selects, verified, and writes files.parquet.
@@ -169,13 +88,13 @@ interface FilesRun {
 /** Checks the command line (a usage error for a bad value) and makes the reporter `--log-format` asks for. */
 async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo): Promise<FilesRun> {
   const summary = output.summary;
-  const out = folderOption('out', args.out);
-  const formats = parseFormats(args.to);
-  const concurrency = positiveInt('concurrency', args.concurrency);
-  const groups = parseChoices('with', args.with, Object.keys(EXTRA_LINKS) as ExtraLinkGroup[], 'link');
   // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
-  const token = tokenOption(args.token ?? process.env['IMG_ETL_TOKEN']);
-  const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
+  const token = args.token ?? process.env['IMG_ETL_TOKEN'];
+  checkOptions({ ...args, token }, FILES_OPTIONS);
+  const { out, concurrency } = args;
+  const formats = parseFormats(args.to);
+  const groups = parseChoices('with', args.with, Object.keys(EXTRA_LINKS) as ExtraLinkGroup[], 'link');
+  const timeoutMs = args.timeout * 1000;
   const { parseWhere } = await import('../../files/where-condition.js');
   const where = await usage(() => args.where.map((text) => parseWhere(text)));
   const selection = {
@@ -237,7 +156,7 @@ async function fetchSelection(run: FilesRun, args: FilesArgs, io: CommandIo): Pr
   }
 }
 
-/** fetchFiles's options from the checked run and the retry options (checked here: a usage error for a bad value). */
+/** fetchFiles's options from the checked run and the retry options. */
 function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): FetchFilesOptions {
   return {
     ...run.selection,
@@ -250,10 +169,7 @@ function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): Fetc
       bodyTimeoutMs: run.timeoutMs,
       ...(run.token === undefined ? {} : { token: run.token }),
     },
-    retry: {
-      attempts: positiveInt('max-attempts', args.maxAttempts),
-      baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
-    },
+    retry: { attempts: args.maxAttempts, baseDelayMs: args.retryDelay * 1000 },
     signal,
     onEvent: run.progress.onEvent,
   };

@@ -1,14 +1,15 @@
 /** The `img-etl report` command: the report page of a snapshot read back, never written over a snapshot's own files. */
 import type { CommandIo } from '../command-io.js';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import type { ArgumentsCamelCase, CommandModule } from 'yargs';
+import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
 import { DiffError } from '../../snapshot/diff-error.js';
 import { FILE_NAMES } from '../../snapshot/formats.js';
 import { makeFolder } from '../../load/file-system/make-folder.js';
 import { UsageError } from '../usage-error.js';
-import { folderOption, valued } from '../options/snapshot-options.js';
+import { REPORT_OPTIONS } from '../options/option-table.js';
+import { checkOptions } from '../options/option-spec.js';
 
-type ReportArgs = ArgumentsCamelCase<{ snapshot: string; against?: string; out: string }>;
+type ReportArgs = ArgumentsCamelCase<InferredOptionTypes<typeof REPORT_OPTIONS> & { snapshot: string }>;
 
 /** `img-etl report SNAPSHOT [--against OLDER] [--out FILE]`: the report page of a snapshot, and its numbers as JSON. */
 export function reportCommand(io: CommandIo): CommandModule<object, ReportArgs> {
@@ -21,16 +22,7 @@ export function reportCommand(io: CommandIo): CommandModule<object, ReportArgs> 
           type: 'string',
           describe: 'A snapshot folder, a --snapshot folder or its latest, or an images.parquet/images.arrow file',
         })
-        .options(
-          valued({
-            against: { type: 'string', describe: 'An older snapshot, named the same ways: what changed since' },
-            out: {
-              type: 'string',
-              default: 'report.html',
-              describe: 'The page to write; the numbers go beside it with .json for .html',
-            },
-          }),
-        )
+        .options(REPORT_OPTIONS)
         .example(
           '$0 report snaps/latest --against snaps/20261120T031700.000Z',
           'The newest snapshot, and what changed since 20 November',
@@ -41,8 +33,8 @@ export function reportCommand(io: CommandIo): CommandModule<object, ReportArgs> 
 
 /** Reads the snapshot (and the older one), writes the report page and its numbers, and prints what it wrote. */
 async function runReport(args: ReportArgs, io: CommandIo): Promise<void> {
-  const out = folderOption('out', args.out, 'file name');
-  const against = args.against === undefined ? undefined : folderOption('against', args.against, 'snapshot');
+  checkOptions(args, REPORT_OPTIONS);
+  const { out, against } = args;
   const json = extname(out) === '.html' ? `${out.slice(0, -'.html'.length)}.json` : `${out}.json`;
   for (const path of [out, json]) await refuseListedFile(path);
   const [{ reportSnapshot }, { writeReport }] = await Promise.all([

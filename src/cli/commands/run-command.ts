@@ -3,7 +3,7 @@ import type { CommandIo } from '../command-io.js';
 import type { CommandModule } from 'yargs';
 import { loadPipeline, type LoadedPipeline } from '../load-pipeline.js';
 import { handleSnapshotArgs, reportingErrors, type SnapshotArgs } from './snapshot-command.js';
-import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from '../options/snapshot-options.js';
+import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from '../options/option-table.js';
 import { withEnvAndConfig } from '../options/config-file.js';
 
 // `--to` defaults to the pipeline's own formats, so it has no yargs default here.

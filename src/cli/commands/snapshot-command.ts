@@ -10,19 +10,13 @@ import { EXIT, exitCodeOf } from '../exit-codes.js';
 import { interruptSignal } from '../interrupt-signal.js';
 import { JsonLog } from '../printing/json-log.js';
 import { createReporter, type LogFormat } from '../printing/create-reporter.js';
-import {
-  OUTPUT_OPTIONS,
-  SNAPSHOT_OPTIONS,
-  folderOption,
-  outputChoicesFrom,
-  parseFormats,
-} from '../options/snapshot-options.js';
-import { positiveInt, positiveNumber, positiveSeconds, tokenOption } from '../options/snapshot-options.js';
+import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from '../options/option-table.js';
+import { checkOptions } from '../options/option-spec.js';
+import { outputChoicesFrom, parseFormats } from '../options/snapshot-options.js';
 import { formatSummary, formatSummaryJson, type SummaryExtras } from '../printing/summary.js';
-import { UsageError } from '../usage-error.js';
 import { withOptionSource } from '../options/option-source.js';
 import { baseUrlHint, baseUrlOption } from '../options/base-url-option.js';
-import { DEFAULT_BASE_URL } from '../../extract/defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_OUT_DIR } from '../../extract/defaults.js';
 import { CheckpointError } from '../../extract/staging/checkpoint-error.js';
 import { isPageEntry } from '../../extract/staging/journal.js';
 import { JOURNAL, readJournal } from '../../extract/staging/staging-files.js';
@@ -35,42 +29,31 @@ import { messageOf } from '../../text/message-of.js';
 /** Parsed arguments of a snapshot run: what yargs makes of SNAPSHOT_OPTIONS and OUTPUT_OPTIONS. */
 export type SnapshotArgs = ArgumentsCamelCase<InferredOptionTypes<typeof SNAPSHOT_OPTIONS & typeof OUTPUT_OPTIONS>>;
 
-/** Turns parsed snapshot arguments into run options, failing with a one-line message on a bad value. */
-export function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
-  const baseUrl = baseUrlOption(args.baseUrl);
+/** Turns checked snapshot arguments into run options; a one-line usage error for a bad base URL or format. */
+function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   return {
-    baseUrl: baseUrl.href,
-    outDir: folderOption('out', args.out),
+    baseUrl: baseUrlOption(args.baseUrl).href,
+    outDir: args.out,
     formats: parseFormats(args.to),
-    concurrency: positiveInt('concurrency', args.concurrency),
-    pageSize: positiveInt('page-size', args.pageSize),
+    concurrency: args.concurrency,
+    pageSize: args.pageSize,
     parquetEngine: args.parquetEngine,
     csvEngine: args.csvEngine,
-    retry: {
-      attempts: positiveInt('max-attempts', args.maxAttempts),
-      baseDelayMs: positiveSeconds('retry-delay', args.retryDelay) * 1000,
-    },
+    retry: { attempts: args.maxAttempts, baseDelayMs: args.retryDelay * 1000 },
     http: {
-      headersTimeoutMs: positiveSeconds('timeout', args.timeout) * 1000,
+      headersTimeoutMs: args.timeout * 1000,
       bodyTimeoutMs: args.timeout * 1000,
-      token: tokenOption(args.token),
-      maxBodyBytes: Math.round(positiveNumber('max-page-mb', args.maxPageMb, 'MiB') * 1024 * 1024),
+      token: args.token,
+      maxBodyBytes: Math.round(args.maxPageMb * 1024 * 1024),
     },
     neutraliseFormulas: args.neutraliseFormulas,
-    maxPasses: positiveInt('max-passes', args.maxPasses),
+    maxPasses: args.maxPasses,
     fresh: args.fresh,
-    maxResumeAgeMs: positiveNumber('max-resume-age', args.maxResumeAge, 'hours') * 3_600_000,
+    maxResumeAgeMs: args.maxResumeAge * 3_600_000,
     snapshot: args.snapshot,
     full: args.full,
-    fullEveryDays: args.fullEvery === undefined ? undefined : nonNegativeNumber('full-every', args.fullEvery, 'days'),
+    fullEveryDays: args.fullEvery,
   };
-}
-
-/** A number of `unit` from 0 (0: every run makes a full pass), or a one-line usage error. */
-function nonNegativeNumber(name: string, value: number, unit: string): number {
-  if (!Number.isFinite(value) || value < 0)
-    throw new UsageError(`--${name}: expected a number of ${unit} from 0, got ${String(value)}`);
-  return value;
 }
 
 /** How the command line runs a snapshot, beyond the run's own options. */
@@ -100,7 +83,7 @@ export async function runSnapshotCommand(
   command: SnapshotCommandOptions,
   streams: CliStreams,
 ): Promise<{ code: number; result?: SnapshotResult }> {
-  const outDir = options.outDir ?? 'output';
+  const outDir = options.outDir ?? DEFAULT_OUT_DIR;
   const progress = createReporter(streams.stderr, { ...command, stages: (options.stages?.length ?? 0) > 0 });
   const hint = (err: unknown) => baseUrlHint(err, options.baseUrl ?? DEFAULT_BASE_URL);
   if (command.dryRun === true)
@@ -155,7 +138,7 @@ async function printPlan(
   if (options.snapshot === true) {
     // a latest the run would refuse before fetching anything is refused here too: the plan is of a run that can start
     const { checkLatest } = await import('../../run/publish/snapshot-folders.js');
-    await checkLatest(options.outDir ?? 'output').catch((err: unknown) => {
+    await checkLatest(options.outDir ?? DEFAULT_OUT_DIR).catch((err: unknown) => {
       progress.finish();
       throw err;
     });
@@ -175,7 +158,7 @@ function finishRun(
   command: SnapshotCommandOptions,
   stdout: NodeJS.WriteStream,
 ): number {
-  const outDir = options.outDir ?? 'output';
+  const outDir = options.outDir ?? DEFAULT_OUT_DIR;
   const code = result.manifest.missing > (command.maxMissing ?? 0) ? EXIT.INCOMPLETE : EXIT.OK;
   const extras: SummaryExtras = {};
   if (result.latest !== undefined) extras.latest = { link: join(outDir, 'latest'), target: result.latest };
@@ -231,19 +214,8 @@ export async function handleSnapshotArgs(
 ): Promise<void> {
   const output = outputChoicesFrom(args);
   await reportingErrors(output.logFormat, io, async () => {
-    const maxMissing = args.maxMissing;
-    if (!Number.isInteger(maxMissing) || maxMissing < 0)
-      throw new UsageError(`--max-missing: expected a whole number from 0, got ${String(maxMissing)}`);
-    if (args.keep !== undefined && !(Number.isInteger(args.keep) && args.keep >= 1))
-      throw new UsageError(`--keep: expected a whole number from 1, got ${String(args.keep)}`);
-    if (args.keep !== undefined && !args.snapshot) throw new UsageError('--keep: only with --snapshot');
-    if (args.full && !args.snapshot)
-      throw new UsageError('--full: only with --snapshot (without it, every run reads the whole list)');
-    if (args.fullEvery !== undefined && !args.snapshot) {
-      const message = '--full-every: only with --snapshot (without it, every run reads the whole list)';
-      throw new UsageError(message);
-    }
-    const command = { ...output, maxMissing, keep: args.keep };
+    checkOptions(args, SNAPSHOT_OPTIONS);
+    const command = { ...output, maxMissing: args.maxMissing, keep: args.keep };
     io.setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, command, io)).code);
   });
 }

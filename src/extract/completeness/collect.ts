@@ -17,6 +17,7 @@ import { newExtractStats, type ExtractStats, type PaginateOptions } from '../pag
 import type { PassSummary } from './pass-summaries.js';
 import { reconcile, replayReadings, type Reconciliation } from './reconcile.js';
 import { RecordIndex } from '../staging/record-index.js';
+import { DEFAULT_MAX_PASSES } from '../defaults.js';
 
 export type { PassSummary } from './pass-summaries.js';
 
@@ -73,7 +74,7 @@ export async function collect(
   checkpoint: Checkpoint,
   stats: ExtractStats = newExtractStats(),
 ): Promise<Collected> {
-  const maxPasses = Math.max(1, options.maxPasses ?? 3);
+  const maxPasses = Math.max(1, options.maxPasses ?? DEFAULT_MAX_PASSES);
   const index = new RecordIndex();
   const tally = new CollectionTally();
   const cache = new PageCache(checkpoint);

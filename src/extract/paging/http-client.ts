@@ -11,6 +11,7 @@ import { ExtractError } from './extract-error.js';
 import { parseRetryAfter } from './retry-after.js';
 import { isSameHost, mayCarryCredentials } from './same-host.js';
 import { TOKEN } from './token.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../defaults.js';
 
 /** How pages are requested. */
 export interface HttpClientOptions {
@@ -101,15 +102,15 @@ export class HttpClient {
   ) {
     if (options.token !== undefined && !TOKEN.test(options.token))
       throw new TypeError('extract: the token must be visible ASCII characters without spaces');
-    const headersTimeoutMs = options.headersTimeoutMs ?? 30_000;
-    const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+    const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.options = {
       connections: options.connections ?? 4,
       connectTimeoutMs: options.connectTimeoutMs ?? headersTimeoutMs,
       headersTimeoutMs,
       bodyTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs ?? Math.max(300_000, headersTimeoutMs + bodyTimeoutMs),
-      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       maxRedirects: options.maxRedirects ?? 5,
       userAgent: options.userAgent ?? 'img-etl',
       token: options.token,

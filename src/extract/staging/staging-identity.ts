@@ -2,6 +2,7 @@
  * What a staging folder belongs to (its run.json), and whether a run may resume it: the same source, page size and
  * pipeline, this staging format, and not too old.
  */
+import { DEFAULT_MAX_RESUME_AGE_MS } from '../defaults.js';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -14,12 +15,6 @@ import { emptyStaging, IDENTITY, readJson } from './staging-files.js';
  * its valid records' columns are staged beside it with their own. Staging of another format is discarded, not resumed.
  */
 export const STAGING_FORMAT = 6;
-
-/**
- * How long an unfinished run's staging is resumed by default: 12 hours (a nightly job does not resume last night's
- * run).
- */
-export const DEFAULT_MAX_RESUME_AGE_MS = 12 * 3600 * 1000;
 
 /** When a run may resume a staging folder, and when it starts afresh. */
 export interface ResumeOptions {

@@ -22,9 +22,6 @@ import { carriedRejectsOf, type CarriedReject } from './carried-rejects.js';
 import { NormalisationByCollection } from '../write/normalisation-by-collection.js';
 import type { PipelineIdentity } from '../pipeline-identity.js';
 
-/** Days a run trusts `modify_date` alone before it makes a full pass again; `--full-every`'s default. */
-export const DEFAULT_FULL_EVERY_DAYS = 7;
-
 /** What the run must match to build on an earlier snapshot, and how long it trusts one. */
 export interface BaseWants {
   /** The image list's URL, as manifests record it. */

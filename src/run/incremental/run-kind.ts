@@ -5,7 +5,8 @@
  */
 import type { Checkpoint } from '../../extract/staging/checkpoint.js';
 import type { JournalBase } from '../../extract/staging/journal.js';
-import { chooseBase, DEFAULT_FULL_EVERY_DAYS, type BaseSnapshot, type BaseWants } from './base-snapshot.js';
+import { chooseBase, type BaseSnapshot, type BaseWants } from './base-snapshot.js';
+import { DEFAULT_FULL_EVERY_DAYS } from '../../extract/defaults.js';
 
 /** An incremental run and its base, or a full one and why (`why` empty when the run is no `--snapshot`). */
 export type RunKind = { base: BaseSnapshot } | { full: string };
