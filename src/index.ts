@@ -35,13 +35,7 @@ export {
 } from './extract/paging/http-client.js';
 export { fetchImage, type FetchedImage, type FetchImageOptions } from './extract/paging/fetch-image.js';
 export { redactUrl } from './extract/paging/redact-url.js';
-export {
-  collect,
-  type CollectOptions,
-  type Collected,
-  type PassSummary,
-  type RequestCounts,
-} from './extract/completeness/collect.js';
+export { collect, type Collected, type PassSummary, type RequestCounts } from './extract/completeness/collect.js';
 export type { Completeness, ReconciledCollection } from './extract/completeness/completeness.js';
 export type { CollectionsListing } from './extract/completeness/page-collections.js';
 export { replayCollections, type ReplayCollectionsOptions } from './extract/completeness/replay-collections.js';

@@ -8,11 +8,13 @@ import { Checkpoint, type PageColumnsEncoder } from '../extract/staging/checkpoi
 import { type CheckpointIdentity } from '../extract/staging/staging-identity.js';
 import { checkStaging } from '../extract/staging/check-staging.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
-import { collect, type Collected, type CollectOptions } from '../extract/completeness/collect.js';
+import { collect, type Collected } from '../extract/completeness/collect.js';
 import { collectIncremental, type IncrementalCollected } from '../extract/completeness/collect-incremental.js';
 import { runKind, type RunKind, type RunKindOptions } from './incremental/run-kind.js';
 import { BaseRowMismatch } from './incremental/base-snapshot.js';
-import { newExtractStats } from '../extract/paging/paginate.js';
+import type { PaginateOptions } from '../extract/paging/paginate.js';
+import type { HttpClientOptions } from '../extract/paging/http-client.js';
+import type { RetryOptions } from '../extract/paging/retry.js';
 import { listUrlOf } from '../extract/paging/page-url.js';
 import { redactUrl } from '../extract/paging/redact-url.js';
 import { fileSystemError } from '../load/file-system/file-system-error.js';
@@ -42,7 +44,7 @@ import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './pu
 import { finishPruning } from './publish/prune-folder.js';
 import { manifestFile, snapshotManifest } from './publish/snapshot-manifest.js';
 import { writeCollections } from './write/write-collections.js';
-import { writeRows, type TableOutput } from './write/write-table.js';
+import { writeRows, type TableOutput, type WriteTableOptions } from './write/write-table.js';
 import { NormalisationByCollection } from './write/normalisation-by-collection.js';
 import type { WriteOutputsOptions } from './write/write-outputs.js';
 import type { StagedCsv } from '../load/arrow/page-columns.js';
@@ -56,7 +58,23 @@ import { replayCollections } from '../extract/completeness/replay-collections.js
 export const STAGING_DIR = '.img-etl-staging';
 
 /** A full snapshot run: where from, where to, which formats. */
-export interface SnapshotOptions extends CollectOptions {
+export interface SnapshotOptions {
+  /** The service's base URL; default `https://neurovault.org`. */
+  baseUrl?: string;
+  /** Records asked for per page; default DEFAULT_PAGE_SIZE, 1,000 (the server caps it at 1000). */
+  pageSize?: number;
+  /** Most pages in flight at once; default 2 (half the real service's four workers), halved on 429s and errors. */
+  concurrency?: number;
+  /** HTTP client settings; defaults as HttpClientOptions says. */
+  http?: HttpClientOptions;
+  /** Retry settings; defaults as RetryOptions says. */
+  retry?: RetryOptions;
+  /** Cancels the run; default none. */
+  signal?: AbortSignal;
+  /**
+   * Passes over the image list at most (the first included) when the service has no collection endpoints; default 3.
+   */
+  maxPasses?: number;
   /** Output folder; default `output`. */
   outDir?: string;
   /** Formats to write; default `['parquet']`. */
@@ -134,19 +152,16 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   const run = await planRun(options);
   const { checkpoint, imageRequests, stagingError, kind: planned } = await openStaging(run);
   // A resumed snapshot keeps the name of its first attempt.
-  const dataDir =
-    options.snapshot === true ? join(run.outDir, snapshotName(new Date(checkpoint.identity.started_at))) : run.outDir;
+  const dataDir = run.snapshot ? join(run.outDir, snapshotName(new Date(checkpoint.identity.started_at))) : run.outDir;
   let published = false;
   let pending: string | undefined; // made by this run: removed unless published
   try {
     pending = await preparePublishing(run, dataDir);
-    const { table } = run;
-    const neutraliseFormulas = options.neutraliseFormulas ?? true;
-    const { signal } = options;
+    const { table, pipeline } = run;
+    const { neutraliseFormulas = true, signal } = run.writing;
     const where = { pending, dataDir, baseDir: run.outDir, formats: run.formats, table, neutraliseFormulas, signal };
     const { collected, kind, taps, data } = await extractAndWrite(run, { checkpoint, stagingError }, planned, where);
     const { sourceUrl, startedAt } = run;
-    const { pipeline } = options;
     const inputs = { sourceUrl, startedAt, imageRequests, table, pipeline, kind, ...data };
     const manifest = snapshotManifest(collected, inputs);
     for (const tap of taps) manifest.files.push(...((await tap.beforeCommit?.(manifest)) ?? []).map(manifestFile));
@@ -156,8 +171,8 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     // Published: its staging goes now (a run killed from here on is not resumed), its lock only in closeRun.
     await checkpoint.empty();
     const finished =
-      options.snapshot === true && options.finish !== undefined
-        ? await finishSnapshot(run.outDir, basename(dataDir), manifest.missing, options.finish)
+      run.snapshot && run.finish !== undefined
+        ? await finishSnapshot(run.outDir, basename(dataDir), manifest.missing, run.finish)
         : {};
     const manifestPath = join(dataDir, FILE_NAMES.manifest);
     return { manifest, manifestPath, dataDir, preview: data.images.preview, ...finished };
@@ -166,9 +181,11 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
   }
 }
 
-/** What the steps of a run share: its options and what was settled before anything was fetched. */
+/**
+ * What the steps of a run share, settled before anything is fetched: each step's own options, built once from the
+ * run's, so that no step is handed options it does not read.
+ */
 interface RunPlan {
-  options: SnapshotOptions;
   startedAt: Date;
   outDir: string;
   /** The formats to write, each once. */
@@ -181,6 +198,25 @@ interface RunPlan {
   encodeColumns: PageColumnsEncoder;
   /** The folders of `outDir` the run created, deepest first: removed when it fails before staging anything. */
   created: string[];
+  /** How the lists are paged: by extraction and by the staging's check. */
+  list: PaginateOptions;
+  maxPasses?: number;
+  /** How the staging opens: afresh, or resuming a run younger than `maxAgeMs`. */
+  staging: { fresh?: boolean; maxAgeMs?: number };
+  /** What decides the run's kind. */
+  kind: RunKindOptions;
+  /** How the data files are written. */
+  writing: Pick<
+    WriteTableOptions,
+    'parquetEngine' | 'csvEngine' | 'neutraliseFormulas' | 'signal' | 'stages' | 'previewRows'
+  >;
+  /** A `--snapshot` run (its own folder, latest and pruning), and what it does once published. */
+  snapshot: boolean;
+  finish?: SnapshotFinish;
+  pipeline?: PipelineIdentity;
+  taps: readonly RunTap[];
+  /** Told what the run does. */
+  onEvent?: (event: RunEvent) => void;
 }
 
 /** Settles where the run writes and what it fetches, and stops it early on someone else's file in the way. */
@@ -196,7 +232,27 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
   const table = options.table ?? IMAGES;
   const encodeColumns = columnsEncoder(table, stagedCsv(options, formats));
-  return { options, startedAt, outDir, formats, sourceUrl, table, encodeColumns, created };
+  const { baseUrl, pageSize, concurrency, http, retry, signal, onEvent, snapshot = false, stages = [] } = options;
+  const kind: RunKindOptions = {
+    baseDir: snapshot ? outDir : undefined,
+    full: options.full === true,
+    fullEveryDays: options.fullEveryDays,
+    stages: stages.length > 0,
+    sourceUrl,
+    table,
+    pipeline: options.pipeline,
+    now: startedAt,
+  };
+  const { parquetEngine, csvEngine, neutraliseFormulas, previewRows } = options;
+  return {
+    ...{ startedAt, outDir, formats, sourceUrl, table, encodeColumns, created, kind, snapshot },
+    list: { baseUrl, pageSize: pageSize ?? DEFAULT_PAGE_SIZE, concurrency, http, retry, signal, onEvent },
+    maxPasses: options.maxPasses,
+    staging: { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs },
+    writing: { parquetEngine, csvEngine, neutraliseFormulas, signal, stages, previewRows },
+    ...{ finish: options.finish, pipeline: options.pipeline, taps: options.taps ?? [] },
+    onEvent,
+  };
 }
 
 /** The staging's encoder of pages' columns; apache-arrow loads while the first pages are fetched. */
@@ -231,58 +287,40 @@ interface Staging {
  * afresh; tells the staging's notices.
  */
 async function openStaging(run: RunPlan): Promise<Staging> {
-  const { options } = run;
   const identity = {
     source_url: run.sourceUrl,
-    page_size: options.pageSize ?? DEFAULT_PAGE_SIZE,
+    page_size: run.list.pageSize ?? DEFAULT_PAGE_SIZE,
     started_at: run.startedAt.toISOString(),
-    ...(options.pipeline === undefined ? {} : { pipeline: options.pipeline }),
+    ...(run.pipeline === undefined ? {} : { pipeline: run.pipeline }),
     schema_version: run.table.schemaVersion,
   };
   const stagingDir = join(run.outDir, STAGING_DIR);
   const stagingError = (cause: unknown) =>
     fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });
   await makeFolder(stagingDir, 'staging');
-  const checkpoint = await Checkpoint.open(stagingDir, identity, {
-    fresh: options.fresh,
-    maxAgeMs: options.maxResumeAgeMs,
-    columns: run.encodeColumns,
-  }).catch((cause: unknown) => {
-    throw stagingError(cause);
-  });
+  const checkpoint = await Checkpoint.open(stagingDir, identity, { ...run.staging, columns: run.encodeColumns }).catch(
+    (cause: unknown) => {
+      throw stagingError(cause);
+    },
+  );
   let imageRequests = 0;
   let kind: RunKind;
   try {
-    if (checkpoint.pagesKept > 0) imageRequests = await discardIfStale(checkpoint, identity, options);
-    kind = await runKind(checkpoint, kindOptions(run));
+    if (checkpoint.pagesKept > 0) imageRequests = await discardIfStale(checkpoint, identity, run.list);
+    kind = await runKind(checkpoint, run.kind);
   } catch (error) {
     await checkpoint.close();
     throw error;
   }
-  for (const message of checkpoint.notices) options.onEvent?.({ type: 'staging', message });
+  for (const message of checkpoint.notices) run.onEvent?.({ type: 'staging', message });
   announceKind(run, kind);
   return { checkpoint, imageRequests, stagingError, kind };
 }
 
-/** What deciding the run's kind takes from its plan. */
-function kindOptions(run: RunPlan): RunKindOptions {
-  const { options } = run;
-  return {
-    baseDir: options.snapshot === true ? run.outDir : undefined,
-    full: options.full === true,
-    fullEveryDays: options.fullEveryDays,
-    stages: (options.stages ?? []).length > 0,
-    sourceUrl: run.sourceUrl,
-    table: run.table,
-    pipeline: options.pipeline,
-    now: run.startedAt,
-  };
-}
-
 /** Tells a `--snapshot` run's kind: what it builds on, or why it makes a full pass. */
 function announceKind(run: RunPlan, kind: RunKind): void {
-  if ('base' in kind) run.options.onEvent?.({ type: 'run-kind', kind: 'incremental', base: kind.base.name });
-  else if (kind.full !== '') run.options.onEvent?.({ type: 'run-kind', kind: 'full', why: kind.full });
+  if ('base' in kind) run.onEvent?.({ type: 'run-kind', kind: 'incremental', base: kind.base.name });
+  else if (kind.full !== '') run.onEvent?.({ type: 'run-kind', kind: 'full', why: kind.full });
 }
 
 /**
@@ -301,7 +339,7 @@ async function extractAndWrite(
   });
   const { incremental, images } = collected.completeness; // an incremental run's rows: carried over and read
   const records = incremental === undefined ? collected.index.received : images.received;
-  run.options.onEvent?.({ type: 'publish-start', records, formats: run.formats });
+  run.onEvent?.({ type: 'publish-start', records, formats: run.formats });
   const taps = await openTaps(run, where);
   try {
     return { collected, kind, taps, data: await writeData(run, { collected, kind }, checkpoint, where.pending, taps) };
@@ -321,9 +359,8 @@ async function extract(
   checkpoint: Checkpoint,
   kind: RunKind,
 ): Promise<{ collected: Collected; kind: RunKind }> {
-  const { options } = run;
-  if (!('base' in kind)) return { collected: await collect(options, checkpoint, newExtractStats()), kind };
-  const got = await collectIncremental(options, checkpoint, kind.base);
+  if (!('base' in kind)) return { collected: await collect(run.list, checkpoint, run.maxPasses), kind };
+  const got = await collectIncremental(run.list, checkpoint, kind.base);
   if (!('fallback' in got)) return { collected: got, kind };
   return extract(run, checkpoint, await fullInstead(run, checkpoint, got.fallback));
 }
@@ -340,7 +377,7 @@ async function fullInstead(run: RunPlan, checkpoint: Checkpoint, why: string): P
 /** Makes the data folder (finishing what a crash left half-published) and its pending folder, resolved to. */
 async function preparePublishing(run: RunPlan, dataDir: string): Promise<string> {
   await makeFolder(dataDir);
-  if (run.options.snapshot === true) await recoverSnapshots(run.outDir, dataDir, run.options);
+  if (run.snapshot) await recoverSnapshots(run.outDir, dataDir, run.onEvent);
   const { pending } = await preparePending(dataDir);
   return pending;
 }
@@ -352,7 +389,7 @@ function dataMetadata(run: RunPlan): Record<string, string> {
     'img-etl.schema_version': run.table.schemaVersion,
   };
   // snapshots keep the time in the manifest and folder name
-  if (run.options.snapshot !== true) metadata['img-etl.snapshot_time'] = run.startedAt.toISOString();
+  if (!run.snapshot) metadata['img-etl.snapshot_time'] = run.startedAt.toISOString();
   return metadata;
 }
 
@@ -361,8 +398,8 @@ async function openTaps(run: RunPlan, where: Omit<RunTapContext, 'name'>): Promi
   const context: RunTapContext = { ...where, name: basename(where.dataDir) };
   const opened: OpenRunTap[] = [];
   try {
-    const { onEvent } = run.options;
-    const taps = [...(onEvent === undefined ? [] : [progressTap(onEvent)]), ...(run.options.taps ?? [])];
+    const { onEvent } = run;
+    const taps = [...(onEvent === undefined ? [] : [progressTap(onEvent)]), ...run.taps];
     for (const tap of taps) opened.push(await tap.open(context));
   } catch (error) {
     for (const tap of opened) await tap.abort?.();
@@ -389,23 +426,15 @@ async function writeData(
   pending: string,
   taps: readonly OpenRunTap[],
 ): Promise<DataWritten> {
-  const { options } = run;
-  const writing = {
-    outDir: pending,
-    formats: run.formats,
-    parquetEngine: options.parquetEngine,
-    csvEngine: options.csvEngine,
-    neutraliseFormulas: options.neutraliseFormulas,
-    metadata: dataMetadata(run),
-    signal: options.signal,
-  };
+  const { stages, previewRows, ...engines } = run.writing;
+  const writing = { ...engines, outDir: pending, formats: run.formats, metadata: dataMetadata(run) };
   const normalisation = new NormalisationByCollection();
   const rows = await replayed(run, { collected, kind }, checkpoint, taps, normalisation);
   const written = await writeRows(rows, {
     ...writing,
     table: run.table,
-    stages: options.stages,
-    previewRows: options.previewRows,
+    stages,
+    previewRows,
     rowTaps: taps.flatMap((tap) => (tap.rows === undefined ? [] : [tap.rows])),
     arrowTaps: taps.flatMap((tap) => (tap.arrow === undefined ? [] : [tap.arrow])),
   }).catch(async (error: unknown) => {
@@ -414,15 +443,14 @@ async function writeData(
   });
   const images = { ...written, normalisation: normalisation.totals(run.table) };
   // What the next --snapshot run carries over needs its counts (normalisation-by-collection.ts).
-  if (run.options.snapshot === true)
-    images.files.push(await normalisation.write(join(pending, FILE_NAMES.normalisation), run.table));
+  if (run.snapshot) images.files.push(await normalisation.write(join(pending, FILE_NAMES.normalisation), run.table));
   const tapFiles: SinkResult[] = [];
   for (const tap of taps) tapFiles.push(...((await tap.afterImages?.()) ?? []));
   // Before the taps' beforeCommit: the report reads the collections table back from the pending folder (owners).
   const collections = await collectionsTable(collected, checkpoint, writing);
   const files = [...images.files, ...tapFiles, ...collections.files];
   const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
-  options.onEvent?.({ type: 'publish-end', rows: images.written, rejects: images.rejects, files: fileEvents });
+  run.onEvent?.({ type: 'publish-end', rows: images.written, rejects: images.rejects, files: fileEvents });
   return { images, collections: collections.manifest, files };
 }
 
@@ -488,9 +516,9 @@ async function closeRun(
 async function discardIfStale(
   checkpoint: Checkpoint,
   identity: CheckpointIdentity,
-  options: SnapshotOptions,
+  list: PaginateOptions,
 ): Promise<number> {
-  const check = await checkStaging(checkpoint, options);
+  const check = await checkStaging(checkpoint, list);
   const differ = check.gone.length + check.changed.length;
   if (!check.stale) return check.requests;
   const which = [
@@ -513,12 +541,12 @@ async function discardIfStale(
  * left half-published in the snapshot folders of `outDir` other than `dataDir` (the run's own: preparePending's). One
  * it cannot finish is a `leftover` event, never a failure: it is in a folder this run does not publish into.
  */
-async function recoverSnapshots(outDir: string, dataDir: string, options: SnapshotOptions): Promise<void> {
-  for (const message of await finishPruning(outDir)) options.onEvent?.({ type: 'leftover', message });
+async function recoverSnapshots(outDir: string, dataDir: string, onEvent?: (event: RunEvent) => void): Promise<void> {
+  for (const message of await finishPruning(outDir)) onEvent?.({ type: 'leftover', message });
   for (const name of await listSnapshots(outDir)) {
     if (name === basename(dataDir)) continue;
     const message = await recoverBeside(join(outDir, name), dataDir);
-    if (message !== undefined) options.onEvent?.({ type: 'leftover', message });
+    if (message !== undefined) onEvent?.({ type: 'leftover', message });
   }
 }
 

@@ -21,14 +21,6 @@ import { DEFAULT_MAX_PASSES } from '../defaults.js';
 
 export type { PassSummary } from './pass-summaries.js';
 
-/** How far to go for completeness. */
-export interface CollectOptions extends PaginateOptions {
-  /**
-   * Passes over the image list at most (the first included) when the service has no collection endpoints; default 3.
-   */
-  maxPasses?: number;
-}
-
 /** Requests sent per endpoint (failed attempts included). */
 export interface RequestCounts {
   /** `/api/images/` pages. */
@@ -68,18 +60,24 @@ export interface Collected {
   conflicts: readonly number[];
 }
 
-/** Collects the run's records into `checkpoint` and proves (or measures) their completeness. */
+/**
+ * Collects the run's records into `checkpoint`, paging the lists as `options` say, and proves (or measures) their
+ * completeness; a service without collection endpoints gets `maxPasses` passes over the image list at most.
+ */
 export async function collect(
-  options: CollectOptions,
+  options: PaginateOptions,
   checkpoint: Checkpoint,
+  maxPasses = DEFAULT_MAX_PASSES,
   stats: ExtractStats = newExtractStats(),
 ): Promise<Collected> {
-  const maxPasses = Math.max(1, options.maxPasses ?? DEFAULT_MAX_PASSES);
   const index = new RecordIndex();
   const tally = new CollectionTally();
   const cache = new PageCache(checkpoint);
   const earlier = checkpoint.entries;
-  const images = new ImagePasses({ options, checkpoint, index, tally, cache, stats, maxPasses }, earlier);
+  const images = new ImagePasses(
+    { options, checkpoint, index, tally, cache, stats, maxPasses: Math.max(1, maxPasses) },
+    earlier,
+  );
   const addedBefore = replayEarlier(earlier, images, index);
 
   // The collections list first: its modify dates and counts before the pass are what the list after it is held to.
@@ -115,7 +113,7 @@ export const MAX_COLLECTION_ROUNDS = 4;
  * during the run, the read after the pass agrees with the one before it: no read more.
  */
 async function settledReads(
-  options: CollectOptions,
+  options: PaginateOptions,
   checkpoint: Checkpoint,
   before: CollectionsListing,
 ): Promise<CollectionsListing[]> {
@@ -170,7 +168,7 @@ function replayEarlier(earlier: readonly JournalEntry[], images: ImagePasses, in
 
 /** Where collection ended: what `collected` sums up. */
 interface Ended {
-  options: CollectOptions;
+  options: PaginateOptions;
   stats: ExtractStats;
   index: RecordIndex;
   images: ImagePasses;
