@@ -1,5 +1,6 @@
 /** Options of the bundled Image Listing Service and of its fault injector. */
 import type { DataRecordInput } from './records/data-records.js';
+import type { ListOrder } from './basics/real-order.js';
 
 /** What a fault plan or the rates can make a data request do instead of (or while) answering normally. */
 export type FaultKind =
@@ -185,6 +186,11 @@ export interface ServiceOptions {
   seed?: number;
   /** Fault knobs. Default all off. */
   faults?: FaultOptions;
+  /**
+   * 'real' lists the records and the collections as the real service does: runs of ascending ids, the runs shuffled,
+   * a few rows out of place, drawn from `seed`. Default 'id' (ids rising, a few rows a few places off).
+   */
+  listOrder?: ListOrder;
   /** Serve the collection endpoints; false answers 404 there, as a copy of the image list alone would. Default true. */
   collectionEndpoints?: boolean;
   /**

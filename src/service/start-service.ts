@@ -68,10 +68,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
 
 /** The state the requests share: the dataset (given or generated), the faults, the worker pool and the counters. */
 function serviceContext(options: ServiceOptions, host: string, closing: AbortSignal): ServiceContext {
+  if (![undefined, 'id', 'real'].includes(options.listOrder))
+    throw new Error(`service: listOrder must be 'id' or 'real', got ${JSON.stringify(options.listOrder)}`);
   const dataset = new Dataset({
     data: options.data ?? [],
     records: options.records ?? (options.data && options.data.length > 0 ? 0 : DEFAULT_GENERATED_RECORDS),
     seed: options.seed ?? 1,
+    order: options.listOrder,
   });
   const faults = resolveFaults(NO_FAULTS, options.faults);
   return {

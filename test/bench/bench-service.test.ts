@@ -24,4 +24,15 @@ describe('the service process of the bench', () => {
       faults: { unstableOrderRate: 1, fileBytesPerSecond: 9, workers: 4, pageLatencyMs: 20, recordLatencyMs: 0 },
     });
   });
+
+  it('serves the list in the real order when the load model says so, else in id order', () => {
+    const faults = { workers: 0, pageLatencyMs: 0, recordLatencyMs: 0 };
+    const real = serviceOptionsOf(serviceProcessArgs({ ...load, listOrder: 'real' }));
+    expect(real).toEqual({ records: 200_000, seed: 1, faults, listOrder: 'real' });
+    expect(serviceOptionsOf(serviceProcessArgs({ ...load, listOrder: 'id' }))).toEqual({
+      records: 200_000,
+      seed: 1,
+      faults,
+    });
+  });
 });

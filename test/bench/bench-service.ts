@@ -23,6 +23,8 @@ export interface LoadModel {
   fileBytesPerSecond?: number;
   /** Serve the collection endpoints; false: 404 there, as a copy of the image list alone would. Default true. */
   collectionEndpoints?: boolean;
+  /** The order the service lists records and collections in (ServiceOptions.listOrder). Default 'id'. */
+  listOrder?: 'id' | 'real';
 }
 
 /** The service counters the bench reads (a subset of the library's ServiceStats). */
@@ -44,14 +46,15 @@ export function serviceProcessArgs(model: LoadModel): string[] {
   const args = [model.records, model.seed, model.workers, model.pageLatencyMs, model.recordLatencyMs].map(String);
   const files = model.fileBytesPerSecond === undefined ? {} : { fileBytesPerSecond: model.fileBytesPerSecond };
   const endpoints = model.collectionEndpoints === undefined ? {} : { collectionEndpoints: model.collectionEndpoints };
-  args.push(JSON.stringify({ ...model.faults, ...files, ...endpoints }));
+  const order = model.listOrder === undefined ? {} : { listOrder: model.listOrder };
+  args.push(JSON.stringify({ ...model.faults, ...files, ...endpoints, ...order }));
   return args;
 }
 
 /** The service's options from the arguments `serviceProcessArgs` made (the service process reads them so). */
 export function serviceOptionsOf(args: string[]): ServiceOptions {
   const [records, seed, workers, pageLatencyMs, recordLatencyMs] = args.slice(0, 5).map(Number);
-  const { collectionEndpoints, ...faults } = JSON.parse(args[5] ?? '{}') as Record<string, unknown>;
+  const { collectionEndpoints, listOrder, ...faults } = JSON.parse(args[5] ?? '{}') as Record<string, unknown>;
   return {
     records: records ?? 0,
     seed: seed ?? 1,
@@ -62,6 +65,7 @@ export function serviceOptionsOf(args: string[]): ServiceOptions {
       recordLatencyMs: recordLatencyMs ?? 0,
     },
     ...(collectionEndpoints === false ? { collectionEndpoints: false } : {}),
+    ...(listOrder === 'real' ? { listOrder: 'real' } : {}),
   };
 }
 

@@ -68,7 +68,12 @@ describe('the CPU-bound targets', () => {
 
   it('are judged again on a service without the collection endpoints, as targets of their own', () => {
     const without = CPU_SERVICES.find((s) => !s.collectionEndpoints);
-    expect(CPU_SERVICES.map((s) => s.collectionEndpoints)).toEqual([true, false]);
+    expect(CPU_SERVICES.map((s) => [s.collectionEndpoints, s.listOrder])).toEqual([
+      [true, 'id'],
+      [false, 'id'],
+      [true, 'real'],
+      [false, 'real'],
+    ]);
     // Both peers and img-etl to both judged formats run against each service.
     for (const s of CPU_SERVICES)
       expect(s.kinds).toEqual(expect.arrayContaining(['peer-parquet', 'peer-csv', 'parquet', 'csv']));
@@ -84,5 +89,28 @@ describe('the CPU-bound targets', () => {
         'csv, wall time',
     );
     expect(groups.find((g) => g.run === 'csv')?.target).toBe('cpu-csv-no-collections');
+  });
+
+  it('are judged again on each service with the list in the real order, as targets of their own', () => {
+    const real = CPU_SERVICES.filter((s) => s.listOrder === 'real');
+    expect(real.map((s) => [s.idSuffix, s.label])).toEqual([
+      ['-real-order', 'with collection endpoints, list in real order'],
+      ['-no-collections-real-order', 'without collection endpoints, list in real order'],
+    ]);
+    const runs = ['peer-parquet', 'peer-csv', 'parquet', 'csv'].map((k) => benchRun(k as 'csv', 5));
+    const targets = cpuTargets(
+      groupRuns('cpu', runs, () => 100),
+      true,
+      200_000,
+      real[1],
+    );
+    expect(targets.map((t) => t.id)).toEqual([
+      'cpu-parquet-no-collections-real-order',
+      'cpu-csv-no-collections-real-order',
+    ]);
+    expect(targets[0]?.description).toBe(
+      'CPU-bound, 200,000 records, pinned, service without collection endpoints, list in real order: img-etl to ' +
+        'parquet / DuckDB peer to parquet, wall time',
+    );
   });
 });

@@ -22,27 +22,43 @@ export interface CpuService {
   /** How its rows, targets and progress lines name it; undefined for the service with the collection endpoints. */
   label: string | undefined;
   collectionEndpoints: boolean;
+  /** The order it lists records and collections in. */
+  listOrder: 'id' | 'real';
   kinds: RunKind[];
 }
 
-/**
- * The two services. With the collection endpoints: every run, the floor and the one-pass rows as information. Without
- * them (404 there; img-etl then proves completeness by the image list's count and writes no collections table): the
- * judged runs only, the peers (which never read collections) measured again beside img-etl on that service.
- */
-export const CPU_SERVICES: readonly CpuService[] = [
+/** The services of one list order: with the collection endpoints and without them. */
+const IN_ID_ORDER: readonly CpuService[] = [
   {
     idSuffix: '',
     label: undefined,
     collectionEndpoints: true,
+    listOrder: 'id',
     kinds: ['floor', 'peer-parquet', 'peer-csv', ...FORMATS, ...STREAM_FORMATS.map((f) => `stream-${f}` as const)],
   },
   {
     idSuffix: '-no-collections',
     label: 'without collection endpoints',
     collectionEndpoints: false,
+    listOrder: 'id',
     kinds: ['peer-parquet', 'peer-csv', 'parquet', 'csv'],
   },
+];
+
+/**
+ * The four services. With the collection endpoints: every run, the floor and the one-pass rows as information. Without
+ * them (404 there; img-etl then proves completeness by the image list's count and writes no collections table): the
+ * judged runs only, the peers (which never read collections) measured again beside img-etl on that service. Each
+ * lists its records in id order, then in the real list's order (runs of ascending ids, shuffled: `listOrder: 'real'`).
+ */
+export const CPU_SERVICES: readonly CpuService[] = [
+  ...IN_ID_ORDER,
+  ...IN_ID_ORDER.map((s) => ({
+    ...s,
+    idSuffix: `${s.idSuffix}-real-order`,
+    label: `${s.label ?? 'with collection endpoints'}, list in real order`,
+    listOrder: 'real' as const,
+  })),
 ];
 const MB = 1e6;
 
@@ -63,12 +79,14 @@ export async function cpuScenario(
   const targets: TargetResult[] = [];
   const serviceCpus: string[] = [];
   let plan: ImgEtlPlan | undefined;
-  const measure = (s: CpuService) =>
-    withService({ ...load, collectionEndpoints: s.collectionEndpoints }, ctx, fetch, async ({ service, plan }) => {
-      const parquet = s.collectionEndpoints ? onParquet : undefined;
+  const measure = (s: CpuService) => {
+    const model = { ...load, collectionEndpoints: s.collectionEndpoints, listOrder: s.listOrder };
+    return withService(model, ctx, fetch, async ({ service, plan }) => {
+      const parquet = s.label === undefined ? onParquet : undefined;
       const rounds = { kinds: s.kinds, cpus, repeat: o.repeat, onParquet: parquet, label: s.label };
       return { runs: await measureRounds('cpu', service, fetch, rounds, ctx.log), plan, cpus: service.cpus };
     });
+  };
   for (const s of CPU_SERVICES) {
     const measured = await measure(s);
     plan ??= measured.plan;
@@ -90,13 +108,14 @@ function cpuNotes(groups: RunGroup[], pinned: boolean): string[] {
   const notes: string[] = [];
   const stream = groups.filter((g) => g.pinned === pinned && g.run.startsWith('stream-'));
   if (stream.length > 0) {
-    const cpu = stream.map((g) => `${g.run.slice('stream-'.length)} ${g.cpuSeconds.toFixed(2)} CPU-s`).join(', ');
+    const on = (g: RunGroup): string => (g.service === undefined ? '' : ` (${g.service})`);
+    const cpu = stream.map((g) => `${g.run.slice('stream-'.length)}${on(g)} ${g.cpuSeconds.toFixed(2)} CPU-s`);
     notes.push(
       `information: img-etl's stages streamed in one pass (paginate → validate → writeTable: one parse, nothing ` +
-        `staged, no id order, no completeness check), the least a design of these stages could cost: ${cpu}`,
+        `staged, no id order, no completeness check), the least a design of these stages could cost: ${cpu.join(', ')}`,
     );
   }
-  if (groups.some((g) => g.service !== undefined)) {
+  if (groups.some((g) => g.service?.startsWith('without') === true)) {
     notes.push(
       'the service without collection endpoints answers 404 at /api/collections/: img-etl proves completeness by ' +
         "the image list's count and writes no collections table; the peers, which never read collections, are " +

@@ -9,6 +9,7 @@ import { removeDir, tempDir } from '../helpers/readers.js';
 import { allPages, fetchReply, getPage } from './http.js';
 import { readManifest } from '../helpers/read-manifest.js';
 import { cliArgv } from '../helpers/run-cli.js';
+import { startService } from '../../src/service/index.js';
 
 interface Served {
   child: ChildProcess;
@@ -139,6 +140,18 @@ describe('img-etl serve', () => {
     } finally {
       served.child.kill('SIGTERM');
       await served.exited;
+    }
+  });
+
+  it('with --list-order real, serves the list in the real order the library gives for the same seed', async () => {
+    const served = await serveForTest(['--records', '3000', '--seed', '4', '--list-order', 'real']);
+    const ids = (await allPages(`${served.listUrl}?limit=1000`)).flatMap((p) => p.results.map((r) => r['id']));
+    const library = await startService({ records: 3000, seed: 4, listOrder: 'real' });
+    try {
+      expect(ids).toEqual(library.servedIds());
+      expect(ids).not.toEqual([...ids].sort((a, b) => (a as number) - (b as number)));
+    } finally {
+      await library.close();
     }
   });
 

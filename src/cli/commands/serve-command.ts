@@ -39,6 +39,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     data,
     records: args.records ?? (data ? 0 : DEFAULT_SERVED_RECORDS),
     seed: args.seed,
+    listOrder: args.listOrder === 'real' ? 'real' : 'id',
     faults,
     admin: args.admin === true,
     apiTokens: args.apiToken ?? [],
@@ -56,7 +57,7 @@ export function serveCommand(io: CommandIo): CommandModule<object, ServeArgs> {
     builder: (y) =>
       y
         // The options most runs set first: yargs prints groups in the order they are made, its own "Options:" last.
-        .group(['port', 'records', 'data', 'admin', 'seed', 'host', 'api-token'], 'Service:')
+        .group(['port', 'records', 'data', 'admin', 'seed', 'list-order', 'host', 'api-token'], 'Service:')
         .options(SERVE_OPTIONS)
         .example('$0 serve --port 0 --records 1000000', 'A million generated records on a free port')
         .example('$0 serve --data records.ndjson --records 500', 'Your records (one a line), 500 generated mixed in')

@@ -343,6 +343,11 @@ export const SERVICE_OPTIONS = defineOptions({
     values: { whole: [0] },
     describe: 'Seed of the generated records (same seed and count: same bytes)',
   },
+  'list-order': {
+    choices: ['id', 'real'],
+    default: 'id',
+    describe: 'real: records and collections listed as runs of ascending ids, the runs shuffled, a few rows moved',
+  },
   admin: {
     type: 'boolean',
     default: false,

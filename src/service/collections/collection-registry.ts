@@ -9,6 +9,7 @@ import { collectionOf, collectionRange } from './collection-layout.js';
 import { isPrivateCollection, privateToken } from './collection-privacy.js';
 import { collectionName } from './collection-profile.js';
 import type { Random } from '../basics/random.js';
+import { type ListOrder, realOrder } from '../basics/real-order.js';
 
 /** One collection. */
 export interface CollectionEntry {
@@ -115,11 +116,14 @@ export class CollectionRegistry {
     this.addGenerated(cid);
   }
 
-  /** Ends the start: the scan order is by id with about 2% of rows a few places off; later collections go last. */
-  finish(random: Random): void {
+  /**
+   * Ends the start: the scan order is by id with about 2% of rows a few places off, or the real order (real-order.ts);
+   * later collections go last.
+   */
+  finish(random: Random, order: ListOrder = 'id'): void {
     const cids = [...this.entries.values()].filter((entry) => !entry.private).map((entry) => entry.cid);
-    this.order = cids.sort((a, b) => a - b);
-    for (let i = 0; i < this.order.length; i++) {
+    this.order = order === 'real' ? Array.from(realOrder(cids, random)) : cids.sort((a, b) => a - b);
+    for (let i = 0; order === 'id' && i < this.order.length; i++) {
       if (random.chance(0.02)) {
         const j = Math.min(this.order.length - 1, i + random.int(1, 50));
         [this.order[i], this.order[j]] = [this.order[j] as number, this.order[i] as number];

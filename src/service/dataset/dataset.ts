@@ -26,6 +26,7 @@ import { hash32, Random } from '../basics/random.js';
 import { RecordDeletes } from '../changes/record-deletes.js';
 import { RecordInserts } from '../changes/record-inserts.js';
 import { SortedIds } from '../basics/sorted-ids.js';
+import { type ListOrder, realOrder } from '../basics/real-order.js';
 
 /** What a data set is built from. */
 export interface DatasetSource {
@@ -35,6 +36,8 @@ export interface DatasetSource {
   records?: number;
   /** Generator seed; default 1. */
   seed?: number;
+  /** How the records and the collections are listed; default 'id'. */
+  order?: ListOrder;
 }
 
 /** The ordered records a service lists. */
@@ -74,9 +77,10 @@ export class Dataset {
     this.givenCollections = new Set(byCollection.keys());
     this.collections = new CollectionRegistry(seed, byCollection, (cid) => givenCollectionProfile(seed, cid, 0).name);
     const generated = generatedIdOrder(records, seed, (id) => this.use(id));
-    this.collections.finish(new Random(hash32(seed, 0xc011ec)));
+    this.collections.finish(new Random(hash32(seed, 0xc011ec)), source.order);
     const givenIds = given.map((record) => record.id);
-    const order = given.length === 0 ? generated.listed : mixIdOrders(givenIds, generated.listed);
+    const mixed = given.length === 0 ? generated.listed : mixIdOrders(givenIds, generated.listed);
+    const order = source.order === 'real' ? realOrder(mixed, new Random(hash32(seed, 0x0de5))) : mixed;
     this.list = new ListedIds(order);
     this.hidden = new SortedIds(generated.hidden);
     let largestId = this.hidden.size > 0 ? this.hidden.at(this.hidden.size - 1) : 0;
