@@ -62,12 +62,14 @@ function installDebianPackages(missing) {
 }
 
 /**
- * Makes the venv when it is missing or was made with other packages: in a folder of its own, renamed into place once
+ * Makes the venv when it is missing or lacks a package wanted: in a folder of its own, renamed into place once
  * whole, so that a run that stops half-way or a second set-up running at once leaves no half-made venv behind.
  */
 function makeVenv() {
   const stamp = join(venv, STAMP);
-  if (existsSync(join(venv, 'bin', 'python')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return [];
+  // A venv made with every package wanted, and more (a clone of another branch wants fewer), is kept: clones share it.
+  const made = existsSync(stamp) ? JSON.parse(readFileSync(stamp, 'utf8')) : [];
+  if (existsSync(join(venv, 'bin', 'python')) && tools.venv.packages.every((p) => made.includes(p))) return [];
   const building = `${venv}.tmp-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   console.log(`test tools: a Python venv at ${venv} with ${tools.venv.packages.join(' ')}`);

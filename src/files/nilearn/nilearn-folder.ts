@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { HttpClient } from '../../extract/paging/http-client.js';
+import type { FetchedJson, HttpClient } from '../../extract/paging/http-client.js';
 import { withRetry, type RetryOptions } from '../../extract/paging/retry.js';
 import { writeTextAtomic } from '../../load/file-system/write-text-atomic.js';
 import { makeFolders } from '../../load/file-system/make-folder.js';
@@ -125,12 +125,13 @@ async function writeCollectionRecords(run: NilearnRun): Promise<void> {
   for (const id of wanted) {
     const url = new URL(`/api/collections/${id}/`, run.client.baseUrl).href;
     const fetched = await withRetry(() => run.client.getJson(url), run.retry).catch((err: Error) => err);
-    if (fetched instanceof Error)
+    const why = fetched instanceof Error ? ((fetched as { reason?: string }).reason ?? fetched.message) : undefined;
+    if (why !== undefined)
       run.notice(
-        `files: collection ${id} is not in the snapshot and ${url} failed (${fetched.message}): ` +
+        `files: collection ${id} is not in the snapshot, and GET ${url} ${why}: ` +
           `nilearn will not see its images until ${collectionFolder(id)}/collection_metadata.json is there`,
       );
-    else await write(id, textMembers(Buffer.from(fetched.bytes).toString('utf8')));
+    else await write(id, textMembers(Buffer.from((fetched as FetchedJson).bytes).toString('utf8')));
   }
 }
 
