@@ -72,7 +72,7 @@ async function runFiles(args: FilesArgs, output: OutputChoices, io: CommandIo): 
 /** A files run's checked command line, and the reporter of its events. */
 interface FilesRun {
   /** What selects the files. */
-  selection: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>;
+  selection: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl' | 'layout' | 'wholeCollections'>;
   out: string;
   /** The formats of the files table. */
   formats: Format[];
@@ -97,10 +97,14 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
   const timeoutMs = args.timeout * 1000;
   const { parseWhere } = await import('../../files/where-condition.js');
   const where = await usage(() => args.where.map((text) => parseWhere(text)));
+  if (args.layout === 'nilearn' && groups.length > 0)
+    throw new UsageError('files: --with has no place in --layout nilearn, which holds only the maps');
   const selection = {
     snapshot: args.snapshot,
     where,
     with: groups,
+    layout: args.layout,
+    wholeCollections: args.wholeCollections,
     ...(args.baseUrl === undefined ? {} : { baseUrl: baseUrlOption(args.baseUrl).href }),
   };
   const progress: Reporter<FilesEvent> =

@@ -222,6 +222,19 @@ export const FILES_OPTIONS = defineOptions({
     default: DEFAULT_FILES_CONCURRENCY,
     describe: 'Files fetched at once',
   },
+  layout: {
+    type: 'string',
+    choices: ['folders', 'nilearn'],
+    default: 'folders',
+    describe:
+      "folders: {out}/<collection_id>/<file name>; nilearn: nilearn's NeuroVault folder, {out}/neurovault/" +
+      'collection_<id>/ with the records (pass data_dir={out} to nilearn)',
+  },
+  'whole-collections': {
+    type: 'boolean',
+    default: false,
+    describe: 'Fetch every image of each collection the selection touches (nilearn takes a collection folder as whole)',
+  },
   with: {
     type: 'string',
     array: true,
