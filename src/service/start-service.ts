@@ -5,6 +5,7 @@ import { applyChange, type ChangeRequest, type ChangeResult } from './dataset/ad
 import { Dataset } from './dataset/dataset.js';
 import { isOrphan } from './faults/faults.js';
 import { handleRequest } from './handle-request.js';
+import { PLANTED_FILE_SIZE, resolvePlantedEffect } from './media/planted-map.js';
 import { emptyStats, type ServiceStats } from './service-stats.js';
 import {
   type FaultOptions,
@@ -68,10 +69,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
 
 /** The state the requests share: the dataset (given or generated), the faults, the worker pool and the counters. */
 function serviceContext(options: ServiceOptions, host: string, closing: AbortSignal): ServiceContext {
+  const plantedEffect = options.plantedEffect && resolvePlantedEffect(options.plantedEffect);
   const dataset = new Dataset({
     data: options.data ?? [],
     records: options.records ?? (options.data && options.data.length > 0 ? 0 : DEFAULT_GENERATED_RECORDS),
     seed: options.seed ?? 1,
+    ...(plantedEffect && { fileSize: PLANTED_FILE_SIZE }),
   });
   const faults = resolveFaults(NO_FAULTS, options.faults);
   return {
@@ -84,6 +87,7 @@ function serviceContext(options: ServiceOptions, host: string, closing: AbortSig
     collectionEndpoints: options.collectionEndpoints ?? true,
     admin: options.admin ?? false,
     apiTokens: new Set(options.apiTokens ?? []),
+    plantedEffect,
     dataRequests: 0,
     fileRequests: 0,
   };

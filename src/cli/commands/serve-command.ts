@@ -73,6 +73,19 @@ const SERVE_OPTIONS = {
   'file-corrupt-rate': fileFault('Probability that a file is served with one byte changed'),
   'file-ignore-range-rate': fileFault('Probability that a Range header is ignored (200, the whole file)'),
   'file-rate': fileFault('Bytes per second each file response is sent at, at most (0: no cap)'),
+  'plant-paradigm': {
+    type: 'string',
+    describe:
+      "Serve every image as a map of noise on nilearn's MNI152 2 mm grid; the group-level Z maps of this Cognitive " +
+      'Atlas paradigm id (cognitive_paradigm_cogatlas_id) carry a planted effect',
+    group: 'Planted effect:',
+  },
+  'plant-at': {
+    type: 'string',
+    describe: "The effect's centre, x,y,z in MNI mm (default -22,-4,-18)",
+    group: 'Planted effect:',
+  },
+  'plant-z': fault("The effect's peak in each map, in standard deviations of the noise", 2, 'Planted effect:'),
 } as const satisfies Record<string, Options>;
 
 type ServeOption = typeof SERVE_OPTIONS;
@@ -139,6 +152,13 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     faults,
     admin: args.admin === true,
     apiTokens: args.apiToken ?? [],
+    ...(args.plantParadigm !== undefined && {
+      plantedEffect: {
+        paradigm: args.plantParadigm,
+        at: millimetres(args.plantAt),
+        z: nonNegative('plant-z', args.plantZ),
+      },
+    }),
   };
 }
 
@@ -195,6 +215,14 @@ function integer(flag: string, value: number | undefined): number | undefined {
 function nonNegative(flag: string, value: number | undefined): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
   throw new UsageError(`--${flag}: expected a non-negative number, got ${describeNumber(value)}`);
+}
+
+/** The --plant-at value: three numbers, x,y,z. */
+function millimetres(value: string | undefined): [number, number, number] | undefined {
+  const at = value?.split(',').map((part) => (part.trim() === '' ? NaN : Number(part)));
+  if (at === undefined || (at.length === 3 && at.every((v) => Number.isFinite(v))))
+    return at as [number, number, number];
+  throw new UsageError(`--plant-at: expected x,y,z in MNI millimetres, e.g. -22,-4,-18, got ${JSON.stringify(value)}`);
 }
 
 function probability(flag: string, value: number | undefined): number | undefined {
