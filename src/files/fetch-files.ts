@@ -29,6 +29,8 @@ import { UnmatchedValues } from './unmatched-values.js';
 import { emptyTally, settleFile, type Job, type SettleRun } from './settle-file.js';
 import { tokenGoesTo } from './token-host.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
+import { targetPath } from './target-path.js';
+import { nilearnPath, partialCollections, writeNilearnMetadata } from './nilearn/nilearn-folder.js';
 
 /** Options of `fetchFiles`. */
 export interface FetchFilesOptions {
@@ -42,6 +44,13 @@ export interface FetchFilesOptions {
   where?: readonly (string | WhereCondition)[];
   /** Files fetched at once; default 2. */
   concurrency?: number;
+  /**
+   * Where the files go: `folders`, `<out>/<collection_id>/<path>`; `nilearn`, nilearn's NeuroVault folder with each
+   * image's and collection's record (nilearn/nilearn-folder.ts). Default `folders`.
+   */
+  layout?: 'folders' | 'nilearn';
+  /** Every image of each collection the selection touches; default false. */
+  wholeCollections?: boolean;
   /** Other links of each image to fetch too; default none. */
   with?: readonly ExtraLinkGroup[];
   /** Re-hash every kept file, also one whose size and mtime are as files.parquet records; default false. */
@@ -108,10 +117,8 @@ export interface FilesPlan {
 const KEPT_SELECTION = 10_000;
 
 /** Counts the files a snapshot selects and their listed bytes. */
-export async function planFiles(
-  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl' | 'onEvent'>,
-): Promise<FilesPlan> {
-  return (await planSelection(options, 0)).plan;
+export async function planFiles(options: Selection): Promise<FilesPlan> {
+  return (await planSelection(await widened(options), 0)).plan;
 }
 
 /**
@@ -119,13 +126,14 @@ export async function planFiles(
  * than `keep`; an `unmatched` event for each value asked of a category column that no image has but in another case.
  */
 async function planSelection(
-  options: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl' | 'onEvent'>,
+  options: Selection,
   keep: number,
-): Promise<{ plan: FilesPlan; path: string; images: SelectedImage[] | undefined }> {
+): Promise<{ plan: FilesPlan; path: string; images: SelectedImage[] | undefined; collections: Map<number, number> }> {
   const where = conditions(options.where);
   const unmatched = new UnmatchedValues(where);
   const rows = await openSnapshot(options.snapshot, neededColumns(where, options.with));
   const plan: FilesPlan = { files: 0, bytes: 0, unsized: 0, missing: 0, baseUrl: baseUrlOf(rows, options.baseUrl) };
+  const collections = new Map<number, number>(); // selected images of each collection, files lost on the server aside
   let kept: SelectedImage[] | undefined = [];
   let largest = 0;
   try {
@@ -137,6 +145,8 @@ async function planSelection(
         plan.unsized += image.extras.length;
         plan.bytes += image.fileSize ?? 0;
         if (image.fileSize === 0) plan.missing++;
+        const at = image.collectionId;
+        if (at !== null) collections.set(at, (collections.get(at) ?? 0) + (image.fileSize === 0 ? 0 : 1));
         if ((image.fileSize ?? 0) > largest && image.file !== null) {
           largest = image.fileSize ?? 0;
           plan.sample = onBase(image.file, new URL(plan.baseUrl));
@@ -147,15 +157,34 @@ async function planSelection(
     await rows.close();
   }
   for (const message of unmatched.lines()) options.onEvent?.({ type: 'unmatched', message });
-  return { plan, path: rows.path, images: kept };
+  return { plan, path: rows.path, images: kept, collections };
+}
+
+/** What selects the files. */
+type Selection = Pick<FetchFilesOptions, 'snapshot' | 'where' | 'wholeCollections' | 'with' | 'baseUrl' | 'onEvent'>;
+
+/** The selection, with `wholeCollections` widened to every image of the collections it touches. */
+async function widened<T extends Selection>(options: T): Promise<T> {
+  if (options.wholeCollections !== true) return options;
+  const where = conditions(options.where);
+  const rows = await openSnapshot(options.snapshot, neededColumns(where, undefined));
+  const ids = new Set<number>();
+  try {
+    for await (const images of selectImages(rows, where)) for (const image of images) ids.add(image.collectionId ?? 0);
+  } finally {
+    await rows.close();
+  }
+  ids.delete(0);
+  return ids.size === 0 ? options : { ...options, where: [parseWhere(`collection_id in (${[...ids].join(', ')})`)] };
 }
 
 /**
  * Fetches the files a snapshot selects and writes files.parquet; resolves to what it did. Holds a lock on the output
  * folder while it runs: throws a FILES_LOCKED FilesError when another live run holds it.
  */
-export async function fetchFiles(options: FetchFilesOptions): Promise<FilesResult> {
+export async function fetchFiles(given: FetchFilesOptions): Promise<FilesResult> {
   const started = Date.now();
+  const options = await widened(given);
   const planned = await planSelection(options, KEPT_SELECTION);
   await makeFolder(options.outDir, 'files');
   const lock = join(options.outDir, LOCK);
@@ -185,7 +214,7 @@ const LOCK = '.img-etl-files.lock';
 /** The files run once its plan is made and it holds the output folder. */
 async function fetchPlanned(
   options: FetchFilesOptions,
-  { plan, path, images: selected }: Awaited<ReturnType<typeof planSelection>>,
+  { plan, path, images: selected, collections }: Awaited<ReturnType<typeof planSelection>>,
   started: number,
 ): Promise<FilesResult> {
   options.onEvent?.({ type: 'plan', files: plan.files, bytes: plan.bytes });
@@ -199,14 +228,34 @@ async function fetchPlanned(
   const base = new URL(plan.baseUrl);
   const client = filesClient(options, plan.baseUrl, base);
   const run = settleRun(options, base, client, verified);
+  const nilearn = options.layout === 'nilearn';
+  const notice = (message: string) => options.onEvent?.({ type: 'notice', message });
   try {
+    const partial = nilearn ? await partialCollections(path, collections, notice) : [];
     const batches =
       rows === undefined ? [selected!] : selectImages(rows, conditions(options.where), extraKeys(options.with));
     const settled = mapConcurrently(jobsOf(batches), options.concurrency ?? 2, (job) => settleFile(job, run));
-    const metadata = { 'img-etl.snapshot': path, 'img-etl.source_url': plan.baseUrl };
+    const metadata = {
+      'img-etl.snapshot': path,
+      'img-etl.source_url': plan.baseUrl,
+      ...(nilearn ? { 'img-etl.partial_collections': JSON.stringify(partial) } : {}),
+    };
     const listedOk = new Set<string>();
-    const fileRows = okPaths(settled, options.outDir, listedOk);
+    const placed = new Map<number, number>();
+    const fileRows = okPaths(settled, options.outDir, listedOk, placed);
     const tables = await writeFilesTables(pages(fileRows, 1000), options.outDir, metadata, options.formats);
+    if (nilearn) {
+      const { retry, outDir } = options;
+      await writeNilearnMetadata({
+        snapshot: path,
+        outDir,
+        placed,
+        touched: new Set(collections.keys()),
+        client,
+        retry,
+        notice,
+      });
+    }
     await writeLedger(options.outDir, verified, listedOk);
     return {
       counts: run.tally.counts,
@@ -255,6 +304,10 @@ function settleRun(
     signal: options.signal,
     verified,
     paths: new PathClaims(options.outDir),
+    target:
+      options.layout === 'nilearn'
+        ? (image, url) => nilearnPath(options.outDir, image, url)
+        : (image, url) => targetPath(options.outDir, image.collectionId, url, image.id),
     tally: emptyTally(),
     onEvent: options.onEvent ?? (() => undefined),
   };
@@ -270,10 +323,19 @@ async function* jobsOf(batches: Iterable<SelectedImage[]> | AsyncIterable<Select
   }
 }
 
-/** The rows as they pass, adding the path of each `ok` one (joined to `outDir`) to `into`. */
-async function* okPaths(rows: AsyncIterable<FileRow>, outDir: string, into: Set<string>): AsyncGenerator<FileRow> {
+/**
+ * The rows as they pass, adding the path of each `ok` one (joined to `outDir`) to `into`, and the collection of each
+ * image whose file is ok to `placed`.
+ */
+async function* okPaths(
+  rows: AsyncIterable<FileRow>,
+  outDir: string,
+  into: Set<string>,
+  placed: Map<number, number>,
+): AsyncGenerator<FileRow> {
   for await (const row of rows) {
     if (row.status === 'ok' && row.path !== null) into.add(join(outDir, row.path));
+    if (row.status === 'ok' && row.link === 'file' && row.collection_id !== null) placed.set(row.id, row.collection_id);
     yield row;
   }
 }

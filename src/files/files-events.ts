@@ -19,6 +19,8 @@ export type FilesEvent =
   | { type: 'lock'; message: string }
   /** A value a condition asks of a category column that no image has, while one differs only in case: one line. */
   | { type: 'unmatched'; message: string }
+  /** Something the caller should know that does not stop the run (a collection written in part): one line. */
+  | { type: 'notice'; message: string }
   /** A request for a file failed and will be tried again. */
   | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string }
   /** A token was given, but the service (the snapshot's, not named by the caller) is not sent it: see token-host.ts. */

@@ -13,7 +13,6 @@ import { onBase } from './on-base.js';
 import { pathInTheWay } from './path-in-the-way.js';
 import type { PathClaims } from './path-claims.js';
 import type { SelectedImage } from './select-images.js';
-import { targetPath } from './target-path.js';
 
 /** One file to settle. */
 export interface Job {
@@ -49,6 +48,8 @@ export interface SettleRun {
   verified: Map<string, VerifiedFile>;
   /** The paths of the files settled so far (two selected files may not share one, nor one be another's folder). */
   paths: PathClaims;
+  /** Where an image's link's file goes in the run's layout, or why it cannot go there. */
+  target: (image: SelectedImage, url: string) => { path: string } | { problem: string };
   tally: FilesTally;
   onEvent: (event: FilesEvent) => void;
 }
@@ -103,7 +104,7 @@ async function outcomeOf(
       path: null,
       ...(listed === 0 ? lost(run) : notFetched('missing_on_server', 'the record has no file link')),
     };
-  const target = targetPath(run.outDir, image.collectionId, url, image.id);
+  const target = run.target(image, url);
   if ('problem' in target)
     return { path: null, ...(listed === 0 ? lost(run) : notFetched('failed', `files: ${target.problem}`)) };
   return { path: target.path, ...(await outcomeAt(target.path, { ...job, url }, listed, run)) };

@@ -1,10 +1,10 @@
 /**
  * The test set-up, run by `npm test` before the tests (npm's `pretest`): installs what the tests need besides npm's
  * packages, as test-tools.json lists them, and only what is missing. Debian packages (Chromium, Debian's pandas 1.5
- * without pyarrow, nibabel) with apt-get where it runs as root; a Python venv with pandas 3, pyarrow, polars and
- * DuckDB in the user's cache folder (shared by every clone, so a fresh clone finds it made). Without root it says what
- * to install, and the tests that need a missing tool skip saying why (test/helpers/test-tools.ts). Nothing installed
- * from inside a test file. When everything is there it starts no installer and takes about a second.
+ * without pyarrow, nibabel) with apt-get where it runs as root; a Python venv with pandas 3, pyarrow, polars, DuckDB
+ * and nilearn in the user's cache folder (shared by every clone, so a fresh clone finds it made). Without root it says
+ * what to install, and the tests that need a missing tool skip saying why (test/helpers/test-tools.ts). Nothing
+ * installed from inside a test file. When everything is there it starts no installer and takes about a second.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import console from 'node:console';
 import process from 'node:process';
-import { URL } from 'node:url';
+import { URL, fileURLToPath } from 'node:url';
 
 const tools = JSON.parse(readFileSync(new URL('./test-tools.json', import.meta.url), 'utf8'));
 const started = Date.now();
@@ -73,7 +73,10 @@ function makeVenv() {
   console.log(`test tools: a Python venv at ${venv} with ${tools.venv.packages.join(' ')}`);
   const python = ['python3', tools.debianPython].find((p) => run(p, ['-c', 'import venv, ensurepip']).ok);
   if (python === undefined) return [`the Python venv: no python3 with venv here (apt-get install python3-venv)`];
-  const pip = ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', ...tools.venv.packages];
+  // Wheels beside the clone (`../shared/wheels`) for what the package index lacks (nilearn on a mirror without it).
+  const wheels = fileURLToPath(new URL(`../../${tools.venv.wheels}`, import.meta.url));
+  const links = existsSync(wheels) ? ['--find-links', wheels] : [];
+  const pip = ['-m', 'pip', 'install', '-q', '--disable-pip-version-check', ...links, ...tools.venv.packages];
   for (const [command, args] of [
     [python, ['-m', 'venv', building]],
     [join(building, 'bin', 'python'), pip],

@@ -40,6 +40,8 @@ type FilesArgs = ArgumentsCamelCase<{
   where: string[];
   concurrency: number;
   with: string[];
+  layout: 'folders' | 'nilearn';
+  wholeCollections: boolean;
   baseUrl?: string;
   token?: string;
   timeout: number;
@@ -73,6 +75,19 @@ export const FILES_OPTIONS = valued({
       'is not null; text in single quotes',
   },
   concurrency: { type: 'number', default: 2, describe: 'Files fetched at once' },
+  layout: {
+    type: 'string',
+    choices: ['folders', 'nilearn'],
+    default: 'folders',
+    describe:
+      "folders: {out}/<collection_id>/<file name>; nilearn: nilearn's NeuroVault folder, {out}/neurovault/" +
+      'collection_<id>/ with the records (pass data_dir={out} to nilearn)',
+  },
+  'whole-collections': {
+    type: 'boolean',
+    default: false,
+    describe: 'Fetch every image of each collection the selection touches (nilearn takes a collection folder as whole)',
+  },
   with: {
     type: 'string',
     array: true,
@@ -153,7 +168,7 @@ async function runFiles(args: FilesArgs, output: OutputChoices, io: CommandIo): 
 /** A files run's checked command line, and the reporter of its events. */
 interface FilesRun {
   /** What selects the files. */
-  selection: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl'>;
+  selection: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl' | 'layout' | 'wholeCollections'>;
   out: string;
   /** The formats of the files table. */
   formats: Format[];
@@ -178,10 +193,14 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
   const timeoutMs = positiveSeconds('timeout', args.timeout) * 1000;
   const { parseWhere } = await import('../../files/where-condition.js');
   const where = await usage(() => args.where.map((text) => parseWhere(text)));
+  if (args.layout === 'nilearn' && groups.length > 0)
+    throw new UsageError('files: --with has no place in --layout nilearn, which holds only the maps');
   const selection = {
     snapshot: args.snapshot,
     where,
     with: groups,
+    layout: args.layout,
+    wholeCollections: args.wholeCollections,
     ...(args.baseUrl === undefined ? {} : { baseUrl: baseUrlOption(args.baseUrl).href }),
   };
   const progress: Reporter<FilesEvent> =

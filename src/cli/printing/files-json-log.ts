@@ -31,6 +31,7 @@ export class FilesJsonLog implements Reporter<FilesEvent> {
       }
       case 'lock':
       case 'unmatched':
+      case 'notice':
       case 'retry': {
         const { type, ...fields } = event;
         this.log.write('warn', type, fields);

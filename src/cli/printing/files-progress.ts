@@ -48,6 +48,7 @@ export class FilesProgress {
         return;
       case 'lock':
       case 'unmatched':
+      case 'notice':
         this.line(`img-etl: ${event.message}`);
         return;
       case 'retry':

@@ -1,5 +1,5 @@
 /** When a generated image was added and last modified: a function of (seed, id), drawn apart from its other fields. */
-import { utcMicros } from './berlin-time.js';
+import { utcMicros } from '../../text/berlin-time.js';
 import { hash32, Random } from './random.js';
 
 const EPOCH_START = utcMicros(2014, 3, 1);

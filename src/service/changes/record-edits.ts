@@ -3,7 +3,7 @@
  * (the name) changes. Kept as a small override applied to the record's JSON text as rendered, so generated and given
  * records edit alike and every other byte stays as it was.
  */
-import { formatBerlinTimestamp } from '../basics/berlin-time.js';
+import { formatBerlinTimestamp } from '../../text/berlin-time.js';
 
 /** What an edit changes in a record. */
 export interface RecordEdit {

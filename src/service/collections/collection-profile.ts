@@ -3,7 +3,7 @@
  * the last item change): owner, name, paper, description, dates and study metadata. Generated
  * collections get theirs from (seed, cid).
  */
-import { formatBerlinTimestamp, utcMicros } from '../basics/berlin-time.js';
+import { formatBerlinTimestamp, utcMicros } from '../../text/berlin-time.js';
 import { METADATA_FIELDS } from './collection-fields.js';
 import { contributorsOf, ownerOf, PROLIFIC_USERS, username } from './collection-owners.js';
 import { collectionTraits } from './collection-traits.js';
@@ -23,7 +23,7 @@ import {
   TOPICS,
 } from '../basics/collection-vocabulary.js';
 import { idTimeMicros, withMicros } from '../basics/image-times.js';
-import { jsonNullableString, pythonFloat } from '../basics/python-json.js';
+import { jsonNullableString, pythonFloat } from '../../text/python-json.js';
 import { hash32, Random } from '../basics/random.js';
 
 /** A collection's own fields. Times are UTC microseconds. */

@@ -4,7 +4,7 @@
  * ids it draws); collections of given records are known from the start. Collections made after the start
  * (by inserts) are dated by a virtual clock that every insert and delete advances.
  */
-import { utcMicros } from '../basics/berlin-time.js';
+import { utcMicros } from '../../text/berlin-time.js';
 import { collectionOf, collectionRange } from './collection-layout.js';
 import { isPrivateCollection, privateToken } from './collection-privacy.js';
 import { collectionName } from './collection-profile.js';

@@ -1,5 +1,5 @@
 /** What the generated records of one collection share (which ids belong together: collection-layout.ts). */
-import { utcMicros } from '../basics/berlin-time.js';
+import { utcMicros } from '../../text/berlin-time.js';
 import {
   ANALYSIS_LEVELS,
   CONTRASTS,

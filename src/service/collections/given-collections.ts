@@ -4,11 +4,11 @@
  * metadata are inferred, not recorded). Any other collection of given records gets a generated profile
  * dated just before its first image.
  */
-import { utcMicros } from '../basics/berlin-time.js';
+import { utcMicros } from '../../text/berlin-time.js';
 import { type MetadataField, METADATA_FIELDS } from './collection-fields.js';
 import { username } from './collection-owners.js';
 import { type CollectionProfile, generateCollectionProfile } from './collection-profile.js';
-import { jsonString, pythonFloat } from '../basics/python-json.js';
+import { jsonString, pythonFloat } from '../../text/python-json.js';
 
 type Known = Omit<CollectionProfile, 'ownerName' | 'metadata' | 'modified' | 'nidmPackages'> & {
   metadata: Readonly<Record<string, string | number | boolean>>;

@@ -10,7 +10,7 @@ import type { CollectionEntry } from '../collections/collection-registry.js';
 import type { Dataset } from './dataset.js';
 import { givenCollectionProfile } from '../collections/given-collections.js';
 import { idTimeMicros } from '../basics/image-times.js';
-import { jsonString } from '../basics/python-json.js';
+import { jsonString } from '../../text/python-json.js';
 
 /** The record's JSON text with its URLs on `origin`; a private collection is named by its token. */
 export function collectionJson(dataset: Dataset, entry: CollectionEntry, origin: string): string {

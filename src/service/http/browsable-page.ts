@@ -1,5 +1,5 @@
 /** The browsable API page (`format=api`, or a browser's Accept): the response shown as indented, escaped JSON. */
-import { indentJson } from '../basics/python-json.js';
+import { indentJson } from '../../text/python-json.js';
 
 /** What the page shows. */
 export interface BrowsablePageContent {

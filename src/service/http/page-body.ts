@@ -1,7 +1,7 @@
 /** The body of a LimitOffsetPagination page, encoded straight into bytes. */
 import { BodyWriter } from './body-writer.js';
 import { pageLinks, pageWindow, requestedPage } from './pagination.js';
-import { jsonNullableString } from '../basics/python-json.js';
+import { jsonNullableString } from '../../text/python-json.js';
 import type { ViewRequest } from './serve-view.js';
 
 /** A LimitOffsetPagination page of `count` items, each item's JSON from `item(index)` (undefined: left out). */

@@ -1,7 +1,7 @@
 /** Records given as data (NDJSON lines or objects): kept byte for byte, their URLs re-based on the serving origin. */
 import { readFileSync } from 'node:fs';
 import { parseTimestampMicros } from '../../schema/timestamp.js';
-import { URL_KEYS } from './record-keys.js';
+import { URL_KEYS } from '../../schema/record-keys.js';
 
 /** A record given to the service: its JSON text (kept exactly) or an object (serialized with JSON.stringify). */
 export type DataRecordInput = string | Readonly<Record<string, unknown>>;

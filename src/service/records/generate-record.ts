@@ -2,7 +2,7 @@
  * The deterministic record generator: every field of a record is a pure function of (seed, id),
  * so a million-record data set needs no record storage and the same seed serves the same bytes.
  */
-import { formatBerlinTimestamp } from '../basics/berlin-time.js';
+import { formatBerlinTimestamp } from '../../text/berlin-time.js';
 import { collectionOf } from '../collections/collection-layout.js';
 import {
   collectionTraits,
@@ -22,7 +22,7 @@ import {
   SHORT_CODES,
 } from '../basics/generator-vocabulary.js';
 import { imageTimes } from '../basics/image-times.js';
-import { jsonNullableString, jsonString, pythonFloat } from '../basics/python-json.js';
+import { jsonNullableString, jsonString, pythonFloat } from '../../text/python-json.js';
 import { hash32, Random } from '../basics/random.js';
 
 /** The kind of record the generator makes for an id. */

@@ -4,7 +4,7 @@
  * `/api/images/<id>/` and its collection's image list, over real HTTP. Generated and given (real) records alike.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatBerlinTimestamp } from '../../../src/service/basics/berlin-time.js';
+import { formatBerlinTimestamp } from '../../../src/text/berlin-time.js';
 import { Dataset } from '../../../src/service/dataset/dataset.js';
 import { type RunningService, startService } from '../../../src/service/index.js';
 import { Random } from '../../../src/service/basics/random.js';

@@ -1,8 +1,8 @@
 /** Europe/Berlin timestamps in Python isoformat, and Python float repr. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { berlinOffsetHours, formatBerlinTimestamp, utcMicros } from '../../../src/service/basics/berlin-time.js';
-import { indentJson, pythonFloat } from '../../../src/service/basics/python-json.js';
+import { berlinOffsetHours, formatBerlinTimestamp, utcMicros } from '../../src/text/berlin-time.js';
+import { indentJson, pythonFloat } from '../../src/text/python-json.js';
 
 describe('formatBerlinTimestamp', () => {
   it('writes winter instants with +01:00', () => {

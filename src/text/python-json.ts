@@ -93,3 +93,41 @@ function endOfString(text: string, start: number): number {
   }
   return text.length;
 }
+
+/** A JSON string literal as Python's `json.dumps(s)` writes it (ensure_ascii): every character past `~` escaped. */
+export function asciiJsonString(value: string): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * JSON text as Python writes what `json.loads` read of it with `json.dumps`'s defaults: `", "` and `": "` between
+ * members, strings in ASCII, a number with a fraction or an exponent as a float's repr, an integer as written.
+ */
+export function pythonDumps(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length;) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      const end = endOfString(text, i);
+      out += asciiJsonString(JSON.parse(text.slice(i, end)) as string);
+      i = end;
+      continue;
+    }
+    NUMBER.lastIndex = i;
+    const number = NUMBER.exec(text)?.[0];
+    if (number !== undefined) {
+      out += /[.eE]/.test(number) ? pythonFloat(Number(number)) : number;
+      i += number.length;
+      continue;
+    }
+    if (ch === ',' || ch === ':') out += `${ch} `;
+    else if (!/\s/.test(ch)) out += ch;
+    i++;
+  }
+  return out;
+}
+
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
