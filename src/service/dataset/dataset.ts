@@ -162,7 +162,7 @@ export class Dataset {
       ? renderDataRecord(given, origin)
       : generateRecordJson(this.seed, id, origin, this.inserts.uploadedAt(id));
     const sized =
-      this.fileSize === undefined ? json : json.replace(/"file_size":[1-9]\d*/, `"file_size":${this.fileSize}`);
+      this.fileSize === undefined ? json : json.replace(/"file_size"\s*:\s*[1-9]\d*/, `"file_size":${this.fileSize}`);
     const edited = this.edits.applyTo(id, sized);
     // An image of a private collection is linked by its collection's token, whenever it is served.
     const token = this.privateTokenOf(id);

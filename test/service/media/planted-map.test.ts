@@ -123,3 +123,15 @@ it('serves the same bytes for the same seed, in whole and by range, and other no
 function sha(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
+
+it('lists a given record (its JSON text as written, spaces too) at the size its planted map is served', async () => {
+  const given = '{"id":5,"collection_id":3,"file":"http://neurovault.org/media/images/3/a.nii.gz", "file_size" : 500}';
+  const alone = await startService({ data: [given], plantedEffect: { paradigm: PARADIGM } });
+  try {
+    const [record] = [...alone.servedRecords()];
+    expect((await served(record!)).length).toBe(record!['file_size']);
+    expect(record!['file_size']).toBe(records.find((r) => (r['file_size'] as number) > 0)!['file_size']);
+  } finally {
+    await alone.close();
+  }
+});
