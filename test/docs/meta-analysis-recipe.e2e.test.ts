@@ -15,6 +15,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
+import { docCommands } from './doc-commands.js';
 import { runCli } from '../helpers/run-cli.js';
 import { missingTools, VENV_PYTHON } from '../helpers/test-tools.js';
 
@@ -35,17 +36,6 @@ function unavailable(): string | undefined {
   } catch {
     return 'nilearn not installed in the test venv: the test set-up installs it (npm run pretest)';
   }
-}
-
-/** The recipe's img-etl commands as argument lists (`npx img-etl` left out, lines joined at a backslash). */
-function commands(text: string): string[][] {
-  return text
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .filter((line) => line.startsWith('npx img-etl'))
-    .map((line) =>
-      [...line.slice('npx img-etl'.length).matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!),
-    );
 }
 
 /** The voxels of a NIfTI-1 file that are not 0, as MNI millimetres with their value (float32 or float64 voxels). */
@@ -86,7 +76,7 @@ it('runs the recipe: the one-sample test finds the planted peak, and nothing bey
     ctx.skip();
   }
   expect(doc).toContain(`\`\`\`python\n${readFileSync(SCRIPT, 'utf8')}\`\`\``); // the doc shows the script as run
-  const [snapshot, files] = commands(shell);
+  const [snapshot, files] = docCommands(shell);
   expect(files!.slice(0, 6)).toEqual(['files', 'snapshots/latest', '--layout', 'nilearn', '--out', 'data']);
   expect(files).toContain(`cognitive_paradigm_cogatlas_id = '${PARADIGM}'`);
   const snap = await runCli([...snapshot!, '--base-url', service.url, '--quiet'], { cwd });
