@@ -124,6 +124,7 @@ export {
   type ServiceOptions,
   type FaultOptions,
   type FaultKind,
+  type PlantedEffect,
 } from './service/index.js';
 
 // the node flags the img-etl command runs with (give them to your own node for the same memory profile)

@@ -6,6 +6,7 @@ export {
   type FaultOptions,
   type PlannedRequest,
   type ResolvedFaults,
+  type PlantedEffect,
   type ServiceOptions,
   NO_FAULTS,
 } from './service-options.js';

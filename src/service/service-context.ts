@@ -1,6 +1,6 @@
 /** The mutable state a running service's request handlers share. */
 import type { Dataset } from './dataset/dataset.js';
-import type { ResolvedFaults } from './service-options.js';
+import type { PlantedEffect, ResolvedFaults } from './service-options.js';
 import type { ServiceStats } from './service-stats.js';
 import type { WorkerPool } from './worker-pool.js';
 
@@ -22,6 +22,8 @@ export interface ServiceContext {
   apiTokens: ReadonlySet<string>;
   /** GET and HEAD requests on data views received so far (numbers the next one for the fault plan). */
   dataRequests: number;
+  /** The planted-effect knob, when on: every image file a map on nilearn's MNI152 2 mm grid. */
+  plantedEffect: Required<PlantedEffect> | undefined;
   /** GET and HEAD requests for files under /media/ received so far (numbers the next one for the file faults). */
   fileRequests: number;
 }

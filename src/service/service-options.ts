@@ -169,6 +169,24 @@ export interface FaultOptions extends NumericFaults {
   filePlan?: (request: PlannedFileRequest) => FileFaultKind | undefined;
 }
 
+/**
+ * The planted-effect knob: every image file a statistic map on the grid of nilearn's MNI152 template at 2 mm, of
+ * standard normal noise drawn from the seed and the id; the group-level Z maps of one Cognitive Atlas paradigm add a
+ * Gaussian blob (3 mm wide, zero beyond 9 mm) peaking at `z` at `at`. Every listed `file_size` above 0 becomes the
+ * size of such a file.
+ */
+export interface PlantedEffect {
+  /** The `cognitive_paradigm_cogatlas_id` whose `map_type` "Z map", `analysis_level` "group" maps carry the effect. */
+  paradigm: string;
+  /** The blob's centre in MNI millimetres. Default [-22, -4, -18] (the left amygdala). */
+  at?: readonly [number, number, number];
+  /** The blob's peak in each map that carries it, in standard deviations of the noise. Default 2. */
+  z?: number;
+}
+
+/** A planted effect's centre and peak when not given: the left amygdala, 2 standard deviations. */
+export const PLANTED_DEFAULTS = { at: [-22, -4, -18], z: 2 } as const;
+
 /** Options of `startService`. */
 export interface ServiceOptions {
   /** Address to listen on. Default '127.0.0.1'. */
@@ -203,6 +221,8 @@ export interface ServiceOptions {
    * token." on every API view, as DRF's TokenAuthentication answers. Default none.
    */
   apiTokens?: readonly string[];
+  /** Serve maps on nilearn's MNI152 2 mm grid with an effect planted for one paradigm. Default none. */
+  plantedEffect?: PlantedEffect;
 }
 
 /** Fault options with every default filled in. */

@@ -5,6 +5,7 @@ import { applyChange, type ChangeRequest, type ChangeResult } from './dataset/ad
 import { Dataset } from './dataset/dataset.js';
 import { isOrphan } from './faults/faults.js';
 import { handleRequest } from './handle-request.js';
+import { PLANTED_FILE_SIZE, resolvePlantedEffect } from './media/planted-map.js';
 import { emptyStats, type ServiceStats } from './service-stats.js';
 import {
   type FaultOptions,
@@ -70,11 +71,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
 function serviceContext(options: ServiceOptions, host: string, closing: AbortSignal): ServiceContext {
   if (![undefined, 'id', 'real'].includes(options.listOrder))
     throw new Error(`service: listOrder must be 'id' or 'real', got ${JSON.stringify(options.listOrder)}`);
+  const plantedEffect = options.plantedEffect && resolvePlantedEffect(options.plantedEffect);
   const dataset = new Dataset({
     data: options.data ?? [],
     records: options.records ?? (options.data && options.data.length > 0 ? 0 : DEFAULT_GENERATED_RECORDS),
     seed: options.seed ?? 1,
     order: options.listOrder,
+    ...(plantedEffect && { fileSize: PLANTED_FILE_SIZE }),
   });
   const faults = resolveFaults(NO_FAULTS, options.faults);
   return {
@@ -87,6 +90,7 @@ function serviceContext(options: ServiceOptions, host: string, closing: AbortSig
     collectionEndpoints: options.collectionEndpoints ?? true,
     admin: options.admin ?? false,
     apiTokens: new Set(options.apiTokens ?? []),
+    plantedEffect,
     dataRequests: 0,
     fileRequests: 0,
   };

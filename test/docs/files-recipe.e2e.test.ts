@@ -15,6 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/service/index.js';
 import { readFilesTable, servedBytes } from '../helpers/files-run.js';
 import { openDuckDB, query, removeDir, sqlString, tempDir } from '../helpers/readers.js';
+import { docCommands } from './doc-commands.js';
 import { runCli } from '../helpers/run-cli.js';
 import { missingTools } from '../helpers/test-tools.js';
 
@@ -28,21 +29,6 @@ const python = /```python\n([\s\S]*?)```/.exec(recipe)![1]!;
 
 // The block runs with Debian's nibabel and pandas, which the test set-up installs.
 const unavailable = missingTools(['python3-pandas', 'python3-nibabel']);
-
-/**
- * The recipe's commands as argument lists: `npx img-etl` left out, comments dropped, lines joined at a backslash,
- * words split as a shell would for the quoting the block uses (double quotes holding single quotes).
- */
-function commands(text: string): string[][] {
-  const joined = text.replace(/\\\n/g, ' ');
-  return joined
-    .split('\n')
-    .map((line) => line.replace(/\s+#.*$/, '').trim())
-    .filter((line) => line.startsWith('npx img-etl'))
-    .map((line) =>
-      [...line.slice('npx img-etl'.length).matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!),
-    );
-}
 
 /** The mean of the voxels of a served `.nii.gz` (float32 at vox_offset, scl_slope 1), read without nibabel. */
 function voxelMean(gz: Buffer): number {
@@ -111,7 +97,7 @@ it('runs the recipe: nibabel loads every fetched map and prints its shape and me
     ctx.skip();
   }
   expect(python).toContain('pd.read_parquet("maps/files.parquet")'); // each map's path as files.parquet gives it
-  const [snapshot, files] = commands(shell);
+  const [snapshot, files] = docCommands(shell);
   expect(snapshot!.slice(0, 3)).toEqual(['--snapshot', '--out', 'snapshots']);
   expect(files!.slice(0, 4)).toEqual(['files', 'snapshots/latest', '--out', 'maps']);
   const snap = await runCli([...snapshot!, '--base-url', service.url, '--quiet'], { cwd });

@@ -3,6 +3,7 @@
  * `--admin` it changes collections on `POST /admin/change`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_PATH } from '../helpers/fixture-service.js';
 import { removeDir, tempDir } from '../helpers/readers.js';
@@ -155,6 +156,23 @@ describe('img-etl serve', () => {
     }
   });
 
+  it('passes the planted-effect options to the service: maps on the MNI152 2 mm grid, file_size served', async () => {
+    const served = await serveForTest([
+      '--records',
+      '200',
+      '--plant-paradigm',
+      'trm_550b5a47aa23e',
+      '--plant-at',
+      '0,0,0',
+    ]);
+    const page = (await (await fetch(`${served.listUrl}?limit=200`)).json()) as { results: Record<string, unknown>[] };
+    const record = page.results.find((r) => (r['file_size'] as number) > 0)!;
+    const file = Buffer.from(await (await fetch(record['file'] as string)).arrayBuffer());
+    expect(file.length).toBe(record['file_size']);
+    const nifti = gunzipSync(file);
+    expect([1, 2, 3].map((d) => nifti.readInt16LE(40 + 2 * d))).toEqual([99, 117, 95]);
+  });
+
   it('with --admin, POST /admin/change changes K collections; a bad kind is 400 in one line, GET 405', async () => {
     const served = await serveForTest(['--records', '600', '--seed', '12', '--admin']);
     const origin = served.baseUrl;
@@ -229,6 +247,11 @@ describe('img-etl serve', () => {
       '--data: cannot read /nonexistent/records.ndjson: no such file or folder (ENOENT)',
     ],
     [['--data', '/'], '--data: / is a folder; give an NDJSON file of records'],
+    [
+      ['--plant-paradigm', 'trm_550b5a47aa23e', '--plant-at', '1,,2'],
+      '--plant-at: expected x,y,z in MNI millimetres, e.g. -22,-4,-18, got "1,,2"',
+    ],
+    [['--plant-paradigm', 'trm_550b5a47aa23e', '--plant-z', '-1'], '--plant-z: expected a number from 0, got -1'],
   ] as const)('refuses %j with a one-line message', async ([args, message], { expect }) => {
     const result = await run(['serve', ...args]);
     expect(result.stderr).toBe(`img-etl: ${message}\n`);

@@ -21,7 +21,7 @@ import {
 } from '../../extract/defaults.js';
 import { DIFF_FILE_NAMES, DIFF_FORMATS } from '../../diff/diff-formats.js';
 import { EXTRA_LINKS } from '../../files/extra-links.js';
-import { FAULT_KNOBS, knobFlag, type KnobValues } from '../../service/service-options.js';
+import { FAULT_KNOBS, knobFlag, PLANTED_DEFAULTS, type KnobValues } from '../../service/service-options.js';
 import { defineOptions, MAX_SECONDS, type OptionSpec, type OptionTable, type Values } from './option-spec.js';
 
 /** A duration in seconds: positive, at most a day. */
@@ -376,6 +376,25 @@ export const SERVICE_OPTIONS = defineOptions({
     default: 'rotate',
     describe: 'rotate: scan starts at a random row; move: rows move to the end',
     group: 'Faults:',
+  },
+  'plant-paradigm': {
+    type: 'string',
+    describe:
+      "Serve every image as a map of noise on nilearn's MNI152 2 mm grid; the group-level Z maps of this Cognitive " +
+      'Atlas paradigm id (cognitive_paradigm_cogatlas_id) carry a planted effect',
+    group: 'Planted effect:',
+  },
+  'plant-at': {
+    type: 'string',
+    describe: `The effect's centre, x,y,z in MNI mm (default ${PLANTED_DEFAULTS.at.join(',')})`,
+    group: 'Planted effect:',
+  },
+  'plant-z': {
+    type: 'number',
+    default: PLANTED_DEFAULTS.z,
+    values: { from0: '' },
+    describe: "The effect's peak in each map, in standard deviations of the noise",
+    group: 'Planted effect:',
   },
 } as const);
 

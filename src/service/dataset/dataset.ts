@@ -38,6 +38,8 @@ export interface DatasetSource {
   seed?: number;
   /** How the records and the collections are listed; default 'id'. */
   order?: ListOrder;
+  /** The `file_size` every record with a file (one above 0) is listed with; default each record's own. */
+  fileSize?: number;
 }
 
 /** The ordered records a service lists. */
@@ -45,6 +47,7 @@ export class Dataset {
   /** Origin URLs are built on when no origin is passed (the running service sets its own). */
   origin: string = NEUROVAULT_ORIGIN;
   readonly seed: number;
+  private readonly fileSize: number | undefined;
   /** The collections, public and private. */
   readonly collections: CollectionRegistry;
   private readonly list: ListedIds;
@@ -67,6 +70,7 @@ export class Dataset {
       throw new Error(`service: seed must be a non-negative integer, got ${seed}`);
     const given = prepareDataRecords(source.data ?? []);
     this.seed = seed;
+    this.fileSize = source.fileSize;
     this.given = new Map(given.map((record) => [record.id, record]));
     const byCollection = new Map<number, number[]>();
     for (const record of given) {
@@ -161,7 +165,9 @@ export class Dataset {
     const json = given
       ? renderDataRecord(given, origin)
       : generateRecordJson(this.seed, id, origin, this.inserts.uploadedAt(id));
-    const edited = this.edits.applyTo(id, json);
+    const sized =
+      this.fileSize === undefined ? json : json.replace(/"file_size"\s*:\s*[1-9]\d*/, `"file_size":${this.fileSize}`);
+    const edited = this.edits.applyTo(id, sized);
     // An image of a private collection is linked by its collection's token, whenever it is served.
     const token = this.privateTokenOf(id);
     return token === undefined ? edited : privateLinks(edited, origin, id, collectionOf(this.seed, id), token);

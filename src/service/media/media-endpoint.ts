@@ -12,6 +12,7 @@ import { extraFile } from './extra-file.js';
 import { DJANGO_FORBIDDEN } from '../http/error-pages.js';
 import { decideFileFault } from '../faults/faults.js';
 import { niftiGzipFile } from './nifti-gzip-file.js';
+import { carriesEffect, plantedFile } from './planted-map.js';
 import { parseByteRange } from './byte-range.js';
 import type { ServedFile } from './served-file.js';
 import { countStatus, type ServiceContext } from '../service-context.js';
@@ -39,6 +40,8 @@ interface MediaTarget {
   kind: string;
   /** The listed `file_size` (images only). */
   fileSize?: number;
+  /** Whether the image's map carries the planted effect (under that knob). */
+  carries?: boolean;
 }
 
 /** Whether a request path is under /media/. */
@@ -64,7 +67,7 @@ export async function serveMedia(
     return void page(ctx, res, 404, NGINX_PAGE('404 Not Found'), { path, method, n });
   const range = req.headers.range;
   const { kind: fault, cutAt } = decideFileFault(ctx.faults, { method, path, range, n });
-  const file = servedFile(target, fault, path.slice(path.lastIndexOf('/') + 1));
+  const file = servedFile(ctx, target, fault, path.slice(path.lastIndexOf('/') + 1));
   const asked = range === undefined || fault === 'ignore-range' ? undefined : parseByteRange(range, file.size);
   if (asked === 'unsatisfiable') return void unsatisfiable(ctx, res, file.size, { path, method, n, range });
   const [start, end] = asked === undefined ? [0, file.size] : [asked.start, asked.end];
@@ -82,11 +85,16 @@ export async function serveMedia(
   await sendFile(ctx, res, file, entry, end, fault === 'truncate' ? cutAt : undefined);
 }
 
-/** The file a target serves: an image's gzipped NIfTI (of another length under the wrong-length fault) or a link's. */
-function servedFile(target: MediaTarget, fault: string, name: string): ServedFile {
-  if (target.kind === 'file')
-    return niftiGzipFile(target.id, (target.fileSize ?? 0) + (fault === 'wrong-length' ? WRONG_BY : 0));
-  return extraFile(target.id, target.kind, name);
+/**
+ * The file a target serves: an image's gzipped NIfTI (a planted-effect map under that knob; of another length under
+ * the wrong-length fault) or a link's.
+ */
+function servedFile(ctx: ServiceContext, target: MediaTarget, fault: string, name: string): ServedFile {
+  if (target.kind !== 'file') return extraFile(target.id, target.kind, name);
+  const size = (target.fileSize ?? 0) + (fault === 'wrong-length' ? WRONG_BY : 0);
+  const effect = ctx.plantedEffect;
+  if (effect === undefined) return niftiGzipFile(target.id, size);
+  return plantedFile(ctx.dataset.seed, target.id, size, target.carries === true ? effect : undefined);
 }
 
 /** Counts the status and writes the head of a file response of bytes [start, end). */
@@ -265,11 +273,12 @@ function collectionPaths(ctx: ServiceContext, cid: number): Map<string, MediaTar
   for (const id of collectionImageIds(ctx.dataset, entry)) {
     const record = JSON.parse(ctx.dataset.recordJson(id)) as Record<string, unknown>;
     const size = typeof record['file_size'] === 'number' ? record['file_size'] : 0;
-    const add = (link: unknown, kind: string, fileSize?: number): void => {
+    const add = (link: unknown, kind: string, image?: Pick<MediaTarget, 'fileSize' | 'carries'>): void => {
       const at = typeof link === 'string' ? pathOf(link) : undefined;
-      if (at !== undefined) paths.set(at, { id, kind, ...(fileSize === undefined ? {} : { fileSize }) });
+      if (at !== undefined) paths.set(at, { id, kind, ...image });
     };
-    add(record['file'], 'file', size);
+    const effect = ctx.plantedEffect;
+    add(record['file'], 'file', { fileSize: size, carries: effect !== undefined && carriesEffect(record, effect) });
     for (const key of EXTRA_LINKS) add(record[key], key);
   }
   return paths;
