@@ -3,14 +3,20 @@ import type { CommandIo } from '../command-io.js';
 import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
 import { readNdjsonLines } from '../../service/records/data-records.js';
 import { FAULT_KNOBS, knobFlag, type FaultOptions, type ServiceOptions } from '../../service/service-options.js';
-import { DEFAULT_SERVED_RECORDS, SERVE_OPTIONS, type SERVICE_OPTIONS } from '../options/option-table.js';
+import {
+  DEFAULT_SERVED_RECORDS,
+  SERVE_OPTIONS,
+  type SERVICE_OPTIONS,
+  type PLANTED_OPTIONS,
+} from '../options/option-table.js';
 import { checkOptions } from '../options/option-spec.js';
 import { camelCase } from '../options/strict-booleans.js';
 import { UsageError } from '../usage-error.js';
 import { fileSystemReason } from '../../load/file-system/file-system-error.js';
 
 /** Parsed arguments of `img-etl serve`: its own options, and a number for each fault knob's flag. */
-type ServeArgs = ArgumentsCamelCase<InferredOptionTypes<typeof SERVICE_OPTIONS>> & Record<string, unknown>;
+type ServeArgs = ArgumentsCamelCase<InferredOptionTypes<typeof SERVICE_OPTIONS & typeof PLANTED_OPTIONS>> &
+  Record<string, unknown>;
 
 /** The records' lines of the --data file; a one-line usage error naming it and why when it cannot be read. */
 function dataLines(path: string): string[] {

@@ -377,6 +377,10 @@ export const SERVICE_OPTIONS = defineOptions({
     describe: 'rotate: scan starts at a random row; move: rows move to the end',
     group: 'Faults:',
   },
+} as const);
+
+/** The options of the planted effect, shown after the faults. */
+export const PLANTED_OPTIONS = defineOptions({
   'plant-paradigm': {
     type: 'string',
     describe:
@@ -398,7 +402,7 @@ export const SERVICE_OPTIONS = defineOptions({
   },
 } as const);
 
-/** The options of `img-etl serve`: the service's, then a flag for each of its fault knobs. */
+/** The options of `img-etl serve`: the service's, a flag for each of its fault knobs, then the planted effect's. */
 export const SERVE_OPTIONS: OptionTable = {
   ...SERVICE_OPTIONS,
   ...Object.fromEntries(
@@ -409,6 +413,7 @@ export const SERVE_OPTIONS: OptionTable = {
       return [knobFlag(key), { ...spec, values: KNOB_VALUES[knob.takes], requiresArg: true }];
     }),
   ),
+  ...PLANTED_OPTIONS,
 };
 
 /** Each command's options, as docs/options.md lists them; `env`: its options are read from IMG_ETL_* variables. */
