@@ -5,10 +5,10 @@
 import { attachRecordText } from '../../schema/record-text.js';
 import type { ValidBatch } from '../../transform/validate.js';
 import type { Checkpoint } from '../staging/checkpoint.js';
-import type { JournalCollectionsPage } from '../staging/journal.js';
 import { modifiedAt } from '../staging/modified-at.js';
 import type { CollectionsListing } from './page-collections.js';
-import { RecordTexts } from '../../schema/record-texts.js';
+import { resultSpans } from '../../text/raw-json.js';
+import { parseJsonBytes } from '../paging/parse-json-bytes.js';
 import { redactUrl } from '../paging/redact-url.js';
 
 /** How replayCollections reads the staging folder. */
@@ -17,11 +17,6 @@ export interface ReplayCollectionsOptions {
   batchSize?: number;
   /** Collections left out: those found private or deleted while the run read them; default none. */
   exclude?: Iterable<number>;
-  /**
-   * Parsed records kept in memory (whole pages, at least one); default 2,000: a collection record is ~3 kB served and
-   * far more parsed, and NeuroVault lists ~13,400 collections.
-   */
-  cacheRecords?: number;
 }
 
 /**
@@ -35,12 +30,13 @@ export async function* replayCollections(
 ): AsyncIterable<ValidBatch> {
   const batchSize = options.batchSize ?? 1_000;
   const url = redactUrl(listing.url); // where the records came from: a reject names it
-  const places = await placesToReplay(listing, checkpoint, new Set(options.exclude ?? []));
-  const recordsOf = cachedPageReader(checkpoint, options.cacheRecords ?? 2_000);
+  const served = await servedToReplay(listing, checkpoint, new Set(options.exclude ?? []));
   let batch: Record<string, unknown>[] = [];
   let offset = 0;
-  for (const { page, position } of places) {
-    batch.push((await recordsOf(page))[position] as Record<string, unknown>);
+  for (const bytes of served) {
+    const record = parseJsonBytes(bytes) as Record<string, unknown>;
+    attachRecordText(record, bytes.toString('utf8'));
+    batch.push(record);
     if (batch.length === batchSize) {
       yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
       offset += batch.length;
@@ -50,64 +46,34 @@ export async function* replayCollections(
   if (batch.length > 0) yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
 }
 
-/** Where a record to replay is held: its page and its position in it. */
-interface Place {
-  page: JournalCollectionsPage;
-  position: number;
-}
-
 /**
- * Where each listed collection's latest record is (ascending by id, `exclude` left out), then each distinct record
- * without a usable id.
+ * The served bytes of each listed collection's latest record (ascending by id, `exclude` left out), then of each
+ * distinct record without a usable id. Each page is read once: a list served in no order would otherwise be read again
+ * at every jump between pages, and a page's parsed records weigh far more than its bytes.
  */
-async function placesToReplay(
+async function servedToReplay(
   listing: Pick<CollectionsListing, 'pages'>,
   checkpoint: Checkpoint,
   exclude: ReadonlySet<number>,
-): Promise<Place[]> {
-  const kept = new Map<number, Place & { modified: number }>();
-  const unkeyed = new Map<string, Place>(); // by content
+): Promise<Buffer[]> {
+  const kept = new Map<number, { bytes: Buffer; modified: number }>();
+  const unkeyed = new Map<string, Buffer>(); // by content
   for (const page of listing.pages) {
-    const { records } = await checkpoint.readPage(page.file);
+    const { body, records } = await checkpoint.readPage(page.file);
+    const spans = resultSpans(body);
     page.ids.forEach((id, position) => {
+      const bytes = body.subarray(spans[position]!.start, spans[position]!.end);
       if (id === null) {
         const content = JSON.stringify(records[position]);
-        if (!unkeyed.has(content)) unkeyed.set(content, { page, position });
+        if (!unkeyed.has(content)) unkeyed.set(content, bytes);
         return;
       }
       if (exclude.has(id)) return;
       const modified = modifiedAt(records[position]);
       const before = kept.get(id);
-      if (before === undefined || modified >= before.modified) kept.set(id, { page, position, modified });
+      if (before === undefined || modified >= before.modified) kept.set(id, { bytes, modified });
     });
   }
-  const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!);
+  const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!.bytes);
   return [...ordered, ...unkeyed.values()];
-}
-
-/** Reads a staged page's records (each with its text attached), keeping about `cacheRecords` of them in memory. */
-function cachedPageReader(
-  checkpoint: Checkpoint,
-  cacheRecords: number,
-): (page: JournalCollectionsPage) => Promise<unknown[]> {
-  const cache = new Map<string, unknown[]>();
-  let cached = 0;
-  return async (page) => {
-    let records = cache.get(page.file);
-    if (records !== undefined) return records;
-    const read = await checkpoint.readPage(page.file);
-    const texts = new RecordTexts(read.body);
-    records = read.records;
-    records.forEach((record, position) => {
-      if (typeof record === 'object' && record !== null) attachRecordText(record, texts.at(position));
-    });
-    for (const [file, held] of cache) {
-      if (cached + records.length <= cacheRecords) break;
-      cache.delete(file);
-      cached -= held.length;
-    }
-    cache.set(page.file, records);
-    cached += records.length;
-    return records;
-  };
 }
