@@ -187,6 +187,9 @@ export interface PlantedEffect {
 /** A planted effect's centre and peak when not given: the left amygdala, 2 standard deviations. */
 export const PLANTED_DEFAULTS = { at: [-22, -4, -18], z: 2 } as const;
 
+/** The address the service listens on, and the seed of its generated records, when not given. */
+export const SERVICE_DEFAULTS = { host: '127.0.0.1', seed: 1 } as const;
+
 /** Options of `startService`. */
 export interface ServiceOptions {
   /** Address to listen on. Default '127.0.0.1'. */

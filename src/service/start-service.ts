@@ -13,6 +13,7 @@ import {
   type ResolvedFaults,
   resolveFaults,
   type ServiceOptions,
+  SERVICE_DEFAULTS,
 } from './service-options.js';
 import type { ServiceContext } from './service-context.js';
 import { WorkerPool } from './worker-pool.js';
@@ -52,7 +53,7 @@ export const DEFAULT_GENERATED_RECORDS = 1000;
 
 /** Starts a service and resolves once it listens. */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? SERVICE_DEFAULTS.host;
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`service: port must be an integer from 0 to 65535, got ${port}`);
@@ -75,7 +76,7 @@ function serviceContext(options: ServiceOptions, host: string, closing: AbortSig
   const dataset = new Dataset({
     data: options.data ?? [],
     records: options.records ?? (options.data && options.data.length > 0 ? 0 : DEFAULT_GENERATED_RECORDS),
-    seed: options.seed ?? 1,
+    seed: options.seed ?? SERVICE_DEFAULTS.seed,
     order: options.listOrder,
     ...(plantedEffect && { fileSize: PLANTED_FILE_SIZE }),
   });

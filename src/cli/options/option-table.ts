@@ -21,7 +21,13 @@ import {
 } from '../../extract/defaults.js';
 import { DIFF_FILE_NAMES, DIFF_FORMATS } from '../../diff/diff-formats.js';
 import { EXTRA_LINKS } from '../../files/extra-links.js';
-import { FAULT_KNOBS, knobFlag, PLANTED_DEFAULTS, type KnobValues } from '../../service/service-options.js';
+import {
+  FAULT_KNOBS,
+  knobFlag,
+  PLANTED_DEFAULTS,
+  SERVICE_DEFAULTS,
+  type KnobValues,
+} from '../../service/service-options.js';
 import { defineOptions, MAX_SECONDS, type OptionSpec, type OptionTable, type Values } from './option-spec.js';
 
 /** A duration in seconds: positive, at most a day. */
@@ -334,7 +340,7 @@ const KNOB_VALUES: Record<KnobValues, Values> = {
 
 /** The options of the service itself; its fault knobs follow, from FAULT_KNOBS. */
 export const SERVICE_OPTIONS = defineOptions({
-  host: { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' },
+  host: { type: 'string', default: SERVICE_DEFAULTS.host, describe: 'Address to listen on' },
   port: {
     type: 'number',
     default: 8000,
@@ -352,7 +358,7 @@ export const SERVICE_OPTIONS = defineOptions({
   },
   seed: {
     type: 'number',
-    default: 1,
+    default: SERVICE_DEFAULTS.seed,
     values: { whole: [0] },
     describe: 'Seed of the generated records (same seed and count: same bytes)',
   },

@@ -27,6 +27,7 @@ import { RecordDeletes } from '../changes/record-deletes.js';
 import { RecordInserts } from '../changes/record-inserts.js';
 import { SortedIds } from '../basics/sorted-ids.js';
 import { type ListOrder, realOrder } from '../basics/real-order.js';
+import { SERVICE_DEFAULTS } from '../service-options.js';
 
 /** What a data set is built from. */
 export interface DatasetSource {
@@ -63,7 +64,7 @@ export class Dataset {
 
   constructor(source: DatasetSource = {}) {
     const records = source.records ?? 0;
-    const seed = source.seed ?? 1;
+    const seed = source.seed ?? SERVICE_DEFAULTS.seed;
     if (!Number.isSafeInteger(records) || records < 0)
       throw new Error(`service: records must be a non-negative integer, got ${records}`);
     if (!Number.isSafeInteger(seed) || seed < 0)
