@@ -246,7 +246,7 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
   const { parquetEngine, csvEngine, neutraliseFormulas, previewRows } = options;
   return {
     ...{ startedAt, outDir, formats, sourceUrl, table, encodeColumns, created, kind, snapshot },
-    list: { baseUrl, pageSize: pageSize ?? DEFAULT_PAGE_SIZE, concurrency, http, retry, signal, onEvent },
+    list: { baseUrl, pageSize, concurrency, http, retry, signal, onEvent },
     maxPasses: options.maxPasses,
     staging: { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs },
     writing: { parquetEngine, csvEngine, neutraliseFormulas, signal, stages, previewRows },

@@ -1,6 +1,7 @@
 /** checkOptions: every command's values checked against the one table, each kind with its one message. */
 import { describe, expect, it } from 'vitest';
 import { checkOptions, type OptionTable } from '../../../src/cli/options/option-spec.js';
+import { camelCase } from '../../../src/cli/options/strict-booleans.js';
 import { ALL_OPTIONS, SERVE_OPTIONS, SNAPSHOT_OPTIONS } from '../../../src/cli/options/option-table.js';
 import { FAULT_KNOBS, NO_FAULTS } from '../../../src/service/service-options.js';
 
@@ -48,10 +49,7 @@ describe('checkOptions', () => {
 
   it("passes every option's own default", () => {
     const defaults = Object.fromEntries(
-      Object.entries(ALL_OPTIONS).map(([name, option]) => [
-        name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
-        option.default,
-      ]),
+      Object.entries(ALL_OPTIONS).map(([name, option]) => [camelCase(name), option.default]),
     );
     expect(() => checkOptions({ ...defaults, snapshot: true }, ALL_OPTIONS)).not.toThrow();
   });
