@@ -214,7 +214,7 @@ export async function handleSnapshotArgs(
 ): Promise<void> {
   const output = outputChoicesFrom(args);
   await reportingErrors(output.logFormat, io, async () => {
-    checkOptions(args, SNAPSHOT_OPTIONS);
+    checkOptions(args, { ...SNAPSHOT_OPTIONS, ...OUTPUT_OPTIONS });
     const command = { ...output, maxMissing: args.maxMissing, keep: args.keep };
     io.setExitCode((await runSnapshotCommand({ ...snapshotOptionsFrom(args), ...extra }, command, io)).code);
   });

@@ -1,7 +1,6 @@
 /** What the output options and the list options (`--to`, `--with`) parse into, once the table's checks passed. */
 import { FORMATS, type Format } from '../../snapshot/formats.js';
 import { UsageError } from '../usage-error.js';
-import { checkOptions } from './option-spec.js';
 import { OUTPUT_OPTIONS } from './option-table.js';
 
 /** What OUTPUT_OPTIONS parse into. */
@@ -18,7 +17,10 @@ export interface OutputChoices {
   dryRun: boolean;
 }
 
-/** Checks the parsed OUTPUT_OPTIONS, failing with a one-line message on a bad value. */
+/**
+ * What the parsed OUTPUT_OPTIONS ask for (each command checks them with its other options, inside its error reporting:
+ * a bad value is told in the log format asked for, or as text when that is the bad one).
+ */
 export function outputChoicesFrom(args: {
   quiet?: boolean;
   logFormat?: string;
@@ -26,7 +28,6 @@ export function outputChoicesFrom(args: {
   progressInterval?: number;
   dryRun?: boolean;
 }): OutputChoices {
-  checkOptions(args, OUTPUT_OPTIONS);
   return {
     quiet: args.quiet === true,
     logFormat: args.logFormat === 'json' ? 'json' : 'text',
