@@ -157,18 +157,10 @@ export class HttpClient {
 
   /** GETs a JSON document; `answers` as getJson and getPage say. */
   private async fetchJson(url: string, signal: AbortSignal | undefined, answers: Answers): Promise<FetchedJson> {
-    let current = this.pageTarget(url);
     const deadline = new Deadline(this.options.requestTimeoutMs, signal);
     try {
-      const visited = new Set([current.href]);
-      for (let hop = 0; ; hop++) {
-        const response = await this.send(current, deadline);
-        if (!REDIRECT_STATUS.has(response.statusCode)) {
-          return await this.readJson(current.href, response, deadline, answers);
-        }
-        await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-        current = this.redirectTarget(current, response, hop, visited);
-      }
+      const { target, response } = await this.follow(url, deadline);
+      return await this.readJson(target.href, response, deadline, answers);
     } finally {
       deadline.clear();
     }
@@ -185,30 +177,35 @@ export class HttpClient {
     url: string,
     options: { signal?: AbortSignal; range?: string; ifRange?: string } = {},
   ): Promise<FileResponse> {
-    let current = this.pageTarget(url);
     const deadline = new Deadline(this.options.requestTimeoutMs, options.signal);
     const extra: Record<string, string> = { accept: '*/*' };
     if (options.range !== undefined) extra['range'] = options.range;
     if (options.range !== undefined && options.ifRange !== undefined) extra['if-range'] = options.ifRange;
     try {
-      const visited = new Set([current.href]);
-      for (let hop = 0; ; hop++) {
-        const response = await this.send(current, deadline, extra);
-        if (REDIRECT_STATUS.has(response.statusCode)) {
-          await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-          current = this.redirectTarget(current, response, hop, visited);
-          continue;
-        }
-        const { statusCode } = response;
-        if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416)
-          throw await fileStatusError(current, response, deadline);
-        return fileResponse(current, response);
-      }
-    } catch (err) {
-      if (err instanceof ExtractError) throw err;
-      throw this.networkError(current.href, err, deadline);
+      const { target, response } = await this.follow(url, deadline, extra);
+      const { statusCode } = response;
+      // any other status is an HTTP_STATUS error: for a file, no status is the service's answer
+      if (statusCode !== 200 && statusCode !== 206 && statusCode !== 416)
+        await statusAnswer(target.href, response, deadline, { statuses: [], returned: false });
+      return fileResponse(target, response);
     } finally {
       deadline.clear();
+    }
+  }
+
+  /** GETs `url` on the base host, following same-host redirects, up to the first answer that is not a redirect. */
+  private async follow(
+    url: string,
+    deadline: Deadline,
+    extra?: Record<string, string>,
+  ): Promise<{ target: URL; response: ResponseData }> {
+    let target = this.pageTarget(url);
+    const visited = new Set([target.href]);
+    for (let hop = 0; ; hop++) {
+      const response = await this.send(target, deadline, extra);
+      if (!REDIRECT_STATUS.has(response.statusCode)) return { target, response };
+      await drain(response, deadline);
+      target = this.redirectTarget(target, response, hop, visited);
     }
   }
 
@@ -263,30 +260,16 @@ export class HttpClient {
   }
 
   private redirectTarget(from: URL, response: Dispatcher.ResponseData, hop: number, visited: Set<string>): URL {
-    const status = response.statusCode;
     const target = redirectLocation(from, response);
+    const url = from.href;
+    const status = response.statusCode;
     if (!isSameHost(target, this.baseUrl)) {
-      throw new ExtractError({
-        code: 'FOREIGN_LINK',
-        url: from.href,
-        reason: `redirected to another host (${target.host}); refusing to follow`,
-        status,
-      });
+      const reason = `redirected to another host (${target.host}); refusing to follow`;
+      throw new ExtractError({ code: 'FOREIGN_LINK', url, reason, status });
     }
-    if (visited.has(target.href))
-      throw new ExtractError({
-        code: 'REDIRECT_LOOP',
-        url: from.href,
-        reason: `redirected in a loop, back to ${target.href}`,
-        status,
-      });
-    if (hop + 1 > this.options.maxRedirects)
-      throw new ExtractError({
-        code: 'REDIRECT_LOOP',
-        url: from.href,
-        reason: `redirected more than ${this.options.maxRedirects} times`,
-        status,
-      });
+    const loop = (reason: string) => new ExtractError({ code: 'REDIRECT_LOOP', url, reason, status });
+    if (visited.has(target.href)) throw loop(`redirected in a loop, back to ${target.href}`);
+    if (hop + 1 > this.options.maxRedirects) throw loop(`redirected more than ${this.options.maxRedirects} times`);
     visited.add(target.href);
     return target;
   }
@@ -432,17 +415,17 @@ class Deadline {
   private readonly onParentAbort = (): void => this.controller.abort(this.parent?.reason);
 }
 
+/** Reads and drops what is left of a response's body (at most ERROR_BODY_BYTES), so that its connection is kept. */
+async function drain(response: Dispatcher.ResponseData, deadline: Deadline): Promise<void> {
+  await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
+}
+
 /**
  * Closes a response's body early; the error listener keeps the stream's abort error from becoming an uncaught
  * exception.
  */
 function drop(response: Dispatcher.ResponseData): void {
   response.body.on('error', () => undefined).destroy();
-}
-
-/** ` (detail)` from a JSON error body such as DRF's `{"detail":"Not found."}`, or ''; see errorBody. */
-async function errorDetail(response: Dispatcher.ResponseData, signal: AbortSignal): Promise<string> {
-  return (await errorBody(response, signal)).detail;
 }
 
 /**
@@ -480,38 +463,22 @@ async function errorBody(response: Dispatcher.ResponseData, signal: AbortSignal)
 /** The http(s) URL a redirect's location names (without its fragment); a BAD_REDIRECT when there is none. */
 function redirectLocation(from: URL, response: Dispatcher.ResponseData): URL {
   const status = response.statusCode;
+  const refuse = (kind: 'no-location' | 'unreadable-location' | 'not-http', reason: string) =>
+    new ExtractError({ code: 'BAD_REDIRECT', kind, url: from.href, reason, status });
   const location = response.headers['location'];
   const text = (Array.isArray(location) ? location[0] : location)?.trim();
   if (text === undefined || text === '')
-    throw new ExtractError({
-      code: 'BAD_REDIRECT',
-      kind: 'no-location',
-      url: from.href,
-      reason: `returned a ${status} redirect without a location`,
-      status,
-    });
+    throw refuse('no-location', `returned a ${status} redirect without a location`);
   let target: URL;
   try {
     target = new URL(text, from);
   } catch {
-    throw new ExtractError({
-      code: 'BAD_REDIRECT',
-      kind: 'unreadable-location',
-      url: from.href,
-      reason: `returned a ${status} redirect to an unreadable location ${JSON.stringify(text.slice(0, 200))}`,
-      status,
-    });
+    const shown = JSON.stringify(text.slice(0, 200));
+    throw refuse('unreadable-location', `returned a ${status} redirect to an unreadable location ${shown}`);
   }
   target.hash = '';
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new ExtractError({
-      code: 'BAD_REDIRECT',
-      kind: 'not-http',
-      url: from.href,
-      reason: `redirected to a ${target.protocol} URL; only http and https are followed`,
-      status,
-    });
-  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw refuse('not-http', `redirected to a ${target.protocol} URL; only http and https are followed`);
   return target;
 }
 
@@ -540,30 +507,21 @@ async function statusAnswer(
 /** Throws (draining the body) for a 200 that is not JSON or is encoded when no encoding was asked for. */
 async function refuseUnaskedBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<void> {
   const { statusCode, headers } = response;
+  const refuse = async (kind: 'wrong-type' | 'encoded', reason: string) => {
+    await drain(response, deadline);
+    return new ExtractError({ code: 'BAD_BODY', kind, url, reason, status: statusCode });
+  };
   const type = String(headers['content-type'] ?? '');
-  if (!JSON_TYPE.test(type)) {
-    await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-    throw new ExtractError({
-      code: 'BAD_BODY',
-      kind: 'wrong-type',
-      url,
-      reason: `returned content type ${JSON.stringify(type)}, not JSON`,
-      status: statusCode,
-    });
-  }
+  if (!JSON_TYPE.test(type))
+    throw await refuse('wrong-type', `returned content type ${JSON.stringify(type)}, not JSON`);
   const encoding = String(headers['content-encoding'] ?? '')
     .trim()
     .toLowerCase();
-  if (encoding !== '' && encoding !== 'identity') {
-    await response.body.dump({ limit: ERROR_BODY_BYTES, signal: deadline.signal }).catch(() => undefined);
-    throw new ExtractError({
-      code: 'BAD_BODY',
-      kind: 'encoded',
-      url,
-      reason: `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`,
-      status: statusCode,
-    });
-  }
+  if (encoding !== '' && encoding !== 'identity')
+    throw await refuse(
+      'encoded',
+      `returned a body with content-encoding ${JSON.stringify(encoding)}, which was not asked for`,
+    );
 }
 
 /** The body parsed as JSON; a BAD_BODY error when it is not UTF-8 or not JSON. */
@@ -579,22 +537,6 @@ function parsedJson(url: string, bytes: Uint8Array, status: number): unknown {
         : `returned a body that is not valid JSON (${err.message})`;
     throw new ExtractError({ code: 'BAD_BODY', kind, url, reason, status, cause: err });
   }
-}
-
-/** The HTTP_STATUS error for a file answered with a status other than 200, 206 or 416 (its detail read). */
-async function fileStatusError(url: URL, response: Dispatcher.ResponseData, deadline: Deadline): Promise<ExtractError> {
-  const { statusCode, headers } = response;
-  const detail = await errorDetail(response, deadline.signal);
-  const retryAfter = parseRetryAfter(headers['retry-after']);
-  const reason = `returned ${statusCode}${detail}`;
-  return new ExtractError({
-    code: 'HTTP_STATUS',
-    kind: 'status',
-    url: url.href,
-    reason,
-    status: statusCode,
-    retryAfterMs: retryAfter,
-  });
 }
 
 /** A file response whose headers arrived from `url`, its body unread. */
