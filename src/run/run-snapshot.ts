@@ -233,16 +233,7 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
   const table = options.table ?? IMAGES;
   const encodeColumns = columnsEncoder(table, stagedCsv(options, formats));
   const { baseUrl, pageSize, concurrency, http, retry, signal, onEvent, snapshot = false, stages = [] } = options;
-  const kind: RunKindOptions = {
-    baseDir: snapshot ? outDir : undefined,
-    full: options.full === true,
-    fullEveryDays: options.fullEveryDays,
-    stages: stages.length > 0,
-    sourceUrl,
-    table,
-    pipeline: options.pipeline,
-    now: startedAt,
-  };
+  const kind = runKindOptions(options, sourceUrl, startedAt);
   const { parquetEngine, csvEngine, neutraliseFormulas, previewRows } = options;
   return {
     ...{ startedAt, outDir, formats, sourceUrl, table, encodeColumns, created, kind, snapshot },
@@ -252,6 +243,20 @@ async function planRun(options: SnapshotOptions): Promise<RunPlan> {
     writing: { parquetEngine, csvEngine, neutraliseFormulas, signal, stages, previewRows },
     ...{ finish: options.finish, pipeline: options.pipeline, taps: options.taps ?? [] },
     onEvent,
+  };
+}
+
+/** What decides the kind of a run with `options` started `now` (a `--dry-run` asks the same). */
+export function runKindOptions(options: SnapshotOptions, sourceUrl: string, now: Date): RunKindOptions {
+  return {
+    baseDir: options.snapshot === true ? (options.outDir ?? DEFAULT_OUT_DIR) : undefined,
+    full: options.full === true,
+    fullEveryDays: options.fullEveryDays,
+    stages: (options.stages ?? []).length > 0,
+    sourceUrl,
+    table: options.table ?? IMAGES,
+    pipeline: options.pipeline,
+    now,
   };
 }
 

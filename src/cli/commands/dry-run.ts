@@ -12,16 +12,15 @@ import { noCollectionEndpoints } from '../../extract/completeness/completeness.j
 import { collectionsUrlOf, limitOfLink, listUrlOf, pageUrl } from '../../extract/paging/page-url.js';
 import { withRetry } from '../../extract/paging/retry.js';
 import type { Format } from '../../snapshot/formats.js';
-import type { SnapshotOptions } from '../../run/run-snapshot.js';
+import { runKindOptions, type SnapshotOptions } from '../../run/run-snapshot.js';
 import { writeOutputs } from '../../run/write/write-outputs.js';
 import { applyStages } from '../../run/stage-batches.js';
-import { SCHEMA_VERSION } from '../../schema/columns.js';
 import type { PageBatch, RowBatch } from '../../schema/row.js';
 import { normalise } from '../../transform/normalise.js';
 import { validate } from '../../transform/validate.js';
 import { counted, formatBytes, formatDuration, thousands } from '../printing/human-numbers.js';
 import type { Reporter } from '../printing/reporter.js';
-import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_OUT_DIR, DEFAULT_PAGE_SIZE } from '../../extract/defaults.js';
+import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../../extract/defaults.js';
 import { redactUrl } from '../../extract/paging/redact-url.js';
 import { IMAGES } from '../../schema/columns.js';
 
@@ -120,16 +119,7 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
 async function kindOf(options: SnapshotOptions, listUrl: URL): Promise<Pick<DryRunPlan, 'kind'>> {
   if (options.snapshot !== true) return {};
   const { plannedKind } = await import('../../run/incremental/run-kind.js');
-  const kind = await plannedKind({
-    baseDir: options.outDir ?? DEFAULT_OUT_DIR,
-    full: options.full === true,
-    fullEveryDays: options.fullEveryDays,
-    stages: (options.stages ?? []).length > 0,
-    sourceUrl: redactUrl(listUrl.href),
-    table: options.table ?? IMAGES,
-    pipeline: options.pipeline,
-    now: new Date(),
-  });
+  const kind = await plannedKind(runKindOptions(options, redactUrl(listUrl.href), new Date()));
   if ('base' in kind)
     return { kind: { kind: 'incremental', base: kind.base.name, last_full_at: kind.base.lastFullAt } };
   return { kind: { kind: 'full', why: kind.full } };
@@ -240,7 +230,7 @@ async function writeSample(
   const table = options.table ?? IMAGES;
   const metadata = {
     'img-etl.source_url': sourceUrl,
-    'img-etl.schema_version': options.table === undefined ? SCHEMA_VERSION : table.schemaVersion,
+    'img-etl.schema_version': table.schemaVersion,
     'img-etl.snapshot_time': new Date().toISOString(),
   };
   const sample = inIdOrder(normalise(validate(fromArray(batches), table), undefined, table));
