@@ -186,8 +186,8 @@ describe('img-etl command line', () => {
     ],
     [['--bogus'], 'unknown option --bogus (see img-etl --help)'],
     [['--max-page-mb', '0'], '--max-page-mb: expected a positive number of MiB, got 0'],
-    [['--parquet-engine', 'fast'], 'Invalid values:'],
-    [['--csv-engine', 'fast'], 'Invalid values:'],
+    [['--parquet-engine', 'fast'], 'img-etl: --parquet-engine: expected wasm or parquetjs, got "fast"'],
+    [['--csv-engine', 'fast'], 'img-etl: --csv-engine: expected builtin or csv-stringify, got "fast"'],
   ])('refuses %j with exit code 2 and a one-line message', async (args, message) => {
     const run = await runCli([...args, '--out', out]);
     expect(run.code).toBe(2);

@@ -242,6 +242,7 @@ describe('img-etl serve', () => {
     [['--page-latency', '-5'], '--page-latency: expected a number from 0, got -5'],
     [['--port', '70000'], '--port: expected a whole number from 0 to 65535, got 70000'],
     [['--port', ''], '--port: empty; expected a number'],
+    [['--list-order', 'random'], '--list-order: expected id or real, got "random"'],
     [
       ['--data', '/nonexistent/records.ndjson'],
       '--data: cannot read /nonexistent/records.ndjson: no such file or folder (ENOENT)',

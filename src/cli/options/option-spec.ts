@@ -21,7 +21,7 @@ export type Values =
   | { from0: string }
   /** A probability, from 0 to 1. */
   | { probability: true }
-  /** One of these words. */
+  /** One of these words (a table writes them as `choices`: defineOptions makes them this). */
   | { oneOf: readonly string[] }
   /** One path, not empty (a folder unless `path` names it otherwise: "file name", "snapshot"). */
   | { path: string }
@@ -38,13 +38,15 @@ export type OptionSpec = Options & { values?: Values; needs?: { option: string; 
 export type OptionTable = Record<string, OptionSpec>;
 
 /**
- * `options` with each that takes one value (not a boolean, not a list) requiring it: yargs gives an option without its
- * value its default, so `--out --snapshot` would write to ./output and `--page-size --quiet` ask for 1000.
+ * `options` as yargs takes them: each that takes one value (not a boolean, not a list) requiring it, as yargs gives an
+ * option without its value its default (`--out --snapshot` would write to ./output); and word `choices` checked by
+ * checkOptions as every other value, not by yargs, so that one message names the option and where its value came from.
  */
 export function defineOptions<T extends OptionTable>(options: T): T {
-  const entries = Object.entries(options).map(([name, option]) => {
+  const entries = Object.entries(options).map(([name, { choices, ...option }]) => {
     const single = option.type !== 'boolean' && option.array !== true;
-    return [name, single ? { ...option, requiresArg: true } : option] as const;
+    const words = choices === undefined ? {} : { type: 'string', values: { oneOf: choices as readonly string[] } };
+    return [name, { ...option, ...words, ...(single && { requiresArg: true }) }] as const;
   });
   return Object.fromEntries(entries) as T;
 }
@@ -108,7 +110,6 @@ export function describeValue(value: unknown): string {
 /** What an option takes, in a few words, for docs/options.md: `1 to 64`, `> 0 seconds, ≤ 86400`, `text, json`. */
 export function valuesText(option: OptionSpec): string {
   const values = option.values;
-  if (option.choices !== undefined) return (option.choices as readonly string[]).join(', ');
   if (values === undefined) return '';
   if ('whole' in values)
     return `whole, ${values.whole[0]}${values.whole[1] === undefined ? '+' : ` to ${values.whole[1]}`}`;

@@ -32,7 +32,6 @@ import { defineOptions, MAX_SECONDS, type OptionSpec, type OptionTable, type Val
 
 /** A duration in seconds: positive, at most a day. */
 const SECONDS: Values = { positive: 'seconds', max: MAX_SECONDS };
-const TEXT_OR_JSON: Values = { oneOf: ['text', 'json'] };
 const MIB = 1024 * 1024;
 /** What needs --snapshot, and why a run without it has no use for it. */
 const WITH_SNAPSHOT = { option: 'snapshot' } as const;
@@ -152,12 +151,12 @@ export const SNAPSHOT_OPTIONS = defineOptions({
   'parquet-engine': {
     choices: PARQUET_ENGINES,
     default: PARQUET_ENGINES[0],
-    describe: 'Parquet writer: parquet-wasm (fast, zstd, dictionaries) or parquetjs-lite',
+    describe: 'Parquet writer: wasm (parquet-wasm: fast, zstd, dictionaries) or parquetjs (parquetjs-lite)',
   },
   'csv-engine': {
     choices: CSV_ENGINES,
     default: CSV_ENGINES[0],
-    describe: "CSV writer: img-etl's own formatter (fast) or the csv-stringify library; both write the same bytes",
+    describe: "CSV writer: builtin (img-etl's own, fast) or csv-stringify (the library); both write the same bytes",
   },
   'neutralise-formulas': {
     type: 'boolean',
@@ -177,7 +176,7 @@ export const OUTPUT_OPTIONS = defineOptions({
   'log-format': {
     type: 'string',
     default: 'text',
-    values: TEXT_OR_JSON,
+    choices: ['text', 'json'],
     describe:
       'stderr: text (a progress bar on a terminal, a line every --progress-interval ' +
       'otherwise) or json (one object per event and line)',
@@ -185,7 +184,7 @@ export const OUTPUT_OPTIONS = defineOptions({
   summary: {
     type: 'string',
     default: 'text',
-    values: TEXT_OR_JSON,
+    choices: ['text', 'json'],
     describe: 'The summary on stdout: text, or json (one document: records, files, sizes, sha256, time, completeness)',
   },
   'progress-interval': {
@@ -365,7 +364,7 @@ export const SERVICE_OPTIONS = defineOptions({
   'list-order': {
     choices: ['id', 'real'],
     default: 'id',
-    describe: 'real: records and collections listed as runs of ascending ids, the runs shuffled, a few rows moved',
+    describe: 'id, or real: records and collections listed as runs of ascending ids, the runs shuffled, a few moved',
   },
   admin: {
     type: 'boolean',

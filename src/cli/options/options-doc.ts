@@ -1,17 +1,16 @@
 /** The option tables of docs/options.md, generated from the option table (`img-etl readme`; a test checks them). */
-import type { Options } from 'yargs';
 import { COMMAND_OPTIONS } from './option-table.js';
-import { valuesText } from './option-spec.js';
+import { valuesText, type OptionSpec } from './option-spec.js';
 import { envVariable } from './env-variables.js';
 
 /** An option's type as --help shows it. */
-function typeOf(option: Options): string {
-  if (option.choices !== undefined) return 'choice';
+function typeOf(option: OptionSpec): string {
+  if (option.values !== undefined && 'oneOf' in option.values) return 'choice';
   return option.array === true ? `${option.type ?? 'string'} list` : (option.type ?? 'string');
 }
 
 /** An option's default as --help shows it. */
-function defaultOf(option: Options): string {
+function defaultOf(option: OptionSpec): string {
   if (option.demandOption === true) return 'required';
   if (option.defaultDescription !== undefined) return option.defaultDescription;
   if (option.default === undefined) return '';

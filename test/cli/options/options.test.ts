@@ -59,6 +59,11 @@ describe('output options', () => {
     ],
     [
       [],
+      { IMG_ETL_PARQUET_ENGINE: 'fast' },
+      'img-etl: --parquet-engine, set by IMG_ETL_PARQUET_ENGINE: expected wasm or parquetjs, got "fast"',
+    ],
+    [
+      [],
       { IMG_ETL_PROGRESS_INTERVAL: '-1' },
       'img-etl: --progress-interval, set by IMG_ETL_PROGRESS_INTERVAL: expected a positive number of seconds, got -1',
     ],
