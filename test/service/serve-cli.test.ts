@@ -253,6 +253,7 @@ describe('img-etl serve', () => {
       '--plant-at: expected x,y,z in MNI millimetres, e.g. -22,-4,-18, got "1,,2"',
     ],
     [['--plant-paradigm', 'trm_550b5a47aa23e', '--plant-z', '-1'], '--plant-z: expected a number from 0, got -1'],
+    [['--plant-at', '-22,-4,-18'], '--plant-at: only with --plant-paradigm'],
   ] as const)('refuses %j with a one-line message', async ([args, message], { expect }) => {
     const result = await run(['serve', ...args]);
     expect(result.stderr).toBe(`img-etl: ${message}\n`);

@@ -52,7 +52,7 @@ export function serveOptionsFrom(args: ServeArgs): ServiceOptions {
     ...(args.plantParadigm !== undefined && {
       plantedEffect: {
         paradigm: args.plantParadigm,
-        at: millimetres(args.plantAt),
+        at: args.plantAt?.split(',').map(Number) as [number, number, number] | undefined,
         z: args.plantZ,
       },
     }),
@@ -102,12 +102,4 @@ async function runServe(args: ServeArgs, io: CommandIo): Promise<void> {
   const { requests, pagesServed } = service.stats;
   io.stdout.write(`img-etl serve: stopped on ${signal} after ${requests} requests (${pagesServed} pages served)\n`);
   io.setExitCode(0);
-}
-
-/** The --plant-at value: three numbers, x,y,z. */
-function millimetres(value: string | undefined): [number, number, number] | undefined {
-  const at = value?.split(',').map((part) => (part.trim() === '' ? NaN : Number(part)));
-  if (at === undefined || (at.length === 3 && at.every((v) => Number.isFinite(v))))
-    return at as [number, number, number];
-  throw new UsageError(`--plant-at: expected x,y,z in MNI millimetres, e.g. -22,-4,-18, got ${JSON.stringify(value)}`);
 }

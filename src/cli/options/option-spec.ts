@@ -23,14 +23,16 @@ export type Values =
   | { probability: true }
   /** One of these words (a table writes them as `choices`: defineOptions makes them this). */
   | { oneOf: readonly string[] }
+  /** Three numbers, `x,y,z`, of `point` (`MNI millimetres`). */
+  | { point: string }
   /** One path, not empty (a folder unless `path` names it otherwise: "file name", "snapshot"). */
   | { path: string }
   /** One token of visible ASCII characters; never quoted back, as it is a secret. */
   | { token: true };
 
 /**
- * An option of the table: yargs' definition, the values it takes, and the option it needs (given, or true, only
- * with that one; `why` said after).
+ * An option of the table: yargs' definition, the values it takes, and the option it needs (given only with that one
+ * given, or true for a flag; `why` said after).
  */
 export type OptionSpec = Options & { values?: Values; needs?: { option: string; why?: string } };
 
@@ -57,7 +59,8 @@ export function checkOptions(args: Record<string, unknown>, table: OptionTable):
     const value = args[camelCase(name)];
     if (value === undefined || value === false) continue;
     if (option.values !== undefined) checkValue(name, option.values, value);
-    if (option.needs !== undefined && args[camelCase(option.needs.option)] !== true) {
+    const needed = option.needs === undefined ? undefined : args[camelCase(option.needs.option)];
+    if (option.needs !== undefined && (needed === undefined || needed === false)) {
       const why = option.needs.why === undefined ? '' : ` (${option.needs.why})`;
       throw new UsageError(`--${name}: only with --${option.needs.option}${why}`);
     }
@@ -84,6 +87,10 @@ function checkValue(name: string, values: Values, value: unknown): void {
     if (!(number >= 0 && number <= 1)) throw refuse('a probability from 0 to 1');
   } else if ('oneOf' in values) {
     if (!values.oneOf.includes(value as string)) throw refuse(inWords(values.oneOf), JSON.stringify(value));
+  } else if ('point' in values) {
+    const xyz = typeof value === 'string' ? value.split(',').map((v) => (v.trim() === '' ? NaN : Number(v))) : [];
+    if (xyz.length !== 3 || !xyz.every(Number.isFinite))
+      throw refuse(`x,y,z in ${values.point}, e.g. -22,-4,-18`, JSON.stringify(value));
   } else if ('path' in values) {
     if (Array.isArray(value))
       throw new UsageError(
@@ -117,6 +124,7 @@ export function valuesText(option: OptionSpec): string {
   if ('from0' in values) return `≥ 0 ${values.from0}`.trim();
   if ('probability' in values) return '0 to 1';
   if ('oneOf' in values) return values.oneOf.join(', ');
+  if ('point' in values) return `x,y,z`;
   if ('path' in values) return `a ${values.path}`;
   return 'visible ASCII';
 }

@@ -395,6 +395,8 @@ export const PLANTED_OPTIONS = defineOptions({
   },
   'plant-at': {
     type: 'string',
+    values: { point: 'MNI millimetres' },
+    needs: { option: 'plant-paradigm' },
     describe: `The effect's centre, x,y,z in MNI mm (default ${PLANTED_DEFAULTS.at.join(',')})`,
     group: 'Planted effect:',
   },
