@@ -1,0 +1,170 @@
+/**
+ * Where the write takes each staged row from, each page's columns read (the file, its checksum, a decode) once in
+ * whatever order the list was served. A page whose rows lie close together in id order (every page of a list served
+ * in id order) is read when the write reaches it, through a small cache. The rows of every other page (a list served
+ * as shuffled runs of ids, or rows out of place) are first sorted, in one pass over those pages in staging order, into
+ * spill files in the staging folder, one per range of ids: per page, its rows in the range in id order, as staged
+ * columns. The write reads each range's file once, when it reaches the range. A spill file is not checked: this write
+ * made it from checked pages, a write killed leaves it to be replaced by the next one, and a published run's staging
+ * is emptied.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Checkpoint } from '../../extract/staging/checkpoint.js';
+import type { StagedPage } from '../../extract/staging/journal.js';
+import type { RecordIndex } from '../../extract/staging/record-index.js';
+import { spillFileOf } from '../../extract/staging/staging-files.js';
+import { pickRows } from '../../load/arrow/arrow-gather.js';
+import { batchBuffers } from '../../load/arrow/batch-buffers.js';
+import { decodePageColumns, type PageColumns } from '../../load/arrow/page-columns.js';
+import { onPath } from '../../load/file-system/file-system-error.js';
+import type { Table } from '../../schema/table.js';
+import { WeightedLru } from '../../text/weighted-lru.js';
+
+/** A staged row: its page's columns (or a spill file's part of them) and its row in them. */
+export interface StagedRow {
+  columns: PageColumns;
+  row: number;
+}
+
+/** Spilled bytes held before they are written out. */
+const SPILL_BUFFER_BYTES = 16 << 20;
+
+/** The staged rows of a run, taken in id order. */
+export class StagedRows {
+  private readonly cache: WeightedLru<{ columns: PageColumns; rowOf: Int32Array }>;
+  /** The range whose spill file is read, and per page its part of it with the next row to take. */
+  private range = -1;
+  private parts = new Map<number, { columns: PageColumns; next: number }>();
+
+  private constructor(
+    private readonly checkpoint: Checkpoint,
+    private readonly table: Table,
+    private readonly pages: readonly StagedPage[],
+    /** Rows of a range of ids, of which one spill file holds the rows spilled. */
+    private readonly rangeRows: number,
+    /** Per page index, 1 when its rows were spilled. */
+    private readonly spilled: Uint8Array,
+    private readonly spill: SpillFiles,
+  ) {
+    this.cache = new WeightedLru(rangeRows / 2, (page) => page.columns.batch.numRows);
+  }
+
+  /**
+   * Spills the rows of the pages of `index` whose rows lie far apart in id order. `cacheRows` bounds the rows held:
+   * whole pages read in place, and a range's spilled rows (twice as many).
+   */
+  static async open(index: RecordIndex, checkpoint: Checkpoint, table: Table, cacheRows: number): Promise<StagedRows> {
+    const spill = new SpillFiles(checkpoint.dir);
+    const rangeRows = 2 * cacheRows;
+    // Each page's rows as (rank in id order, position) pairs, in id order.
+    const order = index.pages.map((): number[] => []);
+    let rank = 0;
+    for (const [page, position] of index.inIdOrder()) order[page]!.push(rank++, position);
+    const spilled = new Uint8Array(order.length);
+    try {
+      for (let p = 0; p < order.length; p++) {
+        const pairs = order[p]!;
+        order[p] = [];
+        // Rows spanning no more than twice their number in id order are read in place: the cache holds them.
+        if (pairs.length === 0 || pairs.at(-2)! - pairs[0]! < pairs.length) continue;
+        spilled[p] = 1;
+        const { columns, rowOf } = await readPage(checkpoint, table, index.pages[p]!);
+        for (let k = 0; k < pairs.length;) {
+          const range = Math.floor(pairs[k]! / rangeRows);
+          const rows: number[] = [];
+          for (; k < pairs.length && Math.floor(pairs[k]! / rangeRows) === range; k += 2)
+            rows.push(rowOf[pairs[k + 1]!]!);
+          await spill.add(range, p, batchBuffers(pickRows(columns.batch, rows)));
+        }
+      }
+      await spill.flush();
+    } catch (error) {
+      await spill.remove();
+      throw error;
+    }
+    return new StagedRows(checkpoint, table, index.pages, rangeRows, spilled, spill);
+  }
+
+  /** The row of rank `rank` in id order, at `position` of page `page`; asked for in id order. */
+  async get(rank: number, page: number, position: number): Promise<StagedRow> {
+    if (this.spilled[page] === 0) {
+      const staged = this.pages[page]!;
+      const { columns, rowOf } = await this.cache.get(staged.file!, () =>
+        readPage(this.checkpoint, this.table, staged),
+      );
+      return { columns, row: rowOf[position]! };
+    }
+    const range = Math.floor(rank / this.rangeRows);
+    if (range !== this.range) await this.load(range);
+    const part = this.parts.get(page)!;
+    return { columns: part.columns, row: part.next++ };
+  }
+
+  /** Deletes the spill files. */
+  async close(): Promise<void> {
+    await this.spill.remove();
+  }
+
+  private async load(range: number): Promise<void> {
+    const path = join(this.checkpoint.dir, spillFileOf(range));
+    const bytes = await onPath(path, () => readFile(path));
+    this.parts = new Map();
+    this.range = range;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let at = 0; at < bytes.byteLength;) {
+      const [page, size] = [view.getUint32(at, true), view.getUint32(at + 4, true)];
+      const columns = decodePageColumns(this.table, bytes.subarray(at + 8, at + 8 + size));
+      this.parts.set(page, { columns, next: 0 });
+      at += 8 + size;
+    }
+  }
+}
+
+/** A staged page's columns (checked against its journal line), and the row of each position (-1 for a reject). */
+async function readPage(checkpoint: Checkpoint, table: Table, page: StagedPage) {
+  const columns = decodePageColumns(table, await checkpoint.readColumns(page.file!));
+  const rowOf = new Int32Array(page.ids.length);
+  let row = 0;
+  for (let position = 0; position < page.ids.length; position++)
+    rowOf[position] = page.ids[position] === null ? -1 : row++;
+  return { columns, rowOf };
+}
+
+/** The spill files being written: each part is the page's index and its size (8 bytes, keeping 8-byte alignment). */
+class SpillFiles {
+  private pending = new Map<number, Uint8Array[]>();
+  private bytes = 0;
+
+  /** The ranges whose file this write made. */
+  private readonly written = new Set<number>();
+
+  constructor(private readonly dir: string) {}
+
+  async add(range: number, page: number, columns: Uint8Array): Promise<void> {
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(page, 0);
+    head.writeUInt32LE(columns.byteLength, 4);
+    let parts = this.pending.get(range);
+    if (parts === undefined) this.pending.set(range, (parts = []));
+    parts.push(head, columns);
+    this.bytes += 8 + columns.byteLength;
+    if (this.bytes > SPILL_BUFFER_BYTES) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    for (const [range, parts] of this.pending) {
+      const path = join(this.dir, spillFileOf(range));
+      // A range's first write replaces the file a write killed before may have left.
+      const flag = this.written.has(range) ? 'a' : 'w';
+      await onPath(path, () => writeFile(path, Buffer.concat(parts), { flag }));
+      this.written.add(range);
+    }
+    this.pending.clear();
+    this.bytes = 0;
+  }
+
+  async remove(): Promise<void> {
+    for (const range of this.written) await rm(join(this.dir, spillFileOf(range)), { force: true });
+  }
+}
