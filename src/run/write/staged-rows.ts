@@ -28,7 +28,7 @@ export interface StagedRow {
 }
 
 /** Spilled bytes held before they are written out. */
-const SPILL_BUFFER_BYTES = 16 << 20;
+const SPILL_BUFFER_BYTES = 4 << 20;
 
 /** The staged rows of a run, taken in id order. */
 export class StagedRows {
@@ -57,25 +57,35 @@ export class StagedRows {
   static async open(index: RecordIndex, checkpoint: Checkpoint, table: Table, cacheRows: number): Promise<StagedRows> {
     const spill = new SpillFiles(checkpoint.dir);
     const rangeRows = 2 * cacheRows;
-    // Each page's rows as (rank in id order, position) pairs, in id order.
-    const order = index.pages.map((): number[] => []);
+    const { pages } = index;
+    // Each position's rank in id order (-1: a row not kept), the pages' positions one after another from start[page].
+    const start = new Int32Array(pages.length + 1);
+    pages.forEach((page, p) => (start[p + 1] = start[p]! + page.ids.length));
+    const rankAt = new Int32Array(start[pages.length]!).fill(-1);
+    const first = new Int32Array(pages.length).fill(-1);
+    const [last, rows] = [new Int32Array(pages.length), new Int32Array(pages.length)];
     let rank = 0;
-    for (const [page, position] of index.inIdOrder()) order[page]!.push(rank++, position);
-    const spilled = new Uint8Array(order.length);
+    for (const [page, position] of index.inIdOrder()) {
+      rankAt[start[page]! + position] = rank;
+      if (first[page] === -1) first[page] = rank;
+      last[page] = rank++;
+      rows[page]! += 1;
+    }
+    const spilled = new Uint8Array(pages.length);
     try {
-      for (let p = 0; p < order.length; p++) {
-        const pairs = order[p]!;
-        order[p] = [];
+      for (let p = 0; p < pages.length; p++) {
         // Rows spanning no more than twice their number in id order are read in place: the cache holds them.
-        if (pairs.length === 0 || pairs.at(-2)! - pairs[0]! < pairs.length) continue;
+        if (first[p] === -1 || last[p]! - first[p]! < 2 * rows[p]!) continue;
         spilled[p] = 1;
-        const { columns, rowOf } = await readPage(checkpoint, table, index.pages[p]!);
-        for (let k = 0; k < pairs.length;) {
-          const range = Math.floor(pairs[k]! / rangeRows);
-          const rows: number[] = [];
-          for (; k < pairs.length && Math.floor(pairs[k]! / rangeRows) === range; k += 2)
-            rows.push(rowOf[pairs[k + 1]!]!);
-          await spill.add(range, p, batchBuffers(pickRows(columns.batch, rows)));
+        const { columns, rowOf } = await readPage(checkpoint, table, pages[p]!);
+        const ranks = rankAt.subarray(start[p], start[p + 1]);
+        const positions = [...ranks.keys()].filter((k) => ranks[k]! >= 0).sort((a, b) => ranks[a]! - ranks[b]!);
+        for (let k = 0; k < positions.length;) {
+          const range = Math.floor(ranks[positions[k]!]! / rangeRows);
+          const picked: number[] = [];
+          for (; k < positions.length && Math.floor(ranks[positions[k]!]! / rangeRows) === range; k++)
+            picked.push(rowOf[positions[k]!]!);
+          await spill.add(range, p, batchBuffers(pickRows(columns.batch, picked)));
         }
       }
       await spill.flush();

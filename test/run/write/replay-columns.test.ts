@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { access, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { tableToIPC, Table as ArrowTable } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Checkpoint } from '../../../src/extract/staging/checkpoint.js';
@@ -128,9 +129,13 @@ describe('replayColumns over a list served out of id order', () => {
     return { checkpoint, index };
   }
 
-  /** The replay's batches as Arrow IPC bytes, its CSV records, and how many staged columns files it read. */
-  async function replayAll(ids: ArrayLike<number>, at: string) {
+  /**
+   * The replay's batches as Arrow IPC bytes, how many staged columns files it read and the files it left beside the
+   * staging's own; `junk` files are put in the staging first, as a write killed would leave them.
+   */
+  async function replayAll(ids: ArrayLike<number>, at: string, junk: string[] = []) {
     const { checkpoint, index } = await stageIn(ids, at);
+    for (const name of junk) await writeFile(join(at, name), 'not columns');
     try {
       const reads = vi.spyOn(checkpoint, 'readColumns');
       const batches = [];
@@ -152,8 +157,18 @@ describe('replayColumns over a list served out of id order', () => {
     const shuffled = realOrder(sorted, new Random(7));
     expect(Array.from(shuffled)).not.toEqual(sorted);
     const other = await tempDir();
-    const real = await replayAll(shuffled, other).finally(() => removeDir(other));
-    expect({ reads: real.reads, left: real.left }).toEqual({ reads: 30, left: [] });
+    const real = await replayAll(shuffled, other, ['spill-0.bin', 'spill-99.bin']);
+    // the range written replaces what a killed write left; the staging, emptied and removed, takes the rest with it
+    const removed = await access(other).then(
+      () => false,
+      () => true,
+    );
+    await removeDir(other);
+    expect({ reads: real.reads, left: real.left, removed }).toEqual({
+      reads: 30,
+      left: ['spill-99.bin'],
+      removed: true,
+    });
     expect(byId.reads).toBe(30);
     expect(Buffer.from(real.ipc).equals(Buffer.from(byId.ipc))).toBe(true);
   });
