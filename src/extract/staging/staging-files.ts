@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { onPath } from '../../load/file-system/file-system-error.js';
+import { fileSystemError, onPath } from '../../load/file-system/file-system-error.js';
 import { readRegularFile, RegularFileError } from '../../load/file-system/read-regular-file.js';
 import { journalEntry, type JournalEntry, type JournalPageEntry, type StagedFile, type Unstaged } from './journal.js';
 
@@ -19,6 +19,14 @@ export function isStagingFile(name: string): boolean {
   const own = (n: string) => n === IDENTITY || n === JOURNAL || n === LOCK || PAGE_FILE.test(n) || SPILL_FILE.test(n);
   const temp = /^\.(.+)\.tmp-[0-9a-f]{8}$/.exec(name); // replaceFile's temporary name of one
   return own(name) || (temp !== null && own(temp[1]!));
+}
+
+/**
+ * A refused call on the staging folder `dir` as the run's one line (LOAD_WRITE_FAILED), naming the file the error names
+ * (a full disk's write names none: onPath gives it one) or else the folder; any other error as it is.
+ */
+export function stagingError(dir: string, cause: unknown, action = 'write to'): unknown {
+  return fileSystemError({ stage: 'staging', action, path: dir, cause });
 }
 
 /**

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Checkpoint } from '../../extract/staging/checkpoint.js';
 import type { StagedPage } from '../../extract/staging/journal.js';
 import type { RecordIndex } from '../../extract/staging/record-index.js';
-import { spillFileOf } from '../../extract/staging/staging-files.js';
+import { spillFileOf, stagingError } from '../../extract/staging/staging-files.js';
 import { pickRows } from '../../load/arrow/arrow-gather.js';
 import { batchBuffers } from '../../load/arrow/batch-buffers.js';
 import { decodePageColumns, type PageColumns } from '../../load/arrow/page-columns.js';
@@ -51,8 +51,8 @@ export class StagedRows {
   }
 
   /**
-   * Spills the rows of the pages of `index` whose rows lie far apart in id order. `cacheRows` bounds the rows held:
-   * whole pages read in place, and a range's spilled rows (twice as many).
+   * Spills the rows of the pages of `index` whose rows lie far apart in id order, unless all fit in the cache.
+   * `cacheRows` bounds the rows held: whole pages read in place, and a range's spilled rows (twice as many).
    */
   static async open(index: RecordIndex, checkpoint: Checkpoint, table: Table, cacheRows: number): Promise<StagedRows> {
     const spill = new SpillFiles(checkpoint.dir);
@@ -72,8 +72,12 @@ export class StagedRows {
       rows[page]! += 1;
     }
     const spilled = new Uint8Array(pages.length);
+    // Pages that all fit in the cache at once are each read once in place, in any order: nothing is spilled then.
+    let held = 0;
+    for (let p = 0; p < pages.length; p++)
+      if (first[p] !== -1) held += pages[p]!.ids.filter((id) => id !== null).length;
     try {
-      for (let p = 0; p < pages.length; p++) {
+      for (let p = 0; p < pages.length && held > cacheRows; p++) {
         // Rows spanning no more than twice their number in id order are read in place: the cache holds them.
         if (first[p] === -1 || last[p]! - first[p]! < 2 * rows[p]!) continue;
         spilled[p] = 1;
@@ -117,8 +121,7 @@ export class StagedRows {
   }
 
   private async load(range: number): Promise<void> {
-    const path = join(this.checkpoint.dir, spillFileOf(range));
-    const bytes = await onPath(path, () => readFile(path));
+    const bytes = await this.spill.read(range);
     this.parts = new Map();
     this.range = range;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -141,12 +144,16 @@ async function readPage(checkpoint: Checkpoint, table: Table, page: StagedPage) 
   return { columns, rowOf };
 }
 
-/** The spill files being written: each part is the page's index and its size (8 bytes, keeping 8-byte alignment). */
+/**
+ * The spill files in the staging folder: each part is the page's index and its size (8 bytes, keeping 8-byte
+ * alignment), then its columns. A refused call is the staging's error, naming the file (a full disk while spilling):
+ * the staged pages stay as they are, and a rerun with room resumes from them.
+ */
 class SpillFiles {
   private pending = new Map<number, Uint8Array[]>();
   private bytes = 0;
 
-  /** The ranges whose file this write made. */
+  /** The ranges whose file this write made (or began to). */
   private readonly written = new Set<number>();
 
   constructor(private readonly dir: string) {}
@@ -164,17 +171,27 @@ class SpillFiles {
 
   async flush(): Promise<void> {
     for (const [range, parts] of this.pending) {
-      const path = join(this.dir, spillFileOf(range));
       // A range's first write replaces the file a write killed before may have left.
       const flag = this.written.has(range) ? 'a' : 'w';
-      await onPath(path, () => writeFile(path, Buffer.concat(parts), { flag }));
       this.written.add(range);
+      await this.call(range, 'write to', (path) => writeFile(path, Buffer.concat(parts), { flag }));
     }
     this.pending.clear();
     this.bytes = 0;
   }
 
+  read(range: number): Promise<Buffer> {
+    return this.call(range, 'read', (path) => readFile(path));
+  }
+
   async remove(): Promise<void> {
-    for (const range of this.written) await rm(join(this.dir, spillFileOf(range)), { force: true });
+    for (const range of this.written) await this.call(range, 'remove', (path) => rm(path, { force: true }));
+  }
+
+  private async call<T>(range: number, action: string, call: (path: string) => Promise<T>): Promise<T> {
+    const path = join(this.dir, spillFileOf(range));
+    return onPath(path, () => call(path)).catch((cause: unknown) => {
+      throw stagingError(this.dir, cause, action);
+    });
   }
 }

@@ -172,4 +172,27 @@ describe('replayColumns over a list served out of id order', () => {
     expect(byId.reads).toBe(30);
     expect(Buffer.from(real.ipc).equals(Buffer.from(byId.ipc))).toBe(true);
   });
+
+  it('names the spill file it cannot read, in one line with its code, when the staging folder is gone', async () => {
+    // Page k holds ids k + 1, k + 31, k + 61, …: every page's rows lie far apart in id order, so all are spilled.
+    const interleaved = Array.from({ length: 3000 }, (_, i) => (i % 100) * 30 + Math.floor(i / 100) + 1);
+    const { checkpoint, index } = await stageIn(interleaved, dir);
+    const counts = new NormalisationByCollection();
+    const batches = replayColumns(index, checkpoint, IMAGES, counts, { cacheRows: 300 })[Symbol.asyncIterator]();
+    try {
+      expect((await batches.next()).done).toBe(false); // the spill files made, the first ranges read
+      await removeDir(dir);
+      const error = (await batches.next().then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as Error & { code: string };
+      const spill = join(dir, 'spill-N.bin');
+      expect([error.code, error.message.replace(/spill-\d+\.bin/, 'spill-N.bin')]).toEqual([
+        'LOAD_WRITE_FAILED',
+        `staging: cannot read ${spill}: no such file or folder (ENOENT)`,
+      ]);
+    } finally {
+      await checkpoint.remove().catch(() => undefined); // its folder is gone
+    }
+  });
 });
