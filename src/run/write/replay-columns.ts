@@ -21,8 +21,8 @@ export interface ReplayOptions {
   /** Rows per batch; fixed so that files depend only on the data. Default 1,000. */
   batchSize?: number;
   /**
-   * Rows of staged pages' columns kept in memory: whole pages read in place (at least one), and twice as many rows of
-   * pages spilled by id range (staged-rows.ts); default 5,000.
+   * Rows of staged pages' columns kept in memory: whole pages read in place (at least one), and as many rows of pages
+   * spilled by id range (staged-rows.ts); default 5,000.
    */
   cacheRows?: number;
   /**

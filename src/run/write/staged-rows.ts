@@ -41,22 +41,21 @@ export class StagedRows {
     private readonly checkpoint: Checkpoint,
     private readonly table: Table,
     private readonly pages: readonly StagedPage[],
-    /** Rows of a range of ids, of which one spill file holds the rows spilled. */
+    /** Rows held: of whole pages read in place, and of a range of ids (one spill file holds its rows spilled). */
     private readonly rangeRows: number,
     /** Per page index, 1 when its rows were spilled. */
     private readonly spilled: Uint8Array,
     private readonly spill: SpillFiles,
   ) {
-    this.cache = new WeightedLru(rangeRows / 2, (page) => page.columns.batch.numRows);
+    this.cache = new WeightedLru(rangeRows, (page) => page.columns.batch.numRows);
   }
 
   /**
    * Spills the rows of the pages of `index` whose rows lie far apart in id order, unless all fit in the cache.
-   * `cacheRows` bounds the rows held: whole pages read in place, and a range's spilled rows (twice as many).
+   * `cacheRows` bounds the rows held: whole pages read in place, and as many of a range's spilled rows.
    */
   static async open(index: RecordIndex, checkpoint: Checkpoint, table: Table, cacheRows: number): Promise<StagedRows> {
     const spill = new SpillFiles(checkpoint.dir);
-    const rangeRows = 2 * cacheRows;
     const { pages } = index;
     // Each position's rank in id order (-1: a row not kept), the pages' positions one after another from start[page].
     const start = new Int32Array(pages.length + 1);
@@ -85,9 +84,9 @@ export class StagedRows {
         const ranks = rankAt.subarray(start[p], start[p + 1]);
         const positions = [...ranks.keys()].filter((k) => ranks[k]! >= 0).sort((a, b) => ranks[a]! - ranks[b]!);
         for (let k = 0; k < positions.length;) {
-          const range = Math.floor(ranks[positions[k]!]! / rangeRows);
+          const range = Math.floor(ranks[positions[k]!]! / cacheRows);
           const picked: number[] = [];
-          for (; k < positions.length && Math.floor(ranks[positions[k]!]! / rangeRows) === range; k++)
+          for (; k < positions.length && Math.floor(ranks[positions[k]!]! / cacheRows) === range; k++)
             picked.push(rowOf[positions[k]!]!);
           await spill.add(range, p, batchBuffers(pickRows(columns.batch, picked)));
         }
@@ -97,7 +96,7 @@ export class StagedRows {
       await spill.remove();
       throw error;
     }
-    return new StagedRows(checkpoint, table, index.pages, rangeRows, spilled, spill);
+    return new StagedRows(checkpoint, table, index.pages, cacheRows, spilled, spill);
   }
 
   /** The row of rank `rank` in id order, at `position` of page `page`; asked for in id order. */
