@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import { Checkpoint, type PageColumnsEncoder } from '../extract/staging/checkpoint.js';
 import { type CheckpointIdentity } from '../extract/staging/staging-identity.js';
 import { checkStaging } from '../extract/staging/check-staging.js';
+import { stagingError } from '../extract/staging/staging-files.js';
 import type { PipelineIdentity } from './pipeline-identity.js';
 import { collect, type Collected } from '../extract/completeness/collect.js';
 import { collectIncremental, type IncrementalCollected } from '../extract/completeness/collect-incremental.js';
@@ -17,7 +18,6 @@ import type { HttpClientOptions } from '../extract/paging/http-client.js';
 import type { RetryOptions } from '../extract/paging/retry.js';
 import { listUrlOf } from '../extract/paging/page-url.js';
 import { redactUrl } from '../extract/paging/redact-url.js';
-import { fileSystemError } from '../load/file-system/file-system-error.js';
 import { makeFolder, missingFolders } from '../load/file-system/make-folder.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { CsvEngine } from '../load/csv/to-csv.js';
@@ -150,7 +150,7 @@ export interface SnapshotResult extends SnapshotFinished {
  */
 export async function runSnapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
   const run = await planRun(options);
-  const { checkpoint, imageRequests, stagingError, kind: planned } = await openStaging(run);
+  const { checkpoint, imageRequests, kind: planned } = await openStaging(run);
   // A resumed snapshot keeps the name of its first attempt.
   const dataDir = run.snapshot ? join(run.outDir, snapshotName(new Date(checkpoint.identity.started_at))) : run.outDir;
   let published = false;
@@ -160,7 +160,7 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
     const { table, pipeline } = run;
     const { neutraliseFormulas = true, signal } = run.writing;
     const where = { pending, dataDir, baseDir: run.outDir, formats: run.formats, table, neutraliseFormulas, signal };
-    const { collected, kind, taps, data } = await extractAndWrite(run, { checkpoint, stagingError }, planned, where);
+    const { collected, kind, taps, data } = await extractAndWrite(run, checkpoint, planned, where);
     const { sourceUrl, startedAt } = run;
     const inputs = { sourceUrl, startedAt, imageRequests, table, pipeline, kind, ...data };
     const manifest = snapshotManifest(collected, inputs);
@@ -277,12 +277,10 @@ function stagedCsv(options: SnapshotOptions, formats: readonly Format[]): Staged
   return { neutraliseFormulas: options.neutraliseFormulas ?? true };
 }
 
-/** The run's open staging folder, how many requests checking what it resumed took, and its write error. */
+/** The run's open staging folder, and how many requests checking what it resumed took. */
 interface Staging {
   checkpoint: Checkpoint;
   imageRequests: number;
-  /** The error to throw for a failed write to the staging folder (a full disk names the folder). */
-  stagingError: (cause: unknown) => unknown;
   /** What the run builds on (runKind): decided once the staging is open, kept in its journal. */
   kind: RunKind;
 }
@@ -300,12 +298,10 @@ async function openStaging(run: RunPlan): Promise<Staging> {
     schema_version: run.table.schemaVersion,
   };
   const stagingDir = join(run.outDir, STAGING_DIR);
-  const stagingError = (cause: unknown) =>
-    fileSystemError({ stage: 'staging', action: 'write to', path: stagingDir, cause });
   await makeFolder(stagingDir, 'staging');
   const checkpoint = await Checkpoint.open(stagingDir, identity, { ...run.staging, columns: run.encodeColumns }).catch(
     (cause: unknown) => {
-      throw stagingError(cause);
+      throw stagingError(stagingDir, cause);
     },
   );
   let imageRequests = 0;
@@ -319,7 +315,7 @@ async function openStaging(run: RunPlan): Promise<Staging> {
   }
   for (const message of checkpoint.notices) run.onEvent?.({ type: 'staging', message });
   announceKind(run, kind);
-  return { checkpoint, imageRequests, stagingError, kind };
+  return { checkpoint, imageRequests, kind };
 }
 
 /** Tells a `--snapshot` run's kind: what it builds on, or why it makes a full pass. */
@@ -334,13 +330,13 @@ function announceKind(run: RunPlan, kind: RunKind): void {
  */
 async function extractAndWrite(
   run: RunPlan,
-  { checkpoint, stagingError }: Pick<Staging, 'checkpoint' | 'stagingError'>,
+  checkpoint: Checkpoint,
   planned: RunKind,
   where: Omit<RunTapContext, 'name'>,
 ): Promise<{ collected: Collected; kind: RunKind; taps: OpenRunTap[]; data: DataWritten }> {
   // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
   const { collected, kind } = await extract(run, checkpoint, planned).catch((cause: unknown) => {
-    throw stagingError(cause);
+    throw stagingError(checkpoint.dir, cause);
   });
   const { incremental, images } = collected.completeness; // an incremental run's rows: carried over and read
   const records = incremental === undefined ? collected.index.received : images.received;
@@ -351,7 +347,7 @@ async function extractAndWrite(
   } catch (error) {
     if (!(error instanceof BaseRowMismatch)) throw error;
     const full = await fullInstead(run, checkpoint, error.message);
-    return extractAndWrite(run, { checkpoint, stagingError }, full, where);
+    return extractAndWrite(run, checkpoint, full, where);
   }
 }
 

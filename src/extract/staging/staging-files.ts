@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { onPath } from '../../load/file-system/file-system-error.js';
+import { fileSystemError, onPath } from '../../load/file-system/file-system-error.js';
 import { readRegularFile, RegularFileError } from '../../load/file-system/read-regular-file.js';
 import { journalEntry, type JournalEntry, type JournalPageEntry, type StagedFile, type Unstaged } from './journal.js';
 
@@ -16,9 +16,17 @@ export const LOCK = 'lock';
 
 /** Whether `name` is a file img-etl writes in a staging folder (or its temporary name): the only names it deletes. */
 export function isStagingFile(name: string): boolean {
-  const own = (n: string) => n === IDENTITY || n === JOURNAL || n === LOCK || PAGE_FILE.test(n);
+  const own = (n: string) => n === IDENTITY || n === JOURNAL || n === LOCK || PAGE_FILE.test(n) || SPILL_FILE.test(n);
   const temp = /^\.(.+)\.tmp-[0-9a-f]{8}$/.exec(name); // replaceFile's temporary name of one
   return own(name) || (temp !== null && own(temp[1]!));
+}
+
+/**
+ * A refused call on the staging folder `dir` as the run's one line (LOAD_WRITE_FAILED), naming the file the error names
+ * (a full disk's write names none: onPath gives it one) or else the folder; any other error as it is.
+ */
+export function stagingError(dir: string, cause: unknown, action = 'write to'): unknown {
+  return fileSystemError({ stage: 'staging', action, path: dir, cause });
 }
 
 /**
@@ -110,6 +118,14 @@ export async function replaceFile(path: string, data: string | Uint8Array): Prom
 
 /** Every name fileNameOf and columnsFileOf give, and no other: what isStagingFile takes for a staged page. */
 const PAGE_FILE = /^(?:p\d+|c\d+-a\d+|l\d+-\d+)-\d+-\d+\.(?:json|arrow)$/;
+
+/** The write's spill files (run/write/staged-rows.ts), one per range of ids: made again by each write. */
+const SPILL_FILE = /^spill-\d+\.bin$/;
+
+/** The spill file of the write's `range`-th range of ids. */
+export function spillFileOf(range: number): string {
+  return `spill-${range}.bin`;
+}
 
 /** The file of a staged page's columns, beside its body's: `….arrow`. */
 export function columnsFileOf(file: string): string {

@@ -59,12 +59,7 @@ export class ArrowGatherer {
     const category = this.categories[j];
     if (whole !== undefined && category === undefined) return whole;
     if (category !== undefined) return this.category(category, field.name, runs, n, j);
-    const type = field.type as arrow.DataType;
-    if (arrow.DataType.isUtf8(type)) return gatherUtf8(type, runs, n, j);
-    if (arrow.DataType.isBool(type)) return gatherBits(type, runs, n, j);
-    if (arrow.DataType.isInt(type) || arrow.DataType.isFloat(type) || arrow.DataType.isTimestamp(type))
-      return gatherWords(type, runs, n, j);
-    throw new TypeError(`arrow gather: column ${field.name} is of type ${String(type)}, which it cannot copy`);
+    return copyColumn(field, runs, n, j);
   }
 
   /** A category column: its values read through each source's dictionary, encoded by the column's type. */
@@ -92,6 +87,38 @@ export class ArrowGatherer {
     }
     return values;
   }
+}
+
+/**
+ * Rows `rows` of one batch, in that order, as a batch of its schema (columns beyond a table's too), each column's bytes
+ * copied; a category keeps the source's dictionary.
+ */
+export function pickRows(batch: arrow.RecordBatch, rows: readonly number[]): arrow.RecordBatch {
+  const runs = runsOf({ batches: new Array<arrow.RecordBatch>(rows.length).fill(batch), rows });
+  const n = rows.length;
+  const children = batch.schema.fields.map((field, j) => copyColumn(field, runs, n, j));
+  const data = arrow.makeData({ type: new arrow.Struct(batch.schema.fields), length: n, nullCount: 0, children });
+  return new arrow.RecordBatch(batch.schema, data);
+}
+
+/** Column `j` of the picked rows, its bytes copied (a category's indices, into the one dictionary of its runs). */
+function copyColumn(field: arrow.Field, runs: readonly Run[], n: number, j: number): arrow.Data {
+  const type = field.type as arrow.DataType;
+  if (arrow.DataType.isUtf8(type)) return gatherUtf8(type, runs, n, j);
+  if (arrow.DataType.isBool(type)) return gatherBits(type, runs, n, j);
+  if (arrow.DataType.isDictionary(type)) {
+    const { nullCount, nullBitmap, values } = gatherWords(
+      type.indices as arrow.DataType,
+      runs,
+      n,
+      j,
+    ) as arrow.Data<arrow.Int32>;
+    const { dictionary } = runs[0]!.children[j]!;
+    return arrow.makeData({ type, length: n, nullCount, nullBitmap, data: values, dictionary });
+  }
+  if (arrow.DataType.isInt(type) || arrow.DataType.isFloat(type) || arrow.DataType.isTimestamp(type))
+    return gatherWords(type, runs, n, j);
+  throw new TypeError(`arrow gather: column ${field.name} is of type ${String(type)}, which it cannot copy`);
 }
 
 /**
@@ -147,17 +174,18 @@ function validityOf(runs: readonly Run[], n: number, j: number) {
 }
 
 /**
- * A column of 64-bit values (int64, float64, timestamps), each run's bits copied at once (a null's slot is 0 in the
- * source, as the encoder leaves it).
+ * A column of fixed-width values (int64, float64, timestamps; a category's indices), each run's bytes copied at once (a
+ * null's slot is 0 in the source, as the encoder leaves it).
  */
 function gatherWords(type: arrow.DataType, runs: readonly Run[], n: number, j: number): arrow.Data {
   const values = new (type as arrow.Int64).ArrayType(n);
   const out = new Uint8Array(values.buffer);
+  const size = values.BYTES_PER_ELEMENT;
   for (const run of runs) {
     const source = run.children[j]!;
     const from = source.values as Float64Array | BigInt64Array;
-    const start = from.byteOffset + (source.offset + run.row) * 8;
-    out.set(new Uint8Array(from.buffer, start, run.length * 8), run.at * 8);
+    const start = from.byteOffset + (source.offset + run.row) * size;
+    out.set(new Uint8Array(from.buffer, start, run.length * size), run.at * size);
   }
   return arrow.makeData({
     type: type as arrow.Int64,

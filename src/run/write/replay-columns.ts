@@ -13,14 +13,17 @@ import { columnsBatch } from '../../load/arrow/rows-of-batch.js';
 import type { CsvRecords } from '../../load/csv/csv-records.js';
 import type { Reject } from '../../schema/row.js';
 import type { Table } from '../../schema/table.js';
-import { ColumnsCache } from './columns-cache.js';
 import type { NormalisationByCollection } from './normalisation-by-collection.js';
+import { StagedRows } from './staged-rows.js';
 
 /** How the write reads the staging folder. */
 export interface ReplayOptions {
   /** Rows per batch; fixed so that files depend only on the data. Default 1,000. */
   batchSize?: number;
-  /** Rows of staged pages' columns kept in memory (whole pages, at least one); default 5,000. */
+  /**
+   * Rows of staged pages' columns kept in memory: whole pages read in place (at least one), and as many rows of pages
+   * spilled by id range (staged-rows.ts); default 5,000.
+   */
   cacheRows?: number;
   /**
    * Whether the batches' Arrow batches are read (Parquet, Arrow, a tap of Arrow batches): gathered then, batch after
@@ -42,7 +45,6 @@ export async function* replayColumns(
   options: ReplayOptions = {},
 ): AsyncIterable<LoadBatch> {
   const batchSize = options.batchSize ?? 1_000;
-  const cache = new ColumnsCache(checkpoint, table, options.cacheRows ?? 5_000);
   const gatherer = new ArrowGatherer(table);
   let picks = newPicks();
   let first = 0;
@@ -51,20 +53,25 @@ export async function* replayColumns(
     const columns = options.arrow === false ? undefined : gatherer.gather(picks);
     return columnsBatch(source, picks, columns, rejects, table, csvRecordsOf(gatherer, picks, table));
   };
-  for (const [pageIndex, position] of index.inIdOrder()) {
-    const { columns, rowOf } = await cache.get(index.pages[pageIndex]!);
-    const row = rowOf[position]!;
-    picks.batches.push(columns.batch);
-    picks.rows.push(row);
-    const csv = columns.csv?.neutraliseFormulas ?? 'mixed';
-    picks.csv = picks.rows.length === 1 || picks.csv === csv ? csv : 'mixed';
-    const replaced = replacedIn(columns, row);
-    if (replaced !== undefined) counts.add(columns.collection(row), replaced);
-    if (picks.rows.length === batchSize) {
-      yield batchOf();
-      first += batchSize;
-      picks = newPicks();
+  const staged = await StagedRows.open(index, checkpoint, table, options.cacheRows ?? 5_000);
+  try {
+    let rank = 0;
+    for (const [pageIndex, position] of index.inIdOrder()) {
+      const { columns, row } = await staged.get(rank++, pageIndex, position);
+      picks.batches.push(columns.batch);
+      picks.rows.push(row);
+      const csv = columns.csv?.neutraliseFormulas ?? 'mixed';
+      picks.csv = picks.rows.length === 1 || picks.csv === csv ? csv : 'mixed';
+      const replaced = replacedIn(columns, row);
+      if (replaced !== undefined) counts.add(columns.collection(row), replaced);
+      if (picks.rows.length === batchSize) {
+        yield batchOf();
+        first += batchSize;
+        picks = newPicks();
+      }
     }
+  } finally {
+    await staged.close();
   }
   if (picks.rows.length > 0) yield batchOf();
   first += picks.rows.length;

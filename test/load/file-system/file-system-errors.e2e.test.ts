@@ -319,6 +319,45 @@ describe('file-system errors', () => {
   );
 
   it(
+    'a disk with room for the staged pages but not for sorting a list served out of id order: one line naming the ' +
+      'spill file in the staging folder, exit code 1, no spill or temporary file left, and a rerun with room finishes',
+    async () => {
+      expect(canMount, 'this test needs a tmpfs mount (root)').toBe(true);
+      // More rows than the write holds at once (5,000), served as shuffled runs of ids: the write spills them by range.
+      service = await startFixtureService({ records: 6_000, seed: 6, listOrder: 'real' });
+      const out = join(dir, 'out');
+      const collections = await collectionPageSizes(service);
+      const sizes = [...collections, ...collections, ...(await pageSizes(service))];
+      // The staged pages, their journal and the staging's own files fit; the spilled rows (megabytes) do not.
+      await mountTmpfs(out, sizes.reduce((sum, n) => sum + onDisk(n), 0) + 128 * 4096);
+      const staging = join(out, '.img-etl-staging');
+      const args = ['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet'];
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const result = await runCliHere(args);
+        expect(result.code, result.stderr).toBe(1);
+        expect(lastLine(result.stderr)!.replace(/spill-\d+\.bin/, 'spill-N.bin')).toBe(
+          `img-etl: staging: cannot write to ${join(staging, 'spill-N.bin')}: the disk is full (ENOSPC); ` +
+            `${sizes.length} pages are kept in ${staging}: run the same command again to resume`,
+        );
+        expect((await readdir(staging)).filter((name) => name.startsWith('spill-'))).toEqual([]);
+        expect(await temporaries(out)).toEqual([]);
+      }
+      // With room again, the same command resumes from the kept pages and writes every record in id order.
+      await run('mount', ['-o', 'remount,size=64m', out]);
+      const served = service.stats.pagesServed;
+      const result = await runCliHere(args);
+      expect([result.code, result.stderr]).toEqual([0, '']);
+      expect(service.stats.pagesServed).toBe(served); // every page came from staging
+      const db = await openDuckDB();
+      const rows = await query(db, `SELECT id FROM read_csv(${sqlString(join(out, 'images.csv'))})`);
+      expect(rows.map((r) => Number(r['id']))).toEqual(
+        [...service.servedRecords()].map((r) => r['id'] as number).sort((a, b) => a - b),
+      );
+    },
+    120_000,
+  );
+
+  it(
     'a disk that fills while files are fetched: one line naming the file in its folder, exit code 1, what was ' +
       'fetched kept, and a rerun with room finishes',
     async () => {

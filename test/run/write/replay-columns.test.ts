@@ -1,4 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { access, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tableToIPC, Table as ArrowTable } from 'apache-arrow';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Checkpoint } from '../../../src/extract/staging/checkpoint.js';
 import { type JournalPage } from '../../../src/extract/staging/journal.js';
 import { RecordIndex } from '../../../src/extract/staging/record-index.js';
@@ -8,6 +11,8 @@ import { rowsOfBatch } from '../../../src/load/arrow/rows-of-batch.js';
 import { IMAGES } from '../../../src/schema/columns.js';
 import { NormalisationByCollection } from '../../../src/run/write/normalisation-by-collection.js';
 import { replayColumns } from '../../../src/run/write/replay-columns.js';
+import { Random } from '../../../src/service/basics/random.js';
+import { realOrder } from '../../../src/service/basics/real-order.js';
 import { fixtureRecords } from '../../helpers/fixture-records.js';
 import { removeDir, tempDir } from '../../helpers/readers.js';
 
@@ -100,6 +105,94 @@ describe('replayColumns without Arrow batches', () => {
       expect(() => straight[0]!.arrow).toThrow(/was not gathered/);
     } finally {
       await checkpoint.remove();
+    }
+  });
+});
+
+describe('replayColumns over a list served out of id order', () => {
+  /** 3,000 records made from the real ones (ids 1 to 3,000), staged in pages of 100 in the order `ids`. */
+  async function stageIn(ids: ArrayLike<number>, at: string) {
+    const identity = { source_url: 'http://x/api/images/', page_size: 100, started_at: new Date().toISOString() };
+    const columns = (page: Parameters<typeof encodePageColumns>[1]) => Promise.resolve(encodePageColumns(IMAGES, page));
+    const checkpoint = await Checkpoint.open(at, identity, { columns });
+    const index = new RecordIndex();
+    for (let start = 0; start < ids.length; start += 100) {
+      const page = Array.from(ids).slice(start, start + 100);
+      const records = page.map((id) => ({ ...fixtureRecords[id % fixtureRecords.length], id }));
+      const pageBody = JSON.stringify({ count: ids.length, next: null, previous: null, results: records });
+      const entry: Omit<JournalPage, 'file'> = {
+        ...{ type: 'page', pass: 1, offset: start, limit: 100, url: `http://x/api/images/?offset=${start}` },
+        ...{ collections: [], count: ids.length, ids: page, rejected: [], extra: [], at_end: false },
+      };
+      index.add(await checkpoint.addPage(entry, pageBody, records));
+    }
+    return { checkpoint, index };
+  }
+
+  /**
+   * The replay's batches as Arrow IPC bytes, how many staged columns files it read and the files it left beside the
+   * staging's own; `junk` files are put in the staging first, as a write killed would leave them.
+   */
+  async function replayAll(ids: ArrayLike<number>, at: string, junk: string[] = []) {
+    const { checkpoint, index } = await stageIn(ids, at);
+    for (const name of junk) await writeFile(join(at, name), 'not columns');
+    try {
+      const reads = vi.spyOn(checkpoint, 'readColumns');
+      const batches = [];
+      // 300 rows of pages held: the 30 pages do not fit
+      for await (const batch of replayColumns(index, checkpoint, IMAGES, new NormalisationByCollection(), {
+        cacheRows: 300,
+      }))
+        batches.push(batch.arrow);
+      const left = (await readdir(at)).filter((name) => !/\.(json|arrow|ndjson)$|^lock$/.test(name));
+      return { ipc: tableToIPC(new ArrowTable(batches)), reads: reads.mock.calls.length, left };
+    } finally {
+      await checkpoint.remove();
+    }
+  }
+
+  it('reads each staged page once and gives the same batches as the list in id order', async () => {
+    const sorted = Array.from({ length: 3000 }, (_, i) => i + 1);
+    const byId = await replayAll(sorted, dir);
+    const shuffled = realOrder(sorted, new Random(7));
+    expect(Array.from(shuffled)).not.toEqual(sorted);
+    const other = await tempDir();
+    const real = await replayAll(shuffled, other, ['spill-0.bin', 'spill-99.bin']);
+    // the range written replaces what a killed write left; the staging, emptied and removed, takes the rest with it
+    const removed = await access(other).then(
+      () => false,
+      () => true,
+    );
+    await removeDir(other);
+    expect({ reads: real.reads, left: real.left, removed }).toEqual({
+      reads: 30,
+      left: ['spill-99.bin'],
+      removed: true,
+    });
+    expect(byId.reads).toBe(30);
+    expect(Buffer.from(real.ipc).equals(Buffer.from(byId.ipc))).toBe(true);
+  });
+
+  it('names the spill file it cannot read, in one line with its code, when the staging folder is gone', async () => {
+    // Page k holds ids k + 1, k + 31, k + 61, …: every page's rows lie far apart in id order, so all are spilled.
+    const interleaved = Array.from({ length: 3000 }, (_, i) => (i % 100) * 30 + Math.floor(i / 100) + 1);
+    const { checkpoint, index } = await stageIn(interleaved, dir);
+    const counts = new NormalisationByCollection();
+    const batches = replayColumns(index, checkpoint, IMAGES, counts, { cacheRows: 300 })[Symbol.asyncIterator]();
+    try {
+      expect((await batches.next()).done).toBe(false); // the spill files made, the first ranges read
+      await removeDir(dir);
+      const error = (await batches.next().then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as Error & { code: string };
+      const spill = join(dir, 'spill-N.bin');
+      expect([error.code, error.message.replace(/spill-\d+\.bin/, 'spill-N.bin')]).toEqual([
+        'LOAD_WRITE_FAILED',
+        `staging: cannot read ${spill}: no such file or folder (ENOENT)`,
+      ]);
+    } finally {
+      await checkpoint.remove().catch(() => undefined); // its folder is gone
     }
   });
 });
