@@ -123,7 +123,7 @@ export interface DriftOutcome {
  * The drift a diff's totals come to against the snapshot at `against`, its changed fields ranked most first (ties in
  * column order).
  */
-export function driftOf(against: string, totals: DiffTotals): Drift {
+export function driftOf(against: string, totals: DiffTotals) {
   const { added, removed, changed, unchanged, fields } = totals;
   const ranked = [...fields].sort((a, b) => b[1] - a[1]).map(([field, count]) => ({ field, count }));
   return { against, added, removed, changed, unchanged, fields: ranked };
