@@ -141,7 +141,7 @@ async function streamDrift(older: string, name: string, batches: AsyncIterable<R
   };
   let oldRows: SnapshotRows | undefined;
   try {
-    oldRows = await readRowsInWorker(older, { batchSize: OLD_BATCH_ROWS }); // a trap there spares the writers
+    oldRows = await readRowsInWorker(older, OLD_BATCH_ROWS); // a trap there spares the writers
     const first = await iterator.next();
     const chained = (async function* () {
       if (first.done !== true) yield first.value;
