@@ -6,20 +6,15 @@
  */
 import { tableFromIPC, tableToIPC, Table as ArrowTable, type RecordBatch } from 'apache-arrow';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { COLLECTIONS } from '../schema/collection-columns.js';
-import { IMAGES } from '../schema/columns.js';
 import { DiffError, type DiffErrorCode } from '../snapshot/diff-error.js';
-import { readSnapshotRows, type ReadSnapshotOptions, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
+import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
 import { resolveSnapshotFile } from '../snapshot/resolve-snapshot-file.js';
 
-/** What the worker is asked to read: readSnapshotRows' arguments, the table by its name. */
+/** What the worker is asked to read: the images of the snapshot at `path`, in batches of `batchSize` rows. */
 interface Request {
   readRowsInWorker: true;
   path: string;
-  table: string;
   batchSize?: number;
-  columns?: string[];
-  positions?: number[];
 }
 
 /** What the worker answers: the opened file, then one message per batch asked for. */
@@ -30,22 +25,13 @@ type Reply =
   | { type: 'error'; code: DiffErrorCode; message: string };
 
 /**
- * readSnapshotRows of `path`, a Parquet file read in a worker thread (see the module comment), an Arrow IPC file in
- * process; a one-line DiffError as readSnapshotRows gives, or naming the file when the worker fails.
+ * readSnapshotRows of the images of `path`, a Parquet file read in a worker thread (see the module comment), an Arrow
+ * IPC file in process; a one-line DiffError as readSnapshotRows gives, or naming the file when the worker fails.
  */
-export async function readRowsInWorker(path: string, options: ReadSnapshotOptions = {}): Promise<SnapshotRows> {
-  const table = options.table ?? IMAGES;
-  const file = await resolveSnapshotFile(path, table);
-  if (file.format !== 'parquet') return readSnapshotRows(path, options);
-  const { batchSize, columns, positions } = options;
-  const request: Request = {
-    readRowsInWorker: true,
-    path,
-    table: table.name,
-    batchSize,
-    columns: columns === undefined ? undefined : [...columns],
-    positions: positions === undefined ? undefined : Array.from(positions),
-  };
+export async function readRowsInWorker(path: string, batchSize?: number): Promise<SnapshotRows> {
+  const file = await resolveSnapshotFile(path);
+  if (file.format !== 'parquet') return readSnapshotRows(path, { batchSize });
+  const request: Request = { readRowsInWorker: true, path, batchSize };
   const worker = new Worker(new URL(import.meta.url), { workerData: request });
   const replies = new Replies(worker, file.path);
   const opened = await replies.next();
@@ -117,8 +103,7 @@ async function serve(request: Request): Promise<void> {
   };
   let rows: SnapshotRows;
   try {
-    const table = request.table === COLLECTIONS.name ? COLLECTIONS : IMAGES;
-    rows = await readSnapshotRows(request.path, { ...request, table });
+    rows = await readSnapshotRows(request.path, { batchSize: request.batchSize });
   } catch (error) {
     post(errorReply(error));
     return;

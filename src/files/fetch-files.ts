@@ -14,7 +14,7 @@ import { makeFolder } from '../load/file-system/make-folder.js';
 import { releaseRunLock, takeRunLock } from '../load/file-system/run-lock.js';
 import type { SinkResult } from '../load/sink-result.js';
 import type { Format } from '../snapshot/formats.js';
-import type { FileRow, FileStatus } from './file-status.js';
+import type { FileRow } from './file-status.js';
 import { FilesError } from './files-error.js';
 import type { FilesEvent } from './files-events.js';
 import { readVerifiedFiles, removeStaleTables } from './files-table.js';
@@ -26,7 +26,7 @@ import { PathClaims } from './path-claims.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from './extra-links.js';
 import { SELECTION_COLUMNS, selectImages, type SelectedImage } from './select-images.js';
 import { UnmatchedValues } from './unmatched-values.js';
-import { emptyTally, settleFile, type Job, type SettleRun } from './settle-file.js';
+import { emptyTally, settleFile, type FilesTally, type Job, type SettleRun } from './settle-file.js';
 import { tokenGoesTo } from './token-host.js';
 import { parseWhere, type WhereCondition } from './where-condition.js';
 import { DEFAULT_FILES_CONCURRENCY } from '../extract/defaults.js';
@@ -71,19 +71,12 @@ export interface FetchFilesOptions {
   onEvent?: (event: FilesEvent) => void;
 }
 
-/** What a files run did. */
-export interface FilesResult {
-  /** Files by status. */
-  counts: Record<FileStatus, number>;
-  /** Files fetched over the network in this run, and their bytes. */
-  fetched: { files: number; bytes: number };
-  /** Files kept from disk without a request. */
-  kept: number;
-  /**
-   * Files the listing marks as lost (`file_size` 0), counted among `missing_on_server`: never requested, and no reason
-   * for a run to fail, since no run can fetch them.
-   */
-  lost: number;
+/**
+ * What a files run did: its tally (files by status, those fetched and their bytes, those kept from disk, those the
+ * listing marks as lost, `file_size` 0: counted among `missing_on_server`, never requested, and no reason for a run to
+ * fail), and the following.
+ */
+export interface FilesResult extends FilesTally {
   /** The selection: files and listed bytes. */
   selected: { files: number; bytes: number };
   /** The files table as written: its first format's file (files.parquet by default). */
@@ -261,10 +254,7 @@ async function fetchPlanned(
     }
     await writeLedger(options.outDir, verified, listedOk);
     return {
-      counts: run.tally.counts,
-      fetched: run.tally.fetched,
-      kept: run.tally.kept,
-      lost: run.tally.lost,
+      ...run.tally,
       selected: { files: plan.files, bytes: plan.bytes },
       table: tables[0]!,
       tables,

@@ -7,8 +7,7 @@ import { TOOL } from '../snapshot/tool.js';
 import { Histogram } from './histogram.js';
 import { completenessProof, requestsPerEndpoint } from './optional-inputs.js';
 import { CHARTED_CATEGORIES, ranked, topValues, type GatheredStats } from './report-stats.js';
-import { REPORT_VERSION, type CollectionFacts, type Drift, type HistoryPoint, type ReportData } from './report-data.js';
-import type { RunFacts } from './report-data.js';
+import { REPORT_VERSION, type Drift, type HistoryPoint } from './report-data.js';
 
 /** Values of a category column listed, the rest counted as one; collections listed as the largest; owners. */
 const TOP_VALUES = 20;
@@ -37,7 +36,7 @@ export interface ReportInputs {
 }
 
 /** The report document of the gathered numbers and their inputs. */
-export function buildReport(stats: GatheredStats, inputs: ReportInputs): ReportData {
+export function buildReport(stats: GatheredStats, inputs: ReportInputs) {
   const manifest = inputs.manifest;
   return {
     report_version: REPORT_VERSION,
@@ -62,16 +61,15 @@ export function buildReport(stats: GatheredStats, inputs: ReportInputs): ReportD
 }
 
 /** The most common values of each charted category column, and the rest as one. */
-function categoryCounts(stats: GatheredStats): Pick<ReportData, 'counts' | 'counts_other'> {
-  const [counts, other]: [ReportData['counts'], ReportData['counts_other']] = [{}, {}];
-  for (const c of CHARTED_CATEGORIES) {
-    const { top, other: rest } = topValues(stats.categories.get(c)!, TOP_VALUES);
-    [counts[c], other[c]] = [top, rest];
-  }
-  return { counts, counts_other: other };
+function categoryCounts(stats: GatheredStats) {
+  const tops = CHARTED_CATEGORIES.map((c) => [c, topValues(stats.categories.get(c)!, TOP_VALUES)] as const);
+  return {
+    counts: Object.fromEntries(tops.map(([c, { top }]) => [c, top])),
+    counts_other: Object.fromEntries(tops.map(([c, { other }]) => [c, other])),
+  };
 }
 
-function runFacts(m: Record<string, unknown>): RunFacts {
+function runFacts(m: Record<string, unknown>) {
   const num = (key: string) => (typeof m[key] === 'number' ? m[key] : 0);
   const text = (key: string) => (typeof m[key] === 'string' ? m[key] : '');
   const started = Date.parse(text('started_at'));
@@ -120,27 +118,29 @@ function byMonth(a: string, b: string): number {
   return ya! - yb! || ma! - mb!;
 }
 
-function collections(stats: GatheredStats, inputs: ReportInputs): CollectionFacts {
+function collections(stats: GatheredStats, inputs: ReportInputs) {
   const sizes = new Histogram('log2');
   for (const n of stats.collections.values()) sizes.add(n);
   const largest = ranked(stats.collections)
     .slice(0, LARGEST)
     .map((c) => ({ collection_id: c.value, name: inputs.names?.get(c.value) ?? null, records: c.count }));
-  let owners: CollectionFacts['owners'] = null;
-  if (inputs.owners !== undefined) {
-    const perOwner = new Map<string, number>();
-    for (const [id, n] of stats.collections) {
-      const owner = inputs.owners.get(id) ?? '(not in the collections table)';
-      perOwner.set(owner, (perOwner.get(owner) ?? 0) + n);
-    }
-    owners = ranked(perOwner)
-      .slice(0, TOP_OWNERS)
-      .map((o) => ({ owner: o.value, records: o.count, share: stats.records === 0 ? 0 : o.count / stats.records }));
-  }
+  const owners = inputs.owners === undefined ? null : largestOwners(stats, inputs.owners);
   const note = owners === null ? (inputs.ownersNote ?? 'owners need the collections table') : null;
   const [count, without] = [stats.collections.size, stats.withoutCollection];
   const listed = listedCollections(inputs.manifest);
   return { count, listed, without, sizes: sizes.result(), largest, owners, owners_note: note };
+}
+
+/** The owners holding most records, with their share of all records. */
+function largestOwners(stats: GatheredStats, ownerOf: Map<number, string>) {
+  const perOwner = new Map<string, number>();
+  for (const [id, n] of stats.collections) {
+    const owner = ownerOf.get(id) ?? '(not in the collections table)';
+    perOwner.set(owner, (perOwner.get(owner) ?? 0) + n);
+  }
+  return ranked(perOwner)
+    .slice(0, TOP_OWNERS)
+    .map((o) => ({ owner: o.value, records: o.count, share: stats.records === 0 ? 0 : o.count / stats.records }));
 }
 
 /** Rows of the collections table, as the manifest gives them; null when it has no table. */
@@ -149,7 +149,7 @@ function listedCollections(manifest: Record<string, unknown> | undefined): numbe
   return typeof table?.records_written === 'number' ? table.records_written : null;
 }
 
-function fill(stats: GatheredStats, manifest: Record<string, unknown> | undefined): ReportData['fill'] {
+function fill(stats: GatheredStats, manifest: Record<string, unknown> | undefined) {
   const normalisation = (manifest?.['normalisation'] ?? {}) as Record<string, Record<string, number> | undefined>;
   const empty = normalisation['empty_to_null'] ?? {};
   const sentinel = normalisation['sentinel_to_null'] ?? {};

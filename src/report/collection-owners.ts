@@ -4,15 +4,11 @@ import { isFile } from '../load/file-system/path-kind.js';
 import { COLLECTIONS } from '../schema/collection-columns.js';
 import { COLLECTION_COLUMNS, COLLECTIONS_FILE, collectionsPath } from './optional-inputs.js';
 
-/** What the report shows of each collection, by id, from the collections table; a note when it has no owners. */
-export interface CollectionLabels {
-  owners?: Map<number, string>;
-  names?: Map<number, string>;
-  note?: string;
-}
-
-/** Each collection's owner and name, from a snapshot folder's collections table; why, when there are no owners. */
-export async function readCollections(folder: string): Promise<CollectionLabels> {
+/**
+ * Each collection's owner and name by id, from a snapshot folder's collections table; `note`, why, when there are no
+ * owners.
+ */
+export async function readCollections(folder: string) {
   const path = collectionsPath(folder);
   if (!(await isFile(path))) {
     const why = `owners need the collections table (${COLLECTIONS_FILE}), which this snapshot does not have`;

@@ -123,7 +123,7 @@ export interface DriftOutcome {
  * The drift a diff's totals come to against the snapshot at `against`, its changed fields ranked most first (ties in
  * column order).
  */
-export function driftOf(against: string, totals: DiffTotals): Drift {
+export function driftOf(against: string, totals: DiffTotals) {
   const { added, removed, changed, unchanged, fields } = totals;
   const ranked = [...fields].sort((a, b) => b[1] - a[1]).map(([field, count]) => ({ field, count }));
   return { against, added, removed, changed, unchanged, fields: ranked };
@@ -141,7 +141,7 @@ async function streamDrift(older: string, name: string, batches: AsyncIterable<R
   };
   let oldRows: SnapshotRows | undefined;
   try {
-    oldRows = await readRowsInWorker(older, { batchSize: OLD_BATCH_ROWS }); // a trap there spares the writers
+    oldRows = await readRowsInWorker(older, OLD_BATCH_ROWS); // a trap there spares the writers
     const first = await iterator.next();
     const chained = (async function* () {
       if (first.done !== true) yield first.value;
@@ -149,9 +149,7 @@ async function streamDrift(older: string, name: string, batches: AsyncIterable<R
     })();
     const schema = first.done === true ? arrowSchema() : first.value.schema;
     const newSide: DiffSide = { path: 'this run', schema, batches: chained };
-    const diff = diffSnapshots(oldRows, newSide);
-    for await (const entries of diff) void entries; // the totals are what the report needs
-    return { drift: driftOf(oldRows.path, diff.totals) };
+    return { drift: await diffDrift(oldRows, newSide) };
   } catch (error) {
     if (!(error instanceof DiffError)) throw error;
     return { driftNote: `no comparison with ${name}: ${error.message}` };
@@ -171,19 +169,21 @@ export async function driftBetween(older: string, newer: string): Promise<Drift>
   const totals = await diffIndexedFolders(indexed(oldFile), indexed(newFile));
   if (totals !== undefined) return driftOf(oldFile.path, totals);
   const oldRows = await readSnapshotRows(older);
-  let newRows: SnapshotRows;
   try {
-    newRows = await readSnapshotRows(newer);
-  } catch (error) {
-    await oldRows.close();
-    throw error;
-  }
-  try {
-    const diff = diffSnapshots(oldRows, newRows);
-    for await (const entries of diff) void entries; // the totals are what the report needs
-    return driftOf(oldRows.path, diff.totals);
+    const newRows = await readSnapshotRows(newer);
+    try {
+      return await diffDrift(oldRows, newRows);
+    } finally {
+      await newRows.close();
+    }
   } finally {
     await oldRows.close();
-    await newRows.close();
   }
+}
+
+/** The drift of `newer` against `older` by the diff of every row, read to the end for its totals. */
+async function diffDrift(older: SnapshotRows, newer: DiffSide) {
+  const diff = diffSnapshots(older, newer);
+  for await (const entries of diff) void entries; // the totals are what the report needs
+  return driftOf(older.path, diff.totals);
 }

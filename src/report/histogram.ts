@@ -1,5 +1,4 @@
 /** The report's streaming histograms: bins of a numeric column kept in memory that does not grow with the rows. */
-import type { Bin, Distribution } from './report-data.js';
 
 /** Width of a linear bin (percentages from 0 to 100 in ten bins). */
 const LINEAR_WIDTH = 10;
@@ -48,8 +47,8 @@ export class Histogram {
   }
 
   /** The distribution so far. */
-  result(): Distribution {
-    let bins: Bin[] = this.bins.map((count, k) =>
+  result() {
+    let bins = this.bins.map((count, k) =>
       this.scale === 'linear'
         ? { from: k * LINEAR_WIDTH, to: (k + 1) * LINEAR_WIDTH, count }
         : { from: k === 0 ? 0 : 2 ** (k - 1), to: 2 ** k, count },

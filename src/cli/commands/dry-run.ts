@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ExtractError } from '../../extract/paging/extract-error.js';
-import { HttpClient, type FetchedPage } from '../../extract/paging/http-client.js';
+import { HttpClient } from '../../extract/paging/http-client.js';
 import { noCollectionEndpoints } from '../../extract/completeness/completeness.js';
 import { collectionsUrlOf, limitOfLink, listUrlOf, pageUrl } from '../../extract/paging/page-url.js';
 import { withRetry } from '../../extract/paging/retry.js';
@@ -24,65 +24,32 @@ import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../../
 import { redactUrl } from '../../extract/paging/redact-url.js';
 import { IMAGES } from '../../schema/columns.js';
 
-/** What a run would do, from its first page. */
-export interface DryRunPlan {
-  dry_run: true;
-  /** The list endpoint. */
-  source_url: string;
-  /** `count` of the first page. */
-  count: number;
-  /** Records per page asked for, and what the server applied (the `limit` of its `next` link). */
-  page_size_requested: number;
-  page_size: number;
-  /** Pages to fetch in one pass: the number of list requests without retries or later passes. */
-  pages: number;
-  /** Pages in flight at once. */
-  concurrency: number;
-  /** The first page: milliseconds from request to parsed body, body bytes, records. */
-  first_page: { ms: number; bytes: number; records: number };
-  /** (pages × first-page time + 2 × collections pages × their first page's time) / concurrency, in seconds. */
-  estimated_seconds: number;
-  /**
-   * Bytes per chosen format: each written from the first page's records, extrapolated to `count`; null when the page
-   * had no valid record.
-   */
-  estimated_bytes: Partial<Record<Format, number | null>>;
-  /** The list as JSON, from the first page's body: bytes / records × count. */
-  estimated_json_bytes: number;
-  /**
-   * The collections list, read the same way (its first page): its count, the pages of one pass and the first page's
-   * time; or, where the service has no collection endpoints (404), why there will be no collections table.
-   */
-  collections:
-    | { source_url: string; count: number; pages: number; first_page_ms: number }
-    | { source_url: string; absent: string };
-  /**
-   * With `--snapshot`: whether the run would build on the latest snapshot (incremental: only the collections that
-   * changed since are read, the image list is not paged) or make a full pass, and why.
-   */
-  kind?: { kind: 'incremental'; base: string; last_full_at: string } | { kind: 'full'; why: string };
-}
+/**
+ * What a run would do, from its first page (docs/json-log.md gives each field): the list's count, page size asked for
+ * and applied, pages and concurrency, the first page's time, bytes and records, the estimates, the collections list,
+ * and with `--snapshot` the run's kind.
+ */
+export type DryRunPlan = Awaited<ReturnType<typeof planSnapshot>>;
 
-/** A list's first page: the page, its time from request to parsed body, and the page size the server applied. */
-interface FirstPage {
-  fetched: FetchedPage;
-  ms: number;
-  pageSize: number;
-  pages: number;
-}
+/**
+ * The collections list, read the same way (its first page): its count, the pages of one pass and the first page's
+ * time; or, where the service has no collection endpoints (404), why there will be no collections table.
+ */
+type CollectionsPlan =
+  { source_url: string; count: number; pages: number; first_page_ms: number } | { source_url: string; absent: string };
 
 /**
  * Fetches the first page (retrying as a run would) and works out the plan; writes only into a temporary folder it
  * deletes.
  */
-export async function planSnapshot(options: SnapshotOptions, reporter: Reporter): Promise<DryRunPlan> {
+export async function planSnapshot(options: SnapshotOptions, reporter: Reporter) {
   const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
   const listUrl = listUrlOf(baseUrl);
   const requested = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const client = new HttpClient(listUrl, { connections: 1, ...options.http });
-  let first: FirstPage;
-  let collections: DryRunPlan['collections'];
+  let first: Awaited<ReturnType<typeof firstPage>>;
+  let collections: CollectionsPlan;
   try {
     first = await firstPage(client, listUrl, requested, options, reporter);
     collections = await planCollections(client, collectionsUrlOf(baseUrl), requested, options, reporter);
@@ -99,7 +66,7 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
   const listMs =
     pages * Math.round(ms) + ('pages' in collections ? 2 * collections.pages * collections.first_page_ms : 0);
   return {
-    dry_run: true,
+    dry_run: true as const,
     source_url: listUrl.href,
     count: page.count,
     page_size_requested: requested,
@@ -116,13 +83,13 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
 }
 
 /** What a `--snapshot` run would build on now, or why it would make a full pass; nothing for another run. */
-async function kindOf(options: SnapshotOptions, listUrl: URL): Promise<Pick<DryRunPlan, 'kind'>> {
+async function kindOf(options: SnapshotOptions, listUrl: URL) {
   if (options.snapshot !== true) return {};
   const { plannedKind } = await import('../../run/incremental/run-kind.js');
   const kind = await plannedKind(runKindOptions(options, redactUrl(listUrl.href), new Date()));
   if ('base' in kind)
-    return { kind: { kind: 'incremental', base: kind.base.name, last_full_at: kind.base.lastFullAt } };
-  return { kind: { kind: 'full', why: kind.full } };
+    return { kind: { kind: 'incremental' as const, base: kind.base.name, last_full_at: kind.base.lastFullAt } };
+  return { kind: { kind: 'full' as const, why: kind.full } };
 }
 
 /** Fetches a list's first page, retrying as a run would, and times it. */
@@ -132,7 +99,7 @@ async function firstPage(
   requested: number,
   options: SnapshotOptions,
   reporter: Reporter,
-): Promise<FirstPage> {
+) {
   const url = pageUrl(listUrl, requested, 0);
   let ms = 0;
   const fetched = await withRetry(
@@ -159,7 +126,7 @@ async function planCollections(
   requested: number,
   options: SnapshotOptions,
   reporter: Reporter,
-): Promise<DryRunPlan['collections']> {
+): Promise<CollectionsPlan> {
   try {
     const { fetched, ms, pages } = await firstPage(client, url, requested, options, reporter);
     return { source_url: url.href, count: fetched.page.count, pages, first_page_ms: Math.round(ms) };

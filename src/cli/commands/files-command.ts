@@ -20,7 +20,6 @@ import { reportingErrors } from './snapshot-command.js';
 import { outputChoicesFrom, parseChoices, parseFormats, type OutputChoices } from '../options/snapshot-options.js';
 import { FILES_OPTIONS } from '../options/option-table.js';
 import { checkOptions } from '../options/option-spec.js';
-import type { Format } from '../../snapshot/formats.js';
 import { UsageError } from '../usage-error.js';
 import { baseUrlOption } from '../options/base-url-option.js';
 
@@ -69,24 +68,14 @@ async function runFiles(args: FilesArgs, output: OutputChoices, io: CommandIo): 
   await fetchSelection(run, args, io);
 }
 
-/** A files run's checked command line, and the reporter of its events. */
-interface FilesRun {
-  /** What selects the files. */
-  selection: Pick<FetchFilesOptions, 'snapshot' | 'where' | 'with' | 'baseUrl' | 'layout' | 'wholeCollections'>;
-  out: string;
-  /** The formats of the files table. */
-  formats: Format[];
-  concurrency: number;
-  token: string | undefined;
-  timeoutMs: number;
-  summary: OutputChoices['summary'];
-  progress: Reporter<FilesEvent>;
-  /** Where the plan or the summary goes. */
-  stdout: NodeJS.WriteStream;
-}
+/**
+ * A files run's checked command line (what selects the files, the folder, the files table's formats, the client's
+ * settings, the summary's format, where the plan or summary goes) and the reporter of its events.
+ */
+type FilesRun = Awaited<ReturnType<typeof checkedRun>>;
 
 /** Checks the command line (a usage error for a bad value) and makes the reporter `--log-format` asks for. */
-async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo): Promise<FilesRun> {
+async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo) {
   const summary = output.summary;
   // The listing's token for the same service; the other IMG_ETL_* variables are a snapshot's options, not these.
   const token = args.token ?? process.env['IMG_ETL_TOKEN'];

@@ -9,10 +9,10 @@ import type { RunTap } from '../../run/run-tap.js';
 import { EXIT, exitCodeOf } from '../exit-codes.js';
 import { interruptSignal } from '../interrupt-signal.js';
 import { JsonLog } from '../printing/json-log.js';
-import { createReporter, type LogFormat } from '../printing/create-reporter.js';
+import { createReporter } from '../printing/create-reporter.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from '../options/option-table.js';
 import { checkOptions } from '../options/option-spec.js';
-import { outputChoicesFrom, parseFormats } from '../options/snapshot-options.js';
+import { outputChoicesFrom, parseFormats, type OutputChoices } from '../options/snapshot-options.js';
 import { formatSummary, formatSummaryJson, type SummaryExtras } from '../printing/summary.js';
 import { withOptionSource } from '../options/option-source.js';
 import { baseUrlHint, baseUrlOption } from '../options/base-url-option.js';
@@ -56,23 +56,12 @@ function snapshotOptionsFrom(args: SnapshotArgs): SnapshotOptions {
   };
 }
 
-/** How the command line runs a snapshot, beyond the run's own options. */
-export interface SnapshotCommandOptions {
-  /** No progress on stderr, errors only. */
-  quiet?: boolean;
-  /** stderr as text (bar or plain lines) or JSON lines; default text. */
-  logFormat?: LogFormat;
-  /** The summary on stdout as text or one JSON document; default text. */
-  summary?: 'text' | 'json';
-  /** Milliseconds between plain progress lines when stderr is not a terminal; default 10,000. */
-  progressIntervalMs?: number;
-  /** Fetch the first page of the image and collections lists only and print the plan; default false. */
-  dryRun?: boolean;
-  /** Records that may be missing before the exit code says incomplete; default 0. */
-  maxMissing?: number;
-  /** With a snapshot run: snapshots to keep after a successful run; default all. */
-  keep?: number;
-}
+/**
+ * How the command line runs a snapshot, beyond the run's own options: its output choices (text by default), the
+ * records that may be missing before the exit code says incomplete (default 0), and with a snapshot run the snapshots
+ * to keep after a successful run (default all).
+ */
+export type SnapshotCommandOptions = Partial<OutputChoices> & { maxMissing?: number; keep?: number };
 
 /**
  * Runs one snapshot with progress on stderr and the summary on stdout, stopping cleanly on Ctrl-C (or SIGTERM)
@@ -191,7 +180,11 @@ async function stagedPages(staging: string): Promise<number> {
  * Runs a command's body; with `--log-format json` an error that ends it is written as a JSON line (exit code 2 for a
  * bad command line, 1 otherwise) instead of the plain line the CLI prints.
  */
-export async function reportingErrors(logFormat: LogFormat, io: CommandIo, body: () => Promise<void>): Promise<void> {
+export async function reportingErrors(
+  logFormat: OutputChoices['logFormat'],
+  io: CommandIo,
+  body: () => Promise<void>,
+): Promise<void> {
   if (logFormat !== 'json') return body();
   try {
     await body();

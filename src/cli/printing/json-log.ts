@@ -7,16 +7,6 @@ import { messageOf } from '../../text/message-of.js';
 /** Severity of a log line. */
 export type LogLevel = 'info' | 'warn' | 'error';
 
-/** One log line: when, how bad, what happened, and the event's own fields. */
-export interface LogRecord {
-  /** ISO 8601 UTC time the line was written. */
-  ts: string;
-  level: LogLevel;
-  /** The event type (`page`, `retry`, `pass-start`, `publish-end`, …) or `error`/`interrupted`. */
-  event: string;
-  [field: string]: unknown;
-}
-
 const WARNINGS = new Set<RunEvent['type']>(['retry', 'skip', 'staging', 'leftover', 'conflicts']);
 
 /**
@@ -70,9 +60,12 @@ export class JsonLog implements Reporter {
   /** Nothing to clear: every line is complete. */
   finish(): void {}
 
-  /** Writes one line: `ts`, `level`, `event`, then `fields` with their keys in snake_case. */
+  /**
+   * Writes one line: `ts` (ISO 8601 UTC), `level`, `event` (the event type, such as `page`, or `error`), then `fields`
+   * with their keys in snake_case.
+   */
   write(level: LogLevel, event: string, fields: Record<string, unknown>): void {
-    const record: LogRecord = { ts: new Date().toISOString(), level, event, ...(snakeCaseKeys(fields) as object) };
+    const record = { ts: new Date().toISOString(), level, event, ...(snakeCaseKeys(fields) as object) };
     this.out.write(`${JSON.stringify(record)}\n`);
   }
 }

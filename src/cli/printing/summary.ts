@@ -15,41 +15,14 @@ export interface SummaryExtras {
   pruned?: PrunedSnapshot[];
 }
 
-/** `--summary json`: the end of a run as one document, derived from the manifest. */
-export interface SummaryDocument {
-  complete: boolean;
-  source_url: string;
-  started_at: string;
-  finished_at: string;
-  /** Seconds from start to end. */
-  duration_seconds: number;
-  records: {
-    written: number;
-    expected: number;
-    received: number;
-    missing: number;
-    duplicates_dropped: number;
-    rejects: number;
-  };
-  pages: { fetched: number; page_size: number; passes: number; retries: number; skipped_offsets: number[] };
-  /** The collections table: its rows written and rejects, or the one-line reason there is none. */
-  collections: { written: number; rejects: number } | { absent: string };
-  /** Requests sent per endpoint, as in the manifest. */
-  requests: Manifest['requests'];
-  /**
-   * How completeness was proven: the method, the line the text summary gives, the collections that could not be read.
-   */
-  completeness: { method: string; proof: string; unreadable: Manifest['completeness']['unreadable'] };
-  /** Every file written, with its path. */
-  files: { name: string; path: string; format: string; rows: number; bytes: number; sha256: string }[];
-  /** Path of manifest.json. */
-  manifest: string;
-  latest?: { link: string; target: string };
-  pruned?: PrunedSnapshot[];
-}
+/**
+ * `--summary json`: the end of a run as one document, derived from the manifest (the collections table's rows written
+ * and rejects, or the one-line reason there is none; the completeness method with the line the text summary gives).
+ */
+export type SummaryDocument = ReturnType<typeof summaryDocument>;
 
 /** The end-of-run summary as data: records, files with sizes and digests, time, completeness. */
-export function summaryDocument(result: SnapshotResult, extras: SummaryExtras = {}): SummaryDocument {
+export function summaryDocument(result: SnapshotResult, extras: SummaryExtras = {}) {
   const m = result.manifest;
   return {
     complete: m.complete,
@@ -86,7 +59,7 @@ export function summaryDocument(result: SnapshotResult, extras: SummaryExtras = 
 }
 
 /** Every file the run wrote, with its path in the snapshot's folder. */
-function summaryFiles(result: SnapshotResult): SummaryDocument['files'] {
+function summaryFiles(result: SnapshotResult) {
   return result.manifest.files.map((f) => ({
     name: f.name,
     path: join(result.dataDir, f.name),
