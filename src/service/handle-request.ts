@@ -16,13 +16,13 @@ import {
   optionsBody,
   type View,
 } from './http/drf-views.js';
-import { DJANGO_NOT_FOUND, DJANGO_SERVER_ERROR } from './http/error-pages.js';
+import { DJANGO_NOT_FOUND } from './http/error-pages.js';
 import { FORBIDDEN, listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './endpoints/image-endpoint.js';
 import { serveList } from './endpoints/list-endpoint.js';
 import { isMediaPath, serveMedia } from './media/media-endpoint.js';
 import { negotiate, type RendererName } from './http/negotiate-format.js';
 import { lastValue, parseQueryString, unquote } from './http/query-params.js';
-import { send, sendView } from './http/respond.js';
+import { send, sendServerError, sendView } from './http/respond.js';
 import type { ViewRequest } from './http/serve-view.js';
 import { countStatus, type ServiceContext } from './service-context.js';
 import { authenticationFailure, TOKEN_CHALLENGE } from './http/token-authentication.js';
@@ -125,9 +125,9 @@ export function handleRequest(ctx: ServiceContext, req: IncomingMessage, res: Se
   try {
     route(ctx, req, res);
   } catch {
+    if (!res.headersSent) return sendServerError(ctx, res);
     countStatus(ctx, 500);
-    if (!res.headersSent) send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-    else res.destroy();
+    res.destroy();
   }
 }
 
@@ -161,30 +161,23 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
   if ('status' in negotiated) {
     // DRF renders a failed negotiation with the first renderer, JSON.
     const detail = negotiated.status === 404 ? 'Not found.' : 'Could not satisfy the request Accept header.';
-    countStatus(ctx, negotiated.status);
-    sendView(res, 'json', negotiated.status, JSON.stringify({ detail }), target, matched.route.view);
-    return;
+    return sendView(ctx, res, 'json', negotiated.status, JSON.stringify({ detail }), target, matched.route.view);
   }
   // DRF authenticates after negotiating and before any handler: reads, OPTIONS and writes alike.
   const refused = authenticationFailure(req.headers.authorization, ctx.apiTokens);
   if (refused !== undefined) {
-    countStatus(ctx, 401);
     const headers = { 'WWW-Authenticate': TOKEN_CHALLENGE };
-    sendView(res, negotiated.renderer, 401, JSON.stringify({ detail: refused }), target, matched.route.view, headers);
-    return;
+    const body = JSON.stringify({ detail: refused });
+    return sendView(ctx, res, negotiated.renderer, 401, body, target, matched.route.view, headers);
   }
   dispatch(ctx, req, res, { ...matched, pairs, renderer: negotiated.renderer, path, target });
 }
 
 /** A path no route matches: CommonMiddleware's APPEND_SLASH redirect to `slashed` when that would match, else 404. */
 function noRoute(ctx: ServiceContext, res: ServerResponse, path: string, slashed: string): void {
-  if (!path.endsWith('/') && matchRoute(ctx, `${path}/`)) {
-    countStatus(ctx, 301);
-    send(res, 301, 'text/html; charset=utf-8', '', { Location: slashed });
-    return;
-  }
-  countStatus(ctx, 404);
-  send(res, 404, 'text/html; charset=utf-8', DJANGO_NOT_FOUND);
+  if (!path.endsWith('/') && matchRoute(ctx, `${path}/`))
+    return send(ctx, res, 301, 'text/html; charset=utf-8', '', { Location: slashed });
+  send(ctx, res, 404, 'text/html; charset=utf-8', DJANGO_NOT_FOUND);
 }
 
 /** A request routed and negotiated: its route, pk and format suffix, query, renderer, decoded path and raw target. */
@@ -204,27 +197,17 @@ function dispatch(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse
   const { view } = found;
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') {
-    if (format !== undefined && found.suffixCrashes) {
-      countStatus(ctx, 500);
-      send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-      return;
-    }
+    if (format !== undefined && found.suffixCrashes) return sendServerError(ctx, res);
     const origin = `http://${req.headers.host ?? ctx.fallbackHost}`;
     void found.serve(ctx, { req, res, pairs: routed.pairs, renderer, path: routed.path, origin, view }, pk);
     return;
   }
-  if (method === 'OPTIONS') {
-    countStatus(ctx, 200);
-    sendView(res, renderer, 200, optionsBody(view), target, view);
-    return;
-  }
+  if (method === 'OPTIONS') return sendView(ctx, res, renderer, 200, optionsBody(view), target, view);
   if (found.write && found.writes?.includes(method)) {
     const answer = found.write(ctx, pk);
-    countStatus(ctx, answer.status);
-    if (answer.status === 500) send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-    else sendView(res, renderer, answer.status, answer.json ?? NOT_FOUND, target, view, answer.headers);
+    if (answer.status === 500) sendServerError(ctx, res);
+    else sendView(ctx, res, renderer, answer.status, answer.json ?? NOT_FOUND, target, view, answer.headers);
     return;
   }
-  countStatus(ctx, 405);
-  sendView(res, renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target, view);
+  sendView(ctx, res, renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target, view);
 }

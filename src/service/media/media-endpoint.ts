@@ -15,6 +15,7 @@ import { niftiGzipFile } from './nifti-gzip-file.js';
 import { carriesEffect, plantedFile } from './planted-map.js';
 import { parseByteRange } from './byte-range.js';
 import type { ServedFile } from './served-file.js';
+import { send } from '../http/respond.js';
 import { countStatus, type ServiceContext } from '../service-context.js';
 import type { FileResponse } from '../service-stats.js';
 
@@ -61,15 +62,15 @@ export async function serveMedia(
   ctx.stats.files.requests++;
   const n = ++ctx.fileRequests;
   const collection = mediaCollection(ctx, path);
-  if (collection?.refused) return void page(ctx, res, 403, FORBIDDEN_PAGE, { path, method, n });
+  if (collection?.refused) return void page(ctx, res, 403, FORBIDDEN_PAGE, { path, method });
   const target = collection === undefined ? undefined : findTarget(ctx, collection.cid, path);
   if (target === undefined || target.fileSize === 0)
-    return void page(ctx, res, 404, NGINX_PAGE('404 Not Found'), { path, method, n });
+    return void page(ctx, res, 404, NGINX_PAGE('404 Not Found'), { path, method });
   const range = req.headers.range;
   const { kind: fault, cutAt } = decideFileFault(ctx.faults, { method, path, range, n });
   const file = servedFile(ctx, target, fault, path.slice(path.lastIndexOf('/') + 1));
   const asked = range === undefined || fault === 'ignore-range' ? undefined : parseByteRange(range, file.size);
-  if (asked === 'unsatisfiable') return void unsatisfiable(ctx, res, file.size, { path, method, n, range });
+  if (asked === 'unsatisfiable') return void unsatisfiable(ctx, res, file.size, { path, method, range });
   const [start, end] = asked === undefined ? [0, file.size] : [asked.start, asked.end];
   const status = asked === undefined ? 200 : 206;
   writeFileHead(ctx, res, target.id, file, status, start, end);
@@ -123,7 +124,7 @@ function unsatisfiable(
   ctx: ServiceContext,
   res: ServerResponse,
   size: number,
-  request: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number },
+  request: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'>,
 ): void {
   const title = '416 Requested Range Not Satisfiable';
   page(ctx, res, 416, NGINX_PAGE(title), request, { 'Content-Range': `bytes */${size}` });
@@ -226,17 +227,11 @@ function page(
   res: ServerResponse,
   status: number,
   html: { type: string; text: string },
-  logged?: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number },
+  logged?: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'>,
   extra: Record<string, string> = {},
 ): void {
-  countStatus(ctx, status);
-  const body = Buffer.from(html.text, 'utf8');
-  res.writeHead(status, { 'Content-Type': html.type, 'Content-Length': String(body.length), ...extra });
-  res.end(logged?.method === 'HEAD' ? undefined : body);
-  if (logged !== undefined) {
-    const { n: _n, ...rest } = logged;
-    ctx.stats.files.log.push({ ...rest, status, start: 0, sent: 0, fault: 'none' });
-  }
+  send(ctx, res, status, html.type, html.text, extra);
+  if (logged !== undefined) ctx.stats.files.log.push({ ...logged, status, start: 0, sent: 0, fault: 'none' });
 }
 
 // Each collection's media paths, built on first use and rebuilt after the records change.
