@@ -144,13 +144,7 @@ function sendFault(
 }
 
 /** The view's answer as sent: DRF's rendering with the view's headers, or Django's 500 page for a crash. */
-interface SentAnswer {
-  contentType: string;
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
-function answerOf(request: ViewRequest, built: ViewAnswer): SentAnswer {
+function answerOf(request: ViewRequest, built: ViewAnswer) {
   const { renderer, req, view } = request;
   if (built.crash) {
     return { contentType: 'text/html; charset=utf-8', body: Buffer.from(DJANGO_SERVER_ERROR), headers: {} };
