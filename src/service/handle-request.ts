@@ -30,7 +30,7 @@ import { authenticationFailure, TOKEN_CHALLENGE } from './http/token-authenticat
 /** What a write method gets: a status and DRF's body (500: Django's HTML page). */
 interface WriteAnswer {
   status: number;
-  json?: string;
+  json: string;
   headers?: Record<string, string>;
 }
 
@@ -39,8 +39,6 @@ interface Route {
   /** Matches the decoded path; group 1 is the pk where the route has one, the last group the format suffix. */
   pattern: RegExp;
   view: View;
-  /** Whether the pattern has a pk group. */
-  pk: boolean;
   /** Serves GET and HEAD. */
   serve(ctx: ServiceContext, request: ViewRequest, pk: string): Promise<void>;
   /** The write methods the route maps, and how an anonymous client's write ends; other methods: 405. */
@@ -65,13 +63,11 @@ const ROUTES: readonly Route[] = [
   {
     pattern: new RegExp(`^/api/images${SUFFIX}`),
     view: IMAGE_LIST,
-    pk: false,
     serve: (ctx, request) => serveList(ctx, request),
   },
   {
     pattern: new RegExp(`^/api/images/${PK}${SUFFIX}`),
     view: IMAGE_INSTANCE,
-    pk: true,
     serve: serveImage,
     // update and destroy call get_object(), then the object permission check.
     writes: ['PUT', 'PATCH', 'DELETE'],
@@ -82,7 +78,6 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^/api/collections${SUFFIX}`),
     collection: true,
     view: COLLECTION_LIST,
-    pk: false,
     serve: (ctx, request) => serveCollectionList(ctx, request),
     // Not modelled: the real create validates the body first (400) and fails to save an anonymous owner (500).
     writes: ['POST'],
@@ -92,7 +87,6 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^/api/collections/${PK}/images${SUFFIX}`),
     collection: true,
     view: COLLECTION_IMAGES,
-    pk: true,
     serve: serveCollectionImages,
     // add_item: get_collection, then owner_or_contrib refuses an anonymous client.
     writes: ['POST'],
@@ -107,7 +101,6 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^/api/collections/${PK}${SUFFIX}`),
     collection: true,
     view: COLLECTION_INSTANCE,
-    pk: true,
     serve: serveCollection,
     // get_object() over the public collections (a non-numeric pk is a 404 there), then the object permission check.
     writes: ['PUT', 'PATCH', 'DELETE'],
@@ -138,7 +131,7 @@ function matchRoute(
   for (const route of ROUTES) {
     if (route.collection && !ctx.collectionEndpoints) continue;
     const match = route.pattern.exec(path);
-    if (match) return { route, pk: route.pk ? (match[1] as string) : '', format: match[route.pk ? 2 : 1] };
+    if (match) return { route, pk: match.length > 2 ? (match[1] as string) : '', format: match.at(-1) };
   }
   return undefined;
 }
@@ -205,9 +198,8 @@ function dispatch(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse
   if (method === 'OPTIONS') return sendView(ctx, res, renderer, 200, optionsBody(view), target, view);
   if (found.write && found.writes?.includes(method)) {
     const answer = found.write(ctx, pk);
-    if (answer.status === 500) sendServerError(ctx, res);
-    else sendView(ctx, res, renderer, answer.status, answer.json ?? NOT_FOUND, target, view, answer.headers);
-    return;
+    if (answer.status === 500) return sendServerError(ctx, res);
+    return sendView(ctx, res, renderer, answer.status, answer.json, target, view, answer.headers);
   }
   sendView(ctx, res, renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target, view);
 }
