@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { collectionImageIds } from '../collections/collection-image-ids.js';
 import { extraFile } from './extra-file.js';
-import { DJANGO_FORBIDDEN } from '../http/error-pages.js';
+import { DJANGO_FORBIDDEN, nginxPage } from '../http/error-pages.js';
 import { decideFileFault } from '../faults/faults.js';
 import { niftiGzipFile } from './nifti-gzip-file.js';
 import { carriesEffect, plantedFile } from './planted-map.js';
@@ -23,12 +23,7 @@ import type { FileResponse } from '../service-stats.js';
 const MEDIA = /^\/media\/images\/(\d+|[A-Z]{8})\/./;
 /** The record keys whose links the media folder serves, besides `file`. */
 const EXTRA_LINKS = ['thumbnail', 'surface_left_file', 'surface_right_file', 'reduced_representation'] as const;
-const NGINX_PAGE = (status: string): { type: string; text: string } => ({
-  type: 'text/html',
-  text:
-    `<html>\r\n<head><title>${status}</title></head>\r\n<body>\r\n<center><h1>${status}</h1></center>\r\n` +
-    '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
-});
+const NGINX_PAGE = (status: string): { type: string; text: string } => ({ type: 'text/html', text: nginxPage(status) });
 /** Django's page for the PermissionDenied of get_collection (a private collection named by its number). */
 const FORBIDDEN_PAGE = { type: 'text/html; charset=utf-8', text: DJANGO_FORBIDDEN };
 /** Bytes a file written with the wrong-length fault differs by. */
@@ -70,7 +65,11 @@ export async function serveMedia(
   const { kind: fault, cutAt } = decideFileFault(ctx.faults, { method, path, range, n });
   const file = servedFile(ctx, target, fault, path.slice(path.lastIndexOf('/') + 1));
   const asked = range === undefined || fault === 'ignore-range' ? undefined : parseByteRange(range, file.size);
-  if (asked === 'unsatisfiable') return void unsatisfiable(ctx, res, file.size, { path, method, range });
+  if (asked === 'unsatisfiable') {
+    const title = '416 Requested Range Not Satisfiable';
+    const contentRange = { 'Content-Range': `bytes */${file.size}` };
+    return void page(ctx, res, 416, NGINX_PAGE(title), { path, method, range }, contentRange);
+  }
   const [start, end] = asked === undefined ? [0, file.size] : [asked.start, asked.end];
   const status = asked === undefined ? 200 : 206;
   writeFileHead(ctx, res, target.id, file, status, start, end);
@@ -117,17 +116,6 @@ function writeFileHead(
   headers['Content-Length'] = String(end - start);
   countStatus(ctx, status);
   res.writeHead(status, headers);
-}
-
-/** The 416 page of a range past the end of a file of `size` bytes. */
-function unsatisfiable(
-  ctx: ServiceContext,
-  res: ServerResponse,
-  size: number,
-  request: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'>,
-): void {
-  const title = '416 Requested Range Not Satisfiable';
-  page(ctx, res, 416, NGINX_PAGE(title), request, { 'Content-Range': `bytes */${size}` });
 }
 
 /**
