@@ -72,7 +72,15 @@ export async function serveMedia(
   }
   const [start, end] = asked === undefined ? [0, file.size] : [asked.start, asked.end];
   const status = asked === undefined ? 200 : 206;
-  writeFileHead(ctx, res, target.id, file, status, start, end);
+  const headers: Record<string, string> = {
+    'Content-Type': file.contentType,
+    ETag: `"${target.id.toString(16)}-${file.size.toString(16)}"`,
+    'Accept-Ranges': 'bytes',
+  };
+  if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${file.size}`;
+  headers['Content-Length'] = String(end - start);
+  countStatus(ctx, status);
+  res.writeHead(status, headers);
   const entry: FileResponse = {
     path,
     method,
@@ -95,27 +103,6 @@ function servedFile(ctx: ServiceContext, target: MediaTarget, fault: string, nam
   const effect = ctx.plantedEffect;
   if (effect === undefined) return niftiGzipFile(target.id, size);
   return plantedFile(ctx.dataset.seed, target.id, size, target.carries === true ? effect : undefined);
-}
-
-/** Counts the status and writes the head of a file response of bytes [start, end). */
-function writeFileHead(
-  ctx: ServiceContext,
-  res: ServerResponse,
-  id: number,
-  file: ServedFile,
-  status: number,
-  start: number,
-  end: number,
-): void {
-  const headers: Record<string, string> = {
-    'Content-Type': file.contentType,
-    ETag: `"${id.toString(16)}-${file.size.toString(16)}"`,
-    'Accept-Ranges': 'bytes',
-  };
-  if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${file.size}`;
-  headers['Content-Length'] = String(end - start);
-  countStatus(ctx, status);
-  res.writeHead(status, headers);
 }
 
 /**

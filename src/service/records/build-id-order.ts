@@ -32,9 +32,7 @@ export function generatedIdOrder(count: number, seed: number, use: (id: number) 
   for (let i = 0; i < count; i++) {
     if (rng.next() < 0.02) {
       const j = Math.min(count - 1, i + rng.int(1, 150));
-      const swap = ids[i] as number;
-      ids[i] = ids[j] as number;
-      ids[j] = swap;
+      [ids[i], ids[j]] = [ids[j] as number, ids[i] as number];
     }
   }
   return { listed: ids, hidden: Uint32Array.from(hidden) };
