@@ -31,7 +31,7 @@ export class PrivacyToggles {
     const ids = imagesOf(entry);
     this.madePrivate.set(cid, list.remove(ids, 'hide'));
     for (const id of ids) hidden.add(id);
-    collections.makePrivate(cid, collections.tick());
+    collections.setPrivate(cid, true, collections.tick());
     return ids;
   }
 
@@ -56,7 +56,7 @@ export class PrivacyToggles {
       hidden.delete(id);
     });
     this.madePrivate.delete(cid);
-    collections.makePublic(cid, collections.tick());
+    collections.setPrivate(cid, false, collections.tick());
     return hides.map((m) => m.id).sort((a, b) => a - b);
   }
 }
