@@ -16,13 +16,13 @@ import {
   optionsBody,
   type View,
 } from './http/drf-views.js';
-import { DJANGO_NOT_FOUND, DJANGO_SERVER_ERROR } from './http/error-pages.js';
+import { DJANGO_NOT_FOUND } from './http/error-pages.js';
 import { FORBIDDEN, listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './endpoints/image-endpoint.js';
 import { serveList } from './endpoints/list-endpoint.js';
 import { isMediaPath, serveMedia } from './media/media-endpoint.js';
 import { negotiate, type RendererName } from './http/negotiate-format.js';
 import { lastValue, parseQueryString, unquote } from './http/query-params.js';
-import { send, sendView } from './http/respond.js';
+import { send, sendServerError, sendView } from './http/respond.js';
 import type { ViewRequest } from './http/serve-view.js';
 import { countStatus, type ServiceContext } from './service-context.js';
 import { authenticationFailure, TOKEN_CHALLENGE } from './http/token-authentication.js';
@@ -30,7 +30,7 @@ import { authenticationFailure, TOKEN_CHALLENGE } from './http/token-authenticat
 /** What a write method gets: a status and DRF's body (500: Django's HTML page). */
 interface WriteAnswer {
   status: number;
-  json?: string;
+  json: string;
   headers?: Record<string, string>;
 }
 
@@ -39,8 +39,6 @@ interface Route {
   /** Matches the decoded path; group 1 is the pk where the route has one, the last group the format suffix. */
   pattern: RegExp;
   view: View;
-  /** Whether the pattern has a pk group. */
-  pk: boolean;
   /** Serves GET and HEAD. */
   serve(ctx: ServiceContext, request: ViewRequest, pk: string): Promise<void>;
   /** The write methods the route maps, and how an anonymous client's write ends; other methods: 405. */
@@ -65,13 +63,11 @@ const ROUTES: readonly Route[] = [
   {
     pattern: new RegExp(`^/api/images${SUFFIX}`),
     view: IMAGE_LIST,
-    pk: false,
     serve: (ctx, request) => serveList(ctx, request),
   },
   {
     pattern: new RegExp(`^/api/images/${PK}${SUFFIX}`),
     view: IMAGE_INSTANCE,
-    pk: true,
     serve: serveImage,
     // update and destroy call get_object(), then the object permission check.
     writes: ['PUT', 'PATCH', 'DELETE'],
@@ -82,7 +78,6 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^/api/collections${SUFFIX}`),
     collection: true,
     view: COLLECTION_LIST,
-    pk: false,
     serve: (ctx, request) => serveCollectionList(ctx, request),
     // Not modelled: the real create validates the body first (400) and fails to save an anonymous owner (500).
     writes: ['POST'],
@@ -92,7 +87,6 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^/api/collections/${PK}/images${SUFFIX}`),
     collection: true,
     view: COLLECTION_IMAGES,
-    pk: true,
     serve: serveCollectionImages,
     // add_item: get_collection, then owner_or_contrib refuses an anonymous client.
     writes: ['POST'],
@@ -107,7 +101,6 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^/api/collections/${PK}${SUFFIX}`),
     collection: true,
     view: COLLECTION_INSTANCE,
-    pk: true,
     serve: serveCollection,
     // get_object() over the public collections (a non-numeric pk is a 404 there), then the object permission check.
     writes: ['PUT', 'PATCH', 'DELETE'],
@@ -125,9 +118,9 @@ export function handleRequest(ctx: ServiceContext, req: IncomingMessage, res: Se
   try {
     route(ctx, req, res);
   } catch {
+    if (!res.headersSent) return sendServerError(ctx, res);
     countStatus(ctx, 500);
-    if (!res.headersSent) send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-    else res.destroy();
+    res.destroy();
   }
 }
 
@@ -138,7 +131,7 @@ function matchRoute(
   for (const route of ROUTES) {
     if (route.collection && !ctx.collectionEndpoints) continue;
     const match = route.pattern.exec(path);
-    if (match) return { route, pk: route.pk ? (match[1] as string) : '', format: match[route.pk ? 2 : 1] };
+    if (match) return { route, pk: match.length > 2 ? (match[1] as string) : '', format: match.at(-1) };
   }
   return undefined;
 }
@@ -161,30 +154,23 @@ function route(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse): 
   if ('status' in negotiated) {
     // DRF renders a failed negotiation with the first renderer, JSON.
     const detail = negotiated.status === 404 ? 'Not found.' : 'Could not satisfy the request Accept header.';
-    countStatus(ctx, negotiated.status);
-    sendView(res, 'json', negotiated.status, JSON.stringify({ detail }), target, matched.route.view);
-    return;
+    return sendView(ctx, res, 'json', negotiated.status, JSON.stringify({ detail }), target, matched.route.view);
   }
   // DRF authenticates after negotiating and before any handler: reads, OPTIONS and writes alike.
   const refused = authenticationFailure(req.headers.authorization, ctx.apiTokens);
   if (refused !== undefined) {
-    countStatus(ctx, 401);
     const headers = { 'WWW-Authenticate': TOKEN_CHALLENGE };
-    sendView(res, negotiated.renderer, 401, JSON.stringify({ detail: refused }), target, matched.route.view, headers);
-    return;
+    const body = JSON.stringify({ detail: refused });
+    return sendView(ctx, res, negotiated.renderer, 401, body, target, matched.route.view, headers);
   }
   dispatch(ctx, req, res, { ...matched, pairs, renderer: negotiated.renderer, path, target });
 }
 
 /** A path no route matches: CommonMiddleware's APPEND_SLASH redirect to `slashed` when that would match, else 404. */
 function noRoute(ctx: ServiceContext, res: ServerResponse, path: string, slashed: string): void {
-  if (!path.endsWith('/') && matchRoute(ctx, `${path}/`)) {
-    countStatus(ctx, 301);
-    send(res, 301, 'text/html; charset=utf-8', '', { Location: slashed });
-    return;
-  }
-  countStatus(ctx, 404);
-  send(res, 404, 'text/html; charset=utf-8', DJANGO_NOT_FOUND);
+  if (!path.endsWith('/') && matchRoute(ctx, `${path}/`))
+    return send(ctx, res, 301, 'text/html; charset=utf-8', '', { Location: slashed });
+  send(ctx, res, 404, 'text/html; charset=utf-8', DJANGO_NOT_FOUND);
 }
 
 /** A request routed and negotiated: its route, pk and format suffix, query, renderer, decoded path and raw target. */
@@ -204,27 +190,16 @@ function dispatch(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse
   const { view } = found;
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') {
-    if (format !== undefined && found.suffixCrashes) {
-      countStatus(ctx, 500);
-      send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-      return;
-    }
+    if (format !== undefined && found.suffixCrashes) return sendServerError(ctx, res);
     const origin = `http://${req.headers.host ?? ctx.fallbackHost}`;
     void found.serve(ctx, { req, res, pairs: routed.pairs, renderer, path: routed.path, origin, view }, pk);
     return;
   }
-  if (method === 'OPTIONS') {
-    countStatus(ctx, 200);
-    sendView(res, renderer, 200, optionsBody(view), target, view);
-    return;
-  }
+  if (method === 'OPTIONS') return sendView(ctx, res, renderer, 200, optionsBody(view), target, view);
   if (found.write && found.writes?.includes(method)) {
     const answer = found.write(ctx, pk);
-    countStatus(ctx, answer.status);
-    if (answer.status === 500) send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-    else sendView(res, renderer, answer.status, answer.json ?? NOT_FOUND, target, view, answer.headers);
-    return;
+    if (answer.status === 500) return sendServerError(ctx, res);
+    return sendView(ctx, res, renderer, answer.status, answer.json, target, view, answer.headers);
   }
-  countStatus(ctx, 405);
-  sendView(res, renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target, view);
+  sendView(ctx, res, renderer, 405, JSON.stringify({ detail: `Method "${method}" not allowed.` }), target, view);
 }

@@ -1,7 +1,7 @@
 /** The mutable state a running service's request handlers share. */
 import type { Dataset } from './dataset/dataset.js';
 import type { PlantedEffect, ResolvedFaults } from './service-options.js';
-import type { ServiceStats } from './service-stats.js';
+import type { emptyStats } from './service-stats.js';
 import type { WorkerPool } from './worker-pool.js';
 
 /** Shared state of one running service. */
@@ -9,7 +9,7 @@ export interface ServiceContext {
   dataset: Dataset;
   faults: ResolvedFaults;
   pool: WorkerPool;
-  stats: Omit<ServiceStats, 'workers'>;
+  stats: ReturnType<typeof emptyStats>;
   /** Host and port for absolute URLs when a request has no Host header. */
   fallbackHost: string;
   /** Aborted when the service closes, to cut latency waits short. */

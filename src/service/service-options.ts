@@ -261,8 +261,7 @@ export function resolveFaults(base: ResolvedFaults, changes: FaultOptions = {}):
   const next: ResolvedFaults = { ...base };
   for (const [key, value] of Object.entries(changes) as [keyof FaultOptions, unknown][]) {
     if (value === undefined) {
-      if (key === 'plan') delete next.plan;
-      if (key === 'filePlan') delete next.filePlan;
+      if (key === 'plan' || key === 'filePlan') delete next[key];
       continue;
     }
     const knob = (FAULT_KNOBS as Record<string, { takes: KnobValues } | undefined>)[key];

@@ -2,46 +2,10 @@
 import type { WorkerStats } from './worker-pool.js';
 
 /** A snapshot of the service's counters since start (or the last reset). */
-export interface ServiceStats {
-  /** Requests received, all paths and methods. */
-  requests: number;
-  /** Requests received on the list endpoint (GET and HEAD). */
-  listRequests: number;
-  /** Requests received on the single-image endpoint `/api/images/<id>/` (GET and HEAD). */
-  detailRequests: number;
-  /** Requests received on the collection endpoints (GET and HEAD). */
-  collectionRequests: number;
-  /** Responses by status code; resets and truncations count under the status they started (or 0 for a reset). */
-  byStatus: Record<number, number>;
-  /** List pages answered completely with status 200. */
-  pagesServed: number;
-  /** Records in those pages. */
-  recordsServed: number;
-  /** Image records answered by any endpoint: list pages (as recordsServed), collection image pages, single images. */
-  imageRecordsServed: number;
-  /** Orphan records left out of pages. */
-  orphansDropped: number;
-  /** Faults injected, by kind. */
-  faults: { '500': number; '502': number; '504': number; '429': number; truncate: number; reset: number };
-  /** Records inserted, deleted, edited and moved by the mutation knobs. */
-  mutations: { inserted: number; deleted: number; edited: number; moved: number };
-  /** List requests served from a rotated scan. */
-  rotatedScans: number;
-  /** Files served under /media/ (GET and HEAD). */
-  files: FileStats;
+export type ServiceStats = ReturnType<typeof emptyStats> & {
   /** Worker pool counters. */
   workers: WorkerStats;
-}
-
-/** Counters of the files served under /media/. */
-export interface FileStats {
-  /** File requests received. */
-  requests: number;
-  /** Body bytes written to the sockets, all responses together. */
-  bytesSent: number;
-  /** Each file response, in the order they ended. */
-  log: FileResponse[];
-}
+};
 
 /** One file response as the service sent it. */
 export interface FileResponse {
@@ -61,21 +25,34 @@ export interface FileResponse {
   fault: string;
 }
 
-/** Fresh counters, all zero. */
-export function emptyStats(): Omit<ServiceStats, 'workers'> {
+/** Fresh counters, all zero: the service's counters but the worker pool's. */
+export function emptyStats() {
   return {
+    /** Requests received, all paths and methods. */
     requests: 0,
+    /** Requests received on the list endpoint (GET and HEAD). */
     listRequests: 0,
+    /** Requests received on the single-image endpoint `/api/images/<id>/` (GET and HEAD). */
     detailRequests: 0,
+    /** Requests received on the collection endpoints (GET and HEAD). */
     collectionRequests: 0,
-    byStatus: {},
+    /** Responses by status code; resets and truncations count under the status they started (or 0 for a reset). */
+    byStatus: {} as Record<number, number>,
+    /** List pages answered completely with status 200. */
     pagesServed: 0,
+    /** Records in those pages. */
     recordsServed: 0,
+    /** Image records answered by any endpoint: list pages (as recordsServed), collection image pages, single images. */
     imageRecordsServed: 0,
+    /** Orphan records left out of pages. */
     orphansDropped: 0,
+    /** Faults injected, by kind. */
     faults: { '500': 0, '502': 0, '504': 0, '429': 0, truncate: 0, reset: 0 },
+    /** Records inserted, deleted, edited and moved by the mutation knobs. */
     mutations: { inserted: 0, deleted: 0, edited: 0, moved: 0 },
+    /** List requests served from a rotated scan. */
     rotatedScans: 0,
-    files: { requests: 0, bytesSent: 0, log: [] },
+    /** Files served under /media/ (GET and HEAD): requests received, body bytes written, each response as it ended. */
+    files: { requests: 0, bytesSent: 0, log: [] as FileResponse[] },
   };
 }

@@ -49,7 +49,7 @@ export interface RunningService {
 }
 
 /** Default number of generated records when no data is given. */
-export const DEFAULT_GENERATED_RECORDS = 1000;
+const DEFAULT_GENERATED_RECORDS = 1000;
 
 /** Starts a service and resolves once it listens. */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {

@@ -19,12 +19,12 @@ export class WorkerPool {
   private readonly counters: WorkerStats = { active: 0, peakActive: 0, queued: 0, peakQueued: 0 };
 
   constructor(size: number) {
-    this.size = normalise(size);
+    this.size = size || Infinity;
   }
 
   /** Changes the number of workers; waiting requests start at once if the pool grew. */
   resize(size: number): void {
-    this.size = normalise(size);
+    this.size = size || Infinity;
     this.drain();
   }
 
@@ -75,8 +75,4 @@ export class WorkerPool {
       this.counters.queued = this.waiting.length;
     }
   }
-}
-
-function normalise(size: number): number {
-  return size === 0 ? Infinity : size;
 }

@@ -51,12 +51,11 @@ export class SortedIds {
     this.length++;
   }
 
-  /** Removes an id; false when it was not there. */
-  delete(id: number): boolean {
+  /** Removes an id (no effect if absent). */
+  delete(id: number): void {
     const i = this.lowerBound(id);
-    if (i >= this.length || this.ids[i] !== id) return false;
+    if (i >= this.length || this.ids[i] !== id) return;
     this.ids.copyWithin(i, i + 1, this.length);
     this.length--;
-    return true;
   }
 }

@@ -3,27 +3,16 @@
  * to the collections' clock, its name gains a suffix, and its collection's `modify_date` moves. The edits are kept
  * apart and applied to a record's JSON as rendered (record-edits.ts).
  */
-import type { CollectionRegistry } from '../collections/collection-registry.js';
-import type { ListedIds } from './listed-ids.js';
+import type { DatasetParts } from './dataset-parts.js';
 import type { Random } from '../basics/random.js';
 import { editRecordJson, type RecordEdit } from './record-edits.js';
-
-/** What edits read and change. */
-export interface InPlaceEditsOptions {
-  /** The list whose records are edited (their rows stay where they are). */
-  list: ListedIds;
-  /** The collections: the clock, and the collection an edit touches. */
-  collections: CollectionRegistry;
-  /** The collection an image belongs to. */
-  collectionIdOf: (id: number) => number | undefined;
-}
 
 /** The records of a data set edited in place, and their edits. */
 export class InPlaceEdits {
   /** Edited records: their new modify time and name suffix. */
   private readonly edits = new Map<number, RecordEdit>();
 
-  constructor(private readonly options: InPlaceEditsOptions) {}
+  constructor(private readonly options: DatasetParts) {}
 
   /** The record's JSON text `json` with its edit applied, if it was edited. */
   applyTo(id: number, json: string): string {

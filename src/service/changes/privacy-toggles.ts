@@ -3,28 +3,15 @@
  * collection's images leave the list (and `/api/images/<id>/`), its numeric id answers 403 and its token opens it;
  * made public again, its images rejoin the list where they were.
  */
-import type { CollectionEntry, CollectionRegistry } from '../collections/collection-registry.js';
-import type { ListedIds, Mutation } from './listed-ids.js';
-import type { SortedIds } from '../basics/sorted-ids.js';
-
-/** What the toggles read and change. */
-export interface PrivacyTogglesOptions {
-  /** The list the images leave and rejoin. */
-  list: ListedIds;
-  /** The generated ids of private collections: a hidden collection's images join them while it is private. */
-  hidden: SortedIds;
-  /** The collections: the clock, and each one's private flag. */
-  collections: CollectionRegistry;
-  /** The ids of a collection's images now. */
-  imagesOf: (entry: CollectionEntry) => number[];
-}
+import type { DatasetParts } from './dataset-parts.js';
+import type { Mutation } from './listed-ids.js';
 
 /** The collections of a data set made private by hand, and what making each one public again undoes. */
 export class PrivacyToggles {
   /** Collections made private by hideCollection: the hide mutations of their images, in list order. */
   private readonly madePrivate = new Map<number, Mutation[]>();
 
-  constructor(private readonly options: PrivacyTogglesOptions) {}
+  constructor(private readonly options: DatasetParts) {}
 
   /** The collections hideCollection made private that showCollection can make public again, ascending. */
   hiddenCollections(): number[] {
@@ -44,7 +31,7 @@ export class PrivacyToggles {
     const ids = imagesOf(entry);
     this.madePrivate.set(cid, list.remove(ids, 'hide'));
     for (const id of ids) hidden.add(id);
-    collections.makePrivate(cid, collections.tick());
+    collections.setPrivate(cid, true, collections.tick());
     return ids;
   }
 
@@ -69,7 +56,7 @@ export class PrivacyToggles {
       hidden.delete(id);
     });
     this.madePrivate.delete(cid);
-    collections.makePublic(cid, collections.tick());
+    collections.setPrivate(cid, false, collections.tick());
     return hides.map((m) => m.id).sort((a, b) => a - b);
   }
 }

@@ -2,28 +2,12 @@
  * Records deleted after the start, as NeuroVault's users delete them: one at a time (its collection's `modify_date`
  * moves, as the delete saves the collection) or a whole collection at once.
  */
-import type { CollectionEntry, CollectionRegistry } from '../collections/collection-registry.js';
-import type { ListedIds } from './listed-ids.js';
+import type { DatasetParts } from './dataset-parts.js';
 import type { Random } from '../basics/random.js';
-import type { SortedIds } from '../basics/sorted-ids.js';
-
-/** What deletes read and change. */
-export interface RecordDeletesOptions {
-  /** The list the records leave. */
-  list: ListedIds;
-  /** The generated ids of private collections: a deleted private collection's images leave them. */
-  hidden: SortedIds;
-  /** The collections: the clock, and the collection a delete touches. */
-  collections: CollectionRegistry;
-  /** The collection an image belongs to. */
-  collectionIdOf: (id: number) => number | undefined;
-  /** The ids of a collection's images now. */
-  imagesOf: (entry: CollectionEntry) => number[];
-}
 
 /** The deletes from a data set's list. */
 export class RecordDeletes {
-  constructor(private readonly options: RecordDeletesOptions) {}
+  constructor(private readonly options: DatasetParts) {}
 
   /**
    * Deletes up to `count` records at random rows; their collections' `modify_date` moves, as NeuroVault's delete saves

@@ -2,28 +2,9 @@
  * Records inserted after the start, as NeuroVault's users upload them: a generated record at a random row, dated by
  * the collections' virtual clock, its collection touched.
  */
-import type { IdUse } from '../records/build-id-order.js';
 import { collectionOf } from '../collections/collection-layout.js';
-import type { CollectionRegistry } from '../collections/collection-registry.js';
-import type { ListedIds } from './listed-ids.js';
+import type { DatasetParts } from './dataset-parts.js';
 import type { Random } from '../basics/random.js';
-import type { SortedIds } from '../basics/sorted-ids.js';
-
-/** What inserts read and change. */
-export interface RecordInsertsOptions {
-  /** The generator's seed: a generated record's collection follows from its id. */
-  seed: number;
-  /** The list the records join. */
-  list: ListedIds;
-  /** The collections: the clock, and the collection an insert touches. */
-  collections: CollectionRegistry;
-  /** The generated ids of private collections (they exist and are never listed). */
-  hidden: SortedIds;
-  /** The largest id made at the start, listed or not. */
-  largestId: number;
-  /** What the generator does with an id: given records and their collections pass it over. */
-  use: (id: number) => IdUse;
-}
 
 /** The inserts into a data set's list, and when each inserted record was uploaded. */
 export class RecordInserts {
@@ -31,7 +12,7 @@ export class RecordInserts {
   /** Inserted records: when they were uploaded, by the collections' virtual clock. */
   private readonly uploaded = new Map<number, number>();
 
-  constructor(private readonly options: RecordInsertsOptions) {
+  constructor(private readonly options: DatasetParts) {
     this.maxId = options.largestId;
   }
 

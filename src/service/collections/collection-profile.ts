@@ -26,32 +26,8 @@ import { idTimeMicros, withMicros } from '../basics/image-times.js';
 import { jsonNullableString, pythonFloat } from '../../text/python-json.js';
 import { hash32, Random } from '../basics/random.js';
 
-/** A collection's own fields. Times are UTC microseconds. */
-export interface CollectionProfile {
-  owner: number;
-  ownerName: string;
-  /** Usernames joined by ", ", or "". */
-  contributors: string;
-  name: string;
-  publicationStatus: string | null;
-  doi: string | null;
-  preprintDoi: string | null;
-  authors: string | null;
-  paperUrl: string | null;
-  journalName: string | null;
-  description: string | null;
-  fullDatasetUrl: string | null;
-  added: number;
-  /** Its own last save, not counting its items'. */
-  modified: number;
-  doiAdded: number | null;
-  /** The 86 metadata fields as JSON members in model order, each followed by a comma. */
-  metadata: string;
-  /** Community ids: 1 developmental, 2 nutrition. */
-  communities: readonly number[];
-  /** NIDM Results packages: items counted by `number_of_images` that `/images/` does not list. */
-  nidmPackages: number;
-}
+/** A collection's own fields, as a generated collection has them. Times are UTC microseconds. */
+export type CollectionProfile = ReturnType<typeof generateCollectionProfile>;
 
 /** `publication_status` exists since migration 0002 of 2025-02-03; the web form has asked for it since. */
 const PUBLICATION_STATUS_SINCE = utcMicros(2025, 2, 3);
@@ -93,12 +69,7 @@ function hasDoi(seed: number, cid: number): boolean {
 }
 
 /** The profile of a generated collection whose ids start at `lo`; `isPrivate` keeps the DOI date unset. */
-export function generateCollectionProfile(
-  seed: number,
-  cid: number,
-  lo: number,
-  isPrivate: boolean,
-): CollectionProfile {
+export function generateCollectionProfile(seed: number, cid: number, lo: number, isPrivate: boolean) {
   const rng = new Random(hash32(seed, cid, 0xc0ffee));
   const traits = collectionTraits(seed, cid);
   const owner = ownerOf(seed, cid);
@@ -110,10 +81,17 @@ export function generateCollectionProfile(
   const paper = hasDoi(seed, cid) ? paperOf(rng, cid, added, isPrivate) : NO_PAPER;
   if (paper.doi !== null && publicationStatus === null && recent) publicationStatus = 'published';
   if (paper.doiAdded !== null) modified = Math.max(modified, paper.doiAdded);
-  const communities = rng.chance(0.03) ? (rng.chance(0.1) ? [1, 2] : [1]) : rng.chance(0.015) ? [2] : [];
+  const communities: readonly number[] = rng.chance(0.03)
+    ? rng.chance(0.1)
+      ? [1, 2]
+      : [1]
+    : rng.chance(0.015)
+      ? [2]
+      : [];
   return {
     owner,
     ownerName: username(owner),
+    /** Usernames joined by ", ", or "". */
     contributors: contributorsOf(seed, cid, owner),
     name: collectionName(seed, cid),
     publicationStatus,
@@ -125,16 +103,26 @@ export function generateCollectionProfile(
     description: describe(rng, traits.description),
     fullDatasetUrl: rng.chance(0.08) ? rng.pick(DATASET_URLS) : null,
     added,
+    /** Its own last save, not counting its items'. */
     modified,
     doiAdded: paper.doiAdded,
+    /** The 86 metadata fields as JSON members in model order, each followed by a comma. */
     metadata: metadataMembers(rng, communities),
+    /** Community ids: 1 developmental, 2 nutrition. */
     communities,
+    /** NIDM Results packages: items counted by `number_of_images` that `/images/` does not list. */
     nidmPackages: traits.kind === 'nidm' ? 1 : 0,
   };
 }
 
 /** A collection's paper fields: all null without a DOI; `doiAdded` also null for a private collection. */
-type Paper = Pick<CollectionProfile, 'doi' | 'authors' | 'paperUrl' | 'journalName' | 'doiAdded'>;
+interface Paper {
+  doi: string | null;
+  authors: string | null;
+  paperUrl: string | null;
+  journalName: string | null;
+  doiAdded: number | null;
+}
 
 const NO_PAPER: Paper = { doi: null, authors: null, paperUrl: null, journalName: null, doiAdded: null };
 

@@ -55,7 +55,8 @@ export class CollectionRegistry {
     given: ReadonlyMap<number, readonly number[]>,
     givenName: (cid: number) => string,
   ) {
-    for (const [cid, ids] of [...given].sort((a, b) => a[0] - b[0])) this.add(cid, false, 0, 0, ids, givenName(cid));
+    for (const [cid, givenIds] of [...given].sort((a, b) => a[0] - b[0]))
+      this.add({ cid, private: false, lo: 0, hi: 0, givenIds }, givenName(cid));
   }
 
   /** Number of public collections: the `count` of `/api/collections/`. */
@@ -144,22 +145,17 @@ export class CollectionRegistry {
     if (entry !== undefined) entry.touched = at;
   }
 
-  /** Makes a public collection private at `at` (UTC microseconds): it leaves the scan, its token opens it. */
-  makePrivate(cid: number, at: number): void {
+  /**
+   * Makes a collection private at `at` (UTC microseconds): it leaves the scan, its token opens it; or public again: it
+   * joins the end of the scan, as an updated row.
+   */
+  setPrivate(cid: number, isPrivate: boolean, at: number): void {
     const entry = this.entries.get(cid);
-    if (entry === undefined || entry.private) return;
-    this.entries.set(cid, { ...entry, private: true, touched: at });
-    this.order = this.order.filter((c) => c !== cid);
-    this.tokens?.set(privateToken(this.seed, cid), cid);
-  }
-
-  /** Makes a private collection public at `at` (UTC microseconds): it joins the end of the scan, as an updated row. */
-  makePublic(cid: number, at: number): void {
-    const entry = this.entries.get(cid);
-    if (entry === undefined || !entry.private) return;
-    this.entries.set(cid, { ...entry, private: false, touched: at });
-    this.order.push(cid);
-    this.tokens?.delete(privateToken(this.seed, cid));
+    if (entry === undefined || entry.private === isPrivate) return;
+    this.entries.set(cid, { ...entry, private: isPrivate, touched: at });
+    this.order = isPrivate ? this.order.filter((c) => c !== cid) : [...this.order, cid];
+    if (isPrivate) this.tokens?.set(privateToken(this.seed, cid), cid);
+    else this.tokens?.delete(privateToken(this.seed, cid));
   }
 
   /** Deletes a collection: no endpoint finds it any more, and the generator's reach never makes it again. */
@@ -186,26 +182,23 @@ export class CollectionRegistry {
   private addGenerated(cid: number): void {
     if (this.entries.has(cid) || this.deleted.has(cid)) return;
     const range = collectionRange(this.seed, cid) as { lo: number; hi: number };
-    this.add(cid, isPrivateCollection(this.seed, cid), range.lo, range.hi, [], collectionName(this.seed, cid));
+    this.add(
+      { cid, private: isPrivateCollection(this.seed, cid), ...range, givenIds: [] },
+      collectionName(this.seed, cid),
+    );
   }
 
-  private add(
-    cid: number,
-    isPrivate: boolean,
-    lo: number,
-    hi: number,
-    givenIds: readonly number[],
-    name: string,
-  ): void {
+  /** Adds a collection named `name`; one made after the start is dated now and joins the end of the scan. */
+  private add(made: Pick<CollectionEntry, 'cid' | 'private' | 'lo' | 'hi' | 'givenIds'>, name: string): void {
     const uses = (this.names.get(name) ?? 0) + 1;
     this.names.set(name, uses);
-    const nameSuffix = uses === 1 ? '' : ` (${uses})`;
-    const entry: CollectionEntry = { cid, private: isPrivate, lo, hi, givenIds, nameSuffix };
+    const entry: CollectionEntry = { ...made, nameSuffix: uses === 1 ? '' : ` (${uses})` };
+    const { cid } = entry;
     if (this.started) {
       (entry as { createdAt?: number }).createdAt = this.tick();
-      if (!isPrivate) this.order.push(cid);
+      if (!entry.private) this.order.push(cid);
     }
-    if (isPrivate) this.tokens?.set(privateToken(this.seed, cid), cid);
+    if (entry.private) this.tokens?.set(privateToken(this.seed, cid), cid);
     this.entries.set(cid, entry);
   }
 }

@@ -17,22 +17,7 @@ import { hash32, Random } from '../basics/random.js';
 export type ImageType = 'statistic_map' | 'atlas' | 'NIDM results statistic map';
 
 /** What the records of one collection have in common. */
-export interface CollectionTraits {
-  kind: 'statistic' | 'nidm' | 'atlas' | 'mixed';
-  nameStem: string;
-  description: string;
-  template: readonly [string, string];
-  modality: string;
-  paradigm: readonly [string | null, string | null];
-  contrast: readonly [string | null, string | null];
-  mapType: string;
-  analysisLevel: string | null;
-  subjects: number | null;
-  extraKeys: readonly string[];
-  thumbnailSuffix: string;
-  nidmName: string;
-  bulkUpdate: number | null;
-}
+export type CollectionTraits = ReturnType<typeof makeCollectionTraits>;
 
 const TRAITS_CACHE = new Map<string, CollectionTraits>();
 
@@ -48,7 +33,7 @@ export function collectionTraits(seed: number, cid: number): CollectionTraits {
   return traits;
 }
 
-function makeCollectionTraits(seed: number, cid: number): CollectionTraits {
+function makeCollectionTraits(seed: number, cid: number) {
   const rng = new Random(hash32(seed, cid, 0xc011));
   const kind = rng.weighted([
     ['statistic', 94],

@@ -3,7 +3,6 @@
  * kind of change. What `POST /admin/change` and `RunningService.change` do.
  */
 import { collectionOf, collectionRange } from '../collections/collection-layout.js';
-import { collectionImageCount } from './collection-members.js';
 import { isPrivateCollection } from '../collections/collection-privacy.js';
 import { collectionImageIds } from '../collections/collection-image-ids.js';
 import type { Dataset } from './dataset.js';
@@ -65,7 +64,8 @@ function candidates(dataset: Dataset, kind: Exclude<ChangeKind, 'new-collection'
   const ids = collections.publicIds().sort((a, b) => a - b);
   const entry = (cid: number) => collections.get(cid)!;
   const generated = (cid: number) => entry(cid).givenIds.length === 0;
-  if (kind === 'edit' || kind === 'delete') return ids.filter((cid) => collectionImageCount(dataset, entry(cid)) > 0);
+  if (kind === 'edit' || kind === 'delete')
+    return ids.filter((cid) => collectionImageIds(dataset, entry(cid)).length > 0);
   if (kind === 'insert') return ids.filter((cid) => generated(cid) && freeId(dataset, cid) !== undefined);
   if (kind === 'private') return ids.filter(generated);
   return ids;

@@ -1,5 +1,6 @@
 /** A collection's record as NeuroVault's CollectionSerializer writes it: 107 keys in model order, compact JSON. */
-import { collectionImageCount, itemsModified } from './collection-members.js';
+import { collectionImageIds } from '../collections/collection-image-ids.js';
+import { itemsModified } from './collection-members.js';
 import { privateToken } from '../collections/collection-privacy.js';
 import {
   type CollectionProfile,
@@ -16,7 +17,7 @@ import { jsonString } from '../../text/python-json.js';
 export function collectionJson(dataset: Dataset, entry: CollectionEntry, origin: string): string {
   const profile = collectionProfile(dataset, entry);
   const url = `${origin}/collections/${entry.private ? privateToken(dataset.seed, entry.cid) : entry.cid}/`;
-  const count = collectionImageCount(dataset, entry) + profile.nidmPackages;
+  const count = collectionImageIds(dataset, entry).length + profile.nidmPackages;
   // Saving or deleting an item saves its collection (modify_date is auto_now).
   const modified = Math.max(profile.modified, itemsModified(dataset, entry), entry.touched ?? 0);
   return (

@@ -1,24 +1,12 @@
 /**
- * A collection's items as they are now: how many `/api/collections/<id>/images/` lists (the images themselves,
- * ascending as its query orders them, are `collectionImageIds`), and the latest change among them (which bumps the
- * collection's `modify_date`).
+ * A collection's items as they are now (what `/api/collections/<id>/images/` lists, ascending as its query orders them,
+ * is `collectionImageIds`): the latest change among them, which bumps the collection's `modify_date`.
  */
 import type { CollectionEntry } from '../collections/collection-registry.js';
 import { collectionTraits } from '../collections/collection-traits.js';
 import { collectionImageIds } from '../collections/collection-image-ids.js';
 import type { Dataset } from './dataset.js';
 import { imageTimes } from '../basics/image-times.js';
-
-/** How many images the collection holds now (what its `/images/` counts). */
-export function collectionImageCount(dataset: Dataset, entry: CollectionEntry): number {
-  if (entry.givenIds.length > 0) return entry.givenIds.reduce((n, id) => n + (dataset.has(id) ? 1 : 0), 0);
-  const ids = entry.private ? dataset.hiddenIds() : dataset.sortedIds();
-  const start = ids.lowerBound(entry.lo);
-  const end = ids.lowerBound(entry.hi);
-  let count = end - start;
-  for (let i = start; i < end; i++) if (dataset.isGiven(ids.at(i))) count--;
-  return count;
-}
 
 /** The latest modify time of the collection's items (UTC microseconds), 0 for none; computed once while unchanged. */
 export function itemsModified(dataset: Dataset, entry: CollectionEntry): number {

@@ -8,7 +8,7 @@ import { generatedIdOrder, type IdUse, mixIdOrders } from '../records/build-id-o
 import { collectionImageIds } from '../collections/collection-image-ids.js';
 import { collectionOf } from '../collections/collection-layout.js';
 import { isPrivateCollection, privateToken } from '../collections/collection-privacy.js';
-import { type CollectionEntry, CollectionRegistry } from '../collections/collection-registry.js';
+import { CollectionRegistry } from '../collections/collection-registry.js';
 import {
   type DataRecord,
   type DataRecordInput,
@@ -18,6 +18,7 @@ import {
 } from '../records/data-records.js';
 import { generateRecordJson } from '../records/generate-record.js';
 import { givenCollectionProfile } from '../collections/given-collections.js';
+import type { DatasetParts } from '../changes/dataset-parts.js';
 import { InPlaceEdits } from '../changes/in-place-edits.js';
 import { ListedIds, type Mutation } from '../changes/listed-ids.js';
 import { PrivacyToggles } from '../changes/privacy-toggles.js';
@@ -90,13 +91,20 @@ export class Dataset {
     this.hidden = new SortedIds(generated.hidden);
     let largestId = this.hidden.size > 0 ? this.hidden.at(this.hidden.size - 1) : 0;
     for (const id of order) largestId = Math.max(largestId, id);
-    const { list, hidden, collections } = this;
-    const collectionIdOf = (id: number) => this.collectionIdOf(id);
-    const imagesOf = (entry: CollectionEntry) => collectionImageIds(this, entry);
-    this.inserts = new RecordInserts({ seed, list, collections, hidden, largestId, use: (id) => this.use(id) });
-    this.deletes = new RecordDeletes({ list, hidden, collections, collectionIdOf, imagesOf });
-    this.edits = new InPlaceEdits({ list, collections, collectionIdOf });
-    this.privacy = new PrivacyToggles({ list, hidden, collections, imagesOf });
+    const parts: DatasetParts = {
+      seed,
+      list: this.list,
+      hidden: this.hidden,
+      collections: this.collections,
+      largestId,
+      use: (id) => this.use(id),
+      collectionIdOf: (id) => this.collectionIdOf(id),
+      imagesOf: (entry) => collectionImageIds(this, entry),
+    };
+    this.inserts = new RecordInserts(parts);
+    this.deletes = new RecordDeletes(parts);
+    this.edits = new InPlaceEdits(parts);
+    this.privacy = new PrivacyToggles(parts);
   }
 
   /** Number of records listed now (the `count` of a page). */

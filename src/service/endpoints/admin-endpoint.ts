@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyChange, type ChangeKind } from '../dataset/admin-change.js';
 import { lastValue, parseQueryString } from '../http/query-params.js';
 import { send } from '../http/respond.js';
-import { countStatus, type ServiceContext } from '../service-context.js';
+import type { ServiceContext } from '../service-context.js';
 
 /** Whether the decoded path is the admin endpoint's (with or without its trailing slash). */
 export function isAdminPath(path: string): boolean {
@@ -31,6 +31,5 @@ export function serveAdmin(ctx: ServiceContext, req: IncomingMessage, res: Serve
 }
 
 function answer(ctx: ServiceContext, res: ServerResponse, status: number, body: unknown, allow?: string): void {
-  countStatus(ctx, status);
-  send(res, status, 'application/json', JSON.stringify(body), allow === undefined ? {} : { Allow: allow });
+  send(ctx, res, status, 'application/json', JSON.stringify(body), allow === undefined ? {} : { Allow: allow });
 }

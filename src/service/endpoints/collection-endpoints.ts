@@ -6,8 +6,8 @@
 import { collectionJson } from '../dataset/collection-json.js';
 import type { CollectionEntry } from '../collections/collection-registry.js';
 import { collectionImageIds } from '../collections/collection-image-ids.js';
-import { isOrphan } from '../faults/faults.js';
 import { FORBIDDEN, NOT_FOUND } from './image-endpoint.js';
+import { servedRecord } from './list-endpoint.js';
 import { pageBody } from '../http/page-body.js';
 import { pythonInt } from '../http/query-params.js';
 import { serveView, type ViewAnswer, type ViewRequest } from '../http/serve-view.js';
@@ -44,10 +44,7 @@ export function serveCollectionList(ctx: ServiceContext, request: ViewRequest): 
   return serveView(ctx, request, (decision) => {
     const { collections } = ctx.dataset;
     // The query has no ORDER BY either: the unstable-order knobs act on this scan as on the image list's.
-    const { start } = unorderedScan(ctx, decision, {
-      rows: collections.publicCount,
-      moveToEnd: (count, random) => collections.moveToEnd(count, random),
-    });
+    const { start } = unorderedScan(ctx, decision, collections, collections.publicCount);
     const count = collections.publicCount;
     const page = pageBody(request, count, (i) => {
       const cid = collections.publicAt((i + start) % count);
@@ -74,18 +71,10 @@ export function serveCollectionImages(ctx: ServiceContext, request: ViewRequest,
   return serveView(ctx, request, () => {
     const found = findCollection(ctx, pk);
     if (!('entry' in found)) return failed(found.status);
-    const { dataset, faults, stats } = ctx;
-    const ids = collectionImageIds(dataset, found.entry);
-    const page = pageBody(request, ids.length, (i) => {
-      const id = ids[i] as number;
-      // Rows whose polymorphic child is missing are counted, then dropped, as on the image list.
-      if (isOrphan(faults, id)) {
-        stats.orphansDropped++;
-        return undefined;
-      }
-      return dataset.recordJson(id, request.origin);
-    });
-    stats.imageRecordsServed += page.items;
+    const ids = collectionImageIds(ctx.dataset, found.entry);
+    // Orphans are counted, then dropped, as on the image list.
+    const page = pageBody(request, ids.length, (i) => servedRecord(ctx, ids[i] as number, request.origin));
+    ctx.stats.imageRecordsServed += page.items;
     return { status: 200, json: page.json, records: page.items };
   });
 }

@@ -13,25 +13,23 @@ export function serveList(ctx: ServiceContext, request: ViewRequest): Promise<vo
 }
 
 function listPage(ctx: ServiceContext, request: ViewRequest, decision: FaultDecision): ViewAnswer {
-  const { dataset, faults, stats } = ctx;
-  const { moved, start } = unorderedScan(ctx, decision, {
-    rows: dataset.size,
-    moveToEnd: (count, random) => dataset.moveToEnd(count, random),
-  });
+  const { dataset, stats } = ctx;
+  const { moved, start } = unorderedScan(ctx, decision, dataset, dataset.size);
   stats.mutations.moved += moved;
   const count = dataset.size;
-  const page = pageBody(request, count, (i) => {
-    const id = dataset.idAt((i + start) % count);
-    if (isOrphan(faults, id)) {
-      stats.orphansDropped++;
-      return undefined;
-    }
-    return dataset.recordJson(id, request.origin);
-  });
+  const page = pageBody(request, count, (i) => servedRecord(ctx, dataset.idAt((i + start) % count), request.origin));
   const onSent = (): void => {
     stats.pagesServed++;
     stats.recordsServed += page.items;
     stats.imageRecordsServed += page.items;
   };
   return { status: 200, json: page.json, records: page.items, onSent };
+}
+
+/** A listed record's JSON as served from `origin`; undefined for an orphan (counted, then dropped from the page). */
+export function servedRecord(ctx: ServiceContext, id: number, origin: string): string | undefined {
+  // Rows whose polymorphic child is missing are counted in `count`, then dropped.
+  if (!isOrphan(ctx.faults, id)) return ctx.dataset.recordJson(id, origin);
+  ctx.stats.orphansDropped++;
+  return undefined;
 }

@@ -24,13 +24,17 @@ export const DJANGO_FORBIDDEN = djangoPage('403 Forbidden', '');
 /** Django's 404 page for a path no URL pattern matches. */
 export const DJANGO_NOT_FOUND = djangoPage('Not Found', 'The requested resource was not found on this server.');
 
-/** The proxy's page for a 502 or 504 (nginx layout, as Cloudflare serves it). */
-export function proxyErrorPage(status: 502 | 504): string {
-  const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Time-out';
+/** nginx's error page for a status line; Cloudflare's proxy serves the same layout signed `cloudflare`. */
+export function nginxPage(title: string, server = 'nginx'): string {
   return (
     `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n` +
-    '<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n'
+    `<hr><center>${server}</center>\r\n</body>\r\n</html>\r\n`
   );
+}
+
+/** The proxy's page for a 502 or 504. */
+export function proxyErrorPage(status: 502 | 504): string {
+  return nginxPage(status === 502 ? '502 Bad Gateway' : '504 Gateway Time-out', 'cloudflare');
 }
 
 /** DRF's 429 detail. */

@@ -24,24 +24,13 @@ export function effectiveOffset(raw: string | undefined): bigint {
   return value === undefined || value < 0n ? 0n : value;
 }
 
-/** Where a page starts and ends in a list of `count` rows, and where its neighbours start. */
-export interface PageWindow {
-  /** The effective page size. */
-  limit: number;
-  /** The effective offset (may lie past the end). */
-  offset: bigint;
-  /** First row index of the page. */
-  start: number;
-  /** One past the last row index of the page; equal to start for an empty page. */
-  end: number;
-  /** Offset of the next page, or null when this page reaches the end. */
-  nextOffset: bigint | null;
-  /** Offset of the previous page: null when there is none, 'omit' when the link drops `offset`. */
-  previousOffset: bigint | 'omit' | null;
-}
-
-/** The page window for a request, following `paginate_queryset`, `get_next_link` and `get_previous_link`. */
-export function pageWindow(count: number, limit: number, offset: bigint): PageWindow {
+/**
+ * Where a page of `limit` rows from `offset` (which may lie past the end) starts and ends in a list of `count` rows
+ * (`end` equals `start` for an empty page), and where its neighbours start: the next page's offset is null when this
+ * page reaches the end; the previous page's is null when there is none, 'omit' when the link drops `offset`. Follows
+ * `paginate_queryset`, `get_next_link` and `get_previous_link`.
+ */
+export function pageWindow(count: number, limit: number, offset: bigint) {
   const total = BigInt(count);
   const size = BigInt(limit);
   const empty = count === 0 || offset > total;
@@ -83,7 +72,7 @@ export function pageLink(
 export function pageLinks(
   base: string,
   pairs: readonly (readonly [string, string])[],
-  window: PageWindow,
+  window: ReturnType<typeof pageWindow>,
 ): { next: string | null; previous: string | null } {
   return {
     next: window.nextOffset === null ? null : pageLink(base, pairs, window.limit, window.nextOffset),

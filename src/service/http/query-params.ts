@@ -58,7 +58,7 @@ export function unquote(text: string): string {
 export function quotePlus(text: string): string {
   let out = '';
   for (const byte of new TextEncoder().encode(text)) {
-    if (isAlwaysSafe(byte)) out += String.fromCharCode(byte);
+    if (ALWAYS_SAFE.test(String.fromCharCode(byte))) out += String.fromCharCode(byte);
     else if (byte === 0x20) out += '+';
     else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
@@ -126,6 +126,8 @@ export function compareCodePoints(a: string, b: string): number {
 // eslint-disable-next-line no-control-regex -- Python counts these control characters (VT, FF, FS to US) as space
 const PYTHON_SPACE = /^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/u;
 const DECIMAL_DIGIT = /^\p{Nd}$/u;
+/** The bytes `quote_plus` never escapes: ASCII letters and digits and `_.-~`. */
+const ALWAYS_SAFE = /^[A-Za-z0-9_.~-]$/;
 
 // Unicode assigns decimal digits in contiguous runs of ten, 0 to 9, so a digit's value is its
 // distance from the start of its run, modulo ten.
@@ -138,16 +140,4 @@ function decimalValue(char: string): number {
 
 function isHex(ch: string | undefined): boolean {
   return ch !== undefined && /^[0-9A-Fa-f]$/.test(ch);
-}
-
-function isAlwaysSafe(byte: number): boolean {
-  return (
-    (byte >= 0x30 && byte <= 0x39) ||
-    (byte >= 0x41 && byte <= 0x5a) ||
-    (byte >= 0x61 && byte <= 0x7a) ||
-    byte === 0x5f ||
-    byte === 0x2e ||
-    byte === 0x2d ||
-    byte === 0x7e
-  );
 }

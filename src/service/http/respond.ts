@@ -2,7 +2,9 @@
 import type { ServerResponse } from 'node:http';
 import { browsablePage } from './browsable-page.js';
 import type { View } from './drf-views.js';
+import { DJANGO_SERVER_ERROR } from './error-pages.js';
 import type { RendererName } from './negotiate-format.js';
+import { countStatus, type ServiceContext } from '../service-context.js';
 
 /** Status lines DRF shows on the browsable page. */
 const REASONS: Record<number, string> = {
@@ -15,18 +17,24 @@ const REASONS: Record<number, string> = {
   429: 'Too Many Requests',
 };
 
-/** Sends a complete response with an exact Content-Length (HEAD gets the headers only). Returns the body size. */
+/** Sends a complete response with an exact Content-Length (HEAD gets the headers only), its status counted. */
 export function send(
+  ctx: ServiceContext,
   res: ServerResponse,
   status: number,
   contentType: string,
   body: string | Buffer,
   extraHeaders: Record<string, string> = {},
-): number {
+): void {
+  countStatus(ctx, status);
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': String(bytes.length), ...extraHeaders });
   res.end(bytes);
-  return bytes.length;
+}
+
+/** Sends Django's HTML 500 page, as when a view raises. */
+export function sendServerError(ctx: ServiceContext, res: ServerResponse): void {
+  send(ctx, res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
 }
 
 /** A DRF view's headers besides Content-Type and Content-Length. */
@@ -59,6 +67,7 @@ export function rendered(
 
 /** Sends a DRF response (status, compact JSON) through the negotiated renderer with the view's headers. */
 export function sendView(
+  ctx: ServiceContext,
   res: ServerResponse,
   renderer: RendererName,
   status: number,
@@ -66,8 +75,8 @@ export function sendView(
   requestPath: string,
   view: View,
   extraHeaders: Record<string, string> = {},
-): number {
+): void {
   const bytes = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   const { contentType, body } = rendered(renderer, status, bytes, requestPath, view);
-  return send(res, status, contentType, body, viewHeaders(view, extraHeaders));
+  send(ctx, res, status, contentType, body, viewHeaders(view, extraHeaders));
 }

@@ -9,7 +9,7 @@ import type { View } from './drf-views.js';
 import { DJANGO_SERVER_ERROR, proxyErrorPage, throttledDetail } from './error-pages.js';
 import { decideFaults, type FaultDecision } from '../faults/faults.js';
 import type { RendererName } from './negotiate-format.js';
-import { rendered, send, viewHeaders } from './respond.js';
+import { rendered, send, sendServerError, viewHeaders } from './respond.js';
 import { countStatus, type ServiceContext } from '../service-context.js';
 
 /** What the router worked out about a GET or HEAD on a data view. */
@@ -54,9 +54,7 @@ export async function serveView(
     decision = decideFaults(ctx.faults, { method: req.method ?? 'GET', url: req.url ?? '/', n });
   } catch {
     // A fault plan that throws is a bug in the caller's test: answer as a crashing view would.
-    countStatus(ctx, 500);
-    send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-    return;
+    return sendServerError(ctx, res);
   }
   let release: () => void;
   try {
@@ -75,7 +73,7 @@ export async function serveView(
   } catch {
     // Either closing the service cut a latency wait short, or a bug: answer as Django would.
     if (ctx.closing.aborted || res.headersSent) res.destroy();
-    else send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
+    else sendServerError(ctx, res);
   } finally {
     release();
   }
@@ -95,9 +93,8 @@ function respond(ctx: ServiceContext, request: ViewRequest, decision: FaultDecis
   if (kind !== 'none') ctx.stats.faults[kind]++;
   if (kind === 'truncate') return sendTruncated(ctx, request, built, decision.truncateAt);
   if (kind !== 'none') return sendFault(ctx, request, kind);
-  countStatus(ctx, built.status);
   const { contentType, body, headers } = answerOf(request, built);
-  send(res, built.status, contentType, body, headers);
+  send(ctx, res, built.status, contentType, body, headers);
   built.onSent?.();
 }
 
@@ -131,34 +128,23 @@ function sendFault(
       req.socket.resetAndDestroy();
       return;
     case '500':
-      countStatus(ctx, 500);
-      send(res, 500, 'text/html; charset=utf-8', DJANGO_SERVER_ERROR);
-      return;
+      return sendServerError(ctx, res);
     case '502':
     case '504': {
       const status = kind === '502' ? 502 : 504;
-      countStatus(ctx, status);
-      send(res, status, 'text/html', proxyErrorPage(status));
-      return;
+      return send(ctx, res, status, 'text/html', proxyErrorPage(status));
     }
     case '429': {
       const seconds = Math.ceil(ctx.faults.retryAfterSeconds);
-      countStatus(ctx, 429);
       const body = rendered(request.renderer, 429, Buffer.from(throttledDetail(seconds)), req.url ?? '/', view);
-      send(res, 429, body.contentType, body.body, viewHeaders(view, { 'Retry-After': String(seconds) }));
+      send(ctx, res, 429, body.contentType, body.body, viewHeaders(view, { 'Retry-After': String(seconds) }));
       return;
     }
   }
 }
 
 /** The view's answer as sent: DRF's rendering with the view's headers, or Django's 500 page for a crash. */
-interface SentAnswer {
-  contentType: string;
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
-function answerOf(request: ViewRequest, built: ViewAnswer): SentAnswer {
+function answerOf(request: ViewRequest, built: ViewAnswer) {
   const { renderer, req, view } = request;
   if (built.crash) {
     return { contentType: 'text/html; charset=utf-8', body: Buffer.from(DJANGO_SERVER_ERROR), headers: {} };

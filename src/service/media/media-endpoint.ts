@@ -9,12 +9,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { collectionImageIds } from '../collections/collection-image-ids.js';
 import { extraFile } from './extra-file.js';
-import { DJANGO_FORBIDDEN } from '../http/error-pages.js';
+import { DJANGO_FORBIDDEN, nginxPage } from '../http/error-pages.js';
 import { decideFileFault } from '../faults/faults.js';
 import { niftiGzipFile } from './nifti-gzip-file.js';
 import { carriesEffect, plantedFile } from './planted-map.js';
 import { parseByteRange } from './byte-range.js';
 import type { ServedFile } from './served-file.js';
+import { send } from '../http/respond.js';
 import { countStatus, type ServiceContext } from '../service-context.js';
 import type { FileResponse } from '../service-stats.js';
 
@@ -22,12 +23,7 @@ import type { FileResponse } from '../service-stats.js';
 const MEDIA = /^\/media\/images\/(\d+|[A-Z]{8})\/./;
 /** The record keys whose links the media folder serves, besides `file`. */
 const EXTRA_LINKS = ['thumbnail', 'surface_left_file', 'surface_right_file', 'reduced_representation'] as const;
-const NGINX_PAGE = (status: string): { type: string; text: string } => ({
-  type: 'text/html',
-  text:
-    `<html>\r\n<head><title>${status}</title></head>\r\n<body>\r\n<center><h1>${status}</h1></center>\r\n` +
-    '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
-});
+const NGINX_PAGE = (status: string): { type: string; text: string } => ({ type: 'text/html', text: nginxPage(status) });
 /** Django's page for the PermissionDenied of get_collection (a private collection named by its number). */
 const FORBIDDEN_PAGE = { type: 'text/html; charset=utf-8', text: DJANGO_FORBIDDEN };
 /** Bytes a file written with the wrong-length fault differs by. */
@@ -61,18 +57,30 @@ export async function serveMedia(
   ctx.stats.files.requests++;
   const n = ++ctx.fileRequests;
   const collection = mediaCollection(ctx, path);
-  if (collection?.refused) return void page(ctx, res, 403, FORBIDDEN_PAGE, { path, method, n });
+  if (collection?.refused) return void page(ctx, res, 403, FORBIDDEN_PAGE, { path, method });
   const target = collection === undefined ? undefined : findTarget(ctx, collection.cid, path);
   if (target === undefined || target.fileSize === 0)
-    return void page(ctx, res, 404, NGINX_PAGE('404 Not Found'), { path, method, n });
+    return void page(ctx, res, 404, NGINX_PAGE('404 Not Found'), { path, method });
   const range = req.headers.range;
   const { kind: fault, cutAt } = decideFileFault(ctx.faults, { method, path, range, n });
   const file = servedFile(ctx, target, fault, path.slice(path.lastIndexOf('/') + 1));
   const asked = range === undefined || fault === 'ignore-range' ? undefined : parseByteRange(range, file.size);
-  if (asked === 'unsatisfiable') return void unsatisfiable(ctx, res, file.size, { path, method, n, range });
+  if (asked === 'unsatisfiable') {
+    const title = '416 Requested Range Not Satisfiable';
+    const contentRange = { 'Content-Range': `bytes */${file.size}` };
+    return void page(ctx, res, 416, NGINX_PAGE(title), { path, method, range }, contentRange);
+  }
   const [start, end] = asked === undefined ? [0, file.size] : [asked.start, asked.end];
   const status = asked === undefined ? 200 : 206;
-  writeFileHead(ctx, res, target.id, file, status, start, end);
+  const headers: Record<string, string> = {
+    'Content-Type': file.contentType,
+    ETag: `"${target.id.toString(16)}-${file.size.toString(16)}"`,
+    'Accept-Ranges': 'bytes',
+  };
+  if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${file.size}`;
+  headers['Content-Length'] = String(end - start);
+  countStatus(ctx, status);
+  res.writeHead(status, headers);
   const entry: FileResponse = {
     path,
     method,
@@ -95,38 +103,6 @@ function servedFile(ctx: ServiceContext, target: MediaTarget, fault: string, nam
   const effect = ctx.plantedEffect;
   if (effect === undefined) return niftiGzipFile(target.id, size);
   return plantedFile(ctx.dataset.seed, target.id, size, target.carries === true ? effect : undefined);
-}
-
-/** Counts the status and writes the head of a file response of bytes [start, end). */
-function writeFileHead(
-  ctx: ServiceContext,
-  res: ServerResponse,
-  id: number,
-  file: ServedFile,
-  status: number,
-  start: number,
-  end: number,
-): void {
-  const headers: Record<string, string> = {
-    'Content-Type': file.contentType,
-    ETag: `"${id.toString(16)}-${file.size.toString(16)}"`,
-    'Accept-Ranges': 'bytes',
-  };
-  if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${file.size}`;
-  headers['Content-Length'] = String(end - start);
-  countStatus(ctx, status);
-  res.writeHead(status, headers);
-}
-
-/** The 416 page of a range past the end of a file of `size` bytes. */
-function unsatisfiable(
-  ctx: ServiceContext,
-  res: ServerResponse,
-  size: number,
-  request: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number },
-): void {
-  const title = '416 Requested Range Not Satisfiable';
-  page(ctx, res, 416, NGINX_PAGE(title), request, { 'Content-Range': `bytes */${size}` });
 }
 
 /**
@@ -226,17 +202,11 @@ function page(
   res: ServerResponse,
   status: number,
   html: { type: string; text: string },
-  logged?: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'> & { n: number },
+  logged?: Omit<FileResponse, 'status' | 'start' | 'sent' | 'fault'>,
   extra: Record<string, string> = {},
 ): void {
-  countStatus(ctx, status);
-  const body = Buffer.from(html.text, 'utf8');
-  res.writeHead(status, { 'Content-Type': html.type, 'Content-Length': String(body.length), ...extra });
-  res.end(logged?.method === 'HEAD' ? undefined : body);
-  if (logged !== undefined) {
-    const { n: _n, ...rest } = logged;
-    ctx.stats.files.log.push({ ...rest, status, start: 0, sent: 0, fault: 'none' });
-  }
+  send(ctx, res, status, html.type, html.text, extra);
+  if (logged !== undefined) ctx.stats.files.log.push({ ...logged, status, start: 0, sent: 0, fault: 'none' });
 }
 
 // Each collection's media paths, built on first use and rebuilt after the records change.

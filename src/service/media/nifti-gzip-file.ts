@@ -81,21 +81,6 @@ export function niftiGzipFile(id: number, size: number, stored?: Buffer): Served
   };
 }
 
-/** How a `.nii.gz` file is laid out: the gzip header and compressed image, stored blocks of zeros, the trailer. */
-interface GzipLayout {
-  /** The gzip header and the compressed image, ending on a byte boundary. */
-  head: Buffer;
-  /** Stored blocks of zeros after it. */
-  blocks: number;
-  /** Zeros in each block; the first `longer` blocks hold one more. */
-  base: number;
-  longer: number;
-  /** CRC-32 and length of every uncompressed byte. */
-  trailer: Buffer;
-  /** Bytes in the file. */
-  total: number;
-}
-
 /** The size of the smallest `.nii.gz` holding the image of a grid in stored blocks (a planted-effect map's file). */
 export function storedGzipSize(grid: Grid): number {
   const bytes = imageBytes(grid);
@@ -104,9 +89,10 @@ export function storedGzipSize(grid: Grid): number {
 
 /**
  * The layout of a gzip stream of `image` (compressed, or `stored`) and zeros of exactly `size` bytes (or the smallest
- * it can be).
+ * it can be): the gzip header and the compressed image, ending on a byte boundary; `blocks` stored blocks of `base`
+ * zeros, the first `longer` of them one more; the trailer (CRC-32 and length of every uncompressed byte); the `total`.
  */
-function gzipLayout(image: Buffer, size: number, stored: boolean): GzipLayout {
+function gzipLayout(image: Buffer, size: number, stored: boolean) {
   // A sync flush ends the compressed image on a byte boundary without a final block, so stored blocks can follow.
   const compressed = stored
     ? Buffer.concat([...storedBlocks(image)])
@@ -125,7 +111,7 @@ function gzipLayout(image: Buffer, size: number, stored: boolean): GzipLayout {
 }
 
 /** Bytes [start, end) of the file, in chunks of at most CHUNK bytes; the blocks before `start` are skipped unmade. */
-function* readGzip(layout: GzipLayout, start: number, end: number): Generator<Buffer> {
+function* readGzip(layout: ReturnType<typeof gzipLayout>, start: number, end: number): Generator<Buffer> {
   let at = 0;
   const emit = function* (bytes: Buffer | number): Generator<Buffer> {
     const length = typeof bytes === 'number' ? bytes : bytes.length;

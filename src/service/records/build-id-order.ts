@@ -7,20 +7,14 @@ export const SPARSE_ID_FLOOR = 900_000;
 /** What the generator does with an id it draws: list it, set it aside (a private collection's), or pass over it. */
 export type IdUse = 'list' | 'hide' | 'skip';
 
-/** The ids a generator makes: the listed ones in served order, the hidden ones (in private collections) ascending. */
-export interface GeneratedIds {
-  listed: Uint32Array;
-  hidden: Uint32Array;
-}
-
 /**
- * The ids of `count` generated records in served order. Ids rise in runs with small gaps and a few
- * large jumps (and jump past 900,000 near the end); about 2% of rows are swapped with a row up to
- * 150 places later, as rows that moved in the heap of a table read without ORDER BY. `use` is asked
- * about each id drawn, in rising order: hidden ids are drawn like listed ones but set aside (they exist
- * and are never listed); a skipped id (given records, their collections) is passed over for the next one.
+ * The ids of `count` generated records: `listed` in served order, `hidden` (in private collections) ascending. Ids
+ * rise in runs with small gaps and a few large jumps (and jump past 900,000 near the end); about 2% of rows are swapped
+ * with a row up to 150 places later, as rows that moved in the heap of a table read without ORDER BY. `use` is asked
+ * about each id drawn, in rising order: hidden ids are drawn like listed ones but set aside (they exist and are never
+ * listed); a skipped id (given records, their collections) is passed over for the next one.
  */
-export function generatedIdOrder(count: number, seed: number, use: (id: number) => IdUse = () => 'list'): GeneratedIds {
+export function generatedIdOrder(count: number, seed: number, use: (id: number) => IdUse = () => 'list') {
   const ids = new Uint32Array(count);
   const hidden: number[] = [];
   const rng = new Random(hash32(seed, 0x1d5));
@@ -38,9 +32,7 @@ export function generatedIdOrder(count: number, seed: number, use: (id: number) 
   for (let i = 0; i < count; i++) {
     if (rng.next() < 0.02) {
       const j = Math.min(count - 1, i + rng.int(1, 150));
-      const swap = ids[i] as number;
-      ids[i] = ids[j] as number;
-      ids[j] = swap;
+      [ids[i], ids[j]] = [ids[j] as number, ids[i] as number];
     }
   }
   return { listed: ids, hidden: Uint32Array.from(hidden) };

@@ -25,12 +25,6 @@ import { imageTimes } from '../basics/image-times.js';
 import { jsonNullableString, jsonString, pythonFloat } from '../../text/python-json.js';
 import { hash32, Random } from '../basics/random.js';
 
-/** The kind of record the generator makes for an id. */
-export function imageTypeOf(seed: number, id: number): ImageType {
-  const collection = collectionTraits(seed, collectionOf(seed, id));
-  return recordKind(collection, new Random(hash32(seed, id, 0x1d)));
-}
-
 /** The compact JSON text of the generated record with this id, its URLs on `origin`; `uploaded` overrides its times. */
 export function generateRecordJson(seed: number, id: number, origin: string, uploaded?: number): string {
   const cid = collectionOf(seed, id);

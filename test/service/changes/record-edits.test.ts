@@ -75,4 +75,13 @@ describe('editRecordJson', () => {
       modify_date: formatBerlinTimestamp(at),
     });
   });
+
+  it('keeps the spacing of a given record around the values it changes, and turns a null name into the suffix', () => {
+    const json = '{ "id" : 1 , "name" : null , "modify_date" : "2019-01-01T00:00:00+01:00" }';
+    const at = Date.UTC(2026, 2, 2) * 1000;
+    const stamp = JSON.stringify(formatBerlinTimestamp(at));
+    expect(editRecordJson(json, { modified: at, suffix: ' (edited 7)' })).toBe(
+      `{ "id" : 1 , "name" : "(edited 7)" , "modify_date" : ${stamp} }`,
+    );
+  });
 });

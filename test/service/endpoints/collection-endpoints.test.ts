@@ -176,6 +176,13 @@ describe('/api/collections/<pk>/images/', () => {
     const hidden = `${collectionsUrl(service)}${privateCollection(service).cid}/images/`;
     expect((await fetchReply(hidden, { method: 'POST' })).status).toBe(403);
   });
+
+  it("answers an anonymous POST with Django's 500 page where get_collection's pk is no integer", async () => {
+    const reply = await fetchReply(`${collectionsUrl(service)}abc/images/`, { method: 'POST' });
+    expect(reply.status).toBe(500);
+    expect(reply.text).toContain('<h1>Server Error (500)</h1>');
+    expect(service.stats.byStatus[500]).toBe(1);
+  });
 });
 
 describe('/api/collections/', () => {
