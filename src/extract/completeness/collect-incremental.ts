@@ -209,16 +209,8 @@ function merged(parts: readonly Reconciliation[]): Reconciliation {
   const readings = parts.flatMap((p) => p.readings).sort((a, b) => a.collection - b.collection);
   const requests = parts.reduce((n, p) => n + p.stats.requests, 0);
   const stats = { ...parts.at(-1)!.stats, requests };
-  const expected = parts.at(-1)!.expected;
-  return {
-    readings,
-    added: sum('added'),
-    unserved: sum('unserved'),
-    removed: sum('removed'),
-    expected,
-    missing: 0,
-    stats,
-  };
+  const totals = { added: sum('added'), unserved: sum('unserved'), removed: sum('removed') };
+  return { readings, ...totals, expected: parts.at(-1)!.expected, missing: 0, stats };
 }
 
 /** What `collected` is made of. */

@@ -4,7 +4,6 @@
  * without collection endpoints, passes until the list's `count` is met. Resumes inside any phase.
  */
 import type { Checkpoint } from '../staging/checkpoint.js';
-import type { JournalEntry } from '../staging/journal.js';
 import { CollectionTally } from './collection-tally.js';
 import { completenessOf, type Completeness } from './completeness.js';
 import { ExtractError } from '../paging/extract-error.js';
@@ -78,7 +77,7 @@ export async function collect(
     { options, checkpoint, index, tally, cache, stats, maxPasses: Math.max(1, maxPasses) },
     earlier,
   );
-  const addedBefore = replayEarlier(earlier, images, index);
+  const addedBefore = replayReadings(earlier, index, (page) => images.account(page));
 
   // The collections list first: its modify dates and counts before the pass are what the list after it is held to.
   const before = await pageCollections(options, checkpoint, 1);
@@ -158,14 +157,6 @@ function unsettled(reads: readonly CollectionsListing[]): number {
   return Math.max(short, onlyOne);
 }
 
-/**
- * Adds the pages earlier processes staged to the index in journal order, the image list's to their passes; returns the
- * records each collection's own list added, by collection.
- */
-function replayEarlier(earlier: readonly JournalEntry[], images: ImagePasses, index: RecordIndex): Map<number, number> {
-  return replayReadings(earlier, index, (page) => images.account(page));
-}
-
 /** Where collection ended: what `collected` sums up. */
 interface Ended {
   options: PaginateOptions;
@@ -230,25 +221,14 @@ function collected(ended: Ended): Collected {
 function requestCounts(ended: Ended): RequestCounts {
   const { stats, reads, reconciliation } = ended;
   const collections = reads.reduce((n, read) => n + read.stats.requests, 0);
-  return {
-    images: stats.requests,
-    collections,
-    collection_images: reconciliation?.stats.requests ?? 0,
-    image: 0,
-  };
+  return { images: stats.requests, collections, collection_images: reconciliation?.stats.requests ?? 0, image: 0 };
 }
 
 /** Conflicting ids named in the event and the manifest; the count covers all. */
 export const MAX_CONFLICT_IDS = 20;
 
 function collectionsGone(listing: CollectionsListing): ExtractError {
-  const reason =
-    `returned ${listing.status} after the pass over the images, ` + 'though it listed the collections before it';
-  return new ExtractError({
-    code: 'HTTP_STATUS',
-    kind: 'listing-gone',
-    url: listing.url,
-    reason,
-    status: listing.status,
-  });
+  const { status, url } = listing;
+  const reason = `returned ${status} after the pass over the images, though it listed the collections before it`;
+  return new ExtractError({ code: 'HTTP_STATUS', kind: 'listing-gone', url, reason, status });
 }

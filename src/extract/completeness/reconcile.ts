@@ -263,18 +263,9 @@ async function readPlanned(run: ReconcileRun, cid: number): Promise<void> {
   const earlier = run.ended.get(cid);
   if (earlier !== undefined) run.served.set(cid, servedBy(run.staged.get(`${cid} ${earlier.attempt}`) ?? []));
   const end = earlier ?? (await readToEnd(run, cid, reading));
-  reading.status = end.status;
-  reading.count = end.count;
-  reading.received = end.received;
-  reading.attempts = end.attempt;
-  options.onEvent?.({
-    type: 'collection-read',
-    collection: cid,
-    status: end.status,
-    count: end.count,
-    received: end.received,
-    added: reading.added,
-  });
+  const { status, count, received } = end;
+  Object.assign(reading, { status, count, received, attempts: end.attempt });
+  options.onEvent?.({ type: 'collection-read', collection: cid, status, count, received, added: reading.added });
 }
 
 /** Reads a collection until a reading ends (its `count` steady), or the last attempt ends it as it stands. */

@@ -227,12 +227,7 @@ export class HttpClient {
   }
 
   private pageTarget(url: string): URL {
-    let target: URL | undefined;
-    try {
-      target = new URL(url);
-    } catch {
-      target = undefined;
-    }
+    const target = URL.canParse(url) ? new URL(url) : undefined;
     if (target === undefined || !isSameHost(target, this.baseUrl)) {
       throw new ExtractError({
         code: 'FOREIGN_LINK',
