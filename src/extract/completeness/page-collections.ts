@@ -9,6 +9,7 @@ import type { JournalCollectionsPage, Unstaged } from '../staging/journal.js';
 import { DEFAULT_BASE_URL, DEFAULT_CONCURRENCY, DEFAULT_PAGE_SIZE } from '../defaults.js';
 import { RepeatingPages } from '../paging/endless-list.js';
 import { ExtractError } from '../paging/extract-error.js';
+import { stagedBodyOf } from '../paging/join-page-bodies.js';
 import { modifiedAt } from '../staging/modified-at.js';
 import { collectionsUrlOf } from '../paging/page-url.js';
 import { newExtractStats, paginate, resumeOf, type ExtractStats, type PaginateOptions } from '../paging/paginate.js';
@@ -19,28 +20,8 @@ export const MAX_COLLECTION_PASSES = 10;
 /** The smallest page a list of believed size is split into: below it, a page costs the service mostly its overhead. */
 export const MIN_SPLIT_PAGE = 100;
 
-/** What the collections list said. */
-export interface CollectionsListing {
-  /** 200 when the service lists its collections; else the status its list answered (404: none). */
-  status: number;
-  /** The list's URL. */
-  url: string;
-  /** Each public collection's `number_of_images` as last served (null when not a whole number), by id. */
-  sizes: Map<number, number | null>;
-  /** Each public collection's `modify_date` as last served, UTC microseconds (null when unreadable), by id. */
-  modified: Map<number, number | null>;
-  /** `count` of the last page: the public collections. */
-  expected: number;
-  /** Passes made over the list. */
-  passes: number;
-  /**
-   * Its staged pages since the list last changed size (see ListingSoFar.add), an earlier process's included, in
-   * journal order (the source of replayCollections).
-   */
-  pages: JournalCollectionsPage[];
-  /** Requests and pages of this process. */
-  stats: ExtractStats;
-}
+/** What the collections list said: the listing a read of it ends with (ListingSoFar.listing). */
+export type CollectionsListing = ReturnType<ListingSoFar['listing']>;
 
 /**
  * Pages the collections list into `checkpoint` in `round` (1 before the image pass, 2 after it), resuming what an
@@ -87,12 +68,20 @@ export function believedSize(listing: CollectionsListing): number | undefined {
 
 /** The collections list as read so far: what CollectionsListing reports of it. */
 class ListingSoFar {
+  /** Each public collection's `number_of_images` as last served (null when not a whole number), by id. */
   readonly sizes = new Map<number, number | null>();
+  /** Each public collection's `modify_date` as last served, UTC microseconds (null when unreadable), by id. */
   readonly modified = new Map<number, number | null>();
+  /** `count` of the last page: the public collections. */
   expected = 0;
+  /**
+   * Its staged pages since the list last changed size (see add), an earlier process's included, in journal order (the
+   * source of replayCollections).
+   */
   readonly pages: JournalCollectionsPage[] = [];
 
   constructor(
+    /** The list's URL. */
     readonly url: URL,
     /** Requests and pages of this process. */
     readonly stats: ExtractStats,
@@ -118,8 +107,11 @@ class ListingSoFar {
     this.expected = page.count;
   }
 
-  /** The listing, as the list answered `status` after `passes` passes. */
-  listing(status: number, passes: number): CollectionsListing {
+  /**
+   * The listing, as the list answered `status` (200 when the service lists its collections; else what its list
+   * answered, 404: none) after `passes` passes over it.
+   */
+  listing(status: number, passes: number) {
     const { sizes, modified, expected, pages, stats } = this;
     return { status, url: this.url.href, sizes, modified, expected, passes, pages, stats };
   }
@@ -155,12 +147,10 @@ async function pagePass(r: Round, pass: number, staged: readonly JournalCollecti
   const seenInPass = new Set(mine.flatMap((p) => p.ids.filter((id) => id !== null)));
   for await (const batch of paginate(r.options, seen.stats, resume, target)) {
     const entry = collectionsPageOf(batch, r.round, pass, seen.stats.pageSize);
-    const body =
-      batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records });
     const before = seenInPass.size;
     for (const id of entry.ids) if (id !== null) seenInPass.add(id);
     repeating.add(entry.url, seenInPass.size > before || entry.ids.length === 0);
-    seen.add(await r.checkpoint.addPage<JournalCollectionsPage>(entry, body));
+    seen.add(await r.checkpoint.addPage<JournalCollectionsPage>(entry, stagedBodyOf(batch)));
   }
 }
 

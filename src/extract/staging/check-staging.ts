@@ -60,13 +60,8 @@ export async function checkStaging(checkpoint: Checkpoint, options: PaginateOpti
   }
   gone.sort((a, b) => a - b);
   changed.sort((a, b) => a - b);
-  return {
-    sampled: sample.length,
-    gone,
-    changed,
-    stale: gone.length + changed.length > sample.length * MAX_STAGING_DRIFT,
-    requests,
-  };
+  const stale = gone.length + changed.length > sample.length * MAX_STAGING_DRIFT;
+  return { sampled: sample.length, gone, changed, stale, requests };
 }
 
 /** Up to STAGING_SAMPLE valid records spread evenly over the staged ones, in staging order. */

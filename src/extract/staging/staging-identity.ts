@@ -113,24 +113,19 @@ function runOf(identity: CheckpointIdentity): string {
 
 /** Why an earlier run's staging is not to be resumed (another format, too old, no start time), or undefined. */
 function staleness(existing: z.infer<typeof runJson>, options: ResumeOptions): string | undefined {
-  if (existing.format !== STAGING_FORMAT)
-    return (
-      `was written by another version of img-etl (staging format ${existing.format}, ` +
-      `this one reads ${STAGING_FORMAT})`
-    );
-  const started = Date.parse(existing.started_at);
+  const { format, started_at: startedAt } = existing;
+  if (format !== STAGING_FORMAT)
+    return `was written by another version of img-etl (staging format ${format}, this one reads ${STAGING_FORMAT})`;
+  const started = Date.parse(startedAt);
   if (!Number.isFinite(started)) return 'does not say when its run started';
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_RESUME_AGE_MS;
   const now = options.now ?? new Date();
   const ageMs = now.getTime() - started;
   // Dated after now (the clock was moved back since, or run.json came from elsewhere): its age is unknown.
   if (ageMs < 0)
-    return `holds a run started ${existing.started_at}, after the time now (${now.toISOString()}): its age is unknown`;
+    return `holds a run started ${startedAt}, after the time now (${now.toISOString()}): its age is unknown`;
   if (ageMs > maxAgeMs)
-    return (
-      `holds a run started ${existing.started_at}, ${hours(ageMs)} ago, past the resume ` +
-      `limit of ${hours(maxAgeMs)}`
-    );
+    return `holds a run started ${startedAt}, ${hours(ageMs)} ago, past the resume limit of ${hours(maxAgeMs)}`;
   return undefined;
 }
 
