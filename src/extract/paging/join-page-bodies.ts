@@ -1,6 +1,7 @@
 /**
  * Joins the bodies of a page that was fetched in parts back into one body, so that it is staged like any other page.
  */
+import type { PageBatch } from '../../schema/row.js';
 import { resultSpans } from '../../text/raw-json.js';
 
 const COMMA = Buffer.from(',');
@@ -21,4 +22,9 @@ export function joinPageBodies(count: number, bodies: readonly (Uint8Array | und
   }
   parts.push(END);
   return Buffer.concat(parts);
+}
+
+/** The body a page is staged with: as served, or for a batch without one, its records written as a page of the list. */
+export function stagedBodyOf(batch: PageBatch): string | Uint8Array {
+  return batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records });
 }

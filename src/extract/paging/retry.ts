@@ -53,12 +53,8 @@ export async function withRetry<T>(
       const delayMs = retryDelay(n, err, options);
       if (delayMs === undefined) {
         const asked = Math.ceil((err.retryAfterMs ?? 0) / 1000);
-        throw withAttempts(
-          err,
-          n,
-          `; retry-after ${asked} s is longer than the ` +
-            `${Math.round((options.retryAfterMaxMs ?? RETRY_POLICY.retryAfterMaxMs) / 1000)} s allowed`,
-        );
+        const allowed = Math.round((options.retryAfterMaxMs ?? RETRY_POLICY.retryAfterMaxMs) / 1000);
+        throw withAttempts(err, n, `; retry-after ${asked} s is longer than the ${allowed} s allowed`);
       }
       if (Date.now() - started + delayMs > budgetMs)
         throw withAttempts(err, n, `; the ${budgetMs} ms retry budget is spent`);
@@ -88,17 +84,8 @@ export function retryDelay(n: number, err: ExtractError, options: RetryOptions =
 function withAttempts(err: unknown, n: number, why = ''): unknown {
   if (!(err instanceof ExtractError) || (n === 1 && why === '')) return err;
   const after = n === 1 ? '' : ` after ${n} attempts`;
-  return new ExtractError({
-    code: err.code,
-    kind: err.kind,
-    url: err.url,
-    reason: `${err.reason}${after}${why}`,
-    retryable: err.retryable,
-    status: err.status,
-    retryAfterMs: err.retryAfterMs,
-    drf: err.drf,
-    cause: err.cause,
-  });
+  // The same error (its code, kind, URL, status, retryability) with what the attempts add to its reason.
+  return new ExtractError({ ...err, reason: `${err.reason}${after}${why}`, cause: err.cause });
 }
 
 /** The run was cancelled while a request failed or waited: say so, not the failure being retried. */

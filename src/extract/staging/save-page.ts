@@ -11,6 +11,7 @@ import type { Checkpoint } from './checkpoint.js';
 import type { JournalCollectionPage, JournalPage, RejectKey, StagedPage } from './journal.js';
 import { collectionRuns, packagesOf } from './collection-runs.js';
 import { ExtractError } from '../paging/extract-error.js';
+import { stagedBodyOf } from '../paging/join-page-bodies.js';
 import { modifiedAt } from './modified-at.js';
 import type { PageCache } from './page-cache.js';
 import { MAX_PAGE_RECORDS, type RecordIndex } from './record-index.js';
@@ -34,19 +35,13 @@ export async function savePage(
   limit: number,
 ): Promise<StagedPage> {
   if (batch.records.length > MAX_PAGE_RECORDS) {
-    throw new ExtractError({
-      code: 'BAD_BODY',
-      kind: 'too-many-records',
-      url: batch.source.url,
-      reason: `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`,
-    });
+    const reason = `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`;
+    throw new ExtractError({ code: 'BAD_BODY', kind: 'too-many-records', url: batch.source.url, reason });
   }
   const { ids, rejected, extra } = checkRecords(batch.records, batch.body);
   const { replaced, conflicts } = await compareRepeats(index, cache, batch.records, ids);
   const fresh = index.countNew(ids, rejected) > 0 || replaced.length > 0;
-  const body = fresh
-    ? (batch.body ?? JSON.stringify({ count: batch.count, next: null, previous: null, results: batch.records }))
-    : undefined;
+  const body = fresh ? stagedBodyOf(batch) : undefined;
   const { source, count } = batch;
   const request = { offset: source.offset, limit: batch.limit ?? limit, url: source.url, count };
   const changes = { ...(replaced.length > 0 ? { replaced } : {}), ...(conflicts.length > 0 ? { conflicts } : {}) };
