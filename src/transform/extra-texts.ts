@@ -15,13 +15,15 @@ const MAX_SEARCHED_KEYS = 10;
 
 /**
  * Gives each record at `positions` of the page (a valid record with keys not in `known`) the text it needs for
- * `extra`: its extra members as served (attachExtraText), or its whole text as served (attachRecordText).
+ * `extra`: its extra members as served (attachExtraText), or its whole text as served (attachRecordText), as
+ * `textAt` gives it (default: the page's record texts), when the search cannot be sure.
  */
 export function attachExtraTexts(
   body: Uint8Array | string,
   records: readonly unknown[],
   positions: readonly number[],
   known: ReadonlySet<string>,
+  textAt?: (position: number) => string | undefined,
 ): void {
   const bytes = bufferOf(body);
   const found = searchedExtraTexts(bytes, records, positions, known);
@@ -29,8 +31,11 @@ export function attachExtraTexts(
     for (const [position, text] of found) attachExtraText(records[position] as object, text);
     return;
   }
-  const texts = new RecordTexts(bytes);
-  for (const position of positions) attachRecordText(records[position] as object, texts.at(position));
+  let texts: RecordTexts | undefined;
+  for (const position of positions) {
+    const text = textAt !== undefined ? textAt(position) : (texts ??= new RecordTexts(bytes)).at(position);
+    if (text !== undefined) attachRecordText(records[position] as object, text);
+  }
 }
 
 /** A page's body as a Buffer: its bytes as they are, or a text's UTF-8 bytes. */

@@ -2,11 +2,11 @@
 import { RecordTexts } from '../schema/record-texts.js';
 import { IMAGES } from '../schema/columns.js';
 import { recordIssues } from '../schema/image-schema.js';
-import { attachExtraText, attachRecordText, recordTextOf } from '../schema/record-text.js';
+import { recordTextOf } from '../schema/record-text.js';
 import type { PageBatch, Reject } from '../schema/row.js';
 import type { Table } from '../schema/table.js';
 import { checkRecord } from './check-record.js';
-import { bufferOf, searchedExtraTexts } from './extra-texts.js';
+import { attachExtraTexts } from './extra-texts.js';
 import { inexactNumberIssues, inexactRecordPositions } from './inexact-numbers.js';
 
 /** A page whose records were checked: valid records, and the rejects with their zod issues. */
@@ -59,29 +59,8 @@ export function validatePage(page: PageBatch, table: Table = IMAGES): ValidBatch
     if (text !== undefined) reject.text = text;
     rejects.push(reject);
   });
-  if (extra.length > 0) attachExtra(page, extra, table, textAt);
+  // the served text of their extra members, found as the staging finds them; else each record's whole text
+  if (extra.length > 0 && page.body !== undefined)
+    attachExtraTexts(page.body, page.records, extra, table.knownKeys, textAt);
   return { source: page.source, count: page.count, records, rejects };
-}
-
-/**
- * Gives the valid records at `positions` (with keys `table` does not know) the served text of their extra members,
- * searched for in the page's body; where the search cannot be sure, each record's whole text (`textAt`), as before.
- */
-function attachExtra(
-  page: PageBatch,
-  positions: readonly number[],
-  table: Table,
-  textAt: (position: number) => string | undefined,
-): void {
-  const body = page.body === undefined ? undefined : bufferOf(page.body);
-  const found = body === undefined ? undefined : searchedExtraTexts(body, page.records, positions, table.knownKeys);
-  for (const position of positions) {
-    const record = page.records[position] as object;
-    const extraText = found?.get(position);
-    if (extraText !== undefined) attachExtraText(record, extraText);
-    else {
-      const text = textAt(position);
-      if (text !== undefined) attachRecordText(record, text);
-    }
-  }
 }
