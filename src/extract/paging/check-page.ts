@@ -29,41 +29,23 @@ export function checkPage(
  * never end.
  */
 function checkCount(url: string, count: number, first: number, max: number, pageSize: number): void {
-  if (count > max)
-    throw new ExtractError({
-      code: 'IMPLAUSIBLE_COUNT',
-      url,
-      reason: `reported count ${count}, more than the ${max} records any list is believed to hold`,
-    });
-  if (first > 0 && count > first * 2 + 100 * pageSize) {
-    throw new ExtractError({
-      code: 'IMPLAUSIBLE_COUNT',
-      url,
-      reason:
-        `reported count ${count}, up from ${first} at the start of the pass: the list grows ` +
-        `faster than it can be read`,
-    });
-  }
+  const refuse = (reason: string) => new ExtractError({ code: 'IMPLAUSIBLE_COUNT', url, reason });
+  if (count > max) throw refuse(`reported count ${count}, more than the ${max} records any list is believed to hold`);
+  if (first > 0 && count > first * 2 + 100 * pageSize)
+    throw refuse(
+      `reported count ${count}, up from ${first} at the start of the pass: the list grows faster than it can be read`,
+    );
 }
 
 function checkLink(pageUrl: string, link: string | null, listUrl: URL): void {
   if (link === null) return;
-  let target: URL;
-  try {
-    target = new URL(link);
-  } catch {
-    throw new ExtractError({
-      code: 'BAD_BODY',
-      kind: 'bad-link',
-      url: pageUrl,
-      reason: `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`,
-    });
+  const target = URL.canParse(link) ? new URL(link) : undefined;
+  if (target === undefined) {
+    const reason = `returned a link that is not a URL (${JSON.stringify(link.slice(0, 200))})`;
+    throw new ExtractError({ code: 'BAD_BODY', kind: 'bad-link', url: pageUrl, reason });
   }
   if (!isSameHost(target, listUrl)) {
-    throw new ExtractError({
-      code: 'FOREIGN_LINK',
-      url: pageUrl,
-      reason: `returned a link to another host (${target.host}); refusing to follow it`,
-    });
+    const reason = `returned a link to another host (${target.host}); refusing to follow it`;
+    throw new ExtractError({ code: 'FOREIGN_LINK', url: pageUrl, reason });
   }
 }

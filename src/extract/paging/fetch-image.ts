@@ -56,13 +56,8 @@ export async function fetchImage(id: number, options: FetchImageOptions = {}): P
         if (status === 404) return { status: 'gone', httpStatus: 404 };
         const record = value as Record<string, unknown> | null;
         if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-          throw new ExtractError({
-            code: 'BAD_BODY',
-            kind: 'not-object',
-            url,
-            reason: 'returned a body that is not a JSON object',
-            status,
-          });
+          const reason = 'returned a body that is not a JSON object';
+          throw new ExtractError({ code: 'BAD_BODY', kind: 'not-object', url, reason, status });
         }
         if (record['id'] !== id) {
           const reason = `returned the record of id ${JSON.stringify(record['id'])}, not ${id}`;

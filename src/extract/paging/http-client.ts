@@ -229,11 +229,8 @@ export class HttpClient {
   private pageTarget(url: string): URL {
     const target = URL.canParse(url) ? new URL(url) : undefined;
     if (target === undefined || !isSameHost(target, this.baseUrl)) {
-      throw new ExtractError({
-        code: 'FOREIGN_LINK',
-        url,
-        reason: `is not an http(s) URL on the base host (${this.baseUrl.host}); refusing to request it`,
-      });
+      const reason = `is not an http(s) URL on the base host (${this.baseUrl.host}); refusing to request it`;
+      throw new ExtractError({ code: 'FOREIGN_LINK', url, reason });
     }
     return target;
   }

@@ -92,11 +92,6 @@ export class RecordIndex {
     return this.rejects.delete(key) || valid;
   }
 
-  /** Unique valid records. */
-  get validCount(): number {
-    return this.valid.size;
-  }
-
   /** Distinct records received: valid, plus rejects that never came valid. */
   get received(): number {
     return this.valid.size + this.rejects.size;
