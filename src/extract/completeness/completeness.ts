@@ -3,31 +3,13 @@
  * received, the collections reconciled and what each added, and the collections that could not be read.
  */
 import type { CollectionsListing } from './page-collections.js';
-import type { ReadReason, Reconciliation } from './reconcile.js';
+import type { Reconciliation } from './reconcile.js';
 
-/** A collection read through its own list. */
-export interface ReconciledCollection {
-  id: number;
-  /**
-   * Why it was read: `short` of its `number_of_images`, `changed` while the pass ran (or since the snapshot an
-   * incremental run builds on), `unlisted` after it, `new` since that snapshot, in `doubt` (an incremental run whose
-   * rows did not meet the image list's count: the earlier snapshot's rows of it were not its `number_of_images`).
-   */
-  reason: ReadReason;
-  /** Its `number_of_images` in the collections list; null when the list did not hold it. */
-  number_of_images: number | null;
-  /** Records the pass over the image list received in it. */
-  received_before: number;
-  /** 200, or what its list answered: 403 (private now) or 404 (deleted). */
-  status: number;
-  /** `count` of its list, and the distinct records its list served. */
-  count: number;
-  received: number;
-  /** Records new to the run it added. */
-  added: number;
-  /** Records the run had in it that its list no longer served (deleted while the run paged), left out. */
-  removed: number;
-}
+/**
+ * A collection read through its own list, as the proof lists it: a CollectionReading (reconcile.ts) by the proof's
+ * names, without its attempts and dropped records (`unreadable` gives those).
+ */
+export type ReconciledCollection = ReturnType<typeof reconciledOf>;
 
 /** The completeness proof. */
 export interface Completeness {
@@ -153,7 +135,7 @@ export function completenessOf(input: CompletenessInput): Completeness {
 }
 
 /** A collection read, as the proof lists it. */
-function reconciledOf(r: Reconciliation['readings'][number]): ReconciledCollection {
+function reconciledOf(r: Reconciliation['readings'][number]) {
   return {
     id: r.collection,
     reason: r.reason,
