@@ -14,8 +14,6 @@ import { collectIncremental, type IncrementalCollected } from '../extract/comple
 import { runKind, type RunKind, type RunKindOptions } from './incremental/run-kind.js';
 import { BaseRowMismatch } from './incremental/base-snapshot.js';
 import type { PaginateOptions } from '../extract/paging/paginate.js';
-import type { HttpClientOptions } from '../extract/paging/http-client.js';
-import type { RetryOptions } from '../extract/paging/retry.js';
 import { listUrlOf } from '../extract/paging/page-url.js';
 import { redactUrl } from '../extract/paging/redact-url.js';
 import { makeFolder, missingFolders } from '../load/file-system/make-folder.js';
@@ -57,20 +55,13 @@ import { replayCollections } from '../extract/completeness/replay-collections.js
 /** The staging folder of a run, inside its output folder. */
 export const STAGING_DIR = '.img-etl-staging';
 
-/** A full snapshot run: where from, where to, which formats. */
-export interface SnapshotOptions {
-  /** The service's base URL; default `https://neurovault.org`. */
-  baseUrl?: string;
-  /** Records asked for per page; default DEFAULT_PAGE_SIZE, 1,000 (the server caps it at 1000). */
-  pageSize?: number;
-  /** Most pages in flight at once; default 2 (half the real service's four workers), halved on 429s and errors. */
-  concurrency?: number;
-  /** HTTP client settings; defaults as HttpClientOptions says. */
-  http?: HttpClientOptions;
-  /** Retry settings; defaults as RetryOptions says. */
-  retry?: RetryOptions;
-  /** Cancels the run; default none. */
-  signal?: AbortSignal;
+/**
+ * A full snapshot run: where from (the list's paging, as PaginateOptions says), where to, which formats.
+ */
+export interface SnapshotOptions extends Pick<
+  PaginateOptions,
+  'baseUrl' | 'pageSize' | 'concurrency' | 'http' | 'retry' | 'signal'
+> {
   /**
    * Passes over the image list at most (the first included) when the service has no collection endpoints; default 3.
    */
