@@ -42,7 +42,7 @@ import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './pu
 import { finishPruning } from './publish/prune-folder.js';
 import { manifestFile, snapshotManifest } from './publish/snapshot-manifest.js';
 import { writeCollections } from './write/write-collections.js';
-import { writeRows, type TableOutput, type WriteTableOptions } from './write/write-table.js';
+import { writeRows, type WriteTableOptions } from './write/write-table.js';
 import { NormalisationByCollection } from './write/normalisation-by-collection.js';
 import type { WriteOutputsOptions } from './write/write-outputs.js';
 import type { StagedCsv } from '../load/arrow/page-columns.js';
@@ -268,19 +268,12 @@ function stagedCsv(options: SnapshotOptions, formats: readonly Format[]): Staged
   return { neutraliseFormulas: options.neutraliseFormulas ?? true };
 }
 
-/** The run's open staging folder, and how many requests checking what it resumed took. */
-interface Staging {
-  checkpoint: Checkpoint;
-  imageRequests: number;
-  /** What the run builds on (runKind): decided once the staging is open, kept in its journal. */
-  kind: RunKind;
-}
-
 /**
  * Opens the staging folder: resumes an unfinished run when the service still holds what it staged, else starts
- * afresh; tells the staging's notices.
+ * afresh; tells the staging's notices. Resolves to the open staging, the requests checking what it resumed took, and
+ * what the run builds on (runKind: decided once the staging is open, kept in its journal).
  */
-async function openStaging(run: RunPlan): Promise<Staging> {
+async function openStaging(run: RunPlan) {
   const identity = {
     source_url: run.sourceUrl,
     page_size: run.list.pageSize ?? DEFAULT_PAGE_SIZE,
@@ -324,7 +317,7 @@ async function extractAndWrite(
   checkpoint: Checkpoint,
   planned: RunKind,
   where: Omit<RunTapContext, 'name'>,
-): Promise<{ collected: Collected; kind: RunKind; taps: OpenRunTap[]; data: DataWritten }> {
+): Promise<{ collected: Collected; kind: RunKind; taps: OpenRunTap[]; data: Awaited<ReturnType<typeof writeData>> }> {
   // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
   const { collected, kind } = await extract(run, checkpoint, planned).catch((cause: unknown) => {
     throw stagingError(checkpoint.dir, cause);
@@ -400,16 +393,10 @@ async function openTaps(run: RunPlan, where: Omit<RunTapContext, 'name'>): Promi
   return opened;
 }
 
-/** What the run wrote: the images, the collections, and every file. */
-interface DataWritten {
-  images: TableOutput;
-  collections: ManifestCollections;
-  files: SinkResult[];
-}
-
 /**
  * Writes every format of the images (from the staging folder in id order, beside the taps, then the taps' files) and
- * of the collections into `pending`, telling the progress and the files.
+ * of the collections into `pending`, telling the progress and the files; resolves to what the run wrote: the images,
+ * the collections, and every file.
  */
 async function writeData(
   run: RunPlan,
@@ -417,7 +404,7 @@ async function writeData(
   checkpoint: Checkpoint,
   pending: string,
   taps: readonly OpenRunTap[],
-): Promise<DataWritten> {
+) {
   const { stages, previewRows, ...engines } = run.writing;
   const writing = { ...engines, outDir: pending, formats: run.formats, metadata: dataMetadata(run) };
   const normalisation = new NormalisationByCollection();
