@@ -42,7 +42,7 @@ import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './pu
 import { finishPruning } from './publish/prune-folder.js';
 import { manifestFile, snapshotManifest } from './publish/snapshot-manifest.js';
 import { writeCollections } from './write/write-collections.js';
-import { writeRows, type WriteTableOptions } from './write/write-table.js';
+import { writeRows } from './write/write-table.js';
 import { NormalisationByCollection } from './write/normalisation-by-collection.js';
 import type { WriteOutputsOptions } from './write/write-outputs.js';
 import type { StagedCsv } from '../load/arrow/page-columns.js';
@@ -176,45 +176,14 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
  * What the steps of a run share, settled before anything is fetched: each step's own options, built once from the
  * run's, so that no step is handed options it does not read.
  */
-interface RunPlan {
-  startedAt: Date;
-  outDir: string;
-  /** The formats to write, each once. */
-  formats: Format[];
-  /** The list endpoint, as recorded: never a credential. */
-  sourceUrl: string;
-  /** The images table written (IMAGES unless the options give a pipeline's). */
-  table: Table;
-  /** Encodes each staged page's valid records as rows of `table` (page-columns.ts). */
-  encodeColumns: PageColumnsEncoder;
-  /** The folders of `outDir` the run created, deepest first: removed when it fails before staging anything. */
-  created: string[];
-  /** How the lists are paged: by extraction and by the staging's check. */
-  list: PaginateOptions;
-  maxPasses?: number;
-  /** How the staging opens: afresh, or resuming a run younger than `maxAgeMs`. */
-  staging: { fresh?: boolean; maxAgeMs?: number };
-  /** What decides the run's kind. */
-  kind: RunKindOptions;
-  /** How the data files are written. */
-  writing: Pick<
-    WriteTableOptions,
-    'parquetEngine' | 'csvEngine' | 'neutraliseFormulas' | 'signal' | 'stages' | 'previewRows'
-  >;
-  /** A `--snapshot` run (its own folder, latest and pruning), and what it does once published. */
-  snapshot: boolean;
-  finish?: SnapshotFinish;
-  pipeline?: PipelineIdentity;
-  taps: readonly RunTap[];
-  /** Told what the run does. */
-  onEvent?: (event: RunEvent) => void;
-}
+type RunPlan = Awaited<ReturnType<typeof planRun>>;
 
 /** Settles where the run writes and what it fetches, and stops it early on someone else's file in the way. */
-async function planRun(options: SnapshotOptions): Promise<RunPlan> {
+async function planRun(options: SnapshotOptions) {
   const formats: Format[] = [...new Set<Format>(checkFormats(options.formats ?? ['parquet']))];
   const startedAt = new Date();
   const outDir = options.outDir ?? DEFAULT_OUT_DIR;
+  // The folders of outDir the run creates, deepest first: removed when it fails before staging anything.
   const created = await missingFolders(outDir);
   await makeFolder(outDir);
   // Someone else's file where this run would write stops it before anything is fetched or staged.
