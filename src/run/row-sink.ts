@@ -48,11 +48,7 @@ export function rowSink(write: (rows: AsyncIterable<RowBatch>, run: RunTapContex
  * only as every consumer does (tee.ts): a sink that resolved with batches unread would hold them forever, and one
  * that stopped part-way would fail them with a tee's message that names no sink.
  */
-function readingToEnd(batches: AsyncIterable<RowBatch>): {
-  rows: AsyncIterable<RowBatch>;
-  check: () => Promise<void>;
-  passing: WeakSet<object>;
-} {
+function readingToEnd(batches: AsyncIterable<RowBatch>) {
   let read = 0;
   let ended = false;
   const passing = new WeakSet<object>(); // the run's errors, which reach the sink through its rows: not the sink's

@@ -14,8 +14,6 @@ import { collectIncremental, type IncrementalCollected } from '../extract/comple
 import { runKind, type RunKind, type RunKindOptions } from './incremental/run-kind.js';
 import { BaseRowMismatch } from './incremental/base-snapshot.js';
 import type { PaginateOptions } from '../extract/paging/paginate.js';
-import type { HttpClientOptions } from '../extract/paging/http-client.js';
-import type { RetryOptions } from '../extract/paging/retry.js';
 import { listUrlOf } from '../extract/paging/page-url.js';
 import { redactUrl } from '../extract/paging/redact-url.js';
 import { makeFolder, missingFolders } from '../load/file-system/make-folder.js';
@@ -44,7 +42,7 @@ import { finishSnapshot, type SnapshotFinish, type SnapshotFinished } from './pu
 import { finishPruning } from './publish/prune-folder.js';
 import { manifestFile, snapshotManifest } from './publish/snapshot-manifest.js';
 import { writeCollections } from './write/write-collections.js';
-import { writeRows, type TableOutput, type WriteTableOptions } from './write/write-table.js';
+import { writeRows } from './write/write-table.js';
 import { NormalisationByCollection } from './write/normalisation-by-collection.js';
 import type { WriteOutputsOptions } from './write/write-outputs.js';
 import type { StagedCsv } from '../load/arrow/page-columns.js';
@@ -57,20 +55,13 @@ import { replayCollections } from '../extract/completeness/replay-collections.js
 /** The staging folder of a run, inside its output folder. */
 export const STAGING_DIR = '.img-etl-staging';
 
-/** A full snapshot run: where from, where to, which formats. */
-export interface SnapshotOptions {
-  /** The service's base URL; default `https://neurovault.org`. */
-  baseUrl?: string;
-  /** Records asked for per page; default DEFAULT_PAGE_SIZE, 1,000 (the server caps it at 1000). */
-  pageSize?: number;
-  /** Most pages in flight at once; default 2 (half the real service's four workers), halved on 429s and errors. */
-  concurrency?: number;
-  /** HTTP client settings; defaults as HttpClientOptions says. */
-  http?: HttpClientOptions;
-  /** Retry settings; defaults as RetryOptions says. */
-  retry?: RetryOptions;
-  /** Cancels the run; default none. */
-  signal?: AbortSignal;
+/**
+ * A full snapshot run: where from (the list's paging, as PaginateOptions says), where to, which formats.
+ */
+export interface SnapshotOptions extends Pick<
+  PaginateOptions,
+  'baseUrl' | 'pageSize' | 'concurrency' | 'http' | 'retry' | 'signal'
+> {
   /**
    * Passes over the image list at most (the first included) when the service has no collection endpoints; default 3.
    */
@@ -185,45 +176,14 @@ export async function runSnapshot(options: SnapshotOptions = {}): Promise<Snapsh
  * What the steps of a run share, settled before anything is fetched: each step's own options, built once from the
  * run's, so that no step is handed options it does not read.
  */
-interface RunPlan {
-  startedAt: Date;
-  outDir: string;
-  /** The formats to write, each once. */
-  formats: Format[];
-  /** The list endpoint, as recorded: never a credential. */
-  sourceUrl: string;
-  /** The images table written (IMAGES unless the options give a pipeline's). */
-  table: Table;
-  /** Encodes each staged page's valid records as rows of `table` (page-columns.ts). */
-  encodeColumns: PageColumnsEncoder;
-  /** The folders of `outDir` the run created, deepest first: removed when it fails before staging anything. */
-  created: string[];
-  /** How the lists are paged: by extraction and by the staging's check. */
-  list: PaginateOptions;
-  maxPasses?: number;
-  /** How the staging opens: afresh, or resuming a run younger than `maxAgeMs`. */
-  staging: { fresh?: boolean; maxAgeMs?: number };
-  /** What decides the run's kind. */
-  kind: RunKindOptions;
-  /** How the data files are written. */
-  writing: Pick<
-    WriteTableOptions,
-    'parquetEngine' | 'csvEngine' | 'neutraliseFormulas' | 'signal' | 'stages' | 'previewRows'
-  >;
-  /** A `--snapshot` run (its own folder, latest and pruning), and what it does once published. */
-  snapshot: boolean;
-  finish?: SnapshotFinish;
-  pipeline?: PipelineIdentity;
-  taps: readonly RunTap[];
-  /** Told what the run does. */
-  onEvent?: (event: RunEvent) => void;
-}
+type RunPlan = Awaited<ReturnType<typeof planRun>>;
 
 /** Settles where the run writes and what it fetches, and stops it early on someone else's file in the way. */
-async function planRun(options: SnapshotOptions): Promise<RunPlan> {
+async function planRun(options: SnapshotOptions) {
   const formats: Format[] = [...new Set<Format>(checkFormats(options.formats ?? ['parquet']))];
   const startedAt = new Date();
   const outDir = options.outDir ?? DEFAULT_OUT_DIR;
+  // The folders of outDir the run creates, deepest first: removed when it fails before staging anything.
   const created = await missingFolders(outDir);
   await makeFolder(outDir);
   // Someone else's file where this run would write stops it before anything is fetched or staged.
@@ -277,19 +237,12 @@ function stagedCsv(options: SnapshotOptions, formats: readonly Format[]): Staged
   return { neutraliseFormulas: options.neutraliseFormulas ?? true };
 }
 
-/** The run's open staging folder, and how many requests checking what it resumed took. */
-interface Staging {
-  checkpoint: Checkpoint;
-  imageRequests: number;
-  /** What the run builds on (runKind): decided once the staging is open, kept in its journal. */
-  kind: RunKind;
-}
-
 /**
  * Opens the staging folder: resumes an unfinished run when the service still holds what it staged, else starts
- * afresh; tells the staging's notices.
+ * afresh; tells the staging's notices. Resolves to the open staging, the requests checking what it resumed took, and
+ * what the run builds on (runKind: decided once the staging is open, kept in its journal).
  */
-async function openStaging(run: RunPlan): Promise<Staging> {
+async function openStaging(run: RunPlan) {
   const identity = {
     source_url: run.sourceUrl,
     page_size: run.list.pageSize ?? DEFAULT_PAGE_SIZE,
@@ -333,7 +286,7 @@ async function extractAndWrite(
   checkpoint: Checkpoint,
   planned: RunKind,
   where: Omit<RunTapContext, 'name'>,
-): Promise<{ collected: Collected; kind: RunKind; taps: OpenRunTap[]; data: DataWritten }> {
+): Promise<{ collected: Collected; kind: RunKind; taps: OpenRunTap[]; data: Awaited<ReturnType<typeof writeData>> }> {
   // A failed write of a staged page (a full disk) names the staging folder; HTTP errors pass through.
   const { collected, kind } = await extract(run, checkpoint, planned).catch((cause: unknown) => {
     throw stagingError(checkpoint.dir, cause);
@@ -409,16 +362,10 @@ async function openTaps(run: RunPlan, where: Omit<RunTapContext, 'name'>): Promi
   return opened;
 }
 
-/** What the run wrote: the images, the collections, and every file. */
-interface DataWritten {
-  images: TableOutput;
-  collections: ManifestCollections;
-  files: SinkResult[];
-}
-
 /**
  * Writes every format of the images (from the staging folder in id order, beside the taps, then the taps' files) and
- * of the collections into `pending`, telling the progress and the files.
+ * of the collections into `pending`, telling the progress and the files; resolves to what the run wrote: the images,
+ * the collections, and every file.
  */
 async function writeData(
   run: RunPlan,
@@ -426,7 +373,7 @@ async function writeData(
   checkpoint: Checkpoint,
   pending: string,
   taps: readonly OpenRunTap[],
-): Promise<DataWritten> {
+) {
   const { stages, previewRows, ...engines } = run.writing;
   const writing = { ...engines, outDir: pending, formats: run.formats, metadata: dataMetadata(run) };
   const normalisation = new NormalisationByCollection();

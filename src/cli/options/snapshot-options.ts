@@ -3,19 +3,8 @@ import { FORMATS, type Format } from '../../snapshot/formats.js';
 import { UsageError } from '../usage-error.js';
 import { OUTPUT_OPTIONS } from './option-table.js';
 
-/** What OUTPUT_OPTIONS parse into. */
-export interface OutputChoices {
-  /** Errors only on stderr. */
-  quiet: boolean;
-  /** stderr as text or JSON lines. */
-  logFormat: 'text' | 'json';
-  /** stdout summary as text or JSON. */
-  summary: 'text' | 'json';
-  /** Milliseconds between plain progress lines. */
-  progressIntervalMs: number;
-  /** Plan only. */
-  dryRun: boolean;
-}
+/** What OUTPUT_OPTIONS parse into: quiet, log and summary as text or JSON, the progress interval, plan only. */
+export type OutputChoices = ReturnType<typeof outputChoicesFrom>;
 
 /**
  * What the parsed OUTPUT_OPTIONS ask for (each command checks them with its other options, inside its error reporting:
@@ -27,11 +16,11 @@ export function outputChoicesFrom(args: {
   summary?: string;
   progressInterval?: number;
   dryRun?: boolean;
-}): OutputChoices {
+}) {
   return {
     quiet: args.quiet === true,
-    logFormat: args.logFormat === 'json' ? 'json' : 'text',
-    summary: args.summary === 'json' ? 'json' : 'text',
+    logFormat: args.logFormat === 'json' ? ('json' as const) : ('text' as const),
+    summary: args.summary === 'json' ? ('json' as const) : ('text' as const),
     progressIntervalMs: (args.progressInterval ?? OUTPUT_OPTIONS['progress-interval'].default) * 1000,
     dryRun: args.dryRun === true,
   };

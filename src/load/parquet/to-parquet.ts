@@ -40,15 +40,8 @@ export interface ParquetSinkOptions {
  */
 export const DEFAULT_ROW_GROUP_SIZE = 25_000;
 
-/** What an engine is given besides the batches and the file. */
-interface EngineOptions {
-  /** Rows per row group (the last one may have fewer). */
-  rowGroupSize: number;
-  /** Parquet key-value metadata. */
-  metadata: Record<string, string>;
-  /** The table the batches are rows of. */
-  table: Table;
-}
+/** What an engine is given besides the batches and the file: the sink's options, defaults applied. */
+type EngineOptions = Required<Pick<ParquetSinkOptions, 'rowGroupSize' | 'metadata' | 'table'>>;
 
 /** A Parquet engine: writes the batches into `file` (not committed) and returns the rows written. */
 type ParquetWriter = (source: AsyncIterable<LoadBatch>, file: AtomicFile, options: EngineOptions) => Promise<number>;
