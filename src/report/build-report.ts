@@ -7,7 +7,11 @@ import { TOOL } from '../snapshot/tool.js';
 import { Histogram } from './histogram.js';
 import { completenessProof, requestsPerEndpoint } from './optional-inputs.js';
 import { CHARTED_CATEGORIES, ranked, topValues, type GatheredStats } from './report-stats.js';
-import { REPORT_VERSION, type Drift, type HistoryPoint } from './report-data.js';
+import type { Drift } from './drift.js';
+import type { HistoryPoint } from './snapshot-history.js';
+
+/** Version of the report document; bump when a field changes meaning or is removed. */
+export const REPORT_VERSION = 2; // 2: `counts` lists the 20 most common values, `counts_other` the rest
 
 /** Values of a category column listed, the rest counted as one; collections listed as the largest; owners. */
 const TOP_VALUES = 20;

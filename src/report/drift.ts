@@ -19,7 +19,9 @@ import { listedFile } from '../snapshot/verify-snapshot-file.js';
 import { FILE_NAMES, type Format } from '../snapshot/formats.js';
 import { latestSnapshot } from '../snapshot/snapshot-names.js';
 import { readSnapshotRows, type SnapshotRows } from '../snapshot/read-snapshot-rows.js';
-import type { Drift } from './report-data.js';
+
+/** What changed since an older snapshot (the diff of the two, by id): its counts and changed records per column. */
+export type Drift = ReturnType<typeof driftOf>;
 
 /** How a run gets its drift. */
 export interface RunDrift {

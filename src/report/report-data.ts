@@ -5,45 +5,13 @@
  */
 
 import type { buildReport } from './build-report.js';
-import type { driftOf } from './drift.js';
 import type { Histogram } from './histogram.js';
 
-/** Version of the report document; bump when a field changes meaning or is removed. */
-export const REPORT_VERSION = 2; // 2: `counts` lists the 20 most common values, `counts_other` the rest
-
-/** A value and how many records hold it; `value` null counts the records where the column is null. */
-export interface ValueCount {
-  value: string | null;
-  count: number;
-}
-
-/** The values of a column beyond those listed: how many distinct values they are, and the records holding them. */
-export interface OtherValues {
-  values: number;
-  count: number;
-}
-
-/** How many records hold true, false and null in a boolean column. */
-export interface FlagCounts {
-  true: number;
-  false: number;
-  null: number;
-}
-
-/** How a Cognitive Atlas field was answered: a named task or contrast, "None / Other", or nothing. */
-export interface AtlasStates {
-  named: number;
-  other: number;
-  blank: number;
-}
-
-/** One snapshot of the same output folder, for the count over time. */
-export interface HistoryPoint {
-  snapshot: string;
-  started_at: string;
-  records: number;
-  complete: boolean;
-}
+// The parts of the document defined where they are built, named here with the rest for its readers.
+export { REPORT_VERSION } from './build-report.js';
+export type { Drift } from './drift.js';
+export type { AtlasStates, FlagCounts, OtherValues, ValueCount } from './report-stats.js';
+export type { HistoryPoint } from './snapshot-history.js';
 
 /**
  * The whole report document, as buildReport makes it (docs/report.md gives each field): the run from the manifest
@@ -62,6 +30,3 @@ export type Distribution = ReturnType<Histogram['result']>;
 
 /** One bin of a histogram: values from `from` (inclusive) to `to` (exclusive; inclusive for the last linear bin). */
 export type Bin = Distribution['bins'][number];
-
-/** What changed since an older snapshot (the diff of the two, by id): its counts and changed records per column. */
-export type Drift = ReturnType<typeof driftOf>;

@@ -7,7 +7,32 @@ import { COLUMNS } from '../schema/columns.js';
 import { readRow } from '../schema/read-row.js';
 import type { Row, RowBatch, RowValue } from '../schema/row.js';
 import { Histogram } from './histogram.js';
-import type { AtlasStates, FlagCounts, OtherValues, ValueCount } from './report-data.js';
+
+/** A value and how many records hold it; `value` null counts the records where the column is null. */
+export interface ValueCount {
+  value: string | null;
+  count: number;
+}
+
+/** The values of a column beyond those listed: how many distinct values they are, and the records holding them. */
+export interface OtherValues {
+  values: number;
+  count: number;
+}
+
+/** How many records hold true, false and null in a boolean column. */
+export interface FlagCounts {
+  true: number;
+  false: number;
+  null: number;
+}
+
+/** How a Cognitive Atlas field was answered: a named task or contrast, "None / Other", or nothing. */
+export interface AtlasStates {
+  named: number;
+  other: number;
+  blank: number;
+}
 
 /** The category columns charted as counts per value. */
 export const CHARTED_CATEGORIES = [

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { FILE_NAMES } from '../snapshot/formats.js';
 import { readManifest } from '../snapshot/read-manifest.js';
 import { listSnapshots } from '../snapshot/snapshot-names.js';
-import type { HistoryPoint } from './report-data.js';
+
+/** One snapshot of the same output folder, for the count over time. */
+export interface HistoryPoint {
+  snapshot: string;
+  started_at: string;
+  records: number;
+  complete: boolean;
+}
 
 /** Snapshots in the count over time, the newest. */
 const HISTORY = 60;
