@@ -1,9 +1,11 @@
 /**
  * Where an object key is written in JSON bytes, found by searching for its literal instead of scanning the text
- * (raw-json.ts scans every value of a page; a search for a few keys reads the bytes at memchr speed). Exact for text
- * known to be JSON (it was parsed already): an unescaped quote is always a string's delimiter, so `"key"` followed by
- * a colon, where the key starts with a character that may not follow a closing quote, is always a member's key.
+ * (raw-json.ts scans every value of a page; one regular expression of the keys' literals reads the page once). Exact
+ * for text known to be JSON (it was parsed already): an unescaped quote is always a string's delimiter, so `"key"`
+ * followed by a colon, where the key starts with a character that may not follow a closing quote, is always a member's
+ * key.
  */
+import { latin1Text } from './latin1-text.js';
 
 /** A key whose literal can be searched for: its plain spelling is its only one without an escape. */
 export function isSearchableKey(key: string): boolean {
@@ -26,17 +28,29 @@ export function hasEscapedKey(bytes: Buffer): boolean {
 }
 
 /**
- * The offsets of the opening quote of every member key `key` (isSearchableKey) in the bytes, in order, at any depth
- * of any object; a string value equal to the key is not one. Keys written with an escape are not found (hasEscapedKey).
+ * The offsets of the opening quote of every member key of `keys` (each isSearchableKey) in the bytes, in order, at
+ * any depth of any object, by key; a string value equal to a key is not one. Keys written with an escape are not
+ * found (hasEscapedKey). One pass of one pattern finds them all, however many keys there are.
  */
-export function keyOffsets(bytes: Buffer, key: string): number[] {
-  const literal = Buffer.from(JSON.stringify(key));
-  const offsets: number[] = [];
-  for (let at = bytes.indexOf(literal); at !== -1; at = bytes.indexOf(literal, at + literal.length)) {
-    if (isEscaped(bytes, at)) continue;
-    if (bytes[skipSpace(bytes, at + literal.length)] === COLON) offsets.push(at);
+export function keyOffsets(bytes: Buffer, keys: Iterable<string>): Map<string, number[]> {
+  const byLiteral = new Map<string, string>();
+  const offsets = new Map<string, number[]>();
+  for (const key of keys) {
+    // the literal's UTF-8 bytes as Latin-1 characters, a character a byte, as the text searched has them
+    byLiteral.set(Buffer.from(JSON.stringify(key)).toString('latin1'), key);
+    offsets.set(key, []);
+  }
+  if (byLiteral.size === 0) return offsets;
+  const literals = [...byLiteral.keys()].map(regExpLiteral).join('|');
+  for (const match of latin1Text(bytes).matchAll(new RegExp(`(?:${literals})(?=[ \\t\\n\\r]*:)`, 'g'))) {
+    if (!isEscaped(bytes, match.index)) offsets.get(byLiteral.get(match[0])!)!.push(match.index);
   }
   return offsets;
+}
+
+/** `text` as a regular expression that matches it and nothing else. */
+export function regExpLiteral(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** The member whose key literal of `keyLength` bytes opens at `offset`, as `"key":value` without whitespace. */

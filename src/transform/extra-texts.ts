@@ -10,8 +10,8 @@ import { RecordTexts } from '../schema/record-texts.js';
 import { hasEscapedKey, isSearchableKey, keyOffsets, memberText } from '../text/key-literals.js';
 import { bufferView } from '../text/buffer-view.js';
 
-/** Distinct unknown keys on a page beyond which the scan is cheaper, as a search reads the page once per key. */
-const MAX_SEARCHED_KEYS = 10;
+/** Distinct unknown keys on a page beyond which the scan is used: the search's pattern grows with them. */
+const MAX_SEARCHED_KEYS = 100;
 
 /**
  * Gives each record at `positions` of the page (a valid record with keys not in `known`) the text it needs for
@@ -60,9 +60,8 @@ export function searchedExtraTexts(
   if (keys.size > MAX_SEARCHED_KEYS || ![...keys].every(isSearchableKey) || hasEscapedKey(bytes)) return undefined;
   const members = new Map<number, Member[]>();
   for (const position of positions) members.set(position, []);
-  for (const key of keys) {
+  for (const [key, offsets] of keyOffsets(bytes, keys)) {
     const holders = recordsWithKey(records, key);
-    const offsets = keyOffsets(bytes, key);
     if (offsets.length !== holders.length) return undefined;
     const length = Buffer.byteLength(JSON.stringify(key));
     for (let n = 0; n < holders.length; n++) {

@@ -9,7 +9,7 @@ import type { RecordIssue } from '../schema/record-issue.js';
 import { RecordTexts } from '../schema/record-texts.js';
 import type { Table } from '../schema/table.js';
 import { bufferView } from '../text/buffer-view.js';
-import { hasEscapedKey } from '../text/key-literals.js';
+import { hasEscapedKey, regExpLiteral } from '../text/key-literals.js';
 import { latin1Text } from '../text/latin1-text.js';
 import { objectMembers } from '../text/raw-json.js';
 
@@ -27,16 +27,12 @@ const patterns = new WeakMap<Table, RegExp>();
 export function mayHoldInexactNumbers(bytes: Buffer, text: string, table: Table): boolean {
   let pattern = patterns.get(table);
   if (pattern === undefined) {
-    const names = table.recordColumns.filter((c) => c.type.kind === 'int64').map((c) => escaped(c.name));
+    const names = table.recordColumns.filter((c) => c.type.kind === 'int64').map((c) => regExpLiteral(c.name));
     const int64 = names.length > 0 ? `"(?:${names.join('|')})"\\s*:\\s*-?\\d+[.eE]|` : '';
     pattern = new RegExp(`${int64}[eE]-\\d{3}|\\.0{300}`);
     patterns.set(table, pattern);
   }
   return pattern.test(text) || hasEscapedKey(bytes);
-}
-
-function escaped(name: string): string {
-  return name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**

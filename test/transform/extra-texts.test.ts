@@ -58,6 +58,17 @@ describe('the extra texts of a page found by searching for its unknown keys', ()
     }
   });
 
+  it('searches a page whose records hold many distinct unknown keys, as a page of many collections does', () => {
+    const texts = Array.from({ length: 60 }, (_, i) => `${open(i)},"key ${i % 30}":${i},"注記${i % 7}":"${i}"}`);
+    const { bytes, records } = page(texts);
+    const positions = extraPositions(records);
+    const keys = positions.flatMap((p) => Object.keys(records[p] as object)).filter((key) => !KNOWN.has(key));
+    expect(new Set(keys).size).toBe(37);
+    const found = searchedExtraTexts(bytes, records, positions, KNOWN);
+    expect(found).toBeDefined();
+    expect(found).toEqual(scanned(bytes, positions));
+  });
+
   it('keeps numbers, escapes and non-ASCII as served, in the order served, whatever the spaces around a colon', () => {
     const members = '"big" :12345678901234567890, "e": 1.0E5,"u":"\\u00e9 \\"q\\"","注記" : [1, {"a":-0}]';
     const texts = [`${open(1)},${members}}`, `${open(2)},"e":2}`, `${open(3)}}`];
@@ -90,12 +101,7 @@ describe('the extra texts of a page found by searching for its unknown keys', ()
       ['a key with a character that needs an escape', [`${open(1)},"a\\nb":1}`]],
       [
         'more unknown keys than a search pays for',
-        [
-          `${open(1)},${'abcdefghijk'
-            .split('')
-            .map((k, i) => `"${k}":${i}`)
-            .join(',')}}`,
-        ],
+        [`${open(1)},${Array.from({ length: 101 }, (_, i) => `"k${i}":${i}`).join(',')}}`],
       ],
     ];
     for (const [why, texts] of cases) {
