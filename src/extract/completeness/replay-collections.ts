@@ -10,6 +10,9 @@ import type { CollectionsListing } from './page-collections.js';
 import { resultSpans } from '../../text/raw-json.js';
 import { parseJsonBytes } from '../paging/parse-json-bytes.js';
 import { redactUrl } from '../paging/redact-url.js';
+import { type FileHandle, open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { onStagingFile, spillFileOf } from '../staging/staging-files.js';
 
 /** How replayCollections reads the staging folder. */
 export interface ReplayCollectionsOptions {
@@ -30,50 +33,94 @@ export async function* replayCollections(
 ): AsyncIterable<ValidBatch> {
   const batchSize = options.batchSize ?? 1_000;
   const url = redactUrl(listing.url); // where the records came from: a reject names it
-  const served = await servedToReplay(listing, checkpoint, new Set(options.exclude ?? []));
-  let batch: Record<string, unknown>[] = [];
-  let offset = 0;
-  for (const bytes of served) {
-    const record = parseJsonBytes(bytes) as Record<string, unknown>;
-    attachRecordText(record, bytes.toString('utf8'));
-    batch.push(record);
-    if (batch.length === batchSize) {
-      yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
-      offset += batch.length;
-      batch = [];
+  const path = join(checkpoint.dir, spillFileOf('collections'));
+  const spill = await onStagingFile(checkpoint.dir, path, 'write to', () => open(path, 'w+'));
+  try {
+    const served = await servedToReplay(listing, checkpoint, new Set(options.exclude ?? []), spill, path);
+    let batch: Record<string, unknown>[] = [];
+    let offset = 0;
+    for await (const bytes of readSpans(spill, served, checkpoint.dir, path)) {
+      const record = parseJsonBytes(bytes) as Record<string, unknown>;
+      attachRecordText(record, bytes.toString('utf8'));
+      batch.push(record);
+      if (batch.length === batchSize) {
+        yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
+        offset += batch.length;
+        batch = [];
+      }
     }
+    if (batch.length > 0) yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
+  } finally {
+    await spill.close();
+    await onStagingFile(checkpoint.dir, path, 'remove', () => rm(path, { force: true }));
   }
-  if (batch.length > 0) yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
+}
+
+/** Where a record's served bytes are in the spill file. */
+interface Span {
+  at: number;
+  length: number;
 }
 
 /**
- * The served bytes of each listed collection's latest record (ascending by id, `exclude` left out), then of each
- * distinct record without a usable id. Each page is read once: a list served in no order would otherwise be read again
- * at every jump between pages, and a page's parsed records weigh far more than its bytes.
+ * Where the served bytes of each listed collection's latest record are (ascending by id, `exclude` left out), then of
+ * each distinct record without a usable id. Each page is read once and its records that may be kept are copied to the
+ * spill file: a list served in no order would otherwise be read again at every jump between pages, and holding every
+ * page's bytes until the write would make the run's memory grow with the collections.
  */
 async function servedToReplay(
   listing: Pick<CollectionsListing, 'pages'>,
   checkpoint: Checkpoint,
   exclude: ReadonlySet<number>,
-): Promise<Buffer[]> {
-  const kept = new Map<number, { bytes: Buffer; modified: number }>();
-  const unkeyed = new Map<string, Buffer>(); // by content
+  spill: FileHandle,
+  path: string,
+): Promise<Span[]> {
+  const kept = new Map<number, Span & { modified: number }>();
+  const unkeyed = new Map<string, Span>(); // by content
+  let end = 0;
   for (const page of listing.pages) {
     const { body, records } = await checkpoint.readPage(page.file);
     const spans = resultSpans(body);
-    page.ids.forEach((id, position) => {
+    const copied: Buffer[] = [];
+    const copy = (position: number): Span => {
       const bytes = body.subarray(spans[position]!.start, spans[position]!.end);
+      copied.push(bytes);
+      end += bytes.length;
+      return { at: end - bytes.length, length: bytes.length };
+    };
+    page.ids.forEach((id, position) => {
       if (id === null) {
         const content = JSON.stringify(records[position]);
-        if (!unkeyed.has(content)) unkeyed.set(content, bytes);
+        if (!unkeyed.has(content)) unkeyed.set(content, copy(position));
         return;
       }
       if (exclude.has(id)) return;
       const modified = modifiedAt(records[position]);
       const before = kept.get(id);
-      if (before === undefined || modified >= before.modified) kept.set(id, { bytes, modified });
+      if (before === undefined || modified >= before.modified) kept.set(id, { ...copy(position), modified });
     });
+    await onStagingFile(checkpoint.dir, path, 'write to', () => spill.write(Buffer.concat(copied)));
   }
-  const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!.bytes);
+  const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!);
   return [...ordered, ...unkeyed.values()];
+}
+
+/** Bytes read in one call at most, of spans that lie one after the other in the spill file. */
+const READ_BYTES = 1 << 20;
+
+/** The bytes of each span, in order, reading spans that follow one another in the file together. */
+async function* readSpans(spill: FileHandle, spans: Span[], dir: string, path: string): AsyncIterable<Buffer> {
+  for (let first = 0; first < spans.length;) {
+    let last = first + 1;
+    const at = spans[first]!.at;
+    while (last < spans.length && spans[last]!.at === spans[last - 1]!.at + spans[last - 1]!.length) {
+      if (spans[last]!.at + spans[last]!.length - at > READ_BYTES) break;
+      last++;
+    }
+    const length = spans[last - 1]!.at + spans[last - 1]!.length - at;
+    const bytes = Buffer.alloc(length);
+    await onStagingFile(dir, path, 'read', () => spill.read(bytes, 0, length, at));
+    for (let n = first; n < last; n++) yield bytes.subarray(spans[n]!.at - at, spans[n]!.at - at + spans[n]!.length);
+    first = last;
+  }
 }

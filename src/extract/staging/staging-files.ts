@@ -29,6 +29,13 @@ export function stagingError(dir: string, cause: unknown, action = 'write to'): 
   return fileSystemError({ stage: 'staging', action, path: dir, cause });
 }
 
+/** A file-system call on `path`, a file of the staging folder `dir`; its error is stagingError's, naming the file. */
+export function onStagingFile<T>(dir: string, path: string, action: string, call: () => Promise<T>): Promise<T> {
+  return onPath(path, call).catch((cause: unknown) => {
+    throw stagingError(dir, cause, action);
+  });
+}
+
 /**
  * Deletes what earlier runs staged in `dir`, keeping the lock: img-etl's files only, so that a staging folder linked to
  * a scratch folder, or holding a file of someone's, loses nothing else.
@@ -119,11 +126,14 @@ export async function replaceFile(path: string, data: string | Uint8Array): Prom
 /** Every name fileNameOf and columnsFileOf give, and no other: what isStagingFile takes for a staged page. */
 const PAGE_FILE = /^(?:p\d+|c\d+-a\d+|l\d+-\d+)-\d+-\d+\.(?:json|arrow)$/;
 
-/** The write's spill files (run/write/staged-rows.ts), one per range of ids: made again by each write. */
-const SPILL_FILE = /^spill-\d+\.bin$/;
+/**
+ * The write's spill files, made again by each write: one per range of ids (run/write/staged-rows.ts), and the
+ * collections' records to write (replay-collections.ts).
+ */
+const SPILL_FILE = /^spill-(?:\d+|collections)\.bin$/;
 
-/** The spill file of the write's `range`-th range of ids. */
-export function spillFileOf(range: number): string {
+/** The spill file of the write's `range`-th range of ids, or of the collections. */
+export function spillFileOf(range: number | 'collections'): string {
   return `spill-${range}.bin`;
 }
 

@@ -13,11 +13,10 @@ import { join } from 'node:path';
 import type { Checkpoint } from '../../extract/staging/checkpoint.js';
 import type { StagedPage } from '../../extract/staging/journal.js';
 import type { RecordIndex } from '../../extract/staging/record-index.js';
-import { spillFileOf, stagingError } from '../../extract/staging/staging-files.js';
+import { onStagingFile, spillFileOf } from '../../extract/staging/staging-files.js';
 import { pickRows } from '../../load/arrow/arrow-gather.js';
 import { batchBuffers } from '../../load/arrow/batch-buffers.js';
 import { decodePageColumns, type PageColumns } from '../../load/arrow/page-columns.js';
-import { onPath } from '../../load/file-system/file-system-error.js';
 import type { Table } from '../../schema/table.js';
 import { WeightedLru } from '../../text/weighted-lru.js';
 
@@ -187,10 +186,8 @@ class SpillFiles {
     for (const range of this.written) await this.call(range, 'remove', (path) => rm(path, { force: true }));
   }
 
-  private async call<T>(range: number, action: string, call: (path: string) => Promise<T>): Promise<T> {
+  private call<T>(range: number, action: string, call: (path: string) => Promise<T>): Promise<T> {
     const path = join(this.dir, spillFileOf(range));
-    return onPath(path, () => call(path)).catch((cause: unknown) => {
-      throw stagingError(this.dir, cause, action);
-    });
+    return onStagingFile(this.dir, path, action, () => call(path));
   }
 }

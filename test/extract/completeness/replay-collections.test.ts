@@ -2,6 +2,7 @@
  * replayCollections: the collection records the run's collections list served, each id once, ascending, as served,
  * after collect() paged a list whose scan starts at a random row on every request (repeats and skips).
  */
+import { mkdir, readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoint } from '../../../src/extract/staging/checkpoint.js';
@@ -57,6 +58,31 @@ describe('replayCollections', () => {
       const text = await served.text();
       expect(recordTextOf(record)).toBe(text);
       expect(record).toEqual(JSON.parse(text));
+    }
+  });
+
+  it('leaves no file of its own in the staging folder, read to the end or stopped early', async () => {
+    const own = async () => (await readdir(checkpoint.dir)).filter((name) => name.startsWith('spill-'));
+    expect(await own()).toEqual([]);
+    for await (const batch of replayCollections(collected.collections, checkpoint, { batchSize: 16 })) {
+      expect(batch.records.length).toBe(16);
+      expect(await own()).toEqual(['spill-collections.bin']);
+      break;
+    }
+    expect(await own()).toEqual([]);
+  });
+
+  it('a file-system error on its spill file is the staging’s one line naming the file', async () => {
+    const path = join(checkpoint.dir, 'spill-collections.bin');
+    await mkdir(path); // a folder in the way of the spill file
+    try {
+      const replay = replayCollections(collected.collections, checkpoint)[Symbol.asyncIterator]();
+      await expect(replay.next()).rejects.toMatchObject({
+        code: 'LOAD_WRITE_FAILED',
+        message: `staging: cannot write to ${path}: a folder is in the way (EISDIR)`,
+      });
+    } finally {
+      await rmdir(path);
     }
   });
 });
