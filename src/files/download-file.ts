@@ -245,8 +245,8 @@ async function continuedByte(
     // A server that ignores If-Range: the range is of another version than the .part's.
     response.discard();
     await restart(part);
-    const reason = `answered a range of another version (${now}, the .part holds ${String(validator)}): fetching it whole`;
-    throw badBody(task, response, 'other-version', reason);
+    const reason = `answered a range of another version (${now}, the .part holds ${String(validator)})`;
+    throw badBody(task, response, 'other-version', `${reason}: fetching it whole`);
   }
   return have;
 }
