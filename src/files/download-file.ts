@@ -6,7 +6,7 @@
  */
 import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ExtractError } from '../extract/paging/extract-error.js';
+import { ExtractError, type ExtractErrorKinds } from '../extract/paging/extract-error.js';
 import type { FileResponse, HttpClient } from '../extract/paging/http-client.js';
 import { withRetry, type RetryNotice, type RetryOptions } from '../extract/paging/retry.js';
 import { syncFolder } from '../load/file-system/atomic-file.js';
@@ -202,13 +202,17 @@ async function refuseUnsatisfiedRange(
   const total = Number(/^bytes \*\/(\d+)$/.exec(response.header('content-range') ?? '')?.[1] ?? NaN);
   await restart(part);
   if (expected !== undefined && total === total && total !== expected) throw sizeMismatch(task, total);
-  throw new ExtractError({
-    code: 'BAD_BODY',
-    url: task.fetchUrl,
-    reason: `answered 416 to a range from byte ${have}`,
-    kind: 'bad-range',
-    status: 416,
-  });
+  throw badBody(task, response, 'bad-range', `answered 416 to a range from byte ${have}`);
+}
+
+/** The error for a response whose body the server sent wrong (of `kind`): retried like a failed request. */
+function badBody(
+  task: DownloadTask,
+  response: FileResponse,
+  kind: ExtractErrorKinds['BAD_BODY'],
+  reason: string,
+): ExtractError {
+  return new ExtractError({ code: 'BAD_BODY', kind, url: task.fetchUrl, reason, status: response.status });
 }
 
 /** The `.part`'s size, for a 206 that continues it with the version it holds; else throws (removing the `.part`). */
@@ -220,7 +224,6 @@ async function continuedByte(
   validator: string | undefined,
 ): Promise<number> {
   const expected = task.expectedBytes;
-  const url = task.fetchUrl;
   const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(response.header('content-range') ?? '');
   const [start, end, total] = range === null ? [NaN, NaN, NaN] : [Number(range[1]), Number(range[2]), Number(range[3])];
   if (expected !== undefined && total === total && total !== expected) {
@@ -235,21 +238,15 @@ async function continuedByte(
     response.discard();
     await restart(part);
     const said = JSON.stringify(response.header('content-range') ?? '');
-    const reason = `answered a range from byte ${have} with content-range ${said}`;
-    throw new ExtractError({ code: 'BAD_BODY', url, reason, kind: 'bad-range', status: 206 });
+    throw badBody(task, response, 'bad-range', `answered a range from byte ${have} with content-range ${said}`);
   }
   const now = validatorOf(response);
   if (now !== undefined && now !== validator) {
     // A server that ignores If-Range: the range is of another version than the .part's.
     response.discard();
     await restart(part);
-    throw new ExtractError({
-      code: 'BAD_BODY',
-      url,
-      reason: `answered a range of another version (${now}, the .part holds ${String(validator)}): fetching it whole`,
-      kind: 'other-version',
-      status: 206,
-    });
+    const reason = `answered a range of another version (${now}, the .part holds ${String(validator)})`;
+    throw badBody(task, response, 'other-version', `${reason}: fetching it whole`);
   }
   return have;
 }
@@ -272,15 +269,8 @@ async function writeBody(
     await onPath(part, () => file.truncate(from));
     ctx.onBytes?.(0, from);
     const received = await copyChunks({ task, part, response, file, ctx, check }, chunks, from, declared);
-    if (declared === declared && received !== declared) {
-      throw new ExtractError({
-        code: 'BAD_BODY',
-        url: task.fetchUrl,
-        reason: `returned a truncated body (${received} of ${declared} bytes)`,
-        kind: 'truncated',
-        status: response.status,
-      });
-    }
+    if (declared === declared && received !== declared)
+      throw badBody(task, response, 'truncated', `returned a truncated body (${received} of ${declared} bytes)`);
     await onPath(part, () => file.sync());
   } finally {
     ctx.signal?.removeEventListener('abort', onAbort);

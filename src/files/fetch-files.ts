@@ -239,18 +239,11 @@ async function fetchPlanned(
     const listedOk = new Set<string>();
     const placed = new Map<number, number>();
     const fileRows = okPaths(settled, options.outDir, listedOk, placed);
-    const tables = await writeFilesTables(pages(fileRows, 1000), options.outDir, metadata, options.formats);
+    const tables = await writeFilesTables(fileRows, options.outDir, metadata, options.formats);
     if (nilearn) {
       const { retry, outDir } = options;
-      await writeNilearnMetadata({
-        snapshot: path,
-        outDir,
-        placed,
-        touched: new Set(collections.keys()),
-        client,
-        retry,
-        notice,
-      });
+      const touched = new Set(collections.keys());
+      await writeNilearnMetadata({ snapshot: path, outDir, placed, touched, client, retry, notice });
     }
     await writeLedger(options.outDir, verified, listedOk);
     return {
@@ -317,32 +310,23 @@ async function* jobsOf(batches: Iterable<SelectedImage[]> | AsyncIterable<Select
 }
 
 /**
- * The rows as they pass, adding the path of each `ok` one (joined to `outDir`) to `into`, and the collection of each
- * image whose file is ok to `placed`.
+ * The rows as they pass, in pages of a thousand, adding the path of each `ok` one (joined to `outDir`) to `into`, and
+ * the collection of each image whose file is ok to `placed`.
  */
 async function* okPaths(
   rows: AsyncIterable<FileRow>,
   outDir: string,
   into: Set<string>,
   placed: Map<number, number>,
-): AsyncGenerator<FileRow> {
+): AsyncGenerator<FileRow[]> {
+  const page: FileRow[] = [];
   for await (const row of rows) {
     if (row.status === 'ok' && row.path !== null) into.add(join(outDir, row.path));
     if (row.status === 'ok' && row.link === 'file' && row.collection_id !== null) placed.set(row.id, row.collection_id);
-    yield row;
+    page.push(row);
+    if (page.length === 1000) yield page.splice(0);
   }
-}
-
-async function* pages<T>(source: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
-  let page: T[] = [];
-  for await (const item of source) {
-    page.push(item);
-    if (page.length >= size) {
-      yield page;
-      page = [];
-    }
-  }
-  if (page.length > 0) yield page;
+  yield page;
 }
 
 function conditions(where: FetchFilesOptions['where']): WhereCondition[] {

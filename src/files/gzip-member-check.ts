@@ -5,15 +5,15 @@
  * so the member is framed here and only its deflate data goes to zlib, whose `bytesWritten` (the input it consumed)
  * says where that data ends.
  */
-import { crc32, createInflateRaw, type InflateRaw } from 'node:zlib';
+import { crc32, createInflateRaw } from 'node:zlib';
 
-/** A check fed a file's bytes in order. */
-export interface GzipMemberCheck {
-  /** Takes the next bytes (resolves when the inflater has taken them). */
+/** A check fed a file's bytes in order, whose verdict is a `T`. */
+export interface BytesCheck<T> {
+  /** Takes the next bytes (resolves when the check can take more). */
   write(chunk: Buffer): Promise<void>;
-  /** Ends the bytes; resolves to why they are not one complete gzip member, or undefined when they are. */
-  finish(): Promise<string | undefined>;
-  /** Drops the check; its inflater is freed now. */
+  /** Ends the bytes and says what the check found. */
+  finish(): Promise<T>;
+  /** Drops the check (a download failed part way); what it holds is freed now. */
   cancel(): void;
 }
 
@@ -25,8 +25,11 @@ const FEXTRA = 4;
 const FNAME = 8;
 const FCOMMENT = 16;
 
-/** A check of one gzip member; `onData` is given the inflated bytes in order. */
-export function gzipMemberCheck(onData: (chunk: Buffer) => void): GzipMemberCheck {
+/**
+ * A check of one gzip member, whose verdict is why the bytes are not one complete gzip member (undefined when they
+ * are); `onData` is given the inflated bytes in order.
+ */
+export function gzipMemberCheck(onData: (chunk: Buffer) => void): BytesCheck<string | undefined> {
   const member = startMember(onData);
   return {
     write: (chunk) => writeMember(member, chunk),
@@ -37,38 +40,26 @@ export function gzipMemberCheck(onData: (chunk: Buffer) => void): GzipMemberChec
   };
 }
 
-/** A member being checked: its inflater and what it inflated, and where the bytes fed so far stand in its frame. */
-interface Member {
-  inflate: InflateRaw;
-  /** Resolves when the inflater ends or fails. */
-  settled: Promise<void>;
-  /** CRC-32 and length of the bytes inflated. */
-  crc: number;
-  inflated: number;
-  /** Why the bytes are not one complete member, once known. */
-  broken: string | undefined;
-  inflateEnded: boolean;
-  phase: 'header' | 'deflate' | 'trailer';
-  /** The header's bytes so far. */
-  head: Buffer;
-  /** Bytes given to the inflater. */
-  fed: number;
-  trailer: Buffer[];
-  trailerBytes: number;
-  /** Bytes after the trailer. */
-  after: number;
-  /** Their first two (a second member starts 1f 8b). */
-  afterHead: Buffer;
-}
+/**
+ * A member being checked: its inflater and what it inflated (CRC-32 and length), why the bytes are not one complete
+ * member once known, and where the bytes fed so far stand in its frame (see startMember).
+ */
+type Member = ReturnType<typeof startMember>;
 
 /** A member at its first byte, its inflater's data, end and failure recorded on it. */
-function startMember(onData: (chunk: Buffer) => void): Member {
+function startMember(onData: (chunk: Buffer) => void) {
   const inflate = createInflateRaw();
   let settle = (): void => undefined;
-  const settled = new Promise<void>((resolve) => (settle = resolve));
-  const member: Member = {
-    ...{ inflate, settled, crc: 0, inflated: 0, broken: undefined, inflateEnded: false },
-    ...{ phase: 'header', head: Buffer.alloc(0), fed: 0, trailer: [], trailerBytes: 0, after: 0 },
+  const member = {
+    inflate,
+    /** Resolves when the inflater ends or fails. */
+    settled: new Promise<void>((resolve) => (settle = resolve)),
+    ...{ crc: 0, inflated: 0, broken: undefined as string | undefined, inflateEnded: false },
+    phase: 'header' as 'header' | 'deflate' | 'trailer',
+    /** The header's bytes so far; bytes given to the inflater; the trailer's. */
+    ...{ head: Buffer.alloc(0), fed: 0, trailer: [] as Buffer[], trailerBytes: 0 },
+    /** Bytes after the trailer, and their first two (a second member starts 1f 8b). */
+    after: 0,
     afterHead: Buffer.alloc(0),
   };
   inflate.on('data', (chunk: Buffer) => {

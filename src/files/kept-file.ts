@@ -4,11 +4,7 @@ import type { VerifiedFile } from './files-table.js';
 import { verifyImageFile } from './verify-image-file.js';
 
 /** A file kept from disk: its size, digest and mtime. */
-export interface Kept {
-  bytes: number;
-  sha256: string;
-  mtimeNs: bigint;
-}
+export type Kept = Pick<VerifiedFile, 'bytes' | 'sha256'> & { mtimeNs: bigint };
 
 /**
  * A file already under its final name: kept as files.parquet vouches for it (re-hashed first when its size or mtime

@@ -21,17 +21,8 @@ export interface Job {
   url: string | null;
 }
 
-/** What a files run has counted so far. */
-export interface FilesTally {
-  /** Files by status. */
-  counts: Record<FileStatus, number>;
-  /** Files fetched over the network, and their bytes. */
-  fetched: { files: number; bytes: number };
-  /** Files kept from disk without a request. */
-  kept: number;
-  /** Files the listing marks as lost (`file_size` 0): `missing_on_server`, never requested. */
-  lost: number;
-}
+/** What a files run has counted so far (see emptyTally). */
+export type FilesTally = ReturnType<typeof emptyTally>;
 
 /** What settling a file reads from its run, and the tally it adds to. */
 export interface SettleRun {
@@ -61,11 +52,18 @@ interface Outcome {
 }
 
 /** A tally with nothing counted. */
-export function emptyTally(): FilesTally {
+export function emptyTally() {
   return {
-    counts: { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 },
+    /** Files by status. */
+    counts: { ok: 0, missing_on_server: 0, size_mismatch: 0, corrupt: 0, failed: 0 } satisfies Record<
+      FileStatus,
+      number
+    >,
+    /** Files fetched over the network, and their bytes. */
     fetched: { files: 0, bytes: 0 },
+    /** Files kept from disk without a request. */
     kept: 0,
+    /** Files the listing marks as lost (`file_size` 0): `missing_on_server`, never requested. */
     lost: 0,
   };
 }
@@ -161,7 +159,7 @@ async function fetchedOutcome(url: string, path: string, listed: number | undefi
   if (fetchUrl === undefined)
     return notFetched('failed', `files: ${url} is not on the service's host (${run.base.host}); refusing to fetch it`);
   const result = await downloadFile(
-    { url, fetchUrl, path, ...(listed === undefined ? {} : { expectedBytes: listed }) },
+    { url, fetchUrl, path, expectedBytes: listed },
     downloadContext(run, relative(run.outDir, path), listed ?? 0),
   );
   if (result.status !== 'ok') return { result, fetched: true };
@@ -176,20 +174,14 @@ async function fetchedOutcome(url: string, path: string, listed: number | undefi
 function downloadContext(run: SettleRun, path: string, listedBytes: number): DownloadContext {
   return {
     client: run.client,
-    ...(run.retry === undefined ? {} : { retry: run.retry }),
-    ...(run.signal === undefined ? {} : { signal: run.signal }),
+    retry: run.retry,
+    signal: run.signal,
     onBytes: (bytes, held) => {
       run.tally.fetched.bytes += bytes;
       run.onEvent({ type: 'bytes', bytes, path, held, listedBytes });
     },
-    onRetry: (notice) =>
-      run.onEvent({
-        type: 'retry',
-        url: notice.error.url,
-        attempt: notice.attempt,
-        delayMs: notice.delayMs,
-        reason: notice.error.reason,
-      }),
+    onRetry: ({ attempt, delayMs, error: { url, reason } }) =>
+      run.onEvent({ type: 'retry', url, attempt, delayMs, reason }),
   };
 }
 

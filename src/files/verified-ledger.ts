@@ -16,14 +16,7 @@ import type { VerifiedFile } from './files-table.js';
 export const LEDGER = '.img-etl-files.verified.ndjson';
 
 /** One line of the record: a VerifiedFile with its path relative to the folder and its mtime as decimal text. */
-interface LedgerLine {
-  path: string;
-  id: number;
-  link: string;
-  bytes: number;
-  sha256: string;
-  mtime_ns: string | null;
-}
+type LedgerLine = Omit<VerifiedFile, 'mtimeNs'> & { path: string; mtime_ns: string | null };
 
 /**
  * The verified files the record holds, by path (the folder joined to each line's); empty when there is none or it is

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { openRegularFile } from '../load/file-system/read-regular-file.js';
-import { gzipMemberCheck } from './gzip-member-check.js';
+import { gzipMemberCheck, type BytesCheck } from './gzip-member-check.js';
 
 /** What the check found. */
 export interface FileCheck {
@@ -20,14 +20,7 @@ export interface FileCheck {
 }
 
 /** A check fed the file's bytes in order. */
-export interface ImageCheck {
-  /** Takes the next bytes (resolves when the decompressor can take more). */
-  write(chunk: Buffer): Promise<void>;
-  /** Ends the file and says what the check found. */
-  finish(): Promise<FileCheck>;
-  /** Drops the check (the download failed part way); its decompressor is freed now. */
-  cancel(): void;
-}
+export type ImageCheck = BytesCheck<FileCheck>;
 
 const NIFTI2_BYTES = 540;
 

@@ -81,22 +81,18 @@ export function matchesWhere(condition: WhereCondition, value: ConditionValue | 
   if (value === null) return false;
   if (op === 'like') return matchesLike(condition.pattern!, value as string, steps);
   if (op === 'in') return values.some((v) => v === value);
-  const wanted = values[0]!;
-  switch (op) {
-    case '=':
-      return value === wanted;
-    case '!=':
-      return value !== wanted;
-    case '<':
-      return value < wanted;
-    case '<=':
-      return value <= wanted;
-    case '>':
-      return value > wanted;
-    case '>=':
-      return value >= wanted;
-  }
+  return COMPARE[op](value, values[0]!);
 }
+
+/** The comparisons, of a row's value with the condition's. */
+const COMPARE: Record<'=' | '!=' | '<' | '<=' | '>' | '>=', (a: ConditionValue, b: ConditionValue) => boolean> = {
+  '=': (a, b) => a === b,
+  '!=': (a, b) => a !== b,
+  '<': (a, b) => a < b,
+  '<=': (a, b) => a <= b,
+  '>': (a, b) => a > b,
+  '>=': (a, b) => a >= b,
+};
 
 /** A literal as the column's type reads it. */
 function typedValue(column: Column, literal: string, bad: (why: string) => FilesError): ConditionValue {

@@ -21,14 +21,11 @@ export function withColumns(table: Table, columns: readonly Column[]): Table {
     taken.set(column.name.toLowerCase(), column.name);
   }
   const own = table.columns.filter((c) => c !== table.extraColumn);
+  // defineTable makes every lookup again from the columns: those of `table` spread here are replaced
   return defineTable({
-    name: table.name,
+    ...table,
     columns: [...own, ...columns, table.extraColumn],
     schemaVersion: `${table.schemaVersion}+${columns.map((c) => c.name).join('+')}`,
-    files: table.files,
-    diffFiles: table.diffFiles,
-    ...(table.diffContext === undefined ? {} : { diffContext: table.diffContext }),
-    ...(table.parquetRowGroupRows === undefined ? {} : { parquetRowGroupRows: table.parquetRowGroupRows }),
   });
 }
 

@@ -7,21 +7,17 @@ import type { Table } from '../schema/table.js';
 import { readManifest } from './read-manifest.js';
 import { listedFile } from './verify-snapshot-file.js';
 
-/** What a manifest says a table of its snapshot lacks. */
-export interface ManifestGaps {
-  /** The manifest. */
-  manifest: string;
-  /** Records missing (0 when the snapshot is complete; the images only). */
-  missing: number;
-  /** Records rejected: they broke the schema. */
-  rejects: number;
-}
+/**
+ * What a manifest says a table of its snapshot lacks: the manifest, the records missing (0 when the snapshot is
+ * complete; the images only) and those rejected (they broke the schema).
+ */
+export type ManifestGaps = NonNullable<Awaited<ReturnType<typeof manifestGaps>>>;
 
 /**
  * The gaps of `table` in the snapshot whose data file is `path`, when the manifest beside it lists the file and gives
  * some; undefined otherwise (no manifest, or nothing lacking).
  */
-export async function manifestGaps(path: string, table: Table): Promise<ManifestGaps | undefined> {
+export async function manifestGaps(path: string, table: Table) {
   const listed = await listedFile(path);
   if (listed === undefined) return undefined;
   const facts = (await readManifest(listed.manifest)) as Record<string, unknown> | undefined;

@@ -94,7 +94,7 @@ async function openParquet(
   const { schema, rows, selection } = await planParquetRead(path, reader, release, listed, positions);
   const all = parquetBatches(path, reader, { batchSize, columns, schema, selection }, release);
   const chosen = selection === undefined ? all : holding(all, selection.ordinals);
-  return opened(path, 'parquet', schema, rows, chosen, () => Promise.resolve(release()));
+  return opened({ path, format: 'parquet', schema, rows }, chosen, () => Promise.resolve(release()));
 }
 
 /** A parquet-wasm reader of the file at `path`, and its one release (which also stops watching for traps). */
@@ -249,7 +249,8 @@ function selectRowGroups(groupRows: readonly number[], positions: ArrayLike<numb
 
 async function openArrow(path: string, listed: ListedFile | undefined): Promise<SnapshotRows> {
   const { reader, release } = await openArrowFile(path);
-  return opened(path, 'arrow', reader.schema, undefined, arrowBatches(path, reader, listed, release), release);
+  const batches = arrowBatches(path, reader, listed, release);
+  return opened({ path, format: 'arrow', schema: reader.schema, rows: undefined }, batches, release);
 }
 
 /**
@@ -309,24 +310,15 @@ async function* arrowBatches(
  * releases.
  */
 function opened(
-  path: string,
-  format: SnapshotFileFormat,
-  schema: Schema,
-  rows: number | undefined,
+  file: Omit<SnapshotRows, 'batches' | 'close'>,
   batches: AsyncGenerator<RecordBatch>,
   release: () => Promise<void>,
 ): SnapshotRows {
-  return {
-    path,
-    format,
-    schema,
-    rows,
-    batches,
-    close: async () => {
-      await batches.return(undefined).catch(() => undefined);
-      await release();
-    },
+  const close = async (): Promise<void> => {
+    await batches.return(undefined).catch(() => undefined);
+    await release();
   };
+  return { ...file, batches, close };
 }
 
 function unreadable(path: string, cause: unknown): DiffError {

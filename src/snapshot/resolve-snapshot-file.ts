@@ -20,13 +20,11 @@ import { DiffError } from './diff-error.js';
 /** The formats a snapshot can be read from. */
 export type SnapshotFileFormat = 'parquet' | 'arrow';
 
-/** A snapshot's data file. */
-export interface SnapshotFile {
-  /** Path of the data file. */
-  path: string;
-  /** How it is encoded. */
-  format: SnapshotFileFormat;
-}
+/** A data file found, CSV included. */
+type Resolved = { path: string; format: SnapshotFileFormat | 'csv' };
+
+/** A snapshot's data file: its path, and how it is encoded. */
+type SnapshotFile = Resolved & { format: SnapshotFileFormat };
 
 // Following `latest` more than this many times means the pointers go round in a circle.
 const MAX_HOPS = 8;
@@ -41,10 +39,7 @@ export async function resolveSnapshotFile(path: string, table: Table = IMAGES): 
 }
 
 /** resolveSnapshotFile, or the CSV file when the snapshot has no Parquet or Arrow file (`format` is then `csv`). */
-export async function resolveSnapshotFileOrCsv(
-  path: string,
-  table: Table = IMAGES,
-): Promise<{ path: string; format: SnapshotFileFormat | 'csv' }> {
+export async function resolveSnapshotFileOrCsv(path: string, table: Table = IMAGES): Promise<Resolved> {
   return resolve(path, table, true);
 }
 
@@ -59,9 +54,6 @@ export async function pinSnapshot(path: string): Promise<string> {
   const found = await resolve(path, IMAGES, true).catch(() => undefined);
   return found === undefined ? path : realpath(dirname(found.path)).catch(() => path);
 }
-
-/** A data file found, CSV included. */
-type Resolved = { path: string; format: SnapshotFileFormat | 'csv' };
 
 /** One step of the search: the file found, or the path to look at next (a `latest` pointer's target). */
 type Step = { file: Resolved } | { next: string };
@@ -109,13 +101,8 @@ async function fromFolder(path: string, current: string, table: Table, csvToo: b
     if ((await kindOf(file, file, true)) === 'file') return { file: { path: file, format } };
   }
   const latest = join(current, 'latest');
-  if (
-    await lstat(latest).then(
-      () => true,
-      () => false,
-    )
-  )
-    return { next: latest }; // a `--snapshot` base folder: its newest snapshot
+  // a `--snapshot` base folder: its newest snapshot
+  if ((await lstat(latest).catch(() => undefined)) !== undefined) return { next: latest };
   const csv = (await kindOf(join(current, names.csv), path, true)) === 'file';
   if (csv && csvToo) return { file: { path: join(current, names.csv), format: 'csv' } };
   throw DiffError.of(
@@ -146,10 +133,7 @@ async function kindOf(path: string, shown: string, optional = false): Promise<'f
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       if (optional) return 'missing';
       // A dangling `latest` symlink is a missing snapshot too; say where it points.
-      const link = await lstat(path).then(
-        (s) => s.isSymbolicLink(),
-        () => false,
-      );
+      const link = (await lstat(path).catch(() => undefined))?.isSymbolicLink() === true;
       throw DiffError.of(
         'DIFF_NOT_FOUND',
         link ? `diff: ${shown} points to a snapshot that does not exist` : `diff: ${shown} does not exist`,

@@ -14,14 +14,8 @@ import { COLLECTIONS } from '../schema/collection-columns.js';
 import { IMAGES } from '../schema/columns.js';
 import { DiffError } from './diff-error.js';
 
-/** What a manifest records of one of its files. */
-export interface ListedFile {
-  /** The manifest that lists it. */
-  manifest: string;
-  rows: number;
-  bytes: number;
-  sha256: string;
-}
+/** What a manifest records of one of its files: the manifest that lists it, the file's rows, bytes and sha256. */
+export type ListedFile = NonNullable<Awaited<ReturnType<typeof listedFile>>>;
 
 /**
  * The manifest's record of the data file at `path`, once its size and sha256 were found equal to it; undefined when
@@ -63,7 +57,7 @@ function mismatch(path: string, listed: ListedFile, says: string, found: string)
  * manifest beside it lists it; a DiffError when the manifest lists it without its rows, bytes and sha256, or its
  * record counts contradict one another or the rows it lists for the file.
  */
-export async function listedFile(path: string): Promise<ListedFile | undefined> {
+export async function listedFile(path: string) {
   const manifest = join(dirname(path), FILE_NAMES.manifest);
   const read = await readManifestOrFault(manifest);
   if (read.fault !== undefined)
