@@ -1,8 +1,7 @@
 /**
  * Splits one async stream into several in lock-step, so that several sinks consume one extraction holding one item at a
  * time. A consumer that stops early stops the source and fails the others; read all consumers concurrently, as one that
- * is never read holds the others at the first item. Creates folders, failing with an error that names the folder and
- * the real reason. Tells whether a path holds a file, a folder or nothing.
+ * is never read holds the others at the first item.
  */
 import { LoadError } from '../text/load-error.js';
 

@@ -1,4 +1,5 @@
 /** JSON text as Python's json module (through DRF's renderer) writes it: compact, UTF-8, floats in repr form. */
+import { skipString } from './raw-json.js';
 
 /**
  * A float as Python's `repr` writes it: shortest round-trip digits, always with a fraction or an
@@ -54,7 +55,7 @@ export function indentJson(compact: string, indent = 4): string {
   while (i < compact.length) {
     const ch = compact[i] as string;
     if (ch === '"') {
-      const end = endOfString(compact, i);
+      const end = skipString(compact, i);
       out += compact.slice(i, end);
       i = end;
       continue;
@@ -83,17 +84,6 @@ export function indentJson(compact: string, indent = 4): string {
   return out;
 }
 
-function endOfString(text: string, start: number): number {
-  let i = start + 1;
-  while (i < text.length) {
-    const ch = text[i];
-    if (ch === '\\') i += 2;
-    else if (ch === '"') return i + 1;
-    else i++;
-  }
-  return text.length;
-}
-
 /** A JSON string literal as Python's `json.dumps(s)` writes it (ensure_ascii): every character past `~` escaped. */
 export function asciiJsonString(value: string): string {
   return JSON.stringify(value).replace(
@@ -111,7 +101,7 @@ export function pythonDumps(text: string): string {
   for (let i = 0; i < text.length;) {
     const ch = text[i]!;
     if (ch === '"') {
-      const end = endOfString(text, i);
+      const end = skipString(text, i);
       out += asciiJsonString(JSON.parse(text.slice(i, end)) as string);
       i = end;
       continue;

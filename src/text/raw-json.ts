@@ -49,29 +49,18 @@ export function resultSpans(bytes: Uint8Array): TextSpan[] {
  * Every member of the object whose `{` is at `start`, in the order written, a key written twice listed twice.
  * JSON.parse keeps a repeated key's last value, at the place its first occurrence has in the object's key order.
  */
-export function objectMembers(text: string, start?: number): RawMember[] {
-  const spans = memberSpans(text, start);
-  const members: RawMember[] = [];
-  for (let i = 0; i < spans.length; i += 4) {
-    const [keyStart, keyEnd, valueStart, valueEnd] = [spans[i]!, spans[i + 1]!, spans[i + 2]!, spans[i + 3]!];
-    members.push({ key: memberKey(text, keyStart, keyEnd), keyStart, keyEnd, valueStart, valueEnd });
-  }
-  return members;
-}
-
-/** objectMembers without decoding the keys: four numbers a member, key start and end, value start and end. */
-export function memberSpans(text: string, start = skipSpace(text, text.startsWith(BOM) ? 1 : 0)): number[] {
+export function objectMembers(text: string, start = skipSpace(text, text.startsWith(BOM) ? 1 : 0)): RawMember[] {
   if (text.charCodeAt(start) !== OPEN_BRACE) throw new Error(`raw json: expected an object at ${start}`);
-  const spans: number[] = [];
+  const members: RawMember[] = [];
   let i = skipSpace(text, start + 1);
-  if (text.charCodeAt(i) === CLOSE_BRACE) return spans;
+  if (text.charCodeAt(i) === CLOSE_BRACE) return members;
   for (;;) {
     const keyEnd = skipString(text, i);
     const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1); // past the colon
     const valueEnd = skipValue(text, valueStart);
-    spans.push(i, keyEnd, valueStart, valueEnd);
+    members.push({ key: memberKey(text, i, keyEnd), keyStart: i, keyEnd, valueStart, valueEnd });
     i = skipSpace(text, valueEnd);
-    if (text.charCodeAt(i) !== COMMA) return spans;
+    if (text.charCodeAt(i) !== COMMA) return members;
     i = skipSpace(text, i + 1);
   }
 }
@@ -192,21 +181,24 @@ function valueStartBack(text: string, i: number): number {
 /** Where the string literal whose closing quote is at `i` starts: the first quote before it that is not escaped. */
 function stringStartBack(text: string, i: number): number {
   for (let at = text.lastIndexOf('"', i - 1); at !== -1; at = text.lastIndexOf('"', at - 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at;
+    if (!isEscaped(text, at)) return at;
   }
   throw new Error(`raw json: the string ending at ${i} does not start`);
 }
 
 /** Where the string literal whose opening quote is at `i` ends (past its closing quote). */
-function skipString(text: string, i: number): number {
+export function skipString(text: string, i: number): number {
   for (let at = text.indexOf('"', i + 1); at !== -1; at = text.indexOf('"', at + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at + 1;
+    if (!isEscaped(text, at)) return at + 1;
   }
   throw new Error(`raw json: the string at ${i} does not end`);
+}
+
+/** Whether the quote at `at` is escaped (an odd number of backslashes before it). */
+function isEscaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 function skipSpace(text: string, i: number): number {

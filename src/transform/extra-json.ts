@@ -45,11 +45,7 @@ function extraJsonOfText(text: string, unknown: readonly string[]): string {
 
 /** Which unknown key the key literal from `start` to `end` is, or -1; compared in place unless it has escapes. */
 function unknownIndex(text: string, start: number, end: number, unknown: readonly string[], escapes: boolean): number {
-  if (escapes) {
-    for (let i = start + 1; i < end - 1; i++) {
-      if (text.charCodeAt(i) === 0x5c) return unknown.indexOf(memberKey(text, start, end)); // a backslash
-    }
-  }
+  if (escapes) return unknown.indexOf(memberKey(text, start, end)); // the key decoded where it has an escape
   const length = end - start - 2;
   for (let j = 0; j < unknown.length; j++) {
     const key = unknown[j]!;

@@ -25,7 +25,7 @@ export function attachExtraTexts(
   known: ReadonlySet<string>,
   textAt?: (position: number) => string | undefined,
 ): void {
-  const bytes = bufferOf(body);
+  const bytes = typeof body === 'string' ? Buffer.from(body) : bufferView(body); // a text as its UTF-8 bytes
   const found = searchedExtraTexts(bytes, records, positions, known);
   if (found !== undefined) {
     for (const [position, text] of found) attachExtraText(records[position] as object, text);
@@ -36,11 +36,6 @@ export function attachExtraTexts(
     const text = textAt !== undefined ? textAt(position) : (texts ??= new RecordTexts(bytes)).at(position);
     if (text !== undefined) attachRecordText(records[position] as object, text);
   }
-}
-
-/** A page's body as a Buffer: its bytes as they are, or a text's UTF-8 bytes. */
-export function bufferOf(body: Uint8Array | string): Buffer {
-  return typeof body === 'string' ? Buffer.from(body) : bufferView(body);
 }
 
 /**

@@ -107,12 +107,8 @@ function copyColumn(field: arrow.Field, runs: readonly Run[], n: number, j: numb
   if (arrow.DataType.isUtf8(type)) return gatherUtf8(type, runs, n, j);
   if (arrow.DataType.isBool(type)) return gatherBits(type, runs, n, j);
   if (arrow.DataType.isDictionary(type)) {
-    const { nullCount, nullBitmap, values } = gatherWords(
-      type.indices as arrow.DataType,
-      runs,
-      n,
-      j,
-    ) as arrow.Data<arrow.Int32>;
+    const indices = type.indices as arrow.DataType;
+    const { nullCount, nullBitmap, values } = gatherWords(indices, runs, n, j) as arrow.Data<arrow.Int32>;
     const { dictionary } = runs[0]!.children[j]!;
     return arrow.makeData({ type, length: n, nullCount, nullBitmap, data: values, dictionary });
   }

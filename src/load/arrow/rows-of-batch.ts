@@ -9,6 +9,7 @@ import type { LoadBatch } from './arrow-batches.js';
 import type { CsvRecords } from '../csv/csv-records.js';
 import type { Table } from '../../schema/table.js';
 import { bufferView } from '../../text/buffer-view.js';
+import { isValid } from './arrow-gather.js';
 
 /**
  * Each row of `batch`, a batch of `table`'s schema (and maybe more columns after), in the table's column order; or
@@ -32,12 +33,7 @@ export function rowsOfBatch(batch: arrow.RecordBatch, table: Table, from = 0, n 
 /** A reader of the values of one column, by row: null where null. */
 export function valuesOf(data: arrow.Data): (row: number) => RowValue {
   const read = readerOf(data);
-  const bitmap = data.nullCount > 0 ? data.nullBitmap : undefined;
-  const { offset } = data;
-  return (row) => {
-    const at = offset + row;
-    return bitmap === undefined || ((bitmap[at >> 3]! >> (at & 7)) & 1) === 1 ? read(at) : null;
-  };
+  return (row) => (isValid(data, row) ? read(data.offset + row) : null);
 }
 
 /**

@@ -28,7 +28,7 @@ export function formatCsvRows(
   neutraliseFormulas: boolean,
   table: Table = IMAGES,
 ): Buffer {
-  return formatRecords(rows, place, neutraliseFormulas, table, undefined);
+  return formatCsvRecords(rows, place, neutraliseFormulas, table).bytes;
 }
 
 /** formatCsvRows, with where each record ends (past its LF) in the bytes. */
@@ -39,16 +39,6 @@ export function formatCsvRecords(
   table: Table = IMAGES,
 ): { bytes: Buffer; ends: number[] } {
   const ends: number[] = [];
-  return { bytes: formatRecords(rows, place, neutraliseFormulas, table, ends), ends };
-}
-
-function formatRecords(
-  rows: readonly Row[],
-  place: string,
-  neutraliseFormulas: boolean,
-  table: Table,
-  ends: number[] | undefined,
-): Buffer {
   const { names } = table;
   const types = table.columns.map((c) => c.type);
   const fields = new Array<RowValue | undefined>(names.length); // a row's values, then its fields' text
@@ -68,9 +58,9 @@ function formatRecords(
     if (end + most > out.length) out = grow(out, end, most);
     end += out.write(record, end, 'utf8');
     out[end++] = 0x0a; // LF
-    ends?.push(end);
+    ends.push(end);
   }
-  return out.subarray(0, end);
+  return { bytes: out.subarray(0, end), ends };
 }
 
 /** A buffer at least twice as large with the first `end` bytes of `out`, and room for `more` bytes after them. */

@@ -11,10 +11,10 @@ import type { AtomicFile } from '../file-system/atomic-file.js';
 import { writeSinkFile } from '../write-sink-file.js';
 import { formatCsvHeader, formatCsvRows } from './csv-format.js';
 import { stagedCsvOf } from './csv-records.js';
-import { encodeFailed, LoadError } from '../../text/load-error.js';
+import { encodeFailed } from '../../text/load-error.js';
 import type { SinkResult } from '../sink-result.js';
 
-import type { CsvEngine } from '../engine-names.js';
+import { engineOf, type CsvEngine } from '../engine-names.js';
 
 export type { CsvEngine } from '../engine-names.js';
 
@@ -32,9 +32,6 @@ const ENGINES: Record<CsvEngine, () => Promise<CsvWriter>> = {
     return { header: stringifyCsvHeader, rows: stringifyCsvRows };
   },
 };
-const ENGINE_NAMES = Object.keys(ENGINES)
-  .map((name) => `'${name}'`)
-  .join(' or ');
 
 /** Options of `toCsv`. */
 export interface CsvSinkOptions {
@@ -66,12 +63,7 @@ async function writeCsvFile(
   options: CsvSinkOptions,
 ): Promise<number> {
   const engineName = options.engine ?? 'builtin';
-  if (!Object.hasOwn(ENGINES, engineName))
-    throw LoadError.of(
-      'LOAD_INVALID_OPTION',
-      `load: csv engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engineName)}`,
-    );
-  const engine = await ENGINES[engineName]();
+  const engine = await engineOf('csv', ENGINES, engineName)();
   const neutralise = options.neutraliseFormulas ?? true;
   const table = options.table ?? IMAGES;
   const encode = (format: () => string | Uint8Array): string | Uint8Array => {

@@ -20,23 +20,19 @@ const DEFAULT_BUFFER_SIZE = 1 << 20;
 
 /** A file being written under a temporary name, published by `commit` or removed by `abort`. */
 export class AtomicFile {
-  /** The final path, which receives the file on commit. */
-  readonly path: string;
-  /** The temporary path the bytes are written to: `.<name>.tmp-<pid>-<random>` in the same folder. */
-  readonly tempPath: string;
-  private readonly handle: FileHandle;
-  private readonly bufferSize: number;
   private readonly digest = new FileDigest();
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
   private state: 'open' | 'committed' | 'aborted' = 'open';
 
-  private constructor(path: string, tempPath: string, handle: FileHandle, bufferSize: number) {
-    this.path = path;
-    this.tempPath = tempPath;
-    this.handle = handle;
-    this.bufferSize = bufferSize;
-  }
+  private constructor(
+    /** The final path, which receives the file on commit. */
+    readonly path: string,
+    /** The temporary path the bytes are written to: `.<name>.tmp-<pid>-<random>` in the same folder. */
+    readonly tempPath: string,
+    private readonly handle: FileHandle,
+    private readonly bufferSize: number,
+  ) {}
 
   /** Creates the temporary file next to `path` (exclusive create; the final name is not touched yet). */
   static async create(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {

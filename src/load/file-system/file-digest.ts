@@ -35,11 +35,6 @@ export class FileDigest {
   }
 }
 
-/** The size and SHA-256 of the regular file at `path` (a link followed: see openRegularFile). */
-async function digestOfFile(path: string): Promise<Digest> {
-  return digestOf((await openRegularFile(path, { followLink: true })).handle);
-}
-
 /** The size and SHA-256 of the file open at `handle`, read in 1 MiB chunks from where it is; the handle is closed. */
 export async function digestOf(handle: FileHandle): Promise<Digest> {
   const digest = new FileDigest();
@@ -47,22 +42,11 @@ export async function digestOf(handle: FileHandle): Promise<Digest> {
   return digest.digest();
 }
 
-/** What a file was found to hold, and whether that is what a listing of it gives. */
-export interface DigestCheck {
-  /** The file's size and SHA-256. */
-  found: Digest;
-  /** Whether both are those listed. */
-  holds: boolean;
-}
-
 /**
  * Whether the file at `path` holds the bytes `listed` gives (a manifest's entry, a sink's result): its size and
- * SHA-256, with what was found; rejects as digestOfFile does when the file cannot be read.
+ * SHA-256, with what was found; rejects when the regular file cannot be read (a link followed: see openRegularFile).
  */
-export async function checkFileDigest(
-  path: string,
-  listed: { bytes?: unknown; sha256?: unknown },
-): Promise<DigestCheck> {
-  const found = await digestOfFile(path);
+export async function checkFileDigest(path: string, listed: { bytes?: unknown; sha256?: unknown }) {
+  const found = await digestOf((await openRegularFile(path, { followLink: true })).handle);
   return { found, holds: found.bytes === listed.bytes && found.sha256 === listed.sha256 };
 }

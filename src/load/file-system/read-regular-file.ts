@@ -10,7 +10,7 @@
  * none would do (a ledger, a validator, a base's manifest) it goes on without it; otherwise it stops, in one line.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { fileSystemReason } from './file-system-error.js';
 
 /** What a file must be to be read; anything else is refused (RegularFileError) before a byte of it is read. */
@@ -35,14 +35,11 @@ export class RegularFileError extends Error {
   }
 }
 
-/** A regular file opened under a rule: its handle (the caller closes it) and its size when opened. */
-export interface RegularFile {
-  handle: FileHandle;
-  size: number;
-}
-
-/** Opens the regular file at `path` under `rule`; throws RegularFileError, or the system's error (ENOENT). */
-export async function openRegularFile(path: string, rule: RegularFileRule = {}): Promise<RegularFile> {
+/**
+ * Opens the regular file at `path` under `rule`: its handle (the caller closes it) and its size when opened; throws
+ * RegularFileError, or the system's error (ENOENT).
+ */
+export async function openRegularFile(path: string, rule: RegularFileRule = {}) {
   const handle = await open(path, openFlags(rule)).catch((err: unknown) => {
     throw linkRefusal(path, err, rule);
   });

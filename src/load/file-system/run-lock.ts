@@ -11,18 +11,20 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { onPath } from './file-system-error.js';
 import { bootId, isAlive, processIdentity } from './process-identity.js';
 import { readRegularFile, RegularFileError } from './read-regular-file.js';
+import { z } from 'zod';
 
 /** What a lock file records (the older form: `pid` alone). */
-interface LockRecord {
-  pid: number;
-  host?: string;
+const LockRecord = z.object({
+  pid: z.int().positive(),
+  host: z.string().optional(),
   /** /proc/sys/kernel/random/boot_id of the machine when the lock was taken. */
-  boot_id?: string;
+  boot_id: z.string().optional(),
   /** Field 22 of /proc/<pid>/stat: the holder's start, in clock ticks after boot. */
-  start_time?: string;
+  start_time: z.string().optional(),
   /** SHA-256 of the holder's /proc/<pid>/cmdline. */
-  command_sha256?: string;
-}
+  command_sha256: z.string().optional(),
+});
+type LockRecord = z.infer<typeof LockRecord>;
 
 /** What `takeRunLock` found: the lock taken (`tookOver`: why the lock it replaced was stale), or who holds it. */
 export type RunLockResult = { taken: true; tookOver?: string } | { taken: false; holder: string };
@@ -95,11 +97,9 @@ let own: Promise<string> | undefined;
 function ownLock(): Promise<string> {
   own ??= (async () => {
     const [boot, self] = await Promise.all([bootId(), processIdentity('self')]);
-    const record: LockRecord = { pid: process.pid, host: hostname() };
-    if (boot !== undefined) record.boot_id = boot;
-    if (self.startTime !== undefined) record.start_time = self.startTime;
-    if (self.commandSha256 !== undefined) record.command_sha256 = self.commandSha256;
-    return JSON.stringify(record) + '\n';
+    const { startTime: start_time, commandSha256: command_sha256 } = self;
+    const record: LockRecord = { pid: process.pid, host: hostname(), boot_id: boot, start_time, command_sha256 };
+    return JSON.stringify(record) + '\n'; // the fields not known are undefined, which JSON leaves out
   })();
   return own;
 }
@@ -133,18 +133,11 @@ function isImgEtl(command: readonly string[]): boolean {
 /** A lock file's record: a JSON line, or the older form's bare pid; undefined when it names no process. */
 function parseLock(text: string): LockRecord | undefined {
   const trimmed = text.trim();
-  let value: unknown;
   try {
-    value = /^\d+$/.test(trimmed) ? { pid: Number(trimmed) } : JSON.parse(trimmed);
+    return LockRecord.safeParse(/^\d+$/.test(trimmed) ? { pid: Number(trimmed) } : JSON.parse(trimmed)).data;
   } catch {
     return undefined;
   }
-  const record = value as Partial<Record<keyof LockRecord, unknown>> | null;
-  if (typeof record !== 'object' || record === null) return undefined;
-  if (!Number.isSafeInteger(record.pid) || (record.pid as number) <= 0) return undefined;
-  const texts = ['host', 'boot_id', 'start_time', 'command_sha256'] as const;
-  if (texts.some((key) => record[key] !== undefined && typeof record[key] !== 'string')) return undefined;
-  return record as LockRecord;
 }
 
 /**

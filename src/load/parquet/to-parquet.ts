@@ -13,7 +13,7 @@ import { writeSinkFile } from '../write-sink-file.js';
 import { LoadError } from '../../text/load-error.js';
 import type { SinkResult } from '../sink-result.js';
 
-import type { ParquetEngine } from '../engine-names.js';
+import { engineOf, type ParquetEngine } from '../engine-names.js';
 
 export type { ParquetEngine } from '../engine-names.js';
 
@@ -54,9 +54,6 @@ const ENGINES: Record<ParquetEngine, ParquetWriter> = {
   wasm: writeWasm,
   parquetjs: async (...args) => (await import('./parquetjs-writer.js')).writeParquetJs(...args),
 };
-const ENGINE_NAMES = Object.keys(ENGINES)
-  .map((name) => `'${name}'`)
-  .join(' or ');
 
 /**
  * Writes the batches to a Parquet file at `options.path`, atomically; a stream without batches gives a valid file with
@@ -67,14 +64,10 @@ export function toParquet(source: AsyncIterable<LoadBatch>, options: ParquetSink
   const table = options.table ?? IMAGES;
   const rowGroupSize = options.rowGroupSize ?? table.parquetRowGroupRows ?? DEFAULT_ROW_GROUP_SIZE;
   return writeSinkFile(source, 'parquet', options.path, (file) => {
-    if (!Object.hasOwn(ENGINES, engine))
-      throw LoadError.of(
-        'LOAD_INVALID_OPTION',
-        `load: parquet engine must be ${ENGINE_NAMES}, got ${JSON.stringify(engine)}`,
-      );
+    const write = engineOf('parquet', ENGINES, engine);
     if (!Number.isSafeInteger(rowGroupSize) || rowGroupSize < 1)
       throw LoadError.of('LOAD_INVALID_OPTION', `load: rowGroupSize must be a positive integer, got ${rowGroupSize}`);
-    return ENGINES[engine](source, file, { rowGroupSize, metadata: options.metadata ?? {}, table });
+    return write(source, file, { rowGroupSize, metadata: options.metadata ?? {}, table });
   });
 }
 
