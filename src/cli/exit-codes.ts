@@ -17,7 +17,11 @@ export const EXIT = {
   INTERRUPTED: 130,
 } as const;
 
+/** The library's codes for a path or a --where that names no snapshot or no condition: the command line's fault. */
+const USAGE_CODES = new Set<unknown>(['DIFF_NOT_FOUND', 'DIFF_NOT_SNAPSHOT', 'FILES_BAD_WHERE', 'FILES_NOT_SNAPSHOT']);
+
 /** The exit code of an error that ended a command: a bad command line is USAGE, anything else FAILED. */
 export function exitCodeOf(err: unknown): number {
-  return err instanceof UsageError ? EXIT.USAGE : EXIT.FAILED;
+  const usage = err instanceof UsageError || USAGE_CODES.has((err as { code?: unknown } | null)?.code);
+  return usage ? EXIT.USAGE : EXIT.FAILED;
 }

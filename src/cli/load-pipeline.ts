@@ -5,7 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Pipeline } from '../run/pipeline.js';
-import { pipelineRunOptions, type PipelineRunOptions } from '../run/pipeline-run-options.js';
+import { pipelineRunOptions } from '../run/pipeline-run-options.js';
 import { formatsFault } from '../snapshot/formats.js';
 import { TOOL_NAME, VERSION } from '../snapshot/tool.js';
 import { RegularFileError } from '../load/file-system/read-regular-file.js';
@@ -28,19 +28,11 @@ export async function pipelineNames(): Promise<string[]> {
 }
 
 /**
- * A pipeline loaded from its file, with what it gives the runner (its identity names the sha256 of the file and the
- * local modules it imports: pipeline-file-digest.ts).
+ * Loads a pipeline by name (from pipelines/) or by path to a .js/.mjs file exporting one as default, with what it gives
+ * the runner (its identity names the sha256 of the file and the local modules it imports: pipeline-file-digest.ts); a
+ * one-line usage error otherwise.
  */
-export interface LoadedPipeline {
-  pipeline: Pipeline;
-  options: PipelineRunOptions;
-}
-
-/**
- * Loads a pipeline by name (from pipelines/) or by path to a .js/.mjs file exporting one as default; a one-line usage
- * error otherwise.
- */
-export async function loadPipeline(nameOrPath: string): Promise<LoadedPipeline> {
+export async function loadPipeline(nameOrPath: string) {
   const isPath = /[/\\]/.test(nameOrPath) || /\.m?js$/.test(nameOrPath);
   const file = isPath ? resolve(nameOrPath) : join(pipelinesDir(), `${nameOrPath}.js`);
   if (!isPath && !/^[a-z0-9][a-z0-9-]*$/.test(nameOrPath))

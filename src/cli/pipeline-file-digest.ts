@@ -28,18 +28,13 @@ export async function pipelineFileDigest(file: string): Promise<string> {
   return sha256(Buffer.from(JSON.stringify(parts)));
 }
 
-interface LocalModule {
-  path: string;
-  bytes: Buffer;
-}
-
 /**
  * `file` and the local modules it imports, each once, in the order they are first imported; a RegularFileError for one
  * that is not a regular file of at most 64 MiB (a link is followed).
  */
-export async function localModules(file: string): Promise<LocalModule[]> {
+export async function localModules(file: string) {
   const seen = new Set<string>([file]);
-  const modules: LocalModule[] = [];
+  const modules: { path: string; bytes: Buffer }[] = [];
   const queue = [file];
   for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
     const bytes = await readRegularFile(path, { maxBytes: 64 << 20, followLink: true });

@@ -1,7 +1,6 @@
 /** The `img-etl diff` command: compares two snapshots by id, writes the diff files and prints a summary. */
 import type { CommandIo } from '../command-io.js';
 import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
-import { DiffError } from '../../snapshot/diff-error.js';
 import { DIFF_FORMATS, type DiffFormat } from '../../diff/diff-formats.js';
 import type { DiffTotals, SnapshotDiff } from '../../diff/diff-snapshots.js';
 import type { StagedDiff } from '../../diff/write-diff.js';
@@ -13,7 +12,7 @@ import type { SinkResult } from '../../load/sink-result.js';
 import { COLLECTIONS } from '../../schema/collection-columns.js';
 import { IMAGES } from '../../schema/columns.js';
 import type { Table } from '../../schema/table.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, exitCodeOf } from '../exit-codes.js';
 import { counted, formatBytes, thousands } from '../printing/human-numbers.js';
 import { interruptSignal } from '../interrupt-signal.js';
 import { parseFormats } from '../options/snapshot-options.js';
@@ -82,7 +81,7 @@ async function withPairs<T>(args: DiffArgs, use: (images: Pair, collections: Pai
   try {
     // The collections are compared where both sides are snapshot folders that hold them.
     const collections = await openPair(older, newer, COLLECTIONS).catch((error: unknown) => {
-      if (error instanceof UsageError) return error.message.replace(/^diff: /, '');
+      if (exitCodeOf(error) === EXIT.USAGE) return (error as Error).message.replace(/^diff: /, '');
       throw error;
     });
     try {
@@ -166,18 +165,12 @@ async function closePair(pair: Pair): Promise<void> {
 }
 
 /**
- * Opens a snapshot's table; a path that names no snapshot is a usage error (exit 2), a file that cannot be read a
- * failure (exit 1).
+ * Opens a snapshot's table; a path that names no snapshot is a usage error (exit 2: exitCodeOf), a file that cannot be
+ * read a failure (exit 1).
  */
 async function open(path: string, table: Table): Promise<SnapshotRows> {
-  try {
-    const { readSnapshotRows } = await import('../../snapshot/read-snapshot-rows.js');
-    return await readSnapshotRows(path, { table });
-  } catch (error) {
-    if (error instanceof DiffError && (error.code === 'DIFF_NOT_FOUND' || error.code === 'DIFF_NOT_SNAPSHOT'))
-      throw new UsageError(error.message);
-    throw error;
-  }
+  const { readSnapshotRows } = await import('../../snapshot/read-snapshot-rows.js');
+  return readSnapshotRows(path, { table });
 }
 
 /**

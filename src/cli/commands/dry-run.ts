@@ -48,18 +48,18 @@ export async function planSnapshot(options: SnapshotOptions, reporter: Reporter)
   const requested = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const client = new HttpClient(listUrl, { connections: 1, ...options.http });
-  let first: Awaited<ReturnType<typeof firstPage>>;
+  const read = (url: URL) => firstPage(client, url, requested, options, reporter);
+  let first: Awaited<ReturnType<typeof read>>;
   let collections: CollectionsPlan;
   try {
-    first = await firstPage(client, listUrl, requested, options, reporter);
-    collections = await planCollections(client, collectionsUrlOf(baseUrl), requested, options, reporter);
+    first = await read(listUrl);
+    collections = await planCollections(collectionsUrlOf(baseUrl), read);
   } finally {
     await client.close().catch(() => undefined);
   }
-  const { fetched, ms, pageSize, pages } = first;
+  const { url, fetched, ms, pageSize, pages } = first;
   const { page } = fetched;
   const bytes = fetched.bytes.length;
-  const url = pageUrl(listUrl, requested, 0);
   const batch: PageBatch = { source: { url, offset: 0 }, count: page.count, records: page.results, limit: pageSize };
   // From the first pages' times as reported, so that the plan's own formula gives it.
   // The collections list is read twice: before the pass and after it.
@@ -116,19 +116,13 @@ async function firstPage(
   const { page } = fetched;
   const pageSize = limitOfLink(page.next) ?? limitOfLink(page.previous) ?? Math.max(page.results.length, requested);
   const pages = page.next === null ? 1 : Math.max(1, Math.ceil(page.count / pageSize));
-  return { fetched, ms, pageSize, pages };
+  return { url, fetched, ms, pageSize, pages };
 }
 
-/** The collections list's part of the plan: a run reads it once; a 404 means the service has none. */
-async function planCollections(
-  client: HttpClient,
-  url: URL,
-  requested: number,
-  options: SnapshotOptions,
-  reporter: Reporter,
-): Promise<CollectionsPlan> {
+/** The collections list's part of the plan, its first page read by `read`: a 404 means the service has none. */
+async function planCollections(url: URL, read: (url: URL) => ReturnType<typeof firstPage>): Promise<CollectionsPlan> {
   try {
-    const { fetched, ms, pages } = await firstPage(client, url, requested, options, reporter);
+    const { fetched, ms, pages } = await read(url);
     return { source_url: url.href, count: fetched.page.count, pages, first_page_ms: Math.round(ms) };
   } catch (err) {
     if (!(err instanceof ExtractError && err.status === 404)) throw err;

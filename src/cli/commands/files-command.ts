@@ -5,8 +5,8 @@
 import type { CommandIo } from '../command-io.js';
 import type { ArgumentsCamelCase, CommandModule, InferredOptionTypes } from 'yargs';
 import type { FetchFilesOptions, FilesPlan, FilesResult } from '../../files/fetch-files.js';
+import type { HttpClientOptions } from '../../extract/paging/http-client.js';
 import type { FilesEvent } from '../../files/files-events.js';
-import { FilesError } from '../../files/files-error.js';
 import { FILE_STATUSES } from '../../files/file-status.js';
 import { EXTRA_LINKS, type ExtraLinkGroup } from '../../files/extra-links.js';
 import { EXIT } from '../exit-codes.js';
@@ -83,9 +83,9 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
   const { out, concurrency } = args;
   const formats = parseFormats(args.to);
   const groups = parseChoices('with', args.with, Object.keys(EXTRA_LINKS) as ExtraLinkGroup[], 'link');
-  const timeoutMs = args.timeout * 1000;
+  const http = { headersTimeoutMs: args.timeout * 1000, bodyTimeoutMs: args.timeout * 1000 };
   const { parseWhere } = await import('../../files/where-condition.js');
-  const where = await usage(() => args.where.map((text) => parseWhere(text)));
+  const where = args.where.map((text) => parseWhere(text));
   if (args.layout === 'nilearn' && groups.length > 0)
     throw new UsageError('files: --with has no place in --layout nilearn, which holds only the maps');
   const selection = {
@@ -100,7 +100,7 @@ async function checkedRun(args: FilesArgs, output: OutputChoices, io: CommandIo)
     output.logFormat === 'json'
       ? new FilesJsonLog(io.stderr, output.quiet)
       : new FilesProgress(io.stderr, output.quiet, output.progressIntervalMs);
-  return { selection, out, formats, concurrency, token, timeoutMs, summary, progress, stdout: io.stdout };
+  return { selection, out, formats, concurrency, token, http, summary, progress, stdout: io.stdout };
 }
 
 /** `--dry-run`: prints the selection's files and bytes and an estimated time, the token withheld as a run would. */
@@ -108,10 +108,10 @@ async function printPlan(run: FilesRun, baseUrlGiven: boolean): Promise<void> {
   const { planFiles } = await import('../../files/fetch-files.js');
   const { tokenGoesTo } = await import('../../files/token-host.js');
   const { token, concurrency } = run;
-  const plan = await usage(() => planFiles({ ...run.selection, onEvent: run.progress.onEvent }));
+  const plan = await planFiles({ ...run.selection, onEvent: run.progress.onEvent });
   const sendToken = token !== undefined && tokenGoesTo(plan.baseUrl, baseUrlGiven);
   if (token !== undefined && !sendToken) run.progress.onEvent({ type: 'token-withheld', baseUrl: plan.baseUrl });
-  const estimate = await estimateSeconds(plan, concurrency, run.timeoutMs, sendToken ? token : undefined);
+  const estimate = await estimateSeconds(plan, concurrency, sendToken ? { ...run.http, token } : run.http);
   run.stdout.write(
     run.summary === 'json'
       ? `${JSON.stringify(planDocument(plan, concurrency, estimate), null, 2)}\n`
@@ -127,7 +127,7 @@ async function fetchSelection(run: FilesRun, args: FilesArgs, io: CommandIo): Pr
   const { fetchFiles } = await import('../../files/fetch-files.js');
   const { signal, release } = interruptSignal();
   try {
-    const result = await usage(() => fetchFiles(fetchOptions(run, args, signal)));
+    const result = await fetchFiles(fetchOptions(run, args, signal));
     run.progress.finish();
     run.stdout.write(
       run.summary === 'json' ? `${JSON.stringify(summaryDocument(result), null, 2)}\n` : formatSummary(result),
@@ -157,43 +157,18 @@ function fetchOptions(run: FilesRun, args: FilesArgs, signal: AbortSignal): Fetc
     formats: run.formats,
     concurrency: run.concurrency,
     verify: args.verify,
-    http: {
-      headersTimeoutMs: run.timeoutMs,
-      bodyTimeoutMs: run.timeoutMs,
-      ...(run.token === undefined ? {} : { token: run.token }),
-    },
+    http: run.token === undefined ? run.http : { ...run.http, token: run.token },
     retry: { attempts: args.maxAttempts, baseDelayMs: args.retryDelay * 1000 },
     signal,
     onEvent: run.progress.onEvent,
   };
 }
 
-/** A bad --where or a path that names no snapshot is a usage error (exit 2). */
-async function usage<T>(body: () => T | Promise<T>): Promise<T> {
-  try {
-    return await body();
-  } catch (err) {
-    if (err instanceof FilesError && (err.code === 'FILES_BAD_WHERE' || err.code === 'FILES_NOT_SNAPSHOT'))
-      throw new UsageError(err.message, err); // the JSON log's error line gives the cause's code
-    throw err;
-  }
-}
-
 /** Seconds the selection may take: one ranged request of up to 1 MiB measures a connection's rate and round trip. */
-async function estimateSeconds(
-  plan: FilesPlan,
-  concurrency: number,
-  timeoutMs: number,
-  token: string | undefined,
-): Promise<number | null> {
+async function estimateSeconds(plan: FilesPlan, concurrency: number, http: HttpClientOptions): Promise<number | null> {
   if (plan.sample === undefined || plan.bytes === 0) return plan.bytes === 0 ? 0 : null;
   const { HttpClient } = await import('../../extract/paging/http-client.js');
-  const client = new HttpClient(new URL(plan.baseUrl), {
-    connections: 1,
-    headersTimeoutMs: timeoutMs,
-    bodyTimeoutMs: timeoutMs,
-    ...(token === undefined ? {} : { token }),
-  });
+  const client = new HttpClient(new URL(plan.baseUrl), { connections: 1, ...http });
   try {
     const began = performance.now();
     const response = await client.getFile(plan.sample, { range: 'bytes=0-1048575' });

@@ -42,10 +42,7 @@ async function runReport(args: ReportArgs, io: CommandIo): Promise<void> {
     import('../../report/write-report-files.js'),
   ]);
   const report = await reportSnapshot(args.snapshot, { against }).catch((error: unknown) => {
-    // A path that names no snapshot is a usage error (exit 2), a file that cannot be read a failure (exit 1).
-    const code = error instanceof DiffError ? error.code : undefined;
-    const named = code === 'DIFF_NOT_FOUND' || code === 'DIFF_NOT_SNAPSHOT';
-    if (named) throw new UsageError((error as DiffError).message.replace(/^diff:/, 'report:'));
+    // A path that names no snapshot is a usage error (exit 2: exitCodeOf), a file that cannot be read a failure (1).
     if (error instanceof DiffError) error.message = error.message.replace(/^diff:/, 'report:');
     throw error;
   });

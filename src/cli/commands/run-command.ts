@@ -1,7 +1,7 @@
 /** The `img-etl run` command: a snapshot made by a named pipeline from pipelines/ or by a pipeline file. */
 import type { CommandIo } from '../command-io.js';
 import type { CommandModule } from 'yargs';
-import { loadPipeline, type LoadedPipeline } from '../load-pipeline.js';
+import { loadPipeline } from '../load-pipeline.js';
 import { handleSnapshotArgs, reportingErrors, type SnapshotArgs } from './snapshot-command.js';
 import { OUTPUT_OPTIONS, SNAPSHOT_OPTIONS } from '../options/option-table.js';
 import { withEnvAndConfig } from '../options/config-file.js';
@@ -34,7 +34,7 @@ export function runCommand(
         .example('$0 run all-formats --snapshot --keep 7', 'Parquet, Arrow and CSV in a dated folder') as never,
     handler: async (args) => {
       // a pipeline that cannot be loaded is told as the run's other errors, a JSON line with --log-format json
-      let loaded: LoadedPipeline | undefined;
+      let loaded: Awaited<ReturnType<typeof loadPipeline>> | undefined;
       const logFormat = args.logFormat === 'json' ? 'json' : 'text';
       await reportingErrors(logFormat, io, async () => void (loaded = await loadPipeline(args.pipeline)));
       if (loaded === undefined) return;

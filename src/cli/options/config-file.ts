@@ -41,15 +41,7 @@ function readConfigFile(path: string, options: Record<string, Options>): Record<
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new UsageError(`--config: ${path} must hold a JSON object of options`);
-  const known = new Map(
-    Object.keys(options).flatMap(
-      (name) =>
-        [
-          [name, name],
-          [camelCase(name), name],
-        ] as const,
-    ),
-  );
+  const known = new Map(Object.keys(options).flatMap((name) => [name, camelCase(name)].map((key) => [key, name])));
   for (const [key, v] of Object.entries(value)) {
     const refuse = (reason: string) => new UsageError(`--config: ${path} sets ${JSON.stringify(key)}${reason}`);
     // yargs would ignore a "config" key, and read "extends" as another file to load: one file, no chains.

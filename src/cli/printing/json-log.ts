@@ -45,14 +45,12 @@ export class JsonLog implements Reporter {
   exception(err: unknown, exitCode: number): void {
     const fields: Record<string, unknown> = { exit_code: exitCode };
     // The command may wrap the library's error (to add a resume hint): the code and URL are on a cause.
-    for (
-      let e: unknown = err, depth = 0;
-      typeof e === 'object' && e !== null && depth < 5;
-      e = (e as { cause?: unknown }).cause, depth++
-    ) {
-      const { code, url } = e as { code?: unknown; url?: unknown };
+    let e: unknown = err;
+    for (let depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
+      const { code, url, cause } = e as { code?: unknown; url?: unknown; cause?: unknown };
       if (typeof code === 'string') fields['code'] ??= code;
       if (typeof url === 'string') fields['url'] ??= url;
+      e = cause;
     }
     this.error(oneLine(messageOf(err)), 'error', fields);
   }

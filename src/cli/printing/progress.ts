@@ -42,28 +42,6 @@ export interface ProgressOptions {
   stages?: boolean;
 }
 
-/** Where the run stands, as far as the events tell. */
-interface PassState {
-  pass: number;
-  maxPasses: number;
-  /** Records the pass looks for beyond what the run had (0 for the first pass). */
-  missing: number;
-  started: number;
-  /** Records and pages of the pass, those an earlier process fetched included. */
-  records: number;
-  pages: number;
-  /** Records this process fetched in the pass: the rate's numerator. */
-  fetched: number;
-  count: number;
-}
-
-interface PublishState {
-  records: number;
-  formats: string[];
-  written: number;
-  started: number;
-}
-
 /**
  * Renders a run's events as text on stderr: on a terminal a bar redrawn in place (records, pages, rate, ETA from
  * `count`; at most ten redraws a second, so a page costs a few additions); otherwise a plain line every few
@@ -71,14 +49,15 @@ interface PublishState {
  */
 export class Progress implements Reporter {
   private readonly line: StatusLine;
-  private readonly plainEveryMs: number;
-  private readonly redrawEveryMs: number;
-  private readonly refreshEveryMs: number;
-  private readonly stages: boolean;
   /** `collections`: the collections list and the collections' own lists are read (a line each step, no bar). */
   private phase: 'idle' | 'extract' | 'collections' | 'publish' = 'idle';
-  private pass: PassState = newPass(1, 1, 0, Date.now());
-  private publish: PublishState = { records: 0, formats: [], written: 0, started: 0 };
+  /**
+   * Where the pass stands, as far as the events tell: the records it looks for beyond what the run had (0 for the first
+   * pass), its records and pages (an earlier process's included) and the records this process fetched (the rate's
+   * numerator).
+   */
+  private pass = newPass(1, 1, 0, Date.now());
+  private publish = { records: 0, formats: [] as string[], written: 0, started: 0 };
   /** The page size the server applied, from the `limit` of a page after the first. */
   private limit = 0;
   private firstLimit = 0;
@@ -93,13 +72,9 @@ export class Progress implements Reporter {
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly quiet = false,
-    options: ProgressOptions = {},
+    private readonly options: ProgressOptions = {},
   ) {
     this.line = new StatusLine(out);
-    this.plainEveryMs = options.plainEveryMs ?? 10_000;
-    this.redrawEveryMs = options.redrawEveryMs ?? 100;
-    this.refreshEveryMs = options.refreshEveryMs ?? 1_000;
-    this.stages = options.stages === true;
   }
 
   /** Takes one event. */
@@ -216,7 +191,7 @@ export class Progress implements Reporter {
     this.phase = 'publish';
     this.publish = { records: event.records, formats: event.formats, written: 0, started: now };
     const formats = event.formats.join(', ');
-    if (!this.line.tty && this.stages)
+    if (!this.line.tty && this.options.stages)
       this.out.write(
         `img-etl: writing ${formats}: ${thousands(event.records)} records through the pipeline's stages\n`,
       );
@@ -228,7 +203,7 @@ export class Progress implements Reporter {
   /** Publishing ends: the bar is drawn full, then cleared for the summary. */
   private onPublishEnd(event: PublishEndEvent, now: number): void {
     // The last bar drawn says the files are written, true when it is drawn; then it makes way for the summary.
-    this.publish.written = this.stages ? event.rows + event.rejects : this.publish.records;
+    this.publish.written = this.options.stages ? event.rows + event.rejects : this.publish.records;
     this.draw(now);
     this.phase = 'idle'; // the summary follows
     this.line.clear();
@@ -260,7 +235,8 @@ export class Progress implements Reporter {
 
   private startTimer(): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => this.tick(), this.line.tty ? this.refreshEveryMs : this.plainEveryMs);
+    const everyMs = this.line.tty ? (this.options.refreshEveryMs ?? 1_000) : (this.options.plainEveryMs ?? 10_000);
+    this.timer = setInterval(() => this.tick(), everyMs);
     this.timer.unref(); // never keeps the process alive
   }
 
@@ -272,7 +248,7 @@ export class Progress implements Reporter {
 
   /** Redraws the bar unless it was drawn moments ago. */
   private maybeDraw(now: number): void {
-    if (this.line.tty && now - this.line.lastDraw >= this.redrawEveryMs) this.draw(now);
+    if (this.line.tty && now - this.line.lastDraw >= (this.options.redrawEveryMs ?? 100)) this.draw(now);
   }
 
   private draw(now: number): void {
@@ -300,7 +276,7 @@ export class Progress implements Reporter {
         ? ratio(this.publish.written, this.publish.records)
         : ratio(this.pass.records, this.pass.count);
     const formats = this.publish.formats.join('+');
-    if (this.phase === 'publish' && this.stages) return `writing ${formats}: ${this.publishStatus(now)}`;
+    if (this.phase === 'publish' && this.options.stages) return `writing ${formats}: ${this.publishStatus(now)}`;
     if (this.phase === 'publish') return `writing ${formats} ${bar(share)} ${this.publishStatus(now)}`;
     const p = this.pass;
     const head =
@@ -337,7 +313,7 @@ export class Progress implements Reporter {
     const q = this.publish;
     const rate = q.written / Math.max((now - q.started) / 1000, 0.001);
     const perSecond = `${thousands(Math.round(rate))} rec/s`;
-    if (this.stages) return `${thousands(q.written)} records written after the pipeline's stages, ${perSecond}`;
+    if (this.options.stages) return `${thousands(q.written)} records written after the pipeline's stages, ${perSecond}`;
     return (
       `${percent(q.written, q.records)} ${thousands(q.written)}/${thousands(q.records)} ` +
       `records, ${perSecond}, eta ` +
@@ -346,7 +322,7 @@ export class Progress implements Reporter {
   }
 }
 
-function newPass(pass: number, maxPasses: number, missing: number, started: number): PassState {
+function newPass(pass: number, maxPasses: number, missing: number, started: number) {
   return { pass, maxPasses, missing, started, records: 0, pages: 0, fetched: 0, count: 0 };
 }
 
