@@ -332,19 +332,17 @@ async function fullInstead(run: RunPlan, checkpoint: Checkpoint, why: string): P
 async function preparePublishing(run: RunPlan, dataDir: string): Promise<string> {
   await makeFolder(dataDir);
   if (run.snapshot) await recoverSnapshots(run.outDir, dataDir, run.onEvent);
-  const { pending } = await preparePending(dataDir);
-  return pending;
+  return preparePending(dataDir);
 }
 
 /** The key-value metadata of the run's data files. */
 function dataMetadata(run: RunPlan): Record<string, string> {
-  const metadata: Record<string, string> = {
+  return {
     'img-etl.source_url': run.sourceUrl,
     'img-etl.schema_version': run.table.schemaVersion,
+    // snapshots keep the time in the manifest and folder name
+    ...(run.snapshot ? {} : { 'img-etl.snapshot_time': run.startedAt.toISOString() }),
   };
-  // snapshots keep the time in the manifest and folder name
-  if (!run.snapshot) metadata['img-etl.snapshot_time'] = run.startedAt.toISOString();
-  return metadata;
 }
 
 /** Opens the run's taps in order, once its records are all fetched; if one fails, aborts those opened before it. */
@@ -469,12 +467,9 @@ async function discardIfStale(
   const check = await checkStaging(checkpoint, list);
   const differ = check.gone.length + check.changed.length;
   if (!check.stale) return check.requests;
-  const which = [
-    ...(check.gone.length > 0 ? [`${check.gone.length} gone (id ${check.gone.slice(0, 5).join(', ')})`] : []),
-    ...(check.changed.length > 0
-      ? [`${check.changed.length} changed (id ${check.changed.slice(0, 5).join(', ')})`]
-      : []),
-  ];
+  const which = (['gone', 'changed'] as const)
+    .filter((how) => check[how].length > 0)
+    .map((how) => `${check[how].length} ${how} (id ${check[how].slice(0, 5).join(', ')})`);
   await checkpoint.discard(
     identity,
     `staging: ${differ} of ${check.sampled} staged records fetched again are ${which.join(' and ')} ` +

@@ -7,7 +7,7 @@
 import type { Checkpoint } from '../staging/checkpoint.js';
 import type { JournalCount } from '../staging/journal.js';
 import { CollectionTally } from './collection-tally.js';
-import type { Collected } from './collect.js';
+import { requestCounts, type Collected } from './collect.js';
 import { completenessOf } from './completeness.js';
 import { imageCount } from '../paging/image-count.js';
 import { PageCache } from '../staging/page-cache.js';
@@ -251,12 +251,7 @@ function collected(ended: Ended): IncrementalCollected {
       base_missing: base.missing,
     },
   });
-  const requests = {
-    images: stats.requests,
-    collections: before.stats.requests + listing.stats.requests,
-    collection_images: reconciliation.stats.requests,
-    image: 0,
-  };
+  const requests = requestCounts({ stats, reads: [before, listing], reconciliation });
   const conflicts = index.conflicts;
   return {
     ...{ index, passes: [], expected: count, countAtStart: count, missing, completeness, collections: listing },

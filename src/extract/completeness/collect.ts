@@ -218,8 +218,7 @@ function collected(ended: Ended): Collected {
 }
 
 /** Requests this process sent per endpoint, the collections list's of every read of it. */
-function requestCounts(ended: Ended): RequestCounts {
-  const { stats, reads, reconciliation } = ended;
+export function requestCounts({ stats, reads, reconciliation }: Pick<Ended, 'stats' | 'reads' | 'reconciliation'>) {
   const collections = reads.reduce((n, read) => n + read.stats.requests, 0);
   return { images: stats.requests, collections, collection_images: reconciliation?.stats.requests ?? 0, image: 0 };
 }

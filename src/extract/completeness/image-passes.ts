@@ -89,19 +89,11 @@ export class ImagePasses {
 
   /** Pages the image list into the staging folder as pass `pass`, from where an earlier process left it. */
   private async pagePass(pass: number): Promise<void> {
-    const { options, checkpoint, index, cache } = this.run;
+    const { options, checkpoint, index, cache, maxPasses } = this.run;
     const mine = this.earlierPages.filter((p) => p.pass === pass);
     const resume = resumeOf(mine);
-    options.onEvent?.({
-      type: 'pass-start',
-      pass,
-      maxPasses: this.run.maxPasses,
-      expected: this.expected,
-      received: index.received,
-      missing: Math.max(0, this.expected - index.received),
-      pagesDone: mine.length,
-      recordsDone: mine.reduce((n, p) => n + p.ids.length, 0),
-    });
+    const recordsDone = mine.reduce((n, p) => n + p.ids.length, 0);
+    options.onEvent?.({ type: 'pass-start', pass, maxPasses, ...this.counts(), pagesDone: mine.length, recordsDone });
     const passStats = newExtractStats();
     // The records an earlier process skipped in this pass were never served: they stay skipped.
     passStats.skippedOffsets.push(...skippedIn(mine));
@@ -128,18 +120,15 @@ export class ImagePasses {
     this.run.stats.skippedOffsets = eachOnce(this.run.stats.skippedOffsets, skipped);
   }
 
-  private passEnded(summary: PassSummary): void {
-    const { index } = this.run;
-    this.run.options.onEvent?.({
-      type: 'pass-end',
-      pass: summary.pass,
-      added: summary.added,
-      duplicates: summary.duplicates,
-      expected: this.expected,
-      received: index.received,
-      missing: Math.max(0, this.expected - index.received),
-      clean: summary.clean,
-    });
+  private passEnded({ pass, added, duplicates, clean }: PassSummary): void {
+    this.run.options.onEvent?.({ type: 'pass-end', pass, added, duplicates, ...this.counts(), clean });
+  }
+
+  /** Records the service counts, the run holds, and the difference (at least 0), as the pass events tell them. */
+  private counts(): { expected: number; received: number; missing: number } {
+    const { expected } = this;
+    const { received } = this.run.index;
+    return { expected, received, missing: Math.max(0, expected - received) };
   }
 }
 

@@ -239,15 +239,8 @@ function announceStart(
 ): void {
   const count = (reason: ReadReason) => plan.filter((cid) => reasons.get(cid) === reason).length;
   const done = plan.filter((c) => ended.has(c)).length;
-  options.onEvent?.({
-    type: 'reconcile-start',
-    collections: plan.length,
-    changed: count('changed'),
-    unlisted: count('unlisted'),
-    new: count('new'),
-    doubt: count('doubt'),
-    done,
-  });
+  const counts = { changed: count('changed'), unlisted: count('unlisted'), new: count('new'), doubt: count('doubt') };
+  options.onEvent?.({ type: 'reconcile-start', collections: plan.length, ...counts, done });
 }
 
 /** Reads one planned collection to its end marker (or takes an earlier process's), and emits `collection-read`. */
@@ -296,15 +289,8 @@ function summarise(run: ReconcileRun, expected: number): Reconciliation {
   const missing = missingOf(shortfall);
   const dropped = list.reduce((n, r) => n + r.dropped, 0);
   const removed = list.reduce((n, r) => n + r.removed, 0);
-  options.onEvent?.({
-    type: 'reconcile-end',
-    collections: list.length,
-    added,
-    ...shortfall,
-    missing,
-    dropped,
-    removed,
-  });
+  const totals = { collections: list.length, added, ...shortfall, missing, dropped, removed };
+  options.onEvent?.({ type: 'reconcile-end', ...totals });
   return { readings: list, added, unserved, expected, missing, removed, stats };
 }
 

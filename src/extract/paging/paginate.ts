@@ -263,12 +263,6 @@ function unservedError(urls: readonly string[]): ExtractError {
   const reason =
     `answered 500 for each of its records, and so did the ${urls.length - 1} pages after it: the service is ` +
     'failing; stopping rather than skipping the rest of the list';
-  return new ExtractError({
-    code: 'HTTP_STATUS',
-    kind: 'status',
-    url: urls[0]!,
-    reason,
-    status: 500,
-    retryable: false,
-  });
+  const url = urls[0]!;
+  return new ExtractError({ code: 'HTTP_STATUS', kind: 'status', url, reason, status: 500, retryable: false });
 }

@@ -1,14 +1,11 @@
 /** Why a staging folder cannot be used, as a coded error. */
-import { CodedError, type CodedErrorOptions } from '../../text/coded-error.js';
+import { CodedError } from '../../text/coded-error.js';
 
 /**
  * Why a staging folder cannot be used: `LOCKED` (another run holds it), `MISMATCH` (another source or page size), or
  * `CHANGED` (a page staged was changed on disk while the run used it; a rerun fetches it again).
  */
 export type CheckpointErrorCode = 'LOCKED' | 'MISMATCH' | 'CHANGED';
-
-/** What a CheckpointError is made of; its message is prefixed `staging:` and names the folder. */
-export type CheckpointErrorOptions = CodedErrorOptions<CheckpointErrorCode>;
 
 /** Why a staging folder cannot be used. */
 export class CheckpointError extends CodedError<CheckpointErrorCode> {

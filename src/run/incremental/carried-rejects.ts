@@ -32,12 +32,8 @@ export async function carriedRejectsOf(path: string): Promise<CarriedReject[]> {
     const text = line.slice(record.valueStart, record.valueEnd);
     const parsed = JSON.parse(text) as unknown;
     const cid = (parsed as { collection_id?: unknown } | null)?.collection_id;
-    rejects.push({
-      key: rejectKey(parsed),
-      collection: Number.isSafeInteger(cid) ? (cid as number) : null,
-      record: parsed,
-      text,
-    });
+    const collection = Number.isSafeInteger(cid) ? (cid as number) : null;
+    rejects.push({ key: rejectKey(parsed), collection, record: parsed, text });
   }
   return rejects;
 }

@@ -20,41 +20,30 @@ import { messageOf } from '../../text/message-of.js';
 /** The pending folder inside an output folder. */
 export const PENDING_DIR = '.img-etl-publish';
 
-/** What finishing an earlier run's publication did. */
-export type Recovery = 'none' | 'rolled-forward' | 'discarded';
-
 /**
  * Empties (or creates) the pending folder of `dataDir`, after finishing whatever an earlier run left there; resolves to
  * its path.
  */
-export async function preparePending(dataDir: string): Promise<{ pending: string; recovery: Recovery }> {
-  const recovery = await recoverPending(dataDir);
+export async function preparePending(dataDir: string): Promise<string> {
+  await recoverPending(dataDir);
   const pending = join(dataDir, PENDING_DIR);
   await makeFolder(pending);
-  return { pending, recovery };
+  return pending;
 }
 
 /**
  * Finishes a publication a crash interrupted (its manifest was written: roll forward) or discards one that never got
  * that far. One it cannot finish or discard (a mount point in it, say) is a one-line LoadError naming the path and why.
  */
-export async function recoverPending(dataDir: string): Promise<Recovery> {
+export async function recoverPending(dataDir: string): Promise<void> {
   const pending = join(dataDir, PENDING_DIR);
   const entries = await readdir(pending).catch(() => undefined);
-  if (entries === undefined) return 'none';
-  if (entries.includes(FILE_NAMES.manifest)) {
-    await publishPending(dataDir);
-    return 'rolled-forward';
-  }
+  if (entries === undefined) return;
+  if (entries.includes(FILE_NAMES.manifest)) return publishPending(dataDir);
   await rm(pending, { recursive: true, force: true }).catch((cause: unknown) => {
-    throw fileSystemError({
-      stage: 'load',
-      action: "remove an earlier run's unfinished publication",
-      path: pending,
-      cause,
-    });
+    const action = "remove an earlier run's unfinished publication";
+    throw fileSystemError({ stage: 'load', action, path: pending, cause });
   });
-  return 'discarded';
 }
 
 /**
