@@ -24,18 +24,12 @@ export interface IndexedSnapshot {
   index: SnapshotIndexReader;
 }
 
-/** Which rows the two indexes say are the same record with other values: their positions in each file. */
-interface Merged {
-  added: number;
-  removed: number;
-  same: number;
-  oldPositions: number[];
-  newPositions: number[];
-}
-
-/** Merges two indexes by id, reading each once. */
-async function mergeIndexes(old: SnapshotIndexReader, now: SnapshotIndexReader): Promise<Merged> {
-  const merged: Merged = { added: 0, removed: 0, same: 0, oldPositions: [], newPositions: [] };
+/**
+ * Merges two indexes by id, reading each once: the records added, removed and the same, and the rows they say are the
+ * same record with other values (their positions in each file).
+ */
+async function mergeIndexes(old: SnapshotIndexReader, now: SnapshotIndexReader) {
+  const merged = { added: 0, removed: 0, same: 0, oldPositions: [] as number[], newPositions: [] as number[] };
   let [oldLive, newLive] = [await old.ready(), await now.ready()];
   while (oldLive && newLive) {
     while (old.hasRow() && now.hasRow()) {

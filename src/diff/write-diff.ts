@@ -52,19 +52,18 @@ export async function writeDiff(source: AsyncIterable<DiffEntry[]>, options: Wri
   return (await stageDiff(source, options)).commit();
 }
 
-/** A diff written whole under temporary names: `commit` publishes its files, `abort` removes them. */
-export interface StagedDiff {
-  /** Publishes the files; resolves to what was written, in `formats` order. On failure, removes what is left. */
-  commit(): Promise<SinkResult[]>;
-  /** Removes the files not yet published; safe to call more than once. */
-  abort(): Promise<void>;
-}
+/**
+ * A diff written whole under temporary names: `commit` publishes its files and resolves to what was written, in
+ * `formats` order (on failure, it removes what is left); `abort` removes the files not yet published, safe to call
+ * more than once.
+ */
+export type StagedDiff = Awaited<ReturnType<typeof stageDiff>>;
 
 /**
  * writeDiff up to the publishing, so that the files of several diffs are published together once all are whole (or
  * none, when one fails): every entry of `source` written under temporary names in `options.dir`, and flushed.
  */
-export async function stageDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions): Promise<StagedDiff> {
+export async function stageDiff(source: AsyncIterable<DiffEntry[]>, options: WriteDiffOptions) {
   const { formats, rowGroupSize } = checkedOptions(options);
   const why = await whySnapshotFolder(options.dir);
   if (why !== undefined) {

@@ -21,18 +21,10 @@ export interface OtherValues {
 }
 
 /** How many records hold true, false and null in a boolean column. */
-export interface FlagCounts {
-  true: number;
-  false: number;
-  null: number;
-}
+export type FlagCounts = GatheredStats['flags'][string];
 
 /** How a Cognitive Atlas field was answered: a named task or contrast, "None / Other", or nothing. */
-export interface AtlasStates {
-  named: number;
-  other: number;
-  blank: number;
-}
+export type AtlasStates = GatheredStats['atlas']['paradigm'];
 
 /** The category columns charted as counts per value. */
 export const CHARTED_CATEGORIES = [
@@ -65,38 +57,32 @@ const DISTRIBUTION_AT = DISTRIBUTION_COLUMNS.map((c) => AT[c]!);
 const MICROS_PER_MS = 1000n;
 
 /** What the rows say, before the run's manifest, drift and owners are added (see build-report.ts). */
-export interface GatheredStats {
-  records: number;
-  addedPerMonth: Map<string, number>;
-  addDateNulls: number;
-  flags: Record<string, FlagCounts>;
-  /** Records per value (null included) of every category column. */
-  categories: Map<string, Map<string | null, number>>;
-  atlas: { paradigm: AtlasStates; contrast: AtlasStates };
-  distributions: Record<string, Histogram>;
-  /** Records per collection_id. */
-  collections: Map<number, number>;
-  withoutCollection: number;
-  /** Nulls per column, in COLUMNS order. */
-  nulls: number[];
-  extraKeys: Map<string, number>;
+export type GatheredStats = ReturnType<typeof noStats>;
+
+/** The numbers of no rows yet. */
+function noStats() {
+  const atlasStates = () => ({ named: 0, other: 0, blank: 0 });
+  return {
+    records: 0,
+    addedPerMonth: new Map<string, number>(),
+    addDateNulls: 0,
+    flags: Object.fromEntries(CHARTED_FLAGS.map((f) => [f, { true: 0, false: 0, null: 0 }])),
+    /** Records per value (null included) of every category column. */
+    categories: new Map(CATEGORY_COLUMNS.map((c) => [c, new Map<string | null, number>()])),
+    atlas: { paradigm: atlasStates(), contrast: atlasStates() },
+    distributions: Object.fromEntries(Object.entries(CHARTED_DISTRIBUTIONS).map(([c, s]) => [c, new Histogram(s)])),
+    /** Records per collection_id. */
+    collections: new Map<number, number>(),
+    withoutCollection: 0,
+    /** Nulls per column, in COLUMNS order. */
+    nulls: new Array<number>(COLUMNS.length).fill(0),
+    extraKeys: new Map<string, number>(),
+  };
 }
 
 /** A streaming accumulator of a report's numbers: feed it every row once. */
 export class ReportStats {
-  private readonly stats: GatheredStats = {
-    records: 0,
-    addedPerMonth: new Map(),
-    addDateNulls: 0,
-    flags: Object.fromEntries(CHARTED_FLAGS.map((f) => [f, { true: 0, false: 0, null: 0 }])),
-    categories: new Map(CATEGORY_COLUMNS.map((c) => [c, new Map<string | null, number>()])),
-    atlas: { paradigm: { named: 0, other: 0, blank: 0 }, contrast: { named: 0, other: 0, blank: 0 } },
-    distributions: Object.fromEntries(Object.entries(CHARTED_DISTRIBUTIONS).map(([c, s]) => [c, new Histogram(s)])),
-    collections: new Map(),
-    withoutCollection: 0,
-    nulls: new Array<number>(COLUMNS.length).fill(0),
-    extraKeys: new Map(),
-  };
+  private readonly stats = noStats();
   private readonly categoryCounts = CATEGORY_COLUMNS.map((c) => this.stats.categories.get(c)!);
   private readonly histograms = DISTRIBUTION_COLUMNS.map((c) => this.stats.distributions[c]!);
   private month = { start: 0n, end: 0n, key: '' };

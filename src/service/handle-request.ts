@@ -20,7 +20,7 @@ import { DJANGO_NOT_FOUND } from './http/error-pages.js';
 import { FORBIDDEN, listedId, NOT_AUTHENTICATED, NOT_FOUND, serveImage } from './endpoints/image-endpoint.js';
 import { serveList } from './endpoints/list-endpoint.js';
 import { isMediaPath, serveMedia } from './media/media-endpoint.js';
-import { negotiate, type RendererName } from './http/negotiate-format.js';
+import { negotiate } from './http/negotiate-format.js';
 import { lastValue, parseQueryString, unquote } from './http/query-params.js';
 import { send, sendServerError, sendView } from './http/respond.js';
 import type { ViewRequest } from './http/serve-view.js';
@@ -124,10 +124,7 @@ export function handleRequest(ctx: ServiceContext, req: IncomingMessage, res: Se
   }
 }
 
-function matchRoute(
-  ctx: ServiceContext,
-  path: string,
-): { route: Route; pk: string; format: string | undefined } | undefined {
+function matchRoute(ctx: ServiceContext, path: string) {
   for (const route of ROUTES) {
     if (route.collection && !ctx.collectionEndpoints) continue;
     const match = route.pattern.exec(path);
@@ -174,15 +171,10 @@ function noRoute(ctx: ServiceContext, res: ServerResponse, path: string, slashed
 }
 
 /** A request routed and negotiated: its route, pk and format suffix, query, renderer, decoded path and raw target. */
-interface Routed {
-  route: Route;
-  pk: string;
-  format: string | undefined;
-  pairs: ViewRequest['pairs'];
-  renderer: RendererName;
-  path: string;
-  target: string;
-}
+type Routed = NonNullable<ReturnType<typeof matchRoute>> &
+  Pick<ViewRequest, 'pairs' | 'renderer' | 'path'> & {
+    target: string;
+  };
 
 /** DRF's dispatch by method: GET and HEAD to the view, OPTIONS to its metadata, its write methods, else 405. */
 function dispatch(ctx: ServiceContext, req: IncomingMessage, res: ServerResponse, routed: Routed): void {

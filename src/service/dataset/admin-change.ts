@@ -32,14 +32,10 @@ export interface ChangeRequest {
 }
 
 /** What was changed: the collections, and the records edited, deleted, inserted, hidden or listed again. */
-export interface ChangeResult {
-  kind: ChangeKind;
-  collections: number[];
-  records: number[];
-}
+export type ChangeResult = ReturnType<typeof applyChange>;
 
 /** Applies one change to K collections chosen at random; throws in one line when fewer than K can take it. */
-export function applyChange(dataset: Dataset, request: ChangeRequest): ChangeResult {
+export function applyChange(dataset: Dataset, request: ChangeRequest) {
   const { kind, collections: count = 1, seed = 1 } = request;
   if (!(CHANGE_KINDS as readonly string[]).includes(kind))
     throw new Error(`service: kind must be one of ${CHANGE_KINDS.join(', ')}, got ${JSON.stringify(kind)}`);
@@ -104,8 +100,8 @@ function freeId(dataset: Dataset, cid: number): number | undefined {
 }
 
 /** Makes `count` new public collections past every id made, each holding one to three new records. */
-function newCollections(dataset: Dataset, count: number, random: Random): ChangeResult {
-  const result: ChangeResult = { kind: 'new-collection', collections: [], records: [] };
+function newCollections(dataset: Dataset, count: number, random: Random) {
+  const result = { kind: 'new-collection' as ChangeKind, collections: [] as number[], records: [] as number[] };
   for (let k = 0; k < count; k++) {
     let id = dataset.largestId + 1;
     let cid = collectionOf(dataset.seed, id);
