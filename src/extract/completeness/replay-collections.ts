@@ -34,12 +34,13 @@ export async function* replayCollections(
   const batchSize = options.batchSize ?? 1_000;
   const url = redactUrl(listing.url); // where the records came from: a reject names it
   const path = join(checkpoint.dir, spillFileOf('collections'));
-  const spill = await onStagingFile(checkpoint.dir, path, 'write to', () => open(path, 'w+'));
+  const onSpill: OnSpill = (action, call) => onStagingFile(checkpoint.dir, path, action, call);
+  const spill = await onSpill('write to', () => open(path, 'w+'));
   try {
-    const served = await servedToReplay(listing, checkpoint, new Set(options.exclude ?? []), spill, path);
+    const served = await servedToReplay(listing, checkpoint, new Set(options.exclude ?? []), spill, onSpill);
     let batch: Record<string, unknown>[] = [];
     let offset = 0;
-    for await (const bytes of readSpans(spill, served, checkpoint.dir, path)) {
+    for await (const bytes of readSpans(spill, served, onSpill)) {
       const record = parseJsonBytes(bytes) as Record<string, unknown>;
       attachRecordText(record, bytes.toString('utf8'));
       batch.push(record);
@@ -52,9 +53,12 @@ export async function* replayCollections(
     if (batch.length > 0) yield { source: { url, offset }, count: batch.length, records: batch, rejects: [] };
   } finally {
     await spill.close();
-    await onStagingFile(checkpoint.dir, path, 'remove', () => rm(path, { force: true }));
+    await onSpill('remove', () => rm(path, { force: true }));
   }
 }
+
+/** A call on the spill file, its error the staging's one line naming the file (onStagingFile). */
+type OnSpill = <T>(action: string, call: () => Promise<T>) => Promise<T>;
 
 /** Where a record's served bytes are in the spill file. */
 interface Span {
@@ -73,7 +77,7 @@ async function servedToReplay(
   checkpoint: Checkpoint,
   exclude: ReadonlySet<number>,
   spill: FileHandle,
-  path: string,
+  onSpill: OnSpill,
 ): Promise<Span[]> {
   const kept = new Map<number, Span & { modified: number }>();
   const unkeyed = new Map<string, Span>(); // by content
@@ -99,7 +103,7 @@ async function servedToReplay(
       const before = kept.get(id);
       if (before === undefined || modified >= before.modified) kept.set(id, { ...copy(position), modified });
     });
-    await onStagingFile(checkpoint.dir, path, 'write to', () => spill.write(Buffer.concat(copied)));
+    await onSpill('write to', () => spill.write(Buffer.concat(copied)));
   }
   const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!);
   return [...ordered, ...unkeyed.values()];
@@ -109,7 +113,7 @@ async function servedToReplay(
 const READ_BYTES = 1 << 20;
 
 /** The bytes of each span, in order, reading spans that follow one another in the file together. */
-async function* readSpans(spill: FileHandle, spans: Span[], dir: string, path: string): AsyncIterable<Buffer> {
+async function* readSpans(spill: FileHandle, spans: Span[], onSpill: OnSpill): AsyncIterable<Buffer> {
   for (let first = 0; first < spans.length;) {
     let last = first + 1;
     const at = spans[first]!.at;
@@ -119,7 +123,7 @@ async function* readSpans(spill: FileHandle, spans: Span[], dir: string, path: s
     }
     const length = spans[last - 1]!.at + spans[last - 1]!.length - at;
     const bytes = Buffer.alloc(length);
-    await onStagingFile(dir, path, 'read', () => spill.read(bytes, 0, length, at));
+    await onSpill('read', () => spill.read(bytes, 0, length, at));
     for (let n = first; n < last; n++) yield bytes.subarray(spans[n]!.at - at, spans[n]!.at - at + spans[n]!.length);
     first = last;
   }
