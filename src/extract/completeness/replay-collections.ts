@@ -83,8 +83,11 @@ async function servedToReplay(
   const unkeyed = new Map<string, Span>(); // by content
   let end = 0;
   for (const page of listing.pages) {
-    const { body, records } = await checkpoint.readPage(page.file);
+    // Each record is parsed on its own, for its date (or its content), so that only one is held at a time: a page of
+    // collections parsed at once is tens of MB of objects, the run's peak memory.
+    const body = await checkpoint.readBody(page.file);
     const spans = resultSpans(body);
+    const record = (position: number) => parseJsonBytes(body.subarray(spans[position]!.start, spans[position]!.end));
     const copied: Buffer[] = [];
     const copy = (position: number): Span => {
       const bytes = body.subarray(spans[position]!.start, spans[position]!.end);
@@ -94,12 +97,12 @@ async function servedToReplay(
     };
     page.ids.forEach((id, position) => {
       if (id === null) {
-        const content = JSON.stringify(records[position]);
+        const content = JSON.stringify(record(position));
         if (!unkeyed.has(content)) unkeyed.set(content, copy(position));
         return;
       }
       if (exclude.has(id)) return;
-      const modified = modifiedAt(records[position]);
+      const modified = modifiedAt(record(position));
       const before = kept.get(id);
       if (before === undefined || modified >= before.modified) kept.set(id, { ...copy(position), modified });
     });

@@ -177,8 +177,13 @@ export class Checkpoint {
    * its checksum names.
    */
   async readPage(file: string): Promise<{ body: Buffer; records: unknown[] }> {
-    const body = await this.readStaged(file);
+    const body = await this.readBody(file);
     return { body, records: (parseJsonBytes(body) as { results: unknown[] }).results };
+  }
+
+  /** A kept page's body as staged, checked as readPage checks it, not parsed. */
+  readBody(file: string): Promise<Buffer> {
+    return this.readStaged(file);
   }
 
   /** A staged file's bytes, checked against its journal line. */

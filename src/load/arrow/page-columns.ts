@@ -98,7 +98,13 @@ export function decodePageColumns(table: Table, bytes: Uint8Array): PageColumns 
     const message = `a staged page's columns are not those of table ${table.name}: ${(error as Error).message}`;
     throw new TypeError(message, { cause: error });
   }
+  return pageColumnsOf(table, batch);
+}
+
+/** A batch of a page's staged columns (its rows, or rows of pages staged alike) as PageColumns. */
+export function pageColumnsOf(table: Table, batch: arrow.RecordBatch): PageColumns {
   const n = table.names.length;
+  const csvField = batch.schema.fields[n + 1]?.name;
   const read = valuesOf(batch.data.children[n]!);
   const replaced = (row: number) => read(row) as string | null;
   const at = table.names.indexOf('collection_id');

@@ -3,24 +3,25 @@
  * whatever order the list was served. A page whose rows lie close together in id order (every page of a list served
  * in id order) is read when the write reaches it, through a small cache. The rows of every other page (a list served
  * as shuffled runs of ids, or rows out of place) are first sorted, in one pass over those pages in staging order, into
- * spill files in the staging folder, one per range of ids: per page, its rows in the range in id order, as staged
- * columns. The write reads each range's file once, when it reaches the range. A spill file is not checked: this write
+ * spill files in the staging folder, one per range of ids: per page, its rows in the range in id order, as a part
+ * (column-parts.ts). The write reads each range's file once, when it reaches the range, its parts as one batch of
+ * columns (one per way the pages were staged, with or without CSV records). A spill file is not checked: this write
  * made it from checked pages, a write killed leaves it to be replaced by the next one, and a published run's staging
  * is emptied.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint } from '../../extract/staging/checkpoint.js';
 import type { StagedPage } from '../../extract/staging/journal.js';
 import type { RecordIndex } from '../../extract/staging/record-index.js';
 import { onStagingFile, spillFileOf } from '../../extract/staging/staging-files.js';
-import { pickRows } from '../../load/arrow/arrow-gather.js';
-import { batchBuffers } from '../../load/arrow/batch-buffers.js';
-import { decodePageColumns, type PageColumns } from '../../load/arrow/page-columns.js';
+import type { Schema } from 'apache-arrow';
+import { decodeParts, encodePart, partSource, type Part } from '../../load/arrow/column-parts.js';
+import { decodePageColumns, pageColumnsOf, type PageColumns } from '../../load/arrow/page-columns.js';
 import type { Table } from '../../schema/table.js';
 import { WeightedLru } from '../../text/weighted-lru.js';
 
-/** A staged row: its page's columns (or a spill file's part of them) and its row in them. */
+/** A staged row: its page's columns (or the columns read back from a range's spill file) and its row in them. */
 export interface StagedRow {
   columns: PageColumns;
   row: number;
@@ -42,8 +43,8 @@ export class StagedRows {
     private readonly pages: readonly StagedPage[],
     /** Rows held: of whole pages read in place, and of a range of ids (one spill file holds its rows spilled). */
     private readonly rangeRows: number,
-    /** Per page index, 1 when its rows were spilled. */
-    private readonly spilled: Uint8Array,
+    /** Per page index whose rows were spilled, its staged columns' schema and category dictionaries. */
+    private readonly spilled: readonly (SpilledPage | undefined)[],
     private readonly spill: SpillFiles,
   ) {
     this.cache = new WeightedLru(rangeRows, (page) => page.columns.batch.numRows);
@@ -69,7 +70,7 @@ export class StagedRows {
       last[page] = rank++;
       rows[page]! += 1;
     }
-    const spilled = new Uint8Array(pages.length);
+    const spilled: (SpilledPage | undefined)[] = [];
     // Pages that all fit in the cache at once are each read once in place, in any order: nothing is spilled then.
     let held = 0;
     for (let p = 0; p < pages.length; p++)
@@ -78,8 +79,11 @@ export class StagedRows {
       for (let p = 0; p < pages.length && held > cacheRows; p++) {
         // Rows spanning no more than twice their number in id order are read in place: the cache holds them.
         if (first[p] === -1 || last[p]! - first[p]! < 2 * rows[p]!) continue;
-        spilled[p] = 1;
         const { columns, rowOf } = await readPage(checkpoint, table, pages[p]!);
+        const { schema } = columns.batch;
+        const key = schema.fields.map((field) => field.name).join('\0');
+        const source = partSource(columns.batch);
+        spilled[p] = { key, schema, dictionaries: source.dictionaries };
         const ranks = rankAt.subarray(start[p], start[p + 1]);
         const positions = [...ranks.keys()].filter((k) => ranks[k]! >= 0).sort((a, b) => ranks[a]! - ranks[b]!);
         for (let k = 0; k < positions.length;) {
@@ -87,7 +91,7 @@ export class StagedRows {
           const picked: number[] = [];
           for (; k < positions.length && Math.floor(ranks[positions[k]!]! / cacheRows) === range; k++)
             picked.push(rowOf[positions[k]!]!);
-          await spill.add(range, p, batchBuffers(pickRows(columns.batch, picked)));
+          await spill.add(range, p, encodePart(source, picked));
         }
       }
       await spill.flush();
@@ -100,7 +104,7 @@ export class StagedRows {
 
   /** The row of rank `rank` in id order, at `position` of page `page`; asked for in id order. */
   async get(rank: number, page: number, position: number): Promise<StagedRow> {
-    if (this.spilled[page] === 0) {
+    if (this.spilled[page] === undefined) {
       const staged = this.pages[page]!;
       const { columns, rowOf } = await this.cache.get(staged.file!, () =>
         readPage(this.checkpoint, this.table, staged),
@@ -118,18 +122,39 @@ export class StagedRows {
     await this.spill.remove();
   }
 
+  /** Reads a range's spill file: the parts of pages staged alike read back as one batch, each page's rows in turn. */
   private async load(range: number): Promise<void> {
     const bytes = await this.spill.read(range);
     this.parts = new Map();
     this.range = range;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const alike = new Map<string, { schema: Schema; pages: number[]; parts: Part[] }>();
     for (let at = 0; at < bytes.byteLength;) {
       const [page, size] = [view.getUint32(at, true), view.getUint32(at + 4, true)];
-      const columns = decodePageColumns(this.table, bytes.subarray(at + 8, at + 8 + size));
-      this.parts.set(page, { columns, next: 0 });
+      const { key, schema, dictionaries } = this.spilled[page]!;
+      let group = alike.get(key);
+      if (group === undefined) alike.set(key, (group = { schema, pages: [], parts: [] }));
+      group.pages.push(page);
+      group.parts.push({ bytes: bytes.subarray(at + 8, at + 8 + size), dictionaries });
       at += 8 + size;
     }
+    for (const { schema, pages, parts } of alike.values()) {
+      const columns = pageColumnsOf(this.table, decodeParts(schema, parts));
+      let next = 0;
+      pages.forEach((page, k) => {
+        this.parts.set(page, { columns, next });
+        next += new DataView(parts[k]!.bytes.buffer, parts[k]!.bytes.byteOffset).getUint32(0, true);
+      });
+    }
   }
+}
+
+/** What the write keeps of a spilled page to read its parts back. */
+interface SpilledPage {
+  /** Its columns' names: pages staged alike (with or without CSV records) share them, and are read back together. */
+  key: string;
+  schema: Schema;
+  dictionaries: Part['dictionaries'];
 }
 
 /** A staged page's columns (checked against its journal line), and the row of each position (-1 for a reject). */
@@ -154,6 +179,9 @@ class SpillFiles {
   /** The ranges whose file this write made (or began to). */
   private readonly written = new Set<number>();
 
+  /** The bytes of the last range read, kept for the next: what a range holds is copied out of them when read. */
+  private buffer = Buffer.alloc(0);
+
   constructor(private readonly dir: string) {}
 
   async add(range: number, page: number, columns: Uint8Array): Promise<void> {
@@ -172,14 +200,33 @@ class SpillFiles {
       // A range's first write replaces the file a write killed before may have left.
       const flag = this.written.has(range) ? 'a' : 'w';
       this.written.add(range);
-      await this.call(range, 'write to', (path) => writeFile(path, Buffer.concat(parts), { flag }));
+      await this.call(range, 'write to', async (path) => {
+        const file = await open(path, flag);
+        await file.writev(parts).finally(() => file.close());
+      });
     }
     this.pending.clear();
     this.bytes = 0;
   }
 
+  /** A range's file, in a buffer that the next read overwrites. */
   read(range: number): Promise<Buffer> {
-    return this.call(range, 'read', (path) => readFile(path));
+    return this.call(range, 'read', async (path) => {
+      const file = await open(path, 'r');
+      try {
+        const { size } = await file.stat();
+        if (size > this.buffer.byteLength) this.buffer = Buffer.allocUnsafeSlow(Math.ceil(size * 1.25));
+        let read = 0;
+        while (read < size) {
+          const { bytesRead } = await file.read(this.buffer, read, size - read, read);
+          if (bytesRead === 0) break;
+          read += bytesRead;
+        }
+        return this.buffer.subarray(0, read);
+      } finally {
+        await file.close();
+      }
+    });
   }
 
   async remove(): Promise<void> {
