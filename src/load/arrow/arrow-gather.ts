@@ -89,29 +89,11 @@ export class ArrowGatherer {
   }
 }
 
-/**
- * Rows `rows` of one batch, in that order, as a batch of its schema (columns beyond a table's too), each column's bytes
- * copied; a category keeps the source's dictionary.
- */
-export function pickRows(batch: arrow.RecordBatch, rows: readonly number[]): arrow.RecordBatch {
-  const runs = runsOf({ batches: new Array<arrow.RecordBatch>(rows.length).fill(batch), rows });
-  const n = rows.length;
-  const children = batch.schema.fields.map((field, j) => copyColumn(field, runs, n, j));
-  const data = arrow.makeData({ type: new arrow.Struct(batch.schema.fields), length: n, nullCount: 0, children });
-  return new arrow.RecordBatch(batch.schema, data);
-}
-
-/** Column `j` of the picked rows, its bytes copied (a category's indices, into the one dictionary of its runs). */
+/** Column `j` of the picked rows, its bytes copied (not a category: `category` reads those through their values). */
 function copyColumn(field: arrow.Field, runs: readonly Run[], n: number, j: number): arrow.Data {
   const type = field.type as arrow.DataType;
   if (arrow.DataType.isUtf8(type)) return gatherUtf8(type, runs, n, j);
   if (arrow.DataType.isBool(type)) return gatherBits(type, runs, n, j);
-  if (arrow.DataType.isDictionary(type)) {
-    const indices = type.indices as arrow.DataType;
-    const { nullCount, nullBitmap, values } = gatherWords(indices, runs, n, j) as arrow.Data<arrow.Int32>;
-    const { dictionary } = runs[0]!.children[j]!;
-    return arrow.makeData({ type, length: n, nullCount, nullBitmap, data: values, dictionary });
-  }
   if (arrow.DataType.isInt(type) || arrow.DataType.isFloat(type) || arrow.DataType.isTimestamp(type))
     return gatherWords(type, runs, n, j);
   throw new TypeError(`arrow gather: column ${field.name} is of type ${String(type)}, which it cannot copy`);
@@ -170,7 +152,7 @@ function validityOf(runs: readonly Run[], n: number, j: number) {
 }
 
 /**
- * A column of fixed-width values (int64, float64, timestamps; a category's indices), each run's bytes copied at once (a
+ * A column of fixed-width values (int64, float64, timestamps), each run's bytes copied at once (a
  * null's slot is 0 in the source, as the encoder leaves it).
  */
 function gatherWords(type: arrow.DataType, runs: readonly Run[], n: number, j: number): arrow.Data {
