@@ -106,7 +106,8 @@ async function servedToReplay(
       const before = kept.get(id);
       if (before === undefined || modified >= before.modified) kept.set(id, { ...copy(position), modified });
     });
-    await onSpill('write to', () => spill.write(Buffer.concat(copied)));
+    // writeFile writes every byte from where the file is, or fails: a write may write part of them on a full disk.
+    await onSpill('write to', () => spill.writeFile(Buffer.concat(copied)));
   }
   const ordered = [...kept.keys()].sort((a, b) => a - b).map((id) => kept.get(id)!);
   return [...ordered, ...unkeyed.values()];

@@ -9,7 +9,7 @@
  * made it from checked pages, a write killed leaves it to be replaced by the next one, and a published run's staging
  * is emptied.
  */
-import { open, rm } from 'node:fs/promises';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint } from '../../extract/staging/checkpoint.js';
 import type { StagedPage } from '../../extract/staging/journal.js';
@@ -200,10 +200,8 @@ class SpillFiles {
       // A range's first write replaces the file a write killed before may have left.
       const flag = this.written.has(range) ? 'a' : 'w';
       this.written.add(range);
-      await this.call(range, 'write to', async (path) => {
-        const file = await open(path, flag);
-        await file.writev(parts).finally(() => file.close());
-      });
+      // writeFile writes every part whole: a write, or writev, may write part of its bytes on a full disk, not failing.
+      await this.call(range, 'write to', (path) => writeFile(path, parts, { flag }));
     }
     this.pending.clear();
     this.bytes = 0;
