@@ -70,6 +70,11 @@ export function encodePart(source: PartSource, rows: readonly number[]): Uint8Ar
   return out;
 }
 
+/** The rows a part holds. */
+export function partRows(bytes: Uint8Array): number {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
+}
+
 /** The rows of `parts`, one part after another, as one batch of `schema` (the schema of the batches they came from). */
 export function decodeParts(schema: arrow.Schema, parts: readonly Part[]): arrow.RecordBatch {
   const read = parts.map((part) => readPart(schema, part));

@@ -16,7 +16,7 @@ import type { StagedPage } from '../../extract/staging/journal.js';
 import type { RecordIndex } from '../../extract/staging/record-index.js';
 import { onStagingFile, spillFileOf } from '../../extract/staging/staging-files.js';
 import type { Schema } from 'apache-arrow';
-import { decodeParts, encodePart, partSource, type Part } from '../../load/arrow/column-parts.js';
+import { decodeParts, encodePart, partRows, partSource, type Part } from '../../load/arrow/column-parts.js';
 import { decodePageColumns, pageColumnsOf, type PageColumns } from '../../load/arrow/page-columns.js';
 import type { Table } from '../../schema/table.js';
 import { WeightedLru } from '../../text/weighted-lru.js';
@@ -143,7 +143,7 @@ export class StagedRows {
       let next = 0;
       pages.forEach((page, k) => {
         this.parts.set(page, { columns, next });
-        next += new DataView(parts[k]!.bytes.buffer, parts[k]!.bytes.byteOffset).getUint32(0, true);
+        next += partRows(parts[k]!.bytes);
       });
     }
   }

@@ -1,6 +1,6 @@
 import type * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { decodeParts, encodePart, partSource, type Part } from '../../../src/load/arrow/column-parts.js';
+import { decodeParts, encodePart, partRows, partSource, type Part } from '../../../src/load/arrow/column-parts.js';
 import { decodePageColumns, encodePageColumns } from '../../../src/load/arrow/page-columns.js';
 import { valuesOf } from '../../../src/load/arrow/rows-of-batch.js';
 import { IMAGES } from '../../../src/schema/columns.js';
@@ -48,6 +48,7 @@ describe('column parts', () => {
       const source = partSource(batch);
       return { bytes: encodePart(source, rows), dictionaries: source.dictionaries };
     });
+    expect(parts.map((part) => partRows(part.bytes))).toEqual(picks.map(([, rows]) => rows.length));
     const joined = decodeParts(first.schema, parts);
     const all = Array.from({ length: joined.numRows }, (_, k) => k);
     expect(valuesAt(joined, all)).toEqual(picks.flatMap(([batch, rows]) => valuesAt(batch, rows)));
