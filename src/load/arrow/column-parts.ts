@@ -25,16 +25,28 @@ export interface PartSource {
   dictionaries: Dictionaries;
 }
 
-interface SourceColumn {
+/** How a column lies in a part: bits, text, or words of `size` bytes. */
+interface Layout {
   kind: 'bits' | 'words' | 'utf8';
+  /** Bytes per word (0 for bits and text). */
+  size: number;
+}
+
+/** The layout of a column of `type` (a category's: its indices, as words). */
+function layoutOf(type: arrow.DataType): Layout {
+  if (arrow.DataType.isBool(type)) return { kind: 'bits', size: 0 };
+  if (arrow.DataType.isUtf8(type)) return { kind: 'utf8', size: 0 };
+  const words = (arrow.DataType.isDictionary(type) ? type.indices : type) as arrow.Int64;
+  return { kind: 'words', size: words.ArrayType.BYTES_PER_ELEMENT };
+}
+
+interface SourceColumn extends Layout {
   /** The column's first row in its buffers. */
   offset: number;
   /** Validity bits, when some value is null. */
   validity?: Uint8Array;
   /** The values' bytes (bits for a boolean column, UTF-8 for text, words else). */
   bytes: Buffer;
-  /** Bytes per word. */
-  size: number;
   /** Text: where each value starts in `bytes`. */
   starts?: Int32Array;
 }
@@ -45,12 +57,9 @@ export function partSource(batch: arrow.RecordBatch): PartSource {
     const values = data.values as Uint8Array;
     const bytes = Buffer.from(values.buffer, values.byteOffset, values.byteLength);
     const validity = data.nullCount > 0 ? data.nullBitmap : undefined;
-    const { offset } = data;
-    if (arrow.DataType.isBool(data.type)) return { kind: 'bits', offset, validity, bytes, size: 0 };
-    if (arrow.DataType.isUtf8(data.type)) {
-      return { kind: 'utf8', offset, validity, bytes, size: 0, starts: data.valueOffsets as Int32Array };
-    }
-    return { kind: 'words', offset, validity, bytes, size: (data.values as Int32Array).BYTES_PER_ELEMENT };
+    const layout = layoutOf(data.type);
+    const starts = layout.kind === 'utf8' ? (data.valueOffsets as Int32Array) : undefined;
+    return { ...layout, offset: data.offset, validity, bytes, starts };
   });
   const dictionaries = batch.data.children.map((data) =>
     arrow.DataType.isDictionary(data.type) ? [...(data.dictionary as arrow.Vector<arrow.Utf8>)] : undefined,
@@ -169,19 +178,18 @@ function readPart(schema: arrow.Schema, part: Part): ReadPart {
   const at = new Int32Array(5 * schema.fields.length);
   let next = 8;
   schema.fields.forEach((field, j) => {
-    const type = field.type as arrow.DataType;
     const [hasValidity, nulls] = [words[next >> 2]!, words[(next >> 2) + 1]!];
     next += 8;
     at[5 * j] = nulls;
     at[5 * j + 1] = hasValidity === 1 ? next : -1;
     if (hasValidity === 1) next += bitBytes(n);
-    let size: number;
-    if (arrow.DataType.isBool(type)) size = (n + 7) >> 3;
-    else if (arrow.DataType.isUtf8(type)) {
+    const layout = layoutOf(field.type as arrow.DataType);
+    let size = layout.kind === 'bits' ? (n + 7) >> 3 : n * layout.size;
+    if (layout.kind === 'utf8') {
       at[5 * j + 4] = next;
       size = words[(next >> 2) + n]!;
       next += aligned(4 * (n + 1));
-    } else size = n * (arrow.DataType.isDictionary(type) ? 4 : (type as arrow.Int64).ArrayType.BYTES_PER_ELEMENT);
+    }
     [at[5 * j + 2], at[5 * j + 3]] = [next, size];
     next += aligned(size);
   });
