@@ -9,7 +9,7 @@
  * made it from checked pages, a write killed leaves it to be replaced by the next one, and a published run's staging
  * is emptied.
  */
-import { open, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint } from '../../extract/staging/checkpoint.js';
 import type { StagedPage } from '../../extract/staging/journal.js';
@@ -179,9 +179,6 @@ class SpillFiles {
   /** The ranges whose file this write made (or began to). */
   private readonly written = new Set<number>();
 
-  /** The bytes of the last range read, kept for the next: what a range holds is copied out of them when read. */
-  private buffer = Buffer.alloc(0);
-
   constructor(private readonly dir: string) {}
 
   async add(range: number, page: number, columns: Uint8Array): Promise<void> {
@@ -207,24 +204,8 @@ class SpillFiles {
     this.bytes = 0;
   }
 
-  /** A range's file, in a buffer that the next read overwrites. */
   read(range: number): Promise<Buffer> {
-    return this.call(range, 'read', async (path) => {
-      const file = await open(path, 'r');
-      try {
-        const { size } = await file.stat();
-        if (size > this.buffer.byteLength) this.buffer = Buffer.allocUnsafeSlow(Math.ceil(size * 1.25));
-        let read = 0;
-        while (read < size) {
-          const { bytesRead } = await file.read(this.buffer, read, size - read, read);
-          if (bytesRead === 0) break;
-          read += bytesRead;
-        }
-        return this.buffer.subarray(0, read);
-      } finally {
-        await file.close();
-      }
-    });
+    return this.call(range, 'read', (path) => readFile(path));
   }
 
   async remove(): Promise<void> {
