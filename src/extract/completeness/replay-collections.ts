@@ -87,10 +87,11 @@ async function servedToReplay(
     // collections parsed at once is tens of MB of objects, the run's peak memory.
     const body = await checkpoint.readBody(page.file);
     const spans = resultSpans(body);
-    const record = (position: number) => parseJsonBytes(body.subarray(spans[position]!.start, spans[position]!.end));
+    const served = (position: number) => body.subarray(spans[position]!.start, spans[position]!.end);
+    const record = (position: number) => parseJsonBytes(served(position));
     const copied: Buffer[] = [];
     const copy = (position: number): Span => {
-      const bytes = body.subarray(spans[position]!.start, spans[position]!.end);
+      const bytes = served(position);
       copied.push(bytes);
       end += bytes.length;
       return { at: end - bytes.length, length: bytes.length };

@@ -152,8 +152,8 @@ function validityOf(runs: readonly Run[], n: number, j: number) {
 }
 
 /**
- * A column of fixed-width values (int64, float64, timestamps), each run's bytes copied at once (a
- * null's slot is 0 in the source, as the encoder leaves it).
+ * A column of fixed-width values (int64, float64, timestamps), each run's bytes copied at once (a null's slot is 0 in
+ * the source, as the encoder leaves it).
  */
 function gatherWords(type: arrow.DataType, runs: readonly Run[], n: number, j: number): arrow.Data {
   const values = new (type as arrow.Int64).ArrayType(n);
