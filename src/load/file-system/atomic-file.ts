@@ -74,11 +74,8 @@ export class AtomicFile {
     this.pending = [];
     this.pendingBytes = 0;
     try {
-      let offset = 0;
-      while (offset < data.byteLength) {
-        const { bytesWritten } = await this.handle.write(data, offset, data.byteLength - offset);
-        offset += bytesWritten;
-      }
+      // writeFile writes every byte from where the file is, or fails (a write may write part of them).
+      await this.handle.writeFile(data);
     } catch (cause) {
       throw writeFailed(`cannot write ${this.path}`, cause);
     }
