@@ -374,6 +374,9 @@ async function writeData(
 ) {
   const { stages, previewRows, ...engines } = run.writing;
   const writing = { ...engines, outDir: pending, formats: run.formats, metadata: dataMetadata(run) };
+  // Before the images: their write holds the run's most memory (its spill and the writers' buffers), which the
+  // collections' pass would add to; and before the taps' beforeCommit, which reads the table back (the report).
+  const collections = await collectionsTable(collected, checkpoint, writing);
   const normalisation = new NormalisationByCollection();
   const rows = await replayed(run, { collected, kind }, checkpoint, taps, normalisation);
   const written = await writeRows(rows, {
@@ -392,8 +395,6 @@ async function writeData(
   if (run.snapshot) images.files.push(await normalisation.write(join(pending, FILE_NAMES.normalisation), run.table));
   const tapFiles: SinkResult[] = [];
   for (const tap of taps) tapFiles.push(...((await tap.afterImages?.()) ?? []));
-  // Before the taps' beforeCommit: the report reads the collections table back from the pending folder (owners).
-  const collections = await collectionsTable(collected, checkpoint, writing);
   const files = [...images.files, ...tapFiles, ...collections.files];
   const fileEvents = files.map((f) => ({ name: basename(f.path), format: f.format, rows: f.rows, bytes: f.bytes }));
   run.onEvent?.({ type: 'publish-end', rows: images.written, rejects: images.rejects, files: fileEvents });

@@ -108,6 +108,14 @@ async function collectionPageSizes(s: RunningService): Promise<number[]> {
   return sizes;
 }
 
+/**
+ * Room for writing the collections table, which a run does before the images: its spill file in the staging (each
+ * collection's bytes as served, removed once the table is written) and its CSV, each smaller than the list's pages.
+ */
+function collectionsTableRoom(pages: number[]): number {
+  return 2 * onDisk(pages.reduce((sum, n) => sum + n, 0));
+}
+
 const onDisk = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
 
 /** Each file of a folder with its sha256. */
@@ -120,11 +128,14 @@ async function filesOf(folder: string): Promise<Record<string, string>> {
   return files;
 }
 
-/** The phase of a run that writes a file, by its name: the staging, the data files, the index, report, manifest. */
+/**
+ * The phase of a run that writes a file, by its name: the staging, the data files (the collections' and the images'),
+ * the index, report, manifest.
+ */
 function phaseOf(path: string): string {
   if (path.includes('/.img-etl-staging/')) return 'staging';
   const name = basename(path);
-  if (/^images\.(parquet|arrow|csv)$/.test(name)) return 'data';
+  if (/^(images|collections)\.(parquet|arrow|csv)$/.test(name)) return 'data';
   if (name === 'images.index') return 'index';
   if (/^report\.(html|json)$/.test(name)) return 'report';
   return name === 'manifest.json' ? 'manifest' : name;
@@ -258,10 +269,11 @@ describe('file-system errors', () => {
       const out = join(dir, 'out');
       let expected: string;
       if (canMount) {
-        // The collections list is staged twice: read before the pass and after it.
+        // The collections list is staged twice (read before the pass and after it), and its table written first.
         const collections = await collectionPageSizes(service);
         const sizes = [...collections, ...collections, ...(await pageSizes(service))];
-        await mountTmpfs(out, sizes.reduce((sum, n) => sum + onDisk(n), 0) + 16 * 4096); // the CSV is ~600 kB
+        const room = sizes.reduce((sum, n) => sum + onDisk(n), 0) + collectionsTableRoom(collections);
+        await mountTmpfs(out, room + 16 * 4096); // the images' CSV is ~600 kB
         // The files are written in .img-etl-publish and moved into --out together once all are written.
         expected = `load: cannot write ${join(out, '.img-etl-publish', 'images.csv')}: the disk is full (ENOSPC)`;
       } else {
@@ -328,8 +340,10 @@ describe('file-system errors', () => {
       const out = join(dir, 'out');
       const collections = await collectionPageSizes(service);
       const sizes = [...collections, ...collections, ...(await pageSizes(service))];
-      // The staged pages, their journal and the staging's own files fit; the spilled rows (megabytes) do not.
-      await mountTmpfs(out, sizes.reduce((sum, n) => sum + onDisk(n), 0) + 128 * 4096);
+      // The staged pages, their journal, the staging's own files and the collections table fit; the spilled rows
+      // (megabytes) do not.
+      const room = sizes.reduce((sum, n) => sum + onDisk(n), 0) + collectionsTableRoom(collections);
+      await mountTmpfs(out, room + 128 * 4096);
       const staging = join(out, '.img-etl-staging');
       const args = ['--base-url', service.url, '--out', out, '--page-size', '100', '--to', 'csv', '--quiet'];
       for (let attempt = 1; attempt <= 2; attempt++) {
@@ -433,10 +447,16 @@ describe('file-system errors', () => {
       pages.set('manifest.json', onDisk((await stat(join(dataDir, 'manifest.json'))).size));
       const sum = (...names: string[]) => names.reduce((n, name) => n + pages.get(name)!, 0);
       const page = 4096; // each level is a page short of the file it aims at, or half way through the staging
+      // The collections table is written first (through a spill file in the staging, smaller than its files, removed
+      // once they are written), then the images' files.
+      const collections = [...pages.keys()].filter((name) => name.startsWith('collections.'));
+      expect(collections).toHaveLength(formats.length);
       const levels = [
         at.staged / 2,
-        at.staged + 2 * page,
-        at.staged + sum('images.parquet', 'images.arrow', 'images.csv', 'normalisation.json', 'images.index') - page,
+        at.staged + sum(...collections, 'images.parquet') - page,
+        at.staged +
+          sum(...collections, ...formats.map((f) => `images.${f}`), 'normalisation.json', 'images.index') -
+          page,
         at.written + sum('report.html') - page,
         at.written + sum('report.html', 'report.json', 'load.sql', 'load.py', 'manifest.json') - page,
       ];
