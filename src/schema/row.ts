@@ -50,6 +50,11 @@ export interface PageBatch {
    * halves' records (join-page-bodies.ts). Where it is absent, validation and normalisation use the parsed values.
    */
   body?: Uint8Array;
+  /**
+   * The body's bytes as Latin-1 text, a character a byte, when its parse made it (parse-json-bytes.ts): the page's
+   * searches of its bytes read this text, made once a page.
+   */
+  bodyText?: string;
   /** The server said nothing follows: `results` was empty and `next` null. */
   atEnd?: boolean;
   /** Records of the range skipped after failing alone (fetch-range.ts); absent when none was. */
@@ -66,6 +71,8 @@ export interface PageRecords {
   readonly extra: readonly number[];
   /** The page body as served. */
   readonly body: string | Uint8Array;
+  /** The body as Latin-1 text, when its parse made it (PageBatch.bodyText). */
+  readonly bodyText?: string | undefined;
   /** The page URL, named in errors. */
   readonly url: string;
 }

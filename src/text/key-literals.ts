@@ -30,9 +30,10 @@ export function hasEscapedKey(bytes: Buffer): boolean {
 /**
  * The offsets of the opening quote of every member key of `keys` (each isSearchableKey) in the bytes, in order, at
  * any depth of any object, by key; a string value equal to a key is not one. Keys written with an escape are not
- * found (hasEscapedKey). One pass of one pattern finds them all, however many keys there are.
+ * found (hasEscapedKey). One pass of one pattern finds them all, however many keys there are. `text` is the bytes as
+ * Latin-1 text, when it was made already.
  */
-export function keyOffsets(bytes: Buffer, keys: Iterable<string>): Map<string, number[]> {
+export function keyOffsets(bytes: Buffer, keys: Iterable<string>, text?: string): Map<string, number[]> {
   const byLiteral = new Map<string, string>();
   const offsets = new Map<string, number[]>();
   for (const key of keys) {
@@ -42,7 +43,7 @@ export function keyOffsets(bytes: Buffer, keys: Iterable<string>): Map<string, n
   }
   if (byLiteral.size === 0) return offsets;
   const literals = [...byLiteral.keys()].map(regExpLiteral).join('|');
-  for (const match of latin1Text(bytes).matchAll(new RegExp(`(?:${literals})(?=[ \\t\\n\\r]*:)`, 'g'))) {
+  for (const match of (text ?? latin1Text(bytes)).matchAll(new RegExp(`(?:${literals})(?=[ \\t\\n\\r]*:)`, 'g'))) {
     if (!isEscaped(bytes, match.index)) offsets.get(byLiteral.get(match[0])!)!.push(match.index);
   }
   return offsets;

@@ -34,9 +34,11 @@ const [OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = [0x7b, 0x7d, 0x5b
 const BOM_LATIN1 = '\xef\xbb\xbf';
 const BOM = '\ufeff';
 
-/** The span of each element of the top-level object's `results` array (the last `results` key, as JSON.parse keeps). */
-export function resultSpans(bytes: Uint8Array): TextSpan[] {
-  const text = latin1Text(bufferView(bytes));
+/**
+ * The span of each element of the top-level object's `results` array (the last `results` key, as JSON.parse keeps);
+ * `text` is the bytes as Latin-1 text when it was made already.
+ */
+export function resultSpans(bytes: Uint8Array, text = latin1Text(bufferView(bytes))): TextSpan[] {
   const at = text.startsWith(BOM_LATIN1) ? BOM_LATIN1.length : 0;
   const results = objectMembers(text, skipSpace(text, at))
     .filter((m) => m.key === 'results')

@@ -13,28 +13,37 @@ import { bufferView } from '../text/buffer-view.js';
 /** Distinct unknown keys on a page beyond which the scan is used: the search's pattern grows with them. */
 const MAX_SEARCHED_KEYS = 100;
 
+/** What attachExtraTexts may be given beside the page. */
+export interface ExtraTextsOptions {
+  /** The record texts used when the search cannot be sure; default: the page's, scanned from its body. */
+  textAt?: (position: number) => string | undefined;
+  /** The body as Latin-1 text, when it was made already (PageBatch.bodyText). */
+  bodyText?: string | undefined;
+}
+
 /**
  * Gives each record at `positions` of the page (a valid record with keys not in `known`) the text it needs for
- * `extra`: its extra members as served (attachExtraText), or its whole text as served (attachRecordText), as
- * `textAt` gives it (default: the page's record texts), when the search cannot be sure.
+ * `extra`: its extra members as served (attachExtraText), or its whole text as served (attachRecordText) when the
+ * search cannot be sure.
  */
 export function attachExtraTexts(
   body: Uint8Array | string,
   records: readonly unknown[],
   positions: readonly number[],
   known: ReadonlySet<string>,
-  textAt?: (position: number) => string | undefined,
+  { textAt, bodyText }: ExtraTextsOptions = {},
 ): void {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : bufferView(body); // a text as its UTF-8 bytes
-  const found = searchedExtraTexts(bytes, records, positions, known);
+  // a text as its UTF-8 bytes (a Latin-1 text given is one of bytes served)
+  const [bytes, text] = typeof body === 'string' ? [Buffer.from(body), undefined] : [bufferView(body), bodyText];
+  const found = searchedExtraTexts(bytes, records, positions, known, text);
   if (found !== undefined) {
     for (const [position, text] of found) attachExtraText(records[position] as object, text);
     return;
   }
   let texts: RecordTexts | undefined;
   for (const position of positions) {
-    const text = textAt !== undefined ? textAt(position) : (texts ??= new RecordTexts(bytes)).at(position);
-    if (text !== undefined) attachRecordText(records[position] as object, text);
+    const served = textAt !== undefined ? textAt(position) : (texts ??= new RecordTexts(bytes, text)).at(position);
+    if (served !== undefined) attachRecordText(records[position] as object, served);
   }
 }
 
@@ -49,13 +58,14 @@ export function searchedExtraTexts(
   records: readonly unknown[],
   positions: readonly number[],
   known: ReadonlySet<string>,
+  text?: string,
 ): Map<number, string> | undefined {
   const keys = new Set<string>();
   for (const position of positions) for (const key in records[position] as object) if (!known.has(key)) keys.add(key);
   if (keys.size > MAX_SEARCHED_KEYS || ![...keys].every(isSearchableKey) || hasEscapedKey(bytes)) return undefined;
   const members = new Map<number, Member[]>();
   for (const position of positions) members.set(position, []);
-  for (const [key, offsets] of keyOffsets(bytes, keys)) {
+  for (const [key, offsets] of keyOffsets(bytes, keys, text)) {
     const holders = recordsWithKey(records, key);
     if (offsets.length !== holders.length) return undefined;
     const length = Buffer.byteLength(JSON.stringify(key));

@@ -65,14 +65,21 @@ function isInteger(digits: string, point: number): boolean {
 
 /**
  * The positions of a page's records (`count` of them) that have an inexact number of `table`, found in the page's body
- * as served; none when there is no body, or one that does not hold `count` records.
+ * as served (`text`: the body as Latin-1 text, when it was made already); none when there is no body, or one that does
+ * not hold `count` records.
  */
-export function inexactRecordPositions(body: Uint8Array | undefined, count: number, table: Table): Set<number> {
+export function inexactRecordPositions(
+  body: Uint8Array | undefined,
+  count: number,
+  table: Table,
+  text?: string,
+): Set<number> {
   const positions = new Set<number>();
   if (body === undefined) return positions;
   const bytes = bufferView(body);
-  if (!mayHoldInexactNumbers(bytes, latin1Text(bytes), table)) return positions;
-  const texts = new RecordTexts(bytes);
+  const latin1 = text ?? latin1Text(bytes);
+  if (!mayHoldInexactNumbers(bytes, latin1, table)) return positions;
+  const texts = new RecordTexts(bytes, latin1);
   if (texts.length !== count) return positions;
   for (let position = 0; position < count; position++)
     if (inexactNumberIssues(texts.at(position), table).length > 0) positions.add(position);

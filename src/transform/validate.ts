@@ -36,14 +36,14 @@ export function validatePage(page: PageBatch, table: Table = IMAGES): ValidBatch
   let texts: RecordTexts | null | undefined; // null: the page has no body, or one that does not hold these records
   const textAt = (position: number): string | undefined => {
     if (texts === undefined) {
-      texts = page.body === undefined ? null : new RecordTexts(page.body);
+      texts = page.body === undefined ? null : new RecordTexts(page.body, page.bodyText);
       if (texts !== null && texts.length !== page.records.length) texts = null;
     }
     return texts?.at(position);
   };
   const extra: number[] = [];
   // a number whose value as parsed is not the one its text says is refused, as the snapshot's staging refuses it
-  const inexact = inexactRecordPositions(page.body, page.records.length, table);
+  const inexact = inexactRecordPositions(page.body, page.records.length, table, page.bodyText);
   page.records.forEach((raw, position) => {
     const check = inexact.has(position) ? 'invalid' : checkRecord(raw, table);
     if (check !== 'invalid') {
@@ -61,6 +61,6 @@ export function validatePage(page: PageBatch, table: Table = IMAGES): ValidBatch
   });
   // the served text of their extra members, found as the staging finds them; else each record's whole text
   if (extra.length > 0 && page.body !== undefined)
-    attachExtraTexts(page.body, page.records, extra, table.knownKeys, textAt);
+    attachExtraTexts(page.body, page.records, extra, table.knownKeys, { textAt, bodyText: page.bodyText });
   return { source: page.source, count: page.count, records, rejects };
 }

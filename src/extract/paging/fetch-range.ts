@@ -52,9 +52,17 @@ const PAST_ANY_LIST = 2_147_483_647;
 /** The range fetched as one page. */
 async function fetchWhole(lists: ListRequests, offset: number, limit: number): Promise<PageBatch> {
   const url = pageUrl(lists.listUrl, limit, offset);
-  const { page, bytes } = await fetchListPage(lists, url);
+  const { page, bytes, text } = await fetchListPage(lists, url);
   const atEnd = page.results.length === 0 && page.next === null;
-  return { source: { url, offset }, count: page.count, records: page.results, limit, body: bytes, atEnd };
+  return {
+    source: { url, offset },
+    count: page.count,
+    records: page.results,
+    limit,
+    body: bytes,
+    bodyText: text,
+    atEnd,
+  };
 }
 
 /** Whether `err` is a 500 that asking for less may get round (not one asking to wait longer than the run waits). */

@@ -6,7 +6,7 @@ import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import { Agent, errors as undiciErrors, request } from 'undici';
 import type { Page } from '../../schema/image-schema.js';
 import { pageEnvelope } from './page-envelope.js';
-import { JsonBytesError, parseJsonBytes } from './parse-json-bytes.js';
+import { JsonBytesError, parseJsonBody, type ParsedBody } from './parse-json-bytes.js';
 import { ExtractError } from './extract-error.js';
 import { parseRetryAfter } from './retry-after.js';
 import { isSameHost, mayCarryCredentials } from './same-host.js';
@@ -51,6 +51,8 @@ export interface FetchedJson {
   value: unknown;
   /** The body's bytes as received. */
   bytes: Uint8Array;
+  /** The bytes as Latin-1 text, when the parse made it (ParsedBody). */
+  text?: string;
 }
 
 /** A file response whose headers arrived: its body is the caller's to read (or destroy). */
@@ -73,6 +75,8 @@ export interface FetchedPage {
   page: Page;
   /** The body's bytes as received (kept by the staging folder as they are). */
   bytes: Uint8Array;
+  /** The bytes as Latin-1 text, when the parse made it (ParsedBody). */
+  text?: string;
 }
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
@@ -130,9 +134,9 @@ export class HttpClient {
    * marked `drf` and not retried when DRF's JSON says it; in any other body it is a failure to read the page, retried.
    */
   async getPage(url: string, signal?: AbortSignal, answers: readonly number[] = []): Promise<FetchedPage> {
-    const { value, bytes } = await this.fetchJson(url, signal, { statuses: answers, returned: false });
+    const { value, bytes, text } = await this.fetchJson(url, signal, { statuses: answers, returned: false });
     const envelope = pageEnvelope(value);
-    if (envelope !== undefined) return { page: envelope, bytes };
+    if (envelope !== undefined) return { page: envelope, bytes, text };
     // zod (loaded only now) says what is wrong; PageSchema is the definition the quick check above follows.
     const { PageSchema } = await import('../../schema/image-schema.js');
     const page = PageSchema.safeParse(value);
@@ -142,7 +146,7 @@ export class HttpClient {
       const reason = `returned a page without a valid envelope (${where}: ${issue.message})`;
       throw new ExtractError({ code: 'BAD_BODY', kind: 'bad-envelope', url, reason, status: 200 });
     }
-    return { page: page.data, bytes };
+    return { page: page.data, bytes, text };
   }
 
   /**
@@ -276,7 +280,7 @@ export class HttpClient {
     if (statusCode !== 200) return statusAnswer(url, response, deadline, answers);
     await refuseUnaskedBody(url, response, deadline);
     const bytes = await this.readBody(url, response, deadline);
-    return { status: statusCode, value: parsedJson(url, bytes, statusCode), bytes };
+    return { status: statusCode, ...parsedJson(url, bytes, statusCode), bytes };
   }
 
   private async readBody(url: string, response: Dispatcher.ResponseData, deadline: Deadline): Promise<Uint8Array> {
@@ -516,10 +520,10 @@ async function refuseUnaskedBody(url: string, response: Dispatcher.ResponseData,
     );
 }
 
-/** The body parsed as JSON; a BAD_BODY error when it is not UTF-8 or not JSON. */
-function parsedJson(url: string, bytes: Uint8Array, status: number): unknown {
+/** The body parsed as JSON (with its Latin-1 text, when made); a BAD_BODY error when it is not UTF-8 or not JSON. */
+function parsedJson(url: string, bytes: Uint8Array, status: number): ParsedBody {
   try {
-    return parseJsonBytes(bytes);
+    return parseJsonBody(bytes);
   } catch (err) {
     if (!(err instanceof JsonBytesError)) throw err;
     const kind = err.code === 'UTF8' ? 'not-utf8' : 'not-json';

@@ -198,11 +198,18 @@ async function firstBatch(
     if (batch.records.length === 0) throw err;
     return { batch, limit: asked, more: batch.count > asked };
   }
-  const { page, bytes } = served;
+  const { page, bytes, text } = served;
   // The server applies at most the limit asked for: a link stating more would make paging step over records.
   const linked = limitOfLink(page.next) ?? limitOfLink(page.previous);
   const limit = linked === undefined ? Math.max(page.results.length, asked) : Math.min(linked, asked);
-  const batch = { source: { url, offset: 0 }, count: page.count, records: page.results, limit, body: bytes };
+  const batch = {
+    source: { url, offset: 0 },
+    count: page.count,
+    records: page.results,
+    limit,
+    body: bytes,
+    bodyText: text,
+  };
   return { batch, limit, more: page.next !== null };
 }
 

@@ -39,19 +39,38 @@ const [ZERO, SEVEN] = ['0'.charCodeAt(0), '7'.charCodeAt(0)];
 
 /** Parses UTF-8 JSON text; throws JsonBytesError. */
 export function parseJsonBytes(input: Uint8Array): unknown {
+  return parseJsonBody(input).value;
+}
+
+/** JSON bytes parsed, and the bytes as Latin-1 text when the parse read them so. */
+export interface ParsedBody {
+  value: unknown;
+  /**
+   * The bytes as Latin-1 text, a character a byte (latin1-text.ts), when the parse made it: a page's searches of its
+   * bytes (inexact numbers, extra keys) read this one text rather than making their own, each a copy of the page.
+   */
+  text?: string;
+}
+
+/** As parseJsonBytes, keeping the Latin-1 text it parsed. */
+export function parseJsonBody(input: Uint8Array): ParsedBody {
   const bytes = bufferView(input);
-  if (isAscii(bytes)) return parseText(latin1Text(bytes));
+  if (isAscii(bytes)) {
+    const text = latin1Text(bytes);
+    return { value: parseText(text), text };
+  }
   if (!isUtf8(bytes)) throw new JsonBytesError({ code: 'UTF8', message: 'not valid UTF-8' });
-  if (hasEscapeFrom0x80(bytes)) return parseText(UTF8.decode(bytes));
+  if (hasEscapeFrom0x80(bytes)) return { value: parseText(UTF8.decode(bytes)) };
+  const text = latin1Text(bytes);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(latin1Text(bytes));
+    parsed = JSON.parse(text);
   } catch {
     // Not JSON as Latin-1: a byte order mark (which decoding drops), or not JSON at all (the message then names the
     // characters as they are).
-    return parseText(UTF8.decode(bytes));
+    return { value: parseText(UTF8.decode(bytes)) };
   }
-  return redecode(parsed);
+  return { value: redecode(parsed), text };
 }
 
 function parseText(text: string): unknown {

@@ -112,13 +112,14 @@ export class Checkpoint {
 
   /**
    * Keeps a page: its body first (under a temporary name, then renamed), and for a page of image records given with
-   * its parsed `records`, its valid records' columns (when the checkpoint encodes them); then its journal line with
-   * the files' checksums and sizes.
+   * its parsed `records` (and the body as Latin-1 text, when its parse made it), its valid records' columns (when the
+   * checkpoint encodes them); then its journal line with the files' checksums and sizes.
    */
   async addPage<T extends JournalPageEntry>(
     entry: Unstaged<T>,
     body: string | Uint8Array | undefined,
     records?: readonly unknown[],
+    bodyText?: string,
   ): Promise<T> {
     let file: string | null = null;
     let stamp: (StagedFile & { columns?: StagedFile }) | undefined;
@@ -127,7 +128,7 @@ export class Checkpoint {
       stamp = { checksum: pageChecksum(body), bytes: Buffer.byteLength(body) };
       await replaceFile(join(this.dir, file), body);
       this.staged.set(file, stamp);
-      const columns = await this.saveColumns(entry, file, body, records);
+      const columns = await this.saveColumns(entry, { body, bodyText, file }, records);
       if (columns !== undefined) stamp.columns = columns;
     }
     const page = { ...entry, file, ...stamp } as unknown as T;
@@ -139,13 +140,12 @@ export class Checkpoint {
   /** Stages the columns of a page of image records, when the checkpoint encodes them and one record is valid. */
   private async saveColumns(
     entry: Unstaged<JournalPageEntry>,
-    file: string,
-    body: string | Uint8Array,
+    { body, bodyText, file }: { body: string | Uint8Array; bodyText: string | undefined; file: string },
     records: readonly unknown[] | undefined,
   ): Promise<StagedFile | undefined> {
     if (this.encodeColumns === undefined || records === undefined || entry.type === 'collections-page') return;
     const { ids, extra, url } = entry;
-    const columns = await this.encodeColumns({ records, ids, extra, body, url });
+    const columns = await this.encodeColumns({ records, ids, extra, body, bodyText, url });
     if (columns === undefined) return;
     await replaceFile(join(this.dir, columnsFileOf(file)), columns);
     const stamp = { checksum: pageChecksum(columns), bytes: columns.byteLength };

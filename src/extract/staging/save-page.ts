@@ -38,7 +38,7 @@ export async function savePage(
     const reason = `returned ${batch.records.length} records, more than the ${MAX_PAGE_RECORDS} a page may hold`;
     throw new ExtractError({ code: 'BAD_BODY', kind: 'too-many-records', url: batch.source.url, reason });
   }
-  const { ids, rejected, extra } = checkRecords(batch.records, batch.body);
+  const { ids, rejected, extra } = checkRecords(batch);
   const { replaced, conflicts } = await compareRepeats(index, cache, batch.records, ids);
   const fresh = index.countNew(ids, rejected) > 0 || replaced.length > 0;
   const body = fresh ? stagedBodyOf(batch) : undefined;
@@ -46,10 +46,12 @@ export async function savePage(
   const request = { offset: source.offset, limit: batch.limit ?? limit, url: source.url, count };
   const changes = { ...(replaced.length > 0 ? { replaced } : {}), ...(conflicts.length > 0 ? { conflicts } : {}) };
   const entry = { ...place, ...request, ids, rejected, extra, ...changes, at_end: batch.atEnd === true };
-  if (entry.type === 'collection-page') return checkpoint.addPage<JournalCollectionPage>(entry, body, batch.records);
+  const { records, bodyText } = batch; // bodyText is the text of batch.body, which is what is staged when it is defined
+  if (entry.type === 'collection-page')
+    return checkpoint.addPage<JournalCollectionPage>(entry, body, records, bodyText);
   const packages = packagesOf(batch.records);
   const where = { collections: collectionRuns(batch.records), ...(packages.length > 0 ? { packages } : {}) };
-  return checkpoint.addPage<JournalPage>({ ...entry, ...where }, body, batch.records);
+  return checkpoint.addPage<JournalPage>({ ...entry, ...where }, body, records, bodyText);
 }
 
 /**
@@ -57,14 +59,15 @@ export async function savePage(
  * its column would not hold exactly: inexact-numbers.ts), the rejects' keys, and the positions of the valid records
  * with keys the schema does not know.
  */
-function checkRecords(
-  records: readonly unknown[],
-  body: Uint8Array | undefined,
-): { ids: (number | null)[]; rejected: RejectKey[]; extra: number[] } {
+function checkRecords({ records, body, bodyText }: PageBatch): {
+  ids: (number | null)[];
+  rejected: RejectKey[];
+  extra: number[];
+} {
   const ids: (number | null)[] = [];
   const rejected: RejectKey[] = [];
   const extra: number[] = [];
-  const inexact = inexactRecordPositions(body, records.length, IMAGES);
+  const inexact = inexactRecordPositions(body, records.length, IMAGES, bodyText);
   records.forEach((record, position) => {
     const check = inexact.has(position) ? 'invalid' : checkRecord(record);
     if (check !== 'invalid') {

@@ -44,7 +44,7 @@ export interface StagedCsv {
  */
 export function encodePageColumns(table: Table, page: PageRecords, csv?: StagedCsv): Uint8Array | undefined {
   const { records, ids } = page;
-  if (page.extra.length > 0) attachExtraTexts(page.body, records, page.extra, table.knownKeys);
+  if (page.extra.length > 0) attachExtraTexts(page.body, records, page.extra, table.knownKeys, page);
   const rows = [];
   const replaced: (string | null)[] = [];
   for (let position = 0; position < ids.length; position++) {

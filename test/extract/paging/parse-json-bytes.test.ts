@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonBytesError, parseJsonBytes } from '../../../src/extract/paging/parse-json-bytes.js';
+import { JsonBytesError, parseJsonBody, parseJsonBytes } from '../../../src/extract/paging/parse-json-bytes.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -24,9 +24,14 @@ function plain(bytes: Uint8Array): { value: unknown } | { error: 'UTF8' | 'JSON'
   }
 }
 
+/** parseJsonBytes, checking that parseJsonBody gives the same value and, when it keeps a text, the bytes' Latin-1 text. */
 function fast(bytes: Uint8Array): { value: unknown } | { error: 'UTF8' | 'JSON'; message?: string } {
   try {
-    return { value: parseJsonBytes(bytes) };
+    const value = parseJsonBytes(bytes);
+    const body = parseJsonBody(bytes);
+    expect(JSON.stringify(body.value)).toBe(JSON.stringify(value));
+    if (body.text !== undefined) expect(body.text).toBe(Buffer.from(bytes).toString('latin1'));
+    return { value };
   } catch (err) {
     if (!(err instanceof JsonBytesError)) throw err;
     return err.code === 'UTF8' ? { error: 'UTF8' } : { error: 'JSON', message: err.message };
@@ -110,6 +115,22 @@ describe('parseJsonBytes', () => {
     const value = parseJsonBytes(Buffer.from('{"__proto__":{"é":1},"x":"é"}')) as Record<string, unknown>;
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     expect(Object.getOwnPropertyNames(value)).toEqual(['__proto__', 'x']);
+  });
+
+  it('keeps the Latin-1 text it parsed, which the searches of a page read, and none when it decoded the bytes first', () => {
+    const latin1 = (text: string) => Buffer.from(text).toString('latin1');
+    const cases: [string, boolean][] = [
+      ['{"results":[{"name":"plain"}]}', true],
+      ['{"results":[{"name":"Zürich, 東京"}]}', true],
+      ['{"results":[{"name":"Z\\u00fcrich"}]}', true], // ASCII: JSON.parse reads its escapes itself
+      ['{"results":[{"name":"Z\\u00fcrich, é"}]}', false], // an escape from 0x80 beside UTF-8: decoded first
+      ['\ufeff{"results":[]}', false], // a byte order mark: decoded first
+    ];
+    for (const [text, kept] of cases) {
+      const body = parseJsonBody(Buffer.from(text));
+      expect([text, body.text]).toEqual([text, kept ? latin1(text) : undefined]);
+      expect(body.value).toEqual(JSON.parse(text.replace(/^\ufeff/, '')));
+    }
   });
 
   it('reads a Uint8Array that is not a Buffer, at an offset', () => {
