@@ -65,7 +65,7 @@ function streamBody(socket: Socket, head: string, total: number): Promise<number
 }
 
 describe('redirects', () => {
-  it('follows relative and absolute redirects on the same host, and returns the page, its text and its bytes', async () => {
+  it('follows relative and absolute redirects on the same host; returns the page, its text and bytes', async () => {
     const s = await server((req, res, origin) => {
       if (req.url === '/api/images?limit=2&offset=0')
         res.writeHead(301, { location: `${origin}/api/images/?limit=2&offset=0` }).end();

@@ -24,7 +24,7 @@ function plain(bytes: Uint8Array): { value: unknown } | { error: 'UTF8' | 'JSON'
   }
 }
 
-/** parseJsonBytes, checking that parseJsonBody gives the same value and, when it keeps a text, the bytes' Latin-1 text. */
+/** parseJsonBytes; parseJsonBody checked to give the same value and, when it keeps a text, the bytes' Latin-1 text. */
 function fast(bytes: Uint8Array): { value: unknown } | { error: 'UTF8' | 'JSON'; message?: string } {
   try {
     const value = parseJsonBytes(bytes);
@@ -117,7 +117,7 @@ describe('parseJsonBytes', () => {
     expect(Object.getOwnPropertyNames(value)).toEqual(['__proto__', 'x']);
   });
 
-  it('keeps the Latin-1 text it parsed, which the searches of a page read, and none when it decoded the bytes first', () => {
+  it('keeps the Latin-1 text it parsed, for the searches of a page, and none when it decoded the bytes first', () => {
     const latin1 = (text: string) => Buffer.from(text).toString('latin1');
     const cases: [string, boolean][] = [
       ['{"results":[{"name":"plain"}]}', true],
