@@ -34,16 +34,16 @@ export function attachExtraTexts(
   { textAt, bodyText }: ExtraTextsOptions = {},
 ): void {
   // a text as its UTF-8 bytes (a Latin-1 text given is one of bytes served)
-  const [bytes, text] = typeof body === 'string' ? [Buffer.from(body), undefined] : [bufferView(body), bodyText];
-  const found = searchedExtraTexts(bytes, records, positions, known, text);
+  const [bytes, latin1] = typeof body === 'string' ? [Buffer.from(body), undefined] : [bufferView(body), bodyText];
+  const found = searchedExtraTexts(bytes, records, positions, known, latin1);
   if (found !== undefined) {
     for (const [position, text] of found) attachExtraText(records[position] as object, text);
     return;
   }
   let texts: RecordTexts | undefined;
   for (const position of positions) {
-    const served = textAt !== undefined ? textAt(position) : (texts ??= new RecordTexts(bytes, text)).at(position);
-    if (served !== undefined) attachRecordText(records[position] as object, served);
+    const text = textAt !== undefined ? textAt(position) : (texts ??= new RecordTexts(bytes, latin1)).at(position);
+    if (text !== undefined) attachRecordText(records[position] as object, text);
   }
 }
 

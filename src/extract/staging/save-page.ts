@@ -49,8 +49,8 @@ export async function savePage(
   const { records, bodyText } = batch; // bodyText is the text of batch.body, which is what is staged when it is defined
   if (entry.type === 'collection-page')
     return checkpoint.addPage<JournalCollectionPage>(entry, body, records, bodyText);
-  const packages = packagesOf(batch.records);
-  const where = { collections: collectionRuns(batch.records), ...(packages.length > 0 ? { packages } : {}) };
+  const packages = packagesOf(records);
+  const where = { collections: collectionRuns(records), ...(packages.length > 0 ? { packages } : {}) };
   return checkpoint.addPage<JournalPage>({ ...entry, ...where }, body, records, bodyText);
 }
 
