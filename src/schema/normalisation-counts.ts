@@ -18,11 +18,11 @@ export function emptyNormalisationCounts(): NormalisationCounts {
   return { sentinelToNull: {}, emptyToNull: {}, recordsWithExtra: 0 };
 }
 
-/** Adds `from` into `into`. */
-export function addCounts(into: NormalisationCounts, from: NormalisationCounts): void {
+/** Adds `from` into `into`, `times` over (the counts of as many rows that each replaced the same). */
+export function addCounts(into: NormalisationCounts, from: NormalisationCounts, times = 1): void {
   for (const [column, n] of Object.entries(from.sentinelToNull))
-    into.sentinelToNull[column] = (into.sentinelToNull[column] ?? 0) + n;
+    into.sentinelToNull[column] = (into.sentinelToNull[column] ?? 0) + n * times;
   for (const [column, n] of Object.entries(from.emptyToNull))
-    into.emptyToNull[column] = (into.emptyToNull[column] ?? 0) + n;
-  into.recordsWithExtra += from.recordsWithExtra;
+    into.emptyToNull[column] = (into.emptyToNull[column] ?? 0) + n * times;
+  into.recordsWithExtra += from.recordsWithExtra * times;
 }

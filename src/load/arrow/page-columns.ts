@@ -115,21 +115,6 @@ export function pageColumnsOf(table: Table, batch: arrow.RecordBatch): PageColum
   return { batch, replaced, collection, csv: { records, neutraliseFormulas: csvField === CSV.neutralised } };
 }
 
-/** What one row's normalisation replaced, by its JSON text (rows repeat few such texts). */
-const parsed = new Map<string, NormalisationCounts>();
-
-/** What normalisation replaced in row `row` of a page's columns; undefined when nothing. */
-export function replacedIn(columns: PageColumns, row: number): NormalisationCounts | undefined {
-  const text = columns.replaced(row);
-  if (text === null) return undefined;
-  let one = parsed.get(text);
-  if (one === undefined) {
-    one = JSON.parse(text) as NormalisationCounts;
-    if (parsed.size < 10_000) parsed.set(text, one);
-  }
-  return one;
-}
-
 /** What one row's normalisation replaced, as JSON text; null when nothing. */
 function replacedText(counts: NormalisationCounts): string | null {
   for (const _ in counts.sentinelToNull) return JSON.stringify(counts);

@@ -8,7 +8,6 @@ import type { RecordIndex } from '../../extract/staging/record-index.js';
 import { replayRejects } from '../../extract/staging/replay-rejects.js';
 import type { LoadBatch } from '../../load/arrow/arrow-batches.js';
 import { ArrowGatherer } from '../../load/arrow/arrow-gather.js';
-import { replacedIn } from '../../load/arrow/page-columns.js';
 import { columnsBatch } from '../../load/arrow/rows-of-batch.js';
 import type { CsvRecords } from '../../load/csv/csv-records.js';
 import type { Reject } from '../../schema/row.js';
@@ -55,19 +54,19 @@ export async function* replayColumns(
   };
   const staged = await StagedRows.open(index, checkpoint, table, options.cacheRows ?? 5_000);
   try {
-    let rank = 0;
-    for (const [pageIndex, position] of index.inIdOrder()) {
-      const { columns, row } = await staged.get(rank++, pageIndex, position);
-      picks.batches.push(columns.batch);
-      picks.rows.push(row);
+    for await (const { columns, row, length } of staged.runs()) {
       const csv = columns.csv?.neutraliseFormulas ?? 'mixed';
-      picks.csv = picks.rows.length === 1 || picks.csv === csv ? csv : 'mixed';
-      const replaced = replacedIn(columns, row);
-      if (replaced !== undefined) counts.add(columns.collection(row), replaced);
-      if (picks.rows.length === batchSize) {
-        yield batchOf();
-        first += batchSize;
-        picks = newPicks();
+      for (let k = row; k < row + length; k++) {
+        picks.batches.push(columns.batch);
+        picks.rows.push(k);
+        picks.csv = picks.rows.length === 1 || picks.csv === csv ? csv : 'mixed';
+        const replaced = columns.replaced(k);
+        if (replaced !== null) counts.addText(columns.collection(k), replaced);
+        if (picks.rows.length === batchSize) {
+          yield batchOf();
+          first += batchSize;
+          picks = newPicks();
+        }
       }
     }
   } finally {

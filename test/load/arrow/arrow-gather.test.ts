@@ -5,7 +5,6 @@ import { ArrowGatherer } from '../../../src/load/arrow/arrow-gather.js';
 import {
   decodePageColumns,
   encodePageColumns,
-  replacedIn,
   type PageColumns,
   type StagedCsv,
 } from '../../../src/load/arrow/page-columns.js';
@@ -13,7 +12,11 @@ import { formatCsvRows } from '../../../src/load/csv/csv-format.js';
 import { rowsOfBatch } from '../../../src/load/arrow/rows-of-batch.js';
 import { IMAGES } from '../../../src/schema/columns.js';
 import { derivedColumn } from '../../../src/schema/derived-column.js';
-import { addCounts, emptyNormalisationCounts } from '../../../src/schema/normalisation-counts.js';
+import {
+  addCounts,
+  emptyNormalisationCounts,
+  type NormalisationCounts,
+} from '../../../src/schema/normalisation-counts.js';
 import { withColumns } from '../../../src/schema/with-columns.js';
 import { int64 } from '../../../src/schema/column-types/int64.js';
 import type { Row } from '../../../src/schema/row.js';
@@ -115,8 +118,8 @@ describe('ArrowGatherer over staged page columns', () => {
         rows: some.map((s) => s.row),
       });
       for (const { p, row } of some) {
-        const replaced = replacedIn(pages[p]!.columns, row);
-        if (replaced !== undefined) addCounts(counts, replaced);
+        const replaced = pages[p]!.columns.replaced(row);
+        if (replaced !== null) addCounts(counts, JSON.parse(replaced) as NormalisationCounts);
       }
       const back = rowsOfBatch(batch, table);
       const parsedExtra = (r: Row) => ({

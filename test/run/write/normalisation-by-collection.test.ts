@@ -58,6 +58,20 @@ describe('normalisation counts per collection', () => {
     expect(read.get(null)).toEqual(counts({}, { name: 1 }, 1));
   });
 
+  it('adds a row given as the JSON text of its counts as it adds the counts, however often the text repeats', () => {
+    const asText = new NormalisationByCollection();
+    for (const [key, c] of [...rows, ...rows, ...rows]) asText.addText(key, JSON.stringify(c));
+    expect(asText.fileText(IMAGES)).toBe(tally([...rows, ...rows, ...rows]).fileText(IMAGES));
+    expect(asText.get(12)).toEqual(
+      counts({ cognitive_contrast_cogatlas: 3, cognitive_paradigm_cogatlas: 6 }, { description: 3 }, 3),
+    );
+    asText.addText(12, JSON.stringify(rows[0]![1]));
+    expect(asText.totals(IMAGES).sentinelToNull).toEqual({
+      cognitive_contrast_cogatlas: 4,
+      cognitive_paradigm_cogatlas: 7,
+    });
+  });
+
   it('refuses a file of another version or naming a collection by other than a whole number', async () => {
     const path = join(dir, 'normalisation.json');
     await writeFile(path, JSON.stringify({ version: 2, collections: [] }));
