@@ -16,23 +16,30 @@ import { objectMembers } from '../text/raw-json.js';
 /** A JSON number's text: sign, integer digits, fraction digits, exponent. */
 const NUMBER = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/** Per table: what a page that may hold such a number has (see mayHoldInexactNumbers). */
+/** Per table: a key of an int64 column before a number with a fraction or exponent, or a negative exponent. */
 const patterns = new WeakMap<Table, RegExp>();
+
+/**
+ * A point and 200 zeros. A number that is not zero parses to 0 below 2.5e-324: its text has a negative exponent of
+ * three digits, or one of two digits (-99 at least) and 224 zeros or more after its point. Searched as a plain string:
+ * in the pattern, a run of zeros is tried at every point of the page, which costs more than the rest of it.
+ */
+const ZEROS = '.' + '0'.repeat(200);
 
 /**
  * Whether a page (its bytes, and its text or its bytes read as Latin-1) may hold an inexact number of `table`: an
  * int64 column's key before a number with a fraction or exponent, a negative exponent of three digits or more, a run
- * of 300 zeros after a point, or a key written with an escape (which the search cannot see). False: it holds none.
+ * of 200 zeros after a point, or a key written with an escape (which the search cannot see). False: it holds none.
  */
 export function mayHoldInexactNumbers(bytes: Buffer, text: string, table: Table): boolean {
   let pattern = patterns.get(table);
   if (pattern === undefined) {
     const names = table.recordColumns.filter((c) => c.type.kind === 'int64').map((c) => regExpLiteral(c.name));
     const int64 = names.length > 0 ? `"(?:${names.join('|')})"\\s*:\\s*-?\\d+[.eE]|` : '';
-    pattern = new RegExp(`${int64}[eE]-\\d{3}|\\.0{300}`);
+    pattern = new RegExp(`${int64}[eE]-\\d{3}`);
     patterns.set(table, pattern);
   }
-  return pattern.test(text) || hasEscapedKey(bytes);
+  return pattern.test(text) || text.includes(ZEROS) || hasEscapedKey(bytes);
 }
 
 /**

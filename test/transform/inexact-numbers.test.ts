@@ -19,6 +19,8 @@ describe('inexactNumberIssues', () => {
       ['{"id":1,"number_of_subjects":1.00000000000000001}', ['number_of_subjects']],
       ['{"id":1,"number_of_subjects":25E-1}', ['number_of_subjects']],
       ['{"id":1,"age":1e-400,"BMI":-0.0000e-999}', ['age']],
+      [`{"id":1,"age":0.${'0'.repeat(224)}2e-99,"BMI":0.${'0'.repeat(223)}1e-99}`, ['age']],
+      [`{"id":1,"age":0.${'0'.repeat(400)}1}`, ['age']],
       ['{"id":1,"\\u0061ge":5e-324,"f\\u0069le_size":0.5e1}', []],
       ['{"id":1,"f\\u0069le_size":2.5}', ['file_size']],
       ['{"id":1.0,"file_size":1E3,"number_of_subjects":-0,"collection_id":120e-1,"age":0.1}', []],
