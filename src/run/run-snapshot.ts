@@ -45,7 +45,7 @@ import { writeCollections } from './write/write-collections.js';
 import { writeRows } from './write/write-table.js';
 import { NormalisationByCollection } from './write/normalisation-by-collection.js';
 import type { WriteOutputsOptions } from './write/write-outputs.js';
-import type { StagedCsv } from '../load/arrow/page-columns.js';
+import type { StagedColumns } from '../load/arrow/page-columns.js';
 import type { OpenRunTap, RunTap, RunTapContext } from './run-tap.js';
 import { progressTap } from './progress-tap.js';
 import { stopIfAborted } from './until-aborted.js';
@@ -191,12 +191,13 @@ async function planRun(options: SnapshotOptions) {
     await checkTargets(outDir, [...formats.map((f) => FILE_NAMES[f]), FILE_NAMES.manifest]);
   const sourceUrl = redactUrl(listUrlOf(options.baseUrl ?? DEFAULT_BASE_URL).href); // as recorded: never a credential
   const table = options.table ?? IMAGES;
-  const encodeColumns = columnsEncoder(table, stagedCsv(options, formats));
+  const staged = stagedColumns(options, formats);
+  const encodeColumns = columnsEncoder(table, staged);
   const { baseUrl, pageSize, concurrency, http, retry, signal, onEvent, snapshot = false, stages = [] } = options;
   const kind = runKindOptions(options, sourceUrl, startedAt);
   const { parquetEngine, csvEngine, neutraliseFormulas, previewRows } = options;
   return {
-    ...{ startedAt, outDir, formats, sourceUrl, table, encodeColumns, created, kind, snapshot },
+    ...{ startedAt, outDir, formats, sourceUrl, table, staged, encodeColumns, created, kind, snapshot },
     list: { baseUrl, pageSize, concurrency, http, retry, signal, onEvent },
     maxPasses: options.maxPasses,
     staging: { fresh: options.fresh, maxAgeMs: options.maxResumeAgeMs },
@@ -221,20 +222,24 @@ export function runKindOptions(options: SnapshotOptions, sourceUrl: string, now:
 }
 
 /** The staging's encoder of pages' columns; apache-arrow loads while the first pages are fetched. */
-function columnsEncoder(table: Table, csv: StagedCsv | undefined): PageColumnsEncoder {
+function columnsEncoder(table: Table, staged: StagedColumns): PageColumnsEncoder {
   const encoding = import('../load/arrow/page-columns.js');
   encoding.catch(() => undefined); // a failed load is reported by the first page staged
-  return async (page) => (await encoding).encodePageColumns(table, page, csv);
+  return async (page) => (await encoding).encodePageColumns(table, page, staged);
 }
 
 /**
- * Whether pages stage their rows' CSV records too: when the run writes CSV with the builtin writer and no stage
- * changes the rows on the way (the records are then what the CSV file holds, in id order).
+ * What pages stage beside their bodies: what the write consumes. Their rows' CSV records too when the run writes CSV
+ * with the builtin writer and no stage changes the rows on the way (the records are then what the CSV file holds, in
+ * id order); and only those, with each row's collection, when nothing else reads the rows: CSV is the one format, and
+ * there is no snapshot (its index and report read every row), tap or preview.
  */
-function stagedCsv(options: SnapshotOptions, formats: readonly Format[]): StagedCsv | undefined {
+function stagedColumns(options: SnapshotOptions, formats: readonly Format[]): StagedColumns {
   const builtin = (options.csvEngine ?? 'builtin') === 'builtin';
-  if (!formats.includes('csv') || !builtin || (options.stages ?? []).length > 0) return undefined;
-  return { neutraliseFormulas: options.neutraliseFormulas ?? true };
+  if (!formats.includes('csv') || !builtin || (options.stages ?? []).length > 0) return { rows: true };
+  const csv = { neutraliseFormulas: options.neutraliseFormulas ?? true };
+  const readers = options.snapshot === true || (options.taps ?? []).length > 0 || (options.previewRows ?? 0) > 0;
+  return formats.length === 1 && !readers ? { rows: false, csv } : { rows: true, csv };
 }
 
 /**
@@ -421,7 +426,7 @@ async function replayed(
   const { replayColumns } = await import('./write/replay-columns.js');
   // Arrow batches are gathered for what reads them, as writeOutputs builds them for rows (write-outputs.ts).
   const arrow = run.formats.some((f) => f !== 'csv') || taps.some((tap) => tap.arrow !== undefined);
-  return replayColumns(collected.index, checkpoint, run.table, counts, { arrow });
+  return replayColumns(collected.index, checkpoint, run.table, counts, { arrow, consumed: run.staged });
 }
 
 /**

@@ -44,7 +44,7 @@ export function valuesOf(data: arrow.Data): (row: number) => RowValue {
  */
 export function columnsBatch(
   source: PageRef,
-  picks: { batches: readonly arrow.RecordBatch[]; rows: readonly number[] },
+  picks: { batches: readonly arrow.RecordBatch[]; rows: readonly number[]; rowless?: boolean },
   gathered: arrow.RecordBatch | undefined,
   rejects: Reject[],
   table: Table,
@@ -61,6 +61,8 @@ export function columnsBatch(
       return gathered;
     },
     get rows() {
+      // a page staged for a write that reads no row holds none (page-columns.ts); the run's plan never reads them
+      if (picks.rowless === true) throw new TypeError('a batch of staged columns: its pages staged no rows');
       return (rows ??= rowsOfPicks(picks, table));
     },
   };

@@ -10,6 +10,7 @@ import type { LoadBatch } from '../../load/arrow/arrow-batches.js';
 import { ArrowGatherer } from '../../load/arrow/arrow-gather.js';
 import { columnsBatch } from '../../load/arrow/rows-of-batch.js';
 import type { CsvRecords } from '../../load/csv/csv-records.js';
+import type { PageColumns, StagedColumns } from '../../load/arrow/page-columns.js';
 import type { Reject } from '../../schema/row.js';
 import type { Table } from '../../schema/table.js';
 import type { NormalisationByCollection } from './normalisation-by-collection.js';
@@ -30,6 +31,11 @@ export interface ReplayOptions {
    * true.
    */
   arrow?: boolean;
+  /**
+   * What the write reads of each staged page (what this run staged): a page staged for a run that consumed less is
+   * encoded again from its staged body. Default the table's columns.
+   */
+  consumed?: StagedColumns;
 }
 
 /**
@@ -52,14 +58,16 @@ export async function* replayColumns(
     const columns = options.arrow === false ? undefined : gatherer.gather(picks);
     return columnsBatch(source, picks, columns, rejects, table, csvRecordsOf(gatherer, picks, table));
   };
-  const staged = await StagedRows.open(index, checkpoint, table, options.cacheRows ?? 5_000);
+  const consumed = options.consumed ?? { rows: true };
+  const staged = await StagedRows.open(index, checkpoint, table, options.cacheRows ?? 5_000, consumed);
   try {
     for await (const { columns, row, length } of staged.runs()) {
-      const csv = columns.csv?.neutraliseFormulas ?? 'mixed';
+      const csv = columns.csv ?? 'mixed';
       for (let k = row; k < row + length; k++) {
         picks.batches.push(columns.batch);
         picks.rows.push(k);
-        picks.csv = picks.rows.length === 1 || picks.csv === csv ? csv : 'mixed';
+        picks.csv = picks.rows.length === 1 || stagedAlike(picks.csv, csv) ? csv : 'mixed';
+        picks.rowless ||= !columns.rows;
         const replaced = columns.replaced(k);
         if (replaced !== null) counts.addText(columns.collection(k), replaced);
         if (picks.rows.length === batchSize) {
@@ -79,20 +87,30 @@ export async function* replayColumns(
 }
 
 /**
- * The rows picked for a batch, and whether their pages staged their CSV records, all with one neutralise setting
- * (true or false), or not all (`mixed`: a resumed run that wrote other formats, or with another setting, before).
+ * The rows picked for a batch; whether their pages staged their CSV records, all with one neutralise setting in one
+ * column (csvKey), or not all (`mixed`: a resumed run that wrote other formats, or with another setting, before); and
+ * whether a page staged its CSV records without its rows.
  */
 interface Picks {
   batches: RecordBatch[];
   rows: number[];
-  csv?: boolean | 'mixed';
+  csv?: StagedCsvColumn | 'mixed';
+  rowless?: boolean;
 }
 
-/** The picked rows' staged CSV records, when their pages all staged them with one neutralise setting. */
+type StagedCsvColumn = NonNullable<PageColumns['csv']>;
+
+/** Whether pages staged their CSV records alike: with one neutralise setting, in one column. */
+function stagedAlike(a: StagedCsvColumn | 'mixed' | undefined, b: StagedCsvColumn | 'mixed'): boolean {
+  if (a === undefined || a === 'mixed' || b === 'mixed') return a === b;
+  return a.neutraliseFormulas === b.neutraliseFormulas && a.column === b.column;
+}
+
+/** The picked rows' staged CSV records, when their pages all staged them alike. */
 function csvRecordsOf(gatherer: ArrowGatherer, picks: Picks, table: Table): CsvRecords | undefined {
   if (picks.csv === undefined || picks.csv === 'mixed' || picks.rows.length === 0) return undefined;
-  const records = gatherer.text(picks, table.names.length + 1);
-  return { bytes: records.values, neutraliseFormulas: picks.csv, table };
+  const records = gatherer.text(picks, picks.csv.column);
+  return { bytes: records.values, neutraliseFormulas: picks.csv.neutraliseFormulas, table };
 }
 
 function newPicks(): Picks {

@@ -17,7 +17,14 @@ import { pageOf, positionOf, type RecordIndex } from '../../extract/staging/reco
 import { onStagingFile, spillFileOf } from '../../extract/staging/staging-files.js';
 import type { Schema } from 'apache-arrow';
 import { decodeParts, encodePart, partRows, partSource, type Part } from '../../load/arrow/column-parts.js';
-import { decodePageColumns, pageColumnsOf, type PageColumns } from '../../load/arrow/page-columns.js';
+import {
+  decodePageColumns,
+  encodePageColumns,
+  holdsWhatIsConsumed,
+  pageColumnsOf,
+  type PageColumns,
+  type StagedColumns,
+} from '../../load/arrow/page-columns.js';
 import type { Table } from '../../schema/table.js';
 import { WeightedLru } from '../../text/weighted-lru.js';
 
@@ -52,15 +59,24 @@ export class StagedRows {
     /** Per page index whose rows were spilled, its staged columns' schema and category dictionaries. */
     private readonly spilled: readonly (SpilledPage | undefined)[],
     private readonly spill: SpillFiles,
+    /** What the write reads of each page. */
+    private readonly consumed: StagedColumns,
   ) {
     this.cache = new WeightedLru(rangeRows, (page) => page.columns.batch.numRows);
   }
 
   /**
    * Spills the rows of the pages of `index` whose rows lie far apart in id order, unless all fit in the cache.
-   * `cacheRows` bounds the rows held: whole pages read in place, and as many of a range's spilled rows.
+   * `cacheRows` bounds the rows held: whole pages read in place, and as many of a range's spilled rows. A page staged
+   * without what the write reads (`consumed`) is encoded again from its staged body as it is read.
    */
-  static async open(index: RecordIndex, checkpoint: Checkpoint, table: Table, cacheRows: number): Promise<StagedRows> {
+  static async open(
+    index: RecordIndex,
+    checkpoint: Checkpoint,
+    table: Table,
+    cacheRows: number,
+    consumed: StagedColumns,
+  ): Promise<StagedRows> {
     const spill = new SpillFiles(checkpoint.dir);
     const { pages } = index;
     const order = index.locationsInIdOrder();
@@ -86,7 +102,7 @@ export class StagedRows {
       for (let p = 0; p < pages.length && held > cacheRows; p++) {
         // Rows spanning no more than twice their number in id order are read in place: the cache holds them.
         if (first[p] === -1 || last[p]! - first[p]! < 2 * rows[p]!) continue;
-        const { columns, rowOf } = await readPage(checkpoint, table, pages[p]!);
+        const { columns, rowOf } = await readPage(checkpoint, table, pages[p]!, consumed);
         const { schema } = columns.batch;
         const key = schema.fields.map((field) => field.name).join('\0');
         const source = partSource(columns.batch);
@@ -106,7 +122,7 @@ export class StagedRows {
       await spill.remove();
       throw error;
     }
-    return new StagedRows(checkpoint, table, index.pages, order, cacheRows, spilled, spill);
+    return new StagedRows(checkpoint, table, index.pages, order, cacheRows, spilled, spill, consumed);
   }
 
   /** Every staged row once, in id order, as runs of consecutive rows of one page's columns. */
@@ -117,7 +133,7 @@ export class StagedRows {
       let end = rank + 1;
       if (this.spilled[page] === undefined) {
         const staged = this.pages[page]!;
-        const read = () => readPage(this.checkpoint, this.table, staged);
+        const read = () => readPage(this.checkpoint, this.table, staged, this.consumed);
         const { columns, rowOf } = await this.cache.get(staged.file!, read);
         const row = rowOf[positionOf(order[rank]!)]!;
         const follows = (at: number) =>
@@ -178,9 +194,18 @@ interface SpilledPage {
   dictionaries: Part['dictionaries'];
 }
 
-/** A staged page's columns (checked against its journal line), and the row of each position (-1 for a reject). */
-async function readPage(checkpoint: Checkpoint, table: Table, page: StagedPage) {
-  const columns = decodePageColumns(table, await checkpoint.readColumns(page.file!));
+/**
+ * A staged page's columns (checked against its journal line), encoded again from its staged body when they lack what
+ * the write reads (staged for a run that read less: a resumed run that writes other formats); and the row of each
+ * position (-1 for a reject).
+ */
+async function readPage(checkpoint: Checkpoint, table: Table, page: StagedPage, consumed: StagedColumns) {
+  let columns = decodePageColumns(table, await checkpoint.readColumns(page.file!));
+  if (!holdsWhatIsConsumed(columns, consumed)) {
+    const { body, records } = await checkpoint.readPage(page.file!);
+    const { ids, extra, url } = page;
+    columns = decodePageColumns(table, encodePageColumns(table, { records, ids, extra, body, url }, consumed)!);
+  }
   const rowOf = new Int32Array(page.ids.length);
   let row = 0;
   for (let position = 0; position < page.ids.length; position++)

@@ -6,7 +6,7 @@ import {
   decodePageColumns,
   encodePageColumns,
   type PageColumns,
-  type StagedCsv,
+  type StagedColumns,
 } from '../../../src/load/arrow/page-columns.js';
 import { formatCsvRows } from '../../../src/load/csv/csv-format.js';
 import { rowsOfBatch } from '../../../src/load/arrow/rows-of-batch.js';
@@ -46,7 +46,7 @@ function servedTexts(): string[] {
 }
 
 /** The texts as pages of `size`, each encoded as staging encodes it. */
-function stagedPages(table: Table, texts: string[], size: number, csv?: StagedCsv) {
+function stagedPages(table: Table, texts: string[], size: number, staged?: StagedColumns) {
   const pages: { records: Record<string, unknown>[]; columns: PageColumns; rowOf: number[] }[] = [];
   for (let start = 0; start < texts.length; start += size) {
     const body = `{"count":1,"next":null,"previous":null,"results":[${texts.slice(start, start + size).join(',')}]}`;
@@ -54,7 +54,7 @@ function stagedPages(table: Table, texts: string[], size: number, csv?: StagedCs
     const checks = records.map((r) => checkRecord(r, table));
     const ids = records.map((r, i) => (checks[i] === 'invalid' ? null : (r['id'] as number)));
     const extra = checks.flatMap((c, i) => (c === 'valid-with-extra' ? [i] : []));
-    const bytes = encodePageColumns(table, { records, ids, extra, body, url: `page ${start}` }, csv)!;
+    const bytes = encodePageColumns(table, { records, ids, extra, body, url: `page ${start}` }, staged)!;
     const rowOf: number[] = [];
     ids.forEach((id) => rowOf.push(id === null ? -1 : rowOf.filter((r) => r >= 0).length));
     pages.push({
@@ -141,7 +141,7 @@ describe('ArrowGatherer over staged page columns', () => {
   it('gathers the CSV records staged beside the columns: what the builtin writer writes for the rows', () => {
     for (const neutraliseFormulas of [true, false]) {
       const texts = servedTexts();
-      const pages = stagedPages(IMAGES, texts, 97, { neutraliseFormulas });
+      const pages = stagedPages(IMAGES, texts, 97, { rows: true, csv: { neutraliseFormulas } });
       const picks = shuffled(
         pages.flatMap((page, p) => page.rowOf.flatMap((row, position) => (row < 0 ? [] : [{ p, position, row }]))),
         7,
@@ -153,6 +153,23 @@ describe('ArrowGatherer over staged page columns', () => {
       const records = Buffer.from(gatherer.text(some, IMAGES.names.length + 1).values);
       expect(records.equals(formatCsvRows(rows, 'p', neutraliseFormulas, IMAGES))).toBe(true);
     }
+  });
+
+  it('stages for a write that reads no row its CSV records, collections and replacements, as beside the rows', () => {
+    const texts = servedTexts();
+    const csv = { neutraliseFormulas: false };
+    const beside = stagedPages(IMAGES, texts, 97, { rows: true, csv });
+    const alone = stagedPages(IMAGES, texts, 97, { rows: false, csv });
+    expect(alone.length).toBe(beside.length);
+    alone.forEach(({ columns }, p) => {
+      const full = beside[p]!.columns;
+      expect([columns.rows, full.rows, columns.batch.numCols]).toEqual([false, true, 3]);
+      const rows = [...Array(full.batch.numRows).keys()];
+      expect(rows.map((row) => columns.collection(row))).toEqual(rows.map((row) => full.collection(row)));
+      expect(rows.map((row) => columns.replaced(row))).toEqual(rows.map((row) => full.replaced(row)));
+      expect(Buffer.from(columns.csv!.records.values).equals(Buffer.from(full.csv!.records.values))).toBe(true);
+      expect(columns.csv!.neutraliseFormulas).toBe(false);
+    });
   });
 
   it('refuses a staged page of another table', () => {

@@ -16,7 +16,8 @@ function stagedBatch(texts: string[]): arrow.RecordBatch {
   const ids = records.map((record, i) => (checks[i] === 'invalid' ? null : (record['id'] as number)));
   const extra = checks.flatMap((check, i) => (check === 'valid-with-extra' ? [i] : []));
   const page = { records, ids, extra, body, url: 'page' };
-  return decodePageColumns(IMAGES, encodePageColumns(IMAGES, page, { neutraliseFormulas: true })!).batch;
+  return decodePageColumns(IMAGES, encodePageColumns(IMAGES, page, { rows: true, csv: { neutraliseFormulas: true } })!)
+    .batch;
 }
 
 /** Every value of every column of `rows` of `batch`, row by row (categories as their strings). */

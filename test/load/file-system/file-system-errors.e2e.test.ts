@@ -86,15 +86,17 @@ async function pageSizes(s: RunningService): Promise<number[]> {
   return sizes;
 }
 
-/** The size of a page's staged columns (its valid records as the writers read them), as a CSV run stages them. */
+/**
+ * The size of a page's staged columns as a run that writes CSV alone stages them: each valid record's CSV record and
+ * its collection, which is all such a run's write reads.
+ */
 function columnsSize(body: Buffer): number {
   const records = (JSON.parse(body.toString()) as { results: unknown[] }).results;
   const checks = records.map((record) => checkRecord(record));
   const ids = records.map((r, i) => (checks[i] === 'invalid' ? null : (r as { id: number }).id));
   const extra = checks.flatMap((check, i) => (check === 'valid-with-extra' ? [i] : []));
-  // the runs here write CSV: each row's CSV record is staged too
-  const csv = { neutraliseFormulas: true };
-  return encodePageColumns(IMAGES, { records, ids, extra, body, url: 'page' }, csv)?.byteLength ?? 0;
+  const staged = { rows: false, csv: { neutraliseFormulas: true } } as const;
+  return encodePageColumns(IMAGES, { records, ids, extra, body, url: 'page' }, staged)?.byteLength ?? 0;
 }
 
 /** The sizes of the collections list's pages at limit 100: a run stages them before the images. */
