@@ -18,11 +18,11 @@ export function emptyNormalisationCounts(): NormalisationCounts {
   return { sentinelToNull: {}, emptyToNull: {}, recordsWithExtra: 0 };
 }
 
-/** Adds `from` into `into`, `times` over (the counts of as many rows that each replaced the same). */
-export function addCounts(into: NormalisationCounts, from: NormalisationCounts, times = 1): void {
-  for (const [column, n] of Object.entries(from.sentinelToNull))
-    into.sentinelToNull[column] = (into.sentinelToNull[column] ?? 0) + n * times;
-  for (const [column, n] of Object.entries(from.emptyToNull))
-    into.emptyToNull[column] = (into.emptyToNull[column] ?? 0) + n * times;
-  into.recordsWithExtra += from.recordsWithExtra * times;
+/** Adds `from` into `into` (a row's counts to a collection's, for every row written: no entries array made). */
+export function addCounts(into: NormalisationCounts, from: NormalisationCounts): void {
+  for (const column in from.sentinelToNull)
+    into.sentinelToNull[column] = (into.sentinelToNull[column] ?? 0) + from.sentinelToNull[column]!;
+  for (const column in from.emptyToNull)
+    into.emptyToNull[column] = (into.emptyToNull[column] ?? 0) + from.emptyToNull[column]!;
+  into.recordsWithExtra += from.recordsWithExtra;
 }

@@ -17,31 +17,36 @@ import type { Table } from '../../schema/table.js';
 
 /** The file's version: a base whose file has another is not built on. */
 const VERSION = 1;
+/** Distinct texts of counts kept parsed. */
+const MAX_PARSED = 10_000;
 
 /** A collection's id, or null for the rows of no collection. */
 export type CollectionKey = number | null;
 
 /** Counts of normalisation per collection, added up as rows pass; the run's totals are their sum. */
 export class NormalisationByCollection {
-  private readonly byKey = new Map<CollectionKey, NormalisationCounts>();
+  private readonly counts = new Map<CollectionKey, NormalisationCounts>();
   /**
-   * Rows added as their counts' JSON text, by collection and text, not yet added up: rows repeat few texts, so each
-   * is parsed once, when the counts are read.
+   * Counts parsed from their JSON text (addText), by text: rows repeat few texts. Bounded, as the texts are not:
+   * a run's rows may replace values of any combination of columns.
    */
-  private readonly texts = new Map<CollectionKey, Map<string, number>>();
+  private readonly parsed = new Map<string, NormalisationCounts>();
 
   /** Adds `counts` (one row's, or a collection's from a base) to collection `key`'s. */
-  add(key: CollectionKey, counts: NormalisationCounts, times = 1): void {
-    let into = this.byKey.get(key);
-    if (into === undefined) this.byKey.set(key, (into = emptyNormalisationCounts()));
-    addCounts(into, counts, times);
+  add(key: CollectionKey, counts: NormalisationCounts): void {
+    let into = this.counts.get(key);
+    if (into === undefined) this.counts.set(key, (into = emptyNormalisationCounts()));
+    addCounts(into, counts);
   }
 
   /** Adds one row's counts given as JSON text (as a staged page holds them: page-columns.ts) to collection `key`'s. */
   addText(key: CollectionKey, text: string): void {
-    let texts = this.texts.get(key);
-    if (texts === undefined) this.texts.set(key, (texts = new Map<string, number>()));
-    texts.set(text, (texts.get(text) ?? 0) + 1);
+    let counts = this.parsed.get(text);
+    if (counts === undefined) {
+      counts = JSON.parse(text) as NormalisationCounts;
+      if (this.parsed.size < MAX_PARSED) this.parsed.set(text, counts);
+    }
+    this.add(key, counts);
   }
 
   /** The counts of collection `key`, if it has any. */
@@ -74,14 +79,6 @@ export class NormalisationByCollection {
       };
     });
     return JSON.stringify({ version: VERSION, collections }) + '\n';
-  }
-
-  /** The counts by collection, the rows added as text added up first. */
-  private get counts(): Map<CollectionKey, NormalisationCounts> {
-    for (const [key, texts] of this.texts)
-      for (const [text, times] of texts) this.add(key, JSON.parse(text) as NormalisationCounts, times);
-    this.texts.clear();
-    return this.byKey;
   }
 
   /** Writes the file at `path`, atomically. */
