@@ -81,19 +81,17 @@ export class IdMap {
     return this.sparse.delete(id);
   }
 
-  /** The values in ascending order of their ids, as one array (a walk of every id makes no object per id). */
-  valuesInKeyOrder(): Float64Array {
-    const values = new Float64Array(this.size);
+  /** The ids in ascending order. */
+  *keysAscending(): IterableIterator<number> {
     const sparse = Float64Array.from(this.sparse.keys()).sort();
     const dense = this.dense;
-    let [k, s] = [0, 0];
+    let s = 0;
     for (let id = 0; id < dense.length; id++) {
       if (dense[id] === 0) continue;
-      for (; s < sparse.length && sparse[s]! < id; s++) values[k++] = this.sparse.get(sparse[s]!)!;
-      values[k++] = dense[id]! - 1;
+      while (s < sparse.length && sparse[s]! < id) yield sparse[s++]!;
+      yield id;
     }
-    for (; s < sparse.length; s++) values[k++] = this.sparse.get(sparse[s]!)!;
-    return values;
+    while (s < sparse.length) yield sparse[s++]!;
   }
 
   /** Widens the array to take `id` if the bound allows, moving in the fallback ids it then covers. */

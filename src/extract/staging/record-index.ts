@@ -8,16 +8,6 @@ import { IdMap } from './id-map.js';
 /** Records a page may hold: a location is `page index * MAX_PAGE_RECORDS + position`, a safe integer for 2^27 pages. */
 export const MAX_PAGE_RECORDS = 2 ** 26;
 
-/** The index of the page of a location. */
-export function pageOf(location: number): number {
-  return Math.floor(location / MAX_PAGE_RECORDS);
-}
-
-/** The position in its page of a location. */
-export function positionOf(location: number): number {
-  return location % MAX_PAGE_RECORDS;
-}
-
 /** What adding one page changed. */
 export interface PageAddition {
   /** Records new to the run. */
@@ -120,12 +110,17 @@ export class RecordIndex {
   /** The page and position of the copy kept of a valid id. */
   locate(id: number): [page: StagedPage, position: number] | undefined {
     const location = this.valid.get(id);
-    return location === undefined ? undefined : [this.pages[pageOf(location)]!, positionOf(location)];
+    return location === undefined
+      ? undefined
+      : [this.pages[Math.floor(location / MAX_PAGE_RECORDS)]!, location % MAX_PAGE_RECORDS];
   }
 
-  /** The locations of the valid records in ascending id order (pageOf and positionOf read them). */
-  locationsInIdOrder(): Float64Array {
-    return this.valid.valuesInKeyOrder();
+  /** Valid records in ascending id order: [page index, position] pairs. */
+  *inIdOrder(): IterableIterator<[page: number, position: number]> {
+    for (const id of this.valid.keysAscending()) {
+      const location = this.valid.get(id)!;
+      yield [Math.floor(location / MAX_PAGE_RECORDS), location % MAX_PAGE_RECORDS];
+    }
   }
 
   /**
@@ -135,7 +130,7 @@ export class RecordIndex {
   rejectsInKeyOrder(): [key: RejectKey, page: number, position: number][] {
     return [...this.rejects]
       .sort(([a], [b]) => compareRejectKeys(a, b))
-      .map(([key, l]) => [key, pageOf(l), positionOf(l)]);
+      .map(([key, l]) => [key, Math.floor(l / MAX_PAGE_RECORDS), l % MAX_PAGE_RECORDS]);
   }
 }
 

@@ -61,20 +61,20 @@ export async function* replayColumns(
   const consumed = options.consumed ?? { rows: true };
   const staged = await StagedRows.open(index, checkpoint, table, options.cacheRows ?? 5_000, consumed);
   try {
-    for await (const { columns, row, length } of staged.runs()) {
+    let rank = 0;
+    for (const [pageIndex, position] of index.inIdOrder()) {
+      const { columns, row } = await staged.get(rank++, pageIndex, position);
+      picks.batches.push(columns.batch);
+      picks.rows.push(row);
       const csv = columns.csv ?? 'mixed';
-      for (let k = row; k < row + length; k++) {
-        picks.batches.push(columns.batch);
-        picks.rows.push(k);
-        picks.csv = picks.rows.length === 1 || stagedAlike(picks.csv, csv) ? csv : 'mixed';
-        picks.rowless ||= !columns.rows;
-        const replaced = columns.replaced(k);
-        if (replaced !== null) counts.addText(columns.collection(k), replaced);
-        if (picks.rows.length === batchSize) {
-          yield batchOf();
-          first += batchSize;
-          picks = newPicks();
-        }
+      picks.csv = picks.rows.length === 1 || stagedAlike(picks.csv, csv) ? csv : 'mixed';
+      picks.rowless ||= !columns.rows;
+      const replaced = columns.replaced(row);
+      if (replaced !== null) counts.addText(columns.collection(row), replaced);
+      if (picks.rows.length === batchSize) {
+        yield batchOf();
+        first += batchSize;
+        picks = newPicks();
       }
     }
   } finally {
@@ -88,7 +88,7 @@ export async function* replayColumns(
 
 /**
  * The rows picked for a batch; whether their pages staged their CSV records, all with one neutralise setting in one
- * column (csvKey), or not all (`mixed`: a resumed run that wrote other formats, or with another setting, before); and
+ * column (stagedAlike), or not all (`mixed`: a resumed run that wrote other formats, or with another setting, before); and
  * whether a page staged its CSV records without its rows.
  */
 interface Picks {

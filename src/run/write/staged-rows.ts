@@ -13,7 +13,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkpoint } from '../../extract/staging/checkpoint.js';
 import type { StagedPage } from '../../extract/staging/journal.js';
-import { pageOf, positionOf, type RecordIndex } from '../../extract/staging/record-index.js';
+import type { RecordIndex } from '../../extract/staging/record-index.js';
 import { onStagingFile, spillFileOf } from '../../extract/staging/staging-files.js';
 import type { Schema } from 'apache-arrow';
 import { decodeParts, encodePart, partRows, partSource, type Part } from '../../load/arrow/column-parts.js';
@@ -28,14 +28,10 @@ import {
 import type { Table } from '../../schema/table.js';
 import { WeightedLru } from '../../text/weighted-lru.js';
 
-/**
- * Staged rows next in id order: `length` consecutive rows from `row` of a page's columns (or of the columns read back
- * from a range's spill file).
- */
-export interface StagedRun {
+/** A staged row: its page's columns (or the columns read back from a range's spill file) and its row in them. */
+export interface StagedRow {
   columns: PageColumns;
   row: number;
-  length: number;
 }
 
 /** Spilled bytes held before they are written out. */
@@ -52,8 +48,6 @@ export class StagedRows {
     private readonly checkpoint: Checkpoint,
     private readonly table: Table,
     private readonly pages: readonly StagedPage[],
-    /** The locations of the rows in id order (RecordIndex.locationsInIdOrder). */
-    private readonly order: Float64Array,
     /** Rows held: of whole pages read in place, and of a range of ids (one spill file holds its rows spilled). */
     private readonly rangeRows: number,
     /** Per page index whose rows were spilled, its staged columns' schema and category dictionaries. */
@@ -79,18 +73,17 @@ export class StagedRows {
   ): Promise<StagedRows> {
     const spill = new SpillFiles(checkpoint.dir);
     const { pages } = index;
-    const order = index.locationsInIdOrder();
     // Each position's rank in id order (-1: a row not kept), the pages' positions one after another from start[page].
     const start = new Int32Array(pages.length + 1);
     pages.forEach((page, p) => (start[p + 1] = start[p]! + page.ids.length));
     const rankAt = new Int32Array(start[pages.length]!).fill(-1);
     const first = new Int32Array(pages.length).fill(-1);
     const [last, rows] = [new Int32Array(pages.length), new Int32Array(pages.length)];
-    for (let rank = 0; rank < order.length; rank++) {
-      const page = pageOf(order[rank]!);
-      rankAt[start[page]! + positionOf(order[rank]!)] = rank;
+    let rank = 0;
+    for (const [page, position] of index.inIdOrder()) {
+      rankAt[start[page]! + position] = rank;
       if (first[page] === -1) first[page] = rank;
-      last[page] = rank;
+      last[page] = rank++;
       rows[page]! += 1;
     }
     const spilled: (SpilledPage | undefined)[] = [];
@@ -122,36 +115,21 @@ export class StagedRows {
       await spill.remove();
       throw error;
     }
-    return new StagedRows(checkpoint, table, index.pages, order, cacheRows, spilled, spill, consumed);
+    return new StagedRows(checkpoint, table, index.pages, cacheRows, spilled, spill, consumed);
   }
 
-  /** Every staged row once, in id order, as runs of consecutive rows of one page's columns. */
-  async *runs(): AsyncIterable<StagedRun> {
-    const { order } = this;
-    for (let rank = 0; rank < order.length;) {
-      const page = pageOf(order[rank]!);
-      let end = rank + 1;
-      if (this.spilled[page] === undefined) {
-        const staged = this.pages[page]!;
-        const read = () => readPage(this.checkpoint, this.table, staged, this.consumed);
-        const { columns, rowOf } = await this.cache.get(staged.file!, read);
-        const row = rowOf[positionOf(order[rank]!)]!;
-        const follows = (at: number) =>
-          pageOf(order[at]!) === page && rowOf[positionOf(order[at]!)] === row + at - rank;
-        while (end < order.length && follows(end)) end++;
-        yield { columns, row, length: end - rank };
-      } else {
-        // a page's rows of one range follow one another in its part of the range's spill file
-        const range = Math.floor(rank / this.rangeRows);
-        if (range !== this.range) await this.load(range);
-        const rangeEnd = Math.min(order.length, (range + 1) * this.rangeRows);
-        while (end < rangeEnd && pageOf(order[end]!) === page) end++;
-        const part = this.parts.get(page)!;
-        yield { columns: part.columns, row: part.next, length: end - rank };
-        part.next += end - rank;
-      }
-      rank = end;
+  /** The row of rank `rank` in id order, at `position` of page `page`; asked for in id order. */
+  async get(rank: number, page: number, position: number): Promise<StagedRow> {
+    if (this.spilled[page] === undefined) {
+      const staged = this.pages[page]!;
+      const read = () => readPage(this.checkpoint, this.table, staged, this.consumed);
+      const { columns, rowOf } = await this.cache.get(staged.file!, read);
+      return { columns, row: rowOf[position]! };
     }
+    const range = Math.floor(rank / this.rangeRows);
+    if (range !== this.range) await this.load(range);
+    const part = this.parts.get(page)!;
+    return { columns: part.columns, row: part.next++ };
   }
 
   /** Deletes the spill files. */
