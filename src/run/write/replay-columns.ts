@@ -88,8 +88,8 @@ export async function* replayColumns(
 
 /**
  * The rows picked for a batch; whether their pages staged their CSV records, all with one neutralise setting in one
- * column (stagedAlike), or not all (`mixed`: a resumed run that wrote other formats, or with another setting, before); and
- * whether a page staged its CSV records without its rows.
+ * column (stagedAlike), or not all (`mixed`: a resumed run that wrote other formats, or with another setting,
+ * before); and whether a page staged its CSV records without its rows.
  */
 interface Picks {
   batches: RecordBatch[];
