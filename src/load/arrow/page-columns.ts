@@ -90,7 +90,7 @@ export function encodePageColumns(
   const schema = stagedSchema(table, staged.rows, csvField);
   const children = staged.rows
     ? [...new ArrowBatchBuilder(table).build(rows, page.url).data.children, utf8FromStrings(arrow, replaced)]
-    : [utf8FromStrings(arrow, replaced), ...collectionColumn(table, rows, page.url)];
+    : [utf8FromStrings(arrow, replaced), ...collectionColumn(table, schema, rows, page.url)];
   if (csv !== undefined) children.push(csvRecords(rows, page.url, csv.neutraliseFormulas, table));
   const type = new arrow.Struct(schema.fields);
   return batchBuffers(
@@ -105,11 +105,11 @@ function csvRecords(rows: Row[], place: string, neutraliseFormulas: boolean, tab
   return arrow.makeData({ type: new arrow.Utf8(), length: rows.length, nullCount: 0, valueOffsets, data: bytes });
 }
 
-/** The rows' `collection_id` as the table encodes it (none when the table has no such column). */
-function collectionColumn(table: Table, rows: Row[], place: string): arrow.Data[] {
-  const at = table.names.indexOf(COLLECTION);
-  if (at === -1) return [];
-  const encode = table.columns[at]!.type.arrowEncoder(arrow, arrowSchema(undefined, table).fields[at]!.type);
+/** The rows' `collection_id` as the table encodes it into `schema`'s field (none when the table has no such column). */
+function collectionColumn(table: Table, schema: arrow.Schema, rows: Row[], place: string): arrow.Data[] {
+  const field = schema.fields.find((f) => f.name === COLLECTION) as arrow.Field<arrow.DataType> | undefined;
+  if (field === undefined) return [];
+  const encode = table.columns[table.names.indexOf(COLLECTION)]!.type.arrowEncoder(arrow, field.type);
   return [encode({ name: COLLECTION, values: rows.map((row) => row[COLLECTION] ?? null), rows, place })];
 }
 
@@ -138,10 +138,11 @@ export function decodePageColumns(table: Table, bytes: Uint8Array): PageColumns 
   let batch: arrow.RecordBatch;
   const names = batchBufferNames(bytes);
   const rows = names[0] !== REPLACED;
-  const csvField = rows ? names[table.names.length + 1] : names.find((name) => name.startsWith(CSV_PREFIX));
+  // any other column, or one out of place, is found by readBatchBuffers against the staged schema
+  const csvField = names.find((name) => name.startsWith(CSV_PREFIX));
   try {
     if (csvField !== undefined && csvField !== CSV.neutralised && csvField !== CSV.kept)
-      throw new TypeError(`a column ${csvField} after the table's`);
+      throw new TypeError(`a column ${csvField} of no CSV records img-etl stages`);
     batch = readBatchBuffers(stagedSchema(table, rows, csvField), bytes);
   } catch (error) {
     const message = `a staged page's columns are not those of table ${table.name}: ${(error as Error).message}`;

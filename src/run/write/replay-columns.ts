@@ -53,12 +53,14 @@ export async function* replayColumns(
   const gatherer = new ArrowGatherer(table);
   let picks = newPicks();
   let first = 0;
+  const consumed = options.consumed ?? { rows: true };
   const batchOf = (rejects: Reject[] = []): LoadBatch => {
     const source = { url: 'staging', offset: first };
     const columns = options.arrow === false ? undefined : gatherer.gather(picks);
-    return columnsBatch(source, picks, columns, rejects, table, csvRecordsOf(gatherer, picks, table));
+    // every page the write takes holds what it consumes (StagedRows): rows, or for a write that reads none, none
+    const picked = { ...picks, rowless: !consumed.rows };
+    return columnsBatch(source, picked, columns, rejects, table, csvRecordsOf(gatherer, picks, table));
   };
-  const consumed = options.consumed ?? { rows: true };
   const staged = await StagedRows.open(index, checkpoint, table, options.cacheRows ?? 5_000, consumed);
   try {
     let rank = 0;
@@ -68,7 +70,6 @@ export async function* replayColumns(
       picks.rows.push(row);
       const csv = columns.csv ?? 'mixed';
       picks.csv = picks.rows.length === 1 || stagedAlike(picks.csv, csv) ? csv : 'mixed';
-      picks.rowless ||= !columns.rows;
       const replaced = columns.replaced(row);
       if (replaced !== null) counts.addText(columns.collection(row), replaced);
       if (picks.rows.length === batchSize) {
@@ -87,15 +88,14 @@ export async function* replayColumns(
 }
 
 /**
- * The rows picked for a batch; whether their pages staged their CSV records, all with one neutralise setting in one
- * column (stagedAlike), or not all (`mixed`: a resumed run that wrote other formats, or with another setting,
- * before); and whether a page staged its CSV records without its rows.
+ * The rows picked for a batch, and whether their pages staged their CSV records, all with one neutralise setting in
+ * one column (stagedAlike), or not all (`mixed`: a resumed run that wrote other formats, or with another setting,
+ * before).
  */
 interface Picks {
   batches: RecordBatch[];
   rows: number[];
   csv?: StagedCsvColumn | 'mixed';
-  rowless?: boolean;
 }
 
 type StagedCsvColumn = NonNullable<PageColumns['csv']>;
